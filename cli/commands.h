@@ -1,0 +1,22 @@
+// commands.h: one entry point per subcommand; cli/main.cc dispatches.
+//
+// Each Run* takes the arguments after the subcommand name and returns the
+// process exit code (README "Exit codes"). Each lives in cli/cmd_<name>.cc,
+// parses its flags with Boost.ProgramOptions into a plain struct, validates it,
+// and calls the libraries; no other module sees a variables_map.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tpt::cli {
+
+using Args = std::vector<std::string>;
+
+int RunAnalyze(const Args& args);  // logs -> diagnosis (issue 3, 5, 7)
+int RunEvents(const Args& args);   // logs -> events as JSON Lines (issue 2)
+int RunPlan(const Args& args);     // what-if memory plan before a launch (issue 3)
+int RunRepro(const Args& args);    // reproduce a diagnosis on GPUs (issue 4)
+int RunDiff(const Args& args);     // compare a good and a bad run (issue 6)
+
+}  // namespace tpt::cli

@@ -1,0 +1,52 @@
+// main.cc: `tptriage <command> ...` dispatch.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const tpt::cli::Args&);
+  const char* help;
+};
+
+constexpr Command kCommands[] = {
+    {"analyze", tpt::cli::RunAnalyze, "diagnose why a run died: LOG... (files, dirs, .gz, -)"},
+    {"events", tpt::cli::RunEvents, "print the typed events of LOG... as JSON Lines"},
+    {"plan", tpt::cli::RunPlan, "predict the memory ledger and KV pool of a launch"},
+    {"repro", tpt::cli::RunRepro, "reproduce a diagnosis on this box's GPUs"},
+    {"diff", tpt::cli::RunDiff, "compare a working run with a failing one"},
+};
+
+void PrintUsage(FILE* out) {
+  std::fprintf(out, "usage: tptriage <command> [options] [args]\n\ncommands:\n");
+  for (const auto& c : kCommands) std::fprintf(out, "  %-8s %s\n", c.name, c.help);
+  std::fprintf(out, "\n`tptriage <command> --help` shows a command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return 2;
+  }
+  std::string name = argv[1];
+  if (name == "-h" || name == "--help" || name == "help") {
+    PrintUsage(stdout);
+    return 0;
+  }
+  if (name == "--version" || name == "version") {
+    std::printf("tptriage %s\n", TPT_VERSION);
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (name == c.name) return c.run(tpt::cli::Args(argv + 2, argv + argc));
+  }
+  std::fprintf(stderr, "tptriage: unknown command '%s'\n\n", name.c_str());
+  PrintUsage(stderr);
+  return 2;
+}

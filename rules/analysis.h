@@ -1,0 +1,127 @@
+// analysis.h: what `tptriage analyze` concludes about one run, as data.
+//
+// rules/ fills an Analysis from events; report/ renders it (text, json,
+// markdown, junit, sarif, github, html); repro/ reads its `repro` plan back.
+// The JSON form (schema_version 1) is documented in README.md and is the
+// machine interface: field names here are the JSON keys.
+//
+//   tpt::Analysis a = ...;
+//   nlohmann::json j = a;                 // to JSON
+//   auto back = j.get<tpt::Analysis>();   // and back
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tpt {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct Evidence {
+  std::string file;
+  uint64_t line = 0;
+  int rank = -1;
+  std::string text;
+};
+
+struct RuledOut {
+  std::string id;      // the suspect, e.g. "custom_allreduce_buffers"
+  std::string reason;  // with a number: "allocates ~24 MiB a rank against a 25.3 GiB shortfall"
+};
+
+struct Remedy {
+  std::string flag;       // "--mem-fraction-static"
+  std::string value;      // "0.78"
+  std::string direction;  // "increase" | "decrease" | "set" | "unset"
+  std::string why;
+};
+
+struct Diagnosis {
+  std::string id;           // root-cause id from the taxonomy
+  std::string rule;         // rule id from rules/defs
+  double confidence = 0;    // 0..1
+  std::string title;
+  std::string explanation;  // one-sentence root cause with numbers, placeholders filled
+  std::vector<Evidence> evidence;
+  nlohmann::json figures = nlohmann::json::object();
+  std::vector<RuledOut> ruled_out;
+  std::vector<Remedy> remedy;
+  nlohmann::json repro = nlohmann::json::object();  // plan parameters for `tptriage repro`
+  bool consequence = false;  // a consequence of another diagnosis (ranked below causes)
+};
+
+struct Finding {
+  std::string id;        // finding rule id
+  std::string severity;  // "warning" | "info"
+  std::string title;
+  std::vector<Evidence> evidence;
+  nlohmann::json figures = nlohmann::json::object();
+  std::string advice;
+};
+
+struct RankState {
+  int rank = -1;
+  std::string host;
+  std::vector<std::string> phases;  // phases reached in order: init, dist_init, weights, kv_pool, graphs, ready, serving
+  std::string last_phase;
+  std::string first_error;          // event kind of its first own error ("" if none)
+  Evidence first_error_evidence;
+  double first_ts = 0, last_ts = 0; // 0 when the log has no timestamps
+  double first_error_ts = 0;
+  uint64_t events = 0;
+};
+
+// One row of the per-rank memory ledger (bytes; negative left = shortfall).
+struct LedgerRow {
+  int rank = -1;
+  std::string role;  // "target" or "draft"
+  double total_bytes = 0, free_at_init_bytes = 0, weights_bytes = 0, reserved_bytes = 0,
+         kv_pool_bytes = 0, graphs_bytes = 0, left_bytes = 0;
+};
+
+struct RunInfo {
+  std::string framework;  // "sglang", "vllm", "tgi", "trtllm", "lmdeploy", "torch", "nccl", ""
+  std::string version;
+  int tp = 0, pp = 0, dp = 0, ep = 0;  // 0 = not known
+  std::string gpu;
+  nlohmann::json config = nlohmann::json::object();  // configuration read from the log
+  std::vector<std::string> inputs;                   // files analysed
+};
+
+struct Analysis {
+  int schema_version = kSchemaVersion;
+  std::string root_cause = "none";  // taxonomy id, "none" healthy, "unknown" unexplained failure
+  std::string verdict;              // one line for a person
+  std::string signature;            // stable grouping id (report/grouping)
+  RunInfo run;
+  std::vector<RankState> ranks;
+  std::vector<LedgerRow> ledger;
+  std::vector<Diagnosis> diagnoses;  // ranked: primary first
+  std::vector<Finding> findings;
+  std::vector<std::string> warnings; // inputs that could not be read, etc.
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, file, line, rank, text)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RuledOut, id, reason)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnosis, id, rule, confidence, title, explanation,
+                                                evidence, figures, ruled_out, remedy, repro, consequence)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, figures, advice)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, host, phases, last_phase, first_error,
+                                                first_error_evidence, first_ts, last_ts, first_error_ts, events)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LedgerRow, rank, role, total_bytes, free_at_init_bytes,
+                                                weights_bytes, reserved_bytes, kv_pool_bytes, graphs_bytes,
+                                                left_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunInfo, framework, version, tp, pp, dp, ep, gpu, config, inputs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Analysis, schema_version, root_cause, verdict, signature, run,
+                                                ranks, ledger, diagnoses, findings, warnings)
+
+// Exit codes of analyze (documented in README.md).
+inline constexpr int kExitHealthy = 0;
+inline constexpr int kExitDiagnosed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitUnclassified = 3;
+
+}  // namespace tpt
