@@ -1,0 +1,127 @@
+// gpu_catalog.cc: the GPU catalog (gpu_catalog.json, embedded at build time by
+// rules/memory/CMakeLists.txt into gpu_catalog_data.cc) and name lookup.
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "rules/memory/memory_model.h"
+
+namespace tpt::memory {
+
+extern const char kGpuCatalogJson[];  // generated: the text of gpu_catalog.json
+
+namespace {
+
+// "NVIDIA H100 80GB-HBM3" -> "nvidiah10080gbhbm3".
+std::string Normalize(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' || c == '-' || c == '_' || c == '\t') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+Status Bad(std::string_view source, const std::string& path, const std::string& what) {
+  return InvalidArgumentError(std::string(source) + ": " + path + ": " + what +
+                              " (each entry: {\"name\", \"aliases\": [..], \"memory_gib\": >0, \"arch\", \"sm\": >0, "
+                              "\"interconnect\": \"nvlink\"|\"pcie\"})");
+}
+
+}  // namespace
+
+StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::string_view source) {
+  nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return InvalidArgumentError(std::string(source) + ": not valid JSON; check the syntax");
+  if (!doc.is_object() || !doc.contains("gpus") || !doc["gpus"].is_array()) {
+    return Bad(source, "/gpus", "missing or not an array");
+  }
+  std::vector<GpuInfo> out;
+  std::set<std::string> seen;
+  const auto& gpus = doc["gpus"];
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const auto& g = gpus[i];
+    std::string path = "/gpus/" + std::to_string(i);
+    if (!g.is_object()) return Bad(source, path, "not an object");
+    GpuInfo info;
+    if (!g.contains("name") || !g["name"].is_string() || g["name"].get<std::string>().empty()) {
+      return Bad(source, path + "/name", "missing or not a non-empty string");
+    }
+    info.name = g["name"].get<std::string>();
+    if (g.contains("aliases")) {
+      if (!g["aliases"].is_array()) return Bad(source, path + "/aliases", "not an array of strings");
+      for (size_t k = 0; k < g["aliases"].size(); ++k) {
+        const auto& a = g["aliases"][k];
+        if (!a.is_string() || a.get<std::string>().empty()) {
+          return Bad(source, path + "/aliases/" + std::to_string(k), "not a non-empty string");
+        }
+        info.aliases.push_back(a.get<std::string>());
+      }
+    }
+    if (!g.contains("memory_gib") || !g["memory_gib"].is_number() || !(g["memory_gib"].get<double>() > 0)) {
+      return Bad(source, path + "/memory_gib", "missing or not a number > 0");
+    }
+    info.memory_bytes = g["memory_gib"].get<double>() * kGiB;
+    if (!g.contains("arch") || !g["arch"].is_string()) return Bad(source, path + "/arch", "missing or not a string");
+    info.arch = g["arch"].get<std::string>();
+    if (!g.contains("sm") || !g["sm"].is_number_integer() || g["sm"].get<int>() <= 0) {
+      return Bad(source, path + "/sm", "missing or not an integer > 0 (e.g. 90 for Hopper)");
+    }
+    info.sm = g["sm"].get<int>();
+    if (!g.contains("interconnect") || !g["interconnect"].is_string() ||
+        (g["interconnect"] != "nvlink" && g["interconnect"] != "pcie")) {
+      return Bad(source, path + "/interconnect", "missing or not \"nvlink\" or \"pcie\"");
+    }
+    info.interconnect = g["interconnect"].get<std::string>();
+    std::vector<std::string> names = info.aliases;
+    names.push_back(info.name);
+    for (const auto& n : names) {
+      if (!seen.insert(Normalize(n)).second) {
+        return Bad(source, path, "name or alias '" + n + "' is already used by another entry");
+      }
+    }
+    out.push_back(std::move(info));
+  }
+  if (out.empty()) return Bad(source, "/gpus", "is empty");
+  return out;
+}
+
+const std::vector<GpuInfo>& GpuCatalog() {
+  static const std::vector<GpuInfo>* catalog = [] {
+    auto parsed = ParseGpuCatalog(kGpuCatalogJson, "rules/memory/gpu_catalog.json (embedded)");
+    // A broken embedded catalog is caught by gpu_catalog_test; at run time degrade to empty.
+    return new std::vector<GpuInfo>(parsed.ok() ? std::move(*parsed) : std::vector<GpuInfo>{});
+  }();
+  return *catalog;
+}
+
+StatusOr<GpuInfo> FindGpu(std::string_view name) {
+  const std::string key = Normalize(name);
+  if (key.empty()) return InvalidArgumentError("GPU name is empty; give a name like H100, H200, L4 or A100-40G");
+  const GpuInfo* best = nullptr;
+  size_t best_len = 0;
+  for (const auto& g : GpuCatalog()) {
+    std::vector<std::string> names = g.aliases;
+    names.push_back(g.name);
+    for (const auto& n : names) {
+      std::string nn = Normalize(n);
+      if (nn == key) return g;
+      // A longer device string ("NVIDIA H100 80GB HBM3 (SXM)") that contains a known
+      // name: take the longest contained name so "h100pcie" beats "h100".
+      if (nn.size() >= 3 && key.find(nn) != std::string::npos && nn.size() > best_len) {
+        best = &g;
+        best_len = nn.size();
+      }
+    }
+  }
+  if (best) return *best;
+  std::string known;
+  for (const auto& g : GpuCatalog()) known += (known.empty() ? "" : ", ") + g.name;
+  return NotFoundError("GPU '" + std::string(name) + "' is not in the catalog; known: " + known +
+                       ". Give its memory with --gpu-mem instead (e.g. --gpu-mem 94GiB)");
+}
+
+}  // namespace tpt::memory
