@@ -1,0 +1,352 @@
+// engine.cc: run the rules over one run's events and rank what they find.
+#include "rules/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "rules/ledger.h"
+#include "rules/models.h"
+#include "rules/run_view.h"
+
+namespace tpt {
+
+namespace {
+
+struct Fired {
+  const Rule* rule = nullptr;
+  size_t rule_order = 0;
+  size_t anchor = 0;
+  std::map<std::string, Value> vars;  // lets, model outputs, after-lets
+};
+
+bool IsOwnFailure(const Event& e) {
+  return !e.consequence && e.kind != "nccl_warn" && IsFailureKind(e.kind);
+}
+
+// Evaluates `rule` with `anchor` bound; the rule's names on success.
+std::optional<std::map<std::string, Value>> Evaluate(const Rule& rule, const RunIndex& run, size_t anchor) {
+  RunScope s(run, anchor);
+  for (const auto& [name, e] : rule.lets) s.Set(name, e->Eval(s));
+  for (const auto& call : rule.models) {
+    const ModelSpec* spec = FindModel(call.name);
+    if (!spec) return std::nullopt;
+    ModelValues in, out;
+    for (const auto& [name, e] : call.inputs) in[name] = e->Eval(s);
+    spec->run(in, &out);
+    for (const auto& o : spec->outputs) s.Set(o, out.count(o) ? out[o] : Value());
+  }
+  for (const auto& [name, e] : rule.after) s.Set(name, e->Eval(s));
+  if (rule.when && !rule.when->Eval(s).Truthy()) return std::nullopt;
+  return s.vars();
+}
+
+Evidence ToEvidence(const Event& e) {
+  Evidence ev;
+  ev.file = e.file;
+  ev.line = e.line;
+  ev.rank = e.rank;
+  ev.text = e.text.size() > 400 ? e.text.substr(0, 400) + "..." : e.text;
+  // An exception event's own line is its last line; the message is what matters.
+  return ev;
+}
+
+double RoundFigure(double x) { return std::round(x * 1e4) / 1e4; }
+
+nlohmann::json ValueToJson(const Value& v) {
+  if (v.is_number()) return RoundFigure(v.number());
+  if (v.is_bool()) return v.boolean();
+  if (v.is_string()) return v.str();
+  return nullptr;
+}
+
+// A scope holding only a finished rule's names, for templates.
+class NamesScope : public Scope {
+ public:
+  NamesScope(const RunIndex& run, size_t anchor, const std::map<std::string, Value>& vars) : inner_(run, anchor) {
+    for (const auto& [k, v] : vars) inner_.Set(k, v);
+  }
+  Value Lookup(std::string_view n) const override { return inner_.Lookup(n); }
+  Value Call(std::string_view n, const std::vector<Value>& a) const override { return inner_.Call(n, a); }
+  const Scope& scope() const { return *this; }
+
+ private:
+  RunScope inner_;
+};
+
+const char* PhaseOf(const std::string& kind) {
+  static const std::map<std::string, const char*> kPhases = {
+      {"dist_init_begin", "dist_init"},  {"dist_init_end", "dist_init"},  {"weights_load_begin", "weights"},
+      {"weights_load_end", "weights"},   {"memory_profile", "kv_pool"},   {"kv_pool_alloc", "kv_pool"},
+      {"memory_pool_end", "kv_pool"},    {"graph_capture_begin", "graphs"}, {"graph_capture_end", "graphs"},
+      {"startup_complete", "ready"},     {"batch_stats", "serving"},      {"http_access", "serving"},
+      {"retraction", "serving"}};
+  auto it = kPhases.find(kind);
+  return it == kPhases.end() ? nullptr : it->second;
+}
+
+std::vector<RankState> BuildRanks(const RunIndex& run) {
+  std::map<int, RankState> ranks;
+  for (const Event& e : run.events()) {
+    int r = e.rank;
+    if (r < 0 && !run.ranks().empty() && !IsOwnFailure(e)) continue;  // rank-less lines of a ranked run
+    RankState& st = ranks[r];
+    st.rank = r;
+    if (st.host.empty()) st.host = e.host;
+    ++st.events;
+    if (st.phases.empty()) st.phases.push_back("init");
+    if (const char* ph = PhaseOf(e.kind); ph && std::find(st.phases.begin(), st.phases.end(), ph) == st.phases.end())
+      st.phases.push_back(ph);
+    if (e.ts && !e.ts_is_time_of_day) {
+      if (st.first_ts == 0) st.first_ts = *e.ts;
+      st.last_ts = *e.ts;
+    }
+    if (st.first_error.empty() && IsOwnFailure(e)) {
+      st.first_error = e.kind;
+      st.first_error_evidence = ToEvidence(e);
+      if (e.ts && !e.ts_is_time_of_day) st.first_error_ts = *e.ts;
+    }
+  }
+  std::vector<RankState> out;
+  for (auto& [r, st] : ranks) {
+    st.last_phase = st.phases.empty() ? "" : st.phases.back();
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+std::optional<bool> CustomAllReduceOn(const RunIndex& run) {
+  auto truthy = [](const nlohmann::json& j) { return JsonToValue(j).Truthy() && JsonToValue(j).ToString() != "0" &&
+                                                     JsonToValue(j).ToString() != "False" &&
+                                                     JsonToValue(j).ToString() != "false"; };
+  if (!run.OfKind("custom_ar_disabled").empty()) return false;
+  if (run.config().contains("disable_custom_all_reduce") && truthy(run.config()["disable_custom_all_reduce"]))
+    return false;
+  if (!run.OfKind("custom_ar_enabled").empty()) return true;
+  for (const char* name : {"SGLANG_FORCE_CUSTOM_AR_PCIE", "VLLM_FORCE_CUSTOM_AR"}) {
+    auto it = run.env().find(name);
+    if (it != run.env().end() && (it->second == "1" || it->second == "true" || it->second == "True")) return true;
+  }
+  if (run.config().contains("enable_custom_all_reduce") && truthy(run.config()["enable_custom_all_reduce"]))
+    return true;
+  return std::nullopt;
+}
+
+Value CallBuiltinOr(const Scope& s, std::string_view name, const std::vector<Value>& args) {
+  Value out;
+  if (CallBuiltin(name, args, &out)) return out;
+  return s.Call(name, args);
+}
+
+// The plan parameters `tptriage repro` reads back (repro/README.md).
+nlohmann::json BuildRepro(const RunIndex& run, const Diagnosis& d) {
+  RunScope s(run, RunScope::kNoAnchor);
+  nlohmann::json r = nlohmann::json::object();
+  r["scenario"] = d.id;
+  r["framework"] = run.framework();
+  if (!run.version().empty()) r["version"] = run.version();
+  for (const char* k : {"tp", "pp", "dp", "ep"}) {
+    Value v = s.Lookup(k);
+    if (v.is_number()) r[k] = static_cast<int>(v.number());
+  }
+  if (!r.contains("tp") && !run.ranks().empty()) r["tp"] = static_cast<int>(run.ranks().size());
+  if (!run.gpu().empty()) r["gpu"] = run.gpu();
+  auto put = [&](const char* key, Value v) {
+    if (v.is_number()) r[key] = v.number();
+  };
+  put("total_bytes", CallBuiltinOr(s, "coalesce", {s.Lookup("gpu_total_bytes"), s.Call("maxof", {"cuda_oom", "total_bytes"}),
+                                                   s.Call("maxof", {"memory_profile", "total_bytes"})}));
+  put("weights_bytes_per_rank", CallBuiltinOr(s, "coalesce", {s.Call("maxof", {"weights_load_end", "weights_bytes"}),
+                                                              s.Call("maxof", {"memory_profile", "weights_bytes"})}));
+  put("free_at_init_bytes", s.Call("minof", {"weights_load_begin", "avail_bytes"}));
+  put("avail_after_weights_bytes", s.Call("minof", {"weights_load_end", "avail_bytes"}));
+  for (const char* k : {"mem_fraction_static", "gpu_memory_utilization"}) {
+    Value v = s.Lookup(std::string("config.") + k);
+    if (v.is_number()) r[k] = v.number();
+  }
+  Value tokens = s.Call("first", {"kv_pool_alloc", "tokens"});
+  Value kv = s.Call("first", {"kv_pool_alloc", "kv_bytes"});
+  if (kv.is_null()) {
+    Value k = s.Call("first", {"kv_pool_alloc", "k_bytes"}), v = s.Call("first", {"kv_pool_alloc", "v_bytes"});
+    if (k.is_number() && v.is_number()) kv = k.number() + v.number();
+  }
+  if (tokens.is_number() && kv.is_number() && tokens.number() > 0) r["kv_bytes_per_token"] = kv.number() / tokens.number();
+  if (auto car = CustomAllReduceOn(run)) r["custom_all_reduce"] = *car;
+  Value bs = CallBuiltinOr(s, "coalesce", {s.Lookup("config.cuda_graph_max_bs"), s.Call("maxof", {"graph_capture_begin", "bs"}),
+                                           s.Lookup("config.cuda_graph_bs")});
+  if (bs.is_number()) r["cuda_graph_max_bs"] = static_cast<int>(bs.number());
+  Value eager = CallBuiltinOr(s, "coalesce", {s.Lookup("config.disable_cuda_graph"), s.Lookup("config.enforce_eager")});
+  if (!eager.is_null()) r["cuda_graph"] = !eager.Truthy();
+  return r;
+}
+
+}  // namespace
+
+Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const AnalyzeOptions& options) {
+  RunIndex run(events);
+  Analysis a;
+  a.warnings = options.warnings;
+  a.run.framework = run.framework();
+  a.run.version = run.version();
+  a.run.tp = run.ConfigInt("tp_size");
+  a.run.pp = run.ConfigInt("pp_size");
+  a.run.dp = run.ConfigInt("dp_size");
+  a.run.ep = run.ConfigInt("ep_size");
+  a.run.gpu = run.gpu();
+  a.run.config = run.config();
+  a.run.inputs = options.inputs;
+  a.ranks = BuildRanks(run);
+  a.ledger = BuildLedger(run);
+
+  // Try every rule on its anchors, earliest first.
+  std::vector<Fired> fired;
+  for (size_t ri = 0; ri < rules.rules().size(); ++ri) {
+    const Rule& rule = rules.rules()[ri];
+    bool ok = true;
+    for (const auto& k : rule.requires_kinds)
+      if (run.OfKind(k).empty()) ok = false;
+    if (!ok) continue;
+    std::vector<size_t> anchors;
+    for (const auto& k : rule.anchor_kinds) {
+      const auto& idx = run.OfKind(k);
+      anchors.insert(anchors.end(), idx.begin(), idx.end());
+    }
+    std::sort(anchors.begin(), anchors.end());
+    if (anchors.size() > options.max_anchors_per_rule) anchors.resize(options.max_anchors_per_rule);
+    for (size_t anchor : anchors) {
+      if (auto vars = Evaluate(rule, run, anchor)) {
+        fired.push_back({&rule, ri, anchor, std::move(*vars)});
+        break;
+      }
+    }
+  }
+  std::stable_sort(fired.begin(), fired.end(), [](const Fired& x, const Fired& y) {
+    if (x.rule->tier != y.rule->tier) return x.rule->tier < y.rule->tier;
+    if (x.anchor != y.anchor) return x.anchor < y.anchor;
+    if (x.rule->priority != y.rule->priority) return x.rule->priority > y.rule->priority;
+    return x.rule_order < y.rule_order;
+  });
+
+  std::set<std::string> seen_ids;
+  for (const Fired& f : fired) {
+    if (!seen_ids.insert(f.rule->root_cause).second) continue;  // one diagnosis per root cause
+    const Rule& rule = *f.rule;
+    NamesScope scope(run, f.anchor, f.vars);
+    Diagnosis d;
+    d.id = rule.root_cause;
+    d.rule = rule.id;
+    d.confidence = rule.confidence;
+    d.title = rule.title;
+    d.explanation = FillTemplate(rule.explanation, scope);
+    d.consequence = rule.tier == Tier::kConsequence;
+    const Event& anchor = events[f.anchor];
+    d.evidence.push_back(ToEvidence(anchor));
+    std::set<size_t> quoted = {f.anchor};
+    RunScope rank_scope(run, f.anchor);
+    for (const auto& k : rule.evidence_kinds) {
+      // The nearest such line before the anchor on its rank, else the first anywhere.
+      std::optional<size_t> pick;
+      for (size_t i : run.OfKind(k)) {
+        const Event& e = events[i];
+        bool same = anchor.rank < 0 || e.rank < 0 || e.rank == anchor.rank;
+        if (same && i < f.anchor) pick = i;
+      }
+      if (!pick && !run.OfKind(k).empty()) pick = run.OfKind(k).front();
+      if (pick && quoted.insert(*pick).second) d.evidence.push_back(ToEvidence(events[*pick]));
+    }
+    // The same error on other ranks (one line each), so the reader sees how many died.
+    std::set<int> ranks_quoted = {anchor.rank};
+    for (size_t i : run.OfKind(anchor.kind)) {
+      if (ranks_quoted.size() >= 8) break;
+      if (events[i].rank >= 0 && ranks_quoted.insert(events[i].rank).second) d.evidence.push_back(ToEvidence(events[i]));
+    }
+    for (const auto& [k, v] : f.vars) {
+      if (k.empty() || k[0] == '_' || v.is_null()) continue;
+      d.figures[k] = ValueToJson(v);
+    }
+    for (const auto& ro : rule.ruled_out) {
+      if (ro.when && !ro.when->Eval(scope).Truthy()) continue;
+      d.ruled_out.push_back({ro.id, FillTemplate(ro.reason, scope)});
+    }
+    for (const auto& rem : rule.remedy) {
+      if (rem.when && !rem.when->Eval(scope).Truthy()) continue;
+      d.remedy.push_back({rem.flag, FillTemplate(rem.value, scope), rem.direction, FillTemplate(rem.why, scope)});
+    }
+    d.repro = BuildRepro(run, d);
+    a.diagnoses.push_back(std::move(d));
+  }
+
+  // The first own failure of any rank, for "unknown" and the verdict.
+  std::optional<size_t> first_failure;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (IsOwnFailure(events[i])) {
+      first_failure = i;
+      break;
+    }
+  }
+  if (!first_failure) {
+    for (size_t i = 0; i < events.size(); ++i)
+      if (events[i].consequence) {
+        first_failure = i;
+        break;
+      }
+  }
+
+  if (!a.diagnoses.empty()) {
+    const Diagnosis& d = a.diagnoses.front();
+    a.root_cause = d.id;
+    std::string where;
+    if (!d.evidence.empty() && d.evidence.front().rank >= 0) {
+      where = " (rank " + std::to_string(d.evidence.front().rank);
+      size_t n = 0;
+      for (const auto& rs : a.ranks)
+        if (!rs.first_error.empty()) ++n;
+      if (n > 1) where += ", " + std::to_string(n) + " of " + std::to_string(a.ranks.size()) + " ranks failed";
+      where += ")";
+    }
+    a.verdict = d.id + where + ": " + d.explanation;
+  } else if (first_failure) {
+    const Event& e = events[*first_failure];
+    a.root_cause = "unknown";
+    a.verdict = "unknown: a failure was seen but no rule explains it: " + e.kind +
+                (e.rank >= 0 ? " on rank " + std::to_string(e.rank) : std::string()) + " at " + e.file + ":" +
+                std::to_string(e.line) + ": " + e.text.substr(0, 200);
+  } else {
+    a.root_cause = "none";
+    a.verdict = "healthy: no failure seen in " + std::to_string(events.size()) + " events" +
+                (run.ranks().empty() ? std::string() : " from " + std::to_string(run.ranks().size()) + " ranks");
+  }
+  return a;
+}
+
+int ExitCodeFor(const Analysis& a) {
+  if (a.root_cause == "none") return kExitHealthy;
+  if (a.root_cause == "unknown") return kExitUnclassified;
+  return kExitDiagnosed;
+}
+
+std::string RenderPlainText(const Analysis& a) {
+  std::ostringstream o;
+  o << a.verdict << "\n";
+  if (!a.run.framework.empty())
+    o << "run: " << a.run.framework << (a.run.version.empty() ? "" : " " + a.run.version)
+      << (a.run.tp ? " tp=" + std::to_string(a.run.tp) : "") << "\n";
+  for (const auto& d : a.diagnoses) {
+    o << "\n" << (d.consequence ? "consequence " : "diagnosis ") << d.id << " [" << d.rule << ", confidence "
+      << d.confidence << "]\n  " << d.explanation << "\n";
+    for (const auto& e : d.evidence)
+      o << "  evidence " << e.file << ":" << e.line << (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") << ": "
+        << e.text << "\n";
+    for (const auto& r : d.ruled_out) o << "  not " << r.id << ": " << r.reason << "\n";
+    for (const auto& r : d.remedy)
+      o << "  remedy " << r.flag << (r.value.empty() ? "" : " " + r.value) << " (" << r.direction << "): " << r.why
+        << "\n";
+  }
+  for (const auto& w : a.warnings) o << "warning: " << w << "\n";
+  return o.str();
+}
+
+}  // namespace tpt

@@ -1,0 +1,182 @@
+// engine_test.cc: rules over hand-made events: figures, ranking, none/unknown.
+#include "rules/engine.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace tpt {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+Event Ev(const std::string& kind, int rank, nlohmann::json fields = nlohmann::json::object(), bool consequence = false) {
+  static uint64_t line = 0;
+  Event e;
+  e.kind = kind;
+  e.family = "sglang";
+  e.rank = rank;
+  e.file = "run.log";
+  e.line = ++line;
+  e.fields = std::move(fields);
+  e.consequence = consequence;
+  e.text = kind + " line";
+  return e;
+}
+
+const RuleSet& Builtin() {
+  static const RuleSet* set = [] {
+    auto s = RuleSet::LoadBuiltin();
+    if (!s.ok()) ADD_FAILURE() << s.status().message();
+    return new RuleSet(std::move(*s));
+  }();
+  return *set;
+}
+
+// The founding case: 8 ranks, 94 GiB free at init, 21.7 GiB after weights, f.
+std::vector<Event> Founding(double f) {
+  std::vector<Event> ev;
+  ev.push_back(Ev("server_args", -1, {{"framework", "sglang"}, {"tp_size", 8}, {"mem_fraction_static", f}}));
+  ev.push_back(Ev("env_var", -1, {{"name", "SGLANG_FORCE_CUSTOM_AR_PCIE"}, {"value", "1"}}));
+  for (int r = 0; r < 8; ++r) ev.push_back(Ev("weights_load_begin", r, {{"avail_bytes", 94.0 * kGiB}}));
+  for (int r = 0; r < 8; ++r)
+    ev.push_back(Ev("weights_load_end", r, {{"avail_bytes", 21.7 * kGiB}, {"weights_bytes", 72.3 * kGiB}}));
+  ev.push_back(Ev("sigquit", -1, {}, /*consequence=*/true));  // printed before the tracebacks
+  for (int r = 0; r < 8; ++r) ev.push_back(Ev("not_enough_memory", r));
+  return ev;
+}
+
+TEST(EngineTest, FoundingCaseFigures) {
+  Analysis a = Analyze(Founding(0.50), Builtin());
+  ASSERT_EQ(a.root_cause, "kv_pool_no_room") << a.verdict;
+  const Diagnosis& d = a.diagnoses.at(0);
+  EXPECT_NEAR(d.figures["rest_gib"].get<double>(), -25.3, 1e-3);
+  EXPECT_NEAR(d.figures["reserved_gib"].get<double>(), 47.0, 1e-3);
+  EXPECT_NEAR(d.figures["free_at_init_gib"].get<double>(), 94.0, 1e-3);
+  EXPECT_NEAR(d.figures["avail_after_weights_gib"].get<double>(), 21.7, 1e-3);
+  EXPECT_NEAR(d.figures["mem_fraction_static"].get<double>(), 0.50, 1e-9);
+  EXPECT_NEAR(d.figures["min_viable_mem_fraction_static"].get<double>(), 0.77, 1e-9);
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy[0].flag, "--mem-fraction-static");
+  EXPECT_EQ(d.remedy[0].value, "0.77");
+  EXPECT_EQ(d.remedy[0].direction, "increase");
+  bool car = false;
+  for (const auto& r : d.ruled_out)
+    if (r.id == "custom_allreduce_buffers") {
+      car = true;
+      EXPECT_NE(r.reason.find("24 MiB"), std::string::npos) << r.reason;
+      EXPECT_NE(r.reason.find("25.3 GiB"), std::string::npos) << r.reason;
+    }
+  EXPECT_TRUE(car);
+  EXPECT_EQ(ExitCodeFor(a), kExitDiagnosed);
+  // The launcher's sigquit came first in the stream but never outranks the ranks' own error.
+  EXPECT_EQ(d.evidence.at(0).rank, 0);
+}
+
+TEST(EngineTest, FoundingCaseVariant055) {
+  Analysis a = Analyze(Founding(0.55), Builtin());
+  ASSERT_EQ(a.root_cause, "kv_pool_no_room");
+  EXPECT_NEAR(a.diagnoses[0].figures["rest_gib"].get<double>(), -20.6, 1e-3);
+  EXPECT_NEAR(a.diagnoses[0].figures["reserved_gib"].get<double>(), 42.3, 1e-3);
+}
+
+TEST(EngineTest, OomOnOneRankOutranksLaterWatchdogTimeouts) {
+  std::vector<Event> ev;
+  ev.push_back(Ev("server_args", -1, {{"framework", "sglang"}, {"tp_size", 8}}));
+  for (int r = 0; r < 8; ++r) ev.push_back(Ev("startup_complete", r));
+  ev.push_back(Ev("cuda_oom", 3, {{"tried_bytes", 2.0 * kGiB}, {"total_bytes", 80.0 * kGiB}}));
+  for (int r = 0; r < 8; ++r)
+    if (r != 3) ev.push_back(Ev("watchdog_timeout", r, {{"seq", 1000}, {"op_type", "ALLREDUCE"}}));
+  ev.push_back(Ev("sigquit", -1, {}, true));
+  Analysis a = Analyze(ev, Builtin());
+  EXPECT_EQ(a.root_cause, "runtime_oom") << a.verdict;
+  EXPECT_EQ(a.diagnoses.at(0).evidence.at(0).rank, 3);
+}
+
+TEST(EngineTest, OomBeforeWeightsEndIsWeightsOom) {
+  std::vector<Event> ev;
+  for (int r = 0; r < 2; ++r) ev.push_back(Ev("weights_load_begin", r, {{"avail_bytes", 79.0 * kGiB}}));
+  ev.push_back(Ev("cuda_oom", 1, {{"tried_bytes", 1.0 * kGiB}}));
+  Analysis a = Analyze(ev, Builtin());
+  EXPECT_EQ(a.root_cause, "weights_oom") << a.verdict;
+}
+
+TEST(EngineTest, OomDuringGraphCaptureIsCaptureOom) {
+  std::vector<Event> ev;
+  ev.push_back(Ev("weights_load_end", 0, {{"avail_bytes", 20.0 * kGiB}}));
+  ev.push_back(Ev("graph_capture_begin", 0, {{"avail_bytes", 10.0 * kGiB}}));
+  ev.push_back(Ev("cuda_oom", 0, {{"tried_bytes", 1.0 * kGiB}}));
+  Analysis a = Analyze(ev, Builtin());
+  EXPECT_EQ(a.root_cause, "cuda_graph_capture_oom") << a.verdict;
+}
+
+TEST(EngineTest, TimeoutsOnlyPointAtTheRankBehind) {
+  std::vector<Event> ev;
+  for (int r = 0; r < 4; ++r) ev.push_back(Ev("startup_complete", r));
+  for (int r = 0; r < 4; ++r)
+    ev.push_back(Ev("watchdog_timeout", r, {{"seq", r == 2 ? 41 : 42}, {"op_type", "ALLREDUCE"}}));
+  Analysis a = Analyze(ev, Builtin());
+  ASSERT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;
+  EXPECT_EQ(a.diagnoses[0].figures["min_seq"].get<double>(), 41);
+  EXPECT_EQ(a.diagnoses[0].figures["max_seq"].get<double>(), 42);
+}
+
+TEST(EngineTest, HealthyWithAlarmingLinesIsNone) {
+  std::vector<Event> ev;
+  ev.push_back(Ev("custom_ar_disabled", 0, {{"reason", "pcie_multi_gpu"}}));
+  ev.push_back(Ev("weights_load_end", 0, {{"avail_bytes", 6.0 * kGiB}}));
+  ev.push_back(Ev("memory_pool_end", 0, {{"avail_bytes", 0.0}}));
+  ev.push_back(Ev("nccl_warn", 0, {{"message", "soft watchdog"}}));
+  ev.push_back(Ev("startup_complete", 0));
+  ev.push_back(Ev("retraction", 0, {{"count", 1}}));
+  Analysis a = Analyze(ev, Builtin());
+  EXPECT_EQ(a.root_cause, "none") << a.verdict;
+  EXPECT_EQ(ExitCodeFor(a), kExitHealthy);
+}
+
+TEST(EngineTest, UnclassifiedFailureIsUnknown) {
+  std::vector<Event> ev;
+  ev.push_back(Ev("startup_complete", 0));
+  ev.push_back(Ev("exception", 0, {{"type", "KeyError"}, {"message", "'foo'"}}));
+  Analysis a = Analyze(ev, Builtin());
+  EXPECT_EQ(a.root_cause, "unknown") << a.verdict;
+  EXPECT_EQ(ExitCodeFor(a), kExitUnclassified);
+  EXPECT_NE(a.verdict.find("exception"), std::string::npos);
+}
+
+TEST(EngineTest, RanksRecordPhasesAndFirstError) {
+  Analysis a = Analyze(Founding(0.5), Builtin());
+  ASSERT_EQ(a.ranks.size(), 8u);
+  EXPECT_EQ(a.ranks[3].rank, 3);
+  EXPECT_EQ(a.ranks[3].last_phase, "weights");
+  EXPECT_EQ(a.ranks[3].first_error, "not_enough_memory");
+  ASSERT_EQ(a.ledger.size(), 8u);
+  EXPECT_NEAR(a.ledger[0].free_at_init_bytes / kGiB, 94.0, 1e-6);
+  EXPECT_NEAR(a.ledger[0].reserved_bytes / kGiB, 47.0, 1e-6);
+}
+
+TEST(EngineTest, InlineRulesRankByTierThenTime) {
+  const char* cause = R"({"id": "c", "title": "t", "root_cause": "runtime_oom", "anchor": "cuda_oom",
+                          "explanation": "oom"})";
+  const char* symptom = R"({"id": "s", "title": "t", "root_cause": "nccl_timeout_hang", "tier": "symptom",
+                            "anchor": "watchdog_timeout", "explanation": "hang"})";
+  auto set = RuleSet::LoadTexts({{"c.json", cause}, {"s.json", symptom}});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  std::vector<Event> ev = {Ev("watchdog_timeout", 0), Ev("cuda_oom", 1)};
+  Analysis a = Analyze(ev, *set);
+  EXPECT_EQ(a.root_cause, "runtime_oom");  // a cause outranks an earlier symptom
+  ASSERT_EQ(a.diagnoses.size(), 2u);
+  EXPECT_EQ(a.diagnoses[1].id, "nccl_timeout_hang");
+}
+
+TEST(EngineTest, AnalysisRoundTripsThroughJson) {
+  Analysis a = Analyze(Founding(0.5), Builtin());
+  nlohmann::json j = a;
+  EXPECT_EQ(j["schema_version"], 1);
+  auto back = j.get<Analysis>();
+  EXPECT_EQ(back.root_cause, a.root_cause);
+  EXPECT_EQ(back.diagnoses.size(), a.diagnoses.size());
+}
+
+}  // namespace
+}  // namespace tpt

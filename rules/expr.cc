@@ -1,0 +1,378 @@
+// expr.cc: recursive-descent parser and evaluator for rule expressions.
+#include "rules/expr.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <utility>
+
+namespace tpt {
+
+bool Value::Truthy() const {
+  if (is_null()) return false;
+  if (is_bool()) return boolean();
+  if (is_number()) return number() != 0 && !std::isnan(number());
+  return !str().empty();
+}
+
+std::string Value::ToString() const {
+  if (is_null()) return "null";
+  if (is_bool()) return boolean() ? "true" : "false";
+  if (is_string()) return str();
+  char buf[64];
+  double d = number();
+  if (d == std::floor(d) && std::fabs(d) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", d);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g", d);
+  }
+  return buf;
+}
+
+namespace {
+
+// ---- AST ----
+
+class Literal : public Expr {
+ public:
+  explicit Literal(Value v) : v_(std::move(v)) {}
+  Value Eval(const Scope&) const override { return v_; }
+  void Names(std::vector<std::string>*, std::vector<std::string>*) const override {}
+
+ private:
+  Value v_;
+};
+
+class Var : public Expr {
+ public:
+  explicit Var(std::string name) : name_(std::move(name)) {}
+  Value Eval(const Scope& s) const override { return s.Lookup(name_); }
+  void Names(std::vector<std::string>* vars, std::vector<std::string>*) const override {
+    vars->push_back(name_);
+  }
+
+ private:
+  std::string name_;
+};
+
+class Call : public Expr {
+ public:
+  Call(std::string name, std::vector<ExprPtr> args) : name_(std::move(name)), args_(std::move(args)) {}
+  Value Eval(const Scope& s) const override {
+    std::vector<Value> vals;
+    vals.reserve(args_.size());
+    for (const auto& a : args_) vals.push_back(a->Eval(s));
+    Value out;
+    if (CallBuiltin(name_, vals, &out)) return out;
+    return s.Call(name_, vals);
+  }
+  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs) const override {
+    funcs->push_back(name_);
+    for (const auto& a : args_) a->Names(vars, funcs);
+  }
+
+ private:
+  std::string name_;
+  std::vector<ExprPtr> args_;
+};
+
+enum class Op { kAdd, kSub, kMul, kDiv, kEq, kNe, kLt, kLe, kGt, kGe, kAnd, kOr };
+
+bool Equal(const Value& a, const Value& b) {
+  if (a.is_number() && b.is_number()) return a.number() == b.number();
+  if (a.is_string() && b.is_string()) return a.str() == b.str();
+  if (a.is_bool() && b.is_bool()) return a.boolean() == b.boolean();
+  // true == 1 style comparisons: a bool against a number compares truthiness.
+  if ((a.is_bool() && b.is_number()) || (a.is_number() && b.is_bool())) return a.Truthy() == b.Truthy();
+  return false;
+}
+
+class Binary : public Expr {
+ public:
+  Binary(Op op, ExprPtr l, ExprPtr r) : op_(op), l_(std::move(l)), r_(std::move(r)) {}
+  Value Eval(const Scope& s) const override {
+    if (op_ == Op::kAnd) {
+      Value a = l_->Eval(s);
+      if (!a.Truthy()) return false;
+      return r_->Eval(s).Truthy();
+    }
+    if (op_ == Op::kOr) {
+      Value a = l_->Eval(s);
+      if (a.Truthy()) return true;
+      return r_->Eval(s).Truthy();
+    }
+    Value a = l_->Eval(s), b = r_->Eval(s);
+    if (a.is_null() || b.is_null()) {
+      if (op_ == Op::kNe) return !(a.is_null() && b.is_null());
+      if (op_ == Op::kEq) return a.is_null() && b.is_null();
+      if (op_ >= Op::kLt) return false;
+      return Value();
+    }
+    switch (op_) {
+      case Op::kEq: return Equal(a, b);
+      case Op::kNe: return !Equal(a, b);
+      default: break;
+    }
+    if (a.is_string() && b.is_string()) {
+      int c = a.str().compare(b.str());
+      switch (op_) {
+        case Op::kLt: return c < 0;
+        case Op::kLe: return c <= 0;
+        case Op::kGt: return c > 0;
+        case Op::kGe: return c >= 0;
+        case Op::kAdd: return a.str() + b.str();
+        default: return Value();
+      }
+    }
+    auto num = [](const Value& v) -> std::optional<double> {
+      if (v.is_number()) return v.number();
+      if (v.is_bool()) return v.boolean() ? 1.0 : 0.0;
+      return std::nullopt;
+    };
+    auto x = num(a), y = num(b);
+    if (!x || !y) return op_ >= Op::kLt ? Value(false) : Value();
+    switch (op_) {
+      case Op::kAdd: return *x + *y;
+      case Op::kSub: return *x - *y;
+      case Op::kMul: return *x * *y;
+      case Op::kDiv: return *y == 0 ? Value() : Value(*x / *y);
+      case Op::kLt: return *x < *y;
+      case Op::kLe: return *x <= *y;
+      case Op::kGt: return *x > *y;
+      case Op::kGe: return *x >= *y;
+      default: return Value();
+    }
+  }
+  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs) const override {
+    l_->Names(vars, funcs);
+    r_->Names(vars, funcs);
+  }
+
+ private:
+  Op op_;
+  ExprPtr l_, r_;
+};
+
+class Unary : public Expr {
+ public:
+  Unary(char op, ExprPtr e) : op_(op), e_(std::move(e)) {}
+  Value Eval(const Scope& s) const override {
+    Value v = e_->Eval(s);
+    if (op_ == '!') return !v.Truthy();
+    if (v.is_number()) return -v.number();
+    return Value();
+  }
+  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs) const override {
+    e_->Names(vars, funcs);
+  }
+
+ private:
+  char op_;
+  ExprPtr e_;
+};
+
+// ---- Parser ----
+
+class Parser {
+ public:
+  explicit Parser(std::string_view t) : t_(t) {}
+
+  StatusOr<ExprPtr> Parse() {
+    ExprPtr e = ParseOr();
+    if (!err_.empty()) return InvalidArgumentError(err_);
+    Skip();
+    if (p_ < t_.size()) return InvalidArgumentError(At("unexpected '" + std::string(1, t_[p_]) + "'"));
+    return e;
+  }
+
+ private:
+  std::string At(const std::string& what) const {
+    return "col " + std::to_string(p_ + 1) + ": " + what + " in '" + std::string(t_) + "'";
+  }
+  void Fail(const std::string& what) {
+    if (err_.empty()) err_ = At(what);
+  }
+  void Skip() {
+    while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
+  }
+  bool Eat(std::string_view tok) {
+    Skip();
+    if (t_.substr(p_, tok.size()) != tok) return false;
+    // Keywords must not run into an identifier: "order" is not "or" + "der".
+    if (std::isalpha(static_cast<unsigned char>(tok[0]))) {
+      size_t q = p_ + tok.size();
+      if (q < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[q])) || t_[q] == '_')) return false;
+    }
+    p_ += tok.size();
+    return true;
+  }
+
+  ExprPtr ParseOr() {
+    ExprPtr l = ParseAnd();
+    while (err_.empty() && (Eat("or") || Eat("||"))) l = std::make_shared<Binary>(Op::kOr, l, ParseAnd());
+    return l;
+  }
+  ExprPtr ParseAnd() {
+    ExprPtr l = ParseNot();
+    while (err_.empty() && (Eat("and") || Eat("&&"))) l = std::make_shared<Binary>(Op::kAnd, l, ParseNot());
+    return l;
+  }
+  ExprPtr ParseNot() {
+    if (Eat("not")) return std::make_shared<Unary>('!', ParseNot());
+    Skip();
+    if (p_ < t_.size() && t_[p_] == '!' && !(p_ + 1 < t_.size() && t_[p_ + 1] == '=')) {
+      ++p_;
+      return std::make_shared<Unary>('!', ParseNot());
+    }
+    return ParseCmp();
+  }
+  ExprPtr ParseCmp() {
+    ExprPtr l = ParseAdd();
+    static constexpr std::pair<std::string_view, Op> kOps[] = {
+        {"==", Op::kEq}, {"!=", Op::kNe}, {"<=", Op::kLe}, {">=", Op::kGe}, {"<", Op::kLt}, {">", Op::kGt}};
+    for (const auto& [tok, op] : kOps) {
+      if (err_.empty() && Eat(tok)) return std::make_shared<Binary>(op, l, ParseAdd());
+    }
+    return l;
+  }
+  ExprPtr ParseAdd() {
+    ExprPtr l = ParseMul();
+    while (err_.empty()) {
+      if (Eat("+")) l = std::make_shared<Binary>(Op::kAdd, l, ParseMul());
+      else if (Eat("-")) l = std::make_shared<Binary>(Op::kSub, l, ParseMul());
+      else break;
+    }
+    return l;
+  }
+  ExprPtr ParseMul() {
+    ExprPtr l = ParseUnary();
+    while (err_.empty()) {
+      if (Eat("*")) l = std::make_shared<Binary>(Op::kMul, l, ParseUnary());
+      else if (Eat("/")) l = std::make_shared<Binary>(Op::kDiv, l, ParseUnary());
+      else break;
+    }
+    return l;
+  }
+  ExprPtr ParseUnary() {
+    if (Eat("-")) return std::make_shared<Unary>('-', ParseUnary());
+    return ParsePrimary();
+  }
+  ExprPtr ParsePrimary() {
+    Skip();
+    auto null = std::make_shared<Literal>(Value());
+    if (p_ >= t_.size()) {
+      Fail("expected an operand, found the end");
+      return null;
+    }
+    char c = t_[p_];
+    if (c == '(') {
+      ++p_;
+      ExprPtr e = ParseOr();
+      if (!Eat(")")) Fail("expected ')'");
+      return e;
+    }
+    if (c == '\'' || c == '"') {
+      size_t end = t_.find(c, p_ + 1);
+      if (end == std::string_view::npos) {
+        Fail("unterminated string");
+        return null;
+      }
+      std::string s(t_.substr(p_ + 1, end - p_ - 1));
+      p_ = end + 1;
+      return std::make_shared<Literal>(Value(std::move(s)));
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      std::string buf(t_.substr(p_, std::min<size_t>(64, t_.size() - p_)));
+      char* end = nullptr;
+      double d = std::strtod(buf.c_str(), &end);
+      if (end == buf.c_str()) {
+        Fail("bad number");
+        return null;
+      }
+      p_ += static_cast<size_t>(end - buf.c_str());
+      return std::make_shared<Literal>(Value(d));
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t q = p_;
+      while (q < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[q])) || t_[q] == '_' || t_[q] == '.')) ++q;
+      std::string name(t_.substr(p_, q - p_));
+      p_ = q;
+      if (name == "true") return std::make_shared<Literal>(Value(true));
+      if (name == "false") return std::make_shared<Literal>(Value(false));
+      if (name == "null") return null;
+      if (Eat("(")) {
+        std::vector<ExprPtr> args;
+        if (!Eat(")")) {
+          do {
+            args.push_back(ParseOr());
+          } while (err_.empty() && Eat(","));
+          if (!Eat(")")) Fail("expected ')' or ',' in the arguments of " + name);
+        }
+        return std::make_shared<Call>(name, std::move(args));
+      }
+      return std::make_shared<Var>(name);
+    }
+    Fail("expected an operand, found '" + std::string(1, c) + "'");
+    return null;
+  }
+
+  std::string_view t_;
+  size_t p_ = 0;
+  std::string err_;
+};
+
+bool AllNumbers(const std::vector<Value>& a) {
+  for (const auto& v : a)
+    if (!v.is_number()) return false;
+  return !a.empty();
+}
+
+}  // namespace
+
+StatusOr<ExprPtr> ParseExpr(std::string_view text) { return Parser(text).Parse(); }
+
+bool IsBuiltinFunction(std::string_view n) {
+  return n == "min" || n == "max" || n == "abs" || n == "gib" || n == "mib" || n == "ceil2" ||
+         n == "floor2" || n == "round2" || n == "round1" || n == "coalesce";
+}
+
+bool CallBuiltin(std::string_view n, const std::vector<Value>& a, Value* out) {
+  if (!IsBuiltinFunction(n)) return false;
+  if (n == "coalesce") {
+    *out = Value();
+    for (const auto& v : a)
+      if (!v.is_null()) {
+        *out = v;
+        break;
+      }
+    return true;
+  }
+  // min/max skip nulls: min(a, null) is a.
+  if (n == "min" || n == "max") {
+    std::optional<double> best;
+    for (const auto& v : a) {
+      if (!v.is_number()) continue;
+      if (!best || (n == "min" ? v.number() < *best : v.number() > *best)) best = v.number();
+    }
+    *out = best ? Value(*best) : Value();
+    return true;
+  }
+  if (!AllNumbers(a) || a.size() != 1) {
+    *out = Value();
+    return true;
+  }
+  double x = a[0].number();
+  if (n == "abs") *out = std::fabs(x);
+  else if (n == "gib") *out = x / 1073741824.0;
+  else if (n == "mib") *out = x / 1048576.0;
+  // Two decimals, rounding up: a remedy value must be at least the minimum.
+  else if (n == "ceil2") *out = std::ceil(x * 100 - 1e-9) / 100;
+  else if (n == "floor2") *out = std::floor(x * 100 + 1e-9) / 100;
+  else if (n == "round2") *out = std::round(x * 100) / 100;
+  else if (n == "round1") *out = std::round(x * 10) / 10;
+  return true;
+}
+
+}  // namespace tpt

@@ -1,0 +1,19 @@
+// ledger.h: the per-rank memory ledger of a run (rules/analysis.h LedgerRow),
+// read from each rank's startup lines and summed by rules/memory.
+//
+//   tpt::RunIndex run(events);
+//   std::vector<tpt::LedgerRow> rows = tpt::BuildLedger(run);
+#pragma once
+
+#include <vector>
+
+#include "rules/analysis.h"
+#include "rules/run_view.h"
+
+namespace tpt {
+
+// One row per rank that printed a memory figure (free at init, weights, KV
+// pool or graphs); empty when the log holds none.
+std::vector<LedgerRow> BuildLedger(const RunIndex& run);
+
+}  // namespace tpt

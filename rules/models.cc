@@ -1,0 +1,129 @@
+// models.cc: named adapters from rule inputs to rules/memory/memory_model.h.
+#include "rules/models.h"
+
+#include <cmath>
+
+#include "rules/memory/memory_model.h"
+
+namespace tpt {
+
+namespace {
+
+using memory::kGiB;
+
+std::optional<double> Num(const ModelValues& in, const char* key) {
+  auto it = in.find(key);
+  if (it == in.end() || !it->second.is_number() || std::isnan(it->second.number())) return std::nullopt;
+  return it->second.number();
+}
+
+std::string Str(const ModelValues& in, const char* key) {
+  auto it = in.find(key);
+  return it == in.end() || it->second.is_null() ? std::string() : it->second.ToString();
+}
+
+// SGLang KV pool at startup: sglang-source.md §1.1 via memory::SglangKvPool.
+void RunSglangKvPool(const ModelValues& in, ModelValues* out) {
+  auto free_init = Num(in, "free_at_init_bytes");
+  auto avail = Num(in, "avail_after_weights_bytes");
+  auto f = Num(in, "mem_fraction_static");
+  if (free_init) (*out)["free_at_init_gib"] = *free_init / kGiB;
+  if (avail) (*out)["avail_after_weights_gib"] = *avail / kGiB;
+  if (f) (*out)["mem_fraction_static"] = *f;
+  if (!free_init || !avail || *free_init <= 0) return;
+  (*out)["min_viable_mem_fraction_static"] = memory::SglangMinMemFraction(*free_init, *avail);
+  if (!f) return;
+  memory::SglangKvInput kv;
+  std::string version = Str(in, "version");
+  if (!version.empty())
+    if (auto era = memory::SglangEraForVersion(version); era.ok()) kv.era = *era;
+  kv.free_at_init_bytes = *free_init;
+  kv.avail_after_weights_bytes = *avail;
+  kv.mem_fraction_static = *f;
+  auto cell = Num(in, "cell_bytes");
+  kv.cell_bytes = cell && *cell > 0 ? static_cast<int64_t>(*cell) : 1;
+  if (auto ctx = Num(in, "context_length"); ctx && cell) kv.context_length = static_cast<int64_t>(*ctx);
+  auto r = memory::SglangKvPool(kv);
+  if (!r.ok()) return;
+  (*out)["reserved_gib"] = r->reserved_bytes / kGiB;
+  (*out)["rest_gib"] = r->rest_bytes / kGiB;
+  (*out)["shortfall_gib"] = r->rest_bytes < 0 ? -r->rest_bytes / kGiB : 0.0;
+  (*out)["kv_pool_fails"] = r->fails;
+  (*out)["min_viable_mem_fraction_static"] = r->min_viable_mem_fraction_static;
+  if (cell && *cell > 0) {
+    (*out)["max_total_num_tokens"] = static_cast<double>(r->max_total_num_tokens);
+    if (r->mem_fraction_for_context) (*out)["mem_fraction_for_context"] = *r->mem_fraction_for_context;
+  }
+}
+
+// vLLM KV budget: vllm-source.md §1.2/§1.3 via memory::VllmKvPool.
+void RunVllmKv(const ModelValues& in, ModelValues* out) {
+  memory::VllmKvInput kv;
+  std::string version = Str(in, "version");
+  if (!version.empty())
+    if (auto era = memory::VllmEraForVersion(version, Str(in, "engine")); era.ok()) kv.era = *era;
+  auto total = Num(in, "total_bytes");
+  auto util = Num(in, "gpu_memory_utilization");
+  if (total) (*out)["total_gib"] = *total / kGiB;
+  if (util) (*out)["gpu_memory_utilization"] = *util;
+  auto free_init = Num(in, "free_at_init_bytes");
+  if (free_init) (*out)["free_at_init_gib"] = *free_init / kGiB;
+  if (!total || !util || *total <= 0) return;
+  kv.total_bytes = *total;
+  kv.gpu_memory_utilization = *util;
+  kv.free_at_init_bytes = free_init ? *free_init : *total;
+  if (auto w = Num(in, "weights_bytes")) kv.weights_bytes = *w, (*out)["weights_gib"] = *w / kGiB;
+  if (auto a = Num(in, "activation_peak_bytes")) kv.activation_peak_bytes = *a;
+  if (auto n = Num(in, "non_torch_bytes")) kv.non_torch_bytes = *n;
+  if (auto g = Num(in, "cuda_graph_bytes")) kv.cuda_graph_bytes = *g;
+  auto bpt = Num(in, "bytes_per_token");
+  kv.bytes_per_token = bpt && *bpt > 0 ? static_cast<int64_t>(*bpt) : 1;
+  if (auto m = Num(in, "max_model_len"); m && bpt) kv.max_model_len = static_cast<int64_t>(*m);
+  auto r = memory::VllmKvPool(kv);
+  if (!r.ok()) return;
+  (*out)["requested_gib"] = r->requested_bytes / kGiB;
+  (*out)["non_kv_gib"] = r->non_kv_bytes / kGiB;
+  (*out)["kv_cache_gib"] = r->kv_bytes / kGiB;
+  (*out)["min_viable_gpu_memory_utilization"] = r->min_util_one_block;
+  (*out)["max_startup_gpu_memory_utilization"] = r->max_util_startup;
+  (*out)["startup_check_fails"] = r->startup_check_fails;
+  if (free_init) (*out)["startup_short_gib"] = std::max(0.0, (r->requested_bytes - *free_init) / kGiB);
+  if (r->min_util_max_model_len) (*out)["min_gpu_memory_utilization_for_max_model_len"] = *r->min_util_max_model_len;
+  if (bpt && *bpt > 0) (*out)["kv_tokens"] = static_cast<double>(r->kv_tokens);
+}
+
+const std::vector<ModelSpec>& Registry() {
+  static const std::vector<ModelSpec> specs = {
+      {"sglang_kv_pool",
+       {"version", "free_at_init_bytes", "avail_after_weights_bytes", "mem_fraction_static", "cell_bytes",
+        "context_length"},
+       {"free_at_init_gib", "avail_after_weights_gib", "mem_fraction_static", "reserved_gib", "rest_gib",
+        "shortfall_gib", "kv_pool_fails", "min_viable_mem_fraction_static", "max_total_num_tokens",
+        "mem_fraction_for_context"},
+       RunSglangKvPool},
+      {"vllm_kv",
+       {"version", "engine", "total_bytes", "free_at_init_bytes", "gpu_memory_utilization", "weights_bytes",
+        "activation_peak_bytes", "non_torch_bytes", "cuda_graph_bytes", "bytes_per_token", "max_model_len"},
+       {"total_gib", "gpu_memory_utilization", "free_at_init_gib", "weights_gib", "requested_gib", "non_kv_gib",
+        "kv_cache_gib", "min_viable_gpu_memory_utilization", "max_startup_gpu_memory_utilization",
+        "startup_check_fails", "startup_short_gib", "min_gpu_memory_utilization_for_max_model_len", "kv_tokens"},
+       RunVllmKv},
+  };
+  return specs;
+}
+
+}  // namespace
+
+const ModelSpec* FindModel(std::string_view name) {
+  for (const auto& s : Registry())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string KnownModelNames() {
+  std::string out;
+  for (const auto& s : Registry()) out += (out.empty() ? "" : ", ") + s.name;
+  return out;
+}
+
+}  // namespace tpt

@@ -1,0 +1,86 @@
+// rule.h: one diagnosis rule (rules/defs/<id>.json) and the set of them.
+//
+// A rule names the event kinds that anchor it (the error it explains), the
+// figures it computes (expressions and memory-model calls), the condition
+// under which it holds, and the explanation, remedy and ruled-out suspects it
+// reports. The language is described in rules/README.md.
+//
+//   auto rules = tpt::RuleSet::LoadBuiltin();             // compiled-in defs
+//   auto mine = tpt::RuleSet::LoadDir("my_rules/");       // --rules DIR
+//   if (!mine.ok()) Die(mine.status().message());         // "x.json: $.when: col 3: ..."
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "parser/status.h"
+#include "rules/expr.h"
+
+namespace tpt {
+
+// How a diagnosis ranks against others: a cause outranks a symptom (a
+// watchdog timeout, a generic crash), which outranks launcher noise.
+enum class Tier { kCause = 0, kSymptom = 1, kConsequence = 2 };
+
+struct Template {
+  std::string text;  // "{rest_gib:.1f} GiB"; placeholders checked at load time
+};
+
+struct RemedyDef {
+  std::string flag, value, direction, why;
+  ExprPtr when;  // null: always
+};
+
+struct RuledOutDef {
+  std::string id, reason;
+  ExprPtr when;
+};
+
+struct ModelCall {
+  std::string name;                                   // e.g. "sglang_kv_pool"
+  std::vector<std::pair<std::string, ExprPtr>> inputs;  // input name -> expression
+};
+
+struct Rule {
+  std::string id, title, root_cause, source;  // source: file name it came from
+  double confidence = 0.8;
+  Tier tier = Tier::kCause;
+  int priority = 0;                   // among rules on the same anchor, higher wins
+  std::vector<std::string> requires_kinds;  // all must occur somewhere in the run
+  std::vector<std::string> anchor_kinds;    // the error events the rule explains
+  std::vector<std::pair<std::string, ExprPtr>> lets;  // in file order; may use earlier names
+  std::vector<ModelCall> models;      // memory-model calls; outputs become names
+  std::vector<std::pair<std::string, ExprPtr>> after;  // lets evaluated after the models
+  ExprPtr when;                       // null: always (given the anchor)
+  std::vector<std::string> evidence_kinds;  // extra lines to quote (anchor's rank first)
+  std::string explanation;
+  std::vector<RemedyDef> remedy;
+  std::vector<RuledOutDef> ruled_out;
+};
+
+class RuleSet {
+ public:
+  // The rules compiled into the binary from rules/defs/*.json.
+  static StatusOr<RuleSet> LoadBuiltin();
+  // Every *.json in `dir`.
+  static StatusOr<RuleSet> LoadDir(const std::string& dir);
+  // (file name, JSON text) pairs: the common path of both loaders.
+  static StatusOr<RuleSet> LoadTexts(const std::vector<std::pair<std::string, std::string>>& files);
+
+  const std::vector<Rule>& rules() const { return rules_; }
+
+ private:
+  std::vector<Rule> rules_;
+};
+
+// Parses one rule file; errors name `file`, the JSON path and the reason.
+StatusOr<Rule> ParseRule(const std::string& file, const std::string& text);
+
+// Fills {name} / {name:.1f} placeholders from `scope`; a missing value prints "?".
+std::string FillTemplate(const std::string& text, const Scope& scope);
+
+}  // namespace tpt

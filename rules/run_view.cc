@@ -1,0 +1,347 @@
+// run_view.cc: event index and the rule-expression scope.
+#include "rules/run_view.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+
+#include <re2/re2.h>
+
+#include "rules/generated_defs.h"
+
+namespace tpt {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool ContainsCaseless(std::string_view hay, std::string_view needle) {
+  if (needle.empty()) return true;
+  return Lower(hay).find(Lower(needle)) != std::string::npos;
+}
+
+std::string FullText(const Event& e) {
+  std::string t = e.text;
+  for (const auto& l : e.extra_lines) {
+    t += '\n';
+    t += l;
+  }
+  return t;
+}
+
+const std::set<std::string_view>& Functions() {
+  static const std::set<std::string_view> f = {
+      "count", "has", "ranks", "first", "last", "minof", "maxof", "seen_before", "seen_after", "count_before",
+      "missing_ranks", "first_rank", "contains", "matches", "any_text", "version_ge", "version_lt",
+      "kind_before", "rank_value", "count_where", "argmin_rank", "argmax_rank", "near_text"};
+  return f;
+}
+
+}  // namespace
+
+Value JsonToValue(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_array()) {
+    std::optional<double> best;
+    for (const auto& x : j)
+      if (x.is_number() && (!best || x.get<double>() > *best)) best = x.get<double>();
+    return best ? Value(*best) : Value();
+  }
+  return Value();
+}
+
+bool IsFailureKind(std::string_view kind) {
+  for (size_t i = 0; i < generated::kNumFailureKinds; ++i)
+    if (kind == generated::kFailureKinds[i]) return true;
+  return false;
+}
+
+int CompareVersions(std::string_view a, std::string_view b) {
+  auto next = [](std::string_view& s) -> long {
+    while (!s.empty() && !std::isdigit(static_cast<unsigned char>(s[0]))) {
+      // "post", "rc", "dev" and "+local" parts do not order releases here.
+      if (s[0] == '+' ) { s = {}; return -1; }
+      s.remove_prefix(1);
+    }
+    if (s.empty()) return -1;
+    long v = 0;
+    while (!s.empty() && std::isdigit(static_cast<unsigned char>(s[0]))) {
+      v = v * 10 + (s[0] - '0');
+      s.remove_prefix(1);
+    }
+    return v;
+  };
+  if (!a.empty() && (a[0] == 'v' || a[0] == 'V')) a.remove_prefix(1);
+  if (!b.empty() && (b[0] == 'v' || b[0] == 'V')) b.remove_prefix(1);
+  for (int i = 0; i < 3; ++i) {
+    long x = next(a), y = next(b);
+    if (x < 0) x = 0;
+    if (y < 0) y = 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+RunIndex::RunIndex(const std::vector<Event>& events) : events_(events) {
+  std::map<std::string, int> family_votes;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    by_kind_[e.kind].push_back(i);
+    if (e.rank >= 0) ranks_.insert(e.rank);
+    if (!e.family.empty() && e.family != "python" && e.family != "wrappers") ++family_votes[e.family];
+    if (e.kind == "server_args") {
+      // First printed value of a key wins (later lines are usually the draft's).
+      for (const auto& [k, v] : e.fields.items()) {
+        if (k == "args" && v.is_object()) {
+          for (const auto& [ak, av] : v.items())
+            if (!config_.contains(ak)) config_[ak] = av;
+        } else if (!config_.contains(k)) {
+          config_[k] = v;
+        }
+      }
+    } else if (e.kind == "env_var") {
+      if (e.fields.contains("name") && e.fields["name"].is_string()) {
+        std::string v = e.fields.contains("value") ? JsonToValue(e.fields["value"]).ToString() : "";
+        env_.emplace(e.fields["name"].get<std::string>(), v);
+      }
+    } else if (e.kind == "framework_version") {
+      std::string fw = e.fields.value("framework", "");
+      std::string ver = e.fields.contains("version") ? JsonToValue(e.fields["version"]).ToString() : "";
+      if (fw != "torch" && fw != "nccl" && version_.empty() && !ver.empty()) {
+        version_ = ver;
+        if (framework_.empty()) framework_ = fw;
+      }
+    } else if (e.kind == "gpu_info") {
+      if (gpu_.empty() && e.fields.contains("gpu_name") && e.fields["gpu_name"].is_string())
+        gpu_ = e.fields["gpu_name"].get<std::string>();
+      if (gpu_total_bytes_ == 0 && e.fields.contains("total_bytes") && e.fields["total_bytes"].is_number())
+        gpu_total_bytes_ = e.fields["total_bytes"].get<double>();
+    }
+  }
+  if (framework_.empty() && config_.contains("framework") && config_["framework"].is_string())
+    framework_ = config_["framework"].get<std::string>();
+  if (framework_.empty()) {
+    // The serving family that printed most events (nccl/torch/cuda lines are shared by all).
+    static const std::set<std::string> kServers = {"sglang", "vllm", "tgi", "trtllm", "lmdeploy"};
+    int best = 0;
+    for (const auto& [fam, n] : family_votes)
+      if (kServers.count(fam) && n > best) best = n, framework_ = fam;
+    if (framework_.empty())
+      for (const auto& [fam, n] : family_votes)
+        if (n > best) best = n, framework_ = fam;
+  }
+}
+
+const std::vector<size_t>& RunIndex::OfKind(const std::string& kind) const {
+  static const std::vector<size_t> kEmpty;
+  auto it = by_kind_.find(kind);
+  return it == by_kind_.end() ? kEmpty : it->second;
+}
+
+int RunIndex::ConfigInt(const char* key) const {
+  if (!config_.contains(key)) return 0;
+  Value v = JsonToValue(config_[key]);
+  if (v.is_number()) return static_cast<int>(v.number());
+  if (v.is_string()) return std::atoi(v.str().c_str());
+  return 0;
+}
+
+bool RunScope::IsFunction(std::string_view name) { return Functions().count(name) > 0; }
+
+bool RunScope::IsVariable(std::string_view n) {
+  static const std::set<std::string_view> kPlain = {"framework", "version", "tp", "pp", "dp", "ep",
+                                                    "nranks", "gpu", "gpu_total_bytes"};
+  if (kPlain.count(n)) return true;
+  for (std::string_view p : {"anchor.", "config.", "env."})
+    if (n.size() > p.size() && n.substr(0, p.size()) == p) return true;
+  return false;
+}
+
+bool RunScope::IsKnownKind(std::string_view kind) {
+  for (size_t i = 0; i < generated::kNumEventKinds; ++i)
+    if (kind == generated::kEventKinds[i]) return true;
+  return false;
+}
+
+bool RunScope::SameRank(const Event& e) const {
+  if (anchor_ == kNoAnchor) return true;
+  int r = run_.events()[anchor_].rank;
+  return r < 0 || e.rank < 0 || e.rank == r;
+}
+
+Value RunScope::Lookup(std::string_view n) const {
+  if (auto it = vars_.find(std::string(n)); it != vars_.end()) return it->second;
+  auto starts = [&](std::string_view p) { return n.size() > p.size() && n.substr(0, p.size()) == p; };
+  if (starts("anchor.")) {
+    if (anchor_ == kNoAnchor) return Value();
+    const Event& e = run_.events()[anchor_];
+    std::string f(n.substr(7));
+    if (f == "rank") return e.rank < 0 ? Value() : Value(e.rank);
+    if (f == "kind") return e.kind;
+    if (f == "family") return e.family;
+    if (f == "text") return FullText(e);
+    if (f == "line") return static_cast<double>(e.line);
+    if (f == "ts") return e.ts ? Value(*e.ts) : Value();
+    if (f == "consequence") return e.consequence;
+    if (e.fields.contains(f)) return JsonToValue(e.fields[f]);
+    return Value();
+  }
+  if (starts("config.")) {
+    std::string k(n.substr(7));
+    if (run_.config().contains(k)) return JsonToValue(run_.config()[k]);
+    return Value();
+  }
+  if (starts("env.")) {
+    auto it = run_.env().find(std::string(n.substr(4)));
+    return it == run_.env().end() ? Value() : Value(it->second);
+  }
+  if (n == "framework") return run_.framework().empty() ? Value() : Value(run_.framework());
+  if (n == "version") return run_.version().empty() ? Value() : Value(run_.version());
+  if (n == "gpu") return run_.gpu().empty() ? Value() : Value(run_.gpu());
+  if (n == "gpu_total_bytes") return run_.gpu_total_bytes() > 0 ? Value(run_.gpu_total_bytes()) : Value();
+  if (n == "nranks") return static_cast<double>(run_.ranks().size());
+  if (n == "tp" || n == "pp" || n == "dp" || n == "ep") {
+    int v = run_.ConfigInt((std::string(n) + "_size").c_str());
+    return v > 0 ? Value(v) : Value();
+  }
+  return Value();
+}
+
+Value RunScope::Call(std::string_view name, const std::vector<Value>& a) const {
+  auto str = [&](size_t i) -> std::string { return i < a.size() && a[i].is_string() ? a[i].str() : std::string(); };
+  const auto& evs = run_.events();
+  const std::string kind = str(0);
+  const auto& idx = run_.OfKind(kind);
+
+  if (name == "count") return static_cast<double>(idx.size());
+  if (name == "has") return !idx.empty();
+  if (name == "ranks") {
+    std::set<int> r;
+    for (size_t i : idx)
+      if (evs[i].rank >= 0) r.insert(evs[i].rank);
+    return static_cast<double>(r.size());
+  }
+  if (name == "missing_ranks") {
+    std::set<int> r;
+    for (size_t i : idx)
+      if (evs[i].rank >= 0) r.insert(evs[i].rank);
+    return static_cast<double>(run_.ranks().size() - std::min(run_.ranks().size(), r.size()));
+  }
+  if (name == "first_rank") {
+    for (size_t i : idx)
+      if (evs[i].rank >= 0) return evs[i].rank;
+    return Value();
+  }
+  if (name == "first" || name == "last" || name == "minof" || name == "maxof" || name == "rank_value") {
+    std::string field = str(1);
+    Value best;
+    for (size_t i : idx) {
+      if (name == "rank_value" && !SameRank(evs[i])) continue;
+      if (!evs[i].fields.contains(field)) continue;
+      Value v = JsonToValue(evs[i].fields[field]);
+      if (v.is_null()) continue;
+      if (name == "first" || name == "rank_value") return v;
+      if (name == "last") best = v;
+      else if (v.is_number() && (best.is_null() || (name == "minof" ? v.number() < best.number()
+                                                                      : v.number() > best.number())))
+        best = v;
+    }
+    return best;
+  }
+  if (name == "argmin_rank" || name == "argmax_rank") {
+    // The rank whose event of `kind` has the smallest (largest) `field`: e.g.
+    // the rank behind in collective sequence numbers.
+    std::string field = str(1);
+    Value best, rank;
+    for (size_t i : idx) {
+      if (evs[i].rank < 0 || !evs[i].fields.contains(field)) continue;
+      Value v = JsonToValue(evs[i].fields[field]);
+      if (!v.is_number()) continue;
+      if (best.is_null() || (name == "argmin_rank" ? v.number() < best.number() : v.number() > best.number()))
+        best = v, rank = evs[i].rank;
+    }
+    return rank;
+  }
+  if (name == "near_text") {
+    // The anchor's text, or that of an event printed within 3 events of it on its
+    // rank (an OOM line and the traceback around it), holds the substring.
+    if (anchor_ == kNoAnchor || a.empty()) return false;
+    std::string needle = a[0].ToString();
+    size_t lo = anchor_ >= 3 ? anchor_ - 3 : 0, hi = std::min(evs.size(), anchor_ + 4);
+    for (size_t i = lo; i < hi; ++i)
+      if ((i == anchor_ || SameRank(evs[i])) && ContainsCaseless(FullText(evs[i]), needle)) return true;
+    return false;
+  }
+  if (name == "seen_before" || name == "seen_after") {
+    if (anchor_ == kNoAnchor) return !idx.empty();
+    for (size_t i : idx) {
+      if (!SameRank(evs[i])) continue;
+      if (name == "seen_before" ? i < anchor_ : i > anchor_) return true;
+    }
+    return false;
+  }
+  if (name == "count_before") {
+    double n = 0;
+    for (size_t i : idx)
+      if (anchor_ == kNoAnchor || i < anchor_) ++n;
+    return n;
+  }
+  if (name == "count_where") {
+    // count_where('kind', 'field', value): events of kind whose field equals value.
+    double n = 0;
+    std::string field = str(1);
+    for (size_t i : idx)
+      if (evs[i].fields.contains(field) && a.size() > 2 &&
+          JsonToValue(evs[i].fields[field]).ToString() == a[2].ToString())
+        ++n;
+    return n;
+  }
+  if (name == "kind_before") {
+    const auto& other = run_.OfKind(str(1));
+    if (idx.empty()) return false;
+    return other.empty() || idx.front() < other.front();
+  }
+  if (name == "contains") {
+    if (a.size() < 2 || a[0].is_null()) return false;
+    return ContainsCaseless(a[0].ToString(), a[1].ToString());
+  }
+  if (name == "matches") {
+    if (a.size() < 2 || a[0].is_null() || !a[1].is_string()) return false;
+    // Patterns come from rule files; compile each once per thread.
+    thread_local std::unordered_map<std::string, std::unique_ptr<RE2>> cache;
+    auto& re = cache[a[1].str()];
+    if (!re) {
+      RE2::Options o;
+      o.set_log_errors(false);
+      o.set_case_sensitive(false);
+      re = std::make_unique<RE2>(a[1].str(), o);
+    }
+    return re->ok() && RE2::PartialMatch(a[0].ToString(), *re);
+  }
+  if (name == "any_text") {
+    std::string needle = Lower(kind);
+    for (const auto& e : evs) {
+      if (Lower(e.text).find(needle) != std::string::npos) return true;
+      for (const auto& l : e.extra_lines)
+        if (Lower(l).find(needle) != std::string::npos) return true;
+    }
+    return false;
+  }
+  if (name == "version_ge" || name == "version_lt") {
+    if (run_.version().empty() || a.empty()) return Value();
+    int c = CompareVersions(run_.version(), a[0].ToString());
+    return name == "version_ge" ? c >= 0 : c < 0;
+  }
+  return Value();
+}
+
+}  // namespace tpt

@@ -1,0 +1,91 @@
+// run_view.h: the events of one run, indexed for rules, and the Scope rule
+// expressions are evaluated in.
+//
+// RunIndex is built once per run: events by kind, ranks, the configuration
+// merged from server_args events, env vars, framework and version.
+// RunScope binds one anchor event (the error a rule explains) plus the rule's
+// own names, and answers the names and functions listed in rules/README.md.
+//
+//   tpt::RunIndex run(events);
+//   tpt::RunScope scope(run, anchor_index);
+//   scope.Set("f", 0.5);
+//   tpt::Value v = expr->Eval(scope);
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "parser/event.h"
+#include "rules/expr.h"
+
+namespace tpt {
+
+class RunIndex {
+ public:
+  explicit RunIndex(const std::vector<Event>& events);
+
+  const std::vector<Event>& events() const { return events_; }
+  // Indices into events() of one kind, in stream order (empty when none).
+  const std::vector<size_t>& OfKind(const std::string& kind) const;
+  const std::set<int>& ranks() const { return ranks_; }  // ranks >= 0 that printed anything
+
+  const nlohmann::json& config() const { return config_; }  // merged server_args fields + args
+  const std::map<std::string, std::string>& env() const { return env_; }
+  const std::string& framework() const { return framework_; }
+  const std::string& version() const { return version_; }
+  const std::string& gpu() const { return gpu_; }
+  double gpu_total_bytes() const { return gpu_total_bytes_; }
+  int ConfigInt(const char* key) const;  // 0 when not printed
+
+ private:
+  const std::vector<Event>& events_;
+  std::map<std::string, std::vector<size_t>> by_kind_;
+  std::set<int> ranks_;
+  nlohmann::json config_ = nlohmann::json::object();
+  std::map<std::string, std::string> env_;
+  std::string framework_, version_, gpu_;
+  double gpu_total_bytes_ = 0;
+};
+
+class RunScope : public Scope {
+ public:
+  static constexpr size_t kNoAnchor = static_cast<size_t>(-1);
+  RunScope(const RunIndex& run, size_t anchor) : run_(run), anchor_(anchor) {}
+
+  void Set(const std::string& name, Value v) { vars_[name] = std::move(v); }
+  const std::map<std::string, Value>& vars() const { return vars_; }
+
+  Value Lookup(std::string_view name) const override;
+  Value Call(std::string_view name, const std::vector<Value>& args) const override;
+
+  // What rule files may name (checked when a rule is loaded).
+  static bool IsFunction(std::string_view name);
+  static bool IsVariable(std::string_view name);
+  static bool IsKnownKind(std::string_view kind);  // parser/EVENTS.md
+
+ private:
+  // Events of `kind` on the anchor's rank (plus rank-less ones); all when the
+  // anchor has no rank.
+  bool SameRank(const Event& e) const;
+
+  const RunIndex& run_;
+  size_t anchor_;
+  std::map<std::string, Value> vars_;
+};
+
+// A JSON field value as an expression Value (arrays of numbers give their maximum).
+Value JsonToValue(const nlohmann::json& j);
+
+// Kinds that mean something went wrong (parser/EVENTS.md "Errors" and "Consequences").
+bool IsFailureKind(std::string_view kind);
+
+// "0.4.3.post4" vs "0.4.10": numeric dotted compare; <0, 0, >0.
+int CompareVersions(std::string_view a, std::string_view b);
+
+}  // namespace tpt
