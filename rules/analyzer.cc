@@ -1,0 +1,33 @@
+// analyzer.cc: parse + rules for one run.
+#include "rules/analyzer.h"
+
+#include "parser/format_set.h"
+#include "rules/engine.h"
+
+namespace tpt {
+
+StatusOr<Analyzer> Analyzer::Create(const AnalyzerOptions& options) {
+  Analyzer an;
+  an.parse_ = options.parse;
+  auto formats = options.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(options.formats_dir);
+  if (!formats.ok()) return formats.status();
+  an.load_warnings_ = formats->problems();
+  an.formats_ = std::make_shared<const FormatSet>(std::move(*formats));
+  auto rules = options.rules_dir.empty() ? RuleSet::LoadBuiltin() : RuleSet::LoadDir(options.rules_dir);
+  if (!rules.ok()) return rules.status();
+  an.rules_ = std::make_shared<const RuleSet>(std::move(*rules));
+  return an;
+}
+
+StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs) const {
+  auto run = ParseRunToMemory(inputs, *formats_, parse_);
+  if (!run.ok()) return run.status();
+  AnalyzeOptions opts;
+  opts.inputs = inputs;
+  opts.warnings = load_warnings_;
+  for (const auto& in : run->inputs)
+    if (!in.error.empty()) opts.warnings.push_back(in.error);
+  return Analyze(run->events, *rules_, opts);
+}
+
+}  // namespace tpt

@@ -1,0 +1,51 @@
+// analyzer.h: logs of one run -> Analysis, the whole of `tptriage analyze`
+// behind one call (parse with the format set, run the rule set).
+//
+// Load the formats and rules once, then analyse any number of runs; Run() is
+// const and may be called from several threads at once.
+//
+//   auto an = tpt::Analyzer::Create({.rules_dir = ""});   // built-in rules and formats
+//   if (!an.ok()) Die(an.status());                       // bad --rules / --formats
+//   auto a = an->Run({"rank0.log", "rank1.log.gz"});
+//   if (!a.ok()) Die(a.status());                         // nothing readable
+//   return tpt::ExitCodeFor(*a);
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parser/parser.h"
+#include "parser/status.h"
+#include "rules/analysis.h"
+#include "rules/rule.h"
+
+namespace tpt {
+
+class FormatSet;
+
+struct AnalyzerOptions {
+  std::string rules_dir;    // "" = rules compiled in from rules/defs
+  std::string formats_dir;  // "" = formats compiled in from parser/formats
+  ParseOptions parse;
+};
+
+class Analyzer {
+ public:
+  static StatusOr<Analyzer> Create(const AnalyzerOptions& options);
+
+  // Parses `inputs` (files, directories, "-", .gz) as one run and analyses it.
+  // Error only when nothing could be read; per-input problems become warnings.
+  StatusOr<Analysis> Run(const std::vector<std::string>& inputs) const;
+
+  const RuleSet& rules() const { return *rules_; }
+  const std::vector<std::string>& load_warnings() const { return load_warnings_; }
+
+ private:
+  std::shared_ptr<const FormatSet> formats_;
+  std::shared_ptr<const RuleSet> rules_;
+  ParseOptions parse_;
+  std::vector<std::string> load_warnings_;  // format files left out, with the reason
+};
+
+}  // namespace tpt
