@@ -1,0 +1,353 @@
+// run_facts.cc: events of one run -> RunFacts (see run_facts.h).
+#include "rules/diff/run_facts.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <set>
+
+namespace tpt::diff {
+namespace {
+
+using json = nlohmann::json;
+
+// Parallel sizes and model name appear under several flag names; diff shows
+// them once under a summary key.
+struct Alias {
+  const char* flag;
+  const char* key;
+};
+constexpr Alias kAliases[] = {
+    {"tp_size", "tp"},          {"tensor_parallel_size", "tp"}, {"pp_size", "pp"},
+    {"pipeline_parallel_size", "pp"}, {"dp_size", "dp"},        {"data_parallel_size", "dp"},
+    {"ep_size", "ep"},          {"expert_parallel_size", "ep"}, {"model_path", "model"},
+    {"model", "model"},
+};
+
+const char* AliasOf(const std::string& flag) {
+  for (const Alias& a : kAliases) {
+    if (flag == a.flag) return a.key;
+  }
+  return nullptr;
+}
+
+// Error kinds whose phase is fixed by what the server was doing when it
+// raised them (knowledge/sglang-source.md 1.2, vllm-source.md 1.6).
+const char* IntrinsicPhase(const std::string& kind) {
+  if (kind == "not_enough_memory" || kind == "min_viable_fraction_error" || kind == "no_cache_blocks" ||
+      kind == "kv_too_small") {
+    return "kv_pool";
+  }
+  if (kind == "free_memory_below_util") return "init";
+  if (kind == "memory_imbalance") return "dist_init";
+  if (kind == "graph_capture_failed") return "graphs";
+  return nullptr;
+}
+
+// The phase an event shows completed, or -1.
+int CompletesPhase(const std::string& kind) {
+  if (kind == "server_args" || kind == "framework_version" || kind == "env_var" || kind == "gpu_info" ||
+      kind == "dist_init_begin") {
+    return PhaseIndex("init");
+  }
+  if (kind == "dist_init_end" || kind == "weights_load_begin") return PhaseIndex("dist_init");
+  if (kind == "weights_load_end") return PhaseIndex("weights");
+  if (kind == "kv_pool_alloc" || kind == "memory_pool_end" || kind == "graph_capture_begin") {
+    return PhaseIndex("kv_pool");
+  }
+  if (kind == "graph_capture_end") return PhaseIndex("graphs");
+  if (kind == "startup_complete") return PhaseIndex("ready");
+  if (kind == "batch_stats" || kind == "http_access" || kind == "retraction") return PhaseIndex("serving");
+  return -1;
+}
+
+std::optional<double> NumberField(const Event& e, const char* name) {
+  auto it = e.fields.find(name);
+  if (it == e.fields.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+int RankOf(const Event& e) {
+  if (e.rank >= 0) return e.rank;
+  if (e.tp_rank >= 0) return e.tp_rank;
+  if (e.local_rank >= 0) return e.local_rank;
+  return -1;
+}
+
+// Sets `slot` once: the first measurement of a phase is the target model's;
+// a speculative draft worker repeats the startup lines afterwards.
+void SetOnce(std::optional<double>& slot, std::optional<double> v) {
+  if (v && !slot) slot = v;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void Derive(RankMemory& m) {
+  if (!m.free_at_init && m.free_after_dist_init && m.dist_init_usage) {
+    m.free_at_init = *m.free_after_dist_init + *m.dist_init_usage;
+  }
+  if (!m.dist_init_usage && m.free_at_init && m.free_after_dist_init) {
+    m.dist_init_usage = *m.free_at_init - *m.free_after_dist_init;
+  }
+  if (!m.weights_usage && m.free_after_dist_init && m.free_after_weights) {
+    m.weights_usage = *m.free_after_dist_init - *m.free_after_weights;
+  }
+}
+
+}  // namespace
+
+const MemoryQuantity kMemoryQuantities[] = {
+    {"free_at_init", "free at init", "init", &RankMemory::free_at_init},
+    {"dist_init", "distributed init uses", "dist_init", &RankMemory::dist_init_usage},
+    {"free_after_dist_init", "free after dist init", "dist_init", &RankMemory::free_after_dist_init},
+    {"weights", "weights use", "weights", &RankMemory::weights_usage},
+    {"free_after_weights", "free after weights", "weights", &RankMemory::free_after_weights},
+    {"kv_pool", "KV pool", "kv_pool", &RankMemory::kv_pool},
+    {"graphs", "CUDA graphs use", "graphs", &RankMemory::graphs_usage},
+    {"left", "left at the end", "ready", &RankMemory::left},
+};
+const int kNumMemoryQuantities = sizeof(kMemoryQuantities) / sizeof(kMemoryQuantities[0]);
+
+int PhaseIndex(const std::string& phase) {
+  for (int i = 0; i < kNumPhases; ++i) {
+    if (phase == kPhases[i]) return i;
+  }
+  return -1;
+}
+
+bool IsGenericErrorKind(const std::string& kind) {
+  return kind == "exception" || kind == "signal" || kind == "load_barrier_timeout";
+}
+
+bool IsErrorKind(const std::string& kind) {
+  static const std::set<std::string> kErrors = {
+      "cuda_oom", "not_enough_memory", "min_viable_fraction_error", "kv_too_small", "no_cache_blocks",
+      "free_memory_below_util", "kv_pool_exhausted", "nccl_error", "watchdog_timeout", "collective_mismatch",
+      "duplicate_gpu", "no_kernel_image", "unsupported_arch", "driver_mismatch", "illegal_memory_access",
+      "xid", "ecc_error", "address_in_use", "p2p_error", "shm_error", "network_error", "disk_full",
+      "config_error", "exception", "signal", "graph_capture_failed", "load_barrier_timeout"};
+  return kErrors.count(kind) > 0;
+}
+
+json NormalizeValue(const json& v) {
+  if (!v.is_string()) return v;
+  std::string s = v.get<std::string>();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t start = 0;
+  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
+  s = s.substr(start);
+  if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front()) {
+    s = s.substr(1, s.size() - 2);
+  }
+  if (s == "True" || s == "true") return true;
+  if (s == "False" || s == "false") return false;
+  if (s == "None" || s == "null") return nullptr;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  int64_t i = 0;
+  if (!s.empty() && std::from_chars(b, e, i).ptr == e) return i;
+  double d = 0;
+  if (!s.empty() && std::from_chars(b, e, d).ptr == e) return d;
+  return s;
+}
+
+std::string RunFacts::LastPhase() const {
+  std::string last;
+  for (int i = 0; i < kNumPhases; ++i) {
+    if (completed[i]) last = kPhases[i];
+  }
+  return last;
+}
+
+std::optional<double> RunFacts::Number(const std::string& key) const {
+  auto it = config.find(key);
+  if (it == config.end() || !it->second.is_number()) return std::nullopt;
+  return it->second.get<double>();
+}
+
+std::optional<bool> RunFacts::Bool(const std::string& key) const {
+  auto it = config.find(key);
+  if (it == config.end() || !it->second.is_boolean()) return std::nullopt;
+  return it->second.get<bool>();
+}
+
+std::optional<double> RunFacts::MinOverRanks(std::optional<double> RankMemory::*field) const {
+  std::optional<double> best;
+  for (const auto& [rank, m] : ranks) {
+    const auto& v = m.*field;
+    if (v && (!best || *v < *best)) best = v;
+  }
+  return best;
+}
+
+RunFacts CollectFacts(const std::vector<Event>& events) {
+  RunFacts f;
+  std::map<std::string, int> family_votes;
+  std::map<int, std::optional<double>> last_avail;  // per rank, latest free memory printed
+  int reached = -1;  // highest phase completed so far, in stream order
+  std::optional<Failure> generic_failure;  // first exception/signal: used when nothing more specific is seen
+
+  auto update_avail = [&](int rank, std::optional<double> v) {
+    if (v) last_avail[rank] = v;
+  };
+
+  for (const Event& e : events) {
+    ++f.event_counts[e.kind];
+    if (!e.family.empty()) ++family_votes[e.family];
+    const int rank = RankOf(e);
+
+    const bool is_error = !e.consequence && (IsErrorKind(e.kind) || (e.kind == "memory_imbalance" &&
+                                                                      e.text.find("Error") != std::string::npos));
+    const bool generic = IsGenericErrorKind(e.kind);
+    if (is_error && !(generic ? generic_failure : f.failure)) {
+      Failure fail;
+      fail.kind = e.kind;
+      if (const char* p = IntrinsicPhase(e.kind)) {
+        fail.phase = p;
+      } else {
+        fail.phase = kPhases[std::min(reached + 1, kNumPhases - 1)];
+      }
+      fail.file = e.file;
+      fail.line = e.line;
+      fail.rank = rank;
+      fail.text = e.text;
+      fail.fields = e.fields;
+      (generic ? generic_failure : f.failure) = std::move(fail);
+    }
+    // Phases completed before the first failure only: a dying server can
+    // still print a serving line from another rank.
+    if (int p = CompletesPhase(e.kind); p >= 0 && !f.failure && !generic_failure) reached = std::max(reached, p);
+
+    RankMemory& m = f.ranks[rank];
+    if (e.kind == "server_args") {
+      if (auto it = e.fields.find("framework"); it != e.fields.end() && it->is_string()) {
+        if (f.framework.empty()) f.framework = it->get<std::string>();
+      }
+      json flags = json::object();
+      if (auto it = e.fields.find("args"); it != e.fields.end() && it->is_object()) flags = *it;
+      for (auto it = e.fields.begin(); it != e.fields.end(); ++it) {
+        if (it.key() == "args" || it.key() == "framework") continue;
+        if (!flags.contains(it.key())) flags[it.key()] = it.value();
+      }
+      for (auto it = flags.begin(); it != flags.end(); ++it) {
+        const char* alias = AliasOf(it.key());
+        std::string key = alias ? alias : "flag." + it.key();
+        f.config.emplace(key, NormalizeValue(it.value()));
+      }
+    } else if (e.kind == "env_var") {
+      if (e.fields.contains("name") && e.fields["name"].is_string()) {
+        f.config.emplace("env." + e.fields["name"].get<std::string>(),
+                         NormalizeValue(e.fields.value("value", json(nullptr))));
+      }
+    } else if (e.kind == "framework_version" || e.kind == "nccl_version") {
+      std::string fw = e.kind == "nccl_version" ? "nccl" : Lower(e.fields.value("framework", e.family));
+      if (e.fields.contains("version")) {
+        json v = e.fields["version"];
+        f.config.emplace("version." + fw, v.is_string() ? v : json(v.dump()));
+      }
+    } else if (e.kind == "gpu_info") {
+      if (e.fields.contains("gpu_name")) f.config.emplace("gpu", e.fields["gpu_name"]);
+      if (auto t = NumberField(e, "total_bytes")) f.config.emplace("gpu_total_bytes", *t);
+    } else if (e.kind == "custom_ar_enabled") {
+      f.config["custom_all_reduce"] = "on";
+    } else if (e.kind == "custom_ar_disabled") {
+      if (!f.config.count("custom_all_reduce")) {
+        f.config["custom_all_reduce"] = "off (" + e.fields.value("reason", std::string("disabled")) + ")";
+      }
+    } else if (e.kind == "dist_init_begin") {
+      SetOnce(m.free_at_init, NumberField(e, "avail_bytes"));
+      update_avail(rank, NumberField(e, "avail_bytes"));
+    } else if (e.kind == "dist_init_end") {
+      SetOnce(m.free_after_dist_init, NumberField(e, "avail_bytes"));
+      for (const char* name : {"usage_bytes", "mem_usage_bytes"}) SetOnce(m.dist_init_usage, NumberField(e, name));
+      update_avail(rank, NumberField(e, "avail_bytes"));
+    } else if (e.kind == "weights_load_begin") {
+      SetOnce(m.free_after_dist_init, NumberField(e, "avail_bytes"));
+      update_avail(rank, NumberField(e, "avail_bytes"));
+    } else if (e.kind == "weights_load_end") {
+      SetOnce(m.free_after_weights, NumberField(e, "avail_bytes"));
+      SetOnce(m.weights_usage, NumberField(e, "weights_bytes"));
+      update_avail(rank, NumberField(e, "avail_bytes"));
+    } else if (e.kind == "kv_pool_alloc") {
+      std::optional<double> kv = NumberField(e, "kv_bytes");
+      auto k = NumberField(e, "k_bytes"), v = NumberField(e, "v_bytes");
+      if (!kv && k) kv = *k + v.value_or(0);
+      SetOnce(m.kv_pool, kv);
+      if (auto tokens = NumberField(e, "tokens"); tokens && !f.profile.contains("kv_tokens")) {
+        f.profile["kv_tokens"] = *tokens;
+      }
+    } else if (e.kind == "memory_pool_end") {
+      SetOnce(m.free_after_kv_pool, NumberField(e, "avail_bytes"));
+      update_avail(rank, NumberField(e, "avail_bytes"));
+    } else if (e.kind == "graph_capture_begin") {
+      SetOnce(m.free_after_kv_pool, NumberField(e, "avail_bytes"));
+      update_avail(rank, NumberField(e, "avail_bytes"));
+    } else if (e.kind == "graph_capture_end") {
+      SetOnce(m.graphs_usage, NumberField(e, "graph_bytes"));
+      update_avail(rank, NumberField(e, "avail_bytes"));
+    } else if (e.kind == "memory_profile") {
+      for (auto it = e.fields.begin(); it != e.fields.end(); ++it) {
+        if (it->is_number() && !f.profile.contains(it.key())) f.profile[it.key()] = *it;
+      }
+      SetOnce(m.weights_usage, NumberField(e, "weights_bytes"));
+      SetOnce(m.kv_pool, NumberField(e, "kv_cache_bytes"));
+      SetOnce(m.graphs_usage, NumberField(e, "cuda_graph_bytes"));
+      if (auto t = NumberField(e, "total_bytes")) f.config.emplace("gpu_total_bytes", *t);
+      if (auto u = NumberField(e, "gpu_memory_utilization")) f.config.emplace("flag.gpu_memory_utilization", *u);
+    } else if (e.kind == "free_memory_below_util") {
+      SetOnce(m.free_at_init, NumberField(e, "free_bytes"));
+      if (auto t = NumberField(e, "total_bytes")) f.config.emplace("gpu_total_bytes", *t);
+      if (auto u = NumberField(e, "gpu_memory_utilization")) f.config.emplace("flag.gpu_memory_utilization", *u);
+    }
+  }
+
+  // Ranks that printed no memory line carry nothing to compare.
+  for (auto it = f.ranks.begin(); it != f.ranks.end();) {
+    const RankMemory& m = it->second;
+    bool any = false;
+    for (int q = 0; q < kNumMemoryQuantities; ++q) any = any || (m.*kMemoryQuantities[q].field).has_value();
+    if (!any && !last_avail.count(it->first)) {
+      it = f.ranks.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& [rank, m] : f.ranks) {
+    Derive(m);
+    if (auto it = last_avail.find(rank); it != last_avail.end()) m.left = it->second;
+  }
+  // A log without rank prefixes on a single-GPU run: call it rank 0.
+  if (f.ranks.size() == 1 && f.ranks.count(-1)) {
+    RankMemory m = f.ranks[-1];
+    f.ranks.clear();
+    f.ranks[0] = m;
+  }
+
+  if (!f.failure) f.failure = std::move(generic_failure);
+  for (int i = 0; i <= reached; ++i) f.completed[i] = true;
+  if (f.framework.empty() && !family_votes.empty()) {
+    // The server family that printed most lines (nccl/torch/python lines ride along).
+    int best = 0;
+    for (const auto& [family, votes] : family_votes) {
+      if (family == "sglang" || family == "vllm" || family == "tgi" || family == "trtllm" || family == "lmdeploy") {
+        if (votes > best) {
+          best = votes;
+          f.framework = family;
+        }
+      }
+    }
+  }
+  if (!f.framework.empty()) {
+    if (auto it = f.config.find("version." + f.framework); it != f.config.end() && it->second.is_string()) {
+      f.version = it->second.get<std::string>();
+    }
+    f.config.emplace("framework", f.framework);
+  }
+  return f;
+}
+
+}  // namespace tpt::diff
