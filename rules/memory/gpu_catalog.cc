@@ -2,7 +2,7 @@
 // rules/memory/CMakeLists.txt into gpu_catalog_data.cc) and name lookup.
 #include <algorithm>
 #include <cctype>
-#include <set>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -40,7 +40,7 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
     return Bad(source, "/gpus", "missing or not an array");
   }
   std::vector<GpuInfo> out;
-  std::set<std::string> seen;
+  std::map<std::string, size_t> seen;  // normalized name -> entry
   const auto& gpus = doc["gpus"];
   for (size_t i = 0; i < gpus.size(); ++i) {
     const auto& g = gpus[i];
@@ -79,7 +79,8 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
     std::vector<std::string> names = info.aliases;
     names.push_back(info.name);
     for (const auto& n : names) {
-      if (!seen.insert(Normalize(n)).second) {
+      auto [it, fresh] = seen.emplace(Normalize(n), i);
+      if (!fresh && it->second != i) {
         return Bad(source, path, "name or alias '" + n + "' is already used by another entry");
       }
     }
@@ -88,6 +89,8 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
   if (out.empty()) return Bad(source, "/gpus", "is empty");
   return out;
 }
+
+std::string_view EmbeddedGpuCatalogJson() { return kGpuCatalogJson; }
 
 const std::vector<GpuInfo>& GpuCatalog() {
   static const std::vector<GpuInfo>* catalog = [] {

@@ -259,8 +259,10 @@ struct GpuInfo {
   int sm = 0;                       // 90, 80, 120...
   std::string interconnect;         // "nvlink" | "pcie"
 };
-// The embedded catalog, parsed once. Never fails (a broken file fails the build's tests).
+// The embedded catalog, parsed once. Never fails: a broken file yields an empty
+// catalog here and fails gpu_catalog_test (which parses EmbeddedGpuCatalogJson()).
 const std::vector<GpuInfo>& GpuCatalog();
+std::string_view EmbeddedGpuCatalogJson();
 // Parses a catalog document; `source` names it in errors (file + JSON path + hint).
 StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::string_view source);
 // Case-insensitive lookup by name or alias; ignores spaces, '-' and '_'
