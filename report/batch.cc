@@ -1,0 +1,106 @@
+// batch.cc: listing runs and the thread pool with a progress bar.
+#include "report/batch.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+namespace tpt::report {
+
+namespace fs = std::filesystem;
+
+StatusOr<std::vector<RunInput>> ListRuns(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    return NotFoundError("--runs " + dir + ": no such directory; give a directory with one subdirectory or log file per run");
+  }
+  if (!fs::is_directory(dir, ec)) {
+    return InvalidArgumentError("--runs " + dir + ": not a directory; give a directory with one subdirectory or log file per run");
+  }
+  std::vector<RunInput> runs;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return NotFoundError("--runs " + dir + ": cannot list it (" + ec.message() + ")");
+  for (const fs::directory_entry& e : it) {
+    std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code type_ec;
+    if (!e.is_directory(type_ec) && !e.is_regular_file(type_ec)) continue;
+    runs.push_back({name, e.path().string()});
+  }
+  std::sort(runs.begin(), runs.end(), [](const RunInput& a, const RunInput& b) { return a.name < b.name; });
+  if (runs.empty()) {
+    return NotFoundError("--runs " + dir + ": holds no runs; put one subdirectory or log file per run in it");
+  }
+  return runs;
+}
+
+namespace {
+
+class ProgressBar {
+ public:
+  ProgressBar(FILE* out, size_t total, double after_s)
+      : out_(out != nullptr && isatty(fileno(out)) ? out : nullptr),
+        total_(total),
+        after_s_(after_s),
+        start_(std::chrono::steady_clock::now()) {}
+
+  void Tick(size_t done) {
+    if (out_ == nullptr) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed < after_s_ && done < total_) return;
+    if (!drawn_ && done == total_ && elapsed < after_s_) return;  // short work: stay silent
+    constexpr int kWidth = 30;
+    int filled = static_cast<int>(kWidth * done / std::max<size_t>(1, total_));
+    std::fprintf(out_, "\r[%.*s%*s] %zu/%zu runs %.1fs", filled, "##############################", kWidth - filled, "",
+                 done, total_, elapsed);
+    if (done == total_) std::fputc('\n', out_);
+    std::fflush(out_);
+    drawn_ = true;
+  }
+
+ private:
+  FILE* out_;
+  size_t total_;
+  double after_s_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mu_;
+  bool drawn_ = false;
+};
+
+}  // namespace
+
+std::vector<RunResult> AnalyzeInParallel(const std::vector<RunInput>& inputs, const BatchOptions& options,
+                                         const std::function<RunResult(const RunInput&)>& analyze) {
+  std::vector<RunResult> results(inputs.size());
+  size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs) : std::thread::hardware_concurrency();
+  jobs = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, inputs.size()));
+  std::atomic<size_t> next{0}, done{0};
+  ProgressBar bar(options.progress, inputs.size(), options.progress_after_s);
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
+      try {
+        results[i] = analyze(inputs[i]);
+      } catch (const std::exception& e) {
+        results[i] = RunResult{};
+        results[i].error = inputs[i].path + ": analysis failed (" + e.what() + "); this is a tptriage bug, please report it";
+      }
+      if (results[i].name.empty()) results[i].name = inputs[i].name;
+      if (!results[i].error.empty()) results[i].exit_code = kExitUsage;
+      bar.Tick(done.fetch_add(1) + 1);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < jobs; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  return results;
+}
+
+}  // namespace tpt::report

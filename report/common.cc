@@ -1,0 +1,228 @@
+// common.cc: escaping, units and selection helpers shared by the renderers.
+#include "report/common.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tpt::report {
+
+int PhaseIndex(std::string_view phase) {
+  for (int i = 0; i < kNumPhases; ++i) {
+    if (phase == kPhases[i]) return i;
+  }
+  return -1;
+}
+
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence at s[i], or 0 when it is not valid
+// (overlong forms, surrogates and code points past U+10FFFF are invalid).
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string ValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceLength(s, i);
+    if (n == 0) {
+      out += kReplacement;
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string XmlEscape(std::string_view s) {
+  std::string valid = ValidUtf8(s);
+  std::string out;
+  out.reserve(valid.size() + 16);
+  for (char ch : valid) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        if (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
+          out += kReplacement;
+        } else if (c == 0x7F) {
+          out += kReplacement;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out;
+}
+
+std::string Truncate(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  size_t cut = max_bytes;
+  // Step back over UTF-8 continuation bytes so no sequence is split.
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "...";
+}
+
+std::string FormatBytes(double bytes) {
+  char buf[64];
+  double gib = bytes / (1024.0 * 1024 * 1024);
+  if (std::fabs(gib) >= 1.0 || bytes == 0) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", gib);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024));
+  }
+  return buf;
+}
+
+std::string FormatGiB(double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+const Diagnosis* PrimaryDiagnosis(const Analysis& a) {
+  for (const Diagnosis& d : a.diagnoses) {
+    if (!d.consequence) return &d;
+  }
+  return a.diagnoses.empty() ? nullptr : &a.diagnoses.front();
+}
+
+const RankState* FirstFailingRank(const Analysis& a) {
+  const RankState* best = nullptr;
+  for (const RankState& r : a.ranks) {
+    if (r.first_error.empty()) continue;
+    if (best == nullptr) {
+      best = &r;
+      continue;
+    }
+    bool r_timed = r.first_error_ts > 0, best_timed = best->first_error_ts > 0;
+    if (r_timed && (!best_timed || r.first_error_ts < best->first_error_ts)) best = &r;
+  }
+  return best;
+}
+
+std::string EvidenceLocation(const Evidence& e) {
+  std::string loc = e.file.empty() ? "(input)" : e.file;
+  if (e.line > 0) loc += ":" + std::to_string(e.line);
+  return loc;
+}
+
+std::string RemedyLine(const Remedy& r) {
+  std::string line = r.flag;
+  if (!r.value.empty()) line += (line.empty() ? "" : " ") + r.value;
+  if (!r.direction.empty()) line += " (" + r.direction + ")";
+  if (!r.why.empty()) line += ": " + r.why;
+  return line;
+}
+
+std::string ShellQuote(std::string_view s) {
+  if (s.empty()) return "''";
+  bool plain = true;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.' || c == '/' || c == ':' || c == '=' || c == ',' ||
+              c == '+' || c == '@';
+    if (!ok) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return std::string(s);
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+namespace {
+
+std::string JsonScalarArg(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string joined;
+    for (const auto& item : v) {
+      if (!joined.empty()) joined += ",";
+      joined += JsonScalarArg(item);
+    }
+    return joined;
+  }
+  return v.dump();
+}
+
+}  // namespace
+
+std::string ReproCommand(const Analysis& a, const Diagnosis& d) {
+  if (!d.repro.is_object() || d.repro.empty()) return "";
+  if (auto it = d.repro.find("command"); it != d.repro.end() && it->is_string()) {
+    return it->get<std::string>();
+  }
+  std::string cmd = "tptriage repro --root-cause " + ShellQuote(d.id);
+  for (const auto& [key, value] : d.repro.items()) {
+    if (value.is_null() || value.is_object()) continue;
+    std::string flag = key;
+    for (char& c : flag) {
+      if (c == '_') c = '-';
+    }
+    if (value.is_boolean()) {
+      if (value.get<bool>()) cmd += " --" + flag;
+      continue;
+    }
+    cmd += " --" + flag + " " + ShellQuote(JsonScalarArg(value));
+  }
+  return cmd;
+}
+
+std::string RunSummary(const RunInfo& run) {
+  std::string s = run.framework.empty() ? "framework unknown" : run.framework;
+  if (!run.version.empty()) s += " " + run.version;
+  auto par = [&](const char* name, int v) {
+    if (v > 0) s += std::string(", ") + name + " " + std::to_string(v);
+  };
+  par("TP", run.tp);
+  par("PP", run.pp);
+  par("DP", run.dp);
+  par("EP", run.ep);
+  if (!run.gpu.empty()) s += ", " + run.gpu;
+  return s;
+}
+
+}  // namespace tpt::report

@@ -1,0 +1,69 @@
+// common.h: small helpers the renderers share (escaping, units, picking the
+// primary diagnosis and the first failing rank, the repro command line).
+//
+// Log text is untrusted: it can hold invalid UTF-8, control characters and
+// markup. Every renderer passes it through the escaper of its format here.
+//
+//   out << XmlEscape(evidence.text);        // junit, html
+//   out << FormatBytes(row.kv_pool_bytes);  // "12.40 GiB"
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rules/analysis.h"
+
+namespace tpt::report {
+
+// Startup and serving phases in order (RankState::phases uses these names).
+inline constexpr const char* kPhases[] = {"init",    "dist_init", "weights", "kv_pool",
+                                          "graphs",  "ready",     "serving"};
+inline constexpr int kNumPhases = 7;
+
+// Index of `phase` in kPhases, or -1.
+int PhaseIndex(std::string_view phase);
+
+// Replaces every byte sequence that is not valid UTF-8 with U+FFFD.
+std::string ValidUtf8(std::string_view s);
+
+// Escapes &, <, >, " and ' and replaces characters XML 1.0 forbids (C0
+// controls other than tab, newline, carriage return) with U+FFFD; the result
+// is valid UTF-8. Safe for XML/HTML text and attribute values.
+std::string XmlEscape(std::string_view s);
+
+// Keeps the first `max_bytes` of `s` without cutting a UTF-8 sequence,
+// adding "..." when cut.
+std::string Truncate(std::string_view s, size_t max_bytes);
+
+// "12.40 GiB" (or MiB below 1 GiB); negative values keep their sign.
+std::string FormatBytes(double bytes);
+// "12.40" in GiB, for tables with the unit in the header.
+std::string FormatGiB(double bytes);
+
+// The diagnosis to lead with: the first that is not a consequence, else the
+// first, else nullptr.
+const Diagnosis* PrimaryDiagnosis(const Analysis& a);
+
+// The rank that failed first: the earliest first_error_ts among ranks with an
+// error, else the first rank with an error in rank order; nullptr if none.
+const RankState* FirstFailingRank(const Analysis& a);
+
+// "file:line" or "file" when the line is unknown.
+std::string EvidenceLocation(const Evidence& e);
+
+// "--mem-fraction-static 0.78 (decrease): why".
+std::string RemedyLine(const Remedy& r);
+
+// The `tptriage repro` command line for a diagnosis: repro.command when the
+// rules gave one, else `tptriage repro --root-cause ID --KEY VALUE ... INPUTS`
+// from the diagnosis' repro plan parameters. Empty when there is no plan.
+std::string ReproCommand(const Analysis& a, const Diagnosis& d);
+
+// One line describing what ran: "sglang 0.4.6, TP 8, NVIDIA H100 80GB HBM3".
+std::string RunSummary(const RunInfo& run);
+
+// Quotes an argument for a POSIX shell when it needs it.
+std::string ShellQuote(std::string_view s);
+
+}  // namespace tpt::report

@@ -1,0 +1,197 @@
+// markdown.cc: GitHub-flavoured Markdown for $GITHUB_STEP_SUMMARY (1 MiB a
+// step) and PR comments. Log text goes into code blocks or escaped cells.
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+#include "report/common.h"
+#include "report/renderers.h"
+
+namespace tpt::report {
+
+namespace {
+
+constexpr size_t kMaxEvidence = 8;
+constexpr size_t kMaxRunsListed = 200;
+
+// Text for a table cell or a paragraph: HTML-escaped, no pipes or newlines.
+std::string Cell(std::string_view s) {
+  std::string escaped = XmlEscape(Truncate(s, 400));
+  std::string out;
+  for (char c : escaped) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (c == '`' || c == '*' || c == '_' || c == '[' || c == ']' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// An inline code span whose fence is longer than any backtick run inside.
+std::string Code(std::string_view raw) {
+  std::string s = ValidUtf8(Truncate(raw, 400));
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  size_t run = 0, longest = 0;
+  for (char c : s) {
+    run = (c == '`') ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+  return pad ? fence + " " + s + " " + fence : fence + s + fence;
+}
+
+// A fenced block that no line of the text can close.
+std::string Fence(const std::string& body) {
+  size_t run = 0, longest = 0;
+  for (char c : body) {
+    run = (c == '`') ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<size_t>(3, longest + 1), '`');
+}
+
+void WriteLedger(const Analysis& a, std::ostream& out) {
+  out << "\n| rank | role | free at init | weights | reserved | KV pool | graphs | left |\n"
+      << "|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const LedgerRow& r : a.ledger) {
+    out << "| " << r.rank << " | " << Cell(r.role.empty() ? "target" : r.role) << " | "
+        << FormatBytes(r.free_at_init_bytes) << " | " << FormatBytes(r.weights_bytes) << " | "
+        << FormatBytes(r.reserved_bytes) << " | " << FormatBytes(r.kv_pool_bytes) << " | "
+        << FormatBytes(r.graphs_bytes) << " | "
+        << (r.left_bytes < 0 ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes))
+        << " |\n";
+  }
+}
+
+void WriteTimeline(const Analysis& a, std::ostream& out) {
+  const RankState* first = FirstFailingRank(a);
+  out << "\n| rank | phases reached | stopped at | first error |\n|---:|---|---|---|\n";
+  for (const RankState& r : a.ranks) {
+    std::string phases;
+    for (const auto& p : r.phases) phases += (phases.empty() ? "" : " → ") + p;
+    out << "| " << r.rank << " | " << Cell(phases) << " | " << Cell(r.last_phase) << " | "
+        << Cell(r.first_error) << (&r == first ? " **(first)**" : "") << " |\n";
+  }
+}
+
+void WriteRun(const RunResult& run, int heading, std::ostream& out) {
+  std::string h(heading, '#');
+  const Analysis& a = run.analysis;
+  if (!run.error.empty()) {
+    out << h << " " << Cell(run.name) << ": could not analyse\n\n" << Cell(run.error) << "\n\n";
+    return;
+  }
+  const char* icon = run.exit_code == kExitHealthy ? "✅" : run.exit_code == kExitDiagnosed ? "❌" : "⚠️";
+  out << h << " " << icon << " " << Cell(run.name) << ": `" << a.root_cause << "`\n\n";
+  out << "**" << Cell(a.verdict.empty() ? a.root_cause : a.verdict) << "**\n\n";
+  out << Cell(RunSummary(a.run));
+  if (!a.signature.empty()) out << " · signature `" << a.signature << "`";
+  out << "\n";
+  const Diagnosis* d = PrimaryDiagnosis(a);
+  if (d != nullptr) {
+    char conf[16];
+    std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
+    out << "\n**Root cause** (`" << d->id << "`, confidence " << conf << "): "
+        << Cell(d->explanation.empty() ? d->title : d->explanation) << "\n";
+  }
+  if (!a.ledger.empty()) WriteLedger(a, out);
+  if (!a.ranks.empty()) WriteTimeline(a, out);
+  if (d != nullptr) {
+    if (!d->evidence.empty()) {
+      std::ostringstream body;
+      for (size_t i = 0; i < d->evidence.size() && i < kMaxEvidence; ++i) {
+        const Evidence& e = d->evidence[i];
+        body << EvidenceLocation(e) << (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") << ": "
+             << Truncate(e.text, 300) << "\n";
+      }
+      std::string text = ValidUtf8(body.str());
+      std::string fence = Fence(text);
+      out << "\n<details><summary>Evidence</summary>\n\n" << fence << "text\n" << text << fence
+          << "\n</details>\n";
+    }
+    if (!d->ruled_out.empty()) {
+      out << "\n**What it is NOT**\n\n";
+      for (const RuledOut& r : d->ruled_out) out << "- `" << r.id << "`: " << Cell(r.reason) << "\n";
+    }
+    if (!d->remedy.empty()) {
+      out << "\n**Remedy**\n\n";
+      for (const Remedy& r : d->remedy) {
+        out << "- " << Code(r.flag + (r.value.empty() ? "" : " " + r.value));
+        if (!r.direction.empty()) out << " (" << Cell(r.direction) << ")";
+        if (!r.why.empty()) out << ": " << Cell(r.why);
+        out << "\n";
+      }
+    }
+    std::string repro = ReproCommand(a, *d);
+    if (!repro.empty()) out << "\n**Reproduce:** " << Code(repro) << "\n";
+  }
+  if (!a.findings.empty()) {
+    out << "\n**Findings**\n\n";
+    for (const Finding& f : a.findings) {
+      out << "- " << Cell(f.severity) << ": " << Cell(f.title);
+      if (!f.advice.empty()) out << ". " << Cell(f.advice);
+      out << "\n";
+    }
+  }
+  out << "\n";
+}
+
+class MarkdownReporter : public Reporter {
+ public:
+  void Write(const Report& report, std::ostream& out) const override {
+    if (!report.many) {
+      out << "## tptriage\n\n";
+      for (const RunResult& run : report.runs) WriteRun(run, 3, out);
+      return;
+    }
+    out << "## tptriage: " << report.runs.size() << " runs, " << report.groups.size() << " distinct failure"
+        << (report.groups.size() == 1 ? "" : "s") << "\n\n";
+    out << "| diagnosed | unexplained | healthy | unreadable |\n|---:|---:|---:|---:|\n| " << report.diagnosed
+        << " | " << report.unclassified << " | " << report.healthy << " | " << report.errors << " |\n\n";
+    if (!report.groups.empty()) {
+      out << "### Groups\n\n| signature | runs | root cause | title | message template |\n"
+          << "|---|---:|---|---|---|\n";
+      for (const Group& g : report.groups) {
+        out << "| `" << g.signature << "` | " << g.runs.size() << " | `" << g.root_cause << "` | "
+            << Cell(g.title) << " | " << Code(g.message) << " |\n";
+      }
+      out << "\n";
+    }
+    out << "### Runs\n\n| run | outcome | signature | verdict |\n|---|---|---|---|\n";
+    size_t listed = 0;
+    for (const RunResult& run : report.runs) {
+      if (++listed > kMaxRunsListed) {
+        out << "| … | " << report.runs.size() - kMaxRunsListed << " more runs | | |\n";
+        break;
+      }
+      out << "| " << Cell(run.name) << " | "
+          << (run.error.empty() ? "`" + run.analysis.root_cause + "`" : std::string("error")) << " | "
+          << (run.analysis.signature.empty() ? "" : "`" + run.analysis.signature + "`") << " | "
+          << Cell(run.error.empty() ? run.analysis.verdict : run.error) << " |\n";
+    }
+    out << "\n";
+    // Details for the first run of each group only: the summary stays small.
+    for (const Group& g : report.groups) {
+      out << "<details><summary>Group <code>" << g.signature << "</code> (" << g.runs.size()
+          << " runs), first run</summary>\n\n";
+      WriteRun(report.runs[g.runs.front()], 4, out);
+      out << "</details>\n\n";
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> MakeMarkdownReporter() { return std::make_unique<MarkdownReporter>(); }
+
+}  // namespace tpt::report
