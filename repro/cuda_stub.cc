@@ -1,0 +1,14 @@
+// cuda_stub.cc: the CUDA backend's entry points in a build without CUDA.
+#include "repro/backend.h"
+
+namespace tpt::repro {
+
+bool CudaBackendBuilt() { return false; }
+
+StatusOr<std::unique_ptr<DeviceBackend>> MakeCudaBackend() {
+  return UnavailableError(
+      "GPU support was not built into this tptriage (no nvcc/NCCL at build time); --dry-run and "
+      "--backend simulated work; rebuild where /usr/local/cuda has nvcc and NCCL for GPU runs");
+}
+
+}  // namespace tpt::repro

@@ -1,0 +1,478 @@
+// plan.cc: plans from JSON and flags, validation, and their description.
+#include "repro/plan.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "rules/memory/memory_model.h"
+
+namespace tpt::repro {
+namespace {
+
+using nlohmann::json;
+
+// A size field: a number of bytes or a size string ("94GiB").
+Status ReadSize(const json& j, const char* key, const std::string& name, int64_t* out) {
+  if (!j.contains(key) || j[key].is_null()) return OkStatus();
+  const json& v = j[key];
+  if (v.is_number()) {
+    double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0 || d > 9.0e18) {
+      return InvalidArgumentError(name + ": $." + key + " must be a byte count >= 0; got " + v.dump());
+    }
+    *out = static_cast<int64_t>(std::llround(d));
+    return OkStatus();
+  }
+  if (v.is_string()) {
+    auto s = ParseSize(v.get<std::string>());
+    if (!s.ok()) return InvalidArgumentError(name + ": $." + key + ": " + s.status().message());
+    *out = *s;
+    return OkStatus();
+  }
+  return InvalidArgumentError(name + ": $." + key + " must be a number of bytes or a size like \"94GiB\"; got " + v.dump());
+}
+
+Status ReadSizeList(const json& j, const char* key, const std::string& name, std::vector<int64_t>* out) {
+  if (!j.contains(key) || j[key].is_null()) return OkStatus();
+  if (!j[key].is_array()) return InvalidArgumentError(name + ": $." + key + " must be an array of byte counts");
+  out->clear();
+  for (size_t i = 0; i < j[key].size(); ++i) {
+    json one = {{"v", j[key][i]}};
+    int64_t v = 0;
+    Status s = ReadSize(one, "v", name + ": $." + key + "[" + std::to_string(i) + "]", &v);
+    if (!s.ok()) return s;
+    out->push_back(v);
+  }
+  return OkStatus();
+}
+
+template <typename T>
+Status ReadNumber(const json& j, const char* key, const std::string& name, T* out) {
+  if (!j.contains(key) || j[key].is_null()) return OkStatus();
+  if (j[key].is_number()) {
+    *out = j[key].get<T>();
+    return OkStatus();
+  }
+  if (j[key].is_string()) {  // logs give numbers as text at times ("0.5")
+    const std::string s = j[key].get<std::string>();
+    char* end = nullptr;
+    double d = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() && *end == '\0') {
+      *out = static_cast<T>(d);
+      return OkStatus();
+    }
+  }
+  return InvalidArgumentError(name + ": $." + key + " must be a number; got " + j[key].dump());
+}
+
+Status ReadString(const json& j, const char* key, const std::string& name, std::string* out) {
+  if (!j.contains(key) || j[key].is_null()) return OkStatus();
+  if (!j[key].is_string()) return InvalidArgumentError(name + ": $." + key + " must be a string; got " + j[key].dump());
+  *out = j[key].get<std::string>();
+  return OkStatus();
+}
+
+// Where a root cause says the server stopped.
+std::string StepOfRootCause(const std::string& id) {
+  if (id == "kv_pool_no_room") return kStepKvFormula;
+  if (id == "weights_oom") return kStepWeights;
+  if (id == "cuda_graph_capture_oom" || id == "cuda_graph_capture_failure") return kStepGraphs;
+  if (id == "startup_free_memory_short") return kStepFreeAtInit;
+  return "";
+}
+
+// Remedy flag -> plan parameter.
+std::string ParamOfFlag(std::string flag) {
+  while (!flag.empty() && flag[0] == '-') flag.erase(0, 1);
+  for (char& c : flag) {
+    if (c == '-') c = '_';
+  }
+  if (flag == "mem_fraction_static" || flag == "gpu_memory_utilization" || flag == "tp" || flag == "tp_size" ||
+      flag == "max_total_tokens") {
+    return flag == "tp_size" ? "tp" : flag;
+  }
+  return "";
+}
+
+Status ParseBarePlan(const json& j, const std::string& name, Plan* p) {
+  if (!j.is_object()) return InvalidArgumentError(name + ": a repro plan must be a JSON object");
+  TPT_RETURN_IF_ERROR(ReadString(j, "framework", name, &p->framework));
+  TPT_RETURN_IF_ERROR(ReadString(j, "version", name, &p->version));
+  TPT_RETURN_IF_ERROR(ReadString(j, "root_cause", name, &p->root_cause));
+  TPT_RETURN_IF_ERROR(ReadString(j, "gpu", name, &p->gpu));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "tp", name, &p->tp));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "pp", name, &p->pp));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "card_total_bytes", name, &p->card_total_bytes));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "free_at_init_bytes", name, &p->free_at_init_bytes));
+  TPT_RETURN_IF_ERROR(ReadSizeList(j, "free_at_init_per_rank", name, &p->free_at_init_per_rank));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "weights_bytes", name, &p->weights_bytes));
+  TPT_RETURN_IF_ERROR(ReadSizeList(j, "weights_per_rank", name, &p->weights_per_rank));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "mem_fraction_static", name, &p->mem_fraction_static));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "gpu_memory_utilization", name, &p->gpu_memory_utilization));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "kv_bytes_per_token", name, &p->kv_bytes_per_token));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "max_total_tokens", name, &p->max_total_tokens));
+  if (j.contains("custom_allreduce") && !j["custom_allreduce"].is_null()) {
+    if (!j["custom_allreduce"].is_boolean()) return InvalidArgumentError(name + ": $.custom_allreduce must be true or false");
+    p->custom_allreduce = j["custom_allreduce"].get<bool>();
+  }
+  TPT_RETURN_IF_ERROR(ReadSize(j, "custom_allreduce_max_bytes", name, &p->custom_allreduce_max_bytes));
+  if (j.contains("cuda_graph_bs") && !j["cuda_graph_bs"].is_null()) {
+    const json& bs = j["cuda_graph_bs"];
+    if (!bs.is_array()) return InvalidArgumentError(name + ": $.cuda_graph_bs must be an array of batch sizes");
+    p->cuda_graph_bs.clear();
+    for (const auto& b : bs) {
+      if (!b.is_number_integer()) return InvalidArgumentError(name + ": $.cuda_graph_bs must hold integers; got " + b.dump());
+      p->cuda_graph_bs.push_back(b.get<int>());
+    }
+  }
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "hidden_size", name, &p->hidden_size));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "num_layers", name, &p->num_layers));
+  TPT_RETURN_IF_ERROR(ReadString(j, "failed_step", name, &p->failed_step));
+  TPT_RETURN_IF_ERROR(ReadString(j, "failure_message", name, &p->failure_message));
+  if (j.contains("logged_free_after") && j["logged_free_after"].is_object()) {
+    for (const auto& [step, v] : j["logged_free_after"].items()) {
+      int64_t b = 0;
+      json one = {{"v", v}};
+      TPT_RETURN_IF_ERROR(ReadSize(one, "v", name + ": $.logged_free_after." + step, &b));
+      p->logged_free_after[step] = b;
+    }
+  }
+  if (j.contains("fix") && !j["fix"].is_null()) {
+    if (!j["fix"].is_object()) return InvalidArgumentError(name + ": $.fix must be an object like {\"mem_fraction_static\": 0.77}");
+    for (const auto& [k, v] : j["fix"].items()) {
+      double d = 0;
+      json one = {{"v", v}};
+      TPT_RETURN_IF_ERROR(ReadNumber(one, "v", name + ": $.fix." + k, &d));
+      p->fix[k] = d;
+    }
+  }
+  return OkStatus();
+}
+
+// Fills what the diagnosis' repro object left out from the rest of the Analysis.
+Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& name, Plan* p) {
+  const json run = a.value("run", json::object());
+  if (p->framework.empty()) p->framework = run.value("framework", "");
+  if (p->version.empty()) p->version = run.value("version", "");
+  if (p->gpu.empty()) p->gpu = run.value("gpu", "");
+  if (p->root_cause.empty()) p->root_cause = diag.value("id", a.value("root_cause", ""));
+  if (!diag.value("repro", json::object()).contains("tp") && run.value("tp", 0) > 0) p->tp = run["tp"].get<int>();
+  if (!diag.value("repro", json::object()).contains("pp") && run.value("pp", 0) > 0) p->pp = run["pp"].get<int>();
+  const json config = run.value("config", json::object());
+  if (p->mem_fraction_static == 0 && config.contains("mem_fraction_static")) {
+    TPT_RETURN_IF_ERROR(ReadNumber(config, "mem_fraction_static", name + " (run.config)", &p->mem_fraction_static));
+  }
+  if (p->gpu_memory_utilization == 0 && config.contains("gpu_memory_utilization")) {
+    TPT_RETURN_IF_ERROR(ReadNumber(config, "gpu_memory_utilization", name + " (run.config)", &p->gpu_memory_utilization));
+  }
+  // Ledger: per-rank figures of the target model.
+  if (a.contains("ledger") && a["ledger"].is_array()) {
+    std::map<int, std::pair<double, double>> by_rank;  // rank -> (free_at_init, weights)
+    for (const auto& row : a["ledger"]) {
+      if (row.value("role", "target") != "target") continue;
+      const int r = row.value("rank", -1);
+      if (r < 0) continue;
+      by_rank[r] = {row.value("free_at_init_bytes", 0.0), row.value("weights_bytes", 0.0)};
+      if (p->card_total_bytes == 0 && row.value("total_bytes", 0.0) > 0) {
+        p->card_total_bytes = static_cast<int64_t>(row["total_bytes"].get<double>());
+      }
+    }
+    const int ranks = p->tp * p->pp;
+    if (!by_rank.empty() && static_cast<int>(by_rank.size()) == ranks && by_rank.rbegin()->first == ranks - 1) {
+      if (p->free_at_init_per_rank.empty() && by_rank.begin()->second.first > 0) {
+        for (auto& [r, fw] : by_rank) p->free_at_init_per_rank.push_back(static_cast<int64_t>(fw.first));
+      }
+      if (p->weights_per_rank.empty() && by_rank.begin()->second.second > 0) {
+        for (auto& [r, fw] : by_rank) p->weights_per_rank.push_back(static_cast<int64_t>(fw.second));
+      }
+    }
+    if (p->free_at_init_bytes == 0 && !by_rank.empty()) p->free_at_init_bytes = static_cast<int64_t>(by_rank.begin()->second.first);
+    if (p->weights_bytes == 0 && !by_rank.empty()) p->weights_bytes = static_cast<int64_t>(by_rank.begin()->second.second);
+  }
+  // Remedy -> fix.
+  if (p->fix.empty() && diag.contains("remedy") && diag["remedy"].is_array()) {
+    for (const auto& r : diag["remedy"]) {
+      const std::string param = ParamOfFlag(r.value("flag", ""));
+      const std::string value = r.value("value", "");
+      char* end = nullptr;
+      const double d = std::strtod(value.c_str(), &end);
+      if (!param.empty() && end != value.c_str() && *end == '\0') {
+        p->fix[param] = d;
+        break;
+      }
+    }
+  }
+  if (p->failed_step.empty()) p->failed_step = StepOfRootCause(p->root_cause);
+  if (p->failure_message.empty() && diag.contains("evidence") && diag["evidence"].is_array() && !diag["evidence"].empty()) {
+    p->failure_message = diag["evidence"][0].value("text", "");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
+  Plan p;
+  p.source = name;
+  if (!j.is_object()) return InvalidArgumentError(name + ": expected a JSON object (analyze's JSON or a repro plan)");
+  if (j.contains("diagnoses")) {
+    if (!j["diagnoses"].is_array() || j["diagnoses"].empty()) {
+      return InvalidArgumentError(name + ": the analysis has no diagnosis to reproduce (root_cause " +
+                                  j.value("root_cause", std::string("?")) + "); pass a plan file or flags instead");
+    }
+    // The first cause with a plan; else the first diagnosis.
+    const json* diag = &j["diagnoses"][0];
+    for (const auto& d : j["diagnoses"]) {
+      if (!d.value("consequence", false) && d.contains("repro") && d["repro"].is_object() && !d["repro"].empty()) {
+        diag = &d;
+        break;
+      }
+    }
+    TPT_RETURN_IF_ERROR(ParseBarePlan(diag->value("repro", json::object()), name + " (diagnosis " +
+                                      diag->value("id", std::string("?")) + ".repro)", &p));
+    TPT_RETURN_IF_ERROR(CompleteFromAnalysis(j, *diag, name, &p));
+  } else {
+    TPT_RETURN_IF_ERROR(ParseBarePlan(j, name, &p));
+    if (p.failed_step.empty()) p.failed_step = StepOfRootCause(p.root_cause);
+  }
+  return p;
+}
+
+StatusOr<Plan> LoadPlanFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError(path + ": cannot open (does it exist? pass analyze's --format json output or a plan)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  if (text.size() > (64u << 20)) return InvalidArgumentError(path + ": larger than 64 MiB; not a diagnosis or plan");
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return InvalidArgumentError(path + ": not valid JSON; pass `tptriage analyze --format json` output or a plan "
+                                       "(samples/repro/*.json), or LOG files");
+  }
+  return PlanFromJson(j, path);
+}
+
+Status ApplyOverrides(const Overrides& o, Plan* p) {
+  if (o.tp) p->tp = *o.tp;
+  if (o.pp) p->pp = *o.pp;
+  if (o.num_layers) p->num_layers = *o.num_layers;
+  if (o.hidden_size) p->hidden_size = *o.hidden_size;
+  if (o.mem_fraction_static) p->mem_fraction_static = *o.mem_fraction_static;
+  if (o.gpu_memory_utilization) p->gpu_memory_utilization = *o.gpu_memory_utilization;
+  if (o.card_total_bytes) p->card_total_bytes = *o.card_total_bytes;
+  if (o.free_at_init_bytes) {
+    p->free_at_init_bytes = *o.free_at_init_bytes;
+    p->free_at_init_per_rank.clear();
+  }
+  if (o.weights_bytes) {
+    p->weights_bytes = *o.weights_bytes;
+    p->weights_per_rank.clear();
+  }
+  if (o.kv_bytes_per_token) p->kv_bytes_per_token = *o.kv_bytes_per_token;
+  if (o.custom_allreduce_max_bytes) p->custom_allreduce_max_bytes = *o.custom_allreduce_max_bytes;
+  if (o.custom_allreduce) p->custom_allreduce = *o.custom_allreduce;
+  if (o.cuda_graph_bs) p->cuda_graph_bs = *o.cuda_graph_bs;
+  if (o.framework) p->framework = *o.framework;
+  if (o.fix_value) {
+    if (p->fix.empty()) {
+      p->fix[p->framework == "vllm" ? "gpu_memory_utilization" : "mem_fraction_static"] = *o.fix_value;
+    } else {
+      p->fix.begin()->second = *o.fix_value;
+    }
+  }
+  return OkStatus();
+}
+
+Status ValidatePlan(const Plan& p) {
+  const std::string where = p.source.empty() ? "plan" : p.source;
+  auto bad = [&](const std::string& what) { return InvalidArgumentError(where + ": " + what); };
+  if (p.framework != "sglang" && p.framework != "vllm") {
+    return bad("framework is '" + p.framework + "'; repro knows the memory formulas of sglang and vllm (--framework)");
+  }
+  if (p.tp < 1 || p.tp > 64 || p.pp < 1 || p.pp > 64) return bad("tp and pp must be 1..64 (--tp, --pp)");
+  const int ranks = p.tp * p.pp;
+  if (!p.free_at_init_per_rank.empty() && static_cast<int>(p.free_at_init_per_rank.size()) != ranks) {
+    return bad("free_at_init_per_rank has " + std::to_string(p.free_at_init_per_rank.size()) + " entries for " +
+               std::to_string(ranks) + " ranks");
+  }
+  if (!p.weights_per_rank.empty() && static_cast<int>(p.weights_per_rank.size()) != ranks) {
+    return bad("weights_per_rank has " + std::to_string(p.weights_per_rank.size()) + " entries for " +
+               std::to_string(ranks) + " ranks");
+  }
+  if (p.card_total_bytes <= 0) return bad("the original card's memory is unknown (--target-gpu-mem 96GiB)");
+  if (p.free_at_init_bytes <= 0 && p.free_at_init_per_rank.empty()) {
+    return bad("free memory at init is unknown (--free-at-init 94GiB)");
+  }
+  for (int r = 0; r < ranks; ++r) {
+    if (FreeAtInit(p, r) > p.card_total_bytes) {
+      return bad("rank " + std::to_string(r) + " free at init (" + FormatBytes(FreeAtInit(p, r)) +
+                 ") exceeds the card's total (" + FormatBytes(p.card_total_bytes) + ")");
+    }
+  }
+  if (p.weights_bytes <= 0 && p.weights_per_rank.empty()) return bad("per-rank weight bytes are unknown (--weights 72.3GiB)");
+  if (p.framework == "sglang" && !(p.mem_fraction_static > 0 && p.mem_fraction_static <= 1)) {
+    return bad("mem_fraction_static must be in (0, 1] (--mem-fraction-static)");
+  }
+  if (p.framework == "vllm" && !(p.gpu_memory_utilization > 0 && p.gpu_memory_utilization <= 1)) {
+    return bad("gpu_memory_utilization must be in (0, 1] (--gpu-memory-utilization)");
+  }
+  if (p.kv_bytes_per_token <= 0) return bad("KV bytes per token are unknown (--kv-bytes-per-token)");
+  if (p.custom_allreduce && (p.custom_allreduce_max_bytes < 16 || p.custom_allreduce_max_bytes > 1024 * kMiB)) {
+    return bad("custom_allreduce_max_bytes must be 16 B .. 1 GiB");
+  }
+  for (int bs : p.cuda_graph_bs) {
+    if (bs < 1 || bs > 4096) return bad("cuda graph batch sizes must be 1..4096; got " + std::to_string(bs));
+  }
+  if (p.hidden_size < 8 || p.hidden_size > 65536 || p.hidden_size % 8 != 0) {
+    return bad("hidden_size must be a multiple of 8 in 8..65536 (--hidden-size)");
+  }
+  if (p.num_layers < 1 || p.num_layers > 1024) return bad("num_layers must be 1..1024 (--layers)");
+  for (const auto& [k, v] : p.fix) {
+    if ((k == "mem_fraction_static" || k == "gpu_memory_utilization") && !(v > 0 && v <= 1)) {
+      return bad("fix " + k + " must be in (0, 1]");
+    }
+  }
+  return OkStatus();
+}
+
+Plan WithFix(const Plan& plan) {
+  Plan p = plan;
+  for (const auto& [k, v] : plan.fix) {
+    if (k == "mem_fraction_static") p.mem_fraction_static = v;
+    if (k == "gpu_memory_utilization") p.gpu_memory_utilization = v;
+    if (k == "tp") p.tp = static_cast<int>(v);
+    if (k == "max_total_tokens") p.max_total_tokens = static_cast<int64_t>(v);
+  }
+  p.fix.clear();
+  return p;
+}
+
+int64_t FreeAtInit(const Plan& p, int rank) {
+  if (rank >= 0 && rank < static_cast<int>(p.free_at_init_per_rank.size())) return p.free_at_init_per_rank[rank];
+  return p.free_at_init_bytes;
+}
+
+int64_t Weights(const Plan& p, int rank) {
+  if (rank >= 0 && rank < static_cast<int>(p.weights_per_rank.size())) return p.weights_per_rank[rank];
+  return p.weights_bytes;
+}
+
+StatusOr<int64_t> ParseSize(const std::string& text) {
+  auto b = memory::ParseBytes(text);
+  if (!b.ok()) return b.status();
+  if (!(*b >= 0) || *b > 9.0e18) return InvalidArgumentError("'" + text + "' is not a size >= 0");
+  return static_cast<int64_t>(std::llround(*b));
+}
+
+StatusOr<std::vector<int>> ParseIntList(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  std::string item;
+  auto bad = [&] { return InvalidArgumentError("'" + text + "' is not a list like 1,2,4,8 or 1-8,16"); };
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) return bad();
+    const size_t dash = item.find('-', 1);
+    char* end = nullptr;
+    const long a = std::strtol(item.c_str(), &end, 10);
+    if (end == item.c_str()) return bad();
+    long b = a;
+    if (dash != std::string::npos) {
+      if (end != item.c_str() + dash) return bad();
+      const char* bs = item.c_str() + dash + 1;
+      b = std::strtol(bs, &end, 10);
+      if (end == bs) return bad();
+    }
+    if (*end != '\0' || a < 0 || b < a || b - a > 4096) return bad();
+    for (long v = a; v <= b; ++v) out.push_back(static_cast<int>(v));
+  }
+  if (out.empty()) return bad();
+  return out;
+}
+
+std::string FormatBytes(int64_t bytes) {
+  char buf[64];
+  const double a = std::fabs(static_cast<double>(bytes));
+  if (a >= kGiB) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / double(kGiB));
+  } else if (a >= kMiB) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / double(kMiB));
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  }
+  return buf;
+}
+
+json PlanToJson(const Plan& p) {
+  json j = {{"framework", p.framework},
+            {"version", p.version},
+            {"root_cause", p.root_cause},
+            {"gpu", p.gpu},
+            {"tp", p.tp},
+            {"pp", p.pp},
+            {"card_total_bytes", p.card_total_bytes},
+            {"free_at_init_bytes", p.free_at_init_bytes},
+            {"weights_bytes", p.weights_bytes},
+            {"mem_fraction_static", p.mem_fraction_static},
+            {"gpu_memory_utilization", p.gpu_memory_utilization},
+            {"kv_bytes_per_token", p.kv_bytes_per_token},
+            {"max_total_tokens", p.max_total_tokens},
+            {"custom_allreduce", p.custom_allreduce},
+            {"custom_allreduce_max_bytes", p.custom_allreduce_max_bytes},
+            {"cuda_graph_bs", p.cuda_graph_bs},
+            {"hidden_size", p.hidden_size},
+            {"num_layers", p.num_layers},
+            {"failed_step", p.failed_step},
+            {"failure_message", p.failure_message},
+            {"logged_free_after", p.logged_free_after},
+            {"fix", p.fix}};
+  if (!p.free_at_init_per_rank.empty()) j["free_at_init_per_rank"] = p.free_at_init_per_rank;
+  if (!p.weights_per_rank.empty()) j["weights_per_rank"] = p.weights_per_rank;
+  return j;
+}
+
+std::string DescribePlan(const Plan& p) {
+  std::ostringstream o;
+  char line[256];
+  o << "plan (" << (p.source.empty() ? "flags" : p.source) << ")\n";
+  o << "  server        " << p.framework << (p.version.empty() ? "" : " " + p.version) << ", TP=" << p.tp
+    << " PP=" << p.pp << (p.gpu.empty() ? "" : ", original card " + p.gpu) << "\n";
+  o << "  card          total " << FormatBytes(p.card_total_bytes) << ", free at init "
+    << FormatBytes(p.free_at_init_bytes);
+  if (!p.free_at_init_per_rank.empty()) o << " (per rank given)";
+  o << "\n  weights       " << FormatBytes(p.weights_bytes) << " per rank"
+    << (p.weights_per_rank.empty() ? "" : " (per rank given)") << "\n";
+  if (p.framework == "vllm") {
+    std::snprintf(line, sizeof line, "  formula       vLLM: KV = total x gpu_memory_utilization (%.3f) - used\n",
+                  p.gpu_memory_utilization);
+  } else {
+    std::snprintf(line, sizeof line,
+                  "  formula       SGLang: rest = available - free_at_init x (1 - mem_fraction_static %.3f)\n",
+                  p.mem_fraction_static);
+  }
+  o << line;
+  o << "  KV            " << p.kv_bytes_per_token << " B per token"
+    << (p.max_total_tokens > 0 ? ", max_total_tokens " + std::to_string(p.max_total_tokens) : "") << "\n";
+  o << "  custom AR     " << (p.custom_allreduce ? "on, buffers " + FormatBytes(p.custom_allreduce_max_bytes) : "off")
+    << "\n";
+  o << "  CUDA graphs   ";
+  if (p.cuda_graph_bs.empty()) {
+    o << "none";
+  } else {
+    for (size_t i = 0; i < p.cuda_graph_bs.size(); ++i) o << (i ? "," : "bs ") << p.cuda_graph_bs[i];
+    o << " (" << p.num_layers << " layers, hidden " << p.hidden_size << ", bf16)";
+  }
+  o << "\n  the log says  "
+    << (p.failed_step.empty() ? "no failure recorded" : "failed at " + p.failed_step + ": " + p.failure_message) << "\n";
+  if (!p.fix.empty()) {
+    o << "  fix to check  ";
+    for (const auto& [k, v] : p.fix) o << k << "=" << v << " ";
+    o << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace tpt::repro

@@ -1,0 +1,117 @@
+// plan.h: what `tptriage repro` runs: the parameters of one server launch,
+// taken from a diagnosis (analyze's JSON, Diagnosis::repro) and overridden by
+// flags. Field names are the JSON keys (repro/README.md lists them).
+//
+//   auto plan = tpt::repro::PlanFromJson(analysis_json, "diagnosis.json");
+//   if (!plan.ok()) Die(plan.status());
+//   TPT_RETURN_IF_ERROR(tpt::repro::ApplyOverrides(overrides, &*plan));
+//   std::string text = tpt::repro::DescribePlan(*plan);   // --dry-run
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "parser/status.h"
+
+namespace tpt::repro {
+
+inline constexpr int64_t kMiB = int64_t(1) << 20;
+inline constexpr int64_t kGiB = int64_t(1) << 30;
+
+// Steps of one rank, in the server's order (SGLang ModelRunner; vLLM v1
+// worker: weights, profile, KV cache, graphs).
+inline constexpr const char* kStepContext = "context";
+inline constexpr const char* kStepComm = "nccl_comm";
+inline constexpr const char* kStepCustomAr = "custom_ar";
+inline constexpr const char* kStepBallast = "ballast";
+inline constexpr const char* kStepFreeAtInit = "free_at_init";
+inline constexpr const char* kStepWeights = "weights";
+inline constexpr const char* kStepKvFormula = "kv_formula";
+inline constexpr const char* kStepKvPool = "kv_pool";
+inline constexpr const char* kStepGraphs = "cuda_graphs";
+
+struct Plan {
+  std::string source;      // where it came from (file name, "flags")
+  std::string framework;   // "sglang" | "vllm"
+  std::string version;     // server version from the log ("" unknown)
+  std::string root_cause;  // taxonomy id the diagnosis names
+  std::string gpu;         // the original card's name
+
+  int tp = 1, pp = 1;
+
+  // The original card and what each rank saw (bytes). Vectors are per rank
+  // (size tp*pp) or empty when the log gave one figure for all.
+  int64_t card_total_bytes = 0;     // the original card's total (formulas use this, never ours)
+  int64_t free_at_init_bytes = 0;   // free memory at init (after context + NCCL)
+  std::vector<int64_t> free_at_init_per_rank;
+  int64_t weights_bytes = 0;        // per rank
+  std::vector<int64_t> weights_per_rank;
+
+  // Server knobs.
+  double mem_fraction_static = 0;     // SGLang
+  double gpu_memory_utilization = 0;  // vLLM
+  int64_t kv_bytes_per_token = 0;
+  int64_t max_total_tokens = 0;       // SGLang --max-total-tokens (0 = unset)
+  bool custom_allreduce = true;
+  int64_t custom_allreduce_max_bytes = 8 * kMiB;
+  std::vector<int> cuda_graph_bs;     // batch sizes captured (empty: graphs disabled)
+  int hidden_size = 8192;             // decode-like step: all-reduce of bs x hidden bf16
+  int num_layers = 80;                // one all-reduce per layer per step (attention + MLP: 2 in the server)
+
+  // What the log says happened (for the verdict).
+  std::string failed_step;        // one of kStep*, "" when the run was healthy
+  std::string failure_message;    // the server's error text
+  std::map<std::string, int64_t> logged_free_after;  // step -> free bytes the log printed after it
+
+  // The remedy to check: parameter name -> value (e.g. mem_fraction_static -> 0.77).
+  std::map<std::string, double> fix;
+};
+
+// Builds a plan from analyze's JSON (whole Analysis: its primary diagnosis'
+// `repro`, completed from run/ledger/remedy) or from a bare plan object.
+// `name` is used in error messages.
+StatusOr<Plan> PlanFromJson(const nlohmann::json& j, const std::string& name);
+
+// Reads and parses a JSON file (plan or Analysis).
+StatusOr<Plan> LoadPlanFile(const std::string& path);
+
+// Flag overrides (already validated types); unset fields leave the plan alone.
+struct Overrides {
+  std::optional<int> tp, pp, num_layers, hidden_size;
+  std::optional<double> mem_fraction_static, gpu_memory_utilization;
+  std::optional<int64_t> card_total_bytes, free_at_init_bytes, weights_bytes, kv_bytes_per_token,
+      custom_allreduce_max_bytes;
+  std::optional<bool> custom_allreduce;
+  std::optional<std::vector<int>> cuda_graph_bs;
+  std::optional<std::string> framework;
+  std::optional<double> fix_value;  // overrides the value of the plan's fix parameter
+};
+Status ApplyOverrides(const Overrides& o, Plan* plan);
+
+// Checks that the plan can run: sizes positive, fractions in (0,1], tp in
+// 1..64, free_at_init <= card total, ... Names the field and what to pass.
+Status ValidatePlan(const Plan& plan);
+
+// The plan with its fix applied (mem_fraction_static := fix value, ...).
+Plan WithFix(const Plan& plan);
+
+// Per-rank figure (falls back to the all-ranks figure).
+int64_t FreeAtInit(const Plan& p, int rank);
+int64_t Weights(const Plan& p, int rank);
+
+// "96GiB", "94G", "512MiB", "1.5 GB" -> bytes through memory::ParseBytes (K/M/G/T
+// binary, like the servers' "GB"), checked to fit an int64.
+StatusOr<int64_t> ParseSize(const std::string& text);
+// "1,2,4,8" or "1-4,8,16" -> {1,2,3,4,8,16}.
+StatusOr<std::vector<int>> ParseIntList(const std::string& text);
+std::string FormatBytes(int64_t bytes);  // "94.00 GiB", "512.0 MiB", "-25.30 GiB"
+
+nlohmann::json PlanToJson(const Plan& p);
+std::string DescribePlan(const Plan& p);  // human summary for --dry-run
+
+}  // namespace tpt::repro

@@ -1,0 +1,216 @@
+// runner_test.cc: steps, the server's formula on measured numbers, and the
+// verdict, against the simulated device backend (no GPU needed).
+#include "repro/runner.h"
+
+#include <gtest/gtest.h>
+
+#include "repro/launch.h"
+
+namespace tpt::repro {
+namespace {
+
+const std::string kSamples = std::string(TPT_SOURCE_DIR) + "/samples/repro/";
+
+Plan Founding() {
+  auto p = LoadPlanFile(kSamples + "sglang_tp8_rtxpro6000.json");
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  return *p;
+}
+
+RankLayout Colocated(int world) {
+  RankLayout l;
+  l.world = world;
+  l.colocated = true;
+  l.launcher = "single";
+  return l;
+}
+
+const StepRecord* FindStep(const RunResult& r, const std::string& name) {
+  for (const auto& s : r.steps) {
+    if (s.step == name) return &s;
+  }
+  return nullptr;
+}
+
+TEST(Reproduce, FoundingCaseReproducesAndTheFixPasses) {
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "reproduced") << rep.verdict.reason;
+  EXPECT_EQ(rep.original.failed_step, kStepKvFormula);
+  EXPECT_NE(rep.original.failure.find("Not enough memory"), std::string::npos) << rep.original.failure;
+  // The formula ran on the measured numbers: 21.7 - 94 x 0.5 = -25.3 GiB.
+  EXPECT_NEAR(rep.original.kv.rest_bytes / double(kGiB), -25.3, 0.01);
+  EXPECT_NEAR(rep.original.kv.min_viable, 0.77, 1e-9);
+  // Free at init matched by the ballast within 64 MiB, on the measured rank.
+  const StepRecord* init = FindStep(rep.original, kStepFreeAtInit);
+  ASSERT_NE(init, nullptr);
+  ASSERT_EQ(init->ranks.size(), 8u);
+  EXPECT_TRUE(init->ranks[0].measured);
+  EXPECT_FALSE(init->ranks[5].measured);
+  EXPECT_LE(std::llabs(init->ranks[0].free_bytes - 94 * kGiB), 64 * kMiB);
+  // After weights: measured vs logged 21.7 GiB side by side.
+  const StepRecord* w = FindStep(rep.original, kStepWeights);
+  ASSERT_NE(w, nullptr);
+  ASSERT_TRUE(w->ranks[0].logged_free_bytes.has_value());
+  EXPECT_LE(std::llabs(w->ranks[0].free_bytes - *w->ranks[0].logged_free_bytes), 64 * kMiB);
+  // The fix (0.77) allocates a pool and captures graphs.
+  ASSERT_TRUE(rep.fix.has_value());
+  EXPECT_EQ(rep.verdict.fix_outcome, "passes") << rep.verdict.fix_reason;
+  EXPECT_GT(rep.fix->kv.tokens, 0);
+  EXPECT_NE(FindStep(*rep.fix, kStepKvPool), nullptr);
+  ASSERT_TRUE(rep.fix->graphs.has_value());
+  EXPECT_EQ(rep.fix->graphs->graphs, 23);
+  EXPECT_EQ(ExitCodeOf(rep.verdict), kExitReproduced);
+}
+
+TEST(Reproduce, HigherFractionAsLoggedIsNotReproduced) {
+  Plan p = Founding();
+  p.mem_fraction_static = 0.80;  // the server would have started
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(p, *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "not reproduced");
+  EXPECT_TRUE(rep.original.failed_step.empty());
+  EXPECT_EQ(ExitCodeOf(rep.verdict), kExitNotReproduced);
+}
+
+TEST(Reproduce, FixBelowTheMinimumFails) {
+  Plan p = Founding();
+  p.mem_fraction_static = 0.55;
+  p.fix["mem_fraction_static"] = 0.76;  // rest = 21.7 - 94 x 0.24 < 0
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(p, *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "reproduced");
+  EXPECT_EQ(rep.verdict.fix_outcome, "fails");
+  EXPECT_EQ(ExitCodeOf(rep.verdict), kExitFixFails);
+}
+
+TEST(Reproduce, SmallerGpuThanTheOriginalIsInconclusive) {
+  SimulatedDevice small;
+  small.total_bytes = 80 * kGiB;
+  auto be = MakeSimulatedBackend(small);
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "inconclusive");
+  EXPECT_EQ(rep.original.failed_step, kStepBallast);
+  EXPECT_NE(rep.verdict.reason.find("cannot emulate"), std::string::npos);
+}
+
+TEST(Reproduce, RefusesABusyGpuUnlessForced) {
+  SimulatedDevice busy;
+  busy.other_processes_bytes = 10 * kGiB;
+  auto be = MakeSimulatedBackend(busy);
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "inconclusive");
+  EXPECT_NE(rep.original.failure.find("--force"), std::string::npos);
+  EXPECT_FALSE(rep.fix.has_value());
+  ReproOptions force;
+  force.force = true;
+  auto be2 = MakeSimulatedBackend(busy);
+  EXPECT_EQ(Reproduce(Founding(), *be2, Colocated(8), force).verdict.outcome, "reproduced");
+}
+
+TEST(Reproduce, HangInGraphCaptureMakesTheFixInconclusive) {
+  SimulatedDevice hang;
+  hang.hang_in_graphs = true;
+  auto be = MakeSimulatedBackend(hang);
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "reproduced");
+  EXPECT_EQ(rep.verdict.fix_outcome, "inconclusive");
+  EXPECT_NE(rep.verdict.fix_reason.find("DEADLINE_EXCEEDED"), std::string::npos);
+}
+
+TEST(Reproduce, WeightsThatDoNotFitReproduceAWeightsOom) {
+  Plan p = Founding();
+  p.root_cause = "weights_oom";
+  p.failed_step = kStepWeights;
+  p.free_at_init_bytes = 60 * kGiB;
+  p.fix.clear();
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(p, *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "reproduced") << rep.verdict.reason;
+  EXPECT_NE(rep.original.failure.find("out of memory"), std::string::npos);
+  EXPECT_EQ(rep.verdict.fix_outcome, "not checked");
+}
+
+TEST(Reproduce, MinOverRanksUsesTheEmulatedRankWithLeastMemory) {
+  Plan p = Founding();
+  p.free_at_init_per_rank.assign(8, 94 * kGiB);
+  p.free_at_init_per_rank[6] = 93 * kGiB;  // another process on GPU 6
+  p.mem_fraction_static = 0.775;           // passes at 94 everywhere (rest +0.55 GiB)...
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(p, *be, Colocated(8), ReproOptions{});
+  // ...but rank 6 sees 93 at init and 20.7 after weights: min over ranks -> rest -0.23 GiB.
+  EXPECT_NEAR(rep.original.kv.free_at_init_bytes / double(kGiB), 93.0, 0.07);
+  EXPECT_NEAR(rep.original.kv.available_bytes / double(kGiB), 20.7, 0.07);
+  EXPECT_EQ(rep.verdict.outcome, "reproduced") << rep.verdict.reason;
+}
+
+TEST(Reproduce, CommFailureIsTheToolsNotTheServers) {
+  SimulatedDevice d;
+  d.fail_step = "nccl_comm";
+  auto be = MakeSimulatedBackend(d);
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "inconclusive");
+  EXPECT_EQ(rep.original.failed_step, kStepComm);
+}
+
+TEST(Judge, NoFailingStepInThePlanIsInconclusive) {
+  Plan p = Founding();
+  p.failed_step.clear();
+  p.root_cause = "nccl_timeout_hang";
+  RunResult passed;
+  Verdict v = Judge(p, passed, nullptr);
+  EXPECT_EQ(v.outcome, "inconclusive");
+  EXPECT_EQ(v.fix_outcome, "not checked");
+}
+
+TEST(Render, TextAndJsonCarryTheVerdictAndTheSideBySideFigures) {
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  const std::string text = RenderText(rep);
+  EXPECT_NE(text.find("verdict: REPRODUCED"), std::string::npos) << text;
+  EXPECT_NE(text.find("fix check: passes"), std::string::npos);
+  EXPECT_NE(text.find("1-7"), std::string::npos);   // emulated ranks grouped
+  EXPECT_NE(text.find("emul"), std::string::npos);
+  EXPECT_NE(text.find("21.70 GiB"), std::string::npos);  // the logged figure
+  const nlohmann::json j = RenderJson(rep);
+  EXPECT_EQ(j["schema_version"], kReproSchemaVersion);
+  EXPECT_EQ(j["verdict"]["outcome"], "reproduced");
+  EXPECT_EQ(j["mode"], "colocated");
+  EXPECT_EQ(j["original"]["steps"].back()["step"], kStepKvFormula);
+}
+
+TEST(DetectLayout, LaunchersAndFallbacks) {
+  auto env = [](std::map<std::string, std::string> m) -> EnvLookup {
+    return [m](const std::string& k) -> std::optional<std::string> {
+      auto it = m.find(k);
+      if (it == m.end()) return std::nullopt;
+      return it->second;
+    };
+  };
+  auto one_gpu = DetectLayout(env({}), 8, 1);
+  ASSERT_TRUE(one_gpu.ok());
+  EXPECT_TRUE(one_gpu->colocated);
+  auto eight = DetectLayout(env({}), 8, 8);
+  ASSERT_TRUE(eight.ok());
+  EXPECT_FALSE(eight->colocated);
+  EXPECT_EQ(eight->launcher, "spawn");
+  auto torchrun = DetectLayout(env({{"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "3"}}), 8, 8);
+  ASSERT_TRUE(torchrun.ok());
+  EXPECT_EQ(torchrun->rank, 3);
+  EXPECT_EQ(torchrun->launcher, "torchrun");
+  auto slurm = DetectLayout(env({{"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "16"}, {"SLURM_LOCALID", "1"}}), 16, 8);
+  ASSERT_TRUE(slurm.ok());
+  EXPECT_EQ(slurm->rank, 9);
+  EXPECT_EQ(slurm->local_rank, 1);
+  auto mpi = DetectLayout(env({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}}), 2, 2);
+  ASSERT_TRUE(mpi.ok());
+  EXPECT_EQ(mpi->launcher, "mpi");
+  auto mismatch = DetectLayout(env({{"RANK", "0"}, {"WORLD_SIZE", "4"}}), 8, 8);
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("WORLD_SIZE=4"), std::string::npos);
+  EXPECT_FALSE(DetectLayout(env({{"RANK", "x"}, {"WORLD_SIZE", "8"}}), 8, 8).ok());
+  EXPECT_EQ(NcclCommIdFromEnv(env({{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29500"}})), "10.0.0.1:29501");
+}
+
+}  // namespace
+}  // namespace tpt::repro
