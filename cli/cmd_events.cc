@@ -1,13 +1,218 @@
-// cmd_events.cc: `tptriage events` (placeholder until its issue lands).
+// cmd_events.cc: `tptriage events LOG...`: the typed events of a run.
+//
+// Flags -> EventsConfig (validated here); parser/parser.h does the work. Events
+// go to stdout as JSON Lines (one parser/event_json.h record each), a per-rank
+// summary to stderr (or, with --summary, only the summary to stdout).
+// Exit codes: 0 all inputs read, 1 some input could not be read, 2 usage
+// error or nothing readable.
 #include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
 
 #include "cli/commands.h"
+#include "parser/event_json.h"
+#include "parser/format_set.h"
+#include "parser/parser.h"
+#include "parser/values.h"
 
 namespace tpt::cli {
 
+namespace {
+
+namespace po = boost::program_options;
+
+struct EventsConfig {
+  std::vector<std::string> logs;
+  std::vector<std::string> kinds;
+  std::string formats_dir;
+  size_t max_line_bytes = 1 << 20;
+  size_t buffer_bytes = 1 << 20;
+  bool summary_only = false;
+};
+
+// Startup phases in the order a healthy server reaches them (parser/EVENTS.md).
+constexpr const char* kPhases[] = {"dist_init_begin",     "dist_init_end",      "weights_load_begin",
+                                   "weights_load_end",    "memory_profile",     "kv_pool_alloc",
+                                   "memory_pool_end",     "graph_capture_begin", "graph_capture_end",
+                                   "startup_complete",    "batch_stats"};
+
+struct RankSummary {
+  uint64_t events = 0;
+  std::optional<double> first_ts, last_ts;
+  bool time_of_day = false;
+  std::vector<std::string> phases;
+  std::map<std::string, uint64_t> kinds;
+};
+
+std::string FormatTs(const std::optional<double>& ts, bool tod) {
+  if (!ts) return "-";
+  char buf[64];
+  if (tod) {
+    int s = static_cast<int>(*ts);
+    std::snprintf(buf, sizeof buf, "%02d:%02d:%02d", s / 3600 % 24, s / 60 % 60, s % 60);
+  } else {
+    std::time_t t = static_cast<std::time_t>(*ts);
+    std::tm tm;
+    gmtime_r(&t, &tm);
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  }
+  return buf;
+}
+
+class PrintSink : public EventSink {
+ public:
+  PrintSink(bool print) : print_(print) {}
+  bool OnEvent(const Event& e) override {
+    std::string who = e.rank >= 0 ? "rank " + std::to_string(e.rank)
+                      : e.local_rank >= 0 ? "local_rank " + std::to_string(e.local_rank)
+                                          : "rank ? (" + e.file + ")";
+    if (e.rank >= 0 && !e.host.empty()) who += " @" + e.host;
+    RankSummary& r = ranks_[who];
+    ++r.events;
+    ++r.kinds[e.kind];
+    if (e.ts) {
+      if (!r.first_ts) r.first_ts = e.ts;
+      r.last_ts = e.ts;
+      r.time_of_day = e.ts_is_time_of_day;
+    }
+    for (const char* p : kPhases) {
+      if (e.kind == p && (r.phases.empty() || r.phases.back() != p)) {
+        bool seen = false;
+        for (const auto& q : r.phases) seen |= q == p;
+        if (!seen) r.phases.push_back(p);
+      }
+    }
+    if (print_) {
+      std::string line = EventToJson(e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      line.push_back('\n');
+      std::fwrite(line.data(), 1, line.size(), stdout);
+    }
+    return true;
+  }
+  void PrintSummary(FILE* out) const {
+    std::fprintf(out, "%-28s %8s  %-20s  %-20s  %s\n", "producer", "events", "first", "last", "phases reached");
+    for (const auto& [who, r] : ranks_) {
+      std::string phases;
+      for (const auto& p : r.phases) phases += (phases.empty() ? "" : ",") + p;
+      std::fprintf(out, "%-28s %8llu  %-20s  %-20s  %s\n", who.c_str(), static_cast<unsigned long long>(r.events),
+                   FormatTs(r.first_ts, r.time_of_day).c_str(), FormatTs(r.last_ts, r.time_of_day).c_str(),
+                   phases.empty() ? "-" : phases.c_str());
+    }
+  }
+
+ private:
+  bool print_;
+  std::map<std::string, RankSummary> ranks_;
+};
+
+int Usage(const po::options_description& desc, FILE* out, int code) {
+  std::ostringstream s;
+  s << desc;
+  std::fprintf(out,
+               "usage: tptriage events [options] LOG...\n\n"
+               "Prints the typed events of LOG... (files, directories, .gz, - for stdin; all\n"
+               "one run, merged by time) as JSON Lines, then a per-rank summary on stderr.\n\n%s",
+               s.str().c_str());
+  return code;
+}
+
+std::vector<std::string> SplitComma(const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  for (const auto& s : in) {
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      if (!item.empty()) out.push_back(item);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 int RunEvents(const Args& args) {
-  std::fprintf(stderr, "tptriage events: not built yet\n");
-  return 2;
+  EventsConfig cfg;
+  bool help = false;
+  std::vector<std::string> kinds_raw;
+  std::string max_line = "1M", buffer = "1M";
+  po::options_description desc("options");
+  desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
+      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
+      "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")(
+      "max-line-bytes", po::value(&max_line)->default_value("1M"),
+      "match only the first SIZE bytes of a longer line (K/M/G)")(
+      "buffer-bytes", po::value(&buffer)->default_value("1M"), "read buffer per input (K/M/G)")(
+      "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout");
+  po::options_description hidden;
+  hidden.add_options()("log", po::value(&cfg.logs));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("log", -1);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "tptriage events: %s\n\n", e.what());
+    return Usage(desc, stderr, 2);
+  }
+  if (help) return Usage(desc, stdout, 0);
+  if (cfg.logs.empty()) {
+    std::fprintf(stderr, "tptriage events: no LOG given\n\n");
+    return Usage(desc, stderr, 2);
+  }
+  auto ml = ParseByteSize(max_line);
+  auto bb = ParseByteSize(buffer);
+  if (!ml.ok() || !bb.ok() || *ml == 0 || *bb == 0) {
+    std::fprintf(stderr, "tptriage events: --max-line-bytes / --buffer-bytes: %s\n",
+                 !ml.ok() ? ml.status().message().c_str()
+                 : !bb.ok() ? bb.status().message().c_str()
+                            : "must be at least 1");
+    return 2;
+  }
+  cfg.max_line_bytes = *ml;
+  cfg.buffer_bytes = *bb;
+  cfg.kinds = SplitComma(kinds_raw);
+
+  auto formats = cfg.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(cfg.formats_dir);
+  if (!formats.ok()) {
+    std::fprintf(stderr, "tptriage events: %s\n", formats.status().message().c_str());
+    return 2;
+  }
+  for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage events: format file skipped: %s\n", p.c_str());
+
+  ParseOptions opts;
+  opts.max_line_bytes = cfg.max_line_bytes;
+  opts.buffer_bytes = cfg.buffer_bytes;
+  opts.kinds = cfg.kinds;
+  static char out_buf[1 << 16];
+  std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+  PrintSink sink(!cfg.summary_only);
+  std::vector<InputReport> reports;
+  Status s = ParseRun(cfg.logs, *formats, opts, &sink, &reports);
+  std::fflush(stdout);
+  bool some_failed = false;
+  for (const auto& r : reports) {
+    if (!r.error.empty()) {
+      some_failed = true;
+      std::fprintf(stderr, "tptriage events: %s\n", r.error.c_str());
+    }
+    if (r.long_lines > 0) {
+      std::fprintf(stderr, "tptriage events: %s: %llu line(s) longer than %zu bytes were cut (--max-line-bytes)\n",
+                   r.path.c_str(), static_cast<unsigned long long>(r.long_lines), cfg.max_line_bytes);
+    }
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "tptriage events: %s\n", s.message().c_str());
+    return 2;
+  }
+  sink.PrintSummary(cfg.summary_only ? stdout : stderr);
+  return some_failed ? 1 : 0;
 }
 
 }  // namespace tpt::cli

@@ -27,6 +27,8 @@ struct ParseOptions {
   size_t max_line_bytes = 1 << 20;
   size_t buffer_bytes = 1 << 20;    // read buffer; tests run it down to 1 byte
   std::vector<std::string> kinds;   // keep only these kinds (empty = all)
+  // ParseRunToMemory: first and last N kept of each high-volume kind.
+  size_t keep_high_volume = 1000;
 };
 
 // What happened to one input stream.

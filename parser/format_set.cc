@@ -1,0 +1,777 @@
+// format_set.cc: loading and checking format files; see format_set.h.
+#include "parser/format_set.h"
+
+#include <hs/hs.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace tpt {
+namespace {
+
+using nlohmann::json;
+
+// Error at a JSON path of a file.
+Status At(const std::string& file, const std::string& path, const std::string& why) {
+  return InvalidArgumentError(file + ": " + path + ": " + why);
+}
+
+std::string Idx(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
+
+bool ContainsCaseless(std::string_view hay, std::string_view needle) {
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != hay.end();
+}
+
+// Expected values in samples: numbers equal within 1e-6 relative, others exact.
+bool SameValue(const json& want, const json& got) {
+  if (want.is_number() && got.is_number()) {
+    double a = want.get<double>(), b = got.get<double>();
+    return std::fabs(a - b) <= 1e-6 * std::max({1.0, std::fabs(a), std::fabs(b)});
+  }
+  if (want.is_array() && got.is_array()) {
+    if (want.size() != got.size()) return false;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (!SameValue(want[i], got[i])) return false;
+    }
+    return true;
+  }
+  if (want.is_object() && got.is_object()) {
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      if (!got.contains(it.key()) || !SameValue(it.value(), got[it.key()])) return false;
+    }
+    return true;
+  }
+  return want == got;
+}
+
+// Compares expected fields (subset) with what was produced; empty on success.
+std::string CompareFields(const json& want, const json& got) {
+  if (!want.is_object()) return "\"fields\" must be an object";
+  for (auto it = want.begin(); it != want.end(); ++it) {
+    if (!got.contains(it.key())) return "field '" + it.key() + "' was not produced (got " + got.dump() + ")";
+    if (!SameValue(it.value(), got[it.key()])) {
+      return "field '" + it.key() + "' is " + got[it.key()].dump() + ", sample says " + it.value().dump();
+    }
+  }
+  return "";
+}
+
+std::shared_ptr<RE2> Compile(const std::string& pattern, bool caseless, std::string* error) {
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  opt.set_case_sensitive(!caseless);
+  opt.set_max_mem(64 << 20);
+  auto re = std::make_shared<RE2>(pattern, opt);
+  if (!re->ok()) {
+    *error = re->error();
+    return nullptr;
+  }
+  return re;
+}
+
+bool FirstByteFilter(const RE2& re, unsigned char c) {
+  std::string min, max;
+  if (!re.PossibleMatchRange(&min, &max, 4) || min.empty() || max.empty()) return true;
+  return static_cast<unsigned char>(min[0]) <= c && c <= static_cast<unsigned char>(max[0]);
+}
+
+const std::set<std::string>& SpecialGroups() {
+  static const std::set<std::string> k = {"rank",    "local_rank", "host",    "pid",  "dp_rank",
+                                          "pp_rank", "tp_rank",    "ep_rank", "process", "date",
+                                          "time",    "ts",         "month_day"};
+  return k;
+}
+
+int GroupIndex(const RE2& re, const std::string& name) {
+  const auto& m = re.NamedCapturingGroups();
+  auto it = m.find(name);
+  return it == m.end() ? -1 : it->second;
+}
+
+std::optional<int> ToSmallInt(std::string_view s) {
+  if (s.empty() || s.size() > 9) return std::nullopt;
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// Runs `re` with all captures; `groups` receives n+1 views (empty data() == unmatched).
+bool RunRe(const RE2& re, std::string_view text, size_t pos, RE2::Anchor anchor,
+           std::vector<std::string_view>* groups) {
+  thread_local std::vector<re2::StringPiece> sp;
+  sp.assign(re.NumberOfCapturingGroups() + 1, re2::StringPiece());
+  bool ok = re.Match(re2::StringPiece(text.data(), text.size()), pos, text.size(), anchor, sp.data(),
+                     static_cast<int>(sp.size()));
+  groups->resize(sp.size());
+  for (size_t i = 0; i < sp.size(); ++i) (*groups)[i] = std::string_view(sp[i].data(), sp[i].size());
+  return ok;
+}
+
+Status ParseFields(const std::string& file, const std::string& path, const json& spec, const RE2& re,
+                   std::vector<FieldSpec>* out) {
+  if (spec.is_null()) return OkStatus();
+  if (!spec.is_object()) return At(file, path, "must be an object of field name -> {group, type, ...}");
+  for (auto it = spec.begin(); it != spec.end(); ++it) {
+    std::string fpath = path + "." + it.key();
+    const json& f = it.value();
+    if (!f.is_object()) return At(file, fpath, "must be an object {group, type, unit}");
+    FieldSpec fs;
+    fs.name = it.key();
+    fs.group = f.value("group", it.key());
+    fs.type = f.value("type", "string");
+    fs.unit = f.value("unit", "");
+    fs.unit_group = f.value("unit_group", "");
+    fs.optional = f.value("optional", false);
+    fs.percent = f.value("percent", false);
+    if (!IsSchemaType(fs.type)) {
+      return At(file, fpath + ".type",
+                "unknown type '" + fs.type + "' (int, float, string, bool, bytes, seconds, fraction, list)");
+    }
+    if (!fs.unit.empty() && !IsSchemaUnit(fs.unit)) {
+      return At(file, fpath + ".unit",
+                "unknown unit '" + fs.unit + "' (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB, GB_as_GiB; s, ms, us, min)");
+    }
+    if (fs.type == "bytes" && fs.unit.empty() && fs.unit_group.empty()) {
+      return At(file, fpath, "a bytes field needs \"unit\" or \"unit_group\"");
+    }
+    fs.group_index = GroupIndex(re, fs.group);
+    if (fs.group_index < 0) {
+      return At(file, fpath + ".group", "group '" + fs.group + "' is not captured by the regex (use (?P<" +
+                                            fs.group + ">...))");
+    }
+    if (!fs.unit_group.empty()) {
+      fs.unit_group_index = GroupIndex(re, fs.unit_group);
+      if (fs.unit_group_index < 0) {
+        return At(file, fpath + ".unit_group", "group '" + fs.unit_group + "' is not captured by the regex");
+      }
+    }
+    out->push_back(std::move(fs));
+  }
+  return OkStatus();
+}
+
+// Fills `fields` from captured groups. Missing optional groups are skipped.
+bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::string_view>& groups,
+                   json* fields, std::string* error) {
+  for (const FieldSpec& f : specs) {
+    std::string_view text = groups[f.group_index];
+    if (text.data() == nullptr) continue;  // group did not participate
+    std::string_view unit = f.unit;
+    if (f.unit_group_index >= 0) {
+      std::string_view u = groups[f.unit_group_index];
+      if (u.data() != nullptr && !u.empty()) unit = u;
+    }
+    auto v = ConvertField(text, f.type, unit, f.percent);
+    if (!v.ok()) {
+      if (error) *error = "field '" + f.name + "': " + v.status().message();
+      continue;
+    }
+    (*fields)[f.name] = std::move(*v);
+  }
+  return true;
+}
+
+std::vector<std::string> StringList(const json& j) {
+  std::vector<std::string> out;
+  if (j.is_string()) out.push_back(j.get<std::string>());
+  if (j.is_array()) {
+    for (const auto& x : j) {
+      if (x.is_string()) out.push_back(x.get<std::string>());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- LineMeta ----------------------------------------------------------------
+
+std::string LineMeta::Key() const {
+  if (!HasProducer()) return "";
+  return std::to_string(rank) + "/" + std::to_string(local_rank) + "/" + std::to_string(tp_rank) + "/" +
+         std::to_string(dp_rank) + "/" + host + "/" + std::to_string(pid);
+}
+
+void LineMeta::ApplyTo(Event* e) const {
+  e->rank = rank;
+  e->local_rank = local_rank;
+  e->pid = pid;
+  e->dp_rank = dp_rank;
+  e->pp_rank = pp_rank;
+  e->tp_rank = tp_rank;
+  e->ep_rank = ep_rank;
+  e->host = host;
+  e->process = process;
+  if (ts) {
+    e->ts = ts->value;
+    e->ts_is_time_of_day = ts->time_of_day;
+  }
+  e->wrapper = wrapper;
+  // Single-node servers print only a TP rank: it is the global rank there.
+  if (e->rank < 0 && tp_rank >= 0 && dp_rank <= 0 && pp_rank <= 0) e->rank = tp_rank;
+}
+
+// ---- FormatSet ---------------------------------------------------------------
+
+void FormatSet::HsDeleter::operator()(hs_database* db) const { hs_free_database(db); }
+
+FormatSet::FormatSet() = default;
+FormatSet::FormatSet(FormatSet&&) noexcept = default;
+FormatSet& FormatSet::operator=(FormatSet&&) noexcept = default;
+FormatSet::~FormatSet() = default;
+
+std::vector<std::string> FormatSet::families() const { return families_; }
+
+StatusOr<FormatSet> FormatSet::LoadBuiltin(bool strict) { return Load(BuiltinSources(), strict); }
+
+StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return NotFoundError("--formats " + dir + ": not a directory; give the folder holding the *.json format files");
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().string());
+  }
+  std::sort(names.begin(), names.end());
+  if (names.empty()) return NotFoundError("--formats " + dir + ": no *.json format files in it");
+  std::vector<FormatSource> files;
+  for (const auto& n : names) {
+    std::ifstream in(n, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (!in) return NotFoundError(n + ": cannot read the format file");
+    files.push_back({n, ss.str()});
+  }
+  return Load(files, strict);
+}
+
+StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool strict) {
+  // Pass 1: compile each file. Pass 2: check samples against the whole set
+  // (a pattern's sample may carry another family's prefix). A file failing
+  // either is dropped and the set rebuilt without it.
+  std::vector<bool> good(files.size(), true);
+  std::vector<std::string> problems;
+  for (size_t attempt = 0; attempt <= files.size(); ++attempt) {
+    FormatSet set;
+    std::vector<json> docs(files.size());
+    std::vector<std::array<size_t, 4>> starts(files.size());
+    bool dropped = false;
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (!good[i]) continue;
+      starts[i] = {set.patterns_.size(), set.blocks_.size(), set.wrappers_.size() + set.suffixes_.size(),
+                   set.prefixes_.size()};
+      Status s = set.AddFile(files[i], &docs[i]);
+      if (!s.ok()) {
+        problems.push_back(s.message());
+        good[i] = false;
+        dropped = true;
+      }
+    }
+    if (dropped) continue;  // rebuild without the bad files
+    for (size_t i = 0; i < files.size() && !dropped; ++i) {
+      if (!good[i]) continue;
+      Status s = set.CheckSamples(files[i], docs[i], starts[i][0], starts[i][1], starts[i][2], starts[i][3]);
+      if (!s.ok()) {
+        problems.push_back(s.message());
+        good[i] = false;
+        dropped = true;  // its prefixes may have helped other samples: rebuild
+      }
+    }
+    if (dropped) continue;
+    if (strict && !problems.empty()) return InvalidArgumentError(problems.front());
+    if (set.patterns_.empty() && set.blocks_.empty()) {
+      return InvalidArgumentError(problems.empty() ? "no format files were given"
+                                                   : "no usable format file; first problem: " + problems.front());
+    }
+    TPT_RETURN_IF_ERROR(set.BuildPrefilter());
+    set.problems_ = std::move(problems);
+    return set;
+  }
+  return InvalidArgumentError(problems.empty() ? "format files failed their checks" : problems.front());
+}
+
+Status FormatSet::AddFile(const FormatSource& file, json* doc) {
+  const std::string& f = file.name;
+  try {
+    *doc = json::parse(file.text);
+  } catch (const json::exception& e) {
+    return InvalidArgumentError(f + ": not valid JSON: " + e.what());
+  }
+  const json& d = *doc;
+  if (!d.is_object()) return At(f, "$", "must be an object with schema, family, patterns");
+  if (d.value("schema", 0) != 1) return At(f, "$.schema", "must be 1 (parser/formats/README.md)");
+  if (!d.contains("family") || !d["family"].is_string() || d["family"].get<std::string>().empty()) {
+    return At(f, "$.family", "missing family name (e.g. \"sglang\")");
+  }
+  std::string family = d["family"];
+  for (const auto& known : families_) {
+    if (known == family) return At(f, "$.family", "family '" + family + "' is defined by another file too");
+  }
+  std::set<std::string> ids;
+  auto check_id = [&](const std::string& path, const json& item, std::string* id) -> Status {
+    if (!item.is_object()) return At(f, path, "must be an object");
+    if (!item.contains("id") || !item["id"].is_string() || item["id"].get<std::string>().empty()) {
+      return At(f, path + ".id", "missing id");
+    }
+    *id = item["id"];
+    if (!ids.insert(*id).second) return At(f, path + ".id", "duplicate id '" + *id + "'");
+    return OkStatus();
+  };
+  auto compile_at = [&](const std::string& path, const json& item, const char* key, bool required, bool caseless,
+                        std::shared_ptr<RE2>* re) -> Status {
+    if (!item.contains(key)) {
+      if (required) return At(f, path + "." + key, "missing regex");
+      return OkStatus();
+    }
+    if (!item[key].is_string()) return At(f, path + "." + key, "must be a string");
+    std::string err;
+    *re = Compile(item[key], caseless, &err);
+    if (!*re) return At(f, path + "." + key, err);
+    return OkStatus();
+  };
+
+  // Wrappers / prefixes share the PrefixSpec shape.
+  auto add_prefixes = [&](const char* key, bool wrapper_file) -> Status {
+    if (!d.contains(key)) return OkStatus();
+    if (!d[key].is_array()) return At(f, std::string("$.") + key, "must be an array");
+    for (size_t i = 0; i < d[key].size(); ++i) {
+      std::string path = Idx(std::string("$.") + key, i);
+      const json& item = d[key][i];
+      PrefixSpec p;
+      p.family = family;
+      TPT_RETURN_IF_ERROR(check_id(path, item, &p.id));
+      TPT_RETURN_IF_ERROR(compile_at(path, item, "regex", true, false, &p.re));
+      TPT_RETURN_IF_ERROR(compile_at(path, item, "then", false, false, &p.then));
+      p.suffix = item.value("suffix", false);
+      for (const auto& [name, index] : p.re->NamedCapturingGroups()) p.groups.emplace_back(name, index);
+      if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
+        return At(f, path + ".samples", "at least one sample line is required");
+      }
+      if (!wrapper_file) {
+        prefixes_.push_back(std::move(p));
+      } else if (p.suffix) {
+        suffixes_.push_back(std::move(p));
+      } else {
+        wrappers_.push_back(std::move(p));
+      }
+    }
+    return OkStatus();
+  };
+  TPT_RETURN_IF_ERROR(add_prefixes("wrappers", true));
+  TPT_RETURN_IF_ERROR(add_prefixes("prefixes", false));
+
+  if (d.contains("patterns")) {
+    if (!d["patterns"].is_array()) return At(f, "$.patterns", "must be an array");
+    for (size_t i = 0; i < d["patterns"].size(); ++i) {
+      std::string path = Idx("$.patterns", i);
+      const json& item = d["patterns"][i];
+      PatternSpec p;
+      p.family = family;
+      TPT_RETURN_IF_ERROR(check_id(path, item, &p.id));
+      if (!item.contains("kind") || !item["kind"].is_string() || item["kind"].get<std::string>().empty()) {
+        return At(f, path + ".kind", "missing event kind (parser/EVENTS.md)");
+      }
+      p.kind = item["kind"];
+      p.caseless = item.value("caseless", false);
+      p.literals = StringList(item.value("literals", json()));
+      if (p.literals.empty()) {
+        return At(f, path + ".literals", "at least one literal is required (the rarest fixed text of the message)");
+      }
+      for (size_t k = 0; k < p.literals.size(); ++k) {
+        if (p.literals[k].empty()) return At(f, Idx(path + ".literals", k), "empty literal");
+      }
+      TPT_RETURN_IF_ERROR(compile_at(path, item, "regex", true, p.caseless, &p.re));
+      TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), *p.re, &p.fields));
+      if (item.contains("kv_group")) {
+        std::string g = item.value("kv_group", "");
+        p.kv_group_index = GroupIndex(*p.re, g);
+        if (p.kv_group_index < 0) return At(f, path + ".kv_group", "group '" + g + "' is not captured by the regex");
+      }
+      if (item.contains("set")) {
+        if (!item["set"].is_object()) return At(f, path + ".set", "must be an object of constant fields");
+        p.set = item["set"];
+      }
+      p.consequence = item.value("consequence", false);
+      if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
+        return At(f, path + ".samples", "at least one sample {line, fields} is required");
+      }
+      if (!item.contains("near_misses") || !item["near_misses"].is_array() || item["near_misses"].empty()) {
+        return At(f, path + ".near_misses", "at least one near miss (a line that must not match) is required");
+      }
+      patterns_.push_back(std::move(p));
+    }
+  }
+
+  if (d.contains("blocks")) {
+    if (!d["blocks"].is_array()) return At(f, "$.blocks", "must be an array");
+    for (size_t i = 0; i < d["blocks"].size(); ++i) {
+      std::string path = Idx("$.blocks", i);
+      const json& item = d["blocks"][i];
+      BlockSpec b;
+      b.family = family;
+      TPT_RETURN_IF_ERROR(check_id(path, item, &b.id));
+      b.kind = item.value("kind", "");
+      if (b.kind.empty()) return At(f, path + ".kind", "missing event kind");
+      b.literals = StringList(item.value("literals", json()));
+      if (b.literals.empty()) return At(f, path + ".literals", "at least one literal of the start line is required");
+      TPT_RETURN_IF_ERROR(compile_at(path, item, "start", true, false, &b.start));
+      TPT_RETURN_IF_ERROR(compile_at(path, item, "continuation", true, false, &b.continuation));
+      TPT_RETURN_IF_ERROR(compile_at(path, item, "end", true, false, &b.end));
+      TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), *b.end, &b.fields));
+      b.max_lines = item.value("max_lines", 500);
+      if (item.contains("set") && item["set"].is_object()) b.set = item["set"];
+      if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
+        return At(f, path + ".samples", "at least one sample {lines, fields} is required");
+      }
+      blocks_.push_back(std::move(b));
+    }
+  }
+  if (!d.contains("patterns") && !d.contains("prefixes") && !d.contains("wrappers") && !d.contains("blocks")) {
+    return At(f, "$", "defines nothing (patterns, prefixes, wrappers or blocks)");
+  }
+  families_.push_back(family);
+  return OkStatus();
+}
+
+void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& g, LineMeta* meta,
+                            bool is_wrapper) const {
+  json info = json::object();
+  std::string_view date, time, month_day, ts;
+  for (const auto& [name, index] : p.groups) {
+    std::string_view v = g[index];
+    if (v.data() == nullptr) continue;
+    if (name == "date") date = v;
+    else if (name == "time") time = v;
+    else if (name == "month_day") month_day = v;
+    else if (name == "ts") ts = v;
+    else if (name == "host") meta->host = SanitizeUtf8(v);
+    else if (name == "process") meta->process = SanitizeUtf8(v);
+    else if (SpecialGroups().count(name)) {
+      if (auto n = ToSmallInt(v)) {
+        if (name == "rank") meta->rank = *n;
+        else if (name == "local_rank") meta->local_rank = *n;
+        else if (name == "pid") meta->pid = *n;
+        else if (name == "dp_rank") meta->dp_rank = *n;
+        else if (name == "pp_rank") meta->pp_rank = *n;
+        else if (name == "tp_rank") meta->tp_rank = *n;
+        else if (name == "ep_rank") meta->ep_rank = *n;
+      }
+    }
+    if (auto n = ToSmallInt(v)) info[name] = *n;
+    else info[name] = SanitizeUtf8(v);
+  }
+  std::optional<Timestamp> t;
+  if (!ts.empty()) {
+    t = ParseTimestamp(ts);
+  } else if (!date.empty() && !time.empty()) {
+    t = ParseTimestamp(std::string(date) + " " + std::string(time));
+  } else if (!time.empty()) {
+    t = ParseTimestamp(time);
+  }
+  // An absolute time beats a time of day; the first absolute one (outermost
+  // collector stamp) is kept, a producer's own absolute stamp replaces a
+  // collector's time of day.
+  if (t && (!meta->ts || (meta->ts->time_of_day && !t->time_of_day))) meta->ts = t;
+  if (is_wrapper) {
+    meta->wrapper[p.id] = std::move(info);
+  } else {
+    info["id"] = p.family + "." + p.id;
+    meta->wrapper["prefix"] = std::move(info);
+  }
+}
+
+FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) const {
+  size_t pos = 0, stop = line.size();
+  std::vector<std::string_view> groups;
+  auto strip = [&](const std::vector<PrefixSpec>& specs, bool is_wrapper, int max_rounds) {
+    for (int round = 0; round < max_rounds && pos < stop; ++round) {
+      bool hit = false;
+      std::string_view text = line.substr(0, stop);
+      for (const PrefixSpec& p : specs) {
+        if (!FirstByteFilter(*p.re, static_cast<unsigned char>(text[pos]))) continue;
+        if (!RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups)) continue;
+        size_t next = pos + groups[0].size();
+        if (next == pos) continue;  // an empty match strips nothing
+        if (p.then && !p.then->Match(re2::StringPiece(text.data(), text.size()), next, text.size(), RE2::ANCHOR_START, nullptr, 0)) continue;
+        ApplyPrefix(p, groups, meta, is_wrapper);
+        pos = next;
+        hit = true;
+        break;
+      }
+      if (!hit) break;
+    }
+  };
+  strip(wrappers_, true, 8);
+  Stripped out;
+  out.wrapped_end = pos;
+  for (const PrefixSpec& p : suffixes_) {
+    std::string_view text = line.substr(pos, stop - pos);
+    if (RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups) && groups[0].data() + groups[0].size() == text.data() + text.size()) {
+      ApplyPrefix(p, groups, meta, true);
+      stop = static_cast<size_t>(groups[0].data() - line.data());
+      break;
+    }
+  }
+  strip(prefixes_, false, 3);
+  // Wrappers may follow a producer prefix too ("[2025-..] [rank0]: ..."): one more pass.
+  strip(wrappers_, true, 2);
+  out.begin = pos;
+  out.end = stop;
+  return out;
+}
+
+bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error) const {
+  std::vector<std::string_view> groups;
+  if (!RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups)) return false;
+  e->kind = p.kind;
+  e->family = p.family;
+  e->pattern_id = p.id;
+  e->consequence = p.consequence;
+  e->fields = json::object();
+  ConvertFields(p.fields, groups, &e->fields, error);
+  if (p.kv_group_index >= 0 && groups[p.kv_group_index].data() != nullptr) {
+    json args = ParsePythonKv(groups[p.kv_group_index]);
+    CopyKnownServerArgs(args, &e->fields);
+    e->fields["args"] = std::move(args);
+  }
+  for (auto it = p.set.begin(); it != p.set.end(); ++it) e->fields[it.key()] = it.value();
+  return true;
+}
+
+bool FormatSet::MatchBlockEnd(const BlockSpec& b, std::string_view text, json* fields) const {
+  std::vector<std::string_view> groups;
+  if (!RunRe(*b.end, text, 0, RE2::ANCHOR_START, &groups)) return false;
+  *fields = json::object();
+  ConvertFields(b.fields, groups, fields, nullptr);
+  for (auto it = b.set.begin(); it != b.set.end(); ++it) (*fields)[it.key()] = it.value();
+  return true;
+}
+
+Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t first_pattern, size_t first_block,
+                               size_t first_wrapper, size_t first_prefix) const {
+  const std::string& f = file.name;
+  auto meta_json = [](const LineMeta& m) {
+    json j = m.wrapper.is_object() ? json::object() : json::object();
+    for (auto it = m.wrapper.begin(); it != m.wrapper.end(); ++it) {
+      if (!it.value().is_object()) continue;
+      for (auto g = it.value().begin(); g != it.value().end(); ++g) j[g.key()] = g.value();
+    }
+    if (m.rank >= 0) j["rank"] = m.rank;
+    if (m.local_rank >= 0) j["local_rank"] = m.local_rank;
+    if (m.pid >= 0) j["pid"] = m.pid;
+    if (m.dp_rank >= 0) j["dp_rank"] = m.dp_rank;
+    if (m.pp_rank >= 0) j["pp_rank"] = m.pp_rank;
+    if (m.tp_rank >= 0) j["tp_rank"] = m.tp_rank;
+    if (m.ep_rank >= 0) j["ep_rank"] = m.ep_rank;
+    if (!m.host.empty()) j["host"] = m.host;
+    if (!m.process.empty()) j["process"] = m.process;
+    if (m.ts) j["ts"] = m.ts->value;
+    return j;
+  };
+
+  // Wrappers and prefixes: each sample must match at its start (prefixes may
+  // sit behind wrappers), strip to `rest` when given, and yield `fields`.
+  auto check_prefixes = [&](const char* key) -> Status {
+    if (!d.contains(key)) return OkStatus();
+    for (size_t i = 0; i < d[key].size(); ++i) {
+      const json& item = d[key][i];
+      std::string path = Idx(std::string("$.") + key, i);
+      const PrefixSpec* spec = nullptr;
+      for (const auto* list : {&wrappers_, &suffixes_, &prefixes_}) {
+        for (const auto& p : *list) {
+          if (p.family == d["family"] && p.id == item["id"]) spec = &p;
+        }
+      }
+      if (!spec) continue;
+      for (size_t s = 0; s < item["samples"].size(); ++s) {
+        std::string spath = Idx(path + ".samples", s);
+        const json& sample = item["samples"][s];
+        if (!sample.is_object() || !sample.contains("line") || !sample["line"].is_string()) {
+          return At(f, spath, "a sample is {\"line\": ..., \"fields\": {...}, \"rest\": ...}");
+        }
+        std::string line = sample["line"];
+        std::vector<std::string_view> groups;
+        LineMeta meta;
+        size_t pos = 0;
+        bool ok = false;
+        std::string rest;
+        if (spec->suffix) {
+          ok = RunRe(*spec->re, line, 0, RE2::UNANCHORED, &groups) &&
+               groups[0].data() + groups[0].size() == line.data() + line.size();
+          if (ok) rest = line.substr(0, groups[0].data() - line.data());
+        } else {
+          // A producer prefix may sit behind wrappers in its sample.
+          bool direct = RunRe(*spec->re, line, 0, RE2::ANCHOR_START, &groups) && !groups[0].empty();
+          if (std::string(key) == "prefixes" && !direct) {
+            for (int round = 0; round < 8; ++round) {
+              bool hit = false;
+              for (const auto& w : wrappers_) {
+                if (RunRe(*w.re, line, pos, RE2::ANCHOR_START, &groups) && !groups[0].empty()) {
+                  pos += groups[0].size();
+                  hit = true;
+                  break;
+                }
+              }
+              if (!hit) break;
+            }
+          }
+          ok = RunRe(*spec->re, line, pos, RE2::ANCHOR_START, &groups) && !groups[0].empty();
+          if (ok && spec->then) ok = spec->then->Match(re2::StringPiece(line), pos + groups[0].size(), line.size(), RE2::ANCHOR_START, nullptr, 0);
+          if (ok) rest = line.substr(pos + groups[0].size());
+        }
+        if (!ok) return At(f, spath + ".line", "the regex does not match this sample at its start");
+        ApplyPrefix(*spec, groups, &meta, true);
+        if (sample.contains("rest") && sample["rest"] != rest) {
+          return At(f, spath + ".rest", "stripping leaves '" + rest + "', sample says " + sample["rest"].dump());
+        }
+        std::string why = CompareFields(sample.value("fields", json::object()), meta_json(meta));
+        if (!why.empty()) return At(f, spath + ".fields", why);
+      }
+    }
+    return OkStatus();
+  };
+  TPT_RETURN_IF_ERROR(check_prefixes("wrappers"));
+  TPT_RETURN_IF_ERROR(check_prefixes("prefixes"));
+
+  auto has_literal = [](const PatternSpec& p, std::string_view line) {
+    for (const auto& lit : p.literals) {
+      if (p.caseless ? ContainsCaseless(line, lit) : line.find(lit) != std::string_view::npos) return true;
+    }
+    return false;
+  };
+  // Matches like the engine (stripped text), falling back to the raw line.
+  auto try_match = [&](const PatternSpec& p, const std::string& line, Event* e, std::string* err) {
+    LineMeta meta;
+    Stripped st = StripLine(line, &meta);
+    if (MatchPattern(p, std::string_view(line).substr(st.begin, st.end - st.begin), e, err)) return true;
+    return MatchPattern(p, line, e, err);
+  };
+  if (d.contains("patterns")) {
+    for (size_t i = 0; i < d["patterns"].size(); ++i) {
+      const PatternSpec& p = patterns_[first_pattern + i];
+      const json& item = d["patterns"][i];
+      std::string path = Idx("$.patterns", i);
+      for (size_t s = 0; s < item["samples"].size(); ++s) {
+        std::string spath = Idx(path + ".samples", s);
+        const json& sample = item["samples"][s];
+        if (!sample.is_object() || !sample.contains("line") || !sample["line"].is_string()) {
+          return At(f, spath, "a sample is {\"line\": ..., \"fields\": {...}}");
+        }
+        std::string line = sample["line"];
+        if (!has_literal(p, line)) {
+          return At(f, spath + ".line", "holds none of the pattern's literals, so the prefilter would skip it");
+        }
+        Event e;
+        std::string err;
+        if (!try_match(p, line, &e, &err)) return At(f, spath + ".line", "the regex matches nothing in this sample");
+        if (!err.empty()) return At(f, spath + ".line", err);
+        std::string why = CompareFields(sample.value("fields", json::object()), e.fields);
+        if (!why.empty()) return At(f, spath + ".fields", why);
+      }
+      for (size_t s = 0; s < item["near_misses"].size(); ++s) {
+        const json& nm = item["near_misses"][s];
+        std::string line = nm.is_string() ? nm.get<std::string>() : nm.value("line", "");
+        Event e;
+        std::string err;
+        if (has_literal(p, line) && try_match(p, line, &e, &err)) {
+          return At(f, Idx(path + ".near_misses", s), "this near miss matches the pattern; tighten the regex");
+        }
+      }
+    }
+  }
+  if (d.contains("blocks")) {
+    for (size_t i = 0; i < d["blocks"].size(); ++i) {
+      const BlockSpec& b = blocks_[first_block + i];
+      const json& item = d["blocks"][i];
+      std::string path = Idx("$.blocks", i);
+      for (size_t s = 0; s < item["samples"].size(); ++s) {
+        std::string spath = Idx(path + ".samples", s);
+        const json& sample = item["samples"][s];
+        std::vector<std::string> lines = StringList(sample.value("lines", json()));
+        if (lines.size() < 2) return At(f, spath + ".lines", "a block sample needs the start line and the end line");
+        auto stripped = [&](const std::string& l) {
+          LineMeta meta;
+          Stripped st = StripLine(l, &meta);
+          return l.substr(st.begin, st.end - st.begin);
+        };
+        if (!RE2::PartialMatch(stripped(lines.front()), *b.start)) {
+          return At(f, spath + ".lines[0]", "does not match the block's start");
+        }
+        for (size_t k = 1; k + 1 < lines.size(); ++k) {
+          if (!RE2::PartialMatch(stripped(lines[k]), *b.continuation)) {
+            return At(f, Idx(spath + ".lines", k), "does not match the block's continuation");
+          }
+        }
+        json fields;
+        if (!MatchBlockEnd(b, stripped(lines.back()), &fields)) {
+          return At(f, Idx(spath + ".lines", lines.size() - 1), "does not match the block's end");
+        }
+        std::string why = CompareFields(sample.value("fields", json::object()), fields);
+        if (!why.empty()) return At(f, spath + ".fields", why);
+      }
+    }
+  }
+  (void)first_wrapper;
+  (void)first_prefix;
+  return OkStatus();
+}
+
+Status FormatSet::BuildPrefilter() {
+  std::vector<std::string> lits;
+  std::vector<unsigned> flags;
+  targets_.clear();
+  for (size_t i = 0; i < patterns_.size(); ++i) {
+    for (const auto& l : patterns_[i].literals) {
+      lits.push_back(l);
+      flags.push_back(patterns_[i].caseless ? HS_FLAG_CASELESS : 0);
+      targets_.push_back({LiteralTarget::kPattern, static_cast<int>(i)});
+    }
+  }
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    for (const auto& l : blocks_[i].literals) {
+      lits.push_back(l);
+      flags.push_back(0);
+      targets_.push_back({LiteralTarget::kBlockStart, static_cast<int>(i)});
+    }
+  }
+  // ANSI colour codes can split a literal: such lines are rescanned cleaned.
+  lits.push_back("\x1b[");
+  flags.push_back(0);
+  targets_.push_back({LiteralTarget::kRescan, 0});
+
+  std::vector<const char*> ptrs;
+  std::vector<size_t> lens;
+  std::vector<unsigned> ids;
+  for (size_t i = 0; i < lits.size(); ++i) {
+    ptrs.push_back(lits[i].data());
+    lens.push_back(lits[i].size());
+    ids.push_back(static_cast<unsigned>(i));
+  }
+  hs_database_t* db = nullptr;
+  hs_compile_error_t* err = nullptr;
+  if (hs_compile_lit_multi(ptrs.data(), flags.data(), ids.data(), lens.data(), static_cast<unsigned>(lits.size()),
+                           HS_MODE_BLOCK, nullptr, &db, &err) != HS_SUCCESS) {
+    std::string why = err && err->message ? err->message : "unknown error";
+    hs_free_compile_error(err);
+    return InternalError("building the literal prefilter (Hyperscan) failed: " + why);
+  }
+  db_.reset(db);
+  return OkStatus();
+}
+
+}  // namespace tpt

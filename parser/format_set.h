@@ -1,0 +1,169 @@
+// format_set.h: the compiled format files (parser/formats/*.json, README there).
+//
+// A FormatSet holds every family's producer prefixes and patterns, the layer-0
+// wrappers (wrappers.json) and multi-line block specs (python.json), compiled
+// to RE2, plus one Hyperscan literal database used as the prefilter. Loading
+// checks each file against its own samples and near misses; a bad file is
+// left out and named in problems() ("file: $.patterns[3].regex: reason").
+//
+//   auto formats = tpt::FormatSet::LoadBuiltin();   // compiled into the binary
+//   if (!formats.ok()) Die(formats.status());
+//   for (const auto& p : formats->problems()) Warn(p);
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "parser/event.h"
+#include "parser/status.h"
+#include "parser/values.h"
+
+struct hs_database;
+
+namespace re2 {
+class RE2;
+}
+
+namespace tpt {
+
+struct FormatSource {
+  std::string name;  // file name, for messages ("parser/formats/sglang.json")
+  std::string text;  // JSON text
+};
+
+struct FieldSpec {
+  std::string name;        // output field
+  std::string group;       // regex group
+  int group_index = -1;
+  std::string type;        // values.h IsSchemaType
+  std::string unit;
+  std::string unit_group;
+  int unit_group_index = -1;
+  bool optional = false;
+  bool percent = false;
+};
+
+// A producer prefix or a layer-0 wrapper: an anchored regex stripped from the
+// left (suffix wrappers from the right) whose groups describe the producer.
+struct PrefixSpec {
+  std::string family;
+  std::string id;
+  std::shared_ptr<re2::RE2> re;
+  std::shared_ptr<re2::RE2> then;  // optional: must match what follows (no look-ahead in RE2)
+  bool suffix = false;
+  std::vector<std::pair<std::string, int>> groups;  // name -> capture index
+};
+
+struct PatternSpec {
+  std::string family;
+  std::string id;
+  std::string kind;
+  std::vector<std::string> literals;
+  bool caseless = false;
+  std::shared_ptr<re2::RE2> re;
+  std::vector<FieldSpec> fields;
+  int kv_group_index = -1;
+  nlohmann::json set = nlohmann::json::object();
+  bool consequence = false;
+};
+
+// A multi-line record (Python traceback): starts at a line matching `start`,
+// takes `continuation` lines into Event::extra_lines, ends at `end` whose
+// groups become the event's fields.
+struct BlockSpec {
+  std::string family;
+  std::string id;
+  std::string kind;
+  std::vector<std::string> literals;  // of the start line
+  std::shared_ptr<re2::RE2> start, continuation, end;
+  std::vector<FieldSpec> fields;  // groups of `end`
+  size_t max_lines = 500;
+  nlohmann::json set = nlohmann::json::object();
+};
+
+// What the wrappers and prefixes of one line said.
+struct LineMeta {
+  int rank = -1, local_rank = -1, pid = -1;
+  int dp_rank = -1, pp_rank = -1, tp_rank = -1, ep_rank = -1;
+  std::string host, process;
+  std::optional<Timestamp> ts;           // best absolute, else time of day
+  nlohmann::json wrapper = nlohmann::json::object();
+  bool HasProducer() const { return rank >= 0 || local_rank >= 0 || tp_rank >= 0 || !host.empty() || pid >= 0; }
+  std::string Key() const;               // identifies the printing process (traceback state)
+  void ApplyTo(Event* e) const;
+};
+
+// Literal-prefilter hit target.
+struct LiteralTarget {
+  enum Type { kPattern, kBlockStart, kRescan } type;
+  int index;
+};
+
+class FormatSet {
+ public:
+  FormatSet();
+  FormatSet(FormatSet&&) noexcept;
+  FormatSet& operator=(FormatSet&&) noexcept;
+  ~FormatSet();
+
+  // Loads and checks the given files. A file that fails its checks is left out
+  // and described in problems(); with `strict` the first problem is returned
+  // as the error instead. Fails when no file could be loaded.
+  static StatusOr<FormatSet> Load(const std::vector<FormatSource>& files, bool strict = false);
+  static StatusOr<FormatSet> LoadBuiltin(bool strict = false);
+  static StatusOr<FormatSet> LoadDir(const std::string& dir, bool strict = false);
+  static const std::vector<FormatSource>& BuiltinSources();
+
+  const std::vector<std::string>& problems() const { return problems_; }
+  const std::vector<PatternSpec>& patterns() const { return patterns_; }
+  const std::vector<PrefixSpec>& wrappers() const { return wrappers_; }
+  const std::vector<PrefixSpec>& prefixes() const { return prefixes_; }
+  const std::vector<BlockSpec>& blocks() const { return blocks_; }
+  std::vector<std::string> families() const;
+
+  // Hyperscan literal database; id i -> targets()[i].
+  const hs_database* literal_db() const { return db_.get(); }
+  const std::vector<LiteralTarget>& targets() const { return targets_; }
+
+  // Strips wrappers (iteratively), a trailing suffix wrapper, then producer
+  // prefixes (iteratively) from `line`; fills `meta`. line[wrapped_end, end)
+  // is the line without wrappers, line[begin, end) the producer's message.
+  struct Stripped {
+    size_t wrapped_end = 0, begin = 0, end = 0;
+  };
+  Stripped StripLine(std::string_view line, LineMeta* meta) const;
+
+  // Runs one pattern on the (stripped) text; on a match fills e->fields (and
+  // kind, family, pattern_id, consequence). `error` receives conversion problems.
+  bool MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error) const;
+
+  // Fields of a block's end line; false when `end` does not match.
+  bool MatchBlockEnd(const BlockSpec& b, std::string_view text, nlohmann::json* fields) const;
+
+ private:
+  struct HsDeleter {
+    void operator()(hs_database* db) const;
+  };
+  Status AddFile(const FormatSource& file, nlohmann::json* doc);
+  Status CheckSamples(const FormatSource& file, const nlohmann::json& doc, size_t first_pattern,
+                      size_t first_block, size_t first_wrapper, size_t first_prefix) const;
+  Status BuildPrefilter();
+  void ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& groups, LineMeta* meta,
+                   bool is_wrapper) const;
+
+  std::vector<PatternSpec> patterns_;
+  std::vector<PrefixSpec> wrappers_;
+  std::vector<PrefixSpec> suffixes_;
+  std::vector<PrefixSpec> prefixes_;
+  std::vector<BlockSpec> blocks_;
+  std::vector<std::string> problems_;
+  std::vector<std::string> families_;
+  std::vector<LiteralTarget> targets_;
+  std::unique_ptr<hs_database, HsDeleter> db_;
+};
+
+}  // namespace tpt

@@ -1,0 +1,290 @@
+// reader.cc: see reader.h.
+#include "parser/reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace tpt {
+namespace {
+
+constexpr size_t kSniffBytes = 8192;
+
+class FdSource : public ByteSource {
+ public:
+  FdSource(int fd, bool owned, std::string name) : fd_(fd), owned_(owned), name_(std::move(name)) {}
+  ~FdSource() override {
+    if (owned_) ::close(fd_);
+  }
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    for (;;) {
+      ssize_t r = ::read(fd_, buf, n);
+      if (r >= 0) return static_cast<size_t>(r);
+      if (errno == EINTR) continue;
+      return DataLossError(name_ + ": read failed: " + std::strerror(errno));
+    }
+  }
+
+ private:
+  int fd_;
+  bool owned_;
+  std::string name_;
+};
+
+// Replays a peeked head, then reads the rest from the inner source.
+class PeekSource : public ByteSource {
+ public:
+  explicit PeekSource(std::unique_ptr<ByteSource> inner) : inner_(std::move(inner)) {}
+  // Reads until `n` bytes are buffered or the input ends.
+  Status Peek(size_t n) {
+    while (head_.size() < n && !inner_eof_) {
+      size_t old = head_.size();
+      head_.resize(n);
+      auto r = inner_->Read(head_.data() + old, n - old);
+      if (!r.ok()) {
+        head_.resize(old);
+        return r.status();
+      }
+      head_.resize(old + *r);
+      if (*r == 0) inner_eof_ = true;
+    }
+    return OkStatus();
+  }
+  std::string_view head() const { return head_; }
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (pos_ < head_.size()) {
+      size_t k = std::min(n, head_.size() - pos_);
+      std::memcpy(buf, head_.data() + pos_, k);
+      pos_ += k;
+      if (pos_ == head_.size()) {
+        head_.clear();
+        head_.shrink_to_fit();
+        pos_ = 0;
+      }
+      return k;
+    }
+    if (inner_eof_) return size_t{0};
+    return inner_->Read(buf, n);
+  }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::string head_;
+  size_t pos_ = 0;
+  bool inner_eof_ = false;
+};
+
+class GzipSource : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<ByteSource> inner, std::string name) : inner_(std::move(inner)), name_(std::move(name)) {
+    std::memset(&z_, 0, sizeof(z_));
+    ok_ = inflateInit2(&z_, 15 + 32) == Z_OK;
+    in_.resize(64 * 1024);
+  }
+  ~GzipSource() override { inflateEnd(&z_); }
+
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (!ok_) return InternalError(name_ + ": zlib could not start");
+    if (done_ || n == 0) return size_t{0};
+    z_.next_out = reinterpret_cast<Bytef*>(buf);
+    z_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+    while (z_.avail_out == static_cast<uInt>(std::min<size_t>(n, 1u << 30))) {
+      if (z_.avail_in == 0 && !in_eof_) {
+        auto r = inner_->Read(in_.data(), in_.size());
+        if (!r.ok()) return r.status();
+        if (*r == 0) {
+          in_eof_ = true;
+        } else {
+          z_.next_in = reinterpret_cast<Bytef*>(in_.data());
+          z_.avail_in = static_cast<uInt>(*r);
+        }
+      }
+      if (z_.avail_in == 0 && in_eof_) {
+        if (member_started_) {
+          return DataLossError(name_ + ": the gzip stream is truncated (ends mid-member); the lines before the cut "
+                                       "were read; re-copy the file or gunzip what is left");
+        }
+        done_ = true;
+        break;
+      }
+      member_started_ = true;
+      int rc = inflate(&z_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        member_started_ = false;
+        // Concatenated members continue; anything else after the end is ignored.
+        if (z_.avail_in == 0 && !in_eof_) {
+          auto r = inner_->Read(in_.data(), in_.size());
+          if (!r.ok()) return r.status();
+          if (*r == 0) in_eof_ = true;
+          z_.next_in = reinterpret_cast<Bytef*>(in_.data());
+          z_.avail_in = static_cast<uInt>(*r);
+        }
+        if (z_.avail_in >= 1 && z_.next_in[0] == 0x1f) {
+          inflateReset(&z_);
+        } else {
+          done_ = true;
+          break;
+        }
+      } else if (rc == Z_BUF_ERROR) {
+        if (z_.avail_in == 0 && in_eof_) continue;  // reported as truncated above
+        if (z_.avail_in == 0) continue;
+        break;
+      } else if (rc != Z_OK) {
+        return DataLossError(name_ + ": corrupt gzip data (" + std::string(z_.msg ? z_.msg : "inflate failed") +
+                             "); the lines before the damage were read");
+      }
+    }
+    return static_cast<size_t>(std::min<size_t>(n, 1u << 30) - z_.avail_out);
+  }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::string name_;
+  z_stream z_;
+  bool ok_ = false;
+  bool done_ = false;
+  bool in_eof_ = false;
+  bool member_started_ = false;
+  std::vector<char> in_;
+};
+
+}  // namespace
+
+StatusOr<size_t> StringSource::Read(char* buf, size_t n) {
+  size_t k = std::min(n, data_.size() - pos_);
+  std::memcpy(buf, data_.data() + pos_, k);
+  pos_ += k;
+  return k;
+}
+
+bool LooksLikeText(std::string_view head) {
+  if (head.empty()) return true;
+  size_t nul = 0, ctrl = 0;
+  for (unsigned char c : head) {
+    if (c == 0) ++nul;
+    else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\b' && c != 0x1b) ++ctrl;
+  }
+  // A log may hold a few NULs (a file cut and zero-filled); a binary has many.
+  return nul * 100 <= head.size() && (nul + ctrl) * 10 <= head.size();
+}
+
+StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name) {
+  OpenedInput out;
+  auto peek = std::make_unique<PeekSource>(std::move(raw));
+  TPT_RETURN_IF_ERROR(peek->Peek(2));
+  std::string_view h = peek->head();
+  if (h.size() >= 2 && static_cast<unsigned char>(h[0]) == 0x1f && static_cast<unsigned char>(h[1]) == 0x8b) {
+    out.gzip = true;
+    auto gz = std::make_unique<GzipSource>(std::move(peek), name);
+    peek = std::make_unique<PeekSource>(std::move(gz));
+  }
+  Status s = peek->Peek(kSniffBytes);
+  if (!s.ok() && peek->head().empty()) return s;
+  out.empty = peek->head().empty();
+  out.looks_binary = !LooksLikeText(peek->head());
+  out.source = std::move(peek);
+  return out;
+}
+
+StatusOr<OpenedInput> OpenInput(const std::string& path) {
+  if (path == "-") return WrapInput(std::make_unique<FdSource>(0, false, "<stdin>"), "<stdin>");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    if (e == ENOENT) return NotFoundError(path + ": no such file; check the path");
+    return NotFoundError(path + ": cannot open (" + std::strerror(e) + "); check its permissions");
+  }
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgumentError(path + ": is a directory");
+  }
+  return WrapInput(std::make_unique<FdSource>(fd, true, path), path);
+}
+
+// ---- BlockReader -------------------------------------------------------------
+
+BlockReader::BlockReader(ByteSource* source, size_t buffer_bytes, size_t max_line_bytes)
+    : source_(source), buf_(std::max<size_t>(buffer_bytes, 1)), max_line_bytes_(std::max<size_t>(max_line_bytes, 1)) {}
+
+Status BlockReader::Fill() {
+  if (begin_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  auto r = source_->Read(buf_.data() + end_, buf_.size() - end_);
+  if (!r.ok()) {
+    eof_ = true;
+    return r.status();
+  }
+  if (*r == 0) eof_ = true;
+  end_ += *r;
+  bytes_ += *r;
+  return OkStatus();
+}
+
+StatusOr<bool> BlockReader::Next(Block* block) {
+  for (;;) {
+    if (begin_ == end_) {
+      if (eof_) {
+        if (!carry_active_) return false;
+        carry_active_ = false;
+        *block = Block{carry_, carry_offset_, carry_truncated_};
+        return true;
+      }
+      TPT_RETURN_IF_ERROR(Fill());
+      continue;
+    }
+    char* data = buf_.data() + begin_;
+    size_t size = end_ - begin_;
+    if (carry_active_) {
+      const char* nl = static_cast<const char*>(std::memchr(data, '\n', size));
+      size_t take = nl ? static_cast<size_t>(nl - data) : size;
+      size_t room = max_line_bytes_ - std::min(max_line_bytes_, carry_.size());
+      carry_.append(data, std::min(take, room));
+      if (take > room) carry_truncated_ = true;
+      size_t used = nl ? take + 1 : take;
+      begin_ += used;
+      consumed_ += used;
+      if (!nl) continue;
+      carry_active_ = false;
+      *block = Block{carry_, carry_offset_, carry_truncated_};
+      return true;
+    }
+    const char* last = static_cast<const char*>(memrchr(data, '\n', size));
+    if (last) {
+      size_t n = static_cast<size_t>(last - data) + 1;
+      *block = Block{std::string_view(data, n), consumed_, false};
+      begin_ += n;
+      consumed_ += n;
+      return true;
+    }
+    if (eof_) {  // last line without a newline
+      *block = Block{std::string_view(data, size), consumed_, false};
+      begin_ = end_;
+      consumed_ += size;
+      return true;
+    }
+    if (size < buf_.size()) {  // room left: read more of this line
+      TPT_RETURN_IF_ERROR(Fill());
+      continue;
+    }
+    // The buffer holds part of one line: assemble it on the side.
+    carry_active_ = true;
+    carry_truncated_ = false;
+    carry_offset_ = consumed_;
+    carry_.clear();
+    carry_.append(data, std::min(size, max_line_bytes_));
+    if (size > max_line_bytes_) carry_truncated_ = true;
+    begin_ = end_;
+    consumed_ += size;
+  }
+}
+
+}  // namespace tpt

@@ -1,0 +1,90 @@
+// reader.h: bytes in, blocks of complete lines out, with bounded memory.
+//
+// OpenInput() opens a file or "-" (stdin) and transparently inflates gzip
+// (detected by its magic bytes, not the name). BlockReader hands out blocks
+// of whole lines straight from a fixed-size buffer; a line longer than the
+// buffer is assembled in a side buffer capped at max_line_bytes (the rest of
+// it is skipped, never held) and handed out alone, flagged `truncated`.
+//
+//   auto src = tpt::OpenInput("rank0.log.gz");
+//   tpt::BlockReader reader(src->get(), 1 << 20, 1 << 20);
+//   tpt::Block b;
+//   while (*reader.Next(&b)) Scan(b.text);   // b.text ends at a '\n' (or EOF)
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/status.h"
+
+namespace tpt {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to n bytes; 0 at end of input. A DataLoss error for a truncated
+  // or corrupt compressed stream.
+  virtual StatusOr<size_t> Read(char* buf, size_t n) = 0;
+};
+
+// A source over memory (tests, fuzzing).
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(std::string data) : data_(std::move(data)) {}
+  StatusOr<size_t> Read(char* buf, size_t n) override;
+
+ private:
+  std::string data_;
+  size_t pos_ = 0;
+};
+
+struct OpenedInput {
+  std::unique_ptr<ByteSource> source;
+  bool gzip = false;
+  bool looks_binary = false;  // sniffed from the first 8 KiB (decompressed)
+  bool empty = false;         // no byte at all
+};
+
+// Opens `path` ("-" = stdin). NotFound / unreadable errors name the path.
+StatusOr<OpenedInput> OpenInput(const std::string& path);
+// The same over an already open source (gzip + binary sniffing).
+StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name);
+
+// True when the bytes look like text: few NULs and few control characters
+// other than \t \n \r \f \b ESC. Invalid UTF-8 still counts as text.
+bool LooksLikeText(std::string_view head);
+
+struct Block {
+  std::string_view text;  // whole lines; ends with '\n' unless at end of input
+  uint64_t offset = 0;    // stream offset of text[0]
+  bool truncated = false; // a single line cut by the long-line policy
+};
+
+class BlockReader {
+ public:
+  BlockReader(ByteSource* source, size_t buffer_bytes, size_t max_line_bytes);
+  // False at end of input.
+  StatusOr<bool> Next(Block* block);
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  Status Fill();
+
+  ByteSource* source_;
+  std::vector<char> buf_;
+  size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  uint64_t consumed_ = 0;  // stream offset of buf_[begin_]
+  uint64_t bytes_ = 0;
+  size_t max_line_bytes_;
+  // The long line being assembled.
+  bool carry_active_ = false;
+  bool carry_truncated_ = false;
+  uint64_t carry_offset_ = 0;
+  std::string carry_;
+};
+
+}  // namespace tpt

@@ -1,0 +1,303 @@
+// stream_parser.cc: see stream_parser.h.
+#include "parser/stream_parser.h"
+
+#include <hs/hs.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace tpt {
+namespace {
+
+// Number of '\n' in [p, p+n), eight bytes at a time.
+uint64_t CountNewlines(const char* p, size_t n) {
+  uint64_t count = 0;
+  size_t i = 0;
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t k7f = 0x7f7f7f7f7f7f7f7fULL;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    uint64_t x = w ^ (kOnes * '\n');                // zero bytes where '\n'
+    uint64_t t = ((x & k7f) + k7f) | x | k7f;       // high bit clear only for zero bytes
+    count += __builtin_popcountll(~t);
+  }
+  for (; i < n; ++i) count += p[i] == '\n';
+  return count;
+}
+
+std::string CapText(std::string_view s) {
+  if (s.size() <= StreamParser::kMaxTextBytes) return SanitizeUtf8(s);
+  size_t cut = StreamParser::kMaxTextBytes;
+  // Do not cut inside a UTF-8 sequence.
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
+  return SanitizeUtf8(s.substr(0, cut));
+}
+
+}  // namespace
+
+StreamParser::StreamParser(const FormatSet& formats, const ParseOptions& options, int source, std::string file)
+    : formats_(formats), options_(options), source_(source), file_(std::move(file)) {
+  if (formats_.literal_db()) hs_alloc_scratch(const_cast<hs_database_t*>(formats_.literal_db()), &scratch_);
+  pattern_wanted_.assign(formats_.patterns().size(), true);
+  if (!options_.kinds.empty()) {
+    auto wanted = [&](const std::string& kind) {
+      return std::find(options_.kinds.begin(), options_.kinds.end(), kind) != options_.kinds.end();
+    };
+    for (size_t i = 0; i < pattern_wanted_.size(); ++i) pattern_wanted_[i] = wanted(formats_.patterns()[i].kind);
+    blocks_wanted_ = false;
+    for (const auto& b : formats_.blocks()) blocks_wanted_ |= wanted(b.kind);
+  }
+}
+
+StreamParser::~StreamParser() {
+  if (scratch_) hs_free_scratch(scratch_);
+}
+
+int StreamParser::OnHit(unsigned id, unsigned long long, unsigned long long to, unsigned, void* ctx) {
+  static_cast<StreamParser*>(ctx)->hits_.push_back({to, id});
+  return 0;
+}
+
+std::vector<unsigned> StreamParser::Scan(std::string_view text) {
+  hits_.clear();
+  if (scratch_ && !text.empty()) {
+    hs_scan(formats_.literal_db(), text.data(), static_cast<unsigned>(text.size()), 0, scratch_, &StreamParser::OnHit,
+            this);
+  }
+  std::vector<unsigned> ids;
+  for (const Hit& h : hits_) ids.push_back(h.id);
+  hits_.clear();
+  return ids;
+}
+
+void StreamParser::ParseBlock(const Block& block, std::vector<Event>* out) {
+  std::string_view text = block.text;
+  if (block.truncated) {
+    // A line longer than the read buffer, already cut to max_line_bytes.
+    ProcessLine(text, block.offset, true, Scan(text), out);
+    ++line_no_;
+    return;
+  }
+  hits_.clear();
+  if (scratch_ && !text.empty()) {
+    // Blocks are at most the read buffer; hs_scan takes an unsigned length.
+    size_t done = 0;
+    while (done < text.size()) {
+      size_t n = std::min<size_t>(text.size() - done, 1u << 30);
+      if (done > 0) {  // keep whole lines per scan call
+        const char* nl = static_cast<const char*>(memrchr(text.data() + done, '\n', n));
+        if (nl && done + n < text.size()) n = static_cast<size_t>(nl - (text.data() + done)) + 1;
+      }
+      size_t before = hits_.size();
+      hs_scan(formats_.literal_db(), text.data() + done, static_cast<unsigned>(n), 0, scratch_, &StreamParser::OnHit,
+              this);
+      for (size_t k = before; k < hits_.size(); ++k) hits_[k].to += done;
+      done += n;
+    }
+    if (!std::is_sorted(hits_.begin(), hits_.end(), [](const Hit& a, const Hit& b) { return a.to < b.to; })) {
+      std::stable_sort(hits_.begin(), hits_.end(), [](const Hit& a, const Hit& b) { return a.to < b.to; });
+    }
+  }
+  std::vector<Hit> hits;
+  hits.swap(hits_);
+  size_t pos = 0, hi = 0;
+  std::vector<unsigned> ids;
+  while (pos < text.size()) {
+    if (open_.empty()) {
+      if (hi == hits.size()) {
+        line_no_ += CountNewlines(text.data() + pos, text.size() - pos);
+        if (text.back() != '\n') ++line_no_;
+        break;
+      }
+      size_t hit_byte = static_cast<size_t>(hits[hi].to) - 1;
+      if (hit_byte > pos) {
+        const char* nl = static_cast<const char*>(memrchr(text.data() + pos, '\n', hit_byte - pos));
+        size_t start = nl ? static_cast<size_t>(nl - text.data()) + 1 : pos;
+        line_no_ += CountNewlines(text.data() + pos, start - pos);
+        pos = start;
+      }
+    }
+    const char* nl = static_cast<const char*>(std::memchr(text.data() + pos, '\n', text.size() - pos));
+    size_t end = nl ? static_cast<size_t>(nl - text.data()) : text.size();
+    ids.clear();
+    while (hi < hits.size() && hits[hi].to - 1 < end) ids.push_back(hits[hi++].id);
+    ProcessLine(text.substr(pos, end - pos), block.offset + pos, false, ids, out);
+    ++line_no_;
+    pos = end + 1;
+  }
+  hits.clear();
+  hits_.swap(hits);
+}
+
+void StreamParser::ProcessLine(std::string_view line, uint64_t offset, bool truncated,
+                               const std::vector<unsigned>& ids, std::vector<Event>* out) {
+  bool rescan = false;
+  if (truncated || line.size() > options_.max_line_bytes) {
+    ++long_lines_;
+    if (line.size() > options_.max_line_bytes) {
+      // Cut here (the buffer held all of it): forget literals past the cut,
+      // exactly as if the reader had cut it.
+      line = line.substr(0, options_.max_line_bytes);
+      rescan = !ids.empty();
+    }
+  }
+  if (ids.empty() && open_.empty()) return;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // CRLF
+  for (unsigned id : ids) rescan |= formats_.targets()[id].type == LiteralTarget::kRescan;
+  if (line.find('\r') != std::string_view::npos) {
+    // A progress bar overwritten in place: every \r segment may be a log line.
+    size_t start = 0;
+    while (start <= line.size()) {
+      size_t cr = line.find('\r', start);
+      if (cr == std::string_view::npos) cr = line.size();
+      std::string_view seg = line.substr(start, cr - start);
+      if (!seg.empty()) ProcessSegment(seg, offset + start, true, {}, out);
+      start = cr + 1;
+    }
+    return;
+  }
+  ProcessSegment(line, offset, rescan, ids, out);
+}
+
+void StreamParser::ProcessSegment(std::string_view seg, uint64_t offset, bool rescan, std::vector<unsigned> ids,
+                                  std::vector<Event>* out) {
+  if (std::memchr(seg.data(), '\x1b', seg.size()) != nullptr) {
+    scratch_text_.assign(seg);
+    StripAnsi(&scratch_text_);
+    seg = scratch_text_;
+    rescan = true;
+  }
+  if (rescan) ids = Scan(seg);
+  if (ids.empty() && open_.empty()) return;
+
+  LineMeta meta;
+  FormatSet::Stripped st = formats_.StripLine(seg, &meta);
+  std::string_view msg = seg.substr(st.begin, st.end - st.begin);
+  std::string_view text = seg.substr(st.wrapped_end);
+
+  bool has_start = false;
+  for (unsigned id : ids) has_start |= formats_.targets()[id].type == LiteralTarget::kBlockStart;
+  if (blocks_wanted_ && (has_start || !open_.empty())) HandleBlocks(meta, msg, text, offset, has_start, out);
+
+  std::sort(ids.begin(), ids.end());
+  int last_pattern = -1;
+  for (unsigned id : ids) {
+    const LiteralTarget& t = formats_.targets()[id];
+    if (t.type != LiteralTarget::kPattern || t.index == last_pattern) continue;
+    last_pattern = t.index;
+    if (!pattern_wanted_[t.index]) continue;
+    Event e;
+    std::string err;
+    if (!formats_.MatchPattern(formats_.patterns()[t.index], msg, &e, &err)) continue;
+    meta.ApplyTo(&e);
+    e.source = source_;
+    e.file = file_;
+    e.line = line_no_ + 1;
+    e.offset = offset;
+    e.text = CapText(text);
+    Emit(std::move(e), out);
+  }
+}
+
+void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
+                                bool has_start, std::vector<Event>* out) {
+  std::string key = meta.Key();
+  if (has_start) {
+    for (size_t b = 0; b < formats_.blocks().size(); ++b) {
+      const BlockSpec& spec = formats_.blocks()[b];
+      if (!RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *spec.start)) continue;
+      // A new record of the same producer replaces an unfinished one.
+      open_.erase(std::remove_if(open_.begin(), open_.end(), [&](const OpenBlock& o) { return o.key == key; }),
+                  open_.end());
+      if (open_.size() >= 64) open_.erase(open_.begin());
+      OpenBlock ob;
+      ob.spec = static_cast<int>(b);
+      ob.key = key;
+      meta.ApplyTo(&ob.event);
+      ob.start_line = line_no_ + 1;
+      open_.push_back(std::move(ob));
+      return;
+    }
+  }
+  if (open_.empty()) return;
+  // The record this line continues: same producer, or (a line naming no
+  // producer) the most recently opened one.
+  int idx = -1;
+  for (int i = static_cast<int>(open_.size()) - 1; i >= 0; --i) {
+    if (open_[i].key == key) {
+      idx = i;
+      break;
+    }
+  }
+  if (idx < 0 && key.empty()) idx = static_cast<int>(open_.size()) - 1;
+  if (idx < 0) return;
+  OpenBlock& ob = open_[idx];
+  const BlockSpec& spec = formats_.blocks()[ob.spec];
+  ++ob.lines_seen;
+  if (RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *spec.continuation)) {
+    if (ob.event.extra_lines.size() < kMaxExtraLines && ob.bytes + msg.size() <= kMaxExtraBytes) {
+      ob.event.extra_lines.push_back(SanitizeUtf8(msg));
+      ob.bytes += msg.size();
+    }
+  } else {
+    nlohmann::json fields;
+    if (formats_.MatchBlockEnd(spec, msg, &fields)) {
+      Event e = std::move(ob.event);
+      open_.erase(open_.begin() + idx);
+      e.kind = spec.kind;
+      e.family = spec.family;
+      e.pattern_id = spec.id;
+      e.fields = std::move(fields);
+      e.fields["traceback_line"] = ob.start_line;
+      e.source = source_;
+      e.file = file_;
+      e.line = line_no_ + 1;
+      e.offset = offset;
+      e.text = CapText(text);
+      Emit(std::move(e), out);
+      return;
+    }
+    // Another producer's line interleaved with the record: skipped.
+  }
+  if (ob.lines_seen > formats_.blocks()[ob.spec].max_lines) open_.erase(open_.begin() + idx);
+}
+
+void StreamParser::Emit(Event&& e, std::vector<Event>* out) { out->push_back(std::move(e)); }
+
+void StreamParser::Finish(std::vector<Event>*) { open_.clear(); }
+
+// ---- StreamEvents --------------------------------------------------------------
+
+StreamEvents::StreamEvents(std::unique_ptr<ByteSource> source, const FormatSet& formats, const ParseOptions& options,
+                           size_t buffer_bytes, int index, std::string file)
+    : source_(std::move(source)),
+      reader_(source_.get(), buffer_bytes, options.max_line_bytes),
+      parser_(formats, options, index, std::move(file)) {}
+
+bool StreamEvents::Next(Event* e) {
+  while (next_ >= pending_.size()) {
+    if (done_) return false;
+    pending_.clear();
+    next_ = 0;
+    Block block;
+    auto more = reader_.Next(&block);
+    if (!more.ok()) {
+      error_ = more.status().message();
+      done_ = true;
+      parser_.Finish(&pending_);
+      continue;
+    }
+    if (!*more) {
+      done_ = true;
+      parser_.Finish(&pending_);
+      continue;
+    }
+    parser_.ParseBlock(block, &pending_);
+  }
+  *e = std::move(pending_[next_++]);
+  return true;
+}
+
+}  // namespace tpt

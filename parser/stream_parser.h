@@ -1,0 +1,110 @@
+// stream_parser.h: the events of one input stream, block by block.
+//
+// A StreamParser runs the Hyperscan literal prefilter over each block of
+// complete lines, and only on lines holding a literal (or while a multi-line
+// record such as a Python traceback is open) strips wrappers and producer
+// prefixes and runs the capturing RE2 patterns. Line numbers are counted only
+// between hits. StreamEvents couples it with a BlockReader and hands events
+// out one by one, which the k-way merge in parser.cc pulls from.
+//
+//   tpt::StreamParser p(formats, options, /*source=*/0, "rank0.log");
+//   std::vector<tpt::Event> out;
+//   p.ParseBlock(block, &out);   // for each block of the stream
+//   p.Finish(&out);
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parser/event.h"
+#include "parser/format_set.h"
+#include "parser/parser.h"
+#include "parser/reader.h"
+
+struct hs_scratch;
+
+namespace tpt {
+
+class StreamParser {
+ public:
+  StreamParser(const FormatSet& formats, const ParseOptions& options, int source, std::string file);
+  ~StreamParser();
+  StreamParser(const StreamParser&) = delete;
+  StreamParser& operator=(const StreamParser&) = delete;
+
+  void ParseBlock(const Block& block, std::vector<Event>* out);
+  // End of stream: open multi-line records without their end are dropped.
+  void Finish(std::vector<Event>* out);
+
+  uint64_t lines() const { return line_no_; }
+  uint64_t long_lines() const { return long_lines_; }
+
+  // Longest Event::text kept (the rest is cut; see parser/README.md).
+  static constexpr size_t kMaxTextBytes = 16 * 1024;
+  // At most this many continuation lines / bytes are kept per multi-line record.
+  static constexpr size_t kMaxExtraLines = 200;
+  static constexpr size_t kMaxExtraBytes = 64 * 1024;
+
+ private:
+  struct Hit {
+    unsigned long long to;
+    unsigned id;
+  };
+  struct OpenBlock {
+    int spec;
+    std::string key;
+    Event event;       // rank/ts of the start line
+    uint64_t start_line;
+    size_t lines_seen = 0;
+    size_t bytes = 0;
+  };
+
+  static int OnHit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* ctx);
+  void ProcessLine(std::string_view line, uint64_t offset, bool truncated, const std::vector<unsigned>& ids,
+                   std::vector<Event>* out);
+  void ProcessSegment(std::string_view seg, uint64_t offset, bool rescan, std::vector<unsigned> ids,
+                      std::vector<Event>* out);
+  void HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
+                    bool has_start, std::vector<Event>* out);
+  void Emit(Event&& e, std::vector<Event>* out);
+  std::vector<unsigned> Scan(std::string_view text);
+
+  const FormatSet& formats_;
+  const ParseOptions& options_;
+  int source_;
+  std::string file_;
+  hs_scratch* scratch_ = nullptr;
+  std::vector<bool> pattern_wanted_;
+  bool blocks_wanted_ = true;
+  std::vector<Hit> hits_;
+  std::vector<OpenBlock> open_;
+  uint64_t line_no_ = 0;  // lines completed so far
+  uint64_t long_lines_ = 0;
+  std::string scratch_text_;
+};
+
+// One input stream as a pull source of events.
+class StreamEvents {
+ public:
+  StreamEvents(std::unique_ptr<ByteSource> source, const FormatSet& formats, const ParseOptions& options,
+               size_t buffer_bytes, int index, std::string file);
+  // False at end of stream (or after a read error, see error()).
+  bool Next(Event* e);
+  const std::string& error() const { return error_; }
+  uint64_t bytes() const { return reader_.bytes(); }
+  uint64_t lines() const { return parser_.lines(); }
+  uint64_t long_lines() const { return parser_.long_lines(); }
+
+ private:
+  std::unique_ptr<ByteSource> source_;
+  BlockReader reader_;
+  StreamParser parser_;
+  std::vector<Event> pending_;
+  size_t next_ = 0;
+  bool done_ = false;
+  std::string error_;
+};
+
+}  // namespace tpt

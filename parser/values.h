@@ -1,0 +1,72 @@
+// values.h: turning captured text into typed values (the format files' field
+// types), timestamps, Python `key=value` reprs, and text hygiene (ANSI codes,
+// invalid UTF-8).
+//
+//   auto bytes = tpt::ConvertBytes("21.70", "GB_as_GiB");   // 23300197580.8
+//   auto ts = tpt::ParseTimestamp("2025-10-14T10:00:01.5Z"); // {1760436001.5, false}
+//   nlohmann::json args = tpt::ParsePythonKv("tp_size=2, model_path='x'");
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "parser/status.h"
+
+namespace tpt {
+
+// Multiplier of a memory unit name ("B", "KiB", "MiB", "GiB", "TiB", "KB",
+// "MB", "GB", "TB", "GB_as_GiB"); also accepts the lowercase / short spellings
+// a unit_group captures ("GB", "G", "gib", "MB"). nullopt for an unknown unit.
+std::optional<double> UnitMultiplier(std::string_view unit);
+
+// True when `unit` is a unit name the format schema accepts in `unit`.
+bool IsSchemaUnit(std::string_view unit);
+
+// True when `type` is a field type the schema accepts.
+bool IsSchemaType(std::string_view type);
+
+// Converts captured text to the schema type. `unit` applies to bytes (and
+// seconds: "ms", "us", "s", "min"); `percent` divides fractions by 100.
+// Returns an InvalidArgument error when the text is not a value of that type.
+StatusOr<nlohmann::json> ConvertField(std::string_view text, std::string_view type,
+                                      std::string_view unit, bool percent);
+
+struct Timestamp {
+  double value = 0;          // seconds since the epoch (UTC), or since midnight
+  bool time_of_day = false;  // only a time of day was printed
+};
+
+// ISO 8601 ("2025-10-14T10:00:01.123Z", "+02:00" offsets), "2025-10-14 10:00:01[,.]fff",
+// "2025/10/14 10:00:01", "10:00:01[.fff]" (time of day), "Nov 29 08:31:24" (time of day).
+std::optional<Timestamp> ParseTimestamp(std::string_view text);
+
+// Seconds since the epoch of a YYYY-MM-DD date at midnight UTC.
+std::optional<double> ParseDate(std::string_view date);
+
+// Parses a Python repr of keyword arguments or a dict into a JSON object:
+//   "tp_size=2, model_path='m', cuda_graph_bs=[1, 2], x=None"      (ServerArgs / Namespace)
+//   "{'model': 'm', 'tensor_parallel_size': 2}"                      (vLLM non-default args)
+// Values: None -> null, True/False -> bool, numbers, quoted strings, lists and
+// dicts recursively; anything else is kept as its text. Never fails; a cut
+// (abbreviated "...") repr yields the pairs that were complete.
+nlohmann::json ParsePythonKv(std::string_view text);
+
+// Copies the known server_args keys of `args` (parser/EVENTS.md) into `fields`
+// under their canonical names (tensor_parallel_size -> tp_size, model_path -> model, ...).
+void CopyKnownServerArgs(const nlohmann::json& args, nlohmann::json* fields);
+
+// Removes ANSI escape sequences (CSI "\x1b[...m" and friends). Returns true if any.
+bool StripAnsi(std::string* text);
+
+// "64K", "1M", "2G", "4096", "1MiB" -> bytes (binary multiples). Error names the text.
+StatusOr<uint64_t> ParseByteSize(std::string_view text);
+
+// Replaces invalid UTF-8 sequences with U+FFFD so the text is valid JSON.
+std::string SanitizeUtf8(std::string_view text);
+bool IsValidUtf8(std::string_view text);
+
+}  // namespace tpt
