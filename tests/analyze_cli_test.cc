@@ -1,0 +1,125 @@
+// analyze_cli_test.cc: the built `tptriage analyze` on samples/: the founding
+// case's figures, exit codes, and clear errors for bad input.
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out;  // stdout and, with merge_stderr, stderr
+};
+
+Result RunAnalyzeCmd(const std::string& args, bool merge_stderr = false) {
+  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string Sample(const std::string& rel) { return std::string("'") + TPT_SOURCE_DIR + "/samples/" + rel + "'"; }
+
+const nlohmann::json* FindRuledOut(const nlohmann::json& d, const std::string& id) {
+  for (const auto& r : d["ruled_out"])
+    if (r["id"] == id) return &r;
+  return nullptr;
+}
+
+TEST(AnalyzeFoundingTest, Mfs050GivesKvPoolNoRoomWithTheNumbers) {
+  Result r = RunAnalyzeCmd("--format json " + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"));
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["root_cause"], "kv_pool_no_room");
+  EXPECT_EQ(j["run"]["framework"], "sglang");
+  EXPECT_EQ(j["run"]["tp"], 8);
+  const auto& d = j["diagnoses"][0];
+  EXPECT_EQ(d["id"], "kv_pool_no_room");
+  const auto& f = d["figures"];
+  EXPECT_DOUBLE_EQ(f["free_at_init_gib"].get<double>(), 94.0);
+  EXPECT_DOUBLE_EQ(f["avail_after_weights_gib"].get<double>(), 21.7);
+  EXPECT_DOUBLE_EQ(f["mem_fraction_static"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(f["reserved_gib"].get<double>(), 47.0);
+  EXPECT_DOUBLE_EQ(f["rest_gib"].get<double>(), -25.3);
+  EXPECT_DOUBLE_EQ(f["min_viable_mem_fraction_static"].get<double>(), 0.77);
+  const nlohmann::json* car = FindRuledOut(d, "custom_allreduce_buffers");
+  ASSERT_NE(car, nullptr) << d.dump(2);
+  EXPECT_NE((*car)["reason"].get<std::string>().find("~24 MiB a rank"), std::string::npos);
+  EXPECT_NE((*car)["reason"].get<std::string>().find("25.3 GiB shortfall"), std::string::npos);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "--mem-fraction-static");
+  EXPECT_EQ(d["remedy"][0]["value"], "0.77");
+  EXPECT_EQ(d["remedy"][0]["direction"], "increase");
+  EXPECT_NE(d["remedy"][0]["why"].get<std::string>().find("lowering it makes rest more negative"), std::string::npos);
+  // Every rank's own error is quoted; the launcher's sigquit is not the primary.
+  EXPECT_GE(d["evidence"].size(), 1u);
+  EXPECT_NE(d["evidence"][0]["text"].get<std::string>().find("Not enough memory"), std::string::npos);
+  // The plan `tptriage repro` reads back.
+  EXPECT_EQ(d["repro"]["framework"], "sglang");
+  EXPECT_EQ(d["repro"]["tp"], 8);
+  EXPECT_DOUBLE_EQ(d["repro"]["mem_fraction_static"].get<double>(), 0.5);
+  EXPECT_NEAR(d["repro"]["free_at_init_bytes"].get<double>() / 1073741824.0, 94.0, 1e-9);
+  EXPECT_NEAR(d["repro"]["weights_bytes_per_rank"].get<double>() / 1073741824.0, 72.3, 1e-9);
+}
+
+TEST(AnalyzeFoundingTest, Mfs055Variant) {
+  Result r = RunAnalyzeCmd("--format json " + Sample("founding/sglang-tp8-rtxpro6000-mfs055.log"));
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["root_cause"], "kv_pool_no_room");
+  const auto& f = j["diagnoses"][0]["figures"];
+  EXPECT_DOUBLE_EQ(f["rest_gib"].get<double>(), -20.6);
+  EXPECT_DOUBLE_EQ(f["reserved_gib"].get<double>(), 42.3);
+  EXPECT_DOUBLE_EQ(f["mem_fraction_static"].get<double>(), 0.55);
+  EXPECT_DOUBLE_EQ(f["min_viable_mem_fraction_static"].get<double>(), 0.77);
+}
+
+TEST(AnalyzeCliTest, MissingFileIsAUsageError) {
+  Result r = RunAnalyzeCmd("--format json /nonexistent/rank0.log", true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("/nonexistent/rank0.log"), std::string::npos) << r.out;
+}
+
+TEST(AnalyzeCliTest, NoLogAndBadFlagsAreUsageErrors) {
+  EXPECT_EQ(RunAnalyzeCmd("").rc, 2);
+  EXPECT_EQ(RunAnalyzeCmd("--no-such-flag x.log").rc, 2);
+  Result r = RunAnalyzeCmd("--format yaml " + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"), true);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find("yaml"), std::string::npos) << r.out;
+}
+
+TEST(AnalyzeCliTest, BadRuleFileIsRejectedNamingFileAndPath) {
+  std::string dir = ::testing::TempDir() + "/bad_rules";
+  std::string mk = "mkdir -p '" + dir + "'";
+  ASSERT_EQ(std::system(mk.c_str()), 0);
+  std::ofstream(dir + "/broken.json") << R"({"id": "x", "title": "t", "root_cause": "kv_pool_no_room",
+    "anchor": "not_enough_memory", "when": "rest <", "explanation": "e"})";
+  Result r = RunAnalyzeCmd("--rules '" + dir + "' " + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"), true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("broken.json: $.when"), std::string::npos) << r.out;
+}
+
+TEST(AnalyzeCliTest, AnotherRuleSetIsUsed) {
+  // --rules with only the timeout rule: the founding case has no timeout, and
+  // its failure is then seen but not classified.
+  std::string dir = ::testing::TempDir() + "/one_rule";
+  std::string mk = "mkdir -p '" + dir + "' && cp '" + TPT_SOURCE_DIR + "/rules/defs/nccl_timeout_hang.json' '" + dir + "/'";
+  ASSERT_EQ(std::system(mk.c_str()), 0);
+  Result r = RunAnalyzeCmd("--format json --rules '" + dir + "' " + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"));
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["root_cause"], "unknown");
+}
+
+}  // namespace
