@@ -114,7 +114,9 @@ bool RunRe(const RE2& re, std::string_view text, size_t pos, RE2::Anchor anchor,
            std::vector<std::string_view>* groups) {
   thread_local std::vector<re2::StringPiece> sp;
   sp.assign(re.NumberOfCapturingGroups() + 1, re2::StringPiece());
-  bool ok = re.Match(re2::StringPiece(text.data(), text.size()), pos, text.size(), anchor, sp.data(),
+  // Match on the suffix, not with startpos: RE2 never matches ^ at startpos > 0.
+  text = text.substr(std::min(pos, text.size()));
+  bool ok = re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), anchor, sp.data(),
                      static_cast<int>(sp.size()));
   groups->resize(sp.size());
   for (size_t i = 0; i < sp.size(); ++i) (*groups)[i] = std::string_view(sp[i].data(), sp[i].size());
@@ -507,7 +509,10 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
         if (!RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups)) continue;
         size_t next = pos + groups[0].size();
         if (next == pos) continue;  // an empty match strips nothing
-        if (p.then && !p.then->Match(re2::StringPiece(text.data(), text.size()), next, text.size(), RE2::ANCHOR_START, nullptr, 0)) continue;
+        if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0, text.size() - next,
+                                     RE2::ANCHOR_START, nullptr, 0)) {
+          continue;
+        }
         ApplyPrefix(p, groups, meta, is_wrapper);
         pos = next;
         hit = true;
@@ -631,7 +636,10 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
             }
           }
           ok = RunRe(*spec->re, line, pos, RE2::ANCHOR_START, &groups) && !groups[0].empty();
-          if (ok && spec->then) ok = spec->then->Match(re2::StringPiece(line), pos + groups[0].size(), line.size(), RE2::ANCHOR_START, nullptr, 0);
+          if (ok && spec->then) {
+            re2::StringPiece after(line.data() + pos + groups[0].size(), line.size() - pos - groups[0].size());
+            ok = spec->then->Match(after, 0, after.size(), RE2::ANCHOR_START, nullptr, 0);
+          }
           if (ok) rest = line.substr(pos + groups[0].size());
         }
         if (!ok) return At(f, spath + ".line", "the regex does not match this sample at its start");

@@ -1,1 +1,133 @@
+#include "parser/format_set.h"
+
 #include <gtest/gtest.h>
+
+#include <string>
+
+namespace tpt {
+namespace {
+
+// A minimal valid family; tests break one thing at a time.
+std::string Family(const std::string& pattern_overrides = "", const std::string& extra = "") {
+  return R"J({"schema": 1, "family": "demo", )J" + extra + R"J("patterns": [{
+    "id": "load_end", "kind": "weights_load_end", "literals": ["Load weight end"],
+    "regex": "Load weight end\\. .*?avail mem=(?P<avail>[\\d.]+) GB)J" + pattern_overrides + R"J(",
+    "fields": {"avail_bytes": {"group": "avail", "type": "bytes", "unit": "GB_as_GiB"}},
+    "samples": [{"line": "Load weight end. type=X, avail mem=2.00 GB", "fields": {"avail_bytes": 2147483648}}],
+    "near_misses": ["Load weight end. nothing else"]}]})J";
+}
+
+StatusOr<FormatSet> LoadOne(const std::string& text, bool strict = true) {
+  return FormatSet::Load({{"demo.json", text}}, strict);
+}
+
+TEST(FormatSet, LoadsAValidFamily) {
+  auto fs = LoadOne(Family());
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  ASSERT_EQ(fs->patterns().size(), 1u);
+  Event e;
+  std::string err;
+  ASSERT_TRUE(fs->MatchPattern(fs->patterns()[0], "Load weight end. x, avail mem=1.5 GB", &e, &err));
+  EXPECT_DOUBLE_EQ(e.fields["avail_bytes"].get<double>(), 1.5 * (1 << 30));
+  EXPECT_EQ(e.kind, "weights_load_end");
+  EXPECT_EQ(e.family, "demo");
+}
+
+void ExpectRejected(const std::string& text, const std::string& path_part, const std::string& why_part) {
+  auto fs = LoadOne(text);
+  ASSERT_FALSE(fs.ok());
+  const std::string& m = fs.status().message();
+  EXPECT_NE(m.find("demo.json"), std::string::npos) << m;
+  EXPECT_NE(m.find(path_part), std::string::npos) << m;
+  EXPECT_NE(m.find(why_part), std::string::npos) << m;
+}
+
+TEST(FormatSet, RejectsARegexThatDoesNotCompile) {
+  ExpectRejected(Family("(("), "$.patterns[0].regex", "missing )");
+}
+
+TEST(FormatSet, RejectsAFieldGroupNotCaptured) {
+  std::string t = Family();
+  t.replace(t.find("\"group\": \"avail\""), 16, "\"group\": \"nope\"");
+  ExpectRejected(t, "$.patterns[0].fields.avail_bytes.group", "not captured");
+}
+
+TEST(FormatSet, RejectsUnknownTypeAndUnit) {
+  std::string t = Family();
+  t.replace(t.find("\"type\": \"bytes\""), 15, "\"type\": \"bites\"");
+  ExpectRejected(t, "fields.avail_bytes.type", "unknown type");
+  std::string u = Family();
+  u.replace(u.find("GB_as_GiB"), 9, "furlongs");
+  ExpectRejected(u, "fields.avail_bytes.unit", "unknown unit");
+}
+
+TEST(FormatSet, RejectsASampleThatYieldsWrongFields) {
+  std::string t = Family();
+  t.replace(t.find("2147483648"), 10, "2000000000");
+  ExpectRejected(t, "$.patterns[0].samples[0].fields", "avail_bytes");
+}
+
+TEST(FormatSet, RejectsASampleThatMatchesNothing) {
+  std::string t = Family();
+  t.replace(t.find("avail mem=2.00 GB\""), 18, "avail mem=lots\"");
+  ExpectRejected(t, "$.patterns[0].samples[0].line", "matches nothing");
+}
+
+TEST(FormatSet, RejectsASampleWithoutItsLiteral) {
+  std::string t = Family();
+  t.replace(t.find("[\"Load weight end\"]"), 19, "[\"Weights loaded\"]");
+  ExpectRejected(t, "$.patterns[0].samples[0].line", "literals");
+}
+
+TEST(FormatSet, RejectsANearMissThatMatches) {
+  std::string t = Family();
+  t.replace(t.find("Load weight end. nothing else"), 29, "Load weight end. y, avail mem=3 GB");
+  ExpectRejected(t, "$.patterns[0].near_misses[0]", "matches");
+}
+
+TEST(FormatSet, RejectsBadJsonAndMissingPieces) {
+  ExpectRejected("{not json", "demo.json", "not valid JSON");
+  ExpectRejected(R"J({"schema": 2, "family": "demo", "patterns": []})J", "$.schema", "must be 1");
+  std::string t = Family();
+  t.replace(t.find("\"literals\": [\"Load weight end\"],"), 32, "");
+  ExpectRejected(t, "$.patterns[0].literals", "required");
+}
+
+TEST(FormatSet, ABadFileIsLeftOutAndNamedWhenNotStrict) {
+  std::string bad = Family("((");
+  std::string good = Family();
+  good.replace(good.find("\"demo\""), 6, "\"demo2\"");
+  auto fs = FormatSet::Load({{"bad.json", bad}, {"good.json", good}}, false);
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  ASSERT_EQ(fs->problems().size(), 1u);
+  EXPECT_NE(fs->problems()[0].find("bad.json: $.patterns[0].regex"), std::string::npos);
+  EXPECT_EQ(fs->families(), std::vector<std::string>{"demo2"});
+}
+
+TEST(FormatSet, PrefixesStripAndFillTheProducer) {
+  std::string extra = R"J("prefixes": [{"id": "p", "regex": "\\[(?P<date>\\d{4}-\\d\\d-\\d\\d) (?P<time>\\d\\d:\\d\\d:\\d\\d)(?: TP(?P<tp_rank>\\d+))?\\] ",
+      "samples": [{"line": "[2025-10-14 10:00:01 TP3] Load weight end.", "fields": {"tp_rank": 3, "ts": 1760436001}}]}], )J";
+  auto fs = LoadOne(Family("", extra));
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  LineMeta meta;
+  std::string line = "[2025-10-14 10:00:01 TP3] Load weight end. x";
+  auto st = fs->StripLine(line, &meta);
+  EXPECT_EQ(line.substr(st.begin, st.end - st.begin), "Load weight end. x");
+  EXPECT_EQ(meta.tp_rank, 3);
+  ASSERT_TRUE(meta.ts);
+  EXPECT_DOUBLE_EQ(meta.ts->value, 1760436001);
+}
+
+TEST(FormatSet, KvGroupFillsArgsAndKnownFields) {
+  std::string t = R"J({"schema": 1, "family": "demo", "patterns": [{
+    "id": "args", "kind": "server_args", "literals": ["server_args=ServerArgs("],
+    "regex": "server_args=ServerArgs\\((?P<kv>.*)\\)?$", "kv_group": "kv", "set": {"framework": "sglang"},
+    "samples": [{"line": "server_args=ServerArgs(model_path='m', tp_size=2, mem_fraction_static=0.8)",
+                 "fields": {"tp_size": 2, "model": "m", "framework": "sglang", "args": {"mem_fraction_static": 0.8}}}],
+    "near_misses": ["server_args=ServerArgs"]}]})J";
+  auto fs = LoadOne(t);
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+}
+
+}  // namespace
+}  // namespace tpt

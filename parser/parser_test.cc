@@ -1,1 +1,165 @@
+#include "parser/parser.h"
+
 #include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "parser/format_set.h"
+#include "parser/test_formats.h"
+
+namespace tpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ParseRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("tpt_parser_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    auto f = testing::TestFormats();
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    formats_ = std::make_unique<FormatSet>(std::move(*f));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& data) {
+    fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << data;
+    return p.string();
+  }
+  std::string WriteGz(const std::string& name, const std::string& data) {
+    std::string p = (dir_ / name).string();
+    gzFile g = gzopen(p.c_str(), "wb");
+    gzwrite(g, data.data(), data.size());
+    gzclose(g);
+    return p;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<FormatSet> formats_;
+};
+
+std::string LoadLine(int sec, int tp, double gb) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "[2025-10-14 10:00:%02d TP%d] Load weight end. t=X, avail mem=%.2f GB\n", sec, tp, gb);
+  return buf;
+}
+
+TEST_F(ParseRunTest, MergesStreamsByTimestampAndReadsGzip) {
+  std::string r0 = Write("rank0.log", LoadLine(1, 0, 1) + "no time here\n" + LoadLine(4, 0, 4));
+  std::string r1 = WriteGz("rank1.log.gz", LoadLine(2, 1, 2) + LoadLine(3, 1, 3) + LoadLine(5, 1, 5));
+  auto run = ParseRunToMemory({r0, r1}, *formats_, ParseOptions());
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  std::vector<int> secs;
+  for (const Event& e : run->events) secs.push_back(static_cast<int>(*e.ts) % 60);
+  EXPECT_EQ(secs, (std::vector<int>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(run->events[1].file, r1);
+  EXPECT_EQ(run->events[1].source, 1);
+  EXPECT_EQ(run->events[1].tp_rank, 1);
+  ASSERT_EQ(run->inputs.size(), 2u);
+  EXPECT_EQ(run->inputs[0].lines, 3u);
+  EXPECT_EQ(run->inputs[0].events, 2u);
+  EXPECT_EQ(run->inputs[1].events, 3u);
+  EXPECT_TRUE(run->inputs[1].error.empty());
+}
+
+TEST_F(ParseRunTest, UntimedStreamsKeepFileOrder) {
+  std::string a = Write("a.out", "Decode batch. #running-req: 1\nDecode batch. #running-req: 2\n");
+  std::string b = Write("b.err", "Decode batch. #running-req: 3\n");
+  auto run = ParseRunToMemory({a, b}, *formats_, ParseOptions());
+  ASSERT_TRUE(run.ok());
+  std::vector<int> n;
+  for (const Event& e : run->events) n.push_back(e.fields["running_reqs"]);
+  EXPECT_EQ(n, (std::vector<int>{1, 2, 3}));
+}
+
+TEST_F(ParseRunTest, DirectoriesAreWalkedForLogs) {
+  Write("logs/node0/rank0.log", LoadLine(1, 0, 1));
+  Write("logs/node1/stdout", LoadLine(2, 1, 1));  // text without extension
+  Write("logs/node1/model.bin", std::string(1000, '\0'));
+  Write("logs/.hidden.log", LoadLine(3, 2, 1));
+  auto run = ParseRunToMemory({(dir_ / "logs").string()}, *formats_, ParseOptions());
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->inputs.size(), 2u);
+  EXPECT_EQ(run->events.size(), 2u);
+}
+
+TEST_F(ParseRunTest, BadInputsAreReportedAndTheRestIsRead) {
+  std::string good = Write("good.log", LoadLine(1, 0, 1));
+  std::string empty = Write("empty.log", "");
+  std::string bin = Write("core.log", std::string(5000, '\0'));
+  Write("nologs/readme.md.x", "x");
+  std::vector<InputReport> reports;
+  struct Count : EventSink {
+    int n = 0;
+    bool OnEvent(const Event&) override { return ++n, true; }
+  } sink;
+  Status s = ParseRun({good, empty, bin, (dir_ / "missing.log").string(), (dir_ / "nologs").string()}, *formats_,
+                      ParseOptions(), &sink, &reports);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(sink.n, 1);
+  ASSERT_EQ(reports.size(), 5u);
+  EXPECT_TRUE(reports[0].error.empty());
+  EXPECT_NE(reports[1].error.find("empty"), std::string::npos);
+  EXPECT_NE(reports[2].error.find("binary"), std::string::npos);
+  EXPECT_NE(reports[3].error.find("missing.log"), std::string::npos);
+  EXPECT_NE(reports[4].error.find("no logs"), std::string::npos);
+}
+
+TEST_F(ParseRunTest, NothingReadableIsAnError) {
+  std::string empty = Write("empty.log", "");
+  auto run = ParseRunToMemory({empty, (dir_ / "nope.log").string()}, *formats_, ParseOptions());
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("empty.log"), std::string::npos);
+  EXPECT_FALSE(ParseRunToMemory({}, *formats_, ParseOptions()).ok());
+}
+
+TEST_F(ParseRunTest, TruncatedGzipKeepsWhatWasRead) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += "Decode batch. #running-req: " + std::to_string(i) + "\n";
+  std::string p = WriteGz("cut.log.gz", text);
+  fs::resize_file(p, fs::file_size(p) / 2);
+  auto run = ParseRunToMemory({p}, *formats_, ParseOptions());
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_NE(run->inputs[0].error.find("truncated"), std::string::npos);
+  EXPECT_GT(run->inputs[0].events, 100u);
+}
+
+TEST_F(ParseRunTest, HighVolumeKindsAreCappedFirstAndLast) {
+  std::string text = LoadLine(0, 0, 1);
+  for (int i = 0; i < 100; ++i) text += "Decode batch. #running-req: " + std::to_string(i) + "\n";
+  text += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n";
+  ParseOptions opt;
+  opt.keep_high_volume = 5;
+  auto run = ParseRunToMemory({Write("x.log", text)}, *formats_, opt);
+  ASSERT_TRUE(run.ok());
+  std::vector<int> kept;
+  for (const Event& e : run->events) {
+    if (e.kind == "batch_stats") kept.push_back(e.fields["running_reqs"]);
+  }
+  EXPECT_EQ(kept, (std::vector<int>{0, 1, 2, 3, 4, 95, 96, 97, 98, 99}));
+  EXPECT_EQ(run->dropped["batch_stats"], 90);
+  EXPECT_EQ(run->events.front().kind, "weights_load_end");
+  EXPECT_EQ(run->events.back().kind, "cuda_oom");
+}
+
+TEST_F(ParseRunTest, SinkCanStopEarly) {
+  std::string text;
+  for (int i = 0; i < 50; ++i) text += "Decode batch. #running-req: 1\n";
+  struct StopAt3 : EventSink {
+    int n = 0;
+    bool OnEvent(const Event&) override { return ++n < 3; }
+  } sink;
+  ASSERT_TRUE(ParseRun({Write("x.log", text)}, *formats_, ParseOptions(), &sink, nullptr).ok());
+  EXPECT_EQ(sink.n, 3);
+}
+
+}  // namespace
+}  // namespace tpt

@@ -171,6 +171,16 @@ void StreamParser::ProcessSegment(std::string_view seg, uint64_t offset, bool re
   }
   if (rescan) ids = Scan(seg);
   if (ids.empty() && open_.empty()) return;
+  if (!IsValidUtf8(seg)) {
+    // RE2 works on UTF-8: '.' does not cross an invalid byte. Match the
+    // repaired text (U+FFFD for each bad byte) instead.
+    if (seg.data() == scratch_text_.data()) {
+      scratch_text_ = SanitizeUtf8(scratch_text_);
+    } else {
+      scratch_text_ = SanitizeUtf8(seg);
+    }
+    seg = scratch_text_;
+  }
 
   LineMeta meta;
   FormatSet::Stripped st = formats_.StripLine(seg, &meta);

@@ -1,1 +1,141 @@
+// The SearcherTester idea (ripgrep): one input through read buffers of 1, 7,
+// 4096 and 64 KiB bytes must give the very same events and counters.
+#include "parser/stream_parser.h"
+
 #include <gtest/gtest.h>
+
+#include "parser/event_json.h"
+#include "parser/test_formats.h"
+
+namespace tpt {
+namespace {
+
+std::string TrickyLog() {
+  std::string s;
+  s += "[2025-10-14 10:00:01 TP0] Load weight end. type=X, avail mem=2.00 GB\n";                     // 1
+  s += "\x1b[32m[2025-10-14 10:00:02 TP1]\x1b[0m Load \x1b[1mweight\x1b[0m end. t=X, avail mem=3.00 GB\r\n";  // 2 ANSI + CRLF
+  s += "Loading shards:  50%|\xe2\x96\x88    | 1/2\r[2025-10-14 10:00:03 TP0] Load weight end. t=X, avail mem=4.00 GB\n";  // 3 tqdm
+  s += "[rank1]: Traceback (most recent call last):\n";                                              // 4
+  s += "[rank0]: an unrelated line from another rank\n";                                              // 5
+  s += "[rank1]:   File \"a.py\", line 3, in f\n";                                                    // 6
+  s += "[rank1]: RuntimeError: bad \xff byte\n";                                                      // 7
+  s += std::string("NUL ") + '\0' + " in the line: Load weight end. t=X, avail mem=5.00 GB\n";        // 8 (NUL)
+  s += "Load weight end. t=X, avail mem=6.00 GB " + std::string(5000, 'p') + "\n";                    // 9 long
+  s += std::string(3000, 'q') + " Load weight end. t=X, avail mem=9.00 GB\n";                        // 10 literal past the cut
+  s += "(RayWorkerWrapper pid=7, ip=10.0.0.2) Decode batch. #running-req: 5 [repeated 3x across cluster]\n";  // 11
+  s += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB\n";                 // 12
+  s += "last line without newline Load weight end. t=X, avail mem=7.00 GB";                          // 13
+  return s;
+}
+
+struct Result {
+  std::vector<std::string> events;  // JSON dumps
+  std::vector<Event> raw;
+  uint64_t lines = 0, long_lines = 0, bytes = 0;
+};
+
+Result ParseAll(const FormatSet& fs, const std::string& input, size_t buffer, size_t max_line = 1000) {
+  ParseOptions opt;
+  opt.max_line_bytes = max_line;
+  StreamEvents stream(std::make_unique<StringSource>(input), fs, opt, buffer, 0, "tricky.log");
+  Result r;
+  Event e;
+  while (stream.Next(&e)) {
+    r.events.push_back(EventToJson(e).dump());
+    r.raw.push_back(e);
+  }
+  r.lines = stream.lines();
+  r.long_lines = stream.long_lines();
+  r.bytes = stream.bytes();
+  return r;
+}
+
+TEST(StreamParser, SameEventsWhateverTheBufferSize) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input = TrickyLog();
+  Result want = ParseAll(*fs, input, 1);
+  for (size_t buffer : {7, 4096, 65536}) {
+    Result got = ParseAll(*fs, input, buffer);
+    EXPECT_EQ(got.events, want.events) << "buffer " << buffer;
+    EXPECT_EQ(got.lines, want.lines) << "buffer " << buffer;
+    EXPECT_EQ(got.long_lines, want.long_lines) << "buffer " << buffer;
+    EXPECT_EQ(got.bytes, input.size());
+  }
+}
+
+TEST(StreamParser, UnderstandsTheTrickyLog) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  Result r = ParseAll(*fs, TrickyLog(), 4096);
+  EXPECT_EQ(r.lines, 13u);
+  EXPECT_EQ(r.long_lines, 2u);  // lines 9 and 10
+  std::vector<std::string> kinds;
+  for (const Event& e : r.raw) kinds.push_back(e.kind + "@" + std::to_string(e.line));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"weights_load_end@1", "weights_load_end@2", "weights_load_end@3",
+                                             "exception@7", "weights_load_end@8", "weights_load_end@9",
+                                             "batch_stats@11", "cuda_oom@12", "weights_load_end@13"}));
+  // Line 1: producer prefix gives TP rank and time.
+  EXPECT_EQ(r.raw[0].tp_rank, 0);
+  EXPECT_EQ(r.raw[0].rank, 0);
+  ASSERT_TRUE(r.raw[0].ts);
+  EXPECT_DOUBLE_EQ(*r.raw[0].ts, 1760436001);
+  EXPECT_DOUBLE_EQ(r.raw[0].fields["avail_bytes"].get<double>(), 2.0 * (1 << 30));
+  // Line 2: ANSI removed (a literal split by colour codes still found), CR dropped.
+  EXPECT_EQ(r.raw[1].tp_rank, 1);
+  EXPECT_EQ(r.raw[1].text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.raw[1].text.back(), 'B');
+  // Line 3: the log line glued behind a progress bar is found.
+  EXPECT_DOUBLE_EQ(r.raw[2].fields["avail_bytes"].get<double>(), 4.0 * (1 << 30));
+  // Lines 4-7: traceback of rank 1, rank 0's line not in it, invalid byte replaced.
+  const Event& ex = r.raw[3];
+  EXPECT_EQ(ex.rank, 1);
+  EXPECT_EQ(ex.fields["type"], "RuntimeError");
+  EXPECT_EQ(ex.fields["message"], "bad \xef\xbf\xbd byte");
+  EXPECT_EQ(ex.fields["traceback_line"], 4);
+  ASSERT_EQ(ex.extra_lines.size(), 1u);
+  EXPECT_EQ(ex.extra_lines[0], "  File \"a.py\", line 3, in f");
+  // Line 9: a long line is cut, but what is before the cut still matches.
+  EXPECT_DOUBLE_EQ(r.raw[5].fields["avail_bytes"].get<double>(), 6.0 * (1 << 30));
+  EXPECT_LE(r.raw[5].text.size(), 1000u);
+  // Line 11: Ray prefix and dedup suffix are wrapper metadata.
+  const Event& ray = r.raw[6];
+  EXPECT_EQ(ray.pid, 7);
+  EXPECT_EQ(ray.host, "10.0.0.2");
+  EXPECT_EQ(ray.process, "RayWorkerWrapper");
+  EXPECT_EQ(ray.wrapper["ray_repeated"]["repeated"], 3);
+  EXPECT_EQ(ray.fields["running_reqs"], 5);
+  EXPECT_EQ(ray.fields["phase"], "decode");
+  // Line 12: unit from a group.
+  EXPECT_DOUBLE_EQ(r.raw[7].fields["tried_bytes"].get<double>(), 512.0 * (1 << 20));
+  // Offsets point at the line start.
+  std::string input = TrickyLog();
+  EXPECT_EQ(input.compare(r.raw[7].offset, 5, "torch"), 0);
+}
+
+TEST(StreamParser, KindsFilterSkipsOtherPatterns) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok());
+  ParseOptions opt;
+  opt.kinds = {"cuda_oom"};
+  StreamEvents stream(std::make_unique<StringSource>(TrickyLog()), *fs, opt, 4096, 0, "x");
+  Event e;
+  int n = 0;
+  while (stream.Next(&e)) {
+    EXPECT_EQ(e.kind, "cuda_oom");
+    ++n;
+  }
+  EXPECT_EQ(n, 1);
+}
+
+TEST(StreamParser, TracebackWithoutEndIsDroppedNotLeaked) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok());
+  std::string input = "Traceback (most recent call last):\n  File \"x\", line 1\n";
+  Result r = ParseAll(*fs, input, 4096);
+  EXPECT_TRUE(r.events.empty());
+  EXPECT_EQ(r.lines, 2u);
+}
+
+}  // namespace
+}  // namespace tpt

@@ -1,1 +1,99 @@
+#include "parser/values.h"
+
 #include <gtest/gtest.h>
+
+namespace tpt {
+namespace {
+
+TEST(ConvertField, BytesUnits) {
+  EXPECT_DOUBLE_EQ(ConvertField("21.70", "bytes", "GB_as_GiB", false)->get<double>(), 21.70 * (1ULL << 30));
+  EXPECT_DOUBLE_EQ(ConvertField("2", "bytes", "GB", false)->get<double>(), 2e9);
+  EXPECT_DOUBLE_EQ(ConvertField("1.5", "bytes", "MiB", false)->get<double>(), 1.5 * (1 << 20));
+  EXPECT_FALSE(ConvertField("abc", "bytes", "GiB", false).ok());
+  EXPECT_FALSE(ConvertField("1", "bytes", "parsecs", false).ok());
+}
+
+TEST(ConvertField, OtherTypes) {
+  EXPECT_EQ(ConvertField("42", "int", "", false)->get<int64_t>(), 42);
+  EXPECT_EQ(ConvertField("1,024", "int", "", false)->get<int64_t>(), 1024);
+  EXPECT_DOUBLE_EQ(ConvertField("85.5%", "fraction", "", false)->get<double>(), 0.855);
+  EXPECT_DOUBLE_EQ(ConvertField("90", "fraction", "", true)->get<double>(), 0.9);
+  EXPECT_DOUBLE_EQ(ConvertField("0.9", "fraction", "", false)->get<double>(), 0.9);
+  EXPECT_EQ(ConvertField("True", "bool", "", false)->get<bool>(), true);
+  EXPECT_DOUBLE_EQ(ConvertField("1500", "seconds", "ms", false)->get<double>(), 1.5);
+  EXPECT_EQ(ConvertField("[1, 2, 4, 8]", "list", "", false)->dump(), "[1,2,4,8]");
+  EXPECT_FALSE(ConvertField("x", "int", "", false).ok());
+  EXPECT_FALSE(ConvertField("1", "color", "", false).ok());
+}
+
+TEST(ParseTimestamp, Formats) {
+  auto t = ParseTimestamp("2025-10-14T10:00:01.5Z");
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->value, 1760436001.5);
+  EXPECT_FALSE(t->time_of_day);
+  EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14 10:00:01,250")->value, 1760436001.25);
+  EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14T12:00:01+02:00")->value, 1760436001);
+  auto tod = ParseTimestamp("10:00:01.5");
+  ASSERT_TRUE(tod);
+  EXPECT_TRUE(tod->time_of_day);
+  EXPECT_DOUBLE_EQ(tod->value, 36001.5);
+  EXPECT_TRUE(ParseTimestamp("Nov 29 08:31:24")->time_of_day);
+  EXPECT_FALSE(ParseTimestamp("yesterday"));
+  EXPECT_FALSE(ParseTimestamp("2025-13-40 10:00:00"));
+}
+
+TEST(ParsePythonKv, ServerArgsRepr) {
+  auto j = ParsePythonKv(
+      "ServerArgs(model_path='Qwen/QwQ-32B', tp_size=4, mem_fraction_static=0.88, cuda_graph_bs=[1, 2, 4], "
+      "disable_custom_all_reduce=False, kv_cache_dtype='auto', json_model_override_args='{}', chunked_prefill_size=None, "
+      "lora_paths=None, dtype=torch.bfloat16)");
+  EXPECT_EQ(j["model_path"], "Qwen/QwQ-32B");
+  EXPECT_EQ(j["tp_size"], 4);
+  EXPECT_DOUBLE_EQ(j["mem_fraction_static"].get<double>(), 0.88);
+  EXPECT_EQ(j["cuda_graph_bs"].dump(), "[1,2,4]");
+  EXPECT_EQ(j["disable_custom_all_reduce"], false);
+  EXPECT_TRUE(j["chunked_prefill_size"].is_null());
+  EXPECT_EQ(j["json_model_override_args"], "{}");
+  EXPECT_EQ(j["dtype"], "torch.bfloat16");
+  nlohmann::json fields = nlohmann::json::object();
+  CopyKnownServerArgs(j, &fields);
+  EXPECT_EQ(fields["model"], "Qwen/QwQ-32B");
+  EXPECT_EQ(fields["tp_size"], 4);
+  EXPECT_FALSE(fields.contains("chunked_prefill_size"));  // None is not a value
+}
+
+TEST(ParsePythonKv, VllmDictAndAbbreviated) {
+  auto j = ParsePythonKv("{'model': 'meta-llama/Llama-3-8B', 'tensor_parallel_size': 2, 'enforce_eager': True}");
+  EXPECT_EQ(j["model"], "meta-llama/Llama-3-8B");
+  nlohmann::json fields = nlohmann::json::object();
+  CopyKnownServerArgs(j, &fields);
+  EXPECT_EQ(fields["tp_size"], 2);
+  EXPECT_EQ(fields["enforce_eager"], true);
+  // Pasted abbreviated and cut mid-value: the complete pairs survive.
+  auto cut = ParsePythonKv("ServerArgs(tp_size=2, ..., dp_size=1, model_path='abc");
+  EXPECT_EQ(cut["tp_size"], 2);
+  EXPECT_EQ(cut["dp_size"], 1);
+  EXPECT_FALSE(cut.contains("model_path"));
+}
+
+TEST(Text, StripAnsiAndUtf8) {
+  std::string s = "\x1b[1;31mERROR\x1b[0m CUDA out of memory";
+  EXPECT_TRUE(StripAnsi(&s));
+  EXPECT_EQ(s, "ERROR CUDA out of memory");
+  EXPECT_EQ(SanitizeUtf8("a\xff" "b"), "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(SanitizeUtf8("µs 【x】"), "µs 【x】");
+  EXPECT_TRUE(IsValidUtf8(SanitizeUtf8("\xc3")));   // cut sequence
+  EXPECT_TRUE(IsValidUtf8(SanitizeUtf8("\xed\xa0\x80")));  // surrogate
+}
+
+TEST(ParseByteSize, Units) {
+  EXPECT_EQ(*ParseByteSize("4096"), 4096u);
+  EXPECT_EQ(*ParseByteSize("64K"), 65536u);
+  EXPECT_EQ(*ParseByteSize("1M"), 1u << 20);
+  EXPECT_EQ(*ParseByteSize("2GiB"), 2ull << 30);
+  EXPECT_FALSE(ParseByteSize("lots").ok());
+  EXPECT_FALSE(ParseByteSize("5X").ok());
+}
+
+}  // namespace
+}  // namespace tpt
