@@ -1,9 +1,12 @@
-// cmd_analyze.cc: `tptriage analyze LOG...`: why did this run die.
+// cmd_analyze.cc: `tptriage analyze LOG...` or `--runs DIR`: why did it die.
 //
-// Flags -> AnalyzeConfig (validated here), then rules/analyzer.h does the work;
-// this file only wires and prints. Exit codes: 0 healthy, 1 failure diagnosed,
-// 3 failure seen but not classified, 2 usage or input error.
+// Flags -> AnalyzeConfig (validated here, the only place that sees a
+// variables_map); rules/analyzer.h analyses each run; report/ groups and
+// renders. Exit codes: 0 healthy, 1 failure diagnosed, 3 failure seen but not
+// classified, 2 usage or input error; with --runs, the worst over all runs
+// (2 > 3 > 1 > 0).
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -12,8 +15,9 @@
 #include <boost/program_options.hpp>
 
 #include "cli/commands.h"
+#include "report/batch.h"
+#include "report/report.h"
 #include "rules/analyzer.h"
-#include "rules/engine.h"
 
 namespace tpt::cli {
 
@@ -24,6 +28,10 @@ namespace po = boost::program_options;
 struct AnalyzeConfig {
   std::vector<std::string> logs;
   std::string format = "text";
+  std::string output;   // "" = stdout
+  std::string html;     // also write the HTML page here
+  std::string runs_dir;
+  int jobs = 0;         // 0 = all cores
   std::string rules_dir;
   std::string formats_dir;
   size_t max_line_bytes = 1 << 20;
@@ -33,10 +41,53 @@ struct AnalyzeConfig {
 int Usage(const po::options_description& desc, FILE* out, int code) {
   std::ostringstream s;
   s << desc;
-  std::fprintf(out, "usage: tptriage analyze [options] LOG...\n\n"
-                    "LOG: log files (one per rank, or stdout+stderr of one run), directories,\n"
-                    ".gz files, or - for stdin; all of them are one run.\n\n%s", s.str().c_str());
+  std::fprintf(out,
+               "usage: tptriage analyze [options] LOG...\n"
+               "       tptriage analyze [options] --runs DIR\n\n"
+               "LOG: log files (one per rank, or stdout+stderr of one run), directories,\n"
+               ".gz files, or - for stdin; all of them are one run.\n"
+               "--runs DIR: each subdirectory or file of DIR is one run; runs are analysed\n"
+               "in parallel and grouped by failure signature.\n\n%s",
+               s.str().c_str());
   return code;
+}
+
+// Writes `report` as `format` to `path` ("" = stdout). False (with a message
+// naming the file) when it cannot be written.
+bool WriteReport(const report::Report& rep, report::Format format, const std::string& path) {
+  auto reporter = report::MakeReporter(format);
+  if (path.empty() || path == "-") {
+    reporter->Write(rep, std::cout);
+    std::cout.flush();
+    return static_cast<bool>(std::cout);
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    std::fprintf(stderr, "tptriage analyze: cannot write %s: check the directory exists and is writable\n",
+                 path.c_str());
+    return false;
+  }
+  reporter->Write(rep, out);
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "tptriage analyze: writing %s failed (disk full?)\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+report::RunResult AnalyzeOne(const Analyzer& analyzer, std::string name, const std::vector<std::string>& inputs) {
+  report::RunResult r;
+  r.name = std::move(name);
+  auto analysis = analyzer.Run(inputs);
+  if (!analysis.ok()) {
+    r.error = analysis.status().message();
+    r.exit_code = kExitUsage;
+    return r;
+  }
+  r.analysis = std::move(*analysis);
+  r.exit_code = ExitCodeFor(r.analysis);
+  return r;
 }
 
 }  // namespace
@@ -46,7 +97,12 @@ int RunAnalyze(const Args& args) {
   po::options_description desc("options");
   desc.add_options()
       ("help,h", po::bool_switch(&cfg.help), "show this help")
-      ("format", po::value(&cfg.format)->default_value("text"), "output: text | json")
+      ("format", po::value(&cfg.format)->default_value("text"),
+       "output: text | json | markdown | junit | sarif | github | html")
+      ("output,o", po::value(&cfg.output), "write the report to FILE instead of stdout")
+      ("html", po::value(&cfg.html), "also write a self-contained HTML page to FILE")
+      ("runs", po::value(&cfg.runs_dir), "analyse every subdirectory or file of DIR as one run, and group them")
+      ("jobs,j", po::value(&cfg.jobs)->default_value(0), "runs analysed at once with --runs (0 = all cores)")
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
       ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
@@ -65,16 +121,31 @@ int RunAnalyze(const Args& args) {
     return Usage(desc, stderr, kExitUsage);
   }
   if (cfg.help) return Usage(desc, stdout, kExitHealthy);
-  if (cfg.format != "text" && cfg.format != "json") {
-    std::fprintf(stderr, "tptriage analyze: --format %s: expected text or json\n", cfg.format.c_str());
+  auto format = report::ParseFormat(cfg.format);
+  if (!format.ok()) {
+    std::fprintf(stderr, "tptriage analyze: %s\n", format.status().message().c_str());
     return kExitUsage;
   }
-  if (cfg.logs.empty()) {
-    std::fprintf(stderr, "tptriage analyze: no LOG given (files, directories, .gz or - for stdin)\n\n");
+  bool many = !cfg.runs_dir.empty();
+  if (many && !cfg.logs.empty()) {
+    std::fprintf(stderr, "tptriage analyze: give either LOG... (one run) or --runs DIR (many runs), not both\n");
+    return kExitUsage;
+  }
+  if (!many && cfg.logs.empty()) {
+    std::fprintf(stderr, "tptriage analyze: no LOG given (files, directories, .gz or - for stdin) and no --runs DIR\n\n");
     return Usage(desc, stderr, kExitUsage);
+  }
+  if (cfg.jobs < 0) {
+    std::fprintf(stderr, "tptriage analyze: --jobs %d: expected 0 (all cores) or a positive count\n", cfg.jobs);
+    return kExitUsage;
   }
   if (cfg.max_line_bytes == 0) {
     std::fprintf(stderr, "tptriage analyze: --max-line-bytes must be > 0\n");
+    return kExitUsage;
+  }
+  if (!cfg.html.empty() && !cfg.output.empty() && cfg.html == cfg.output) {
+    std::fprintf(stderr, "tptriage analyze: --html and --output name the same file %s; give two files\n",
+                 cfg.html.c_str());
     return kExitUsage;
   }
 
@@ -87,19 +158,35 @@ int RunAnalyze(const Args& args) {
     std::fprintf(stderr, "tptriage analyze: %s\n", analyzer.status().message().c_str());
     return kExitUsage;
   }
-  auto analysis = analyzer->Run(cfg.logs);
-  if (!analysis.ok()) {
-    std::fprintf(stderr, "tptriage analyze: %s\n", analysis.status().message().c_str());
-    return kExitUsage;
-  }
-  for (const auto& w : analysis->warnings) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
-  if (cfg.format == "json") {
-    nlohmann::json j = *analysis;
-    std::cout << j.dump(2) << "\n";
+  for (const auto& w : analyzer->load_warnings()) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
+
+  std::vector<report::RunResult> results;
+  if (many) {
+    auto inputs = report::ListRuns(cfg.runs_dir);
+    if (!inputs.ok()) {
+      std::fprintf(stderr, "tptriage analyze: %s\n", inputs.status().message().c_str());
+      return kExitUsage;
+    }
+    const Analyzer& an = *analyzer;
+    results = report::AnalyzeInParallel(*inputs, {.jobs = cfg.jobs}, [&an](const report::RunInput& in) {
+      return AnalyzeOne(an, in.name, {in.path});
+    });
   } else {
-    std::cout << RenderPlainText(*analysis);
+    results.push_back(AnalyzeOne(*analyzer, cfg.logs.front(), cfg.logs));
+    const report::RunResult& r = results.front();
+    if (!r.error.empty()) {
+      std::fprintf(stderr, "tptriage analyze: %s\n", r.error.c_str());
+      // A person gets the message above; CI formats still get a document
+      // that records the failure (a junit <error>, a SARIF notification).
+      if (*format == report::Format::kText) return kExitUsage;
+    }
+    for (const auto& w : r.analysis.warnings) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
   }
-  return ExitCodeFor(*analysis);
+  report::Report rep = report::MakeReport(std::move(results), many, TPT_VERSION);
+  int code = report::WorstExitCode(rep.runs);
+  if (!WriteReport(rep, *format, cfg.output)) return kExitUsage;
+  if (!cfg.html.empty() && !WriteReport(rep, report::Format::kHtml, cfg.html)) return kExitUsage;
+  return code;
 }
 
 }  // namespace tpt::cli

@@ -122,9 +122,20 @@ const Diagnosis* PrimaryDiagnosis(const Analysis& a) {
 }
 
 const RankState* FirstFailingRank(const Analysis& a) {
+  // The rank the primary diagnosis points at, when it has an error of its own.
+  if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr && !d->evidence.empty() && d->evidence[0].rank >= 0) {
+    for (const RankState& r : a.ranks) {
+      if (r.rank == d->evidence[0].rank && !r.first_error.empty()) return &r;
+    }
+  }
+  // Else the earliest error among numbered ranks; lines without a rank last.
   const RankState* best = nullptr;
   for (const RankState& r : a.ranks) {
     if (r.first_error.empty()) continue;
+    if (best != nullptr && (best->rank >= 0) != (r.rank >= 0)) {
+      if (r.rank >= 0) best = &r;
+      continue;
+    }
     if (best == nullptr) {
       best = &r;
       continue;
@@ -173,41 +184,15 @@ std::string ShellQuote(std::string_view s) {
   return out + "'";
 }
 
-namespace {
-
-std::string JsonScalarArg(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_array()) {
-    std::string joined;
-    for (const auto& item : v) {
-      if (!joined.empty()) joined += ",";
-      joined += JsonScalarArg(item);
-    }
-    return joined;
-  }
-  return v.dump();
-}
-
-}  // namespace
-
 std::string ReproCommand(const Analysis& a, const Diagnosis& d) {
   if (!d.repro.is_object() || d.repro.empty()) return "";
   if (auto it = d.repro.find("command"); it != d.repro.end() && it->is_string()) {
     return it->get<std::string>();
   }
-  std::string cmd = "tptriage repro --root-cause " + ShellQuote(d.id);
-  for (const auto& [key, value] : d.repro.items()) {
-    if (value.is_null() || value.is_object()) continue;
-    std::string flag = key;
-    for (char& c : flag) {
-      if (c == '_') c = '-';
-    }
-    if (value.is_boolean()) {
-      if (value.get<bool>()) cmd += " --" + flag;
-      continue;
-    }
-    cmd += " --" + flag + " " + ShellQuote(JsonScalarArg(value));
-  }
+  // `tptriage repro LOG...` re-analyses the same logs and replays the plan.
+  std::string cmd = "tptriage repro";
+  for (const std::string& in : a.run.inputs) cmd += " " + ShellQuote(in);
+  if (a.run.inputs.empty()) cmd += " DIAGNOSIS.json  # from: tptriage analyze --format json LOG... > DIAGNOSIS.json";
   return cmd;
 }
 

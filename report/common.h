@@ -45,8 +45,10 @@ std::string FormatGiB(double bytes);
 // first, else nullptr.
 const Diagnosis* PrimaryDiagnosis(const Analysis& a);
 
-// The rank that failed first: the earliest first_error_ts among ranks with an
-// error, else the first rank with an error in rank order; nullptr if none.
+// The rank that failed first: the rank of the primary diagnosis' first
+// evidence line if that rank has an error; else the earliest first_error_ts
+// among numbered ranks with an error (untimed ones in rank order after the
+// timed ones), then the rank-less lines (rank -1); nullptr if none.
 const RankState* FirstFailingRank(const Analysis& a);
 
 // "file:line" or "file" when the line is unknown.
@@ -56,8 +58,9 @@ std::string EvidenceLocation(const Evidence& e);
 std::string RemedyLine(const Remedy& r);
 
 // The `tptriage repro` command line for a diagnosis: repro.command when the
-// rules gave one, else `tptriage repro --root-cause ID --KEY VALUE ... INPUTS`
-// from the diagnosis' repro plan parameters. Empty when there is no plan.
+// rules gave one, else `tptriage repro LOG...` on the run's inputs (repro
+// re-analyses them and replays the plan). Empty when the diagnosis has no
+// repro plan.
 std::string ReproCommand(const Analysis& a, const Diagnosis& d);
 
 // One line describing what ran: "sglang 0.4.6, TP 8, NVIDIA H100 80GB HBM3".

@@ -23,12 +23,6 @@ int Severity(int exit_code) {
 
 }  // namespace
 
-int ExitCodeFor(const Analysis& analysis) {
-  if (analysis.root_cause == "none") return kExitHealthy;
-  if (analysis.root_cause == "unknown" || analysis.root_cause.empty()) return kExitUnclassified;
-  return kExitDiagnosed;
-}
-
 int WorstExitCode(const std::vector<RunResult>& runs) {
   int worst = kExitHealthy;
   for (const RunResult& r : runs) {

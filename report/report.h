@@ -20,6 +20,7 @@
 
 #include "parser/status.h"
 #include "rules/analysis.h"
+#include "rules/engine.h"  // ExitCodeFor: the exit code of one Analysis
 
 namespace tpt::report {
 
@@ -53,10 +54,6 @@ struct Report {
 // Exit code of a set of runs: the worst of them, ranked
 // input error (2) > unexplained failure (3) > diagnosed (1) > healthy (0).
 int WorstExitCode(const std::vector<RunResult>& runs);
-
-// Exit code analyze gives one Analysis: 0 for root_cause "none", 3 for
-// "unknown", 1 otherwise.
-int ExitCodeFor(const Analysis& analysis);
 
 // Fills each failed run's signature, groups the runs and counts outcomes.
 Report MakeReport(std::vector<RunResult> runs, bool many, std::string tool_version);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/common.h"
 #include "report/test_fixtures.h"
 
 namespace tpt::report {
@@ -21,10 +22,7 @@ std::vector<RunResult> SixRuns() {
   return runs;
 }
 
-TEST(ExitCodes, PerAnalysisAndWorst) {
-  EXPECT_EQ(ExitCodeFor(testing::Healthy()), kExitHealthy);
-  EXPECT_EQ(ExitCodeFor(testing::KvNoRoom({})), kExitDiagnosed);
-  EXPECT_EQ(ExitCodeFor(testing::Unexplained(1)), kExitUnclassified);
+TEST(ExitCodes, WorstOfManyRuns) {
   std::vector<RunResult> runs = {AsRun("h", testing::Healthy())};
   EXPECT_EQ(WorstExitCode(runs), kExitHealthy);
   runs.push_back(AsRun("d", testing::KvNoRoom({})));
@@ -91,6 +89,33 @@ TEST(ParseFormat, NamesAndErrors) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("yaml"), std::string::npos);
   EXPECT_NE(bad.status().message().find("sarif"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tpt::report
+
+namespace tpt::report {
+namespace {
+
+TEST(FirstFailingRank, PrefersDiagnosedRankThenNumberedRanks) {
+  Analysis a = testing::KvNoRoom({.seed = 1});  // rank 1 fails; rank 2 quits later
+  ASSERT_NE(FirstFailingRank(a), nullptr);
+  EXPECT_EQ(FirstFailingRank(a)->rank, 1);
+  // A rank-less line that comes earlier in time does not win over ranks.
+  RankState none;
+  none.rank = -1;
+  none.first_error = "signal";
+  none.first_error_ts = 1.0;
+  a.ranks.push_back(none);
+  a.diagnoses.clear();
+  EXPECT_EQ(FirstFailingRank(a)->rank, 1);
+  // Without a timestamp on either, the first numbered rank with an error.
+  for (auto& r : a.ranks) r.first_error_ts = 0;
+  EXPECT_EQ(FirstFailingRank(a)->rank, 1);
+  a.ranks.erase(a.ranks.begin(), a.ranks.end() - 1);
+  EXPECT_EQ(FirstFailingRank(a)->rank, -1);
+  a.ranks.clear();
+  EXPECT_EQ(FirstFailingRank(a), nullptr);
 }
 
 }  // namespace

@@ -95,11 +95,11 @@ Signature ComputeSignature(const Analysis& a) {
   if (first != nullptr) {
     sig.phase = first->last_phase;
     sig.error_class = first->first_error;
-    message = first->first_error_evidence.text;
   }
-  if (message.empty() && primary != nullptr && !primary->evidence.empty()) {
-    message = primary->evidence.front().text;
-  }
+  // The diagnosis' anchor line says more than a generic "Traceback" header;
+  // without a diagnosis, the first failing rank's own first error line.
+  if (primary != nullptr && !primary->evidence.empty()) message = primary->evidence.front().text;
+  if (message.empty() && first != nullptr) message = first->first_error_evidence.text;
   sig.message = MessageTemplate(message);
   std::string framework = a.run.framework;
   if (!a.run.version.empty()) framework += " " + MajorMinor(a.run.version);

@@ -5,7 +5,8 @@
 // between repeats: numbers, hex, paths, addresses, ranks, timestamps, UUIDs.
 // The canonical string joins framework and version (major.minor), the phase
 // the first failing rank reached, the root-cause id, that rank's error class
-// and the masked message template; the id is the first 12 hex digits of its
+// and the masked message template (of the primary diagnosis' anchor line, or
+// without a diagnosis of that rank's first error line); the id is the first 12 hex digits of its
 // 64-bit FNV-1a hash. Nothing in it depends on file paths, times or rank
 // numbers, so the same failure gets the same id on any machine and day.
 //

@@ -75,6 +75,13 @@ TEST(ComputeSignature, HealthyRunHasNone) {
   EXPECT_TRUE(ComputeSignature(testing::Healthy()).id.empty());
 }
 
+TEST(ComputeSignature, WithoutDiagnosisUsesFirstFailingRanksLine) {
+  Signature s = ComputeSignature(testing::Unexplained(3));
+  EXPECT_EQ(s.error_class, "exception");
+  EXPECT_EQ(s.message, "FlashAttentionError: kernel <hex> failed") << s.message;
+  EXPECT_EQ(s.id, ComputeSignature(testing::Unexplained(9)).id);
+}
+
 TEST(ComputeSignature, FallsBackToPrimaryEvidenceWithoutRankStates) {
   Analysis a = testing::KvNoRoom({.seed = 2});
   a.ranks.clear();

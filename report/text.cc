@@ -97,7 +97,7 @@ void WriteDiagnosis(const Analysis& a, const Diagnosis& d, std::ostream& out) {
     for (const Remedy& r : d.remedy) out << "  " << OneLine(RemedyLine(r)) << "\n";
   }
   std::string repro = ReproCommand(a, d);
-  if (!repro.empty()) out << "\nReproduce on a GPU:\n  " << OneLine(repro) << "\n";
+  if (!repro.empty()) out << "\nReproduce on a GPU:\n  " << ValidUtf8(repro) << "\n";
 }
 
 void WriteRun(const RunResult& run, std::ostream& out) {
