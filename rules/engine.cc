@@ -223,9 +223,14 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
       }
     }
   }
-  std::stable_sort(fired.begin(), fired.end(), [](const Fired& x, const Fired& y) {
+  // Two events from one line (an NVLS WARN is also an NCCL error) are one
+  // moment: the more specific rule (higher priority) explains it.
+  auto same_line = [&](size_t a, size_t b) {
+    return events[a].source == events[b].source && events[a].line == events[b].line;
+  };
+  std::stable_sort(fired.begin(), fired.end(), [&](const Fired& x, const Fired& y) {
     if (x.rule->tier != y.rule->tier) return x.rule->tier < y.rule->tier;
-    if (x.anchor != y.anchor) return x.anchor < y.anchor;
+    if (x.anchor != y.anchor && !same_line(x.anchor, y.anchor)) return x.anchor < y.anchor;
     if (x.rule->priority != y.rule->priority) return x.rule->priority > y.rule->priority;
     return x.rule_order < y.rule_order;
   });
