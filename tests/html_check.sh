@@ -40,7 +40,9 @@ if ! grep -Eq 'data-tpt-rendered="[1-9][0-9]*"' "$work/dom.html"; then
   echo "html_check: the page's script did not run or drew no SVG (no data-tpt-rendered marker)" >&2
   fail=1
 fi
-if grep -q 'data-pwned' "$work/dom.html"; then
+# The hostile fixture line sets data-pwned on <html> if it ever runs; as
+# escaped text it only appears inside the evidence block.
+if grep -Eq '<html[^>]*data-pwned' "$work/dom.html"; then
   echo "html_check: log text ran as script (data-pwned set): escaping is broken" >&2
   fail=1
 fi
