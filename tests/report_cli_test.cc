@@ -48,7 +48,7 @@ std::string Slurp(const fs::path& p) {
 }
 
 // Runs `tptriage ARGS` with stdout and stderr captured.
-Result Run(const std::string& args) {
+Result Tptriage(const std::string& args) {
   static int n = 0;
   fs::path out = TempDir() / ("out" + std::to_string(++n)), err = TempDir() / ("err" + std::to_string(n));
   std::string cmd = kBin + " " + args + " >" + out.string() + " 2>" + err.string() + " </dev/null";
@@ -73,7 +73,7 @@ std::map<std::string, std::string> Signatures(const nlohmann::json& doc) {
 }
 
 TEST(AnalyzeRuns, GroupsRepeatsAndNearRepeats) {
-  Result r = Run("analyze --runs " + kRuns + " --format json --jobs 2");
+  Result r = Tptriage("analyze --runs " + kRuns + " --format json --jobs 2");
   ASSERT_EQ(r.code, 1) << r.err << r.out.substr(0, 2000);  // worst outcome: diagnosed
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["schema_version"], 1);
@@ -99,11 +99,11 @@ TEST(AnalyzeRuns, GroupsRepeatsAndNearRepeats) {
 }
 
 TEST(AnalyzeRuns, IdsStableAcrossInvocationsAndPaths) {
-  Result a = Run("analyze --runs " + kRuns + " --format json --jobs 1");
+  Result a = Tptriage("analyze --runs " + kRuns + " --format json --jobs 1");
   fs::path copy = TempDir() / "elsewhere" / "nightly-artifacts";
   fs::create_directories(copy.parent_path());
   fs::copy(kRuns, copy, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-  Result b = Run("analyze --runs " + copy.string() + " --format json");
+  Result b = Tptriage("analyze --runs " + copy.string() + " --format json");
   ASSERT_EQ(a.code, b.code);
   auto sa = Signatures(nlohmann::json::parse(a.out)), sb = Signatures(nlohmann::json::parse(b.out));
   EXPECT_EQ(sa, sb);
@@ -111,7 +111,7 @@ TEST(AnalyzeRuns, IdsStableAcrossInvocationsAndPaths) {
 }
 
 TEST(AnalyzeRuns, TextShowsGroupsWithCounts) {
-  Result r = Run("analyze --runs " + kRuns);
+  Result r = Tptriage("analyze --runs " + kRuns);
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("6 runs: 5 diagnosed, 0 unexplained, 1 healthy, 0 unreadable; 2 distinct failures"),
             std::string::npos)
@@ -123,7 +123,7 @@ TEST(AnalyzeRuns, TextShowsGroupsWithCounts) {
 
 TEST(AnalyzeRuns, JunitOutputFileValidAgainstXsd) {
   fs::path out = TempDir() / "runs.junit.xml";
-  Result r = Run("analyze --runs " + kRuns + " --format junit --output " + out.string());
+  Result r = Tptriage("analyze --runs " + kRuns + " --format junit --output " + out.string());
   EXPECT_EQ(r.code, 1);
   std::string xml = Slurp(out);
   EXPECT_NE(xml.find("tests=\"6\" failures=\"5\" errors=\"0\""), std::string::npos) << xml.substr(0, 600);
@@ -133,7 +133,7 @@ TEST(AnalyzeRuns, JunitOutputFileValidAgainstXsd) {
 
 TEST(AnalyzeRuns, SarifValidAgainstSchema) {
   fs::path out = TempDir() / "runs.sarif";
-  Result r = Run("analyze --runs " + kRuns + " --format sarif -o " + out.string());
+  Result r = Tptriage("analyze --runs " + kRuns + " --format sarif -o " + out.string());
   EXPECT_EQ(r.code, 1);
   auto doc = nlohmann::json::parse(Slurp(out));
   EXPECT_EQ(doc["version"], "2.1.0");
@@ -150,7 +150,7 @@ TEST(AnalyzeRuns, SarifValidAgainstSchema) {
 }
 
 TEST(AnalyzeRuns, GithubAnnotatesOncePerGroup) {
-  Result r = Run("analyze --runs " + kRuns + " --format github");
+  Result r = Tptriage("analyze --runs " + kRuns + " --format github");
   EXPECT_EQ(r.code, 1);
   size_t errors = 0;
   std::istringstream lines(r.out);
@@ -167,7 +167,7 @@ TEST(AnalyzeRuns, GithubAnnotatesOncePerGroup) {
 
 TEST(AnalyzeRuns, HtmlAndMarkdownTogether) {
   fs::path html = TempDir() / "runs.html";
-  Result r = Run("analyze --runs " + kRuns + " --format markdown --html " + html.string());
+  Result r = Tptriage("analyze --runs " + kRuns + " --format markdown --html " + html.string());
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("## tptriage: 6 runs, 2 distinct failures"), std::string::npos) << r.out.substr(0, 500);
   std::string page = Slurp(html);
@@ -176,32 +176,32 @@ TEST(AnalyzeRuns, HtmlAndMarkdownTogether) {
 }
 
 TEST(AnalyzeOne, SingleRunFormatsKeepExitCode) {
-  Result text = Run("analyze " + kRuns + "/job-1187");
+  Result text = Tptriage("analyze " + kRuns + "/job-1187");
   EXPECT_EQ(text.code, 1) << text.err;
   EXPECT_NE(text.out.find("Verdict: "), std::string::npos);
   EXPECT_NE(text.out.find("Evidence:"), std::string::npos) << text.out;
-  Result healthy = Run("analyze " + kRuns + "/job-1195 --format junit");
+  Result healthy = Tptriage("analyze " + kRuns + "/job-1195 --format junit");
   EXPECT_EQ(healthy.code, 0) << healthy.err;
   EXPECT_EQ(healthy.out.find("<failure"), std::string::npos);
-  Result json = Run("analyze --format json " + kRuns + "/job-1240.log");
+  Result json = Tptriage("analyze --format json " + kRuns + "/job-1240.log");
   EXPECT_EQ(json.code, 1);
   EXPECT_EQ(nlohmann::json::parse(json.out)["signature"].get<std::string>().size(), 12u);
 }
 
 TEST(AnalyzeErrors, ClearMessagesAndExitTwo) {
-  Result missing = Run("analyze --runs /nonexistent/ci-runs");
+  Result missing = Tptriage("analyze --runs /nonexistent/ci-runs");
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("/nonexistent/ci-runs"), std::string::npos) << missing.err;
-  Result both = Run("analyze --runs " + kRuns + " " + kRuns + "/job-1187");
+  Result both = Tptriage("analyze --runs " + kRuns + " " + kRuns + "/job-1187");
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.err.find("not both"), std::string::npos);
-  Result fmt = Run("analyze --format yaml " + kRuns + "/job-1187");
+  Result fmt = Tptriage("analyze --format yaml " + kRuns + "/job-1187");
   EXPECT_EQ(fmt.code, 2);
   EXPECT_NE(fmt.err.find("unknown --format 'yaml'"), std::string::npos) << fmt.err;
-  Result jobs = Run("analyze --jobs -3 --runs " + kRuns);
+  Result jobs = Tptriage("analyze --jobs -3 --runs " + kRuns);
   EXPECT_EQ(jobs.code, 2);
   EXPECT_NE(jobs.err.find("--jobs"), std::string::npos);
-  Result out = Run("analyze --runs " + kRuns + " --output /nonexistent/dir/report.txt");
+  Result out = Tptriage("analyze --runs " + kRuns + " --output /nonexistent/dir/report.txt");
   EXPECT_EQ(out.code, 2);
   EXPECT_NE(out.err.find("cannot write /nonexistent/dir/report.txt"), std::string::npos) << out.err;
 }
@@ -211,7 +211,7 @@ TEST(AnalyzeErrors, UnreadableRunIsReportedOthersGoOn) {
   fs::create_directories(dir);
   fs::copy(kRuns + "/job-1195", dir / "good", fs::copy_options::recursive | fs::copy_options::overwrite_existing);
   fs::create_directories(dir / "empty-run");  // a run whose artifacts never uploaded
-  Result r = Run("analyze --runs " + dir.string() + " --format json");
+  Result r = Tptriage("analyze --runs " + dir.string() + " --format json");
   auto doc = nlohmann::json::parse(r.out);
   ASSERT_EQ(doc["runs"].size(), 2u);
   EXPECT_EQ(doc["runs"][1]["name"], "good");
