@@ -1,13 +1,418 @@
-// cmd_repro.cc: `tptriage repro` (placeholder until its issue lands).
+// cmd_repro.cc: `tptriage repro DIAGNOSIS.json | LOG...`: replay a diagnosed
+// start-up failure on this box's GPU(s), judge it, and check the fix; or
+// `--bench-allreduce`: custom all-reduce against NCCL.
+//
+// Flags -> ReproConfig (the only place that sees a variables_map) -> plan
+// (repro/plan.h) with overrides -> layout (repro/launch.h) -> backend (cuda or
+// simulated) -> Reproduce (repro/runner.h) -> text or JSON.
+// Exit codes: 0 reproduced (and the fix passes), 1 not reproduced, 2 usage or
+// input error, 3 inconclusive, 4 reproduced but the fix fails.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/program_options.hpp>
 
 #include "cli/commands.h"
+#include "repro/allreduce_bench.h"
+#include "repro/launch.h"
+#include "repro/runner.h"
+#include "rules/analyzer.h"
+
+extern char** environ;
 
 namespace tpt::cli {
+namespace {
+
+namespace po = boost::program_options;
+using namespace tpt::repro;
+
+struct ReproConfig {
+  std::vector<std::string> inputs;
+  bool help = false, dry_run = false, no_fix = false, force = false, colocated = false, bench = false;
+  std::string backend = "cuda";
+  std::string format = "text";
+  double deadline_s = 60;
+  // Plan overrides, as given (validated into Overrides).
+  std::optional<int> tp, pp, layers, hidden;
+  std::optional<double> mfs, gmu, fix;
+  std::optional<std::string> target_mem, free_at_init, weights, kv_bytes, car, car_max, graph_bs, framework;
+  std::string bench_ranks = "2,4,8", bench_min = "8KiB", bench_max = "64MiB";
+  int bench_iters = 20;
+};
+
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "tptriage repro: %s\n", msg.c_str());
+  return kExitReproUsage;
+}
+
+int Usage(const po::options_description& desc, FILE* out, int code) {
+  std::ostringstream s;
+  s << desc;
+  std::fprintf(out,
+               "usage: tptriage repro [options] DIAGNOSIS.json   (analyze --format json, or a plan: samples/repro/)\n"
+               "       tptriage repro [options] LOG...           (analyze, then reproduce)\n"
+               "       tptriage repro [options] --dry-run ...    (print the plan and steps; no GPU)\n"
+               "       tptriage repro --bench-allreduce [--bench-ranks 2,4,8]\n\n"
+               "Replays the server's start-up on this box's GPU(s): context, NCCL, custom all-reduce buffers,\n"
+               "weights, the server's KV formula on measured memory, the KV pool and CUDA graph capture; the\n"
+               "original card is emulated by a ballast. Then runs the fix the same way.\n"
+               "Ranks: one process per GPU when there are enough GPUs (or from torchrun/MPI/Slurm variables);\n"
+               "otherwise all ranks co-located on one GPU (one rank measured, the others emulated).\n"
+               "Exit: 0 reproduced (fix passes), 1 not reproduced, 2 usage, 3 inconclusive, 4 fix fails.\n\n%s",
+               s.str().c_str());
+  return code;
+}
+
+void OnSigint(int) { CancelFlag().store(true); }
+
+// Builds Overrides from the flags; errors name the flag.
+StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
+  Overrides o;
+  o.tp = c.tp;
+  o.pp = c.pp;
+  o.num_layers = c.layers;
+  o.hidden_size = c.hidden;
+  o.mem_fraction_static = c.mfs;
+  o.gpu_memory_utilization = c.gmu;
+  o.fix_value = c.fix;
+  o.framework = c.framework;
+  auto size = [](const std::optional<std::string>& v, const char* flag,
+                 std::optional<int64_t>* out) -> Status {
+    if (!v) return OkStatus();
+    auto b = ParseSize(*v);
+    if (!b.ok()) return InvalidArgumentError(std::string(flag) + ": " + b.status().message());
+    *out = *b;
+    return OkStatus();
+  };
+  TPT_RETURN_IF_ERROR(size(c.target_mem, "--target-gpu-mem", &o.card_total_bytes));
+  TPT_RETURN_IF_ERROR(size(c.free_at_init, "--free-at-init", &o.free_at_init_bytes));
+  TPT_RETURN_IF_ERROR(size(c.weights, "--weights", &o.weights_bytes));
+  TPT_RETURN_IF_ERROR(size(c.kv_bytes, "--kv-bytes-per-token", &o.kv_bytes_per_token));
+  TPT_RETURN_IF_ERROR(size(c.car_max, "--custom-allreduce-max", &o.custom_allreduce_max_bytes));
+  if (c.car) {
+    if (*c.car == "on") {
+      o.custom_allreduce = true;
+    } else if (*c.car == "off") {
+      o.custom_allreduce = false;
+    } else {
+      return InvalidArgumentError("--custom-allreduce '" + *c.car + "': expected on or off");
+    }
+  }
+  if (c.graph_bs) {
+    if (*c.graph_bs == "none") {
+      o.cuda_graph_bs = std::vector<int>{};
+    } else {
+      auto l = ParseIntList(*c.graph_bs);
+      if (!l.ok()) return InvalidArgumentError("--cuda-graph-bs: " + l.status().message() + " (or none)");
+      o.cuda_graph_bs = *l;
+    }
+  }
+  return o;
+}
+
+bool LooksLikeJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c)) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    return c == '{';
+  }
+  return false;
+}
+
+// The plan: a JSON file (analysis or plan), LOG... through the analyzer, or flags alone.
+StatusOr<Plan> LoadPlan(const ReproConfig& c) {
+  if (c.inputs.empty()) {
+    Plan p;
+    p.source = "flags";
+    p.framework = "sglang";
+    return p;
+  }
+  if (c.inputs.size() == 1 && c.inputs[0] != "-" && LooksLikeJson(c.inputs[0])) return LoadPlanFile(c.inputs[0]);
+  for (const auto& in : c.inputs) {
+    if (in != "-" && !std::filesystem::exists(in)) {
+      return NotFoundError(in + ": no such file or directory (give analyze's JSON, a plan, or the run's logs)");
+    }
+  }
+  auto an = Analyzer::Create({});
+  if (!an.ok()) return an.status();
+  auto a = an->Run(c.inputs);
+  if (!a.ok()) return a.status();
+  nlohmann::json j = *a;
+  std::string name = c.inputs[0] + (c.inputs.size() > 1 ? " (+" + std::to_string(c.inputs.size() - 1) + " more)" : "");
+  return PlanFromJson(j, name + " (analysed)");
+}
+
+std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
+  std::ostringstream o;
+  o << "\nlayout: " << p.tp * p.pp << " ranks, " << gpus << " GPU(s) visible -> "
+    << (l.colocated ? "co-located on GPU 0: rank " + std::to_string(l.rank) + " measured, the others emulated"
+                    : "one process per rank (" + l.launcher + ")")
+    << "\nsteps per rank (the server's order), free memory and time measured after each:\n";
+  int i = 1;
+  auto step = [&](const std::string& s) { o << "  " << i++ << ". " << s << "\n"; };
+  step("CUDA context");
+  step(l.colocated ? "NCCL communicator (1 rank: NCCL refuses 2 ranks on one GPU)" : "NCCL communicator");
+  if (p.custom_allreduce && p.tp > 1) {
+    step("custom all-reduce IPC buffers (" + FormatBytes(p.custom_allreduce_max_bytes) + " + meta + 8 MiB rank_data)");
+  }
+  step("ballast: free memory := the log's free at init (" + FormatBytes(p.free_at_init_bytes) + ")");
+  step("free at init: all_reduce MIN over ranks");
+  step("weights: " + FormatBytes(p.weights_bytes) + " per rank, allocated and written");
+  step("the server's KV formula on the measured numbers (rules/memory)");
+  step("KV pool allocation");
+  if (!p.cuda_graph_bs.empty()) {
+    step("CUDA graph capture of a decode-like step: " + std::to_string(p.num_layers) + " layers x all-reduce of bs x " +
+         std::to_string(p.hidden_size) + " bf16, " + std::to_string(p.cuda_graph_bs.size()) + " batch sizes");
+  }
+  if (!p.fix.empty()) step("then the same with the fix, and the verdict");
+  return o.str();
+}
+
+// Parent of a local one-process-per-rank run: spawns the ranks, waits with a
+// deadline, stops all when one fails.
+int SpawnRanks(const Args& args, int world, double deadline_s) {
+  char dir_tmpl[] = "/tmp/tptriage-repro-XXXXXX";
+  if (mkdtemp(dir_tmpl) == nullptr) return Fail("cannot create a rendezvous directory under /tmp");
+  const std::string id_file = std::string(dir_tmpl) + "/nccl.id";
+  std::vector<pid_t> pids;
+  std::vector<std::string> argv_s = {"tptriage", "repro"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (int r = 0; r < world; ++r) {
+    std::vector<std::string> env_s;
+    for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
+    env_s.push_back("TPT_REPRO_RANK=" + std::to_string(r));
+    env_s.push_back("TPT_REPRO_WORLD=" + std::to_string(world));
+    env_s.push_back("TPT_REPRO_LOCAL_RANK=" + std::to_string(r));
+    env_s.push_back("TPT_REPRO_ID_FILE=" + id_file);
+    env_s.push_back("NCCL_NVLS_ENABLE=0");
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()) != 0) {
+      for (pid_t p : pids) kill(p, SIGTERM);
+      return Fail("cannot start rank " + std::to_string(r));
+    }
+    pids.push_back(pid);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<int> codes(world, -1);
+  int left = world, worst = 0;
+  std::string failure;
+  while (left > 0) {
+    for (int r = 0; r < world; ++r) {
+      if (codes[r] != -1) continue;
+      int st = 0;
+      if (waitpid(pids[r], &st, WNOHANG) != pids[r]) continue;
+      codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      --left;
+      if (r == 0) worst = codes[r];
+      if (codes[r] > kExitFixFails && failure.empty()) {
+        failure = "rank " + std::to_string(r) + " (pid " + std::to_string(pids[r]) + ") " +
+                  (WIFEXITED(st) ? "exited with " + std::to_string(codes[r]) : "was killed by signal " + std::to_string(WTERMSIG(st)));
+      }
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (left > 0 && (!failure.empty() || CancelFlag().load() || waited > deadline_s)) {
+      if (failure.empty()) failure = CancelFlag().load() ? "interrupted" : "ranks still running after the deadline";
+      for (int r = 0; r < world; ++r) {
+        if (codes[r] == -1) kill(pids[r], SIGINT);  // each rank aborts its communicator and frees memory
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(5));
+      for (int r = 0; r < world; ++r) {
+        if (codes[r] == -1 && waitpid(pids[r], nullptr, WNOHANG) == 0) kill(pids[r], SIGKILL);
+      }
+      for (int r = 0; r < world; ++r) {
+        if (codes[r] == -1) waitpid(pids[r], nullptr, 0);
+      }
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::filesystem::remove_all(dir_tmpl);
+  if (!failure.empty()) {
+    std::fprintf(stderr, "tptriage repro: %s; all ranks stopped. verdict: inconclusive\n", failure.c_str());
+    return kExitInconclusive;
+  }
+  return worst;
+}
+
+int RunBench(const ReproConfig& c) {
+  BenchOptions o;
+  auto ranks = ParseIntList(c.bench_ranks);
+  if (!ranks.ok()) return Fail("--bench-ranks: " + ranks.status().message());
+  for (int n : *ranks) {
+    if (n != 2 && n != 4 && n != 6 && n != 8) return Fail("--bench-ranks: " + std::to_string(n) + " (use 2, 4, 6 or 8)");
+  }
+  o.ranks = *ranks;
+  auto lo = ParseSize(c.bench_min);
+  auto hi = ParseSize(c.bench_max);
+  if (!lo.ok() || !hi.ok() || *lo < 16 || *hi < *lo || *hi > (1ll << 30) || *lo % 16 != 0) {
+    return Fail("--bench-min/--bench-max: sizes 16 B .. 1 GiB, multiples of 16 B, min <= max");
+  }
+  o.min_bytes = *lo;
+  o.max_bytes = *hi;
+  if (c.bench_iters < 1 || c.bench_iters > 10000) return Fail("--bench-iters: 1..10000");
+  o.ops_per_graph = c.bench_iters;
+  o.deadline_s = c.deadline_s;
+  if (!CudaBackendBuilt()) return Fail("--bench-allreduce: GPU support was not built into this tptriage");
+  if (VisibleGpuCount() == 0) {
+    std::fprintf(stderr, "tptriage repro: --bench-allreduce: no CUDA device visible\n");
+    return kExitInconclusive;
+  }
+  auto rows = RunAllreduceBench(o);
+  if (!rows.ok()) {
+    std::fprintf(stderr, "tptriage repro: --bench-allreduce: %s\n", rows.status().ToString().c_str());
+    return kExitInconclusive;
+  }
+  std::fputs(RenderBenchTable(o, *rows, GpuName()).c_str(), stdout);
+  for (const auto& r : *rows) {
+    if (r.one_shot.wrong != 0 || r.two_shot.wrong != 0) return kExitNotReproduced;  // wrong results
+  }
+  return 0;
+}
+
+}  // namespace
 
 int RunRepro(const Args& args) {
-  std::fprintf(stderr, "tptriage repro: not built yet\n");
-  return 2;
+  ReproConfig c;
+  po::options_description desc("options");
+  auto opt_int = [](std::optional<int>* o) {
+    return po::value<int>()->notifier([o](int v) { *o = v; });
+  };
+  auto opt_dbl = [](std::optional<double>* o) {
+    return po::value<double>()->notifier([o](double v) { *o = v; });
+  };
+  auto opt_str = [](std::optional<std::string>* o) {
+    return po::value<std::string>()->notifier([o](const std::string& v) { *o = v; });
+  };
+  desc.add_options()
+      ("help,h", po::bool_switch(&c.help), "show this help")
+      ("dry-run", po::bool_switch(&c.dry_run), "print the plan and the steps; touch no GPU")
+      ("backend", po::value(&c.backend)->default_value("cuda"), "cuda | simulated (a device in software, no GPU)")
+      ("format", po::value(&c.format)->default_value("text"), "text | json")
+      ("tp", opt_int(&c.tp), "tensor-parallel ranks")
+      ("pp", opt_int(&c.pp), "pipeline-parallel stages")
+      ("framework", opt_str(&c.framework), "sglang | vllm")
+      ("mem-fraction-static", opt_dbl(&c.mfs), "SGLang --mem-fraction-static as logged")
+      ("gpu-memory-utilization", opt_dbl(&c.gmu), "vLLM --gpu-memory-utilization as logged")
+      ("target-gpu-mem", opt_str(&c.target_mem), "the original card's memory, e.g. 96GiB")
+      ("free-at-init", opt_str(&c.free_at_init), "free memory per rank at init, e.g. 94GiB")
+      ("weights", opt_str(&c.weights), "weight bytes per rank, e.g. 72.3GiB")
+      ("kv-bytes-per-token", opt_str(&c.kv_bytes), "KV cache bytes per token per rank")
+      ("custom-allreduce", opt_str(&c.car), "on | off")
+      ("custom-allreduce-max", opt_str(&c.car_max), "custom all-reduce buffer, e.g. 8MiB")
+      ("cuda-graph-bs", opt_str(&c.graph_bs), "batch sizes captured: 1,2,4,8 or 1-8,16 or none")
+      ("layers", opt_int(&c.layers), "layers of the decode-like graph (one all-reduce each)")
+      ("hidden-size", opt_int(&c.hidden), "hidden size (all-reduce of bs x hidden bf16)")
+      ("fix", opt_dbl(&c.fix), "value of the remedy to check (default: the diagnosis' remedy)")
+      ("no-fix", po::bool_switch(&c.no_fix), "do not run the fix check")
+      ("colocated", po::bool_switch(&c.colocated), "all ranks on GPU 0 even when there are enough GPUs")
+      ("force", po::bool_switch(&c.force), "run even if other processes hold GPU memory")
+      ("deadline", po::value(&c.deadline_s)->default_value(60), "seconds any one wait may take")
+      ("bench-allreduce", po::bool_switch(&c.bench), "benchmark custom one-/two-shot against NCCL in CUDA graphs")
+      ("bench-ranks", po::value(&c.bench_ranks)->default_value("2,4,8"), "rank counts for --bench-allreduce")
+      ("bench-min", po::value(&c.bench_min)->default_value("8KiB"), "smallest message")
+      ("bench-max", po::value(&c.bench_max)->default_value("64MiB"), "largest message")
+      ("bench-iters", po::value(&c.bench_iters)->default_value(20), "all-reduces per graph");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&c.inputs));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "tptriage repro: %s\n\n", e.what());
+    return Usage(desc, stderr, kExitReproUsage);
+  }
+  if (c.help) return Usage(desc, stdout, 0);
+  if (c.format != "text" && c.format != "json") return Fail("--format '" + c.format + "': expected text or json");
+  if (c.backend != "cuda" && c.backend != "simulated") return Fail("--backend '" + c.backend + "': expected cuda or simulated");
+  if (!(c.deadline_s > 0 && c.deadline_s <= 3600)) return Fail("--deadline: 0 < seconds <= 3600");
+  setenv("NCCL_NVLS_ENABLE", "0", 1);  // never NVLink multicast, in this process and the ranks it starts
+  struct sigaction sa {};
+  sa.sa_handler = OnSigint;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  if (c.bench) return RunBench(c);
+
+  auto plan = LoadPlan(c);
+  if (!plan.ok()) return Fail(plan.status().message());
+  auto ov = ToOverrides(c);
+  if (!ov.ok()) return Fail(ov.status().message());
+  if (Status s = ApplyOverrides(*ov, &*plan); !s.ok()) return Fail(s.message());
+  if (c.no_fix) plan->fix.clear();
+  if (Status s = ValidatePlan(*plan); !s.ok()) return Fail(s.message());
+
+  const int world = plan->tp * plan->pp;
+  const int gpus = c.backend == "cuda" ? VisibleGpuCount() : 1;
+  auto layout = DetectLayout(ProcessEnv(), world, gpus, c.colocated || c.backend == "simulated");
+  if (!layout.ok()) return Fail(layout.status().message());
+
+  if (c.dry_run) {
+    if (c.format == "json") {
+      std::cout << nlohmann::json{{"schema_version", kReproSchemaVersion}, {"plan", PlanToJson(*plan)},
+                                  {"colocated", layout->colocated}, {"gpus", gpus}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cout << DescribePlan(*plan) << DryRunSteps(*plan, *layout, gpus);
+      if (!CudaBackendBuilt()) std::cout << "\nnote: GPU support was not built into this tptriage; only --dry-run and --backend simulated run here\n";
+    }
+    return 0;
+  }
+  if (layout->launcher == "spawn" && !layout->colocated && world > 1) {
+    return SpawnRanks(args, world, c.deadline_s * 10);
+  }
+  std::unique_ptr<DeviceBackend> be;
+  if (c.backend == "simulated") {
+    be = MakeSimulatedBackend(SimulatedDevice{});
+  } else {
+    auto made = MakeCudaBackend();
+    if (!made.ok()) {
+      std::fprintf(stderr, "tptriage repro: %s\n", made.status().message().c_str());
+      return CudaBackendBuilt() ? kExitInconclusive : kExitReproUsage;
+    }
+    be = std::move(*made);
+  }
+  ReproOptions opt;
+  opt.check_fix = !c.no_fix;
+  opt.force = c.force;
+  opt.step_deadline_s = c.deadline_s;
+  ReproReport rep = Reproduce(*plan, *be, *layout, opt);
+  be.reset();  // every GPU allocation and the communicator go back before we print
+  if (layout->rank == 0 || layout->colocated) {
+    if (c.format == "json") {
+      std::cout << RenderJson(rep).dump(2) << "\n";
+    } else {
+      std::cout << RenderText(rep);
+    }
+    std::cout.flush();
+  }
+  return ExitCodeOf(rep.verdict);
 }
 
 }  // namespace tpt::cli

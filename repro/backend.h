@@ -104,5 +104,9 @@ std::unique_ptr<DeviceBackend> MakeSimulatedBackend(const SimulatedDevice& devic
 StatusOr<std::unique_ptr<DeviceBackend>> MakeCudaBackend();
 // Whether this binary was built with the CUDA backend.
 bool CudaBackendBuilt();
+// Devices visible to this process (0 without CUDA or without a GPU).
+int VisibleGpuCount();
+// "NVIDIA H200 (143156 MiB)" for device 0, or "" without one.
+std::string GpuName();
 
 }  // namespace tpt::repro

@@ -470,6 +470,22 @@ StatusOr<GraphResult> CudaBackend::CaptureDecodeGraphs(const GraphSpec& spec) {
 
 bool CudaBackendBuilt() { return true; }
 
+int VisibleGpuCount() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+std::string GpuName() {
+  cudaDeviceProp p{};
+  if (VisibleGpuCount() == 0 || cudaGetDeviceProperties(&p, 0) != cudaSuccess) return "";
+  return std::string(p.name) + " (" + std::to_string(p.totalGlobalMem >> 20) + " MiB, " +
+         std::to_string(p.multiProcessorCount) + " SMs)";
+}
+
 StatusOr<std::unique_ptr<DeviceBackend>> MakeCudaBackend() {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);

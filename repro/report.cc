@@ -17,7 +17,7 @@ std::string Fmt(const char* fmt, double a) {
 
 std::string Signed(int64_t b) { return (b > 0 ? "+" : "") + FormatBytes(b); }
 
-void RenderRun(const RunResult& run, bool show_ranks, std::ostringstream& o) {
+void RenderRun(const RunResult& run, bool show_ranks, const char* measured, std::ostringstream& o) {
   o << "\n== run: " << run.label << " ==\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-13s %-7s %-9s %12s %12s %12s %12s %8s\n", "step", "rank", "source", "free after",
@@ -27,7 +27,7 @@ void RenderRun(const RunResult& run, bool show_ranks, std::ostringstream& o) {
     const std::string when = Fmt("%.2f s", s.seconds);
     if (!show_ranks || s.ranks.empty()) {
       std::snprintf(line, sizeof line, "%-13s %-7s %-9s %12s %12s %12s %12s %8s\n", s.step.c_str(), "this",
-                    "measured", FormatBytes(s.free_bytes).c_str(), Signed(s.delta_bytes).c_str(), "-", "-", when.c_str());
+                    measured, FormatBytes(s.free_bytes).c_str(), Signed(s.delta_bytes).c_str(), "-", "-", when.c_str());
       o << line;
     } else {
       // Group consecutive emulated ranks with equal figures into one row.
@@ -43,9 +43,10 @@ void RenderRun(const RunResult& run, bool show_ranks, std::ostringstream& o) {
         const std::string ranks = j - i == 1 ? std::to_string(f.rank)
                                              : std::to_string(f.rank) + "-" + std::to_string(s.ranks[j - 1].rank);
         const std::string logged = f.logged_free_bytes ? FormatBytes(*f.logged_free_bytes) : "-";
-        const std::string diff = f.logged_free_bytes ? Signed(f.free_bytes - *f.logged_free_bytes) : "-";
+        const std::string diff =
+            f.logged_free_bytes ? Fmt("%+.1f MiB", double(f.free_bytes - *f.logged_free_bytes) / kMiB) : "-";
         std::snprintf(line, sizeof line, "%-13s %-7s %-9s %12s %12s %12s %12s %8s\n", first ? s.step.c_str() : "",
-                      ranks.c_str(), f.measured ? "measured" : "emul", FormatBytes(f.free_bytes).c_str(),
+                      ranks.c_str(), f.measured ? measured : "emul", FormatBytes(f.free_bytes).c_str(),
                       f.measured ? Signed(s.delta_bytes).c_str() : "", logged.c_str(), diff.c_str(),
                       first ? when.c_str() : "");
         o << line;
@@ -121,8 +122,9 @@ std::string RenderText(const ReproReport& r) {
     << (r.layout.colocated ? "co-located" : "one process per rank") << ", launcher: " << r.layout.launcher << ")\n";
   for (const auto& b : r.banner) o << "  " << b << "\n";
   o << "\n" << DescribePlan(r.original.plan);
-  RenderRun(r.original, true, o);
-  if (r.fix) RenderRun(*r.fix, true, o);
+  const char* measured = r.backend == "simulated" ? "sim" : "measured";
+  RenderRun(r.original, true, measured, o);
+  if (r.fix) RenderRun(*r.fix, true, measured, o);
   o << "\n";
   for (const auto& n : r.notes) o << "note: " << n << "\n";
   std::string outcome = r.verdict.outcome;
