@@ -97,6 +97,44 @@ std::string ParamOfFlag(std::string flag) {
   return "";
 }
 
+// The server's default capture list up to max_bs (SGLang: 1,2,4,8 then
+// every 8; vLLM: 1,2,4 then every 8), for plans that give only the maximum.
+std::vector<int> DefaultGraphBatchSizes(const std::string& framework, int max_bs) {
+  std::vector<int> out;
+  for (int b : {1, 2, 4}) {
+    if (b <= max_bs) out.push_back(b);
+  }
+  const int step_from = framework == "vllm" ? 8 : 16;
+  if (framework != "vllm" && max_bs >= 8) out.push_back(8);
+  for (int b = step_from; b <= max_bs; b += 8) out.push_back(b);
+  if (out.empty() || out.back() != max_bs) out.push_back(max_bs);
+  return out;
+}
+
+// The names rules/engine.cc (BuildRepro) writes, next to ours.
+Status ReadAliases(const json& j, const std::string& name, Plan* p) {
+  if (p->root_cause.empty()) TPT_RETURN_IF_ERROR(ReadString(j, "scenario", name, &p->root_cause));
+  if (p->card_total_bytes == 0) TPT_RETURN_IF_ERROR(ReadSize(j, "total_bytes", name, &p->card_total_bytes));
+  if (p->weights_bytes == 0) TPT_RETURN_IF_ERROR(ReadSize(j, "weights_bytes_per_rank", name, &p->weights_bytes));
+  int64_t avail = 0;
+  TPT_RETURN_IF_ERROR(ReadSize(j, "avail_after_weights_bytes", name, &avail));
+  if (avail > 0) {
+    p->logged_free_after[kStepWeights] = avail;
+    // "21.7 GiB left after weights" at 94 GiB free: the weights took the difference.
+    if (p->weights_bytes == 0 && p->free_at_init_bytes > avail) p->weights_bytes = p->free_at_init_bytes - avail;
+  }
+  if (j.contains("custom_all_reduce") && j["custom_all_reduce"].is_boolean()) {
+    p->custom_allreduce = j["custom_all_reduce"].get<bool>();
+  }
+  if (p->cuda_graph_bs.empty() && j.contains("cuda_graph_max_bs")) {
+    int max_bs = 0;
+    TPT_RETURN_IF_ERROR(ReadNumber(j, "cuda_graph_max_bs", name, &max_bs));
+    if (max_bs > 0 && max_bs <= 4096) p->cuda_graph_bs = DefaultGraphBatchSizes(p->framework, max_bs);
+  }
+  if (j.contains("cuda_graph") && j["cuda_graph"].is_boolean() && !j["cuda_graph"].get<bool>()) p->cuda_graph_bs.clear();
+  return OkStatus();
+}
+
 Status ParseBarePlan(const json& j, const std::string& name, Plan* p) {
   if (!j.is_object()) return InvalidArgumentError(name + ": a repro plan must be a JSON object");
   TPT_RETURN_IF_ERROR(ReadString(j, "framework", name, &p->framework));
@@ -130,6 +168,7 @@ Status ParseBarePlan(const json& j, const std::string& name, Plan* p) {
   }
   TPT_RETURN_IF_ERROR(ReadNumber(j, "hidden_size", name, &p->hidden_size));
   TPT_RETURN_IF_ERROR(ReadNumber(j, "num_layers", name, &p->num_layers));
+  TPT_RETURN_IF_ERROR(ReadAliases(j, name, p));
   TPT_RETURN_IF_ERROR(ReadString(j, "failed_step", name, &p->failed_step));
   TPT_RETURN_IF_ERROR(ReadString(j, "failure_message", name, &p->failure_message));
   if (j.contains("logged_free_after") && j["logged_free_after"].is_object()) {
@@ -237,6 +276,11 @@ StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
   } else {
     TPT_RETURN_IF_ERROR(ParseBarePlan(j, name, &p));
     if (p.failed_step.empty()) p.failed_step = StepOfRootCause(p.root_cause);
+  }
+  // The card's total from the GPU catalog when the log did not print it.
+  if (p.card_total_bytes == 0 && !p.gpu.empty()) {
+    auto g = memory::FindGpu(p.gpu);
+    if (g.ok()) p.card_total_bytes = static_cast<int64_t>(g->memory_bytes);
   }
   return p;
 }

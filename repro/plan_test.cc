@@ -113,3 +113,31 @@ TEST(Parsers, SizesAndLists) {
 
 }  // namespace
 }  // namespace tpt::repro
+
+namespace tpt::repro {
+namespace {
+
+// The keys rules/engine.cc (BuildRepro) writes into Diagnosis::repro.
+TEST(PlanFromJson, ReadsTheRulesEnginesKeyNames) {
+  auto p = PlanFromJson(nlohmann::json::parse(R"({
+      "scenario": "kv_pool_no_room", "framework": "sglang", "version": "0.4.6", "tp": 8,
+      "gpu": "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+      "free_at_init_bytes": 100931731456, "avail_after_weights_bytes": 23300197580.8,
+      "mem_fraction_static": 0.5, "kv_bytes_per_token": 70272,
+      "custom_all_reduce": false, "cuda_graph_max_bs": 40})"),
+                        "engine.json");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->root_cause, "kv_pool_no_room");
+  EXPECT_EQ(p->failed_step, kStepKvFormula);
+  // Weights = free at init - available after weights (94 - 21.7 GiB).
+  EXPECT_NEAR(double(p->weights_bytes) / kGiB, 72.3, 0.001);
+  EXPECT_EQ(p->logged_free_after.at(kStepWeights), 23300197581);
+  EXPECT_FALSE(p->custom_allreduce);
+  EXPECT_EQ(p->cuda_graph_bs, (std::vector<int>{1, 2, 4, 8, 16, 24, 32, 40}));
+  // No total in the log: the GPU catalog's figure for the card.
+  EXPECT_NEAR(double(p->card_total_bytes) / kGiB, 94.97, 0.01);
+  EXPECT_TRUE(ValidatePlan(*p).ok()) << ValidatePlan(*p).ToString();
+}
+
+}  // namespace
+}  // namespace tpt::repro

@@ -153,6 +153,37 @@ TEST(Reproduce, CommFailureIsTheToolsNotTheServers) {
   EXPECT_EQ(rep.original.failed_step, kStepComm);
 }
 
+TEST(Reproduce, VllmNoCacheBlocksAndAHigherUtilisationFix) {
+  Plan p;
+  p.source = "test";
+  p.framework = "vllm";
+  p.version = "0.11.0";
+  p.tp = 2;
+  p.card_total_bytes = 80 * kGiB;
+  p.free_at_init_bytes = 78 * kGiB;
+  p.weights_bytes = 73 * kGiB;  // util 0.9 -> 72 GiB budget < weights
+  p.gpu_memory_utilization = 0.9;
+  p.kv_bytes_per_token = 1 << 17;
+  p.failed_step = kStepKvFormula;
+  p.fix["gpu_memory_utilization"] = 0.97;  // 77.6 GiB: 4.6 GiB for KV, under the 78 GiB free
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(p, *be, Colocated(2), ReproOptions{});
+  EXPECT_EQ(rep.verdict.outcome, "reproduced") << rep.verdict.reason;
+  EXPECT_TRUE(rep.original.kv.fails);
+  EXPECT_EQ(rep.verdict.fix_outcome, "passes") << rep.verdict.fix_reason;
+  EXPECT_GT(rep.fix->kv.tokens, 0);
+}
+
+TEST(Reproduce, CtrlCStopsTheRunAsInconclusive) {
+  CancelFlag().store(true);
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  CancelFlag().store(false);
+  EXPECT_EQ(rep.verdict.outcome, "inconclusive");
+  EXPECT_NE(rep.original.failure.find("interrupted"), std::string::npos);
+  EXPECT_FALSE(rep.fix.has_value());
+}
+
 TEST(Judge, NoFailingStepInThePlanIsInconclusive) {
   Plan p = Founding();
   p.failed_step.clear();
