@@ -3,6 +3,7 @@
 
 #include <hs/hs.h>
 #include <re2/re2.h>
+#include <re2/set.h>
 
 #include <algorithm>
 #include <array>
@@ -80,10 +81,11 @@ std::shared_ptr<RE2> Compile(const std::string& pattern, bool caseless, std::str
   return re;
 }
 
-bool FirstByteFilter(const RE2& re, unsigned char c) {
+void ComputeFirstByteRange(PrefixSpec* p) {
   std::string min, max;
-  if (!re.PossibleMatchRange(&min, &max, 4) || min.empty() || max.empty()) return true;
-  return static_cast<unsigned char>(min[0]) <= c && c <= static_cast<unsigned char>(max[0]);
+  if (!p->re->PossibleMatchRange(&min, &max, 4) || min.empty() || max.empty()) return;
+  p->first_min = static_cast<unsigned char>(min[0]);
+  p->first_max = static_cast<unsigned char>(max[0]);
 }
 
 const std::set<std::string>& SpecialGroups() {
@@ -111,11 +113,18 @@ std::optional<int> ToSmallInt(std::string_view s) {
 
 // Runs `re` with all captures; `groups` receives n+1 views (empty data() == unmatched).
 bool RunRe(const RE2& re, std::string_view text, size_t pos, RE2::Anchor anchor,
-           std::vector<std::string_view>* groups) {
+           std::vector<std::string_view>* groups, bool precheck = true) {
   thread_local std::vector<re2::StringPiece> sp;
   sp.assign(re.NumberOfCapturingGroups() + 1, re2::StringPiece());
   // Match on the suffix, not with startpos: RE2 never matches ^ at startpos > 0.
   text = text.substr(std::min(pos, text.size()));
+  re2::StringPiece piece(text.data(), text.size());
+  // Most tries fail: a DFA-only run (no submatches) says so several times
+  // faster than the capturing engines.
+  if (precheck && !re.Match(piece, 0, piece.size(), anchor, nullptr, 0)) {
+    groups->assign(re.NumberOfCapturingGroups() + 1, std::string_view());
+    return false;
+  }
   bool ok = re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), anchor, sp.data(),
                      static_cast<int>(sp.size()));
   groups->resize(sp.size());
@@ -199,6 +208,11 @@ std::vector<std::string> StringList(const json& j) {
 }
 
 }  // namespace
+
+struct PrefixSetHolder {
+  explicit PrefixSetHolder(const RE2::Options& o) : set(o, RE2::ANCHOR_START) {}
+  RE2::Set set;
+};
 
 // ---- LineMeta ----------------------------------------------------------------
 
@@ -301,6 +315,7 @@ StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool
                                                    : "no usable format file; first problem: " + problems.front());
     }
     TPT_RETURN_IF_ERROR(set.BuildPrefilter());
+    TPT_RETURN_IF_ERROR(set.BuildPrefixSets());
     set.problems_ = std::move(problems);
     return set;
   }
@@ -360,7 +375,9 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       TPT_RETURN_IF_ERROR(compile_at(path, item, "regex", true, false, &p.re));
       TPT_RETURN_IF_ERROR(compile_at(path, item, "then", false, false, &p.then));
       p.suffix = item.value("suffix", false);
+      p.literals = StringList(item.value("literals", json()));
       for (const auto& [name, index] : p.re->NamedCapturingGroups()) p.groups.emplace_back(name, index);
+      ComputeFirstByteRange(&p);
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample line is required");
       }
@@ -500,12 +517,22 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
 FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) const {
   size_t pos = 0, stop = line.size();
   std::vector<std::string_view> groups;
-  auto strip = [&](const std::vector<PrefixSpec>& specs, bool is_wrapper, int max_rounds) {
+  std::vector<int> candidates;
+  auto strip = [&](const std::vector<PrefixSpec>& specs, PrefixSetHolder* set, bool is_wrapper, int max_rounds) {
     for (int round = 0; round < max_rounds && pos < stop; ++round) {
       bool hit = false;
       std::string_view text = line.substr(0, stop);
-      for (const PrefixSpec& p : specs) {
-        if (!FirstByteFilter(*p.re, static_cast<unsigned char>(text[pos]))) continue;
+      candidates.clear();
+      if (set) {
+        if (!set->set.Match(re2::StringPiece(text.data() + pos, text.size() - pos), &candidates)) break;
+        std::sort(candidates.begin(), candidates.end());
+      } else {
+        for (size_t i = 0; i < specs.size(); ++i) candidates.push_back(static_cast<int>(i));
+      }
+      for (int i : candidates) {
+        const PrefixSpec& p = specs[i];
+        unsigned char c = static_cast<unsigned char>(text[pos]);
+        if (c < p.first_min || c > p.first_max) continue;
         if (!RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups)) continue;
         size_t next = pos + groups[0].size();
         if (next == pos) continue;  // an empty match strips nothing
@@ -521,28 +548,32 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
       if (!hit) break;
     }
   };
-  strip(wrappers_, true, 8);
+  strip(wrappers_, wrapper_set_.get(), true, 8);
   Stripped out;
   out.wrapped_end = pos;
   for (const PrefixSpec& p : suffixes_) {
     std::string_view text = line.substr(pos, stop - pos);
+    bool has_literal = p.literals.empty();
+    for (const auto& lit : p.literals) has_literal |= text.find(lit) != std::string_view::npos;
+    if (!has_literal) continue;
     if (RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups) && groups[0].data() + groups[0].size() == text.data() + text.size()) {
       ApplyPrefix(p, groups, meta, true);
       stop = static_cast<size_t>(groups[0].data() - line.data());
       break;
     }
   }
-  strip(prefixes_, false, 3);
+  strip(prefixes_, prefix_set_.get(), false, 3);
   // Wrappers may follow a producer prefix too ("[2025-..] [rank0]: ..."): one more pass.
-  strip(wrappers_, true, 2);
+  strip(wrappers_, wrapper_set_.get(), true, 2);
   out.begin = pos;
   out.end = stop;
   return out;
 }
 
 bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error) const {
-  std::vector<std::string_view> groups;
-  if (!RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups)) return false;
+  thread_local std::vector<std::string_view> groups;
+  // The literal prefilter already said this line is likely: capture at once.
+  if (!RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups, /*precheck=*/false)) return false;
   e->kind = p.kind;
   e->family = p.family;
   e->pattern_id = p.id;
@@ -737,6 +768,28 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
   (void)first_wrapper;
   (void)first_prefix;
   return OkStatus();
+}
+
+Status FormatSet::BuildPrefixSets() {
+  auto build = [](const std::vector<PrefixSpec>& specs, std::shared_ptr<PrefixSetHolder>* out) -> Status {
+    out->reset();
+    if (specs.empty()) return OkStatus();
+    RE2::Options opt;
+    opt.set_log_errors(false);
+    opt.set_max_mem(64 << 20);
+    auto holder = std::make_shared<PrefixSetHolder>(opt);
+    for (const auto& p : specs) {
+      std::string err;
+      if (holder->set.Add(p.re->pattern(), &err) < 0) {
+        return InternalError(p.family + "." + p.id + ": cannot join the prefix set: " + err);
+      }
+    }
+    if (!holder->set.Compile()) return InternalError("compiling the prefix set failed (out of memory?)");
+    *out = std::move(holder);
+    return OkStatus();
+  };
+  TPT_RETURN_IF_ERROR(build(wrappers_, &wrapper_set_));
+  return build(prefixes_, &prefix_set_);
 }
 
 Status FormatSet::BuildPrefilter() {

@@ -27,6 +27,9 @@ struct hs_database;
 namespace re2 {
 class RE2;
 }
+namespace tpt {
+struct PrefixSetHolder;  // RE2::Set over a list of prefixes (format_set.cc)
+}
 
 namespace tpt {
 
@@ -55,7 +58,11 @@ struct PrefixSpec {
   std::shared_ptr<re2::RE2> re;
   std::shared_ptr<re2::RE2> then;  // optional: must match what follows (no look-ahead in RE2)
   bool suffix = false;
+  std::vector<std::string> literals;  // suffix wrappers: one must occur for the regex to run
   std::vector<std::pair<std::string, int>> groups;  // name -> capture index
+  // Range of the first byte any match can start with (RE2::PossibleMatchRange):
+  // most lines are turned away by one comparison instead of a regex run.
+  unsigned char first_min = 0, first_max = 255;
 };
 
 struct PatternSpec {
@@ -152,6 +159,7 @@ class FormatSet {
   Status CheckSamples(const FormatSource& file, const nlohmann::json& doc, size_t first_pattern,
                       size_t first_block, size_t first_wrapper, size_t first_prefix) const;
   Status BuildPrefilter();
+  Status BuildPrefixSets();
   void ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& groups, LineMeta* meta,
                    bool is_wrapper) const;
 
@@ -164,6 +172,9 @@ class FormatSet {
   std::vector<std::string> families_;
   std::vector<LiteralTarget> targets_;
   std::unique_ptr<hs_database, HsDeleter> db_;
+  // One anchored RE2::Set per list: one DFA pass says which prefixes can
+  // match at a position, instead of one regex run per prefix.
+  std::shared_ptr<PrefixSetHolder> wrapper_set_, prefix_set_;
 };
 
 }  // namespace tpt
