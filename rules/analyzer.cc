@@ -3,6 +3,7 @@
 
 #include "parser/format_set.h"
 #include "rules/engine.h"
+#include "rules/findings.h"
 
 namespace tpt {
 
@@ -27,7 +28,12 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs) const {
   opts.warnings = load_warnings_;
   for (const auto& in : run->inputs)
     if (!in.error.empty()) opts.warnings.push_back(in.error);
-  return Analyze(run->events, *rules_, opts);
+  Analysis a = Analyze(run->events, *rules_, opts);
+  // Findings beyond the crash (issue 7, rules/findings.h): never change root_cause.
+  static const StatusOr<FindingSet> findings = FindingSet::LoadBuiltin();
+  if (findings.ok()) AddFindings(run->events, *findings, &a);
+  else a.warnings.push_back(findings.status().message());
+  return a;
 }
 
 }  // namespace tpt

@@ -186,12 +186,36 @@ bool FindingScope::IsVariable(std::string_view name) {
   return name == "matched_ranks" || name == "matched_count";
 }
 
+int FindingScope::TracebackRank() const {
+  if (anchor_ == RunScope::kNoAnchor) return -1;
+  const auto& evs = run_.events();
+  const Event& a = evs[anchor_];
+  if (a.rank >= 0) return a.rank;
+  // The last line of a traceback carries no prefix; the header that opened it
+  // does ("[... TP3] Scheduler hit an exception: Traceback ..."). Look back a
+  // traceback's length in the same file.
+  constexpr uint64_t kMaxTracebackLines = 64;
+  for (size_t i = anchor_; i-- > 0;) {
+    const Event& e = evs[i];
+    if (e.source != a.source) continue;
+    if (e.line + kMaxTracebackLines < a.line) break;
+    if (e.rank >= 0 && (e.kind == "worker_exception" || e.kind == "exception")) return e.rank;
+  }
+  return -1;
+}
+
 int FindingScope::AnchorRank() const {
-  if (anchor_ != RunScope::kNoAnchor && run_.events()[anchor_].rank >= 0) return run_.events()[anchor_].rank;
+  if (int r = TracebackRank(); r >= 0) return r;
   return run_.ranks().empty() ? -1 : *run_.ranks().begin();
 }
 
-Value FindingScope::Lookup(std::string_view name) const { return base_.Lookup(name); }
+Value FindingScope::Lookup(std::string_view name) const {
+  if (name == "anchor.rank") {
+    int r = TracebackRank();
+    return r >= 0 ? Value(r) : Value();
+  }
+  return base_.Lookup(name);
+}
 
 Value FindingScope::Call(std::string_view name, const std::vector<Value>& a) const {
   auto str = [&](size_t i) -> std::string { return i < a.size() && !a[i].is_null() ? a[i].ToString() : ""; };
@@ -447,11 +471,13 @@ namespace {
 struct Match {
   size_t anchor;
   std::map<std::string, Value> vars;
+  int rank = -1;  // the anchor's rank (a traceback's from its header)
 };
 
 std::optional<Match> TryAt(const RunIndex& run, const FindingRule& r, size_t anchor) {
   FindingScope scope(run, anchor);
   Match m{anchor, {}};
+  if (Value r = scope.Lookup("anchor.rank"); r.is_number()) m.rank = static_cast<int>(r.number());
   for (const auto& [name, e] : r.lets) {
     Value v = e->Eval(scope);
     scope.Set(name, v);
@@ -512,7 +538,7 @@ std::vector<Finding> EvaluateFindings(const RunIndex& run, const FindingSet& set
 
     std::set<int> ranks;
     for (const auto& m : matches)
-      if (m.anchor != RunScope::kNoAnchor && run.events()[m.anchor].rank >= 0) ranks.insert(run.events()[m.anchor].rank);
+      if (m.rank >= 0) ranks.insert(m.rank);
     std::string rank_list;
     for (int rk : ranks) rank_list += (rank_list.empty() ? "" : ", ") + std::to_string(rk);
 

@@ -92,6 +92,8 @@ void AddFindings(const std::vector<Event>& events, const FindingSet& set, Analys
 //   gpu_interconnect()         "pcie" / "nvlink" from the GPU catalog (rules/memory), null if unknown
 //   gpu_sm()                   the GPU's SM (90, 120, ...) from the catalog, null if unknown
 // and the variables matched_ranks ("3, 5") and matched_count (filled for templates).
+// anchor.rank of a rank-less traceback line is the rank of the "... hit an
+// exception" header that opened it.
 class FindingScope : public Scope {
  public:
   FindingScope(const RunIndex& run, size_t anchor) : run_(run), anchor_(anchor), base_(run, anchor) {}
@@ -104,7 +106,10 @@ class FindingScope : public Scope {
   static bool IsVariable(std::string_view name);
 
  private:
-  int AnchorRank() const;  // the anchor's rank, else the lowest rank seen, else -1
+  // The anchor's rank, or for a rank-less last line of a traceback the rank of
+  // the header that opened it; -1 when neither.
+  int TracebackRank() const;
+  int AnchorRank() const;  // TracebackRank(), else the lowest rank seen, else -1
   const RunIndex& run_;
   size_t anchor_;
   RunScope base_;
