@@ -246,6 +246,12 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     d.confidence = rule.confidence;
     d.title = rule.title;
     d.explanation = FillTemplate(rule.explanation, scope);
+    for (const auto& [when, text] : rule.explanations) {
+      if (!when || when->Eval(scope).Truthy()) {
+        d.explanation = FillTemplate(text, scope);
+        break;
+      }
+    }
     d.consequence = rule.tier == Tier::kConsequence;
     const Event& anchor = events[f.anchor];
     d.evidence.push_back(ToEvidence(anchor));

@@ -234,10 +234,30 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
     for (const auto& k : r.evidence_kinds)
       if (!RunScope::IsKnownKind(k)) return c.Error("$.evidence", "unknown event kind '" + k + "'");
   }
-  auto expl = Str(c, j, "$", "explanation", true);
-  if (!expl.ok()) return expl.status();
-  r.explanation = *expl;
-  TPT_RETURN_IF_ERROR(c.CheckTemplate("$.explanation", r.explanation));
+  if (j.contains("explanation") && j["explanation"].is_array()) {
+    const ojson& list = j["explanation"];
+    if (list.empty()) return c.Error("$.explanation", "an explanation list needs at least one {\"text\"}");
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string path = "$.explanation[" + std::to_string(i) + "]";
+      if (!list[i].is_object()) return c.Error(path, "expected {\"when\": ..., \"text\": ...}");
+      auto text = Str(c, list[i], path, "text", true);
+      if (!text.ok()) return text.status();
+      TPT_RETURN_IF_ERROR(c.CheckTemplate(path + ".text", *text));
+      ExprPtr when;
+      if (list[i].contains("when")) {
+        auto e = c.Expr(path + ".when", list[i]["when"]);
+        if (!e.ok()) return e.status();
+        when = *e;
+      }
+      r.explanations.emplace_back(when, *text);
+    }
+    r.explanation = r.explanations.back().second;
+  } else {
+    auto expl = Str(c, j, "$", "explanation", true);
+    if (!expl.ok()) return expl.status();
+    r.explanation = *expl;
+    TPT_RETURN_IF_ERROR(c.CheckTemplate("$.explanation", r.explanation));
+  }
 
   if (j.contains("remedy")) {
     if (!j["remedy"].is_array()) return c.Error("$.remedy", "expected an array");

@@ -58,6 +58,9 @@ struct Rule {
   ExprPtr when;                       // null: always (given the anchor)
   std::vector<std::string> evidence_kinds;  // extra lines to quote (anchor's rank first)
   std::string explanation;
+  // "explanation" may also be a list of {"when", "text"}: the first whose
+  // condition holds is used (the last one should have no "when").
+  std::vector<std::pair<ExprPtr, std::string>> explanations;
   std::vector<RemedyDef> remedy;
   std::vector<RuledOutDef> ruled_out;
 };

@@ -285,9 +285,14 @@ Value RunScope::Call(std::string_view name, const std::vector<Value>& a) const {
   }
   if (name == "seen_before" || name == "seen_after") {
     if (anchor_ == kNoAnchor) return !idx.empty();
+    const Event& an = evs[anchor_];
     for (size_t i : idx) {
       if (!SameRank(evs[i])) continue;
-      if (name == "seen_before" ? i < anchor_ : i > anchor_) return true;
+      // Streams without a shared clock (stdout + stderr of one run, no
+      // timestamps) have no order between them: an error ends its run, so a
+      // phase line of another stream counts as before it, never after.
+      bool unordered = evs[i].source != an.source && (!evs[i].ts || !an.ts);
+      if (name == "seen_before" ? (i < anchor_ || unordered) : (i > anchor_ && !unordered)) return true;
     }
     return false;
   }
