@@ -1,13 +1,288 @@
-// cmd_plan.cc: `tptriage plan` (placeholder until its issue lands).
+// cmd_plan.cc: `tptriage plan`: predict the per-rank memory ledger and KV pool of a
+// launch before running it (rules/memory/plan.h does the work).
+//
+//   tptriage plan --framework sglang --version 0.4.3.post4 --gpu L4 --tp 4 \
+//       --weights-per-rank 15.54GiB --layers 64 --kv-heads 8 --head-dim 128 \
+//       --mem-fraction-static 0.85 --format json
+//
+// Exit 0 when it fits, 1 when it predicts a failure, 2 on a usage error.
 #include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include <boost/program_options.hpp>
 
 #include "cli/commands.h"
+#include "rules/memory/memory_model.h"
+#include "rules/memory/plan.h"
 
 namespace tpt::cli {
+namespace {
+
+namespace po = boost::program_options;
+namespace mem = tpt::memory;
+
+// Flags as typed on the command line (stage one); ValidatePlanFlags makes a PlanInput.
+struct PlanFlags {
+  std::string framework, version, vllm_engine, gpu, gpu_mem, free_at_init, avail_after_weights;
+  int tp = 1, pp = 1, dp = 1;
+  bool enable_dp_attention = false;
+  std::string weights_per_rank, params, dtype = "bf16";
+  int layers = 0, kv_heads = 0, head_dim = 0, v_head_dim = 0, kv_lora_rank = 0, qk_rope_head_dim = 0;
+  int64_t cell_bytes = 0;
+  std::string kv_cache_dtype = "auto";
+  double mem_fraction_static = -1, gpu_memory_utilization = -1;
+  int64_t context_length = 0, max_model_len = 0, max_total_tokens = 0;
+  int cuda_graph_max_bs = 0, chunked_prefill_size = 0, page_size = 1, block_size = 16;
+  std::string cuda_graph_mem, activation_peak, non_torch, speculative_algorithm;
+  std::string format = "text";
+};
+
+po::options_description Options(PlanFlags& f) {
+  po::options_description d("tptriage plan: predict the memory ledger and KV pool of a launch\n\nOptions");
+  d.add_options()
+      ("help,h", "show this help")
+      ("framework", po::value(&f.framework), "sglang | vllm (required)")
+      ("version", po::value(&f.version), "server version, e.g. 0.4.3.post4 or 0.10.1 (required; decides the formula era)")
+      ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
+      ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
+      ("gpu-mem", po::value(&f.gpu_mem), "GPU memory total instead of --gpu, e.g. 96GiB")
+      ("free-at-init", po::value(&f.free_at_init),
+       "free memory per rank after distributed init (SGLang \"Load weight begin. avail mem=\"); default: total - "
+       "context - NCCL - custom all-reduce")
+      ("avail-after-weights", po::value(&f.avail_after_weights),
+       "SGLang: free memory after the weights (\"Load weight end. avail mem=\"), instead of --weights-per-rank")
+      ("tp", po::value(&f.tp), "tensor parallel size (default 1)")
+      ("pp", po::value(&f.pp), "pipeline parallel size (default 1)")
+      ("dp", po::value(&f.dp), "data parallel size (default 1)")
+      ("enable-dp-attention", po::bool_switch(&f.enable_dp_attention), "SGLang DP attention (attention TP = tp/dp)")
+      ("weights-per-rank", po::value(&f.weights_per_rank), "weights on one rank, e.g. 9.3GiB")
+      ("params", po::value(&f.params), "parameter count instead of --weights-per-rank, e.g. 70B")
+      ("dtype", po::value(&f.dtype), "weight dtype for --params: bf16 | fp16 | fp32 | fp8 | int8 | fp4 | int4 | awq | gptq")
+      ("layers", po::value(&f.layers), "attention layers (on this pipeline stage)")
+      ("kv-heads", po::value(&f.kv_heads), "total key/value heads of the model (MHA/GQA)")
+      ("head-dim", po::value(&f.head_dim), "head dimension (MHA/GQA)")
+      ("v-head-dim", po::value(&f.v_head_dim), "value head dimension when it differs (SGLang >= 0.5)")
+      ("kv-lora-rank", po::value(&f.kv_lora_rank), "MLA latent rank (DeepSeek: 512)")
+      ("qk-rope-head-dim", po::value(&f.qk_rope_head_dim), "MLA rope dimension (DeepSeek: 64)")
+      ("cell-bytes", po::value(&f.cell_bytes), "KV bytes per token per rank, instead of the model dimensions")
+      ("kv-cache-dtype", po::value(&f.kv_cache_dtype), "auto | bf16 | fp16 | fp8 | fp8_e4m3 | fp8_e5m2 | fp4")
+      ("mem-fraction-static", po::value(&f.mem_fraction_static), "SGLang fraction (default: the version's rule)")
+      ("gpu-memory-utilization", po::value(&f.gpu_memory_utilization), "vLLM fraction (default 0.9)")
+      ("context-length", po::value(&f.context_length), "longest request (SGLang --context-length, vLLM max_model_len)")
+      ("max-model-len", po::value(&f.max_model_len), "same as --context-length")
+      ("max-total-tokens", po::value(&f.max_total_tokens), "SGLang --max-total-tokens cap")
+      ("cuda-graph-max-bs", po::value(&f.cuda_graph_max_bs), "largest CUDA-graph batch size")
+      ("cuda-graph-mem", po::value(&f.cuda_graph_mem), "measured CUDA-graph memory at --cuda-graph-max-bs, e.g. 1.9GiB")
+      ("chunked-prefill-size", po::value(&f.chunked_prefill_size), "SGLang chunked prefill size (default rule input)")
+      ("speculative-algorithm", po::value(&f.speculative_algorithm), "SGLang: EAGLE | EAGLE3 | STANDALONE | NGRAM")
+      ("page-size", po::value(&f.page_size), "SGLang page size (default 1)")
+      ("block-size", po::value(&f.block_size), "vLLM block size (default 16)")
+      ("activation-peak", po::value(&f.activation_peak), "vLLM profiled activation peak, e.g. 1.5GiB")
+      ("non-torch", po::value(&f.non_torch), "vLLM non-torch memory (NCCL, cuBLAS, custom AR), e.g. 0.6GiB")
+      ("format", po::value(&f.format), "text | json (default text)");
+  return d;
+}
+
+StatusOr<double> Size(const std::string& flag, const std::string& text) {
+  auto b = mem::ParseBytes(text);
+  if (!b.ok()) return InvalidArgumentError("--" + flag + ": " + b.status().message());
+  return *b;
+}
+
+Status Positive(const char* flag, int64_t v, int64_t min = 1) {
+  if (v < min) return InvalidArgumentError("--" + std::string(flag) + " must be >= " + std::to_string(min) +
+                                           " (got " + std::to_string(v) + ")");
+  return OkStatus();
+}
+
+Status Fraction(const char* flag, double v) {
+  if (!(v > 0 && v <= 1)) {
+    std::ostringstream s;
+    s << "--" << flag << " must be in (0, 1] (got " << v << ")";
+    return InvalidArgumentError(s.str());
+  }
+  return OkStatus();
+}
+
+StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variables_map& vm) {
+  mem::PlanInput in;
+  if (f.framework.empty()) return InvalidArgumentError("--framework is required (sglang or vllm)");
+  if (f.framework != "sglang" && f.framework != "vllm") {
+    return InvalidArgumentError("--framework '" + f.framework + "' is not supported; use sglang or vllm");
+  }
+  in.framework = f.framework;
+  if (f.version.empty()) return InvalidArgumentError("--version is required (e.g. 0.4.3.post4 or 0.10.1)");
+  if (auto v = mem::ParseVersion(f.version); !v.ok()) return InvalidArgumentError("--version: " + v.status().message());
+  in.version = f.version;
+  in.vllm_engine = f.vllm_engine;
+  if (!f.vllm_engine.empty() && f.framework != "vllm") return InvalidArgumentError("--vllm-engine applies to vllm only");
+
+  if (vm.count("gpu") && vm.count("gpu-mem")) return InvalidArgumentError("give --gpu or --gpu-mem, not both");
+  if (vm.count("gpu")) {
+    auto g = mem::FindGpu(f.gpu);
+    if (!g.ok()) return InvalidArgumentError("--gpu: " + g.status().message());
+    in.gpu_name = g->name;
+    in.total_bytes = g->memory_bytes;
+  } else if (vm.count("gpu-mem")) {
+    auto b = Size("gpu-mem", f.gpu_mem);
+    if (!b.ok()) return b.status();
+    if (!(*b > 0)) return InvalidArgumentError("--gpu-mem must be > 0");
+    in.total_bytes = *b;
+  } else {
+    return InvalidArgumentError("the GPU is unknown: give --gpu NAME (e.g. H100) or --gpu-mem SIZE (e.g. 80GiB)");
+  }
+  if (vm.count("free-at-init")) {
+    auto b = Size("free-at-init", f.free_at_init);
+    if (!b.ok()) return b.status();
+    in.free_at_init_bytes = *b;
+  }
+  if (vm.count("avail-after-weights")) {
+    auto b = Size("avail-after-weights", f.avail_after_weights);
+    if (!b.ok()) return b.status();
+    in.avail_after_weights_bytes = *b;
+  }
+  TPT_RETURN_IF_ERROR(Positive("tp", f.tp));
+  TPT_RETURN_IF_ERROR(Positive("pp", f.pp));
+  TPT_RETURN_IF_ERROR(Positive("dp", f.dp));
+  in.tp = f.tp;
+  in.pp = f.pp;
+  in.dp = f.dp;
+  in.enable_dp_attention = f.enable_dp_attention;
+
+  auto dt = mem::WeightDtypeBytes(f.dtype);
+  if (!dt.ok()) return InvalidArgumentError("--dtype: " + dt.status().message());
+  in.weight_dtype = f.dtype;
+  if (vm.count("weights-per-rank") && vm.count("params")) {
+    return InvalidArgumentError("give --weights-per-rank or --params, not both");
+  }
+  if (vm.count("weights-per-rank")) {
+    auto b = Size("weights-per-rank", f.weights_per_rank);
+    if (!b.ok()) return b.status();
+    in.weights_bytes = *b;
+  } else if (vm.count("params")) {
+    auto n = mem::ParseParamCount(f.params);
+    if (!n.ok()) return InvalidArgumentError("--params: " + n.status().message());
+    in.weights_bytes = mem::WeightsPerRankBytes(*n, *dt, f.tp * f.pp);
+  }
+
+  for (auto [flag, v] : {std::pair{"layers", f.layers}, {"kv-heads", f.kv_heads}, {"head-dim", f.head_dim},
+                         {"v-head-dim", f.v_head_dim}, {"kv-lora-rank", f.kv_lora_rank},
+                         {"qk-rope-head-dim", f.qk_rope_head_dim}}) {
+    if (vm.count(flag)) TPT_RETURN_IF_ERROR(Positive(flag, v));
+  }
+  if (vm.count("kv-lora-rank") && (vm.count("kv-heads") || vm.count("head-dim"))) {
+    return InvalidArgumentError("give MHA/GQA dimensions (--kv-heads, --head-dim) or MLA ones (--kv-lora-rank, "
+                                "--qk-rope-head-dim), not both");
+  }
+  in.dims.layers = f.layers;
+  in.dims.kv_heads = f.kv_heads;
+  in.dims.head_dim = f.head_dim;
+  in.dims.v_head_dim = f.v_head_dim;
+  in.dims.kv_lora_rank = f.kv_lora_rank;
+  in.dims.qk_rope_head_dim = f.qk_rope_head_dim;
+  if (vm.count("cell-bytes")) {
+    TPT_RETURN_IF_ERROR(Positive("cell-bytes", f.cell_bytes));
+    in.cell_bytes = f.cell_bytes;
+  }
+  if (auto kv = mem::KvDtypeBytes(f.kv_cache_dtype); !kv.ok()) {
+    return InvalidArgumentError("--kv-cache-dtype: " + kv.status().message());
+  }
+  in.kv_cache_dtype = f.kv_cache_dtype;
+
+  if (vm.count("mem-fraction-static")) {
+    if (f.framework != "sglang") return InvalidArgumentError("--mem-fraction-static is SGLang's; vLLM uses --gpu-memory-utilization");
+    TPT_RETURN_IF_ERROR(Fraction("mem-fraction-static", f.mem_fraction_static));
+    in.mem_fraction_static = f.mem_fraction_static;
+  }
+  if (vm.count("gpu-memory-utilization")) {
+    if (f.framework != "vllm") return InvalidArgumentError("--gpu-memory-utilization is vLLM's; SGLang uses --mem-fraction-static");
+    TPT_RETURN_IF_ERROR(Fraction("gpu-memory-utilization", f.gpu_memory_utilization));
+    in.gpu_memory_utilization = f.gpu_memory_utilization;
+  }
+  if (vm.count("context-length") && vm.count("max-model-len") && f.context_length != f.max_model_len) {
+    return InvalidArgumentError("--context-length and --max-model-len differ; give one");
+  }
+  if (vm.count("context-length") || vm.count("max-model-len")) {
+    int64_t len = vm.count("context-length") ? f.context_length : f.max_model_len;
+    TPT_RETURN_IF_ERROR(Positive(vm.count("context-length") ? "context-length" : "max-model-len", len));
+    in.context_length = len;
+  }
+  if (vm.count("max-total-tokens")) {
+    TPT_RETURN_IF_ERROR(Positive("max-total-tokens", f.max_total_tokens));
+    in.max_total_tokens = f.max_total_tokens;
+  }
+  if (vm.count("cuda-graph-max-bs")) {
+    TPT_RETURN_IF_ERROR(Positive("cuda-graph-max-bs", f.cuda_graph_max_bs));
+    in.cuda_graph_max_bs = f.cuda_graph_max_bs;
+  }
+  if (vm.count("cuda-graph-mem")) {
+    auto b = Size("cuda-graph-mem", f.cuda_graph_mem);
+    if (!b.ok()) return b.status();
+    in.cuda_graph_bytes = *b;
+  }
+  if (vm.count("chunked-prefill-size")) {
+    TPT_RETURN_IF_ERROR(Positive("chunked-prefill-size", f.chunked_prefill_size));
+    in.chunked_prefill_size = f.chunked_prefill_size;
+  }
+  in.speculative_algorithm = f.speculative_algorithm;
+  TPT_RETURN_IF_ERROR(Positive("page-size", f.page_size));
+  TPT_RETURN_IF_ERROR(Positive("block-size", f.block_size));
+  in.page_size = f.page_size;
+  in.block_size = f.block_size;
+  if (vm.count("activation-peak")) {
+    auto b = Size("activation-peak", f.activation_peak);
+    if (!b.ok()) return b.status();
+    in.activation_peak_bytes = *b;
+  }
+  if (vm.count("non-torch")) {
+    auto b = Size("non-torch", f.non_torch);
+    if (!b.ok()) return b.status();
+    in.non_torch_bytes = *b;
+  }
+  if (f.format != "text" && f.format != "json") {
+    return InvalidArgumentError("--format '" + f.format + "' is not known; use text or json");
+  }
+  return in;
+}
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "tptriage plan: %s\n(`tptriage plan --help` lists the options)\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
 
 int RunPlan(const Args& args) {
-  std::fprintf(stderr, "tptriage plan: not built yet\n");
-  return 2;
+  PlanFlags flags;
+  po::options_description desc = Options(flags);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(desc)
+                  .positional(po::positional_options_description())  // no positional arguments
+                  .style(po::command_line_style::unix_style ^ po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\nExit status: 0 fits, 1 predicts a failure, 2 usage error.\n";
+    return 0;
+  }
+  auto input = ValidatePlanFlags(flags, vm);
+  if (!input.ok()) return UsageError(input.status().message());
+  auto plan = memory::MakePlan(*input);
+  if (!plan.ok()) return UsageError(plan.status().message());
+  if (flags.format == "json") {
+    std::cout << memory::PlanToJson(*plan).dump(2) << "\n";
+  } else {
+    std::cout << memory::PlanToText(*plan);
+  }
+  return plan->fits ? 0 : 1;
 }
 
 }  // namespace tpt::cli

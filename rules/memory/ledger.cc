@@ -20,7 +20,7 @@ LedgerRow BuildLedgerRow(const RankMemory& m) {
   // they only cost extra where they outgrow it.
   double held_back = m.graphs_inside_reserved ? std::max(m.reserved_bytes, m.graphs_bytes)
                                               : m.reserved_bytes + m.graphs_bytes;
-  row.left_bytes = m.free_at_init_bytes - m.weights_bytes - m.kv_pool_bytes - held_back;
+  row.left_bytes = m.free_at_init_bytes - m.weights_bytes - m.other_bytes - m.kv_pool_bytes - held_back;
   return row;
 }
 

@@ -221,13 +221,16 @@ struct RankMemory {
   std::string role = "target";   // "target" | "draft"
   double total_bytes = 0, free_at_init_bytes = 0, weights_bytes = 0, reserved_bytes = 0,
          kv_pool_bytes = 0, graphs_bytes = 0;
+  // Persistent memory outside the columns of LedgerRow (vLLM's non-torch: NCCL,
+  // cuBLAS, custom all-reduce); only subtracted from left.
+  double other_bytes = 0;
   // SGLang captures CUDA graphs inside its reserved slice (and vLLM < 0.21
   // inside the margin outside its budget): graphs then only count where they
   // exceed `reserved`. false: graphs are a separate consumer.
   bool graphs_inside_reserved = true;
 };
-// left = free_at_init - weights - kv_pool - (inside ? max(reserved, graphs)
-//                                                  : reserved + graphs)
+// left = free_at_init - weights - other - kv_pool - (inside ? max(reserved, graphs)
+//                                                          : reserved + graphs)
 // Negative left = shortfall (SGLang: left == rest when the pool is 0).
 LedgerRow BuildLedgerRow(const RankMemory& m);
 std::vector<LedgerRow> BuildLedger(const std::vector<RankMemory>& ranks);
