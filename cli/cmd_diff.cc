@@ -1,13 +1,263 @@
-// cmd_diff.cc: `tptriage diff` (placeholder until its issue lands).
+// cmd_diff.cc: `tptriage diff GOOD BAD`: why a relaunch failed where a run worked.
+//
+// Flags -> DiffConfig (validated here); parser/ reads each run, rules/ says
+// whether it failed, rules/diff/ compares them. This file wires and renders:
+// a side-by-side table for a person, or JSON (rules/diff/diff.h to_json).
+// Exit codes: 0 no failure-relevant difference (or BAD healthy), 1 BAD fails
+// and a difference explains it, 3 BAD fails and none does, 2 usage or input error.
+#include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
 
 #include "cli/commands.h"
+#include "parser/format_set.h"
+#include "parser/parser.h"
+#include "rules/analysis.h"
+#include "rules/diff/diff.h"
+#include "rules/engine.h"
+#include "rules/rule.h"
 
 namespace tpt::cli {
 
+namespace {
+
+namespace po = boost::program_options;
+using json = nlohmann::json;
+
+struct DiffConfig {
+  std::vector<std::string> good, bad, positional;
+  std::string format = "text";
+  std::string formats_dir;
+  std::string rules_dir;
+  size_t max_line_bytes = 1 << 20;
+  bool help = false;
+};
+
+int Usage(const po::options_description& desc, FILE* out, int code) {
+  std::ostringstream s;
+  s << desc;
+  std::fprintf(out,
+               "usage: tptriage diff [options] GOOD BAD\n"
+               "       tptriage diff [options] --good LOG [--good LOG...] --bad LOG [--bad LOG...]\n\n"
+               "Compares a run that worked (GOOD) with one that failed (BAD): configuration,\n"
+               "versions, memory per rank and phase, the first phase where they diverge, and\n"
+               "which difference explains the failure. Each run is log files, directories or\n"
+               ".gz files, in any format `tptriage analyze` reads.\n\n"
+               "exit codes: 0 no failure-relevant difference, 1 failure attributed,\n"
+               "            3 failure not attributed, 2 usage or input error\n\n%s",
+               s.str().c_str());
+  return code;
+}
+
+// Flags -> a checked config; the message says what to do.
+std::string Validate(DiffConfig& cfg) {
+  if (cfg.format != "text" && cfg.format != "json") return "--format " + cfg.format + ": expected text or json";
+  if (cfg.max_line_bytes == 0) return "--max-line-bytes must be > 0";
+  if (cfg.good.empty() && cfg.bad.empty()) {
+    if (cfg.positional.size() != 2) {
+      return "expected two runs, GOOD and BAD (got " + std::to_string(cfg.positional.size()) +
+             "); for runs of several files use --good LOG... --bad LOG...";
+    }
+    cfg.good = {cfg.positional[0]};
+    cfg.bad = {cfg.positional[1]};
+    return "";
+  }
+  if (!cfg.positional.empty()) return "give runs either as GOOD BAD or with --good/--bad, not both";
+  if (cfg.good.empty()) return "--bad given without --good: name the run that worked with --good LOG";
+  if (cfg.bad.empty()) return "--good given without --bad: name the run that failed with --bad LOG";
+  return "";
+}
+
+// Reads one run; nullopt (message printed) when nothing of it could be read.
+std::optional<diff::RunFacts> ReadRun(const char* side, const std::vector<std::string>& inputs,
+                                      const FormatSet& formats, const RuleSet& rules, const ParseOptions& opts) {
+  auto run = ParseRunToMemory(inputs, formats, opts);
+  if (!run.ok()) {
+    std::fprintf(stderr, "tptriage diff: %s run: %s\n", side, run.status().message().c_str());
+    return std::nullopt;
+  }
+  for (const auto& in : run->inputs) {
+    if (!in.error.empty()) std::fprintf(stderr, "tptriage diff: warning: %s run: %s\n", side, in.error.c_str());
+  }
+  if (run->events.empty()) {
+    std::fprintf(stderr, "tptriage diff: warning: %s run: no server log line recognised in %s\n", side,
+                 inputs[0].c_str());
+  }
+  diff::RunFacts facts = diff::CollectFacts(run->events);
+  AnalyzeOptions aopts;
+  aopts.inputs = inputs;
+  Analysis a = Analyze(run->events, rules, aopts);
+  diff::SetRootCause(facts, a.root_cause, a.verdict);
+  return facts;
+}
+
+// ---------------------------------------------------------------------------
+// Text rendering.
+
+std::string Cell(const json& v, bool bytes) {
+  if (v.is_null()) return "-";
+  if (bytes && v.is_number()) return diff::FormatBytes(v.get<double>());
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+  }
+  if (v.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%g", v.get<double>());
+    return buf;
+  }
+  return v.dump();
+}
+
+std::string Pad(const std::string& s, size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
+
+std::string RunLine(const diff::RunFacts& f) {
+  std::string s = f.framework.empty() ? "unknown server" : f.framework;
+  if (!f.version.empty()) s += " " + f.version;
+  if (f.failure) {
+    s += ": fails with " + f.failure->kind + " at " + f.failure->phase;
+    if (!f.failure->file.empty()) s += " (" + f.failure->file + ":" + std::to_string(f.failure->line) + ")";
+  } else {
+    s += ": no failure, reached " + (f.LastPhase().empty() ? std::string("nothing") : f.LastPhase());
+  }
+  return s;
+}
+
+void RenderKv(std::ostream& o, const char* side, const diff::KvArithmetic& k) {
+  o << "  " << side << ": ";
+  if (!k.computed) {
+    o << "not computed (" << k.note << ")\n";
+    return;
+  }
+  o << k.formula << "\n        ";
+  for (auto it = k.inputs.begin(); it != k.inputs.end(); ++it) {
+    bool bytes = it.key().size() > 6 && it.key().substr(it.key().size() - 6) == "_bytes";
+    o << it.key() << "=" << Cell(*it, bytes) << "  ";
+  }
+  o << "\n        " << k.arithmetic
+    << (k.fails ? ": fails, short by " + diff::FormatBytes(k.shortfall_bytes) : ": fits") << "\n";
+  if (!k.note.empty()) o << "        note: " << k.note << "\n";
+}
+
+void RenderText(std::ostream& o, const diff::DiffResult& r) {
+  o << "GOOD  " << RunLine(r.good) << "\n";
+  o << "BAD   " << RunLine(r.bad) << "\n\n";
+
+  o << Pad("difference", 34) << Pad("GOOD", 22) << Pad("BAD", 22) << Pad("kind", 8) << "phase\n";
+  if (r.differences.empty()) o << "  (none)\n";
+  for (const auto& d : r.differences) {
+    bool bytes = d.kind == "memory" || d.key == "gpu_total_bytes";
+    std::string bad = Cell(d.bad, bytes);
+    if (d.delta_bytes) bad += " (" + std::string(*d.delta_bytes >= 0 ? "+" : "") + diff::FormatBytes(*d.delta_bytes) + ")";
+    o << "  " << Pad(d.key, 32) << Pad(Cell(d.good, bytes), 22) << Pad(bad, 22) << Pad(d.kind, 8) << d.phase << "\n";
+  }
+
+  // Memory per rank and phase, GOOD -> BAD.
+  std::vector<int> ranks;
+  for (const auto& [rank, m] : r.good.ranks) ranks.push_back(rank);
+  for (const auto& [rank, m] : r.bad.ranks) {
+    if (!r.good.ranks.count(rank)) ranks.push_back(rank);
+  }
+  if (!ranks.empty()) {
+    o << "\nmemory per rank, GOOD -> BAD (GiB)\n  " << Pad("", 24);
+    for (int rank : ranks) o << Pad(rank < 0 ? "rank ?" : "rank " + std::to_string(rank), 16);
+    o << "\n";
+    for (int q = 0; q < diff::kNumMemoryQuantities; ++q) {
+      const auto& mq = diff::kMemoryQuantities[q];
+      std::string line = "  " + Pad(mq.label, 24);
+      bool any = false;
+      for (int rank : ranks) {
+        auto side = [&](const diff::RunFacts& f) -> std::string {
+          auto it = f.ranks.find(rank);
+          if (it == f.ranks.end() || !(it->second.*mq.field)) return "-";
+          any = true;
+          char buf[32];
+          std::snprintf(buf, sizeof(buf), "%.2f", *(it->second.*mq.field) / (1024.0 * 1024 * 1024));
+          return buf;
+        };
+        std::string g = side(r.good), b = side(r.bad);
+        line += Pad(g == b ? g : g + " -> " + b, 16);
+      }
+      if (any) o << line << "\n";
+    }
+  }
+
+  o << "\nKV pool arithmetic (memory model of each run's version)\n";
+  RenderKv(o, "GOOD", r.good_kv);
+  RenderKv(o, "BAD ", r.bad_kv);
+
+  o << "\ndiverges at: " << (r.diverges_at.empty() ? "(nowhere)" : r.diverges_at) << "\n";
+  o << "cause:       " << (r.attribution.cause.empty() ? "(not attributed)" : r.attribution.cause) << "\n";
+  o << "  " << r.attribution.explanation << "\n";
+  if (!r.attribution.ruled_out.empty()) {
+    o << "ruled out:\n";
+    for (const auto& x : r.attribution.ruled_out) o << "  " << x.key << ": " << x.reason << "\n";
+  }
+  for (const auto& w : r.warnings) o << "warning: " << w << "\n";
+}
+
+}  // namespace
+
 int RunDiff(const Args& args) {
-  std::fprintf(stderr, "tptriage diff: not built yet\n");
-  return 2;
+  DiffConfig cfg;
+  po::options_description desc("options");
+  desc.add_options()
+      ("help,h", po::bool_switch(&cfg.help), "show this help")
+      ("good", po::value(&cfg.good)->composing(), "a log of the run that worked (repeatable)")
+      ("bad", po::value(&cfg.bad)->composing(), "a log of the run that failed (repeatable)")
+      ("format", po::value(&cfg.format)->default_value("text"), "output: text | json")
+      ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
+      ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
+      ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
+  po::options_description hidden;
+  hidden.add_options()("run", po::value(&cfg.positional));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("run", -1);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "tptriage diff: %s\n\n", e.what());
+    return Usage(desc, stderr, kExitUsage);
+  }
+  if (cfg.help) return Usage(desc, stdout, 0);
+  if (std::string err = Validate(cfg); !err.empty()) {
+    std::fprintf(stderr, "tptriage diff: %s\n\n", err.c_str());
+    return Usage(desc, stderr, kExitUsage);
+  }
+
+  auto formats = cfg.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(cfg.formats_dir);
+  if (!formats.ok()) {
+    std::fprintf(stderr, "tptriage diff: %s\n", formats.status().message().c_str());
+    return kExitUsage;
+  }
+  auto rules = cfg.rules_dir.empty() ? RuleSet::LoadBuiltin() : RuleSet::LoadDir(cfg.rules_dir);
+  if (!rules.ok()) {
+    std::fprintf(stderr, "tptriage diff: %s\n", rules.status().message().c_str());
+    return kExitUsage;
+  }
+  ParseOptions opts;
+  opts.max_line_bytes = cfg.max_line_bytes;
+  auto good = ReadRun("GOOD", cfg.good, *formats, *rules, opts);
+  auto bad = ReadRun("BAD", cfg.bad, *formats, *rules, opts);
+  if (!good || !bad) return kExitUsage;
+
+  diff::DiffResult r = diff::Compare(*good, *bad);
+  if (cfg.format == "json") {
+    json j = r;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    RenderText(std::cout, r);
+  }
+  return r.exit_code;
 }
 
 }  // namespace tpt::cli

@@ -129,6 +129,8 @@ std::vector<Difference> FindDifferences(const RunFacts& good, const RunFacts& ba
     json gv = g == good.config.end() ? json(nullptr) : g->second;
     json bv = b == bad.config.end() ? json(nullptr) : b->second;
     if (SameValue(gv, bv)) continue;
+    // Printed during startup by one run only: the other died before saying.
+    if ((gv.is_null() || bv.is_null()) && (good.observed.count(key) || bad.observed.count(key))) continue;
     Difference d;
     d.key = key;
     d.good = gv;
@@ -342,8 +344,8 @@ void AttributeKv(const RunFacts& good, const RunFacts& bad, const std::vector<Di
         c.has_effect = true;
         c.effect = cf.budget_bytes - bad_kv.budget_bytes;
         c.flips = !cf.fails;
-        c.how += ": " + std::string(cf.fails ? "still short by " + FormatBytes(cf.shortfall_bytes)
-                                             : "budget " + Signed(cf.budget_bytes) + ", it starts");
+        c.how += std::string(cf.fails ? ": still short by " + FormatBytes(cf.shortfall_bytes)
+                                      : " the same run has " + Signed(cf.budget_bytes) + " to spare and starts");
       }
     }
     cands.push_back(std::move(c));
@@ -378,18 +380,17 @@ void AttributeKv(const RunFacts& good, const RunFacts& bad, const std::vector<Di
                (d.phase == fail.phase ? ", the phase that fails: a symptom of the failure, not a cause"
                                       : ", after the failure at " + fail.phase);
     } else {
-      reason = "not an input of the KV-pool arithmetic (" + bad_kv.formula + ")";
+      reason = "not an input of " + bad.framework + "'s KV-pool arithmetic";
     }
     r->attribution.ruled_out.push_back({d.key, reason});
   }
-  std::string arithmetic = bad.framework + " " + (bad_kv.version.empty() ? "" : bad_kv.version + " ") + "(" +
-                           bad_kv.era + "): " + bad_kv.formula + " gives " + Signed(bad_kv.budget_bytes) +
-                           ", a shortfall of " + shortfall;
+  std::string arithmetic = "under " + bad.framework + " " + bad_kv.era + ", " + bad_kv.arithmetic +
+                           ": short by " + shortfall;
   if (best) {
     r->attribution.cause = best->diff->key;
     r->attribution.explanation = "BAD fails with " + fail.kind + " at " + fail.phase + ": " + arithmetic + ". " +
                                  "It follows from " + RevertWord(*best->diff) + ": " + best->how + " (" +
-                                 Signed(best->effect) + ").";
+                                 Signed(best->effect) + " of KV budget).";
     r->exit_code = 1;
   } else {
     const Candidate* largest = nullptr;
@@ -567,7 +568,8 @@ DiffResult Compare(const RunFacts& good, const RunFacts& bad) {
     }
     return r;
   }
-  const bool memory_failure = IsKvFailure(bad.failure->kind) || bad.failure->kind == "cuda_oom";
+  const bool memory_failure = IsKvFailure(bad.failure->kind) || bad.failure->kind == "cuda_oom" ||
+                              bad.failure->kind == "weights_oom" || bad.failure->kind == "graph_capture_failed";
   if (IsKvFailure(bad.failure->kind) && r.bad_kv.computed && r.bad_kv.fails) {
     AttributeKv(good, bad, r.differences, r.bad_kv, bad_in, &r);
   } else if (memory_failure) {
@@ -601,7 +603,7 @@ void to_json(json& j, const Attribution& a) {
 
 void to_json(json& j, const KvArithmetic& k) {
   j = {{"computed", k.computed}, {"framework", k.framework}, {"version", k.version}, {"era", k.era},
-       {"formula", k.formula},   {"inputs", k.inputs},       {"results", k.results}, {"budget_bytes", k.budget_bytes},
+       {"formula", k.formula},   {"arithmetic", k.arithmetic}, {"inputs", k.inputs},       {"results", k.results}, {"budget_bytes", k.budget_bytes},
        {"shortfall_bytes", k.shortfall_bytes}, {"fails", k.fails}, {"note", k.note}};
 }
 
@@ -623,6 +625,7 @@ json RunJson(const RunFacts& f, const KvArithmetic& kv) {
   json j = {{"framework", f.framework},
             {"version", f.version},
             {"last_phase", f.LastPhase()},
+            {"root_cause", f.root_cause},
             {"config", f.config},
             {"memory", MemoryTable(f)},
             {"kv", kv}};

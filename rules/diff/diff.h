@@ -62,6 +62,7 @@ struct KvArithmetic {
   bool computed = false;
   std::string framework, version, era;
   std::string formula;     // e.g. "rest = avail_after_weights - free_at_init x (1 - mem_fraction_static)"
+  std::string arithmetic;  // the formula with the run's numbers: "18.48 - 78.48 x (1 - 0.51) = -19.98 GiB"
   nlohmann::json inputs = nlohmann::json::object();   // bytes / fractions fed to the model
   nlohmann::json results = nlohmann::json::object();  // what the model computed
   double budget_bytes = 0;     // SGLang rest / vLLM KV bytes (negative = shortfall)

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 
 #include "rules/memory/memory_model.h"
 
@@ -59,6 +61,16 @@ int64_t CellFromPool(const RunFacts& f) {
   return 0;
 }
 
+std::string Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string Printf(const char* fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
 }  // namespace
 
 KvInputs GatherKvInputs(const RunFacts& run, const RunFacts* other) {
@@ -78,12 +90,20 @@ KvInputs GatherKvInputs(const RunFacts& run, const RunFacts* other) {
     }
   }
   in.gpu_memory_utilization = run.Number("flag.gpu_memory_utilization");
+  if (!in.gpu_memory_utilization && other && other->framework == run.framework &&
+      other->Number("flag.gpu_memory_utilization")) {
+    // Not printed (vLLM's "non-default args" leaves it out at its default, or
+    // the line was not read): the other run's value, said in the note.
+    in.gpu_memory_utilization = other->Number("flag.gpu_memory_utilization");
+    in.notes.push_back("gpu_memory_utilization not printed: the other run's " +
+                       std::to_string(*in.gpu_memory_utilization).substr(0, 4) + " assumed");
+  }
   in.total_bytes = run.Number("gpu_total_bytes");
   if (!in.total_bytes && borrow && other->Number("gpu_total_bytes")) {
     in.total_bytes = other->Number("gpu_total_bytes");
     in.notes.push_back("GPU total not printed: the other run's " + FormatBytes(*in.total_bytes) + " (same GPU)");
   }
-  for (const char* key : {"flag.max_model_len", "flag.context_length"}) {
+  for (const char* key : {"flag.max_model_len", "flag.max_seq_len", "flag.context_length"}) {
     if (auto v = run.Number(key); v && !in.max_model_len) in.max_model_len = static_cast<int64_t>(*v);
   }
   if (!in.max_model_len && run.failure) {
@@ -102,7 +122,9 @@ KvInputs GatherKvInputs(const RunFacts& run, const RunFacts* other) {
     // kv-cache-memory hint; else borrowed; else inferred from the logged KV bytes.
     auto act = ProfileNumber(run, "activation_peak_bytes");
     auto non_torch = ProfileNumber(run, "non_torch_bytes");
-    auto graphs = ProfileNumber(run, "cuda_graph_bytes");
+    // What vLLM >= 0.21 charges is its estimate; older versions print only the actual pool.
+    auto graphs = ProfileNumber(run, "cuda_graph_estimated_bytes");
+    if (!graphs) graphs = ProfileNumber(run, "cuda_graph_bytes");
     if (!graphs) graphs = MaxOf(run.ranks, &RankMemory::graphs_usage);
     if (borrow && !act && !non_torch) {
       act = ProfileNumber(*other, "activation_peak_bytes");
@@ -110,7 +132,8 @@ KvInputs GatherKvInputs(const RunFacts& run, const RunFacts* other) {
       if (act || non_torch) in.notes.push_back("activation peak and non-torch memory from the other run (same model and TP)");
     }
     if (borrow && !graphs) {
-      graphs = ProfileNumber(*other, "cuda_graph_bytes");
+      graphs = ProfileNumber(*other, "cuda_graph_estimated_bytes");
+      if (!graphs) graphs = ProfileNumber(*other, "cuda_graph_bytes");
       if (graphs) in.notes.push_back("CUDA graph memory from the other run");
     }
     in.activation_peak_bytes = act.value_or(0);
@@ -188,7 +211,7 @@ KvArithmetic EvaluateKv(const KvInputs& in) {
     k.inputs = {{"free_at_init_bytes", *free_init},
                 {"avail_after_weights_bytes", *avail},
                 {"mem_fraction_static", *in.mem_fraction_static}};
-    if (in.cell_bytes > 0) k.inputs["cell_bytes"] = in.cell_bytes;
+    if (in.cell_bytes > 0) k.inputs["bytes_per_token"] = in.cell_bytes;
     k.results = {{"reserved_bytes", r->reserved_bytes},
                  {"rest_bytes", r->rest_bytes},
                  {"min_viable_mem_fraction_static", r->min_viable_mem_fraction_static}};
@@ -199,6 +222,8 @@ KvArithmetic EvaluateKv(const KvInputs& in) {
     k.budget_bytes = r->rest_bytes;
     k.fails = r->fails;
     k.shortfall_bytes = r->fails ? std::max(0.0, -r->rest_bytes) : 0;
+    k.arithmetic = Printf("rest = %.2f - %.2f x (1 - %g) = %+.2f GiB", *avail / mem::kGiB, *free_init / mem::kGiB,
+                          *in.mem_fraction_static, r->rest_bytes / mem::kGiB);
     return k;
   }
 
@@ -253,17 +278,29 @@ KvArithmetic EvaluateKv(const KvInputs& in) {
     if (!r->error.empty()) k.results["error"] = r->error;
     k.budget_bytes = r->kv_bytes;
     k.fails = r->fails;
+    k.arithmetic = Printf("kv = %.2f x %g - (%.2f + %.2f + %.2f)", vi.total_bytes / mem::kGiB, util,
+                          vi.weights_bytes / mem::kGiB, vi.activation_peak_bytes / mem::kGiB,
+                          vi.non_torch_bytes / mem::kGiB);
+    if (r->graphs_in_budget_bytes > 0) k.arithmetic += Printf(" - %.2f", r->graphs_in_budget_bytes / mem::kGiB);
+    k.arithmetic += Printf(" = %.2f GiB", r->kv_bytes / mem::kGiB);
+    if (vi.max_model_len) {
+      // The budget that matters is what one max-length request leaves.
+      double needed = static_cast<double>(*vi.max_model_len) * static_cast<double>(vi.bytes_per_token);
+      k.results["needed_bytes"] = needed;
+      k.budget_bytes = r->kv_bytes - needed;
+      k.arithmetic += Printf("; one %lld-token request needs %.2f GiB", static_cast<long long>(*vi.max_model_len),
+                             needed / mem::kGiB);
+    }
     if (r->startup_check_fails) {
       k.shortfall_bytes = r->requested_bytes - vi.free_at_init_bytes;
       k.budget_bytes = vi.free_at_init_bytes - r->requested_bytes;
       k.formula = "startup check: free_at_init >= total x gpu_memory_utilization  (vLLM " + k.era + ")";
+      k.arithmetic = Printf("free %.2f GiB < %.2f x %g = %.2f GiB", vi.free_at_init_bytes / mem::kGiB,
+                            vi.total_bytes / mem::kGiB, util, r->requested_bytes / mem::kGiB);
     } else if (r->no_cache_blocks) {
       k.shortfall_bytes = std::max(0.0, -r->kv_bytes) + static_cast<double>(vi.bytes_per_token) * 16;
-    } else if (r->max_len_too_long && vi.max_model_len) {
-      double needed = static_cast<double>(*vi.max_model_len) * static_cast<double>(vi.bytes_per_token);
-      k.shortfall_bytes = needed - r->kv_bytes;
-      k.results["needed_bytes"] = needed;
-      k.budget_bytes = r->kv_bytes - needed;
+    } else if (r->max_len_too_long) {
+      k.shortfall_bytes = -k.budget_bytes;
     }
     return k;
   }

@@ -42,6 +42,7 @@ const char* IntrinsicPhase(const std::string& kind) {
   if (kind == "free_memory_below_util") return "init";
   if (kind == "memory_imbalance") return "dist_init";
   if (kind == "graph_capture_failed") return "graphs";
+  if (kind == "weights_oom") return "weights";
   return nullptr;
 }
 
@@ -56,7 +57,7 @@ int CompletesPhase(const std::string& kind) {
   if (kind == "kv_pool_alloc" || kind == "memory_pool_end" || kind == "graph_capture_begin") {
     return PhaseIndex("kv_pool");
   }
-  if (kind == "graph_capture_end") return PhaseIndex("graphs");
+  if (kind == "graph_capture_end" || kind == "engine_ready") return PhaseIndex("graphs");
   if (kind == "startup_complete") return PhaseIndex("ready");
   if (kind == "batch_stats" || kind == "http_access" || kind == "retraction") return PhaseIndex("serving");
   return -1;
@@ -72,6 +73,13 @@ int RankOf(const Event& e) {
   if (e.rank >= 0) return e.rank;
   if (e.tp_rank >= 0) return e.tp_rank;
   if (e.local_rank >= 0) return e.local_rank;
+  // vLLM worker process names carry the TP rank: "Worker_TP1", "Worker_PP0_TP3".
+  if (auto at = e.process.find("TP"); at != std::string::npos && (at == 0 || e.process[at - 1] == '_')) {
+    int tp = 0;
+    const char* b = e.process.data() + at + 2;
+    const char* end = e.process.data() + e.process.size();
+    if (auto [ptr, ec] = std::from_chars(b, end, tp); ec == std::errc() && ptr != b) return tp;
+  }
   return -1;
 }
 
@@ -129,7 +137,8 @@ bool IsErrorKind(const std::string& kind) {
       "free_memory_below_util", "kv_pool_exhausted", "nccl_error", "watchdog_timeout", "collective_mismatch",
       "duplicate_gpu", "no_kernel_image", "unsupported_arch", "driver_mismatch", "illegal_memory_access",
       "xid", "ecc_error", "address_in_use", "p2p_error", "shm_error", "network_error", "disk_full",
-      "config_error", "exception", "signal", "graph_capture_failed", "load_barrier_timeout"};
+      "config_error", "exception", "signal", "graph_capture_failed", "load_barrier_timeout", "weights_oom",
+      "device_assert", "free_memory_changed"};
   return kErrors.count(kind) > 0;
 }
 
@@ -194,6 +203,9 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
   auto update_avail = [&](int rank, std::optional<double> v) {
     if (v) last_avail[rank] = v;
   };
+  auto observe = [&](const std::string& key, const json& value) {
+    if (f.config.emplace(key, value).second) f.observed.insert(key);
+  };
 
   for (const Event& e : events) {
     ++f.event_counts[e.kind];
@@ -233,6 +245,12 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
         if (it.key() == "args" || it.key() == "framework") continue;
         if (!flags.contains(it.key())) flags[it.key()] = it.value();
       }
+      // vLLM's engine-config line carries the version: a version, not a flag.
+      if (auto v = flags.find("version"); v != flags.end()) {
+        std::string fw = e.fields.value("framework", e.family);
+        if (v->is_string() && !fw.empty()) f.config.emplace("version." + Lower(fw), *v);
+        flags.erase(v);
+      }
       for (auto it = flags.begin(); it != flags.end(); ++it) {
         const char* alias = AliasOf(it.key());
         std::string key = alias ? alias : "flag." + it.key();
@@ -250,14 +268,13 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
         f.config.emplace("version." + fw, v.is_string() ? v : json(v.dump()));
       }
     } else if (e.kind == "gpu_info") {
-      if (e.fields.contains("gpu_name")) f.config.emplace("gpu", e.fields["gpu_name"]);
-      if (auto t = NumberField(e, "total_bytes")) f.config.emplace("gpu_total_bytes", *t);
+      if (e.fields.contains("gpu_name")) observe("gpu", e.fields["gpu_name"]);
+      if (auto t = NumberField(e, "total_bytes")) observe("gpu_total_bytes", *t);
     } else if (e.kind == "custom_ar_enabled") {
       f.config["custom_all_reduce"] = "on";
+      f.observed.insert("custom_all_reduce");
     } else if (e.kind == "custom_ar_disabled") {
-      if (!f.config.count("custom_all_reduce")) {
-        f.config["custom_all_reduce"] = "off (" + e.fields.value("reason", std::string("disabled")) + ")";
-      }
+      observe("custom_all_reduce", "off (" + e.fields.value("reason", std::string("disabled")) + ")");
     } else if (e.kind == "dist_init_begin") {
       SetOnce(m.free_at_init, NumberField(e, "avail_bytes"));
       update_avail(rank, NumberField(e, "avail_bytes"));
@@ -296,12 +313,13 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
       SetOnce(m.weights_usage, NumberField(e, "weights_bytes"));
       SetOnce(m.kv_pool, NumberField(e, "kv_cache_bytes"));
       SetOnce(m.graphs_usage, NumberField(e, "cuda_graph_bytes"));
-      if (auto t = NumberField(e, "total_bytes")) f.config.emplace("gpu_total_bytes", *t);
-      if (auto u = NumberField(e, "gpu_memory_utilization")) f.config.emplace("flag.gpu_memory_utilization", *u);
+      SetOnce(m.free_at_init, NumberField(e, "free_bytes"));  // vLLM "Free memory on device (F/T GiB) on startup"
+      if (auto t = NumberField(e, "total_bytes")) observe("gpu_total_bytes", *t);
+      if (auto u = NumberField(e, "gpu_memory_utilization")) observe("flag.gpu_memory_utilization", *u);
     } else if (e.kind == "free_memory_below_util") {
       SetOnce(m.free_at_init, NumberField(e, "free_bytes"));
-      if (auto t = NumberField(e, "total_bytes")) f.config.emplace("gpu_total_bytes", *t);
-      if (auto u = NumberField(e, "gpu_memory_utilization")) f.config.emplace("flag.gpu_memory_utilization", *u);
+      if (auto t = NumberField(e, "total_bytes")) observe("gpu_total_bytes", *t);
+      if (auto u = NumberField(e, "gpu_memory_utilization")) observe("flag.gpu_memory_utilization", *u);
     }
   }
 
@@ -318,7 +336,10 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
   }
   for (auto& [rank, m] : f.ranks) {
     Derive(m);
-    if (auto it = last_avail.find(rank); it != last_avail.end()) m.left = it->second;
+    // What is left once the pool is sized; a run that died before has no "left".
+    if (auto it = last_avail.find(rank); it != last_avail.end() && reached >= PhaseIndex("kv_pool")) {
+      m.left = it->second;
+    }
   }
   // A log without rank prefixes on a single-GPU run: call it rank 0.
   if (f.ranks.size() == 1 && f.ranks.count(-1)) {
@@ -348,6 +369,18 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
     f.config.emplace("framework", f.framework);
   }
   return f;
+}
+
+void SetRootCause(RunFacts& facts, const std::string& root_cause, const std::string& verdict) {
+  facts.root_cause = root_cause;
+  if (facts.failure || root_cause.empty() || root_cause == "none") return;
+  Failure fail;
+  fail.kind = root_cause;
+  int next = 0;
+  while (next < kNumPhases - 1 && facts.completed[next]) ++next;
+  fail.phase = kPhases[next];
+  fail.text = verdict;
+  facts.failure = std::move(fail);
 }
 
 }  // namespace tpt::diff

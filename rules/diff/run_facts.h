@@ -12,6 +12,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,12 +69,19 @@ struct RunFacts {
   // and the summary keys "framework", "tp", "pp", "dp", "ep", "model", "gpu",
   // "gpu_total_bytes", "custom_all_reduce" (effective state from the log).
   std::map<std::string, nlohmann::json> config;
+  // Keys of `config` read from lines printed during startup (custom all-reduce
+  // state, GPU, profiled figures) rather than from the launch arguments: a run
+  // that died before printing them says nothing about them.
+  std::set<std::string> observed;
   std::map<int, RankMemory> ranks;   // by rank; -1 when the log names no rank
   std::vector<bool> completed = std::vector<bool>(kNumPhases, false);  // by PhaseIndex
   std::optional<Failure> failure;
   std::map<std::string, int> event_counts;  // kind -> events
   // vLLM's own profile figures when printed (memory_profile fields, bytes).
   nlohmann::json profile = nlohmann::json::object();
+  // The rules engine's verdict on the run (rules/analysis.h root_cause), when
+  // the caller ran it; "" when not.
+  std::string root_cause;
 
   // Last phase completed ("" when none), and the first one not completed.
   std::string LastPhase() const;
@@ -96,5 +104,10 @@ bool IsGenericErrorKind(const std::string& kind);
 nlohmann::json NormalizeValue(const nlohmann::json& v);
 
 RunFacts CollectFacts(const std::vector<Event>& events);
+
+// Records the rules engine's root cause for the run; when the run shows no
+// error event of its own but the engine found a failure (root cause other than
+// "none"), that failure stands in, in the first phase the run did not complete.
+void SetRootCause(RunFacts& facts, const std::string& root_cause, const std::string& verdict);
 
 }  // namespace tpt::diff

@@ -62,6 +62,15 @@ TEST(CollectFactsTest, PerRankLedgerIsDerivedFromWhatSglangPrints) {
   EXPECT_FALSE(f.failure.has_value());
 }
 
+TEST(CollectFactsTest, NothingIsLeftForARunThatDiedBeforeItsPool) {
+  std::vector<Event> ev;
+  testing::SglangRankStartup(ev, 0, 0.5, 40, 20);
+  ev.push_back(Ev("not_enough_memory", 0));
+  RunFacts f = CollectFacts(ev);
+  EXPECT_FALSE(f.ranks.at(0).left.has_value());
+  EXPECT_NEAR(*f.ranks.at(0).free_after_weights, Gib(20), 1);
+}
+
 TEST(CollectFactsTest, FailurePhaseIsThePhaseInProgress) {
   std::vector<Event> ev;
   testing::SglangRankStartup(ev, 0, 0.5, 40, 20);
@@ -94,6 +103,7 @@ TEST(CollectFactsTest, DraftWorkerRepeatDoesNotOverwriteTheTarget) {
   std::vector<Event> ev;
   testing::SglangRankStartup(ev, 0, 0.5, 70, 30);
   testing::SglangRankStartup(ev, 0, 0.0, 38, 2);  // the draft model loads afterwards
+  ev.push_back(Ev("kv_pool_alloc", 0, {{"tokens", 10}}));
   RunFacts f = CollectFacts(ev);
   EXPECT_NEAR(*f.ranks.at(0).weights_usage, Gib(30), 1);
   EXPECT_NEAR(*f.ranks.at(0).left, Gib(36), 1);
