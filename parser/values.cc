@@ -340,6 +340,7 @@ class PyReprParser {
         ++i_;
         break;
       }
+      size_t before = i_;
       nlohmann::json key;
       if (!ParseValue(&key, ":")) break;
       SkipSpace();
@@ -353,6 +354,7 @@ class PyReprParser {
       out[key.is_string() ? key.get<std::string>() : key.dump()] = std::move(value);
       SkipSpace();
       if (Peek() == ',') ++i_;
+      if (i_ == before) break;
     }
     --depth_;
     return out;
@@ -401,11 +403,16 @@ class PyReprParser {
           *out = std::move(arr);
           return true;
         }
+        size_t before = i_;
         nlohmann::json v;
         if (!ParseValue(&v, std::string(",") + close)) return false;
         arr.push_back(std::move(v));
         SkipSpace();
-        if (Peek() == ',') ++i_;
+        if (Peek() == ',') {
+          ++i_;
+        } else if (i_ == before || Peek() != close) {
+          return false;  // "[1 2]", "[)": not a list we can read (fuzzer: no progress looped forever)
+        }
       }
       return false;
     }

@@ -97,3 +97,17 @@ TEST(ParseByteSize, Units) {
 
 }  // namespace
 }  // namespace tpt
+
+namespace tpt {
+namespace {
+
+// Fuzzer find: a list element that consumes nothing ("[)") looped forever.
+TEST(ParsePythonKv, MalformedListsTerminate) {
+  EXPECT_TRUE(ParsePythonKv("a=[)").is_object());
+  EXPECT_TRUE(ParsePythonKv("a=[1 2], b=3").is_object());
+  EXPECT_TRUE(ParsePythonKv("{a: )").is_object());
+  EXPECT_EQ(ParsePythonKv("a=[1, [2, 3]], b=4")["b"], 4);
+}
+
+}  // namespace
+}  // namespace tpt

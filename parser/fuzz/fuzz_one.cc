@@ -1,0 +1,47 @@
+// fuzz_one.cc: see fuzz_one.h.
+#include "parser/fuzz/fuzz_one.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "parser/event_json.h"
+#include "parser/format_set.h"
+#include "parser/reader.h"
+#include "parser/stream_parser.h"
+#include "parser/values.h"
+
+namespace tpt::fuzz {
+
+void FuzzOne(const uint8_t* data, size_t size) {
+  static const FormatSet* formats = [] {
+    auto f = FormatSet::LoadBuiltin();
+    if (!f.ok()) std::abort();
+    return new FormatSet(std::move(*f));
+  }();
+  if (size == 0) return;
+  const size_t kBuffers[] = {1, 3, 7, 64, 4096};
+  const size_t kMaxLine[] = {1, 16, 200, 1 << 20};
+  size_t buffer = kBuffers[data[0] % 5];
+  size_t max_line = kMaxLine[(data[0] / 5) % 4];
+  std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+
+  // Side parsers see arbitrary text too.
+  (void)ParsePythonKv(text);
+  (void)ParseTimestamp(text);
+  (void)ConvertField(text, "list", "", false);
+  (void)ConvertField(text, "bytes", text.substr(0, 3), false);
+
+  auto opened = WrapInput(std::make_unique<StringSource>(text), "fuzz");
+  if (!opened.ok()) return;
+  ParseOptions opt;
+  opt.max_line_bytes = max_line;
+  StreamEvents stream(std::move(opened->source), *formats, opt, buffer, 0, "fuzz");
+  Event e;
+  while (stream.Next(&e)) {
+    std::string s = EventToJson(e).dump();  // throws (aborts) on invalid UTF-8
+    (void)nlohmann::json::parse(s);
+    if (e.text.size() > StreamParser::kMaxTextBytes) std::abort();
+  }
+}
+
+}  // namespace tpt::fuzz
