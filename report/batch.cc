@@ -56,6 +56,8 @@ class ProgressBar {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (elapsed < after_s_ && done < total_) return;
     if (!drawn_ && done == total_ && elapsed < after_s_) return;  // short work: stay silent
+    if (done < total_ && elapsed - last_draw_s_ < 0.1) return;     // at most 10 redraws a second
+    last_draw_s_ = elapsed;
     constexpr int kWidth = 30;
     int filled = static_cast<int>(kWidth * done / std::max<size_t>(1, total_));
     std::fprintf(out_, "\r[%.*s%*s] %zu/%zu runs %.1fs", filled, "##############################", kWidth - filled, "",
@@ -72,6 +74,7 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_;
   std::mutex mu_;
   bool drawn_ = false;
+  double last_draw_s_ = -1;
 };
 
 }  // namespace
