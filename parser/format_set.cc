@@ -516,8 +516,8 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
 
 FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) const {
   size_t pos = 0, stop = line.size();
-  std::vector<std::string_view> groups;
-  std::vector<int> candidates;
+  thread_local std::vector<std::string_view> groups;
+  thread_local std::vector<int> candidates;
   auto strip = [&](const std::vector<PrefixSpec>& specs, PrefixSetHolder* set, bool is_wrapper, int max_rounds) {
     for (int round = 0; round < max_rounds && pos < stop; ++round) {
       bool hit = false;
@@ -533,7 +533,8 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
         const PrefixSpec& p = specs[i];
         unsigned char c = static_cast<unsigned char>(text[pos]);
         if (c < p.first_min || c > p.first_max) continue;
-        if (!RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups)) continue;
+        // A candidate from the set is known to match: capture at once.
+        if (!RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/set == nullptr)) continue;
         size_t next = pos + groups[0].size();
         if (next == pos) continue;  // an empty match strips nothing
         if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0, text.size() - next,

@@ -161,8 +161,10 @@ void StreamParser::ProcessLine(std::string_view line, uint64_t offset, bool trun
   ProcessSegment(line, offset, rescan, ids, out);
 }
 
-void StreamParser::ProcessSegment(std::string_view seg, uint64_t offset, bool rescan, std::vector<unsigned> ids,
+void StreamParser::ProcessSegment(std::string_view seg, uint64_t offset, bool rescan, const std::vector<unsigned>& hit_ids,
                                   std::vector<Event>* out) {
+  thread_local std::vector<unsigned> ids;
+  ids = hit_ids;
   if (std::memchr(seg.data(), '\x1b', seg.size()) != nullptr) {
     scratch_text_.assign(seg);
     StripAnsi(&scratch_text_);

@@ -64,7 +64,7 @@ class StreamParser {
   static int OnHit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* ctx);
   void ProcessLine(std::string_view line, uint64_t offset, bool truncated, const std::vector<unsigned>& ids,
                    std::vector<Event>* out);
-  void ProcessSegment(std::string_view seg, uint64_t offset, bool rescan, std::vector<unsigned> ids,
+  void ProcessSegment(std::string_view seg, uint64_t offset, bool rescan, const std::vector<unsigned>& hit_ids,
                       std::vector<Event>* out);
   void HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
                     bool has_start, std::vector<Event>* out);
