@@ -248,16 +248,20 @@ bool KeyMatches(const std::string& key, const char* prefix) {
   return key == p || key.rfind(p, 0) == 0;
 }
 
-// The flag or variable name of a key as a person types it in a log message.
+// How an error message names a flag or variable: "--mem-fraction-static",
+// "mem_fraction_static=", "NCCL_P2P_DISABLE". A one-word flag ("device",
+// "port") only counts with its dashes: as a bare word it is ordinary English.
 std::vector<std::string> Spellings(const std::string& key) {
-  std::string name = key;
-  for (const char* prefix : {"flag.", "env.", "version."}) {
-    if (name.rfind(prefix, 0) == 0) name = name.substr(std::string(prefix).size());
+  std::vector<std::string> out;
+  if (key.rfind("env.", 0) == 0) {
+    out.push_back(key.substr(4));
+  } else if (key.rfind("flag.", 0) == 0) {
+    std::string name = key.substr(5);
+    std::string dashed = name;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    out.push_back("--" + dashed);
+    if (name.find('_') != std::string::npos) out.push_back(name);
   }
-  std::vector<std::string> out = {name};
-  std::string dashed = name;
-  std::replace(dashed.begin(), dashed.end(), '_', '-');
-  if (dashed != name) out.push_back(dashed);
   return out;
 }
 
@@ -275,7 +279,10 @@ struct Candidate {
 std::string Signed(double bytes) { return (bytes >= 0 ? "+" : "") + FormatBytes(bytes); }
 
 std::string RevertWord(const Difference& d) {
-  return d.key + " " + Show(d.bad) + " (GOOD " + Show(d.good) + ")";
+  auto show = [&](const json& v) {
+    return d.kind == "memory" && v.is_number() ? FormatBytes(v.get<double>()) : Show(v);
+  };
+  return d.key + " " + show(d.bad) + " (GOOD " + show(d.good) + ")";
 }
 
 void AttributeKv(const RunFacts& good, const RunFacts& bad, const std::vector<Difference>& diffs,

@@ -222,6 +222,21 @@ TEST(DiffTest, ErrorNamingAFlagBlamesThatFlag) {
   EXPECT_EQ(r.exit_code, 1);
 }
 
+TEST(DiffTest, AOneWordFlagIsNotFoundInOrdinaryEnglish) {
+  auto run = [](const std::string& device, bool fail) {
+    std::vector<Event> ev = {Ev("server_args", -1, {{"framework", "sglang"}, {"args", {{"device", device}}}})};
+    if (fail) {
+      Event e = Ev("no_kernel_image", 0);
+      e.text = "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+      ev.push_back(e);
+    }
+    return CollectFacts(ev);
+  };
+  DiffResult r = Compare(run("'cuda'", false), run("'cuda:1'", true));
+  EXPECT_EQ(r.attribution.cause, "");
+  EXPECT_EQ(r.exit_code, 3);
+}
+
 // vLLM 0.21 began charging the CUDA-graph estimate to the KV budget: the same
 // launch that fit on 0.20 no longer holds one max-length request.
 TEST(DiffTest, VllmVersionChangeWithGraphsInBudgetIsAttributedToTheVersion) {
