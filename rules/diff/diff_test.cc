@@ -222,6 +222,28 @@ TEST(DiffTest, ErrorNamingAFlagBlamesThatFlag) {
   EXPECT_EQ(r.exit_code, 1);
 }
 
+// A larger mem_fraction_static sizes a larger pool and leaves too little for
+// CUDA graphs: a CUDA OOM in capture, weighed by the memory each difference took.
+TEST(DiffTest, GraphCaptureOomIsAttributedToTheLargerPool) {
+  SglangRun good;
+  good.mfs = 0.85;
+  SglangRun bad;
+  bad.mfs = 0.92;
+  std::vector<Event> bad_events = Build(bad);
+  ASSERT_EQ(bad_events.back().kind, "startup_complete");
+  bad_events.pop_back();
+  bad_events.push_back(Ev("graph_capture_begin", 0, {{"avail_bytes", Gib(0.3)}}));
+  bad_events.push_back(Ev("cuda_oom", 0, {{"tried_bytes", Gib(1.0)}, {"free_bytes", Gib(0.2)}}));
+  DiffResult r = Compare(CollectFacts(Build(good)), CollectFacts(bad_events));
+  EXPECT_EQ(r.bad.failure->phase, "graphs");
+  EXPECT_EQ(r.exit_code, 1) << r.attribution.explanation;
+  EXPECT_EQ(r.attribution.cause, "flag.mem_fraction_static");
+  // (0.92 - 0.85) x 78.5 GiB = 5.50 GiB less free, against a 0.8 GiB (819.2 MiB) shortfall.
+  EXPECT_NE(r.attribution.explanation.find("5.50 GiB"), std::string::npos) << r.attribution.explanation;
+  EXPECT_NE(r.attribution.explanation.find("819.2 MiB"), std::string::npos) << r.attribution.explanation;
+  EXPECT_EQ(r.diverges_at, "kv_pool");  // the pool is 5.5 GiB larger
+}
+
 TEST(DiffTest, AOneWordFlagIsNotFoundInOrdinaryEnglish) {
   auto run = [](const std::string& device, bool fail) {
     std::vector<Event> ev = {Ev("server_args", -1, {{"framework", "sglang"}, {"args", {{"device", device}}}})};
