@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "rules/memory/memory_model.h"
@@ -44,7 +45,8 @@ std::optional<NumberAndUnit> SplitNumber(std::string_view text) {
   }
   if (!digits) return std::nullopt;
   NumberAndUnit out;
-  out.number = std::stod(std::string(text.substr(0, i)));
+  out.number = std::strtod(std::string(text.substr(0, i)).c_str(), nullptr);  // no throw; huge -> inf
+  if (!std::isfinite(out.number)) return std::nullopt;
   for (char c : text.substr(i)) {
     if (!std::isspace(static_cast<unsigned char>(c))) {
       out.unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));

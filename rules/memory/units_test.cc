@@ -29,6 +29,7 @@ TEST(UnitsTest, ParseBytesIsBinary) {
   EXPECT_NE(bad.status().message().find("lots"), std::string::npos);
   EXPECT_FALSE(ParseBytes("12 parsecs").ok());
   EXPECT_FALSE(ParseBytes("").ok());
+  EXPECT_FALSE(ParseBytes(std::string(400, '9') + "GiB").ok());  // overflows to inf: an error, not a throw
 }
 
 TEST(UnitsTest, ParamCountsAndDtypes) {
