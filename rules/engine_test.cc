@@ -1,5 +1,6 @@
 // engine_test.cc: rules over hand-made events: figures, ranking, none/unknown.
 #include "rules/engine.h"
+#include "rules/run_view.h"
 
 #include <cmath>
 
@@ -176,6 +177,50 @@ TEST(EngineTest, AnalysisRoundTripsThroughJson) {
   auto back = j.get<Analysis>();
   EXPECT_EQ(back.root_cause, a.root_cause);
   EXPECT_EQ(back.diagnoses.size(), a.diagnoses.size());
+}
+
+}  // namespace
+}  // namespace tpt
+
+namespace tpt {
+namespace {
+
+TEST(RunScopeTest, VersionConditions) {
+  EXPECT_LT(CompareVersions("0.4.3.post4", "0.4.10"), 0);
+  EXPECT_EQ(CompareVersions("v0.5.7", "0.5.7rc1"), 0);
+  EXPECT_GT(CompareVersions("0.10.1", "0.9.9"), 0);
+  std::vector<Event> ev = {Ev("framework_version", -1, {{"framework", "sglang"}, {"version", "0.5.9"}})};
+  RunIndex run(ev);
+  RunScope s(run, RunScope::kNoAnchor);
+  EXPECT_TRUE(s.Call("version_ge", {"0.5.7"}).Truthy());
+  EXPECT_FALSE(s.Call("version_lt", {"0.5.7"}).Truthy());
+  std::vector<Event> none;
+  RunIndex unknown(none);
+  EXPECT_TRUE(RunScope(unknown, RunScope::kNoAnchor).Call("version_ge", {"0.5.7"}).is_null());
+}
+
+TEST(RunScopeTest, OrderAndCrossRankFunctions) {
+  std::vector<Event> ev = {Ev("weights_load_begin", 0), Ev("weights_load_begin", 1), Ev("weights_load_end", 0),
+                           Ev("cuda_oom", 1), Ev("weights_load_end", 1)};
+  RunIndex run(ev);
+  RunScope at_oom(run, 3);  // the OOM on rank 1
+  EXPECT_TRUE(at_oom.Call("seen_before", {"weights_load_begin"}).Truthy());
+  EXPECT_FALSE(at_oom.Call("seen_before", {"weights_load_end"}).Truthy());  // rank 0's end does not count
+  EXPECT_TRUE(at_oom.Call("seen_after", {"weights_load_end"}).Truthy());
+  EXPECT_DOUBLE_EQ(at_oom.Call("ranks", {"weights_load_end"}).number(), 2);
+  EXPECT_DOUBLE_EQ(at_oom.Call("missing_ranks", {"cuda_oom"}).number(), 1);
+  EXPECT_DOUBLE_EQ(at_oom.Call("count_before", {"weights_load_end"}).number(), 1);
+  EXPECT_TRUE(at_oom.Call("kind_before", {"weights_load_begin", "cuda_oom"}).Truthy());
+}
+
+TEST(RunScopeTest, UntimedStreamsCountAsBeforeTheError) {
+  Event phase = Ev("weights_load_end", -1);
+  phase.source = 1;  // stderr of the same run, no timestamps
+  std::vector<Event> ev = {Ev("cuda_oom", -1), phase};
+  RunIndex run(ev);
+  RunScope s(run, 0);
+  EXPECT_TRUE(s.Call("seen_before", {"weights_load_end"}).Truthy());
+  EXPECT_FALSE(s.Call("seen_after", {"weights_load_end"}).Truthy());
 }
 
 }  // namespace

@@ -67,7 +67,9 @@ TEST(RulesLintTest, NoSampleFolderWithoutItsRule) {
   for (const Rule& r : TheAnalyzer().rules().rules()) ids.insert(r.id);
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(SamplesDir(), ec))
-    if (e.is_directory()) EXPECT_TRUE(ids.count(e.path().filename().string())) << e.path() << " names no rule";
+    if (e.is_directory()) {
+      EXPECT_TRUE(ids.count(e.path().filename().string())) << e.path() << " names no rule";
+    }
 }
 
 TEST(RulesLintTest, SamplesGiveTheExpectedResult) {

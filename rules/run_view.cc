@@ -147,6 +147,20 @@ const std::vector<size_t>& RunIndex::OfKind(const std::string& kind) const {
   return it == by_kind_.end() ? kEmpty : it->second;
 }
 
+bool RunIndex::AnyText(const std::string& needle_in) const {
+  std::string needle = Lower(needle_in);
+  if (auto it = any_text_cache_.find(needle); it != any_text_cache_.end()) return it->second;
+  bool found = false;
+  for (const auto& e : events_) {
+    if (Lower(e.text).find(needle) != std::string::npos) found = true;
+    for (const auto& l : e.extra_lines)
+      if (!found && Lower(l).find(needle) != std::string::npos) found = true;
+    if (found) break;
+  }
+  any_text_cache_[needle] = found;
+  return found;
+}
+
 int RunIndex::ConfigInt(const char* key) const {
   if (!config_.contains(key)) return 0;
   Value v = JsonToValue(config_[key]);
@@ -334,15 +348,7 @@ Value RunScope::Call(std::string_view name, const std::vector<Value>& a) const {
     }
     return re->ok() && RE2::PartialMatch(a[0].ToString(), *re);
   }
-  if (name == "any_text") {
-    std::string needle = Lower(kind);
-    for (const auto& e : evs) {
-      if (Lower(e.text).find(needle) != std::string::npos) return true;
-      for (const auto& l : e.extra_lines)
-        if (Lower(l).find(needle) != std::string::npos) return true;
-    }
-    return false;
-  }
+  if (name == "any_text") return run_.AnyText(kind);
   if (name == "version_ge" || name == "version_lt") {
     if (run_.version().empty() || a.empty()) return Value();
     int c = CompareVersions(run_.version(), a[0].ToString());
