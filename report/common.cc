@@ -146,6 +146,8 @@ const RankState* FirstFailingRank(const Analysis& a) {
   return best;
 }
 
+std::string RankLabel(int rank) { return rank < 0 ? "none" : std::to_string(rank); }
+
 std::string EvidenceLocation(const Evidence& e) {
   std::string loc = e.file.empty() ? "(input)" : e.file;
   if (e.line > 0) loc += ":" + std::to_string(e.line);

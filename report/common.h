@@ -51,6 +51,9 @@ const Diagnosis* PrimaryDiagnosis(const Analysis& a);
 // timed ones), then the rank-less lines (rank -1); nullptr if none.
 const RankState* FirstFailingRank(const Analysis& a);
 
+// "3", or "none" for lines that carry no rank (rank -1).
+std::string RankLabel(int rank);
+
 // "file:line" or "file" when the line is unknown.
 std::string EvidenceLocation(const Evidence& e);
 

@@ -117,7 +117,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
   out << "<table><tr><th>rank</th><th>role</th><th>free at init</th><th>weights</th><th>reserved</th>"
          "<th>KV pool</th><th>graphs</th><th>left</th></tr>\n";
   for (const LedgerRow& r : a.ledger) {
-    out << "<tr><td class=\"num\">" << r.rank << "</td><td>" << Esc(r.role.empty() ? "target" : r.role)
+    out << "<tr><td class=\"num\">" << RankLabel(r.rank) << "</td><td>" << Esc(r.role.empty() ? "target" : r.role)
         << "</td><td class=\"num\">" << FormatBytes(r.free_at_init_bytes) << "</td><td class=\"num\">"
         << FormatBytes(r.weights_bytes) << "</td><td class=\"num\">" << FormatBytes(r.reserved_bytes)
         << "</td><td class=\"num\">" << FormatBytes(r.kv_pool_bytes) << "</td><td class=\"num\">"
@@ -147,7 +147,8 @@ void WriteTimelineSvg(const Analysis& a, std::ostream& out) {
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const RankState& r = a.ranks[i];
     double y = top + row_h * i;
-    out << "<text x=\"0\" y=\"" << Num(y + 15) << "\">rank " << r.rank << "</text>\n";
+    out << "<text x=\"0\" y=\"" << Num(y + 15) << "\">" << (r.rank < 0 ? "no rank" : "rank " + RankLabel(r.rank))
+        << "</text>\n";
     int last = PhaseIndex(r.last_phase);
     for (int p = 0; p < kNumPhases; ++p) {
       bool reached = false;

@@ -64,7 +64,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
   out << "\n| rank | role | free at init | weights | reserved | KV pool | graphs | left |\n"
       << "|---:|---|---:|---:|---:|---:|---:|---:|\n";
   for (const LedgerRow& r : a.ledger) {
-    out << "| " << r.rank << " | " << Cell(r.role.empty() ? "target" : r.role) << " | "
+    out << "| " << RankLabel(r.rank) << " | " << Cell(r.role.empty() ? "target" : r.role) << " | "
         << FormatBytes(r.free_at_init_bytes) << " | " << FormatBytes(r.weights_bytes) << " | "
         << FormatBytes(r.reserved_bytes) << " | " << FormatBytes(r.kv_pool_bytes) << " | "
         << FormatBytes(r.graphs_bytes) << " | "
@@ -79,7 +79,7 @@ void WriteTimeline(const Analysis& a, std::ostream& out) {
   for (const RankState& r : a.ranks) {
     std::string phases;
     for (const auto& p : r.phases) phases += (phases.empty() ? "" : " → ") + p;
-    out << "| " << r.rank << " | " << Cell(phases) << " | " << Cell(r.last_phase) << " | "
+    out << "| " << RankLabel(r.rank) << " | " << Cell(phases) << " | " << Cell(r.last_phase) << " | "
         << Cell(r.first_error) << (&r == first ? " **(first)**" : "") << " |\n";
   }
 }

@@ -78,6 +78,19 @@ TEST(TextReporter, OneRunShowsEverySection) {
   EXPECT_NE(out.find("process_crashed (consequence)"), std::string::npos);
 }
 
+TEST(TextReporter, RanklessLinesShowAsNone) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  RankState s;
+  s.rank = -1;
+  s.phases = {"init"};
+  s.last_phase = "init";
+  s.first_error = "signal";
+  a.ranks.push_back(s);
+  std::string out = Render(Format::kText, One(a));
+  EXPECT_NE(out.find("\n  none  X         .  "), std::string::npos) << out;
+  EXPECT_NE(Render(Format::kHtml, One(a)).find(">no rank</text>"), std::string::npos);
+}
+
 TEST(TextReporter, ControlBytesNeverReachTheTerminal) {
   std::string out = Render(Format::kText, One(testing::KvNoRoom({.seed = 1, .hostile_text = true})));
   EXPECT_EQ(out.find('\x1b'), std::string::npos);

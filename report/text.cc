@@ -44,7 +44,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
   for (const LedgerRow& r : a.ledger) {
     std::string left = FormatGiB(r.left_bytes);
     if (r.left_bytes < 0) left += "  SHORT";
-    out << "  " << Pad(r.rank < 0 ? "?" : std::to_string(r.rank), 4, true) << "  "
+    out << "  " << Pad(RankLabel(r.rank), 4, true) << "  "
         << Pad(r.role.empty() ? "target" : r.role, 6) << Pad(FormatGiB(r.free_at_init_bytes), 11, true)
         << Pad(FormatGiB(r.weights_bytes), 10, true) << Pad(FormatGiB(r.reserved_bytes), 10, true)
         << Pad(FormatGiB(r.kv_pool_bytes), 10, true) << Pad(FormatGiB(r.graphs_bytes), 10, true)
@@ -59,7 +59,7 @@ void WriteTimeline(const Analysis& a, std::ostream& out) {
   for (const char* p : kPhases) out << Pad(p, 10);
   out << "stopped at\n";
   for (const RankState& r : a.ranks) {
-    out << "  " << Pad(r.rank < 0 ? "?" : std::to_string(r.rank), 4, true) << "  ";
+    out << "  " << Pad(RankLabel(r.rank), 4, true) << "  ";
     int last = PhaseIndex(r.last_phase);
     for (int i = 0; i < kNumPhases; ++i) {
       bool reached = false;
