@@ -185,7 +185,7 @@ std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
 
 // Parent of a local one-process-per-rank run: spawns the ranks, waits with a
 // deadline, stops all when one fails.
-int SpawnRanks(const Args& args, int world, double deadline_s) {
+int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu) {
   char dir_tmpl[] = "/tmp/tptriage-repro-XXXXXX";
   if (mkdtemp(dir_tmpl) == nullptr) return Fail("cannot create a rendezvous directory under /tmp");
   const std::string id_file = std::string(dir_tmpl) + "/nccl.id";
@@ -200,7 +200,11 @@ int SpawnRanks(const Args& args, int world, double deadline_s) {
     for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
     env_s.push_back("TPT_REPRO_RANK=" + std::to_string(r));
     env_s.push_back("TPT_REPRO_WORLD=" + std::to_string(world));
-    env_s.push_back("TPT_REPRO_LOCAL_RANK=" + std::to_string(r));
+    env_s.push_back("TPT_REPRO_LOCAL_RANK=" + std::to_string(same_gpu ? 0 : r));
+    // One GPU for all ranks (a functional check of this path): NCCL refuses two
+    // ranks of a communicator on one GPU unless each believes it is on its own
+    // host (then it talks over sockets; measured on NCCL 2.28).
+    if (same_gpu) env_s.push_back("NCCL_HOSTID=tptriage-repro-rank-" + std::to_string(r));
     env_s.push_back("TPT_REPRO_ID_FILE=" + id_file);
     env_s.push_back("NCCL_NVLS_ENABLE=0");
     std::vector<char*> envp;
@@ -384,8 +388,28 @@ int RunRepro(const Args& args) {
     }
     return 0;
   }
+  // TPT_REPRO_SAME_GPU=1: one process per rank even on one GPU (checks the
+  // per-GPU path where only one GPU is lent; barriers across processes
+  // time-slice, so it is slow and its timings mean nothing).
+  const char* same = std::getenv("TPT_REPRO_SAME_GPU");
+  const bool same_gpu = same != nullptr && std::string(same) == "1" && c.backend == "cuda" && world > 1;
+  if (same_gpu && layout->launcher == "single") {
+    layout->launcher = "spawn";
+    layout->colocated = false;
+    layout->real_ranks = world;
+  }
   if (layout->launcher == "spawn" && !layout->colocated && world > 1) {
-    return SpawnRanks(args, world, c.deadline_s * 10);
+    return SpawnRanks(args, world, c.deadline_s * 10, same_gpu);
+  }
+  if ((layout->launcher == "torchrun" || layout->launcher == "mpi" || layout->launcher == "slurm") &&
+      std::getenv("NCCL_COMM_ID") == nullptr) {
+    // Every rank derives the same NCCL id from NCCL_COMM_ID; rank 0 hosts its root.
+    const std::string id = NcclCommIdFromEnv(ProcessEnv());
+    if (id.empty()) {
+      return Fail("launched by " + layout->launcher +
+                  " without MASTER_ADDR/MASTER_PORT: set them (or NCCL_COMM_ID=host:port) so the ranks can find rank 0");
+    }
+    setenv("NCCL_COMM_ID", id.c_str(), 1);
   }
   std::unique_ptr<DeviceBackend> be;
   if (c.backend == "simulated") {

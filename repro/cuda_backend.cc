@@ -36,7 +36,10 @@ Status NcclStatus(ncclResult_t r, const char* what, int rank, ncclComm_t comm) {
   }
   return InternalError(msg);
 }
-#define TPT_NCCL_RETURN(expr) TPT_RETURN_IF_ERROR(NcclStatus((expr), #expr, layout_.rank, comm_))
+// The communicator is non-blocking (so a stuck init can be aborted): a call
+// may return ncclInProgress before its work is on the stream, so every call
+// is followed by polling until the communicator reports ncclSuccess.
+#define TPT_NCCL_RETURN(expr) TPT_RETURN_IF_ERROR(NcclDone((expr), #expr))
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -243,6 +246,11 @@ class CudaBackend : public DeviceBackend {
     }
   }
 
+  Status NcclDone(ncclResult_t r, const char* what) {
+    if (r == ncclInProgress) return WaitNccl(what, 60);
+    return NcclStatus(r, what, layout_.rank, comm_);
+  }
+
   // Polls the communicator until it leaves ncclInProgress.
   Status WaitNccl(const std::string& what, double deadline_s) {
     const double t0 = Now();
@@ -271,15 +279,15 @@ class CudaBackend : public DeviceBackend {
   Status WaitStreamAndComm(cudaStream_t s, double deadline_s, const std::string& what) {
     const double t0 = Now();
     for (;;) {
-      cudaError_t e = cudaStreamQuery(s);
-      if (e == cudaSuccess) return OkStatus();
-      if (e != cudaErrorNotReady) return kernels::CudaStatus(e, what.c_str(), __FILE__, __LINE__);
       ncclResult_t st = ncclSuccess;
       if (comm_ != nullptr) ncclCommGetAsyncError(comm_, &st);
       if (st != ncclSuccess && st != ncclInProgress) {
         comm_broken_ = true;
         return NcclStatus(st, what.c_str(), layout_.rank, comm_);
       }
+      cudaError_t e = cudaStreamQuery(s);
+      if (e == cudaSuccess && st == ncclSuccess) return OkStatus();  // InProgress: work may not be enqueued yet
+      if (e != cudaSuccess && e != cudaErrorNotReady) return kernels::CudaStatus(e, what.c_str(), __FILE__, __LINE__);
       if (CancelFlag().load() || Now() - t0 > deadline_s) {
         if (comm_ != nullptr) ncclCommAbort(comm_);
         comm_ = nullptr;
@@ -405,8 +413,7 @@ StatusOr<GraphResult> CudaBackend::CaptureDecodeGraphs(const GraphSpec& spec) {
         if (use_custom) {
           st = car_of(r).AllReduce(h, o, count, DType::kBFloat16, algo, stream_of(r));
         } else if (!co || r == 0) {  // co-located: only the measured rank has a (1-rank) communicator
-          st = NcclStatus(ncclAllReduce(h, o, count, ncclBfloat16, ncclSum, comm_, stream_of(r)), "ncclAllReduce",
-                          layout_.rank, comm_);
+          st = NcclDone(ncclAllReduce(h, o, count, ncclBfloat16, ncclSum, comm_, stream_of(r)), "ncclAllReduce");
         }
       }
     }

@@ -43,6 +43,13 @@ for f in 0.50 0.55; do
   grep -E '^(verdict|fix check|time to verdict)' "$OUT/founding-$f.txt" | tee -a "$OUT/summary.log"
 done
 "$BIN/tptriage" repro "$SAMPLE" --format json > "$OUT/founding-0.50.json" 2>&1
+# The one-process-per-rank path (spawn, NCCL id file, IPC custom all-reduce,
+# graph buffers registered over IPC, per-rank all-gathers) with 2 ranks on the
+# one GPU: functional only (shared memory, time-sliced barriers).
+TPT_REPRO_SAME_GPU=1 timeout 300 "$BIN/tptriage" repro "$SAMPLE" --tp 2 --free-at-init 60GiB --weights 16GiB \
+  --cuda-graph-bs 1,8 --layers 4 --fix 0.6 --force > "$OUT/per-gpu-2ranks.txt" 2>&1
+echo "per-GPU path, 2 ranks on one GPU: exit $?" | tee -a "$OUT/summary.log"
+grep -E '^(verdict|fix check)|FAILED|rank [01]' "$OUT/per-gpu-2ranks.txt" | head -12 | tee -a "$OUT/summary.log"
 "$BIN/tptriage" repro --bench-allreduce > "$OUT/bench.txt" 2>&1 || rc=1
 cat "$OUT/bench.txt"
 # Nothing of ours may stay on the GPU.

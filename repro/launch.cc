@@ -25,7 +25,7 @@ struct Names {
   const char* local;
 };
 constexpr Names kLaunchers[] = {
-    {"spawn", "TPT_REPRO_RANK", "TPT_REPRO_WORLD", "TPT_REPRO_LOCAL_RANK"},
+    {"spawned", "TPT_REPRO_RANK", "TPT_REPRO_WORLD", "TPT_REPRO_LOCAL_RANK"},  // started by our own parent
     {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
     {"mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
     {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},

@@ -26,6 +26,10 @@ EnvLookup ProcessEnv();
 // (WORLD_SIZE != plan ranks, LOCAL_RANK beyond the GPUs, ...).
 StatusOr<RankLayout> DetectLayout(const EnvLookup& env, int world, int gpus, bool force_colocated = false);
 
+// launcher: "spawn" (no launcher, enough GPUs: the caller starts one process
+// per rank), "spawned" (a rank started that way), "torchrun", "mpi", "slurm",
+// or "single" (co-located, or one rank).
+//
 // NCCL_COMM_ID for launcher-started ranks: MASTER_ADDR:(MASTER_PORT+1) (the
 // launcher's own store already listens on MASTER_PORT). Empty when unknown.
 std::string NcclCommIdFromEnv(const EnvLookup& env);

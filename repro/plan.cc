@@ -1,6 +1,7 @@
 // plan.cc: plans from JSON and flags, validation, and their description.
 #include "repro/plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -282,6 +283,14 @@ StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
     auto g = memory::FindGpu(p.gpu);
     if (g.ok()) p.card_total_bytes = static_cast<int64_t>(g->memory_bytes);
   }
+  // SGLang's formula never reads the card's total (it uses free memory at
+  // init), so an unknown total only bounds the ballast: take free at init.
+  if (p.card_total_bytes == 0 && p.framework == "sglang") {
+    for (int r = 0; r < std::max<int>(1, p.free_at_init_per_rank.size()); ++r) {
+      p.card_total_bytes = std::max(p.card_total_bytes, FreeAtInit(p, r));
+    }
+    p.card_total_assumed = p.card_total_bytes > 0;
+  }
   return p;
 }
 
@@ -484,7 +493,9 @@ std::string DescribePlan(const Plan& p) {
   o << "plan (" << (p.source.empty() ? "flags" : p.source) << ")\n";
   o << "  server        " << p.framework << (p.version.empty() ? "" : " " + p.version) << ", TP=" << p.tp
     << " PP=" << p.pp << (p.gpu.empty() ? "" : ", original card " + p.gpu) << "\n";
-  o << "  card          total " << FormatBytes(p.card_total_bytes) << ", free at init "
+  o << "  card          total " << FormatBytes(p.card_total_bytes)
+    << (p.card_total_assumed ? " (not in the log: free at init; SGLang's formula does not use it)" : "")
+    << ", free at init "
     << FormatBytes(p.free_at_init_bytes);
   if (!p.free_at_init_per_rank.empty()) o << " (per rank given)";
   o << "\n  weights       " << FormatBytes(p.weights_bytes) << " per rank"

@@ -47,6 +47,7 @@ struct Plan {
   // The original card and what each rank saw (bytes). Vectors are per rank
   // (size tp*pp) or empty when the log gave one figure for all.
   int64_t card_total_bytes = 0;     // the original card's total (formulas use this, never ours)
+  bool card_total_assumed = false;  // not in the log nor the GPU catalog: free at init used (SGLang only)
   int64_t free_at_init_bytes = 0;   // free memory at init (after context + NCCL)
   std::vector<int64_t> free_at_init_per_rank;
   int64_t weights_bytes = 0;        // per rank

@@ -226,7 +226,8 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
   if (!run.Step(kStepBallast, [&](StepRecord& rec) {
         auto m = be.GetMemInfo();
         if (!m.ok()) return m.status();
-        const int64_t ballast = m->free_bytes - target_free;
+        int64_t ballast = m->free_bytes - target_free;
+        if (ballast < 0 && ballast >= -opt.ballast_tolerance) ballast = 0;  // already there (2 MiB granularity)
         if (ballast < 0) {
           return UnavailableError("this GPU has " + FormatBytes(m->free_bytes) + " free but the original card had " +
                                   FormatBytes(target_free) + " at init: cannot emulate it (needs a larger GPU)");

@@ -229,6 +229,13 @@ TEST(DetectLayout, LaunchersAndFallbacks) {
   ASSERT_TRUE(torchrun.ok());
   EXPECT_EQ(torchrun->rank, 3);
   EXPECT_EQ(torchrun->launcher, "torchrun");
+  // A rank our own parent started is not a parent again.
+  auto child = DetectLayout(env({{"TPT_REPRO_RANK", "1"}, {"TPT_REPRO_WORLD", "2"}, {"TPT_REPRO_LOCAL_RANK", "1"},
+                                 {"TPT_REPRO_ID_FILE", "/tmp/x/nccl.id"}}),
+                            2, 2);
+  ASSERT_TRUE(child.ok());
+  EXPECT_EQ(child->launcher, "spawned");
+  EXPECT_EQ(child->nccl_id_file, "/tmp/x/nccl.id");
   auto slurm = DetectLayout(env({{"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "16"}, {"SLURM_LOCALID", "1"}}), 16, 8);
   ASSERT_TRUE(slurm.ok());
   EXPECT_EQ(slurm->rank, 9);
