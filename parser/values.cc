@@ -283,6 +283,15 @@ class PyReprParser {
       ++i_;
       return ParseDictBody('}');
     }
+    // A dict body whose opening brace the pattern left out ("'model': 'm', ...}"):
+    // a quoted key followed by a colon.
+    if (Peek() == '\'' || Peek() == '"') {
+      size_t save = i_;
+      nlohmann::json key;
+      bool dict = ParseValue(&key, ":") && (SkipSpace(), Peek() == ':');
+      i_ = save;
+      if (dict) return ParseDictBody('}');
+    }
     // Name(...) around kwargs: "ServerArgs(a=1, ...)" or "Namespace(a=1)".
     size_t save = i_;
     while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;

@@ -50,6 +50,7 @@ std::optional<double> ParseDate(std::string_view date);
 // Parses a Python repr of keyword arguments or a dict into a JSON object:
 //   "tp_size=2, model_path='m', cuda_graph_bs=[1, 2], x=None"      (ServerArgs / Namespace)
 //   "{'model': 'm', 'tensor_parallel_size': 2}"                      (vLLM non-default args)
+//   "'model': 'm', 'tensor_parallel_size': 2}"                       (the same, brace left out)
 // Values: None -> null, True/False -> bool, numbers, quoted strings, lists and
 // dicts recursively; anything else is kept as its text. Never fails; a cut
 // (abbreviated "...") repr yields the pairs that were complete.

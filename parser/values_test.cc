@@ -76,6 +76,17 @@ TEST(ParsePythonKv, VllmDictAndAbbreviated) {
   EXPECT_FALSE(cut.contains("model_path"));
 }
 
+// Regression: vllm.json captures the dict after its "{", so the repr starts
+// with a quoted key; it parsed to {} and gpu_memory_utilization was lost.
+TEST(ParsePythonKv, DictWithoutOpeningBrace) {
+  auto j = ParsePythonKv("'model': '/m', 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.95}");
+  EXPECT_EQ(j["model"], "/m");
+  EXPECT_EQ(j["tensor_parallel_size"], 2);
+  EXPECT_DOUBLE_EQ(j["gpu_memory_utilization"].get<double>(), 0.95);
+  // A quoted string that is no key stays a non-pair.
+  EXPECT_TRUE(ParsePythonKv("'just text'").empty());
+}
+
 TEST(Text, StripAnsiAndUtf8) {
   std::string s = "\x1b[1;31mERROR\x1b[0m CUDA out of memory";
   EXPECT_TRUE(StripAnsi(&s));
