@@ -70,9 +70,11 @@ TEST(FindingSamples, EveryFindingHasPositiveAndNegativeSamples) {
     EXPECT_FALSE(Logs(dir, "pos").empty()) << dir << ": no pos*.log for finding " << r.id;
     EXPECT_FALSE(Logs(dir, "neg").empty()) << dir << ": no neg*.log for finding " << r.id;
   }
-  for (const auto& ent : fs::directory_iterator(kSamples))
-    if (ent.is_directory())
+  for (const auto& ent : fs::directory_iterator(kSamples)) {
+    if (ent.is_directory()) {
       EXPECT_TRUE(ids.count(ent.path().filename().string())) << ent.path() << " names no finding";
+    }
+  }
 }
 
 TEST(FindingSamples, PositivesGiveTheFindingWithEvidenceAndAdvice) {
