@@ -220,6 +220,7 @@ int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<int> codes(world, -1);
   int left = world, worst = 0;
+  double rank0_done_at = -1;
   std::string failure;
   while (left > 0) {
     for (int r = 0; r < world; ++r) {
@@ -235,6 +236,12 @@ int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu) {
       }
     }
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Rank 0 has the verdict; ranks still running 15 s after it are stuck
+    // in a collective it left (all ranks run the same steps otherwise).
+    if (codes[0] != -1 && left > 0 && rank0_done_at < 0) rank0_done_at = waited;
+    if (left > 0 && failure.empty() && rank0_done_at >= 0 && waited - rank0_done_at > 15) {
+      failure = "rank 0 finished but other ranks did not within 15 s (stuck in a collective rank 0 left)";
+    }
     if (left > 0 && (!failure.empty() || CancelFlag().load() || waited > deadline_s)) {
       if (failure.empty()) failure = CancelFlag().load() ? "interrupted" : "ranks still running after the deadline";
       for (int r = 0; r < world; ++r) {
