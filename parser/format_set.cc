@@ -223,6 +223,20 @@ std::string LineMeta::Key() const {
 }
 
 void LineMeta::ApplyTo(Event* e) const {
+  e->host = host;
+  e->process = process;
+  e->wrapper = wrapper;
+  ApplyScalars(e);
+}
+
+void LineMeta::MoveTo(Event* e) && {
+  e->host = std::move(host);
+  e->process = std::move(process);
+  e->wrapper = std::move(wrapper);
+  ApplyScalars(e);
+}
+
+void LineMeta::ApplyScalars(Event* e) const {
   e->rank = rank;
   e->local_rank = local_rank;
   e->pid = pid;
@@ -230,13 +244,10 @@ void LineMeta::ApplyTo(Event* e) const {
   e->pp_rank = pp_rank;
   e->tp_rank = tp_rank;
   e->ep_rank = ep_rank;
-  e->host = host;
-  e->process = process;
   if (ts) {
     e->ts = ts->value;
     e->ts_is_time_of_day = ts->time_of_day;
   }
-  e->wrapper = wrapper;
   // Single-node servers print only a TP rank: it is the global rank there.
   if (e->rank < 0 && tp_rank >= 0 && dp_rank <= 0 && pp_rank <= 0) e->rank = tp_rank;
 }
@@ -372,6 +383,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       PrefixSpec p;
       p.family = family;
       TPT_RETURN_IF_ERROR(check_id(path, item, &p.id));
+      p.full_id = family + "." + p.id;
       TPT_RETURN_IF_ERROR(compile_at(path, item, "regex", true, false, &p.re));
       TPT_RETURN_IF_ERROR(compile_at(path, item, "then", false, false, &p.then));
       p.suffix = item.value("suffix", false);
@@ -509,7 +521,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   if (is_wrapper) {
     meta->wrapper[p.id] = std::move(info);
   } else {
-    info["id"] = p.family + "." + p.id;
+    info["id"] = p.full_id;
     meta->wrapper["prefix"] = std::move(info);
   }
 }
@@ -579,7 +591,7 @@ bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event*
   e->family = p.family;
   e->pattern_id = p.id;
   e->consequence = p.consequence;
-  e->fields = json::object();
+  if (!e->fields.is_object() || !e->fields.empty()) e->fields = json::object();  // a fresh Event has one
   ConvertFields(p.fields, groups, &e->fields, error);
   if (p.kv_group_index >= 0 && groups[p.kv_group_index].data() != nullptr) {
     json args = ParsePythonKv(groups[p.kv_group_index]);

@@ -60,6 +60,7 @@ struct PrefixSpec {
   bool suffix = false;
   std::vector<std::string> literals;  // suffix wrappers: one must occur for the regex to run
   std::vector<std::pair<std::string, int>> groups;  // name -> capture index
+  std::string full_id;  // "family.id", kept in the metadata of a stripped producer prefix
   // Range of the first byte any match can start with (RE2::PossibleMatchRange):
   // most lines are turned away by one comparison instead of a regex run.
   unsigned char first_min = 0, first_max = 255;
@@ -102,6 +103,10 @@ struct LineMeta {
   bool HasProducer() const { return rank >= 0 || local_rank >= 0 || tp_rank >= 0 || !host.empty() || pid >= 0; }
   std::string Key() const;               // identifies the printing process (traceback state)
   void ApplyTo(Event* e) const;
+  void MoveTo(Event* e) &&;               // ApplyTo, moving strings and the wrapper JSON
+
+ private:
+  void ApplyScalars(Event* e) const;
 };
 
 // Literal-prefilter hit target.

@@ -27,12 +27,13 @@ uint64_t CountNewlines(const char* p, size_t n) {
   return count;
 }
 
+// `s` is valid UTF-8 already (ProcessSegment repairs it before matching).
 std::string CapText(std::string_view s) {
-  if (s.size() <= StreamParser::kMaxTextBytes) return SanitizeUtf8(s);
+  if (s.size() <= StreamParser::kMaxTextBytes) return std::string(s);
   size_t cut = StreamParser::kMaxTextBytes;
   // Do not cut inside a UTF-8 sequence.
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
-  return SanitizeUtf8(s.substr(0, cut));
+  return std::string(s.substr(0, cut));
 }
 
 }  // namespace
@@ -195,6 +196,7 @@ void StreamParser::ProcessSegment(std::string_view seg, uint64_t offset, bool re
 
   std::sort(ids.begin(), ids.end());
   int last_pattern = -1;
+  size_t first_new = out->size();
   for (unsigned id : ids) {
     const LiteralTarget& t = formats_.targets()[id];
     if (t.type != LiteralTarget::kPattern || t.index == last_pattern) continue;
@@ -203,13 +205,21 @@ void StreamParser::ProcessSegment(std::string_view seg, uint64_t offset, bool re
     Event e;
     std::string err;
     if (!formats_.MatchPattern(formats_.patterns()[t.index], msg, &e, &err)) continue;
-    meta.ApplyTo(&e);
     e.source = source_;
     e.file = file_;
     e.line = line_no_ + 1;
     e.offset = offset;
     e.text = CapText(text);
     Emit(std::move(e), out);
+  }
+  // Most lines give one event: the line's producer metadata is copied to all
+  // but the last and moved into the last (no deep copy of the wrapper JSON).
+  for (size_t i = first_new; i < out->size(); ++i) {
+    if (i + 1 < out->size()) {
+      meta.ApplyTo(&(*out)[i]);
+    } else {
+      std::move(meta).MoveTo(&(*out)[i]);
+    }
   }
 }
 
