@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "report/renderers.h"
@@ -69,6 +70,8 @@ TEST(TextReporter, OneRunShowsEverySection) {
   EXPECT_NE(out.find("Root cause [kv_pool_no_room, confidence 92%]: After 62.30 GiB of weights"), std::string::npos);
   EXPECT_NE(out.find("free@init   weights  reserved   KV pool    graphs      left"), std::string::npos);
   EXPECT_EQ(Count(out, "SHORT"), 1u) << "only rank 1 is short";
+  // The shortfall stands in its own column, apart from the graphs figure.
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\d\.\d\d +-\d+\.\d\d  SHORT)"))) << out;
   EXPECT_NE(out.find("<- failed first"), std::string::npos);
   EXPECT_NE(out.find("logs/run-1001/server.log:829 rank 1: [2026-"), std::string::npos) << out;
   EXPECT_NE(out.find("What it is NOT:\n  - custom_allreduce_buffers: allocates ~24 MiB"), std::string::npos);

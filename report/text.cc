@@ -42,13 +42,11 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
   out << "\nMemory ledger per rank (GiB):\n";
   out << "  rank  role    free@init   weights  reserved   KV pool    graphs      left\n";
   for (const LedgerRow& r : a.ledger) {
-    std::string left = FormatGiB(r.left_bytes);
-    if (r.left_bytes < 0) left += "  SHORT";
     out << "  " << Pad(RankLabel(r.rank), 4, true) << "  "
         << Pad(r.role.empty() ? "target" : r.role, 6) << Pad(FormatGiB(r.free_at_init_bytes), 11, true)
         << Pad(FormatGiB(r.weights_bytes), 10, true) << Pad(FormatGiB(r.reserved_bytes), 10, true)
         << Pad(FormatGiB(r.kv_pool_bytes), 10, true) << Pad(FormatGiB(r.graphs_bytes), 10, true)
-        << Pad(left, 10, true) << "\n";
+        << Pad(FormatGiB(r.left_bytes), 10, true) << (r.left_bytes < 0 ? "  SHORT" : "") << "\n";
   }
 }
 
