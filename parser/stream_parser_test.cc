@@ -113,6 +113,30 @@ TEST(StreamParser, UnderstandsTheTrickyLog) {
   EXPECT_EQ(input.compare(r.raw[7].offset, 5, "torch"), 0);
 }
 
+// The line's producer metadata is moved into its last event (not copied):
+// every event of a line must still carry all of it.
+TEST(StreamParser, EveryEventOfALineCarriesItsProducer) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input =
+      "(RayWorkerWrapper pid=7, ip=10.0.0.2) [2025-10-14 10:00:01 TP3] Load weight end. t=X, avail mem=2.00 GB "
+      "Decode batch. #running-req: 5\n";
+  Result r = ParseAll(*fs, input, 4096);
+  ASSERT_EQ(r.raw.size(), 2u);
+  EXPECT_EQ(r.raw[0].kind, "weights_load_end");
+  EXPECT_EQ(r.raw[1].kind, "batch_stats");
+  for (const Event& e : r.raw) {
+    EXPECT_EQ(e.tp_rank, 3) << e.kind;
+    EXPECT_EQ(e.rank, 3) << e.kind;
+    EXPECT_EQ(e.pid, 7) << e.kind;
+    EXPECT_EQ(e.host, "10.0.0.2") << e.kind;
+    EXPECT_TRUE(e.ts.has_value()) << e.kind;
+    EXPECT_TRUE(e.wrapper.contains("prefix")) << e.wrapper.dump();
+  }
+  EXPECT_EQ(r.raw[0].wrapper, r.raw[1].wrapper);
+  EXPECT_EQ(r.raw[0].text, r.raw[1].text);
+}
+
 TEST(StreamParser, KindsFilterSkipsOtherPatterns) {
   auto fs = testing::TestFormats();
   ASSERT_TRUE(fs.ok());
