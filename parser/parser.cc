@@ -10,6 +10,7 @@
 #include <queue>
 
 #include "parser/format_set.h"
+#include "parser/rank_resolve.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"
 
@@ -258,6 +259,7 @@ StatusOr<ParsedRun> ParseRunToMemory(const std::vector<std::string>& inputs, con
   Status s = ParseRun(inputs, formats, options, &sink, &run.inputs);
   if (!s.ok()) return s;
   sink.Finish();
+  ResolveRanks(&run.events);
   return run;
 }
 

@@ -1,0 +1,108 @@
+#include "parser/rank_resolve.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "parser/format_set.h"
+#include "parser/parser.h"
+
+namespace tpt {
+namespace {
+
+Event Ev(int dp, int tp, std::string process = "") {
+  Event e;
+  e.kind = "cuda_oom";
+  e.dp_rank = dp;
+  e.tp_rank = tp;
+  e.process = std::move(process);
+  return e;
+}
+
+TEST(ResolveRanks, DpAttentionTpIsAlreadyGlobal) {
+  // SGLang DP attention: tp 0..3 over dp 0..1, each tp under one dp.
+  std::vector<Event> ev = {Ev(0, 0), Ev(0, 1), Ev(1, 2), Ev(1, 3), Ev(1, 3)};
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[0].rank, 0);
+  EXPECT_EQ(ev[2].rank, 2);
+  EXPECT_EQ(ev[4].rank, 3);
+}
+
+TEST(ResolveRanks, DpReplicasUseServerArgsSizes) {
+  // Two replicas of TP 0..1; server_args says tp_size 4 (ranks 2, 3 printed nothing).
+  Event args;
+  args.kind = "server_args";
+  args.fields["tp_size"] = 4;
+  std::vector<Event> ev = {args, Ev(0, 0), Ev(0, 1), Ev(1, 0), Ev(1, 1)};
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[0].rank, -1);  // no tp rank: untouched
+  EXPECT_EQ(ev[1].rank, 0);
+  EXPECT_EQ(ev[2].rank, 1);
+  EXPECT_EQ(ev[3].rank, 4);
+  EXPECT_EQ(ev[4].rank, 5);
+}
+
+TEST(ResolveRanks, DpReplicasWithoutServerArgsUseLargestSeen) {
+  std::vector<Event> ev = {Ev(0, 0), Ev(0, 1), Ev(1, 0), Ev(1, 1)};
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[2].rank, 2);
+  EXPECT_EQ(ev[3].rank, 3);
+}
+
+TEST(ResolveRanks, VllmProcessNamesFillParallelRanks) {
+  std::vector<Event> ev = {Ev(-1, -1, "Worker_PP0_TP1"), Ev(-1, -1, "Worker_PP1_TP1"), Ev(-1, -1, "Worker_PP1_TP0"),
+                           Ev(-1, -1, "EngineCore_DP2"), Ev(-1, -1, "Worker_TP1_EP1")};
+  ev[4].rank = 7;  // a prefix that gave a rank keeps it
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[0].pp_rank, 0);
+  EXPECT_EQ(ev[0].tp_rank, 1);
+  EXPECT_EQ(ev[1].pp_rank, 1);
+  EXPECT_EQ(ev[3].dp_rank, 2);
+  EXPECT_EQ(ev[3].tp_rank, -1);
+  EXPECT_EQ(ev[3].rank, -1);
+  EXPECT_EQ(ev[4].ep_rank, 1);
+  EXPECT_EQ(ev[4].rank, 7);
+  // tp 1 is seen under pp 0 and pp 1: not global, so pp * tp_size + tp (tp_size 2).
+  EXPECT_EQ(ev[0].rank, 1);
+  EXPECT_EQ(ev[1].rank, 3);
+  EXPECT_EQ(ev[2].rank, 2);
+}
+
+TEST(ResolveRanks, NoTpRanksLeavesEventsAlone) {
+  std::vector<Event> ev = {Ev(-1, -1, "APIServer"), Ev(3, -1)};
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[0].rank, -1);
+  EXPECT_EQ(ev[1].rank, -1);
+}
+
+// Whole parser: real line shapes through the builtin formats get a rank.
+TEST(ResolveRanks, ParseRunToMemoryResolvesPrefixRanks) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tpt_rank_resolve_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string sglang = (dir / "sglang.log").string(), vllm = (dir / "vllm.log").string();
+  const char* oom =
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 "
+      "GiB of which 1.00 GiB is free.\n";
+  std::ofstream(sglang) << "[2025-10-14 10:00:01 DP1 TP0] " << oom << "[2025-10-14 10:00:01 DP0 TP0] " << oom
+                        << "[2025-10-14 10:00:01 DP1 TP1] " << oom;
+  std::ofstream(vllm) << "(Worker_TP1 pid=123) ERROR 10-14 10:00:01 [gpu_worker.py:1] " << oom;
+  auto formats = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(formats.ok()) << formats.status().ToString();
+  for (const auto& [path, want] : std::vector<std::pair<std::string, std::vector<int>>>{
+           {sglang, {2, 0, 3}}, {vllm, {1}}}) {
+    auto run = ParseRunToMemory({path}, *formats, ParseOptions());
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    std::vector<int> got;
+    for (const Event& e : run->events) {
+      if (e.kind == "cuda_oom") got.push_back(e.rank);
+    }
+    EXPECT_EQ(got, want) << path;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tpt
