@@ -530,8 +530,10 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
   size_t pos = 0, stop = line.size();
   thread_local std::vector<std::string_view> groups;
   thread_local std::vector<int> candidates;
+  // Returns the number of prefixes stripped.
   auto strip = [&](const std::vector<PrefixSpec>& specs, PrefixSetHolder* set, bool is_wrapper, int max_rounds) {
-    for (int round = 0; round < max_rounds && pos < stop; ++round) {
+    int round = 0;
+    for (; round < max_rounds && pos < stop; ++round) {
       bool hit = false;
       std::string_view text = line.substr(0, stop);
       candidates.clear();
@@ -560,8 +562,11 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
       }
       if (!hit) break;
     }
+    return round;
   };
-  strip(wrappers_, wrapper_set_.get(), true, 8);
+  const int kWrapperRounds = 8;
+  bool wrappers_done = strip(wrappers_, wrapper_set_.get(), true, kWrapperRounds) < kWrapperRounds;
+  const size_t wrappers_pos = pos, wrappers_stop = stop;
   Stripped out;
   out.wrapped_end = pos;
   for (const PrefixSpec& p : suffixes_) {
@@ -576,8 +581,10 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
     }
   }
   strip(prefixes_, prefix_set_.get(), false, 3);
-  // Wrappers may follow a producer prefix too ("[2025-..] [rank0]: ..."): one more pass.
-  strip(wrappers_, wrapper_set_.get(), true, 2);
+  // Wrappers may follow a producer prefix too ("[2025-..] [rank0]: ..."): one
+  // more pass, unless nothing moved since the first pass ended on a miss at
+  // this very place (it would miss again).
+  if (!(wrappers_done && pos == wrappers_pos && stop == wrappers_stop)) strip(wrappers_, wrapper_set_.get(), true, 2);
   out.begin = pos;
   out.end = stop;
   return out;
