@@ -163,3 +163,45 @@ TEST_F(ParseRunTest, SinkCanStopEarly) {
 
 }  // namespace
 }  // namespace tpt
+
+namespace tpt {
+namespace {
+
+// Regression: a traceback cut before its exception line was dropped.
+TEST_F(ParseRunTest, CutTracebackIsAnExceptionWithItsFrames) {
+  auto builtin = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(builtin.ok()) << builtin.status().ToString();
+  const std::string frames =
+      "Traceback (most recent call last):\n"
+      "  File \"/sglang/srt/managers/scheduler.py\", line 100, in init_memory_pool\n"
+      "    self.alloc()\n";
+  // 1. The log ends inside it; 2. its (prefixed) producer moves on; 3. a complete one.
+  std::string ended = Write("ended.log", "[2025-10-14 10:00:01 TP0] Scheduler hit an exception: " + frames);
+  std::string moved = Write("moved.log", "[2025-10-14 10:00:01 TP1] Scheduler hit an exception: " + frames +
+                                             "[2025-10-14 10:00:02 TP1] Load weight end. avail mem=1.00 GB\n");
+  std::string whole = Write("whole.log", frames + "RuntimeError: boom\n");
+  for (const std::string& path : {ended, moved, whole}) {
+    auto run = ParseRunToMemory({path}, *builtin, ParseOptions());
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    std::vector<const Event*> exc;
+    for (const Event& e : run->events) {
+      if (e.kind == "exception") exc.push_back(&e);
+    }
+    ASSERT_EQ(exc.size(), 1u) << path;
+    const Event& e = *exc[0];
+    EXPECT_EQ(e.extra_lines.size(), 2u) << path;
+    EXPECT_NE(e.extra_lines.at(0).find("in init_memory_pool"), std::string::npos) << path;
+    if (path == whole) {
+      EXPECT_EQ(e.fields["type"], "RuntimeError");
+      EXPECT_FALSE(e.fields.contains("cut"));
+    } else {
+      EXPECT_EQ(e.fields["type"], "") << path;
+      EXPECT_EQ(e.fields["cut"], true) << path;
+      EXPECT_EQ(e.line, 1u) << path;
+      EXPECT_EQ(e.tp_rank, path == ended ? 0 : 1) << path;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tpt

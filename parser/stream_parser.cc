@@ -230,15 +230,24 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
     for (size_t b = 0; b < formats_.blocks().size(); ++b) {
       const BlockSpec& spec = formats_.blocks()[b];
       if (!RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *spec.start)) continue;
-      // A new record of the same producer replaces an unfinished one.
-      open_.erase(std::remove_if(open_.begin(), open_.end(), [&](const OpenBlock& o) { return o.key == key; }),
-                  open_.end());
+      // A new record of the same producer replaces an unfinished one, which is cut.
+      for (size_t i = 0; i < open_.size();) {
+        if (open_[i].key == key) {
+          EmitCut(std::move(open_[i]), out);
+          open_.erase(open_.begin() + i);
+        } else {
+          ++i;
+        }
+      }
       if (open_.size() >= 64) open_.erase(open_.begin());
       OpenBlock ob;
       ob.spec = static_cast<int>(b);
       ob.key = key;
       meta.ApplyTo(&ob.event);
       ob.start_line = line_no_ + 1;
+      ob.event.line = ob.start_line;
+      ob.event.offset = offset;
+      ob.event.text = CapText(text);
       open_.push_back(std::move(ob));
       return;
     }
@@ -281,6 +290,12 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
       Emit(std::move(e), out);
       return;
     }
+    if (!key.empty() && ob.key == key) {
+      // The same (prefixed) producer moved on before the exception line: cut.
+      EmitCut(std::move(ob), out);
+      open_.erase(open_.begin() + idx);
+      return;
+    }
     // Another producer's line interleaved with the record: skipped.
   }
   if (ob.lines_seen > formats_.blocks()[ob.spec].max_lines) open_.erase(open_.begin() + idx);
@@ -288,7 +303,28 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
 
 void StreamParser::Emit(Event&& e, std::vector<Event>* out) { out->push_back(std::move(e)); }
 
-void StreamParser::Finish(std::vector<Event>*) { open_.clear(); }
+// A traceback cut before its exception line (the log ended, or its producer
+// moved on): still an exception, `type` empty and `cut` true, so rules see the
+// frames (parser/EVENTS.md).
+void StreamParser::EmitCut(OpenBlock&& ob, std::vector<Event>* out) {
+  const BlockSpec& spec = formats_.blocks()[ob.spec];
+  Event e = std::move(ob.event);
+  e.kind = spec.kind;
+  e.family = spec.family;
+  e.pattern_id = spec.id;
+  e.fields = nlohmann::json::object();
+  e.fields["type"] = "";
+  e.fields["cut"] = true;
+  e.fields["traceback_line"] = ob.start_line;
+  e.source = source_;
+  e.file = file_;
+  Emit(std::move(e), out);
+}
+
+void StreamParser::Finish(std::vector<Event>* out) {
+  for (OpenBlock& ob : open_) EmitCut(std::move(ob), out);
+  open_.clear();
+}
 
 // ---- StreamEvents --------------------------------------------------------------
 

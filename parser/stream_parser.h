@@ -69,6 +69,7 @@ class StreamParser {
   void HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
                     bool has_start, std::vector<Event>* out);
   void Emit(Event&& e, std::vector<Event>* out);
+  void EmitCut(OpenBlock&& ob, std::vector<Event>* out);
   std::vector<unsigned> Scan(std::string_view text);
 
   const FormatSet& formats_;

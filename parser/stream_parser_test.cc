@@ -152,12 +152,17 @@ TEST(StreamParser, KindsFilterSkipsOtherPatterns) {
   EXPECT_EQ(n, 1);
 }
 
-TEST(StreamParser, TracebackWithoutEndIsDroppedNotLeaked) {
+// The log ends inside a traceback: one exception, cut, with its frame (not dropped, not leaked).
+TEST(StreamParser, TracebackWithoutEndIsEmittedCut) {
   auto fs = testing::TestFormats();
   ASSERT_TRUE(fs.ok());
   std::string input = "Traceback (most recent call last):\n  File \"x\", line 1\n";
   Result r = ParseAll(*fs, input, 4096);
-  EXPECT_TRUE(r.events.empty());
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.raw[0].kind, "exception");
+  EXPECT_EQ(r.raw[0].fields["cut"], true);
+  EXPECT_EQ(r.raw[0].fields["type"], "");
+  EXPECT_EQ(r.raw[0].extra_lines, std::vector<std::string>{"  File \"x\", line 1"});
   EXPECT_EQ(r.lines, 2u);
 }
 
