@@ -1,0 +1,34 @@
+// cli_run.h: run a shell command (the built tptriage) and collect its output
+// and exit status, for whole-binary tests.
+//
+//   tpt::test::CmdResult r = tpt::test::RunCmd("'" TPTRIAGE_BIN "' events x.log");
+//   EXPECT_EQ(r.rc, 0) << r.out;
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace tpt::test {
+
+struct CmdResult {
+  int rc = -1;      // exit status; -1 when it could not run or was killed
+  std::string out;  // stdout (and stderr with merge_stderr)
+};
+
+inline CmdResult RunCmd(const std::string& cmd, bool merge_stderr = false) {
+  std::string full = cmd + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  CmdResult r;
+  FILE* p = popen(full.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace tpt::test
