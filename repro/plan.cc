@@ -291,6 +291,15 @@ StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
     }
     p.card_total_assumed = p.card_total_bytes > 0;
   }
+  // A log that died before the KV pool was allocated (the founding case)
+  // prints no KV line and often no model dimensions. Whether the KV formula
+  // fails depends on rest = available - free_at_init x (1 - f) alone, not on
+  // the cell size, so an assumed cell still reproduces the verdict; it only
+  // sets how many tokens the fix run's pool holds. The report says so.
+  if (p.kv_bytes_per_token <= 0) {
+    p.kv_bytes_per_token = kAssumedKvBytesPerToken;
+    p.kv_bytes_per_token_assumed = true;
+  }
   return p;
 }
 
@@ -325,7 +334,10 @@ Status ApplyOverrides(const Overrides& o, Plan* p) {
     p->weights_bytes = *o.weights_bytes;
     p->weights_per_rank.clear();
   }
-  if (o.kv_bytes_per_token) p->kv_bytes_per_token = *o.kv_bytes_per_token;
+  if (o.kv_bytes_per_token) {
+    p->kv_bytes_per_token = *o.kv_bytes_per_token;
+    p->kv_bytes_per_token_assumed = false;
+  }
   if (o.custom_allreduce_max_bytes) p->custom_allreduce_max_bytes = *o.custom_allreduce_max_bytes;
   if (o.custom_allreduce) p->custom_allreduce = *o.custom_allreduce;
   if (o.cuda_graph_bs) p->cuda_graph_bs = *o.cuda_graph_bs;
@@ -472,6 +484,7 @@ json PlanToJson(const Plan& p) {
             {"mem_fraction_static", p.mem_fraction_static},
             {"gpu_memory_utilization", p.gpu_memory_utilization},
             {"kv_bytes_per_token", p.kv_bytes_per_token},
+            {"kv_bytes_per_token_assumed", p.kv_bytes_per_token_assumed},
             {"max_total_tokens", p.max_total_tokens},
             {"custom_allreduce", p.custom_allreduce},
             {"custom_allreduce_max_bytes", p.custom_allreduce_max_bytes},
@@ -510,6 +523,9 @@ std::string DescribePlan(const Plan& p) {
   }
   o << line;
   o << "  KV            " << p.kv_bytes_per_token << " B per token"
+    << (p.kv_bytes_per_token_assumed ? " (assumed: the log prints no KV size; the verdict does not depend on it, "
+                                       "the fix run's token count does; --kv-bytes-per-token)"
+                                     : "")
     << (p.max_total_tokens > 0 ? ", max_total_tokens " + std::to_string(p.max_total_tokens) : "") << "\n";
   o << "  custom AR     " << (p.custom_allreduce ? "on, buffers " + FormatBytes(p.custom_allreduce_max_bytes) : "off")
     << "\n";

@@ -57,6 +57,7 @@ struct Plan {
   double mem_fraction_static = 0;     // SGLang
   double gpu_memory_utilization = 0;  // vLLM
   int64_t kv_bytes_per_token = 0;
+  bool kv_bytes_per_token_assumed = false;  // the log gave none: kAssumedKvBytesPerToken
   int64_t max_total_tokens = 0;       // SGLang --max-total-tokens (0 = unset)
   bool custom_allreduce = true;
   int64_t custom_allreduce_max_bytes = 8 * kMiB;
@@ -72,6 +73,10 @@ struct Plan {
   // The remedy to check: parameter name -> value (e.g. mem_fraction_static -> 0.77).
   std::map<std::string, double> fix;
 };
+
+// KV cell assumed when neither the log nor a flag gives one: 64 KiB a token
+// per rank (a 70B-class GQA model in bf16 at TP=4 is 80 KiB, at TP=8 40 KiB).
+inline constexpr int64_t kAssumedKvBytesPerToken = 64 * 1024;
 
 // Builds a plan from analyze's JSON (whole Analysis: its primary diagnosis'
 // `repro`, completed from run/ledger/remedy) or from a bare plan object.

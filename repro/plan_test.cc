@@ -43,6 +43,24 @@ TEST(PlanFromJson, CompletesTheDiagnosisPlanFromTheAnalysis) {
   EXPECT_TRUE(ValidatePlan(*p).ok()) << ValidatePlan(*p).ToString();
 }
 
+// A log that died before the KV pool (the founding case) has no KV size: the
+// plan assumes one and says so, and a flag replaces the assumption.
+TEST(PlanFromJson, AssumesAKvCellWhenTheLogHasNone) {
+  auto p = PlanFromJson(nlohmann::json::parse(
+                            R"({"framework":"sglang","tp":8,"card_total_bytes":"95GiB","free_at_init_bytes":"94GiB",
+                                "weights_bytes":"72.3GiB","mem_fraction_static":0.5})"),
+                        "nokv.json");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_TRUE(p->kv_bytes_per_token_assumed);
+  EXPECT_EQ(p->kv_bytes_per_token, kAssumedKvBytesPerToken);
+  EXPECT_TRUE(ValidatePlan(*p).ok()) << ValidatePlan(*p).ToString();
+  Overrides o;
+  o.kv_bytes_per_token = 70272;
+  ASSERT_TRUE(ApplyOverrides(o, &*p).ok());
+  EXPECT_FALSE(p->kv_bytes_per_token_assumed);
+  EXPECT_EQ(p->kv_bytes_per_token, 70272);
+}
+
 TEST(PlanFromJson, RejectsBadInputWithTheFieldNamed) {
   auto bad_type = PlanFromJson(nlohmann::json::parse(R"({"framework":"sglang","tp":"eight"})"), "x.json");
   ASSERT_FALSE(bad_type.ok());
