@@ -1,32 +1,19 @@
 // analyze_cli_test.cc: the built `tptriage analyze` on samples/: the founding
 // case's figures, exit codes, and clear errors for bad input.
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_run.h"
+
 namespace {
 
-struct Result {
-  int rc = -1;
-  std::string out;  // stdout and, with merge_stderr, stderr
-};
+using Result = tpt::test::CmdResult;
 
 Result RunAnalyzeCmd(const std::string& args, bool merge_stderr = false) {
-  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return tpt::test::RunCmd(std::string("'") + TPTRIAGE_BIN + "' analyze " + args, merge_stderr);
 }
 
 std::string Sample(const std::string& rel) { return std::string("'") + TPT_SOURCE_DIR + "/samples/" + rel + "'"; }

@@ -1,34 +1,21 @@
 // diff_samples_test.cc: the built `tptriage diff` on the pairs in samples/diff/:
 // its JSON (differences, diverges_at, attribution.cause), exit codes, and clear
 // errors for bad input.
-#include <array>
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "tests/cli_run.h"
 
 namespace {
 
 using json = nlohmann::json;
 
-struct Result {
-  int rc = -1;
-  std::string out;
-};
+using Result = tpt::test::CmdResult;
 
 Result Diff(const std::string& args, bool merge_stderr = false) {
-  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' diff " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return tpt::test::RunCmd(std::string("'") + TPTRIAGE_BIN + "' diff " + args, merge_stderr);
 }
 
 std::string Pair(const std::string& name) {
