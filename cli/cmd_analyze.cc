@@ -14,6 +14,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "report/batch.h"
 #include "report/report.h"
@@ -106,20 +107,7 @@ int RunAnalyze(const Args& args) {
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
       ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
-  po::options_description hidden;
-  hidden.add_options()("log", po::value(&cfg.logs));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("log", -1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "tptriage analyze: %s\n\n", e.what());
-    return Usage(desc, stderr, kExitUsage);
-  }
+  if (!ParseCommandLine(args, desc, "analyze", &cfg.logs)) return Usage(desc, stderr, kExitUsage);
   if (cfg.help) return Usage(desc, stdout, kExitHealthy);
   auto format = report::ParseFormat(cfg.format);
   if (!format.ok()) {

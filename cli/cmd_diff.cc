@@ -14,6 +14,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
@@ -214,20 +215,7 @@ int RunDiff(const Args& args) {
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
       ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
-  po::options_description hidden;
-  hidden.add_options()("run", po::value(&cfg.positional));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("run", -1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "tptriage diff: %s\n\n", e.what());
-    return Usage(desc, stderr, kExitUsage);
-  }
+  if (!ParseCommandLine(args, desc, "diff", &cfg.positional)) return Usage(desc, stderr, kExitUsage);
   if (cfg.help) return Usage(desc, stdout, 0);
   if (std::string err = Validate(cfg); !err.empty()) {
     std::fprintf(stderr, "tptriage diff: %s\n\n", err.c_str());

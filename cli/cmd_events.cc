@@ -13,6 +13,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "parser/event_json.h"
 #include "parser/format_set.h"
@@ -147,20 +148,7 @@ int RunEvents(const Args& args) {
       "match only the first SIZE bytes of a longer line (K/M/G)")(
       "buffer-bytes", po::value(&buffer)->default_value("1M"), "read buffer per input (K/M/G)")(
       "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout");
-  po::options_description hidden;
-  hidden.add_options()("log", po::value(&cfg.logs));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("log", -1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "tptriage events: %s\n\n", e.what());
-    return Usage(desc, stderr, 2);
-  }
+  if (!ParseCommandLine(args, desc, "events", &cfg.logs)) return Usage(desc, stderr, 2);
   if (help) return Usage(desc, stdout, 0);
   if (cfg.logs.empty()) {
     std::fprintf(stderr, "tptriage events: no LOG given\n\n");
