@@ -443,24 +443,9 @@ StatusOr<FindingSet> FindingSet::LoadBuiltin() {
 }
 
 StatusOr<FindingSet> FindingSet::LoadDir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    return NotFoundError(dir + ": not a directory (give a folder of finding *.json files)");
-  std::vector<std::string> paths;
-  for (const auto& ent : fs::directory_iterator(dir, ec))
-    if (ent.path().extension() == ".json") paths.push_back(ent.path().string());
-  if (ec) return NotFoundError(dir + ": " + ec.message());
-  std::sort(paths.begin(), paths.end());
-  std::vector<std::pair<std::string, std::string>> files;
-  for (const auto& p : paths) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return NotFoundError(p + ": cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    files.emplace_back(p, ss.str());
-  }
-  return LoadTexts(files);
+  auto files = ReadJsonDir(dir, dir, "finding");
+  if (!files.ok()) return files.status();
+  return LoadTexts(*files);
 }
 
 // ---------------------------------------------------------------------------

@@ -323,18 +323,20 @@ StatusOr<RuleSet> RuleSet::LoadTexts(const std::vector<std::pair<std::string, st
   return set;
 }
 
-StatusOr<RuleSet> RuleSet::LoadDir(const std::string& dir) {
+StatusOr<std::vector<std::pair<std::string, std::string>>> ReadJsonDir(const std::string& dir,
+                                                                        const std::string& label,
+                                                                        const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    return NotFoundError("--rules " + dir + ": not a directory (give a folder of rule *.json files)");
+    return NotFoundError(label + ": not a directory (give a folder of " + what + " *.json files)");
   std::vector<std::string> paths;
   for (const auto& ent : fs::directory_iterator(dir, ec)) {
     if (ent.path().extension() == ".json") paths.push_back(ent.path().string());
   }
-  if (ec) return NotFoundError("--rules " + dir + ": " + ec.message());
+  if (ec) return NotFoundError(label + ": " + ec.message());
   std::sort(paths.begin(), paths.end());
-  if (paths.empty()) return NotFoundError("--rules " + dir + ": holds no *.json rule files");
+  if (paths.empty()) return NotFoundError(label + ": holds no *.json " + what + " files");
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& p : paths) {
     std::ifstream in(p, std::ios::binary);
@@ -343,7 +345,13 @@ StatusOr<RuleSet> RuleSet::LoadDir(const std::string& dir) {
     ss << in.rdbuf();
     files.emplace_back(p, ss.str());
   }
-  return LoadTexts(files);
+  return files;
+}
+
+StatusOr<RuleSet> RuleSet::LoadDir(const std::string& dir) {
+  auto files = ReadJsonDir(dir, "--rules " + dir, "rule");
+  if (!files.ok()) return files.status();
+  return LoadTexts(*files);
 }
 
 std::string FillTemplate(const std::string& text, const Scope& scope) {

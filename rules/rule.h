@@ -65,6 +65,13 @@ struct Rule {
   std::vector<RuledOutDef> ruled_out;
 };
 
+// Reads every *.json file of `dir`, sorted by name, as (path, text) pairs:
+// what RuleSet::LoadDir and FindingSet::LoadDir parse. `label` names the
+// source in errors ("--rules DIR", a finding folder).
+StatusOr<std::vector<std::pair<std::string, std::string>>> ReadJsonDir(const std::string& dir,
+                                                                        const std::string& label,
+                                                                        const std::string& what);
+
 class RuleSet {
  public:
   // The rules compiled into the binary from rules/defs/*.json.
