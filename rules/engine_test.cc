@@ -213,6 +213,35 @@ TEST(RunScopeTest, OrderAndCrossRankFunctions) {
   EXPECT_TRUE(at_oom.Call("kind_before", {"weights_load_begin", "cuda_oom"}).Truthy());
 }
 
+TEST(RunScopeTest, TracebackFramesOfTheAnchorOrTheNearestTraceback) {
+  Event oom = Ev("cuda_oom", 2);
+  Event tb = Ev("exception", 2, {{"type", ""}, {"cut", true}});
+  tb.text = "Traceback (most recent call last):";
+  tb.extra_lines = {"  File \"/x/vllm/v1/engine/core.py\", line 102, in __init__",
+                    "    self.model_executor = executor_class(vllm_config)",
+                    "  File \"/x/vllm/v1/worker/gpu_worker.py\", line 588, in compile_or_warm_up_model",
+                    "    cuda_graph_memory_bytes = self.model_runner.capture_model()",
+                    "                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"};
+  Event other = Ev("exception", 5, {{"type", "ValueError"}});
+  other.extra_lines = {"  File \"/y.py\", line 1, in elsewhere", "    boom()"};
+  std::vector<Event> ev = {oom, tb, other};
+  RunIndex run(ev);
+  RunScope at_oom(run, 0);  // frames come from the traceback beside the OOM, same rank
+  EXPECT_EQ(at_oom.Call("frames", {}).str(), "__init__ > compile_or_warm_up_model");
+  EXPECT_EQ(at_oom.Call("innermost_function", {}).str(), "compile_or_warm_up_model");
+  // The ^^^ marker line (Python 3.11+) is not code.
+  EXPECT_EQ(at_oom.Call("innermost_code", {}).str(), "cuda_graph_memory_bytes = self.model_runner.capture_model()");
+  EXPECT_EQ(at_oom.Call("innermost_file", {}).str(), "/x/vllm/v1/worker/gpu_worker.py");
+  RunScope at_other(run, 2);  // its own frames, not rank 2's
+  EXPECT_EQ(at_other.Call("innermost_function", {}).str(), "elsewhere");
+  // A traceback cut inside its first File line has no frame to name.
+  Event cut = Ev("exception", 7, {{"cut", true}});
+  cut.extra_lines = {"  File \"/usr/lib/pyth"};
+  std::vector<Event> ev2 = {cut};
+  RunIndex run2(ev2);
+  EXPECT_TRUE(RunScope(run2, 0).Call("innermost_function", {}).is_null());
+}
+
 TEST(RunScopeTest, UntimedStreamsCountAsBeforeTheError) {
   Event phase = Ev("weights_load_end", -1);
   phase.source = 1;  // stderr of the same run, no timestamps

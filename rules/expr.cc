@@ -335,7 +335,7 @@ StatusOr<ExprPtr> ParseExpr(std::string_view text) { return Parser(text).Parse()
 
 bool IsBuiltinFunction(std::string_view n) {
   return n == "min" || n == "max" || n == "abs" || n == "gib" || n == "mib" || n == "ceil2" ||
-         n == "floor2" || n == "round2" || n == "round1" || n == "coalesce";
+         n == "floor2" || n == "round2" || n == "round1" || n == "coalesce" || n == "if";
 }
 
 bool CallBuiltin(std::string_view n, const std::vector<Value>& a, Value* out) {
@@ -347,6 +347,12 @@ bool CallBuiltin(std::string_view n, const std::vector<Value>& a, Value* out) {
         *out = v;
         break;
       }
+    return true;
+  }
+  // if(cond, a[, b]): a when cond holds, else b (null without b). Both are
+  // evaluated; a missing value in the branch not taken does no harm.
+  if (n == "if") {
+    *out = a.size() >= 2 && a[0].Truthy() ? a[1] : (a.size() >= 3 ? a[2] : Value());
     return true;
   }
   // min/max skip nulls: min(a, null) is a.

@@ -78,6 +78,16 @@ TEST(ExprTest, NullPropagatesAndComparisonsWithNullAreFalse) {
   EXPECT_TRUE(Eval("1 / 0", s).is_null());  // no inf in figures
 }
 
+TEST(ExprTest, IfPicksABranch) {
+  MapScope s;
+  s.vars["x"] = 5;
+  EXPECT_DOUBLE_EQ(Eval("if(x > 1, 10, 20)", s).number(), 10);
+  EXPECT_DOUBLE_EQ(Eval("if(x > 9, 10, 20)", s).number(), 20);
+  EXPECT_TRUE(Eval("if(x > 9, 10)", s).is_null());        // no else: null
+  EXPECT_TRUE(Eval("if(missing, 10, null)", s).is_null());  // null condition is false
+  EXPECT_DOUBLE_EQ(Eval("coalesce(if(x > 9, 1), 2)", s).number(), 2);
+}
+
 TEST(ExprTest, Builtins) {
   MapScope s;
   s.vars["b"] = 1073741824.0 * 2.5;

@@ -40,8 +40,53 @@ const std::set<std::string_view>& Functions() {
   static const std::set<std::string_view> f = {
       "count", "has", "ranks", "first", "last", "minof", "maxof", "seen_before", "seen_after", "count_before",
       "missing_ranks", "first_rank", "contains", "matches", "any_text", "version_ge", "version_lt",
-      "kind_before", "rank_value", "count_where", "argmin_rank", "argmax_rank", "near_text"};
+      "kind_before", "rank_value", "count_where", "argmin_rank", "argmax_rank", "near_text",
+      "frames", "innermost_function", "innermost_code", "innermost_file"};
   return f;
+}
+
+
+// One frame of a Python traceback: `File "path", line N, in func` and the
+// source line printed under it (empty when the excerpt ends first).
+struct Frame {
+  std::string file, function, code;
+};
+
+// The frames of a traceback's text, outermost first. Wrapper prefixes are
+// already stripped from continuation lines by the parser; a frame cut
+// mid-line keeps what was printed.
+std::vector<Frame> FramesOf(const std::string& text) {
+  std::vector<Frame> out;
+  size_t pos = 0;
+  bool want_code = false;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string_view line(text.data() + pos, nl - pos);
+    pos = nl + 1;
+    size_t f = line.find("File \"");
+    size_t in = f == std::string_view::npos ? f : line.find(", in ", f);
+    if (f != std::string_view::npos && in != std::string_view::npos) {
+      Frame fr;
+      size_t q = line.find('"', f + 6);
+      fr.file = std::string(line.substr(f + 6, q == std::string_view::npos ? 0 : q - f - 6));
+      std::string_view fn = line.substr(in + 5);
+      while (!fn.empty() && (fn.back() == ' ' || fn.back() == '\r')) fn.remove_suffix(1);
+      fr.function = std::string(fn);
+      out.push_back(std::move(fr));
+      want_code = true;
+      continue;
+    }
+    if (want_code) {
+      size_t b = line.find_first_not_of(" \t");
+      // Python 3.11+ prints ^~~~ markers under the code: not code.
+      if (b != std::string_view::npos && line[b] != '^' && line[b] != '~') {
+        out.back().code = std::string(line.substr(b));
+        want_code = false;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -296,6 +341,31 @@ Value RunScope::Call(std::string_view name, const std::vector<Value>& a) const {
     for (size_t i = lo; i < hi; ++i)
       if ((i == anchor_ || SameRank(evs[i])) && ContainsCaseless(FullText(evs[i]), needle)) return true;
     return false;
+  }
+  if (name == "frames" || name == "innermost_function" || name == "innermost_code" || name == "innermost_file") {
+    // The traceback of the anchor (its own lines, or the nearest event within 3
+    // of it on its rank that has frames: an OOM line and the traceback around
+    // it). frames(): function names outermost first, joined by ' > ';
+    // innermost_*: the frame that raised (its function, its source line).
+    if (anchor_ == kNoAnchor) return Value();
+    size_t lo = anchor_ >= 3 ? anchor_ - 3 : 0, hi = std::min(evs.size(), anchor_ + 4);
+    std::vector<size_t> order = {anchor_};
+    for (size_t d = 1; d <= 3; ++d) {
+      if (anchor_ + d < hi) order.push_back(anchor_ + d);
+      if (anchor_ >= lo + d) order.push_back(anchor_ - d);
+    }
+    for (size_t i : order) {
+      if (i != anchor_ && !SameRank(evs[i])) continue;
+      std::vector<Frame> fr = FramesOf(FullText(evs[i]));
+      if (fr.empty()) continue;
+      if (name == "innermost_function") return fr.back().function;
+      if (name == "innermost_code") return fr.back().code;
+      if (name == "innermost_file") return fr.back().file;
+      std::string joined;
+      for (const Frame& f : fr) joined += (joined.empty() ? "" : " > ") + f.function;
+      return joined;
+    }
+    return Value();
   }
   if (name == "seen_before" || name == "seen_after") {
     if (anchor_ == kNoAnchor) return !idx.empty();
