@@ -4,6 +4,7 @@
 // one `key=value` per line so bench/run_parser_bench.sh can read them.
 //   parse_bench serving.log
 //   parse_bench --literals > lits.txt        # the prefilter literals, for rg -F -f
+//   parse_bench --dump serving.log > ev.jsonl   # every event as JSON Lines (to diff two builds)
 #include <sys/resource.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "parser/event_json.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
 
@@ -20,11 +22,13 @@ namespace {
 
 class CountSink : public tpt::EventSink {
  public:
-  bool OnEvent(const tpt::Event&) override {
+  bool OnEvent(const tpt::Event& e) override {
     ++events;
+    if (dump) std::printf("%s\n", tpt::EventToJson(e).dump().c_str());
     return true;
   }
   unsigned long long events = 0;
+  bool dump = false;
 };
 
 }  // namespace
@@ -42,13 +46,15 @@ int main(int argc, char** argv) {
     for (const auto& l : lits) std::printf("%s\n", l.c_str());
     return 0;
   }
-  std::vector<std::string> inputs(argv + 1, argv + argc);
+  bool dump = argc > 1 && !std::strcmp(argv[1], "--dump");
+  std::vector<std::string> inputs(argv + 1 + dump, argv + argc);
   if (inputs.empty()) {
-    std::fprintf(stderr, "usage: parse_bench LOG... | parse_bench --literals\n");
+    std::fprintf(stderr, "usage: parse_bench [--dump] LOG... | parse_bench --literals\n");
     return 2;
   }
   tpt::ParseOptions opts;
   CountSink sink;
+  sink.dump = dump;
   std::vector<tpt::InputReport> reports;
   auto t0 = std::chrono::steady_clock::now();
   tpt::Status s = tpt::ParseRun(inputs, *formats, opts, &sink, &reports);
@@ -67,6 +73,7 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &ru);
   // CPU time (user + sys) is what a shared machine measures fairly.
   double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+  if (dump) return 0;
   std::printf("bytes=%llu\nlines=%llu\nlong_lines=%llu\nevents=%llu\nwall_seconds=%.3f\ncpu_seconds=%.3f\n"
               "gb_per_cpu_s=%.3f\nlines_per_cpu_s=%.0f\npeak_rss_mib=%.1f\n",
               bytes, lines, long_lines, sink.events, secs, cpu, bytes / cpu / 1e9, lines / cpu, ru.ru_maxrss / 1024.0);

@@ -438,6 +438,18 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
         p.set = item["set"];
       }
       p.consequence = item.value("consequence", false);
+      if (item.contains("fast")) {
+        const json& fj = item["fast"];
+        if (!(fj.is_string() || fj.is_array()) || StringList(fj).size() != (fj.is_string() ? 1 : fj.size())) {
+          return At(f, path + ".fast", "must be a layout string or a list of them (parser/formats/README.md)");
+        }
+        std::vector<std::string> layouts = StringList(fj);
+        for (size_t k = 0; k < layouts.size(); ++k) {
+          auto fl = FastLayout::Compile(layouts[k], *p.re);
+          if (!fl.ok()) return At(f, fj.is_string() ? path + ".fast" : Idx(path + ".fast", k), fl.status().message());
+          p.fast.push_back(std::make_shared<const FastLayout>(std::move(*fl)));
+        }
+      }
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample {line, fields} is required");
       }
@@ -538,7 +550,10 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
       std::string_view text = line.substr(0, stop);
       candidates.clear();
       if (set) {
-        if (!set->set.Match(re2::StringPiece(text.data() + pos, text.size() - pos), &candidates)) break;
+        re2::StringPiece rest(text.data() + pos, text.size() - pos);
+        // Most passes miss: a yes/no run stops at the first match and skips
+        // the match list's allocation; only a hit asks which ones.
+        if (!set->set.Match(rest, nullptr) || !set->set.Match(rest, &candidates)) break;
         std::sort(candidates.begin(), candidates.end());
       } else {
         for (size_t i = 0; i < specs.size(); ++i) candidates.push_back(static_cast<int>(i));
@@ -592,8 +607,12 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
 
 bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error) const {
   thread_local std::vector<std::string_view> groups;
+  bool fast = false;
+  for (const auto& fl : p.fast) {
+    if ((fast = fl->Match(text, &groups))) break;
+  }
   // The literal prefilter already said this line is likely: capture at once.
-  if (!RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups, /*precheck=*/false)) return false;
+  if (!fast && !RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups, /*precheck=*/false)) return false;
   e->kind = p.kind;
   e->family = p.family;
   e->pattern_id = p.id;
@@ -725,6 +744,22 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
       const PatternSpec& p = patterns_[first_pattern + i];
       const json& item = d["patterns"][i];
       std::string path = Idx("$.patterns", i);
+      // A fast layout must give the regex's groups on every sample and near
+      // miss (stripped as the engine does, and raw), and serve some sample.
+      size_t fast_taken = 0;
+      auto check_fast = [&](const std::string& line, const std::string& at) -> Status {
+        LineMeta meta;
+        Stripped st = StripLine(line, &meta);
+        for (std::string_view text : {std::string_view(line).substr(st.begin, st.end - st.begin), std::string_view(line)}) {
+          for (size_t k = 0; k < p.fast.size(); ++k) {
+            bool taken = false;
+            std::string why = p.fast[k]->Disagreement(text, *p.re, &taken);
+            if (!why.empty()) return At(f, Idx(path + ".fast", k), why + " on " + at);
+            fast_taken += taken;
+          }
+        }
+        return OkStatus();
+      };
       for (size_t s = 0; s < item["samples"].size(); ++s) {
         std::string spath = Idx(path + ".samples", s);
         const json& sample = item["samples"][s];
@@ -732,6 +767,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
           return At(f, spath, "a sample is {\"line\": ..., \"fields\": {...}}");
         }
         std::string line = sample["line"];
+        TPT_RETURN_IF_ERROR(check_fast(line, spath));
         if (!has_literal(p, line)) {
           return At(f, spath + ".line", "holds none of the pattern's literals, so the prefilter would skip it");
         }
@@ -745,11 +781,15 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
       for (size_t s = 0; s < item["near_misses"].size(); ++s) {
         const json& nm = item["near_misses"][s];
         std::string line = nm.is_string() ? nm.get<std::string>() : nm.value("line", "");
+        TPT_RETURN_IF_ERROR(check_fast(line, Idx(path + ".near_misses", s)));
         Event e;
         std::string err;
         if (has_literal(p, line) && try_match(p, line, &e, &err)) {
           return At(f, Idx(path + ".near_misses", s), "this near miss matches the pattern; tighten the regex");
         }
+      }
+      if (!p.fast.empty() && fast_taken == 0) {
+        return At(f, path + ".fast", "no sample takes the fast layout; add a sample with the layout it is for");
       }
     }
   }

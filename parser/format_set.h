@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parser/event.h"
+#include "parser/fast_layout.h"
 #include "parser/status.h"
 #include "parser/values.h"
 
@@ -77,6 +78,8 @@ struct PatternSpec {
   int kv_group_index = -1;
   nlohmann::json set = nlohmann::json::object();
   bool consequence = false;
+  // Fast paths for high-volume lines, tried in order before the regex (fast_layout.h).
+  std::vector<std::shared_ptr<const FastLayout>> fast;
 };
 
 // A multi-line record (Python traceback): starts at a line matching `start`,

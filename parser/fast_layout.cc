@@ -1,0 +1,372 @@
+// fast_layout.cc: see fast_layout.h.
+//
+// Why a layout that matches gives the regex's own groups: the layout mirrors
+// the regex item by item and follows RE2's first choice at each point (greedy
+// runs take all they can, an optional section is taken when it can be, a skip
+// stops at the first occurrence). Where the regex could go back and choose
+// otherwise, the layout gives up instead of guessing:
+//   - a run class must be followed by a literal starting outside the class
+//     (checked here), so no shorter run could ever match;
+//   - an optional section that fails after a choice inside it (a skip with a
+//     later occurrence) gives up, one that fails without one is skipped;
+//   - any failure at top level gives up.
+// The layout is tried only at the first occurrence of the literal every
+// regex match starts with, so no regex match can start earlier.
+#include "parser/fast_layout.h"
+
+#include <re2/re2.h>
+
+#include <cstring>
+
+namespace tpt {
+namespace {
+
+using Item = FastLayout::Item;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+// RE2's \s is [\t\n\f\r ] (no \v).
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
+
+bool InClass(Item::Class cls, char c) {
+  switch (cls) {
+    case Item::kDigits: return IsDigit(c);
+    case Item::kNumber: return IsDigit(c) || c == '.';
+    case Item::kNonSpace: return !IsSpace(c);
+    case Item::kWords: return false;
+  }
+  return false;
+}
+
+// Length of the class run at text[pos], 0 when none.
+size_t RunLength(const Item& it, std::string_view text, size_t pos) {
+  if (it.cls == Item::kWords) {
+    for (const auto& w : it.words) {
+      if (text.compare(pos, w.size(), w) == 0) return w.size();
+    }
+    return 0;
+  }
+  size_t n = 0;
+  if (it.count > 0) {
+    while (n < static_cast<size_t>(it.count) && pos + n < text.size() && IsDigit(text[pos + n])) ++n;
+    return n == static_cast<size_t>(it.count) ? n : 0;
+  }
+  while (pos + n < text.size() && InClass(it.cls, text[pos + n])) ++n;
+  return n;
+}
+
+enum class Step { kOk, kFail, kGiveUp };
+
+void ClearGroups(const std::vector<Item>& items, std::vector<std::string_view>* groups) {
+  for (const Item& it : items) {
+    if (it.type == Item::kCapture && it.group >= 0) (*groups)[it.group] = std::string_view();
+    if (it.type == Item::kOptional) ClearGroups(it.section, groups);
+  }
+}
+
+Step Run(const std::vector<Item>& items, std::string_view text, size_t* pos, bool* choice,
+         std::vector<std::string_view>* groups) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Item& it = items[i];
+    switch (it.type) {
+      case Item::kLiteral:
+        if (text.compare(*pos, it.literal.size(), it.literal) != 0) return Step::kFail;
+        *pos += it.literal.size();
+        break;
+      case Item::kSkip: {
+        const std::string& next = items[i + 1].literal;  // Compile checked a literal follows
+        size_t at = text.find(next, *pos);
+        if (at == std::string_view::npos) return Step::kFail;
+        if (text.find(next, at + 1) != std::string_view::npos) *choice = true;
+        *pos = at;
+        break;
+      }
+      case Item::kCapture: {
+        size_t n = RunLength(it, text, *pos);
+        if (n == 0) return Step::kFail;
+        if (it.group >= 0) (*groups)[it.group] = text.substr(*pos, n);
+        *pos += n;
+        break;
+      }
+      case Item::kOptional: {
+        size_t save = *pos;
+        bool inner = false;
+        Step s = Run(it.section, text, pos, &inner, groups);
+        if (s == Step::kOk) {
+          *choice = true;  // the regex could still leave it out
+          break;
+        }
+        if (s == Step::kGiveUp || inner) return Step::kGiveUp;
+        *pos = save;
+        ClearGroups(it.section, groups);
+        break;
+      }
+    }
+  }
+  return Step::kOk;
+}
+
+// ---- compiling ----------------------------------------------------------------
+
+class Compiler {
+ public:
+  Compiler(std::string_view src, const RE2& re) : src_(src), re_(re) {}
+
+  Status Parse(std::vector<Item>* out, bool in_section) {
+    std::string lit;
+    auto flush = [&] {
+      if (!lit.empty()) {
+        Item it;
+        it.type = Item::kLiteral;
+        it.literal = std::move(lit);
+        out->push_back(std::move(it));
+        lit.clear();
+      }
+    };
+    while (pos_ < src_.size()) {
+      char c = src_[pos_];
+      if (c == '\\') {
+        if (pos_ + 1 >= src_.size()) return Error("a '\\' at the end escapes nothing");
+        lit += src_[pos_ + 1];
+        pos_ += 2;
+      } else if (c == '{') {
+        flush();
+        Item it;
+        TPT_RETURN_IF_ERROR(ParseCapture(&it));
+        out->push_back(std::move(it));
+      } else if (c == '[') {
+        if (in_section) return Error("optional sections do not nest");
+        flush();
+        ++pos_;
+        Item it;
+        it.type = Item::kOptional;
+        TPT_RETURN_IF_ERROR(Parse(&it.section, true));
+        if (pos_ >= src_.size() || src_[pos_] != ']') return Error("'[' without its ']'");
+        ++pos_;
+        if (it.section.empty()) return Error("empty optional section");
+        out->push_back(std::move(it));
+      } else if (c == ']') {
+        if (!in_section) return Error("']' without its '['");
+        break;
+      } else if (c == '*') {
+        flush();
+        ++pos_;
+        Item it;
+        it.type = Item::kSkip;
+        out->push_back(std::move(it));
+      } else if (c == '}') {
+        return Error("'}' without its '{' (write \\} for the character)");
+      } else {
+        lit += c;
+        ++pos_;
+      }
+    }
+    flush();
+    return CheckOrder(*out, in_section);
+  }
+
+ private:
+  Status Error(const std::string& why) const {
+    return InvalidArgumentError("fast layout, at character " + std::to_string(pos_) + ": " + why);
+  }
+
+  Status ParseCapture(Item* it) {
+    size_t close = src_.find('}', pos_);
+    if (close == std::string_view::npos) return Error("'{' without its '}'");
+    std::string_view body = src_.substr(pos_ + 1, close - pos_ - 1);
+    size_t colon = body.find(':');
+    if (colon == std::string_view::npos) return Error("a capture is {name:class} or {:class}");
+    std::string name(body.substr(0, colon));
+    std::string_view cls = body.substr(colon + 1);
+    it->type = Item::kCapture;
+    if (cls == "digits") {
+      it->cls = Item::kDigits;
+    } else if (cls.substr(0, 7) == "digits=") {
+      it->cls = Item::kDigits;
+      std::string n(cls.substr(7));
+      if (n.empty() || n.size() > 2 || n.find_first_not_of("0123456789") != std::string::npos || std::stoi(n) == 0) {
+        return Error("digits=N needs a count from 1 to 99");
+      }
+      it->count = std::stoi(n);
+    } else if (cls == "number") {
+      it->cls = Item::kNumber;
+    } else if (cls == "nonspace") {
+      it->cls = Item::kNonSpace;
+    } else if (cls.find('|') != std::string_view::npos) {
+      it->cls = Item::kWords;
+      size_t start = 0;
+      while (start <= cls.size()) {
+        size_t bar = cls.find('|', start);
+        if (bar == std::string_view::npos) bar = cls.size();
+        if (bar == start) return Error("empty word in '" + std::string(cls) + "'");
+        it->words.emplace_back(cls.substr(start, bar - start));
+        start = bar + 1;
+      }
+      // Two words where one begins the other would be a choice the regex may revisit.
+      for (size_t a = 0; a < it->words.size(); ++a) {
+        for (size_t b = 0; b < it->words.size(); ++b) {
+          if (a != b && it->words[b].compare(0, it->words[a].size(), it->words[a]) == 0) {
+            return Error("word '" + it->words[a] + "' begins '" + it->words[b] + "'");
+          }
+        }
+      }
+    } else {
+      return Error("unknown class '" + std::string(cls) + "' (digits, digits=N, number, nonspace, A|B)");
+    }
+    if (!name.empty()) {
+      const auto& named = re_.NamedCapturingGroups();
+      auto g = named.find(name);
+      if (g == named.end()) return Error("group '" + name + "' is not captured by the regex");
+      it->group = g->second;
+    }
+    pos_ = close + 1;
+    return OkStatus();
+  }
+
+  // A run must end where the regex's would: before a literal it cannot eat.
+  Status CheckOrder(const std::vector<Item>& items, bool in_section) const {
+    for (size_t i = 0; i < items.size(); ++i) {
+      const Item& it = items[i];
+      if (it.type == Item::kSkip) {
+        if (i + 1 >= items.size() || items[i + 1].type != Item::kLiteral) {
+          return Error("'*' must be followed by literal text (it skips to that text)");
+        }
+      }
+      if (it.type != Item::kCapture || it.cls == Item::kWords || it.count > 0) continue;
+      if (i + 1 == items.size()) {
+        if (in_section) return Error("a run class cannot end an optional section");
+        continue;
+      }
+      const Item& next = items[i + 1];
+      const Item* lit = next.type == Item::kLiteral ? &next : nullptr;
+      if (next.type == Item::kOptional && !next.section.empty() && next.section[0].type == Item::kLiteral) {
+        lit = &next.section[0];
+        if (i + 2 >= items.size() || items[i + 2].type != Item::kLiteral || InClass(it.cls, items[i + 2].literal[0])) {
+          return Error("a run class before an optional section needs a literal outside the class after the section");
+        }
+      }
+      if (next.type == Item::kSkip) continue;  // greedy run, then the lazy skip: RE2's first choice too
+      if (!lit || InClass(it.cls, lit->literal[0])) {
+        return Error("a run class must be followed by literal text starting with a character outside the class");
+      }
+    }
+    return OkStatus();
+  }
+
+  std::string_view src_;
+  const RE2& re_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string FastLayout::LeadingLiteral(std::string_view regex) {
+  // A top-level alternation means no common leading literal.
+  int depth = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < regex.size(); ++i) {
+    char c = regex[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      if (c == ']') in_class = false;
+    } else if (c == '[') {
+      in_class = true;
+      if (i + 1 < regex.size() && regex[i + 1] == ']') ++i;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (c == '|' && depth == 0) {
+      return "";
+    }
+  }
+  std::string lit;
+  size_t i = 0;
+  while (i < regex.size()) {
+    char c = regex[i];
+    if (c == '\0' || std::strchr(".^$|?*+()[]{}", c) != nullptr) break;
+    if (c == '\\') {
+      if (i + 1 >= regex.size()) break;
+      char d = regex[i + 1];
+      if ((d >= '0' && d <= '9') || (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') ||
+          static_cast<unsigned char>(d) >= 0x80) {
+        break;  // \d, \S, \x41, ...: a class or a code, not a plain character
+      }
+      lit += d;
+      i += 2;
+      continue;
+    }
+    lit += c;
+    ++i;
+  }
+  // A quantifier binds the last character: it is not certain.
+  if (i < regex.size() && !lit.empty() && std::strchr("?*+{", regex[i]) != nullptr) {
+    lit.pop_back();
+    // A multi-byte character quantified as a whole: drop its leading bytes too.
+    while (!lit.empty() && (static_cast<unsigned char>(lit.back()) & 0xc0) == 0x80) lit.pop_back();
+    if (!lit.empty() && static_cast<unsigned char>(lit.back()) >= 0xc0) lit.pop_back();
+  }
+  return lit;
+}
+
+StatusOr<FastLayout> FastLayout::Compile(std::string_view layout, const RE2& re) {
+  FastLayout fl;
+  fl.source_ = std::string(layout);
+  if (re.options().case_sensitive() == false) {
+    return InvalidArgumentError("fast layout: not for a caseless pattern");
+  }
+  fl.lead_ = LeadingLiteral(re.pattern());
+  if (fl.lead_.empty()) {
+    return InvalidArgumentError(
+        "fast layout: the regex does not start with literal text, so the layout cannot know where a match starts");
+  }
+  Compiler c(layout, re);
+  TPT_RETURN_IF_ERROR(c.Parse(&fl.items_, false));
+  if (fl.items_.empty() || fl.items_[0].type != Item::kLiteral ||
+      fl.items_[0].literal.compare(0, fl.lead_.size(), fl.lead_) != 0) {
+    return InvalidArgumentError("fast layout: must start with the regex's leading text '" + fl.lead_ + "'");
+  }
+  fl.num_groups_ = re.NumberOfCapturingGroups();
+  return fl;
+}
+
+bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* groups) const {
+  size_t start = text.find(lead_);
+  if (start == std::string_view::npos) return false;
+  groups->assign(num_groups_ + 1, std::string_view());
+  size_t pos = start;
+  bool choice = false;
+  if (Run(items_, text, &pos, &choice, groups) != Step::kOk) return false;
+  (*groups)[0] = text.substr(start, pos - start);
+  return true;
+}
+
+std::string FastLayout::Disagreement(std::string_view text, const RE2& re, bool* taken) const {
+  std::vector<std::string_view> fast;
+  *taken = Match(text, &fast);
+  if (!*taken) return "";
+  std::vector<re2::StringPiece> sp(re.NumberOfCapturingGroups() + 1);
+  if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, sp.data(),
+                static_cast<int>(sp.size()))) {
+    return "the fast layout matches but the regex does not";
+  }
+  auto show = [&](std::string_view v) {
+    if (v.data() == nullptr) return std::string("(none)");
+    std::string out = "'";
+    out.append(v);
+    out += "' at ";
+    out += std::to_string(v.data() - text.data());
+    return out;
+  };
+  for (size_t g = 0; g < sp.size(); ++g) {
+    std::string_view want(sp[g].data(), sp[g].size());
+    bool same = (want.data() == nullptr) == (fast[g].data() == nullptr) &&
+                (want.data() == nullptr || (want.data() == fast[g].data() && want.size() == fast[g].size()));
+    if (!same) {
+      return "group " + std::to_string(g) + ": the regex captures " + show(want) + ", the fast layout " + show(fast[g]);
+    }
+  }
+  return "";
+}
+
+}  // namespace tpt

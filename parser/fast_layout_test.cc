@@ -1,0 +1,195 @@
+#include "parser/fast_layout.h"
+
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "parser/format_set.h"
+
+namespace tpt {
+namespace {
+
+std::vector<std::string_view> Groups(const FastLayout& fl, std::string_view text, bool* ok) {
+  std::vector<std::string_view> g;
+  *ok = fl.Match(text, &g);
+  return g;
+}
+
+TEST(FastLayout, LeadingLiteral) {
+  EXPECT_EQ(FastLayout::LeadingLiteral("Decode batch(?:\\.)? #x"), "Decode batch");
+  EXPECT_EQ(FastLayout::LeadingLiteral("\\\"(?P<m>GET|POST) "), "\"");
+  EXPECT_EQ(FastLayout::LeadingLiteral("abc+d"), "ab");        // c is quantified
+  EXPECT_EQ(FastLayout::LeadingLiteral("ab\\d+"), "ab");
+  EXPECT_EQ(FastLayout::LeadingLiteral("abc|xyz"), "");        // top-level alternation
+  EXPECT_EQ(FastLayout::LeadingLiteral("(?:abc|xyz)d"), "");
+  EXPECT_EQ(FastLayout::LeadingLiteral("a(b|c)d"), "a");       // alternation inside a group is fine
+  EXPECT_EQ(FastLayout::LeadingLiteral("[|]x"), "");
+  EXPECT_EQ(FastLayout::LeadingLiteral("\\(x\\)"), "(x)");
+}
+
+TEST(FastLayout, CapturesLikeTheRegex) {
+  RE2 re("Running: (?P<run>\\d+) reqs,(?: Swapped: (?P<sw>\\d+) reqs,)? (?:Pending|Waiting): (?P<wait>\\d+)");
+  auto fl = FastLayout::Compile("Running: {run:digits} reqs,[ Swapped: {sw:digits} reqs,] {:Pending|Waiting}: {wait:digits}", re);
+  ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+  bool ok = false;
+  auto g = Groups(*fl, "x Running: 12 reqs, Waiting: 3 reqs", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[1], "12");
+  EXPECT_EQ(g[2].data(), nullptr);  // optional section left out
+  EXPECT_EQ(g[3], "3");
+  EXPECT_EQ(g[0], "Running: 12 reqs, Waiting: 3");
+  g = Groups(*fl, "Running: 1 reqs, Swapped: 7 reqs, Pending: 0 reqs", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[2], "7");
+  // Another shape: the layout declines, the regex decides.
+  Groups(*fl, "Running: 1 reqs, Queued: 0 reqs", &ok);
+  EXPECT_FALSE(ok);
+}
+
+TEST(FastLayout, GivesUpWhereTheRegexCouldChooseOtherwise) {
+  // The section's skip finds a first 'g: ' that fails; the regex would try the second.
+  RE2 re("a(?:.*?g: (?P<g>True|False),)?.*?t: (?P<t>\\d+)");
+  auto fl = FastLayout::Compile("a[*g: {g:True|False},]*t: {t:digits}", re);
+  ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+  bool taken = true;
+  EXPECT_EQ(fl->Disagreement("a g: x, g: True, t: 5", re, &taken), "");
+  EXPECT_FALSE(taken);
+  // No 'g: ' at all: leaving the section out is what the regex does too.
+  EXPECT_EQ(fl->Disagreement("a t: 5", re, &taken), "");
+  EXPECT_TRUE(taken);
+  // Taken section, then a failure: the regex would retry without it.
+  EXPECT_EQ(fl->Disagreement("a g: True, x", re, &taken), "");
+  EXPECT_FALSE(taken);
+}
+
+TEST(FastLayout, RejectsLayoutsThatCannotMirrorTheRegex) {
+  RE2 re("Decode batch #r: (?P<r>\\d+)");
+  auto bad = [&](const char* layout, const char* why) {
+    auto fl = FastLayout::Compile(layout, re);
+    ASSERT_FALSE(fl.ok()) << layout;
+    EXPECT_NE(fl.status().message().find(why), std::string::npos) << fl.status().message();
+  };
+  bad("batch #r: {r:digits}", "must start with the regex's leading text 'Decode batch #r: '");
+  bad("Decode batch #r: {nope:digits}", "group 'nope' is not captured");
+  bad("Decode batch #r: {r:digits}1", "outside the class");
+  bad("Decode batch #r: {r:digits}{:number} ", "outside the class");
+  bad("Decode batch #r: {r:float}", "unknown class 'float'");
+  bad("Decode batch #r: {r:A|AB}", "begins");
+  bad("Decode batch #r: *{r:digits}", "'*' must be followed by literal text");
+  bad("Decode batch #r: [x[y]]", "do not nest");
+  bad("Decode batch #r: [x", "without its ']'");
+  bad("Decode batch #r: {r:digits", "without its '}'");
+  RE2 alt("a|b");
+  EXPECT_FALSE(FastLayout::Compile("a", alt).ok());
+  RE2 caseless("(?i)abc");
+  EXPECT_FALSE(FastLayout::Compile("abc", caseless).ok());
+}
+
+// The loader refuses a layout that disagrees with its regex on a sample.
+TEST(FastLayout, LoaderChecksSamplesAgainstTheRegex) {
+  auto family = [](const std::string& fast) {
+    return R"J({"schema": 1, "family": "demo", "patterns": [{
+      "id": "d", "kind": "batch_stats", "literals": ["Decode batch"],
+      "regex": "Decode batch\\. #r: (?P<r>\\d+), #t: (?P<t>\\d+)",
+      "fast": )J" + fast + R"J(,
+      "fields": {"running_reqs": {"group": "r", "type": "int"}},
+      "samples": [{"line": "Decode batch. #r: 3, #t: 4", "fields": {"running_reqs": 3}}],
+      "near_misses": ["Decode batch. #r: 3"]}]})J";
+  };
+  auto good = FormatSet::Load({{"demo.json", family(R"("Decode batch. #r: {r:digits}, #t: {t:digits}")")}}, true);
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  Event e;
+  std::string err;
+  ASSERT_TRUE(good->MatchPattern(good->patterns()[0], "Decode batch. #r: 17, #t: 2", &e, &err));
+  EXPECT_EQ(e.fields["running_reqs"], 17);
+  // Swapped groups: the fields would be wrong, the loader says where.
+  auto swapped = FormatSet::Load({{"demo.json", family(R"("Decode batch. #r: {t:digits}, #t: {r:digits}")")}}, true);
+  ASSERT_FALSE(swapped.ok());
+  EXPECT_NE(swapped.status().message().find("$.patterns[0].fast"), std::string::npos) << swapped.status().message();
+  EXPECT_NE(swapped.status().message().find("the regex captures '3'"), std::string::npos) << swapped.status().message();
+  // A layout no sample takes would never pay.
+  auto unused = FormatSet::Load({{"demo.json", family(R"("Decode batch. #r: {r:digits}, #x: {t:digits}")")}}, true);
+  ASSERT_FALSE(unused.ok());
+  EXPECT_NE(unused.status().message().find("no sample takes the fast layout"), std::string::npos);
+  auto bad_type = FormatSet::Load({{"demo.json", family("7")}}, true);
+  ASSERT_FALSE(bad_type.ok());
+  EXPECT_NE(bad_type.status().message().find("$.patterns[0].fast"), std::string::npos);
+}
+
+// ---- differential check over the real format files ----------------------------
+
+// Mutations of a line that keep it close to the layout: the cases where a
+// hand parser and a regex part ways.
+std::string Mutate(const std::string& line, std::mt19937* rng) {
+  static const char* kBits[] = {", ", ": ", "#", "full ", "cuda graph: True, ", "cuda graph: False,", "gen throughput (token/s): 1.5, ",
+                                "#queue-req: 9", " reqs,", "Swapped: 0 reqs,", "Waiting: ", "Pending: ", "token usage: 0.5,",
+                                "\"", " HTTP/1.1\" ", "GET ", "POST /x", "1", "0.", ".", "x", " ", "%", "True", "Decode batch. ",
+                                "Prefill batch. ", "Avg prompt throughput: ", "#new-token: 5", "#running-req: 2, "};
+  std::string s = line;
+  auto pick = [&](size_t n) { return n == 0 ? size_t{0} : static_cast<size_t>((*rng)() % n); };
+  int edits = 1 + static_cast<int>(pick(3));
+  for (int e = 0; e < edits; ++e) {
+    size_t at = pick(s.size() + 1);
+    switch (pick(7)) {
+      case 0: if (!s.empty() && at < s.size()) s.erase(at, 1 + pick(6)); break;                 // delete
+      case 1: s.insert(at, kBits[pick(std::size(kBits))]); break;                               // insert a piece
+      case 2: s = s.substr(0, at); break;                                                       // truncate
+      case 3: if (at < s.size()) s[at] = "0123456789.,: x#"[pick(16)]; break;                    // replace a char
+      case 4: { size_t len = pick(40); s.insert(at, s.substr(pick(s.size() + 1), len)); break; }  // duplicate a piece
+      case 5: s.append(", ").append(line); break;                                               // the record twice
+      case 6: { std::string d = std::to_string(pick(100000)); if (pick(2)) d.append(".").append(std::to_string(pick(100))); s.insert(at, d); break; }
+    }
+  }
+  return s;
+}
+
+TEST(FastLayout, AgreesWithTheRegexOnMutatedLines) {
+  auto formats = FormatSet::LoadBuiltin(/*strict=*/true);
+  ASSERT_TRUE(formats.ok()) << formats.status().ToString();
+  std::vector<std::string> seeds = {
+      "Decode batch. #running-req: 64, #token: 40960, token usage: 0.88, cuda graph: True, gen throughput (token/s): 2310.55, #queue-req: 3,",
+      "Decode batch. #running-req: 1, #token: 38, token usage: 0.00, gen throughput (token/s): 31.95, #queue-req: 0",
+      "Decode batch. #running-req: 5, #token: 380, token usage: 0.02, accept len: 1.73, cuda graph: False, gen throughput (token/s): 99.1, #queue-req: 0, ",
+      "Prefill batch. #new-seq: 4, #new-token: 8192, #cached-token: 120, cache hit rate: 1.45%, token usage: 0.31, #running-req: 12, #queue-req: 40",
+      "Prefill batch. #new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, ",
+      "Engine 000: Avg prompt throughput: 1200.5 tokens/s, Avg generation throughput: 350.2 tokens/s, Running: 12 reqs, Waiting: 3 reqs, GPU KV cache usage: 45.3%, Prefix cache hit rate: 10.0%",
+      "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 31.2 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.4%, CPU KV cache usage: 0.0%.",
+      "INFO:     10.0.2.141:37662 - \"GET /health HTTP/1.1\" 503 Service Unavailable",
+      "INFO:     127.0.0.1:49540 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+  };
+  std::mt19937 rng(20261129);
+  size_t checked = 0, seed_taken = 0, mutant_taken = 0, mutant_declined = 0, with_layout = 0;
+  for (const PatternSpec& p : formats->patterns()) {
+    if (p.fast.empty()) continue;
+    ++with_layout;
+    for (const auto& seed : seeds) {
+      for (int n = 0; n < 3000; ++n) {
+        std::string line = n == 0 ? seed : Mutate(seed, &rng);
+        for (const auto& fl : p.fast) {
+          bool taken = false;
+          std::string why = fl->Disagreement(line, *p.re, &taken);
+          ASSERT_EQ(why, "") << p.family << "." << p.id << " layout on: " << line;
+          ++checked;
+          if (n == 0) seed_taken += taken;
+          else if (taken) ++mutant_taken;
+          else ++mutant_declined;
+        }
+      }
+    }
+  }
+  // Not vacuous: the four high-volume patterns carry layouts, each seed is
+  // taken by its own, and mutants go both ways.
+  std::printf("checked %zu lines, seeds taken %zu, mutants taken %zu, declined %zu\n", checked, seed_taken,
+              mutant_taken, mutant_declined);
+  EXPECT_GE(with_layout, 4u);
+  EXPECT_GE(seed_taken, seeds.size());
+  EXPECT_GT(mutant_taken, checked / 20) << "mutants taken by the fast path";
+  EXPECT_GT(mutant_declined, checked / 20) << "mutants left to the regex";
+}
+
+}  // namespace
+}  // namespace tpt
