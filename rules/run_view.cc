@@ -143,6 +143,13 @@ RunIndex::RunIndex(const std::vector<Event>& events) : events_(events) {
     by_kind_[e.kind].push_back(i);
     if (e.rank >= 0) ranks_.insert(e.rank);
     if (!e.family.empty() && e.family != "python" && e.family != "wrappers") ++family_votes[e.family];
+    // The line's producer prefix votes too: an NCCL or torch line printed through
+    // vLLM's logger ('ERROR 03-28 21:38:23 ray_utils.py:44] ...', prefix id
+    // 'vllm.log_header') came from a vLLM process.
+    if (e.wrapper.contains("prefix") && e.wrapper["prefix"].is_object()) {
+      std::string id = e.wrapper["prefix"].value("id", "");
+      if (size_t dot = id.find('.'); dot != std::string::npos) ++family_votes[id.substr(0, dot)];
+    }
     if (e.kind == "server_args") {
       // First printed value of a key wins (later lines are usually the draft's).
       for (const auto& [k, v] : e.fields.items()) {
