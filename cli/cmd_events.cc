@@ -18,6 +18,7 @@
 #include "parser/event_json.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
+#include "parser/rank_resolve.h"
 #include "parser/values.h"
 
 namespace tpt::cli {
@@ -64,10 +65,41 @@ std::string FormatTs(const std::optional<double>& ts, bool tod) {
   return buf;
 }
 
+// Ranks are resolved run-wide (parser/rank_resolve.h) like `analyze` does,
+// without holding the whole run: the first kRankWindow events wait until the
+// run's layout (tp ranks per (dp, pp), server_args sizes) is known from them,
+// later events are resolved as they arrive.
+constexpr size_t kRankWindow = 10000;
+
 class PrintSink : public EventSink {
  public:
   PrintSink(bool print) : print_(print) {}
   bool OnEvent(const Event& e) override {
+    if (streaming_) {
+      Event c = e;
+      resolver_.Observe(&c);
+      resolver_.Assign(&c);
+      Emit(c);
+      return true;
+    }
+    window_.push_back(e);
+    resolver_.Observe(&window_.back());
+    if (window_.size() >= kRankWindow) Flush();
+    return true;
+  }
+  // Resolves and prints what the window holds; later events stream.
+  void Flush() {
+    for (Event& c : window_) {
+      resolver_.Assign(&c);
+      Emit(c);
+    }
+    window_.clear();
+    window_.shrink_to_fit();
+    streaming_ = true;
+  }
+
+ private:
+  void Emit(const Event& e) {
     std::string who = e.rank >= 0 ? "rank " + std::to_string(e.rank)
                       : e.local_rank >= 0 ? "local_rank " + std::to_string(e.local_rank)
                                           : "rank ? (" + e.file + ")";
@@ -92,8 +124,9 @@ class PrintSink : public EventSink {
       line.push_back('\n');
       std::fwrite(line.data(), 1, line.size(), stdout);
     }
-    return true;
   }
+
+ public:
   void PrintSummary(FILE* out) const {
     std::fprintf(out, "%-28s %8s  %-20s  %-20s  %s\n", "producer", "events", "first", "last", "phases reached");
     for (const auto& [who, r] : ranks_) {
@@ -107,6 +140,9 @@ class PrintSink : public EventSink {
 
  private:
   bool print_;
+  bool streaming_ = false;
+  std::vector<Event> window_;
+  RankResolver resolver_;
   std::map<std::string, RankSummary> ranks_;
 };
 
@@ -183,6 +219,7 @@ int RunEvents(const Args& args) {
   PrintSink sink(!cfg.summary_only);
   std::vector<InputReport> reports;
   Status s = ParseRun(cfg.logs, *formats, opts, &sink, &reports);
+  sink.Flush();
   std::fflush(stdout);
   bool some_failed = false;
   for (const auto& r : reports) {

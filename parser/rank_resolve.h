@@ -12,13 +12,34 @@
 // The rule is documented in parser/README.md ("Ranks").
 //
 //   tpt::ResolveRanks(&run.events);   // ParseRunToMemory does this
+//
+// A stream that cannot hold the whole run (`tptriage events`) uses the
+// resolver directly: Observe() every event as it arrives (step 1 happens
+// there), Assign() once enough of the run was seen to know the layout
+// (the first window of events), then Observe+Assign each later event.
 #pragma once
 
+#include <map>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "parser/event.h"
 
 namespace tpt {
+
+class RankResolver {
+ public:
+  // Step 1 on `e` (dp/pp/tp/ep from the process name) and learns the layout.
+  void Observe(Event* e);
+  // Step 2: a global rank for `e` from what was observed so far.
+  void Assign(Event* e) const;
+
+ private:
+  int max_tp_ = -1, max_pp_ = -1;
+  int tp_size_arg_ = 0, pp_size_arg_ = 0;  // from the first server_args that has them
+  std::map<int, std::set<std::pair<int, int>>> tp_groups_;  // tp rank -> (dp, pp) pairs
+};
 
 void ResolveRanks(std::vector<Event>* events);
 

@@ -122,3 +122,50 @@ TEST_F(EventsCliTest, SummaryOnlyPrintsPerProducerTable) {
 }
 
 }  // namespace
+
+namespace {
+
+// SGLang with DP attention off: `DPx TPy` prefixes repeat tp ranks across dp
+// ranks, so the global rank is dp * tp_size + tp (tp_size from server_args).
+std::string DpTpLog(int filler_lines) {
+  std::string s = "[2025-10-14 10:00:00] server_args=ServerArgs(model_path='/m', tp_size=2, dp_size=2)\n";
+  for (int dp = 0; dp < 2; ++dp)
+    for (int tp = 0; tp < 2; ++tp)
+      s += "[2025-10-14 10:00:01 DP" + std::to_string(dp) + " TP" + std::to_string(tp) +
+           "] Load weight begin. avail mem=70.00 GB\n";
+  for (int i = 0; i < filler_lines; ++i)
+    s += "[2025-10-14 10:00:02 DP1 TP1] Load weight begin. avail mem=70.00 GB\n";
+  s += "[2025-10-14 10:00:03 DP1 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=60.00 GB, "
+       "mem usage=10.00 GB.\n";
+  return s;
+}
+
+TEST_F(EventsCliTest, RanksResolveRunWideLikeAnalyze) {
+  std::ofstream(log_, std::ios::trunc) << DpTpLog(0);
+  Result r = RunEvents(Q(log_));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto ev = JsonLines(r.out);
+  ASSERT_EQ(ev.size(), 6u) << r.out;
+  // DP0 TP0, DP0 TP1, DP1 TP0, DP1 TP1 -> global ranks 0..3, not tp 0/1 twice.
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ev[1 + i]["rank"], i) << ev[1 + i].dump();
+  EXPECT_EQ(ev[5]["rank"], 2);  // DP1 TP0
+  // The summary names four ranks (the server_args line has none of its own).
+  Result s = RunEvents("--summary " + Q(log_));
+  for (int i = 0; i < 4; ++i) EXPECT_NE(s.out.find("rank " + std::to_string(i) + " "), std::string::npos) << s.out;
+}
+
+TEST_F(EventsCliTest, EventsAfterTheFirstWindowStreamWithTheLearnedLayout) {
+  // More events than the window that waits for the layout: the later ones are
+  // printed as they come, with the layout learned from the first ones.
+  std::ofstream(log_, std::ios::trunc) << DpTpLog(12000);
+  Result r = RunEvents("--kinds weights_load_end,weights_load_begin " + Q(log_));
+  ASSERT_EQ(r.rc, 0);
+  auto ev = JsonLines(r.out);
+  ASSERT_EQ(ev.size(), 4u + 12000u + 1u);
+  EXPECT_EQ(ev[10].value("rank", -1), 3);        // inside the window: DP1 TP1
+  EXPECT_EQ(ev[11000].value("rank", -1), 3);     // after it
+  EXPECT_EQ(ev.back()["kind"], "weights_load_end");
+  EXPECT_EQ(ev.back()["rank"], 2);               // DP1 TP0, streamed
+}
+
+}  // namespace
