@@ -16,6 +16,7 @@
 
 #include <re2/re2.h>
 
+#include <bitset>
 #include <cstring>
 
 namespace tpt {
@@ -27,11 +28,14 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // RE2's \s is [\t\n\f\r ] (no \v).
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
 
+bool IsWord(char c) { return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+
 bool InClass(Item::Class cls, char c) {
   switch (cls) {
     case Item::kDigits: return IsDigit(c);
     case Item::kNumber: return IsDigit(c) || c == '.';
     case Item::kNonSpace: return !IsSpace(c);
+    case Item::kWord: return IsWord(c);
     case Item::kWords: return false;
   }
   return false;
@@ -58,7 +62,9 @@ enum class Step { kOk, kFail, kGiveUp };
 
 void ClearGroups(const std::vector<Item>& items, std::vector<std::string_view>* groups) {
   for (const Item& it : items) {
-    if (it.type == Item::kCapture && it.group >= 0) (*groups)[it.group] = std::string_view();
+    if ((it.type == Item::kCapture || it.type == Item::kSpanStart) && it.group >= 0) {
+      (*groups)[it.group] = std::string_view();
+    }
     if (it.type == Item::kOptional) ClearGroups(it.section, groups);
   }
 }
@@ -87,6 +93,14 @@ Step Run(const std::vector<Item>& items, std::string_view text, size_t* pos, boo
         *pos += n;
         break;
       }
+      case Item::kSpanStart:  // where the span starts, made whole at its end
+        (*groups)[it.group] = text.substr(*pos, 0);
+        break;
+      case Item::kSpanEnd: {
+        const char* begin = (*groups)[it.group].data();
+        (*groups)[it.group] = std::string_view(begin, static_cast<size_t>(text.data() + *pos - begin));
+        break;
+      }
       case Item::kOptional: {
         size_t save = *pos;
         bool inner = false;
@@ -107,11 +121,59 @@ Step Run(const std::vector<Item>& items, std::string_view text, size_t* pos, boo
 
 // ---- compiling ----------------------------------------------------------------
 
+// What may come first after a point of the layout.
+struct Follow {
+  std::bitset<256> chars;
+  bool skip = false;  // a lazy skip: anything
+};
+
+void AddFirstChars(const Item& it, Follow* f) {
+  if (it.type == Item::kLiteral) {
+    f->chars.set(static_cast<unsigned char>(it.literal[0]));
+  } else if (it.cls == Item::kWords) {
+    for (const auto& w : it.words) f->chars.set(static_cast<unsigned char>(w[0]));
+  } else {
+    for (int c = 0; c < 256; ++c) {
+      if (InClass(it.cls, static_cast<char>(c))) f->chars.set(c);
+    }
+  }
+}
+
+// First characters of items[from...] followed by `after`.
+Follow FirstOf(const std::vector<Item>& items, size_t from, const Follow& after) {
+  Follow f;
+  for (size_t k = from; k < items.size(); ++k) {
+    const Item& it = items[k];
+    switch (it.type) {
+      case Item::kSpanStart:
+      case Item::kSpanEnd:
+        continue;
+      case Item::kLiteral:
+      case Item::kCapture:
+        AddFirstChars(it, &f);
+        return f;
+      case Item::kSkip:
+        f.skip = true;
+        return f;
+      case Item::kOptional: {  // its start, or what follows when it is left out
+        Follow s = FirstOf(it.section, 0, Follow());
+        f.chars |= s.chars;
+        f.skip |= s.skip;
+        continue;
+      }
+    }
+  }
+  f.chars |= after.chars;
+  f.skip |= after.skip;
+  return f;
+}
+
 class Compiler {
  public:
   Compiler(std::string_view src, const RE2& re) : src_(src), re_(re) {}
 
-  Status Parse(std::vector<Item>* out, bool in_section) {
+  // Parses up to the end, a ']' (in a section) or a '}' (in a span).
+  Status Parse(std::vector<Item>* out, bool in_section, bool in_span = false) {
     std::string lit;
     auto flush = [&] {
       if (!lit.empty()) {
@@ -130,9 +192,16 @@ class Compiler {
         pos_ += 2;
       } else if (c == '{') {
         flush();
+        size_t mark = src_.find_first_of(":=}", pos_);
+        if (mark != std::string_view::npos && src_[mark] == '=') {
+          TPT_RETURN_IF_ERROR(ParseSpan(out, in_section, mark));
+          continue;
+        }
         Item it;
         TPT_RETURN_IF_ERROR(ParseCapture(&it));
         out->push_back(std::move(it));
+      } else if (in_span && c == '}') {
+        break;
       } else if (c == '[') {
         if (in_section) return Error("optional sections do not nest");
         flush();
@@ -161,12 +230,63 @@ class Compiler {
       }
     }
     flush();
-    return CheckOrder(*out, in_section);
+    return OkStatus();
+  }
+
+  // A run must end where the regex's would: what may follow it (`after` for
+  // what follows the list) must not start with a character the run can take.
+  Status CheckOrder(const std::vector<Item>& items, const Follow& after) const {
+    for (size_t i = 0; i < items.size(); ++i) {
+      const Item& it = items[i];
+      if (it.type == Item::kSkip && (i + 1 >= items.size() || items[i + 1].type != Item::kLiteral)) {
+        return Error("'*' must be followed by literal text (it skips to that text)");
+      }
+      if (it.type == Item::kOptional) TPT_RETURN_IF_ERROR(CheckOrder(it.section, FirstOf(items, i + 1, after)));
+      if (it.type != Item::kCapture || it.cls == Item::kWords || it.count > 0) continue;
+      Follow f = FirstOf(items, i + 1, after);
+      // A greedy run then a lazy skip, or a run ending the layout: RE2's first choice too.
+      if (f.skip) continue;
+      for (int c = 0; c < 256; ++c) {
+        if (f.chars[c] && InClass(it.cls, static_cast<char>(c))) {
+          return Error("a run class must be followed by literal text starting with a character outside the class "
+                       "(here '" + std::string(1, static_cast<char>(c)) + "' may follow)");
+        }
+      }
+    }
+    return OkStatus();
   }
 
  private:
   Status Error(const std::string& why) const {
     return InvalidArgumentError("fast layout, at character " + std::to_string(pos_) + ": " + why);
+  }
+
+  // {name=sub-layout}: span markers around the sub-layout's items.
+  Status ParseSpan(std::vector<Item>* out, bool in_section, size_t eq) {
+    std::string name(src_.substr(pos_ + 1, eq - pos_ - 1));
+    if (name.empty()) return Error("a span needs a group name: {name=...}");
+    Item open;
+    open.type = Item::kSpanStart;
+    TPT_RETURN_IF_ERROR(GroupOf(name, &open.group));
+    Item close = open;
+    close.type = Item::kSpanEnd;
+    pos_ = eq + 1;
+    out->push_back(open);
+    size_t first = out->size();
+    TPT_RETURN_IF_ERROR(Parse(out, in_section, /*in_span=*/true));
+    if (pos_ >= src_.size() || src_[pos_] != '}') return Error("span '" + name + "' without its '}'");
+    if (out->size() == first) return Error("empty span '" + name + "'");
+    ++pos_;
+    out->push_back(close);
+    return OkStatus();
+  }
+
+  Status GroupOf(const std::string& name, int* group) const {
+    const auto& named = re_.NamedCapturingGroups();
+    auto g = named.find(name);
+    if (g == named.end()) return Error("group '" + name + "' is not captured by the regex");
+    *group = g->second;
+    return OkStatus();
   }
 
   Status ParseCapture(Item* it) {
@@ -191,6 +311,8 @@ class Compiler {
       it->cls = Item::kNumber;
     } else if (cls == "nonspace") {
       it->cls = Item::kNonSpace;
+    } else if (cls == "word") {
+      it->cls = Item::kWord;
     } else if (cls.find('|') != std::string_view::npos) {
       it->cls = Item::kWords;
       size_t start = 0;
@@ -210,45 +332,10 @@ class Compiler {
         }
       }
     } else {
-      return Error("unknown class '" + std::string(cls) + "' (digits, digits=N, number, nonspace, A|B)");
+      return Error("unknown class '" + std::string(cls) + "' (digits, digits=N, number, nonspace, word, A|B)");
     }
-    if (!name.empty()) {
-      const auto& named = re_.NamedCapturingGroups();
-      auto g = named.find(name);
-      if (g == named.end()) return Error("group '" + name + "' is not captured by the regex");
-      it->group = g->second;
-    }
+    if (!name.empty()) TPT_RETURN_IF_ERROR(GroupOf(name, &it->group));
     pos_ = close + 1;
-    return OkStatus();
-  }
-
-  // A run must end where the regex's would: before a literal it cannot eat.
-  Status CheckOrder(const std::vector<Item>& items, bool in_section) const {
-    for (size_t i = 0; i < items.size(); ++i) {
-      const Item& it = items[i];
-      if (it.type == Item::kSkip) {
-        if (i + 1 >= items.size() || items[i + 1].type != Item::kLiteral) {
-          return Error("'*' must be followed by literal text (it skips to that text)");
-        }
-      }
-      if (it.type != Item::kCapture || it.cls == Item::kWords || it.count > 0) continue;
-      if (i + 1 == items.size()) {
-        if (in_section) return Error("a run class cannot end an optional section");
-        continue;
-      }
-      const Item& next = items[i + 1];
-      const Item* lit = next.type == Item::kLiteral ? &next : nullptr;
-      if (next.type == Item::kOptional && !next.section.empty() && next.section[0].type == Item::kLiteral) {
-        lit = &next.section[0];
-        if (i + 2 >= items.size() || items[i + 2].type != Item::kLiteral || InClass(it.cls, items[i + 2].literal[0])) {
-          return Error("a run class before an optional section needs a literal outside the class after the section");
-        }
-      }
-      if (next.type == Item::kSkip) continue;  // greedy run, then the lazy skip: RE2's first choice too
-      if (!lit || InClass(it.cls, lit->literal[0])) {
-        return Error("a run class must be followed by literal text starting with a character outside the class");
-      }
-    }
     return OkStatus();
   }
 
@@ -309,21 +396,26 @@ std::string FastLayout::LeadingLiteral(std::string_view regex) {
   return lit;
 }
 
-StatusOr<FastLayout> FastLayout::Compile(std::string_view layout, const RE2& re) {
+StatusOr<FastLayout> FastLayout::Compile(std::string_view layout, const RE2& re, bool anchored) {
   FastLayout fl;
   fl.source_ = std::string(layout);
+  fl.anchored_ = anchored;
   if (re.options().case_sensitive() == false) {
     return InvalidArgumentError("fast layout: not for a caseless pattern");
   }
-  fl.lead_ = LeadingLiteral(re.pattern());
-  if (fl.lead_.empty()) {
-    return InvalidArgumentError(
-        "fast layout: the regex does not start with literal text, so the layout cannot know where a match starts");
+  if (!anchored) {
+    fl.lead_ = LeadingLiteral(re.pattern());
+    if (fl.lead_.empty()) {
+      return InvalidArgumentError(
+          "fast layout: the regex does not start with literal text, so the layout cannot know where a match starts");
+    }
   }
   Compiler c(layout, re);
   TPT_RETURN_IF_ERROR(c.Parse(&fl.items_, false));
-  if (fl.items_.empty() || fl.items_[0].type != Item::kLiteral ||
-      fl.items_[0].literal.compare(0, fl.lead_.size(), fl.lead_) != 0) {
+  if (fl.items_.empty()) return InvalidArgumentError("fast layout: empty");
+  Follow end;  // nothing is required after the layout: the regex's end is not anchored
+  TPT_RETURN_IF_ERROR(c.CheckOrder(fl.items_, end));
+  if (!anchored && (fl.items_[0].type != Item::kLiteral || fl.items_[0].literal.compare(0, fl.lead_.size(), fl.lead_) != 0)) {
     return InvalidArgumentError("fast layout: must start with the regex's leading text '" + fl.lead_ + "'");
   }
   fl.num_groups_ = re.NumberOfCapturingGroups();
@@ -331,7 +423,7 @@ StatusOr<FastLayout> FastLayout::Compile(std::string_view layout, const RE2& re)
 }
 
 bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* groups) const {
-  size_t start = text.find(lead_);
+  size_t start = anchored_ ? 0 : text.find(lead_);
   if (start == std::string_view::npos) return false;
   groups->assign(num_groups_ + 1, std::string_view());
   size_t pos = start;
@@ -346,7 +438,7 @@ std::string FastLayout::Disagreement(std::string_view text, const RE2& re, bool*
   *taken = Match(text, &fast);
   if (!*taken) return "";
   std::vector<re2::StringPiece> sp(re.NumberOfCapturingGroups() + 1);
-  if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, sp.data(),
+  if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), anchored_ ? RE2::ANCHOR_START : RE2::UNANCHORED, sp.data(),
                 static_cast<int>(sp.size()))) {
     return "the fast layout matches but the regex does not";
   }

@@ -12,7 +12,8 @@
 //   {name:class}            a run captured into the regex's group `name`;
 //   {:class}                  the same, not kept
 //       digits    \d+        number   [\d.]+      nonspace  \S+
-//       digits=N  \d{N}      A|B|C    one of these words
+//       digits=N  \d{N}      word     \w+         A|B|C     one of these words
+//   {name=layout}           the span of a sub-layout captured into group `name`
 //   [ ... ]                 optional section, taken when it matches (like (?:...)?)
 //   *                       skip to the first occurrence of the literal after it (like .*?)
 //
@@ -39,12 +40,15 @@ class FastLayout {
   // Compiles `layout` for the regex `re`: every named capture must be a group
   // of `re`, and the layout must start with the literal every match of `re`
   // starts with (so both look at the same place). Errors say what is wrong.
-  static StatusOr<FastLayout> Compile(std::string_view layout, const re2::RE2& re);
+  // With `anchored` the layout is for a regex run with RE2::ANCHOR_START (a
+  // producer prefix): it is matched at the start of the text given, and need
+  // not start with a literal.
+  static StatusOr<FastLayout> Compile(std::string_view layout, const re2::RE2& re, bool anchored = false);
 
   // True when the line has the layout at the first occurrence of its leading
-  // literal; `groups` then holds 1 + the regex's group count views (data() ==
-  // nullptr for a group that took no part), [0] the matched span. False means
-  // "not sure": the caller runs the regex.
+  // literal (anchored: at text[0]); `groups` then holds 1 + the regex's group
+  // count views (data() == nullptr for a group that took no part), [0] the
+  // matched span. False means "not sure": the caller runs the regex.
   bool Match(std::string_view text, std::vector<std::string_view>* groups) const;
 
   // Checks the layout against the regex on one line: "" when the layout
@@ -62,16 +66,17 @@ class FastLayout {
 
  private:
   std::string source_;
+  bool anchored_ = false;
   std::string lead_;  // leading literal of the regex (prefix of the layout's first literal)
   int num_groups_ = 0;
   std::vector<Item> items_;
 };
 
 struct FastLayout::Item {
-  enum Type { kLiteral, kCapture, kSkip, kOptional } type = kLiteral;
-  enum Class { kDigits, kNumber, kNonSpace, kWords } cls = kDigits;
+  enum Type { kLiteral, kCapture, kSkip, kOptional, kSpanStart, kSpanEnd } type = kLiteral;
+  enum Class { kDigits, kNumber, kNonSpace, kWord, kWords } cls = kDigits;
   std::string literal;             // kLiteral
-  int group = -1;                  // kCapture: regex group index, -1 = not kept
+  int group = -1;                  // kCapture, kSpan*: regex group index, -1 = not kept
   int count = 0;                   // kDigits: exact count, 0 = one or more
   std::vector<std::string> words;  // kWords
   std::vector<Item> section;       // kOptional

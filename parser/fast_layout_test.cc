@@ -50,6 +50,35 @@ TEST(FastLayout, CapturesLikeTheRegex) {
   EXPECT_FALSE(ok);
 }
 
+TEST(FastLayout, SpansAndAnchoredPrefixes) {
+  RE2 re("\\[(?P<date>\\d{4}-\\d\\d-\\d\\d) (?P<time>\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?)(?: Mode\\.\\w+)?(?: TP(?P<tp>\\d+))?\\] ");
+  auto fl = FastLayout::Compile(
+      "\\[{date={:digits=4}-{:digits=2}-{:digits=2}} {time={:digits=2}:{:digits=2}:{:digits=2}[.{:digits}]}"
+      "[ Mode.{:word}][ TP{tp:digits}]\\] ",
+      re, /*anchored=*/true);
+  ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+  bool ok = false;
+  auto g = Groups(*fl, "[2025-10-14 10:00:01.250 Mode.DECODE TP3] Decode batch.", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[1], "2025-10-14");
+  EXPECT_EQ(g[2], "10:00:01.250");
+  EXPECT_EQ(g[3], "3");
+  EXPECT_EQ(g[0], "[2025-10-14 10:00:01.250 Mode.DECODE TP3] ");
+  g = Groups(*fl, "[2025-10-14 10:00:01] x", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[2], "10:00:01");
+  EXPECT_EQ(g[3].data(), nullptr);
+  // Anchored: a prefix later in the line is not this layout's business.
+  Groups(*fl, "x [2025-10-14 10:00:01] x", &ok);
+  EXPECT_FALSE(ok);
+  bool taken = false;
+  for (const char* line : {"[2025-10-14 10:00:01 TP] x", "[2025-10-14 10:00:01.x TP1] x", "[2025-10-14 10:00:01 Mode. TP1] x",
+                           "[2025-10-14 10:00:01 TP1]x", "[2025-1-14 10:00:01 TP1] x"}) {
+    EXPECT_EQ(fl->Disagreement(line, re, &taken), "") << line;
+    EXPECT_FALSE(taken) << line;
+  }
+}
+
 TEST(FastLayout, GivesUpWhereTheRegexCouldChooseOtherwise) {
   // The section's skip finds a first 'g: ' that fails; the regex would try the second.
   RE2 re("a(?:.*?g: (?P<g>True|False),)?.*?t: (?P<t>\\d+)");
@@ -83,6 +112,11 @@ TEST(FastLayout, RejectsLayoutsThatCannotMirrorTheRegex) {
   bad("Decode batch #r: [x[y]]", "do not nest");
   bad("Decode batch #r: [x", "without its ']'");
   bad("Decode batch #r: {r:digits", "without its '}'");
+  bad("Decode batch #r: {r={:digits}", "without its '}'");
+  bad("Decode batch #r: {nope={:digits}}", "group 'nope' is not captured");
+  bad("Decode batch #r: {r={:digits}}{:number}", "outside the class");  // the run's end is the span's end
+  bad("Decode batch #r: [{r:digits}]7", "outside the class");            // what follows a section counts
+  bad("Decode batch #r: {r:word}_", "outside the class");
   RE2 alt("a|b");
   EXPECT_FALSE(FastLayout::Compile("a", alt).ok());
   RE2 caseless("(?i)abc");
@@ -189,6 +223,51 @@ TEST(FastLayout, AgreesWithTheRegexOnMutatedLines) {
   EXPECT_GE(seed_taken, seeds.size());
   EXPECT_GT(mutant_taken, checked / 20) << "mutants taken by the fast path";
   EXPECT_GT(mutant_declined, checked / 20) << "mutants left to the regex";
+}
+
+TEST(FastLayout, PrefixLayoutsAgreeWithTheRegexOnMutatedLines) {
+  auto formats = FormatSet::LoadBuiltin(/*strict=*/true);
+  ASSERT_TRUE(formats.ok()) << formats.status().ToString();
+  std::vector<std::string> seeds = {
+      "[2025-10-14 10:00:01 TP3] Decode batch. #running-req: 1",
+      "[2026-05-13 02:14:33 DP1 TP1] Init torch distributed ends.",
+      "[2025-06-26 07:25:31 DP0 PP1 TP2 EP2] Load weight begin.",
+      "[2026-03-01 10:00:00.123 TP0] Memory pool end.",
+      "[2025-12-02 07:04:51 DisaggregationMode.DECODE ATTN_CP1 MOE_DP2 TP1] Load weight end.",
+      "[2025-03-08 12:29:33] The server is fired up and ready to roll!",
+  };
+  static const char* kBits[] = {" TP", " DP", " PP", " EP", " ATTN_CP", " MOE_DP", "1", "12", ".", ".5", "] ", "]", "[", " ",
+                                "DisaggregationMode.", "x", ":", "-"};
+  std::mt19937 rng(7);
+  size_t taken_total = 0, declined = 0, layouts = 0;
+  for (const PrefixSpec& p : formats->prefixes()) {
+    if (p.fast.empty()) continue;
+    ++layouts;
+    for (const auto& seed : seeds) {
+      for (int n = 0; n < 3000; ++n) {
+        std::string line = seed;
+        if (n > 0) {
+          for (int e = 0, edits = 1 + static_cast<int>(rng() % 3); e < edits; ++e) {
+            size_t at = rng() % 40;
+            if (at > line.size()) at = line.size();
+            switch (rng() % 3) {
+              case 0: line.erase(at, 1 + rng() % 4); break;
+              case 1: line.insert(at, kBits[rng() % std::size(kBits)]); break;
+              case 2: if (at < line.size()) line[at] = "0123456789 .:-[]TPDx"[rng() % 20]; break;
+            }
+          }
+        }
+        for (const auto& fl : p.fast) {
+          bool taken = false;
+          ASSERT_EQ(fl->Disagreement(line, *p.re, &taken), "") << p.family << "." << p.id << " on: " << line;
+          taken ? ++taken_total : ++declined;
+        }
+      }
+    }
+  }
+  EXPECT_GE(layouts, 1u);
+  EXPECT_GT(taken_total, 1000u);
+  EXPECT_GT(declined, 1000u);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -88,11 +89,15 @@ void ComputeFirstByteRange(PrefixSpec* p) {
   p->first_max = static_cast<unsigned char>(max[0]);
 }
 
-const std::set<std::string>& SpecialGroups() {
-  static const std::set<std::string> k = {"rank",    "local_rank", "host",    "pid",  "dp_rank",
-                                          "pp_rank", "tp_rank",    "ep_rank", "process", "date",
-                                          "time",    "ts",         "month_day"};
-  return k;
+PrefixSpec::Group::Role GroupRole(const std::string& name) {
+  using G = PrefixSpec::Group;
+  static const std::map<std::string, G::Role> k = {
+      {"date", G::kDate},   {"time", G::kTime},         {"month_day", G::kMonthDay}, {"ts", G::kTs},
+      {"host", G::kHost},   {"process", G::kProcess},   {"rank", G::kRank},          {"local_rank", G::kLocalRank},
+      {"pid", G::kPid},     {"dp_rank", G::kDp},        {"pp_rank", G::kPp},         {"tp_rank", G::kTp},
+      {"ep_rank", G::kEp}};
+  auto it = k.find(name);
+  return it == k.end() ? G::kOther : it->second;
 }
 
 int GroupIndex(const RE2& re, const std::string& name) {
@@ -373,6 +378,23 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
     return OkStatus();
   };
 
+  // "fast": a layout string or a list of them (fast_layout.h).
+  auto compile_fast = [&](const std::string& path, const json& item, const RE2& re, bool anchored,
+                          std::vector<std::shared_ptr<const FastLayout>>* out) -> Status {
+    if (!item.contains("fast")) return OkStatus();
+    const json& fj = item["fast"];
+    if (!(fj.is_string() || fj.is_array()) || StringList(fj).size() != (fj.is_string() ? 1 : fj.size())) {
+      return At(f, path + ".fast", "must be a layout string or a list of them (parser/formats/README.md)");
+    }
+    std::vector<std::string> layouts = StringList(fj);
+    for (size_t k = 0; k < layouts.size(); ++k) {
+      auto fl = FastLayout::Compile(layouts[k], re, anchored);
+      if (!fl.ok()) return At(f, fj.is_string() ? path + ".fast" : Idx(path + ".fast", k), fl.status().message());
+      out->push_back(std::make_shared<const FastLayout>(std::move(*fl)));
+    }
+    return OkStatus();
+  };
+
   // Wrappers / prefixes share the PrefixSpec shape.
   auto add_prefixes = [&](const char* key, bool wrapper_file) -> Status {
     if (!d.contains(key)) return OkStatus();
@@ -387,8 +409,10 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       TPT_RETURN_IF_ERROR(compile_at(path, item, "regex", true, false, &p.re));
       TPT_RETURN_IF_ERROR(compile_at(path, item, "then", false, false, &p.then));
       p.suffix = item.value("suffix", false);
+      if (p.suffix && item.contains("fast")) return At(f, path + ".fast", "not for a suffix wrapper");
+      TPT_RETURN_IF_ERROR(compile_fast(path, item, *p.re, /*anchored=*/true, &p.fast));
       p.literals = StringList(item.value("literals", json()));
-      for (const auto& [name, index] : p.re->NamedCapturingGroups()) p.groups.emplace_back(name, index);
+      for (const auto& [name, index] : p.re->NamedCapturingGroups()) p.groups.push_back({name, index, GroupRole(name)});
       ComputeFirstByteRange(&p);
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample line is required");
@@ -438,18 +462,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
         p.set = item["set"];
       }
       p.consequence = item.value("consequence", false);
-      if (item.contains("fast")) {
-        const json& fj = item["fast"];
-        if (!(fj.is_string() || fj.is_array()) || StringList(fj).size() != (fj.is_string() ? 1 : fj.size())) {
-          return At(f, path + ".fast", "must be a layout string or a list of them (parser/formats/README.md)");
-        }
-        std::vector<std::string> layouts = StringList(fj);
-        for (size_t k = 0; k < layouts.size(); ++k) {
-          auto fl = FastLayout::Compile(layouts[k], *p.re);
-          if (!fl.ok()) return At(f, fj.is_string() ? path + ".fast" : Idx(path + ".fast", k), fl.status().message());
-          p.fast.push_back(std::make_shared<const FastLayout>(std::move(*fl)));
-        }
-      }
+      TPT_RETURN_IF_ERROR(compile_fast(path, item, *p.re, false, &p.fast));
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample {line, fields} is required");
       }
@@ -493,36 +506,45 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
 
 void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& g, LineMeta* meta,
                             bool is_wrapper) const {
+  using G = PrefixSpec::Group;
   json info = json::object();
   std::string_view date, time, month_day, ts;
-  for (const auto& [name, index] : p.groups) {
-    std::string_view v = g[index];
+  for (const G& grp : p.groups) {
+    std::string_view v = g[grp.index];
     if (v.data() == nullptr) continue;
-    if (name == "date") date = v;
-    else if (name == "time") time = v;
-    else if (name == "month_day") month_day = v;
-    else if (name == "ts") ts = v;
-    else if (name == "host") meta->host = SanitizeUtf8(v);
-    else if (name == "process") meta->process = SanitizeUtf8(v);
-    else if (SpecialGroups().count(name)) {
-      if (auto n = ToSmallInt(v)) {
-        if (name == "rank") meta->rank = *n;
-        else if (name == "local_rank") meta->local_rank = *n;
-        else if (name == "pid") meta->pid = *n;
-        else if (name == "dp_rank") meta->dp_rank = *n;
-        else if (name == "pp_rank") meta->pp_rank = *n;
-        else if (name == "tp_rank") meta->tp_rank = *n;
-        else if (name == "ep_rank") meta->ep_rank = *n;
-      }
+    std::optional<int> n = ToSmallInt(v);
+    switch (grp.role) {
+      case G::kDate: date = v; break;
+      case G::kTime: time = v; break;
+      case G::kMonthDay: month_day = v; break;
+      case G::kTs: ts = v; break;
+      case G::kHost: meta->host = SanitizeUtf8(v); break;
+      case G::kProcess: meta->process = SanitizeUtf8(v); break;
+      case G::kRank: if (n) meta->rank = *n; break;
+      case G::kLocalRank: if (n) meta->local_rank = *n; break;
+      case G::kPid: if (n) meta->pid = *n; break;
+      case G::kDp: if (n) meta->dp_rank = *n; break;
+      case G::kPp: if (n) meta->pp_rank = *n; break;
+      case G::kTp: if (n) meta->tp_rank = *n; break;
+      case G::kEp: if (n) meta->ep_rank = *n; break;
+      case G::kOther: break;
     }
-    if (auto n = ToSmallInt(v)) info[name] = *n;
-    else info[name] = SanitizeUtf8(v);
+    if (n) info[grp.name] = *n;
+    else info[grp.name] = SanitizeUtf8(v);
   }
   std::optional<Timestamp> t;
   if (!ts.empty()) {
     t = ParseTimestamp(ts);
   } else if (!date.empty() && !time.empty()) {
-    t = ParseTimestamp(std::string(date) + " " + std::string(time));
+    char buf[64];
+    if (date.size() + 1 + time.size() <= sizeof buf) {
+      std::memcpy(buf, date.data(), date.size());
+      buf[date.size()] = ' ';
+      std::memcpy(buf + date.size() + 1, time.data(), time.size());
+      t = ParseTimestamp(std::string_view(buf, date.size() + 1 + time.size()));
+    } else {
+      t = ParseTimestamp(std::string(date) + " " + std::string(time));
+    }
   } else if (!time.empty()) {
     t = ParseTimestamp(time);
   }
@@ -562,8 +584,12 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
         const PrefixSpec& p = specs[i];
         unsigned char c = static_cast<unsigned char>(text[pos]);
         if (c < p.first_min || c > p.first_max) continue;
+        bool fast = false;
+        for (const auto& fl : p.fast) {
+          if ((fast = fl->Match(text.substr(pos), &groups))) break;
+        }
         // A candidate from the set is known to match: capture at once.
-        if (!RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/set == nullptr)) continue;
+        if (!fast && !RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/set == nullptr)) continue;
         size_t next = pos + groups[0].size();
         if (next == pos) continue;  // an empty match strips nothing
         if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0, text.size() - next,
@@ -673,6 +699,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
         }
       }
       if (!spec) continue;
+      size_t fast_taken = 0;  // a fast layout must serve some sample
       for (size_t s = 0; s < item["samples"].size(); ++s) {
         std::string spath = Idx(path + ".samples", s);
         const json& sample = item["samples"][s];
@@ -713,12 +740,23 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
           if (ok) rest = line.substr(pos + groups[0].size());
         }
         if (!ok) return At(f, spath + ".line", "the regex does not match this sample at its start");
+        if (!spec->suffix) {
+          for (size_t k = 0; k < spec->fast.size(); ++k) {
+            bool taken = false;
+            std::string why = spec->fast[k]->Disagreement(std::string_view(line).substr(pos), *spec->re, &taken);
+            if (!why.empty()) return At(f, Idx(path + ".fast", k), why + " on " + spath);
+            fast_taken += taken;
+          }
+        }
         ApplyPrefix(*spec, groups, &meta, true);
         if (sample.contains("rest") && sample["rest"] != rest) {
           return At(f, spath + ".rest", "stripping leaves '" + rest + "', sample says " + sample["rest"].dump());
         }
         std::string why = CompareFields(sample.value("fields", json::object()), meta_json(meta));
         if (!why.empty()) return At(f, spath + ".fields", why);
+      }
+      if (!spec->fast.empty() && fast_taken == 0) {
+        return At(f, path + ".fast", "no sample takes the fast layout; add a sample with the layout it is for");
       }
     }
     return OkStatus();

@@ -60,7 +60,16 @@ struct PrefixSpec {
   std::shared_ptr<re2::RE2> then;  // optional: must match what follows (no look-ahead in RE2)
   bool suffix = false;
   std::vector<std::string> literals;  // suffix wrappers: one must occur for the regex to run
-  std::vector<std::pair<std::string, int>> groups;  // name -> capture index
+  // A named group, what it says about the producer (role), and its capture index.
+  struct Group {
+    enum Role { kOther, kDate, kTime, kMonthDay, kTs, kHost, kProcess, kRank, kLocalRank, kPid, kDp, kPp, kTp, kEp };
+    std::string name;
+    int index = 0;
+    Role role = kOther;
+  };
+  std::vector<Group> groups;
+  // Fast paths for the capture, tried in order before the regex (fast_layout.h, anchored).
+  std::vector<std::shared_ptr<const FastLayout>> fast;
   std::string full_id;  // "family.id", kept in the metadata of a stripped producer prefix
   // Range of the first byte any match can start with (RE2::PossibleMatchRange):
   // most lines are turned away by one comparison instead of a regex run.

@@ -599,7 +599,13 @@ size_t Utf8SeqLen(std::string_view s, size_t i) {
 }  // namespace
 
 bool IsValidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
+  size_t i = 0;
+  // Log lines are mostly ASCII: eight bytes at a time while no high bit is set.
+  for (uint64_t w; i + 8 <= s.size(); i += 8) {
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ULL) break;
+  }
+  while (i < s.size()) {
     if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
       continue;
