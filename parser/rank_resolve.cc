@@ -37,6 +37,23 @@ void RankResolver::Observe(Event* e) {
     FillFromProcess(kTp, e->process, &e->tp_rank);
     FillFromProcess(kEp, e->process, &e->ep_rank);
   }
+  bool nobody = e->rank < 0 && e->local_rank < 0 && e->tp_rank < 0;
+  std::vector<Who>& recent = recent_[e->file];
+  if (nobody && e->kind == "exception") {
+    uint64_t first = e->line;
+    if (auto it = e->fields.find("traceback_line"); it != e->fields.end() && it->is_number_integer() && it->get<int64_t>() > 0)
+      first = static_cast<uint64_t>(it->get<int64_t>());
+    for (auto w = recent.rbegin(); w != recent.rend(); ++w) {
+      if (w->line != first && w->line + 1 != first) continue;
+      e->rank = w->rank, e->local_rank = w->local_rank;
+      e->dp_rank = w->dp, e->pp_rank = w->pp, e->tp_rank = w->tp, e->ep_rank = w->ep;
+      nobody = false;
+      break;
+    }
+  } else if (!nobody) {
+    if (recent.size() >= 16) recent.erase(recent.begin());
+    recent.push_back({e->line, e->rank, e->local_rank, e->dp_rank, e->pp_rank, e->tp_rank, e->ep_rank});
+  }
   if (tp_size_arg_ == 0) tp_size_arg_ = SizeFromServerArgs(*e, "tp_size");
   if (pp_size_arg_ == 0) pp_size_arg_ = SizeFromServerArgs(*e, "pp_size");
   if (e->tp_rank < 0) return;

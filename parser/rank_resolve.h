@@ -5,7 +5,11 @@
 // ray_actor wrapper strips it). Rules group by Event::rank, so this step
 //   1. fills dp/pp/tp/ep ranks from process names (`_DP(\d+)`, `_PP(\d+)`,
 //      `_TP(\d+)`, `_EP(\d+)`) where the prefix left them unset, and
-//   2. sets a global rank where rank is -1 and tp_rank is known: tp_rank when
+//   2. gives a traceback that names no rank (its lines carry no prefix) the
+//      rank of the line that announced it: the event on the traceback's
+//      first line or the line before it in the same file ("[TP4] Exception
+//      in run_tp_server:" then "Traceback ..."), and
+//   3. sets a global rank where rank is -1 and tp_rank is known: tp_rank when
 //      the run's tp ranks never repeat across (dp, pp) (SGLang DP attention:
 //      TP is already global), else (dp * pp_size + pp) * tp_size + tp with
 //      sizes from a server_args event, else the largest rank seen + 1.
@@ -19,7 +23,9 @@
 // (the first window of events), then Observe+Assign each later event.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <string>
 #include <set>
 #include <utility>
 #include <vector>
@@ -36,7 +42,14 @@ class RankResolver {
   void Assign(Event* e) const;
 
  private:
+  struct Who {
+    uint64_t line = 0;
+    int rank = -1, local_rank = -1, dp = -1, pp = -1, tp = -1, ep = -1;
+  };
   int max_tp_ = -1, max_pp_ = -1;
+  // Per file, the last few events that said who printed them: a traceback whose
+  // lines carry no prefix belongs to the line that announced it.
+  std::map<std::string, std::vector<Who>> recent_;
   int tp_size_arg_ = 0, pp_size_arg_ = 0;  // from the first server_args that has them
   std::map<int, std::set<std::pair<int, int>>> tp_groups_;  // tp rank -> (dp, pp) pairs
 };

@@ -30,6 +30,32 @@ TEST(ResolveRanks, DpAttentionTpIsAlreadyGlobal) {
   EXPECT_EQ(ev[4].rank, 3);
 }
 
+Event At(std::string kind, std::string file, uint64_t line, int tp = -1, int traceback_line = 0) {
+  Event e = Ev(-1, tp);
+  e.kind = std::move(kind);
+  e.file = std::move(file);
+  e.line = line;
+  if (traceback_line > 0) e.fields["traceback_line"] = traceback_line;
+  return e;
+}
+
+TEST(ResolveRanks, TracebackTakesTheRankOfTheLineThatAnnouncedIt) {
+  // "[23:17:08 TP4] Exception in run_tp_server:" (line 18), then an unprefixed
+  // traceback from line 19; another rank's traceback elsewhere stays unknown.
+  std::vector<Event> ev = {At("weights_load_end", "run.log", 17, 0), At("worker_exception", "run.log", 18, 4),
+                           At("exception", "run.log", 25, -1, 19), At("exception", "run.log", 60, -1, 50),
+                           At("exception", "other.log", 25, -1, 19)};
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[2].tp_rank, 4);
+  EXPECT_EQ(ev[2].rank, 4);
+  EXPECT_EQ(ev[3].rank, -1);  // not next to a ranked line
+  EXPECT_EQ(ev[4].rank, -1);  // another file
+  // "[TP2] Scheduler hit an exception: Traceback ..." starts on the header's own line.
+  std::vector<Event> ev2 = {At("worker_exception", "b.log", 7, 2), At("exception", "b.log", 12, -1, 7)};
+  ResolveRanks(&ev2);
+  EXPECT_EQ(ev2[1].tp_rank, 2);
+}
+
 TEST(ResolveRanks, DpReplicasUseServerArgsSizes) {
   // Two replicas of TP 0..1; server_args says tp_size 4 (ranks 2, 3 printed nothing).
   Event args;

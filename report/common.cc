@@ -146,7 +146,7 @@ const RankState* FirstFailingRank(const Analysis& a) {
   return best;
 }
 
-std::string RankLabel(int rank) { return rank < 0 ? "none" : std::to_string(rank); }
+std::string RankLabel(int rank) { return rank < 0 ? "?" : std::to_string(rank); }
 
 std::string EvidenceLocation(const Evidence& e) {
   std::string loc = e.file.empty() ? "(input)" : e.file;

@@ -81,7 +81,7 @@ TEST(TextReporter, OneRunShowsEverySection) {
   EXPECT_NE(out.find("process_crashed (consequence)"), std::string::npos);
 }
 
-TEST(TextReporter, RanklessLinesShowAsNone) {
+TEST(TextReporter, RanklessLinesShowAsQuestionMark) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   RankState s;
   s.rank = -1;
@@ -90,7 +90,7 @@ TEST(TextReporter, RanklessLinesShowAsNone) {
   s.first_error = "signal";
   a.ranks.push_back(s);
   std::string out = Render(Format::kText, One(a));
-  EXPECT_NE(out.find("\n  none  X         .  "), std::string::npos) << out;
+  EXPECT_NE(out.find("\n     ?  X         .  "), std::string::npos) << out;
   EXPECT_NE(Render(Format::kHtml, One(a)).find(">no rank</text>"), std::string::npos);
 }
 

@@ -22,6 +22,7 @@ std::vector<LedgerRow> BuildLedger(const RunIndex& run) {
     memory::RankMemory m;
     bool any = false;
     double avail_after_weights = -1;
+    double avail_before_dist_init = -1;
   };
   std::map<int, Seen> ranks;
   auto first = [](double* slot, double v) {
@@ -32,6 +33,9 @@ std::vector<LedgerRow> BuildLedger(const RunIndex& run) {
     s.m.rank = e.rank;
     if (e.kind == "weights_load_begin") {
       first(&s.m.free_at_init_bytes, Field(e, "avail_bytes"));
+    } else if (e.kind == "dist_init_begin") {
+      // Before NCCL and the CUDA context of init: only when nothing later says.
+      if (s.avail_before_dist_init < 0) s.avail_before_dist_init = Field(e, "avail_bytes");
     } else if (e.kind == "dist_init_end") {
       first(&s.m.free_at_init_bytes, Field(e, "avail_bytes"));
     } else if (e.kind == "weights_load_end") {
@@ -60,6 +64,7 @@ std::vector<LedgerRow> BuildLedger(const RunIndex& run) {
   std::vector<memory::RankMemory> rows;
   for (auto& [rank, s] : ranks) {
     if (!s.any) continue;
+    if (s.m.free_at_init_bytes == 0 && s.avail_before_dist_init > 0) s.m.free_at_init_bytes = s.avail_before_dist_init;
     if (s.m.total_bytes == 0 && run.gpu_total_bytes() > 0) s.m.total_bytes = run.gpu_total_bytes();
     // Weights printed as "avail" only: what loading took.
     if (s.m.weights_bytes == 0 && s.m.free_at_init_bytes > 0 && s.avail_after_weights >= 0)
@@ -73,6 +78,9 @@ std::vector<LedgerRow> BuildLedger(const RunIndex& run) {
       in.cell_bytes = 1;
       if (auto r = memory::SglangKvPool(in); r.ok()) s.m.reserved_bytes = r->reserved_bytes;
     }
+    // A rank that printed phase lines but no figure has nothing to show.
+    if (s.m.free_at_init_bytes == 0 && s.m.weights_bytes == 0 && s.m.kv_pool_bytes == 0 && s.m.graphs_bytes == 0)
+      continue;
     rows.push_back(s.m);
   }
   return memory::BuildLedger(rows);
