@@ -334,11 +334,36 @@ StreamEvents::StreamEvents(std::unique_ptr<ByteSource> source, const FormatSet& 
       reader_(source_.get(), buffer_bytes, options.max_line_bytes),
       parser_(formats, options, index, std::move(file)) {}
 
+// A read block (1 MiB by default) holds thousands of events on a dense log;
+// parsing it a few lines at a time keeps few events alive at once, so malloc
+// hands their memory straight back from its per-size caches instead of
+// splitting, coalescing and consolidating (callgrind, 2 MB of the serving mix:
+// whole blocks 601.5 M instructions, 32 KiB pieces 598.8 M, 4 KiB 586.3 M,
+// 512 B 568.2 M, one line 570.7 M: the literal scan's per-call cost wins there).
+void StreamEvents::ParsePiece() {
+  std::string_view rest = block_.text.substr(block_done_);
+  size_t n = rest.size();
+  if (!block_.truncated && n > kPieceBytes) {
+    const char* nl = static_cast<const char*>(memrchr(rest.data(), '\n', kPieceBytes));
+    if (!nl) nl = static_cast<const char*>(std::memchr(rest.data() + kPieceBytes, '\n', n - kPieceBytes));
+    if (nl) n = static_cast<size_t>(nl - rest.data()) + 1;
+  }
+  Block piece = block_;
+  piece.text = rest.substr(0, n);
+  piece.offset = block_.offset + block_done_;
+  block_done_ += n;
+  parser_.ParseBlock(piece, &pending_);
+}
+
 bool StreamEvents::Next(Event* e) {
   while (next_ >= pending_.size()) {
     if (done_) return false;
     pending_.clear();
     next_ = 0;
+    if (block_done_ < block_.text.size()) {
+      ParsePiece();
+      continue;
+    }
     Block block;
     auto more = reader_.Next(&block);
     if (!more.ok()) {
@@ -352,7 +377,9 @@ bool StreamEvents::Next(Event* e) {
       parser_.Finish(&pending_);
       continue;
     }
-    parser_.ParseBlock(block, &pending_);
+    block_ = block;
+    block_done_ = 0;
+    ParsePiece();
   }
   *e = std::move(pending_[next_++]);
   return true;

@@ -99,9 +99,15 @@ class StreamEvents {
   uint64_t long_lines() const { return parser_.long_lines(); }
 
  private:
+  // Parses the next piece of block_ (whole lines, about kPieceBytes) into pending_.
+  void ParsePiece();
+  static constexpr size_t kPieceBytes = 512;
+
   std::unique_ptr<ByteSource> source_;
   BlockReader reader_;
   StreamParser parser_;
+  Block block_;           // the reader's current block ...
+  size_t block_done_ = 0; // ... parsed up to here
   std::vector<Event> pending_;
   size_t next_ = 0;
   bool done_ = false;

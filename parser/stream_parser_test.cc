@@ -166,5 +166,48 @@ TEST(StreamParser, TracebackWithoutEndIsEmittedCut) {
   EXPECT_EQ(r.lines, 2u);
 }
 
+// StreamEvents parses a read block a few lines at a time (stream_parser.cc,
+// ParsePiece): line numbers, offsets and multi-line records must not notice.
+TEST(StreamParser, ABlockParsedInPiecesKeepsLinesOffsetsAndTracebacks) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input;
+  struct Want {
+    uint64_t line, offset;
+    double avail;
+  };
+  std::vector<Want> want;
+  uint64_t line = 0;
+  for (int i = 0; i < 400; ++i) {
+    if (i % 50 == 7) {  // a traceback across piece boundaries
+      input += "Traceback (most recent call last):\n";
+      for (int k = 0; k < 30; ++k) input += "  File \"a.py\", line " + std::to_string(k) + ", in f\n";
+      input += "RuntimeError: boom\n";
+      line += 32;
+    }
+    ++line;
+    want.push_back({line, input.size(), static_cast<double>(i) * (1 << 30)});
+    input += "[2025-10-14 10:00:01 TP0] Load weight end. t=" + std::string(static_cast<size_t>(i * 37 % 1500), 'x') +
+             ", avail mem=" + std::to_string(i) + ".00 GB\n";
+  }
+  Result r = ParseAll(*fs, input, 1 << 20, 1 << 20);
+  std::vector<const Event*> loads, tracebacks;
+  for (const Event& e : r.raw) (e.kind == "weights_load_end" ? loads : tracebacks).push_back(&e);
+  ASSERT_EQ(loads.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(loads[i]->line, want[i].line) << i;
+    EXPECT_EQ(loads[i]->offset, want[i].offset) << i;
+    EXPECT_DOUBLE_EQ(loads[i]->fields["avail_bytes"].get<double>(), want[i].avail) << i;
+  }
+  ASSERT_EQ(tracebacks.size(), 8u);
+  for (const Event* t : tracebacks) {
+    EXPECT_EQ(t->kind, "exception");
+    EXPECT_EQ(t->extra_lines.size(), 30u);
+    EXPECT_EQ(t->fields["type"], "RuntimeError");
+  }
+  EXPECT_EQ(r.lines, line);
+  EXPECT_EQ(r.bytes, input.size());
+}
+
 }  // namespace
 }  // namespace tpt
