@@ -161,7 +161,10 @@ nlohmann::json BuildRepro(const RunIndex& run, const Diagnosis& d) {
                                                    s.Call("maxof", {"memory_profile", "total_bytes"})}));
   put("weights_bytes_per_rank", CallBuiltinOr(s, "coalesce", {s.Call("maxof", {"weights_load_end", "weights_bytes"}),
                                                               s.Call("maxof", {"memory_profile", "weights_bytes"})}));
-  put("free_at_init_bytes", s.Call("minof", {"weights_load_begin", "avail_bytes"}));
+  // Same order as the KV-pool rules: before the weights, else after / before distributed init.
+  put("free_at_init_bytes", CallBuiltinOr(s, "coalesce", {s.Call("minof", {"weights_load_begin", "avail_bytes"}),
+                                                          s.Call("minof", {"dist_init_end", "avail_bytes"}),
+                                                          s.Call("minof", {"dist_init_begin", "avail_bytes"})}));
   put("avail_after_weights_bytes", s.Call("minof", {"weights_load_end", "avail_bytes"}));
   for (const char* k : {"mem_fraction_static", "gpu_memory_utilization"}) {
     Value v = s.Lookup(std::string("config.") + k);
@@ -174,6 +177,7 @@ nlohmann::json BuildRepro(const RunIndex& run, const Diagnosis& d) {
     if (k.is_number() && v.is_number()) kv = k.number() + v.number();
   }
   if (tokens.is_number() && kv.is_number() && tokens.number() > 0) r["kv_bytes_per_token"] = kv.number() / tokens.number();
+  put("kv_bytes_per_token", s.Call("first", {"kv_pool_alloc", "bytes_per_token"}));  // printed as such (SGLang DSv4)
   if (auto car = CustomAllReduceOn(run)) r["custom_all_reduce"] = *car;
   Value bs = CallBuiltinOr(s, "coalesce", {s.Lookup("config.cuda_graph_max_bs"), s.Call("maxof", {"graph_capture_begin", "bs"}),
                                            s.Lookup("config.cuda_graph_bs")});
