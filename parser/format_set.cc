@@ -563,20 +563,45 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
 FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) const {
   size_t pos = 0, stop = line.size();
   thread_local std::vector<std::string_view> groups;
-  thread_local std::vector<int> candidates;
+  thread_local std::vector<int> candidates, found;
+  // Which wrappers and which prefixes can match at [pos, stop): one pass of
+  // the set holding both answers for both lists, and is asked once per place
+  // (a line typically asks at its start, then after its producer prefix).
+  thread_local std::vector<int> wrapper_cands, prefix_cands;
+  size_t cands_pos = std::string_view::npos, cands_stop = 0;
+  auto candidates_at = [&](bool is_wrapper) -> const std::vector<int>& {
+    if (cands_pos != pos || cands_stop != stop) {
+      cands_pos = pos;
+      cands_stop = stop;
+      wrapper_cands.clear();
+      prefix_cands.clear();
+      re2::StringPiece rest(line.data() + pos, stop - pos);
+      // Most places match nothing: a yes/no run stops early and skips the
+      // match list's allocation; only a hit asks which ones.
+      if (both_set_->set.Match(rest, nullptr) && both_set_->set.Match(rest, &found)) {
+        std::sort(found.begin(), found.end());
+        for (int i : found) {
+          if (i < static_cast<int>(wrappers_.size())) {
+            wrapper_cands.push_back(i);
+          } else {
+            prefix_cands.push_back(i - static_cast<int>(wrappers_.size()));
+          }
+        }
+      }
+    }
+    return is_wrapper ? wrapper_cands : prefix_cands;
+  };
   // Returns the number of prefixes stripped.
-  auto strip = [&](const std::vector<PrefixSpec>& specs, PrefixSetHolder* set, bool is_wrapper, int max_rounds) {
+  auto strip = [&](const std::vector<PrefixSpec>& specs, bool is_wrapper, int max_rounds) {
+    const bool from_set = both_set_ != nullptr;
     int round = 0;
     for (; round < max_rounds && pos < stop; ++round) {
       bool hit = false;
       std::string_view text = line.substr(0, stop);
       candidates.clear();
-      if (set) {
-        re2::StringPiece rest(text.data() + pos, text.size() - pos);
-        // Most passes miss: a yes/no run stops at the first match and skips
-        // the match list's allocation; only a hit asks which ones.
-        if (!set->set.Match(rest, nullptr) || !set->set.Match(rest, &candidates)) break;
-        std::sort(candidates.begin(), candidates.end());
+      if (from_set) {
+        candidates = candidates_at(is_wrapper);
+        if (candidates.empty()) break;
       } else {
         for (size_t i = 0; i < specs.size(); ++i) candidates.push_back(static_cast<int>(i));
       }
@@ -589,7 +614,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
           if ((fast = fl->Match(text.substr(pos), &groups))) break;
         }
         // A candidate from the set is known to match: capture at once.
-        if (!fast && !RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/set == nullptr)) continue;
+        if (!fast && !RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/!from_set)) continue;
         size_t next = pos + groups[0].size();
         if (next == pos) continue;  // an empty match strips nothing
         if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0, text.size() - next,
@@ -606,7 +631,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
     return round;
   };
   const int kWrapperRounds = 8;
-  bool wrappers_done = strip(wrappers_, wrapper_set_.get(), true, kWrapperRounds) < kWrapperRounds;
+  bool wrappers_done = strip(wrappers_, true, kWrapperRounds) < kWrapperRounds;
   const size_t wrappers_pos = pos, wrappers_stop = stop;
   Stripped out;
   out.wrapped_end = pos;
@@ -621,11 +646,11 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
       break;
     }
   }
-  strip(prefixes_, prefix_set_.get(), false, 3);
+  strip(prefixes_, false, 3);
   // Wrappers may follow a producer prefix too ("[2025-..] [rank0]: ..."): one
   // more pass, unless nothing moved since the first pass ended on a miss at
   // this very place (it would miss again).
-  if (!(wrappers_done && pos == wrappers_pos && stop == wrappers_stop)) strip(wrappers_, wrapper_set_.get(), true, 2);
+  if (!(wrappers_done && pos == wrappers_pos && stop == wrappers_stop)) strip(wrappers_, true, 2);
   out.begin = pos;
   out.end = stop;
   return out;
@@ -869,25 +894,24 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
 }
 
 Status FormatSet::BuildPrefixSets() {
-  auto build = [](const std::vector<PrefixSpec>& specs, std::shared_ptr<PrefixSetHolder>* out) -> Status {
-    out->reset();
-    if (specs.empty()) return OkStatus();
-    RE2::Options opt;
-    opt.set_log_errors(false);
-    opt.set_max_mem(64 << 20);
-    auto holder = std::make_shared<PrefixSetHolder>(opt);
-    for (const auto& p : specs) {
+  // Wrappers first, then producer prefixes: index i < wrappers_.size() is wrappers_[i].
+  both_set_.reset();
+  if (wrappers_.empty() && prefixes_.empty()) return OkStatus();
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  opt.set_max_mem(64 << 20);
+  auto holder = std::make_shared<PrefixSetHolder>(opt);
+  for (const auto* list : {&wrappers_, &prefixes_}) {
+    for (const auto& p : *list) {
       std::string err;
       if (holder->set.Add(p.re->pattern(), &err) < 0) {
         return InternalError(p.family + "." + p.id + ": cannot join the prefix set: " + err);
       }
     }
-    if (!holder->set.Compile()) return InternalError("compiling the prefix set failed (out of memory?)");
-    *out = std::move(holder);
-    return OkStatus();
-  };
-  TPT_RETURN_IF_ERROR(build(wrappers_, &wrapper_set_));
-  return build(prefixes_, &prefix_set_);
+  }
+  if (!holder->set.Compile()) return InternalError("compiling the prefix set failed (out of memory?)");
+  both_set_ = std::move(holder);
+  return OkStatus();
 }
 
 Status FormatSet::BuildPrefilter() {

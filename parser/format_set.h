@@ -189,9 +189,10 @@ class FormatSet {
   std::vector<std::string> families_;
   std::vector<LiteralTarget> targets_;
   std::unique_ptr<hs_database, HsDeleter> db_;
-  // One anchored RE2::Set per list: one DFA pass says which prefixes can
-  // match at a position, instead of one regex run per prefix.
-  std::shared_ptr<PrefixSetHolder> wrapper_set_, prefix_set_;
+  // One anchored RE2::Set over the wrappers and then the prefixes: one DFA
+  // pass says which of both can match at a position, instead of one regex
+  // run per prefix.
+  std::shared_ptr<PrefixSetHolder> both_set_;
 };
 
 }  // namespace tpt
