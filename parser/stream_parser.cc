@@ -298,7 +298,11 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
     }
     // Another producer's line interleaved with the record: skipped.
   }
-  if (ob.lines_seen > formats_.blocks()[ob.spec].max_lines) open_.erase(open_.begin() + idx);
+  if (ob.lines_seen > formats_.blocks()[ob.spec].max_lines) {
+    // Longer than any real traceback (a runaway dump): still an exception, cut here.
+    EmitCut(std::move(ob), out);
+    open_.erase(open_.begin() + idx);
+  }
 }
 
 void StreamParser::Emit(Event&& e, std::vector<Event>* out) { out->push_back(std::move(e)); }

@@ -35,7 +35,7 @@ class StreamParser {
   StreamParser& operator=(const StreamParser&) = delete;
 
   void ParseBlock(const Block& block, std::vector<Event>* out);
-  // End of stream: open multi-line records without their end are dropped.
+  // End of stream: open multi-line records without their end are emitted cut.
   void Finish(std::vector<Event>* out);
 
   uint64_t lines() const { return line_no_; }

@@ -153,6 +153,31 @@ TEST(StreamParser, KindsFilterSkipsOtherPatterns) {
 }
 
 // The log ends inside a traceback: one exception, cut, with its frame (not dropped, not leaked).
+// A traceback running past its block's max_lines (python.json: 2000) was
+// dropped; it is an exception cut there, with the frames kept (capped).
+TEST(StreamParser, TracebackPastMaxLinesIsEmittedCut) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok());
+  size_t max_lines = 0;
+  for (const auto& b : fs->blocks()) {
+    if (b.kind == "exception") max_lines = b.max_lines;
+  }
+  ASSERT_GT(max_lines, 0u);
+  std::string input = "first line\nTraceback (most recent call last):\n";
+  for (size_t k = 0; k < max_lines + 5; ++k) input += "  File \"a.py\", line " + std::to_string(k) + ", in f\n";
+  input += "RuntimeError: too late to end it\n";
+  Result r = ParseAll(*fs, input, 4096);
+  ASSERT_EQ(r.events.size(), 1u);
+  const Event& e = r.raw[0];
+  EXPECT_EQ(e.kind, "exception");
+  EXPECT_EQ(e.fields["cut"], true);
+  EXPECT_EQ(e.fields["type"], "");
+  EXPECT_EQ(e.fields["traceback_line"], 2);
+  EXPECT_EQ(e.line, 2u);
+  EXPECT_EQ(e.extra_lines.size(), StreamParser::kMaxExtraLines);
+  EXPECT_EQ(e.extra_lines.front(), "  File \"a.py\", line 0, in f");
+}
+
 TEST(StreamParser, TracebackWithoutEndIsEmittedCut) {
   auto fs = testing::TestFormats();
   ASSERT_TRUE(fs.ok());
