@@ -42,20 +42,44 @@ bool InClass(Item::Class cls, char c) {
 }
 
 // Length of the class run at text[pos], 0 when none.
+// Whether `lit` is at text[pos] (the first byte turns most misses away).
+bool LiteralAt(std::string_view text, size_t pos, const std::string& lit) {
+  return text.size() - pos >= lit.size() && text[pos] == lit[0] &&
+         std::memcmp(text.data() + pos, lit.data(), lit.size()) == 0;
+}
+
+// Length of the class run at text[pos], 0 when none.
 size_t RunLength(const Item& it, std::string_view text, size_t pos) {
-  if (it.cls == Item::kWords) {
-    for (const auto& w : it.words) {
-      if (text.compare(pos, w.size(), w) == 0) return w.size();
-    }
-    return 0;
+  const char* p = text.data() + pos;
+  const char* end = text.data() + text.size();
+  const char* q = p;
+  switch (it.cls) {
+    case Item::kWords:
+      for (const auto& w : it.words) {
+        if (LiteralAt(text, pos, w)) return w.size();
+      }
+      return 0;
+    case Item::kDigits:
+      if (it.count > 0) {
+        if (end - p < it.count) return 0;
+        for (int k = 0; k < it.count; ++k) {
+          if (!IsDigit(p[k])) return 0;
+        }
+        return static_cast<size_t>(it.count);
+      }
+      while (q < end && IsDigit(*q)) ++q;
+      break;
+    case Item::kNumber:
+      while (q < end && (IsDigit(*q) || *q == '.')) ++q;
+      break;
+    case Item::kNonSpace:
+      while (q < end && !IsSpace(*q)) ++q;
+      break;
+    case Item::kWord:
+      while (q < end && IsWord(*q)) ++q;
+      break;
   }
-  size_t n = 0;
-  if (it.count > 0) {
-    while (n < static_cast<size_t>(it.count) && pos + n < text.size() && IsDigit(text[pos + n])) ++n;
-    return n == static_cast<size_t>(it.count) ? n : 0;
-  }
-  while (pos + n < text.size() && InClass(it.cls, text[pos + n])) ++n;
-  return n;
+  return static_cast<size_t>(q - p);
 }
 
 enum class Step { kOk, kFail, kGiveUp };
@@ -75,7 +99,7 @@ Step Run(const std::vector<Item>& items, std::string_view text, size_t* pos, boo
     const Item& it = items[i];
     switch (it.type) {
       case Item::kLiteral:
-        if (text.compare(*pos, it.literal.size(), it.literal) != 0) return Step::kFail;
+        if (!LiteralAt(text, *pos, it.literal)) return Step::kFail;
         *pos += it.literal.size();
         break;
       case Item::kSkip: {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -161,6 +162,7 @@ Status ParseFields(const std::string& file, const std::string& path, const json&
       return At(file, fpath + ".unit",
                 "unknown unit '" + fs.unit + "' (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB, GB_as_GiB; s, ms, us, min)");
     }
+    fs.number_kind = fs.type == "int" ? 'i' : fs.type == "float" ? 'f' : fs.type == "fraction" ? 'r' : 0;
     if (fs.type == "bytes" && fs.unit.empty() && fs.unit_group.empty()) {
       return At(file, fpath, "a bytes field needs \"unit\" or \"unit_group\"");
     }
@@ -180,12 +182,32 @@ Status ParseFields(const std::string& file, const std::string& path, const json&
   return OkStatus();
 }
 
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
 // Fills `fields` from captured groups. Missing optional groups are skipped.
 bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::string_view>& groups,
                    json* fields, std::string* error) {
   for (const FieldSpec& f : specs) {
     std::string_view text = groups[f.group_index];
     if (text.data() == nullptr) continue;  // group did not participate
+    // Plain numbers (what \d+ and [\d.]+ capture) need no trimming, no
+    // separators and no '%': std::from_chars as ConvertField would, minus the
+    // checks and the Status. Anything else is ConvertField's.
+    if (f.number_kind == 'i') {
+      int64_t v = 0;
+      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec == std::errc() && p == text.data() + text.size() && !text.empty() && text[0] != '-') {
+        (*fields)[f.name] = v;
+        continue;
+      }
+    } else if (f.number_kind != 0) {
+      double v = 0;
+      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec == std::errc() && p == text.data() + text.size() && !text.empty() && IsAsciiDigit(text[0])) {
+        (*fields)[f.name] = f.number_kind == 'r' && f.percent ? v / 100.0 : v;
+        continue;
+      }
+    }
     std::string_view unit = f.unit;
     if (f.unit_group_index >= 0) {
       std::string_view u = groups[f.unit_group_index];

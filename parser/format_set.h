@@ -49,6 +49,9 @@ struct FieldSpec {
   int unit_group_index = -1;
   bool optional = false;
   bool percent = false;
+  // 'i' int, 'f' float, 'r' fraction: plain numbers are converted in place
+  // (format_set.cc ConvertFields); anything else goes through ConvertField.
+  char number_kind = 0;
 };
 
 // A producer prefix or a layer-0 wrapper: an anchored regex stripped from the
