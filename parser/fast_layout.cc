@@ -30,55 +30,39 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' ||
 
 bool IsWord(char c) { return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
-bool InClass(Item::Class cls, char c) {
-  switch (cls) {
-    case Item::kDigits: return IsDigit(c);
-    case Item::kNumber: return IsDigit(c) || c == '.';
-    case Item::kNonSpace: return !IsSpace(c);
-    case Item::kWord: return IsWord(c);
-    case Item::kWords: return false;
-  }
-  return false;
+bool InClass(const Item& it, char c) { return it.cls == Item::kSet && it.set[static_cast<unsigned char>(c)]; }
+
+std::bitset<256> SetOf(bool (*pred)(char)) {
+  std::bitset<256> out;
+  for (int c = 0; c < 256; ++c) out[c] = pred(static_cast<char>(c));
+  return out;
 }
 
-// Length of the class run at text[pos], 0 when none.
 // Whether `lit` is at text[pos] (the first byte turns most misses away).
 bool LiteralAt(std::string_view text, size_t pos, const std::string& lit) {
   return text.size() - pos >= lit.size() && text[pos] == lit[0] &&
          std::memcmp(text.data() + pos, lit.data(), lit.size()) == 0;
 }
 
-// Length of the class run at text[pos], 0 when none.
+// Length of the class run at text[pos] (greedy, or exactly `count`), 0 when none.
 size_t RunLength(const Item& it, std::string_view text, size_t pos) {
+  if (it.cls == Item::kWords) {
+    for (const auto& w : it.words) {
+      if (LiteralAt(text, pos, w)) return w.size();
+    }
+    return 0;
+  }
   const char* p = text.data() + pos;
   const char* end = text.data() + text.size();
-  const char* q = p;
-  switch (it.cls) {
-    case Item::kWords:
-      for (const auto& w : it.words) {
-        if (LiteralAt(text, pos, w)) return w.size();
-      }
-      return 0;
-    case Item::kDigits:
-      if (it.count > 0) {
-        if (end - p < it.count) return 0;
-        for (int k = 0; k < it.count; ++k) {
-          if (!IsDigit(p[k])) return 0;
-        }
-        return static_cast<size_t>(it.count);
-      }
-      while (q < end && IsDigit(*q)) ++q;
-      break;
-    case Item::kNumber:
-      while (q < end && (IsDigit(*q) || *q == '.')) ++q;
-      break;
-    case Item::kNonSpace:
-      while (q < end && !IsSpace(*q)) ++q;
-      break;
-    case Item::kWord:
-      while (q < end && IsWord(*q)) ++q;
-      break;
+  if (it.count > 0) {
+    if (end - p < it.count) return 0;
+    for (int k = 0; k < it.count; ++k) {
+      if (!it.set[static_cast<unsigned char>(p[k])]) return 0;
+    }
+    return static_cast<size_t>(it.count);
   }
+  const char* q = p;
+  while (q < end && it.set[static_cast<unsigned char>(*q)]) ++q;
   return static_cast<size_t>(q - p);
 }
 
@@ -112,7 +96,25 @@ Step Run(const std::vector<Item>& items, std::string_view text, size_t* pos, boo
       }
       case Item::kCapture: {
         size_t n = RunLength(it, text, *pos);
-        if (n == 0) return Step::kFail;
+        if (it.backoff) {
+          // RE2 takes the longest run after which the next literal matches;
+          // a shorter one that also fits is a choice it may come back to.
+          const std::string& next = items[i + 1].literal;
+          size_t k = n + 1;
+          bool found = false;
+          while (k-- > static_cast<size_t>(it.min)) {
+            if ((found = LiteralAt(text, *pos + k, next))) break;
+          }
+          if (!found) return Step::kFail;
+          for (size_t k2 = k; k2-- > static_cast<size_t>(it.min);) {
+            if (LiteralAt(text, *pos + k2, next)) {
+              *choice = true;
+              break;
+            }
+          }
+          n = k;
+        }
+        if (n == 0 && it.min > 0) return Step::kFail;
         if (it.group >= 0) (*groups)[it.group] = text.substr(*pos, n);
         *pos += n;
         break;
@@ -157,9 +159,7 @@ void AddFirstChars(const Item& it, Follow* f) {
   } else if (it.cls == Item::kWords) {
     for (const auto& w : it.words) f->chars.set(static_cast<unsigned char>(w[0]));
   } else {
-    for (int c = 0; c < 256; ++c) {
-      if (InClass(it.cls, static_cast<char>(c))) f->chars.set(c);
-    }
+    f->chars |= it.set;
   }
 }
 
@@ -173,8 +173,11 @@ Follow FirstOf(const std::vector<Item>& items, size_t from, const Follow& after)
       case Item::kSpanEnd:
         continue;
       case Item::kLiteral:
+        AddFirstChars(it, &f);
+        return f;
       case Item::kCapture:
         AddFirstChars(it, &f);
+        if (it.cls == Item::kSet && it.min == 0 && it.count == 0) continue;  // may be empty
         return f;
       case Item::kSkip:
         f.skip = true;
@@ -259,19 +262,23 @@ class Compiler {
 
   // A run must end where the regex's would: what may follow it (`after` for
   // what follows the list) must not start with a character the run can take.
-  Status CheckOrder(const std::vector<Item>& items, const Follow& after) const {
+  Status CheckOrder(std::vector<Item>& items, const Follow& after) const {
     for (size_t i = 0; i < items.size(); ++i) {
-      const Item& it = items[i];
+      Item& it = items[i];
       if (it.type == Item::kSkip && (i + 1 >= items.size() || items[i + 1].type != Item::kLiteral)) {
         return Error("'*' must be followed by literal text (it skips to that text)");
       }
       if (it.type == Item::kOptional) TPT_RETURN_IF_ERROR(CheckOrder(it.section, FirstOf(items, i + 1, after)));
       if (it.type != Item::kCapture || it.cls == Item::kWords || it.count > 0) continue;
+      if (i + 1 < items.size() && items[i + 1].type == Item::kLiteral && InClass(it, items[i + 1].literal[0])) {
+        it.backoff = true;  // [\w./-]+\.py: the run gives back what the literal needs
+        continue;
+      }
       Follow f = FirstOf(items, i + 1, after);
       // A greedy run then a lazy skip, or a run ending the layout: RE2's first choice too.
       if (f.skip) continue;
       for (int c = 0; c < 256; ++c) {
-        if (f.chars[c] && InClass(it.cls, static_cast<char>(c))) {
+        if (f.chars[c] && InClass(it, static_cast<char>(c))) {
           return Error("a run class must be followed by literal text starting with a character outside the class "
                        "(here '" + std::string(1, static_cast<char>(c)) + "' may follow)");
         }
@@ -305,6 +312,37 @@ class Compiler {
     return OkStatus();
   }
 
+  // "[...]+" or "[...]*": bytes, ranges a-z, \d \w \s and escaped punctuation.
+  Status ParseSet(std::string_view cls, Item* it) const {
+    char q = cls.size() >= 3 ? cls.back() : '\0';
+    if ((q != '+' && q != '*') || cls[cls.size() - 2] != ']') {
+      return Error("a class is [...]+ or [...]*, e.g. [\\w./-]+");
+    }
+    it->min = q == '+' ? 1 : 0;
+    std::string_view body = cls.substr(1, cls.size() - 3);
+    if (body.empty() || body[0] == '^') return Error("an empty or negated class is not supported");
+    for (size_t i = 0; i < body.size(); ++i) {
+      unsigned char c = static_cast<unsigned char>(body[i]);
+      if (c == '\\') {
+        if (i + 1 >= body.size()) return Error("a class ends with '\\'");
+        char e = body[++i];
+        if (e == 'd') it->set |= SetOf(IsDigit);
+        else if (e == 'w') it->set |= SetOf(IsWord);
+        else if (e == 's') it->set |= SetOf(IsSpace);
+        else if (IsWord(e)) return Error(std::string("unknown escape \\") + e + " in a class");
+        else it->set.set(static_cast<unsigned char>(e));
+      } else if (i + 2 < body.size() && body[i + 1] == '-') {
+        unsigned char hi = static_cast<unsigned char>(body[i + 2]);
+        if (hi < c) return Error("a range runs backwards in a class");
+        for (int x = c; x <= hi; ++x) it->set.set(x);
+        i += 2;
+      } else {
+        it->set.set(c);
+      }
+    }
+    return OkStatus();
+  }
+
   Status GroupOf(const std::string& name, int* group) const {
     const auto& named = re_.NamedCapturingGroups();
     auto g = named.find(name);
@@ -322,21 +360,24 @@ class Compiler {
     std::string name(body.substr(0, colon));
     std::string_view cls = body.substr(colon + 1);
     it->type = Item::kCapture;
+    it->cls = Item::kSet;
     if (cls == "digits") {
-      it->cls = Item::kDigits;
+      it->set = SetOf(IsDigit);
     } else if (cls.substr(0, 7) == "digits=") {
-      it->cls = Item::kDigits;
+      it->set = SetOf(IsDigit);
       std::string n(cls.substr(7));
       if (n.empty() || n.size() > 2 || n.find_first_not_of("0123456789") != std::string::npos || std::stoi(n) == 0) {
         return Error("digits=N needs a count from 1 to 99");
       }
       it->count = std::stoi(n);
     } else if (cls == "number") {
-      it->cls = Item::kNumber;
+      it->set = SetOf([](char c) { return IsDigit(c) || c == '.'; });
     } else if (cls == "nonspace") {
-      it->cls = Item::kNonSpace;
+      it->set = SetOf([](char c) { return !IsSpace(c); });
     } else if (cls == "word") {
-      it->cls = Item::kWord;
+      it->set = SetOf(IsWord);
+    } else if (!cls.empty() && cls.front() == '[') {
+      TPT_RETURN_IF_ERROR(ParseSet(cls, it));
     } else if (cls.find('|') != std::string_view::npos) {
       it->cls = Item::kWords;
       size_t start = 0;
@@ -356,7 +397,7 @@ class Compiler {
         }
       }
     } else {
-      return Error("unknown class '" + std::string(cls) + "' (digits, digits=N, number, nonspace, word, A|B)");
+      return Error("unknown class '" + std::string(cls) + "' (digits, digits=N, number, nonspace, word, [set]+, [set]*, A|B)");
     }
     if (!name.empty()) TPT_RETURN_IF_ERROR(GroupOf(name, &it->group));
     pos_ = close + 1;

@@ -13,6 +13,7 @@
 //   {:class}                  the same, not kept
 //       digits    \d+        number   [\d.]+      nonspace  \S+
 //       digits=N  \d{N}      word     \w+         A|B|C     one of these words
+//       [set]+  [set]*       a character class as in RE2 ([\w./-]+, [0-9;]*)
 //   {name=layout}           the span of a sub-layout captured into group `name`
 //   [ ... ]                 optional section, taken when it matches (like (?:...)?)
 //   *                       skip to the first occurrence of the literal after it (like .*?)
@@ -23,6 +24,7 @@
 //   if (fl->Match(line, &groups)) UseGroups(groups); else RunTheRegex(line);
 #pragma once
 
+#include <bitset>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,10 +76,13 @@ class FastLayout {
 
 struct FastLayout::Item {
   enum Type { kLiteral, kCapture, kSkip, kOptional, kSpanStart, kSpanEnd } type = kLiteral;
-  enum Class { kDigits, kNumber, kNonSpace, kWord, kWords } cls = kDigits;
+  enum Class { kSet, kWords } cls = kSet;
   std::string literal;             // kLiteral
   int group = -1;                  // kCapture, kSpan*: regex group index, -1 = not kept
-  int count = 0;                   // kDigits: exact count, 0 = one or more
+  std::bitset<256> set;            // kSet: the bytes a run takes
+  int min = 1;                     // kSet: 0 for [..]*, 1 otherwise
+  int count = 0;                   // kSet: exact count (digits=N), 0 = a greedy run
+  bool backoff = false;            // kSet: the literal after it starts inside the set (RE2 backs off)
   std::vector<std::string> words;  // kWords
   std::vector<Item> section;       // kOptional
 };

@@ -79,6 +79,30 @@ TEST(FastLayout, SpansAndAnchoredPrefixes) {
   }
 }
 
+// A run followed by text it could also take: RE2 backs off to the longest
+// run after which the text matches; so does the layout.
+TEST(FastLayout, RunsBackOffLikeTheRegex) {
+  RE2 re("(?:\x1b\\[[\\d;]*m)?\\[?(?P<f>[\\w./-]+)\\.py:(?P<l>\\d+)\\]");
+  auto fl = FastLayout::Compile("[\x1b\\[{:[0-9;]*}m][\\[]{f:[\\w./-]+}.py:{l:digits}\\]", re, /*anchored=*/true);
+  ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+  bool ok = false;
+  auto g = Groups(*fl, "[loggers.py:116] Engine 000", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[1], "loggers");
+  EXPECT_EQ(g[2], "116");
+  g = Groups(*fl, "\x1b[1;36mvllm/v1/a.py.py:7] x", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[1], "vllm/v1/a.py");
+  g = Groups(*fl, "\x1b[mx.py:1]", &ok);  // [0-9;]* may be empty
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[1], "x");
+  bool taken = false;
+  for (const char* line : {"[loggers.py:116] x", "a.py:1]", "a.py.py:1]", "a.py:x] b.py:2]", "[.py:1]", "\x1b[1mb.py:2]",
+                           "\x1b[1;2", "a.pyc:1]"}) {
+    EXPECT_EQ(fl->Disagreement(line, re, &taken), "") << line;
+  }
+}
+
 TEST(FastLayout, GivesUpWhereTheRegexCouldChooseOtherwise) {
   // The section's skip finds a first 'g: ' that fails; the regex would try the second.
   RE2 re("a(?:.*?g: (?P<g>True|False),)?.*?t: (?P<t>\\d+)");
@@ -104,7 +128,6 @@ TEST(FastLayout, RejectsLayoutsThatCannotMirrorTheRegex) {
   };
   bad("batch #r: {r:digits}", "must start with the regex's leading text 'Decode batch #r: '");
   bad("Decode batch #r: {nope:digits}", "group 'nope' is not captured");
-  bad("Decode batch #r: {r:digits}1", "outside the class");
   bad("Decode batch #r: {r:digits}{:number} ", "outside the class");
   bad("Decode batch #r: {r:float}", "unknown class 'float'");
   bad("Decode batch #r: {r:A|AB}", "begins");
@@ -116,7 +139,10 @@ TEST(FastLayout, RejectsLayoutsThatCannotMirrorTheRegex) {
   bad("Decode batch #r: {nope={:digits}}", "group 'nope' is not captured");
   bad("Decode batch #r: {r={:digits}}{:number}", "outside the class");  // the run's end is the span's end
   bad("Decode batch #r: [{r:digits}]7", "outside the class");            // what follows a section counts
-  bad("Decode batch #r: {r:word}_", "outside the class");
+  bad("Decode batch #r: [{r:word}]_", "outside the class");
+  bad("Decode batch #r: {r:[a-z]}", "[...]+ or [...]*");
+  bad("Decode batch #r: {r:[z-a]+}", "backwards");
+  bad("Decode batch #r: {r:[^a]+}", "negated");
   RE2 alt("a|b");
   EXPECT_FALSE(FastLayout::Compile("a", alt).ok());
   RE2 caseless("(?i)abc");
@@ -235,9 +261,13 @@ TEST(FastLayout, PrefixLayoutsAgreeWithTheRegexOnMutatedLines) {
       "[2026-03-01 10:00:00.123 TP0] Memory pool end.",
       "[2025-12-02 07:04:51 DisaggregationMode.DECODE ATTN_CP1 MOE_DP2 TP1] Load weight end.",
       "[2025-03-08 12:29:33] The server is fired up and ready to roll!",
+      "INFO 07-23 20:49:31 worker.py:241] the current vLLM instance",
+      "ERROR 09-28 15:47:24 [core.py:718] ValueError: Free memory on device",
+      "DEBUG 01-23 12:00:00.125 [v1/core/kv_cache_utils.py:1087] x",
+      "\x1b[32mINFO\x1b[0m \x1b[90m01-23 12:00:00\x1b[0m \x1b[90m[core.py:77]\x1b[0m x",
   };
   static const char* kBits[] = {" TP", " DP", " PP", " EP", " ATTN_CP", " MOE_DP", "1", "12", ".", ".5", "] ", "]", "[", " ",
-                                "DisaggregationMode.", "x", ":", "-"};
+                                "DisaggregationMode.", "x", ":", "-", "\x1b[", "\x1b[1;3m", "m", ".py", ".py:", "a/b", "INFO"};
   std::mt19937 rng(7);
   size_t taken_total = 0, declined = 0, layouts = 0;
   for (const PrefixSpec& p : formats->prefixes()) {
@@ -248,12 +278,12 @@ TEST(FastLayout, PrefixLayoutsAgreeWithTheRegexOnMutatedLines) {
         std::string line = seed;
         if (n > 0) {
           for (int e = 0, edits = 1 + static_cast<int>(rng() % 3); e < edits; ++e) {
-            size_t at = rng() % 40;
+            size_t at = rng() % 60;
             if (at > line.size()) at = line.size();
             switch (rng() % 3) {
               case 0: line.erase(at, 1 + rng() % 4); break;
               case 1: line.insert(at, kBits[rng() % std::size(kBits)]); break;
-              case 2: if (at < line.size()) line[at] = "0123456789 .:-[]TPDx"[rng() % 20]; break;
+              case 2: if (at < line.size()) line[at] = "0123456789 .:-[]TPDxm\x1b"[rng() % 22]; break;
             }
           }
         }
@@ -265,7 +295,7 @@ TEST(FastLayout, PrefixLayoutsAgreeWithTheRegexOnMutatedLines) {
       }
     }
   }
-  EXPECT_GE(layouts, 1u);
+  EXPECT_GE(layouts, 2u);
   EXPECT_GT(taken_total, 1000u);
   EXPECT_GT(declined, 1000u);
 }
