@@ -431,6 +431,8 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       TPT_RETURN_IF_ERROR(compile_at(path, item, "regex", true, false, &p.re));
       TPT_RETURN_IF_ERROR(compile_at(path, item, "then", false, false, &p.then));
       p.suffix = item.value("suffix", false);
+      p.repeat = item.value("repeat", false);
+      if (p.repeat && p.suffix) return At(f, path + ".repeat", "not for a suffix wrapper");
       if (p.suffix && item.contains("fast")) return At(f, path + ".fast", "not for a suffix wrapper");
       TPT_RETURN_IF_ERROR(compile_fast(path, item, *p.re, /*anchored=*/true, &p.fast));
       p.literals = StringList(item.value("literals", json()));
@@ -582,7 +584,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   }
 }
 
-FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) const {
+FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, std::string_view previous) const {
   size_t pos = 0, stop = line.size();
   thread_local std::vector<std::string_view> groups;
   thread_local std::vector<int> candidates, found;
@@ -650,6 +652,9 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta) 
         if (!fast && !RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/!from_set)) continue;
         size_t next = pos + groups[0].size();
         if (next == pos) continue;  // an empty match strips nothing
+        if (p.repeat && previous.substr(std::min(pos, previous.size()), next - pos) != text.substr(pos, next - pos)) {
+          continue;
+        }
         if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0, text.size() - next,
                                      RE2::ANCHOR_START, nullptr, 0)) {
           continue;
@@ -796,6 +801,14 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
             ok = spec->then->Match(after, 0, after.size(), RE2::ANCHOR_START, nullptr, 0);
           }
           if (ok) rest = line.substr(pos + groups[0].size());
+        }
+        if (ok && spec->repeat) {
+          std::string previous = sample.value("previous", "");
+          std::string matched = line.substr(pos, groups[0].size());
+          if (previous.compare(std::min(pos, previous.size()), matched.size(), matched) != 0) {
+            return At(f, spath + ".previous",
+                      "a repeat wrapper's sample needs \"previous\": the line before it, starting with the same text");
+          }
         }
         if (!ok) return At(f, spath + ".line", "the regex does not match this sample at its start");
         if (!spec->suffix) {

@@ -62,6 +62,9 @@ struct PrefixSpec {
   std::shared_ptr<re2::RE2> re;
   std::shared_ptr<re2::RE2> then;  // optional: must match what follows (no look-ahead in RE2)
   bool suffix = false;
+  // Taken only when the previous line of the stream holds the same matched
+  // text at the same place (pdsh's "host: " is any word before ": " alone).
+  bool repeat = false;
   std::vector<std::string> literals;  // suffix wrappers: one must occur for the regex to run
   // A named group, what it says about the producer (role), and its capture index.
   struct Group {
@@ -159,10 +162,11 @@ class FormatSet {
   // Strips wrappers (iteratively), a trailing suffix wrapper, then producer
   // prefixes (iteratively) from `line`; fills `meta`. line[wrapped_end, end)
   // is the line without wrappers, line[begin, end) the producer's message.
+  // `previous` is the stream's line before this one (for `repeat` wrappers).
   struct Stripped {
     size_t wrapped_end = 0, begin = 0, end = 0;
   };
-  Stripped StripLine(std::string_view line, LineMeta* meta) const;
+  Stripped StripLine(std::string_view line, LineMeta* meta, std::string_view previous = {}) const;
 
   // Runs one pattern on the (stripped) text; on a match fills e->fields (and
   // kind, family, pattern_id, consequence). `error` receives conversion problems.

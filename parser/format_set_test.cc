@@ -129,5 +129,26 @@ TEST(FormatSet, KvGroupFillsArgsAndKnownFields) {
   ASSERT_TRUE(fs.ok()) << fs.status().ToString();
 }
 
+TEST(FormatSet, RepeatWrapperSampleNeedsThePreviousLine) {
+  auto family = [](const std::string& previous) {
+    return R"J({"schema": 1, "family": "w", "wrappers": [{"id": "host", "regex": "^(?P<host>[a-z]+-\\d+): ", "repeat": true,
+      "samples": [{"line": "node-1: x", )J" + previous + R"J("fields": {"host": "node-1"}}]}]})J";
+  };
+  auto files = [&](const std::string& previous) {
+    std::vector<FormatSource> f = {{"w.json", family(previous)}};
+    for (const auto& s : FormatSet::BuiltinSources()) {
+      if (s.name.find("python.json") != std::string::npos) f.push_back(s);
+    }
+    return f;
+  };
+  EXPECT_TRUE(FormatSet::Load(files(R"("previous": "node-1: y", )"), true).ok());
+  auto missing = FormatSet::Load(files(""), true);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("$.wrappers[0].samples[0].previous"), std::string::npos)
+      << missing.status().message();
+  auto other = FormatSet::Load(files(R"("previous": "node-2: y", )"), true);
+  EXPECT_FALSE(other.ok());
+}
+
 }  // namespace
 }  // namespace tpt

@@ -77,8 +77,9 @@ void StreamParser::ParseBlock(const Block& block, std::vector<Event>* out) {
   std::string_view text = block.text;
   if (block.truncated) {
     // A line longer than the read buffer, already cut to max_line_bytes.
-    ProcessLine(text, block.offset, true, Scan(text), out);
+    ProcessLine(text, last_line_, block.offset, true, Scan(text), out);
     ++line_no_;
+    KeepLastLine(text);
     return;
   }
   hits_.clear();
@@ -124,15 +125,32 @@ void StreamParser::ParseBlock(const Block& block, std::vector<Event>* out) {
     size_t end = nl ? static_cast<size_t>(nl - text.data()) : text.size();
     ids.clear();
     while (hi < hits.size() && hits[hi].to - 1 < end) ids.push_back(hits[hi++].id);
-    ProcessLine(text.substr(pos, end - pos), block.offset + pos, false, ids, out);
+    ProcessLine(text.substr(pos, end - pos), PreviousLine(text, pos), block.offset + pos, false, ids, out);
     ++line_no_;
     pos = end + 1;
   }
   hits.clear();
   hits_.swap(hits);
+  KeepLastLine(text);
 }
 
-void StreamParser::ProcessLine(std::string_view line, uint64_t offset, bool truncated,
+std::string_view StreamParser::PreviousLine(std::string_view text, size_t pos) const {
+  if (pos == 0) return last_line_;
+  size_t end = pos - 1;  // the '\n' that ends it
+  const char* nl = end > 0 ? static_cast<const char*>(memrchr(text.data(), '\n', end)) : nullptr;
+  size_t start = nl ? static_cast<size_t>(nl - text.data()) + 1 : 0;
+  return text.substr(start, std::min<size_t>(end - start, kKeptPreviousBytes));
+}
+
+void StreamParser::KeepLastLine(std::string_view text) {
+  if (text.empty()) return;
+  size_t end = text.back() == '\n' ? text.size() - 1 : text.size();
+  const char* nl = end > 0 ? static_cast<const char*>(memrchr(text.data(), '\n', end)) : nullptr;
+  size_t start = nl ? static_cast<size_t>(nl - text.data()) + 1 : 0;
+  last_line_.assign(text.substr(start, std::min<size_t>(end - start, kKeptPreviousBytes)));
+}
+
+void StreamParser::ProcessLine(std::string_view line, std::string_view previous, uint64_t offset, bool truncated,
                                const std::vector<unsigned>& ids, std::vector<Event>* out) {
   bool rescan = false;
   if (truncated || line.size() > options_.max_line_bytes) {
@@ -154,16 +172,16 @@ void StreamParser::ProcessLine(std::string_view line, uint64_t offset, bool trun
       size_t cr = line.find('\r', start);
       if (cr == std::string_view::npos) cr = line.size();
       std::string_view seg = line.substr(start, cr - start);
-      if (!seg.empty()) ProcessSegment(seg, offset + start, true, {}, out);
+      if (!seg.empty()) ProcessSegment(seg, previous, offset + start, true, {}, out);
       start = cr + 1;
     }
     return;
   }
-  ProcessSegment(line, offset, rescan, ids, out);
+  ProcessSegment(line, previous, offset, rescan, ids, out);
 }
 
-void StreamParser::ProcessSegment(std::string_view seg, uint64_t offset, bool rescan, const std::vector<unsigned>& hit_ids,
-                                  std::vector<Event>* out) {
+void StreamParser::ProcessSegment(std::string_view seg, std::string_view previous, uint64_t offset, bool rescan,
+                                  const std::vector<unsigned>& hit_ids, std::vector<Event>* out) {
   thread_local std::vector<unsigned> ids;
   ids = hit_ids;
   if (std::memchr(seg.data(), '\x1b', seg.size()) != nullptr) {
@@ -186,7 +204,7 @@ void StreamParser::ProcessSegment(std::string_view seg, uint64_t offset, bool re
   }
 
   LineMeta meta;
-  FormatSet::Stripped st = formats_.StripLine(seg, &meta);
+  FormatSet::Stripped st = formats_.StripLine(seg, &meta, previous);
   std::string_view msg = seg.substr(st.begin, st.end - st.begin);
   std::string_view text = seg.substr(st.wrapped_end);
 

@@ -46,6 +46,8 @@ class StreamParser {
   // At most this many continuation lines / bytes are kept per multi-line record.
   static constexpr size_t kMaxExtraLines = 200;
   static constexpr size_t kMaxExtraBytes = 64 * 1024;
+  // How much of the previous line `repeat` wrappers can compare with.
+  static constexpr size_t kKeptPreviousBytes = 256;
 
  private:
   struct Hit {
@@ -62,10 +64,13 @@ class StreamParser {
   };
 
   static int OnHit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* ctx);
-  void ProcessLine(std::string_view line, uint64_t offset, bool truncated, const std::vector<unsigned>& ids,
-                   std::vector<Event>* out);
-  void ProcessSegment(std::string_view seg, uint64_t offset, bool rescan, const std::vector<unsigned>& hit_ids,
-                      std::vector<Event>* out);
+  void ProcessLine(std::string_view line, std::string_view previous, uint64_t offset, bool truncated,
+                   const std::vector<unsigned>& ids, std::vector<Event>* out);
+  void ProcessSegment(std::string_view seg, std::string_view previous, uint64_t offset, bool rescan,
+                      const std::vector<unsigned>& hit_ids, std::vector<Event>* out);
+  // The line before text[pos] (the previous block's last line at pos 0).
+  std::string_view PreviousLine(std::string_view text, size_t pos) const;
+  void KeepLastLine(std::string_view text);
   void HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
                     bool has_start, std::vector<Event>* out);
   void Emit(Event&& e, std::vector<Event>* out);
@@ -84,6 +89,7 @@ class StreamParser {
   uint64_t line_no_ = 0;  // lines completed so far
   uint64_t long_lines_ = 0;
   std::string scratch_text_;
+  std::string last_line_;  // start of the previous block's last line (repeat wrappers)
 };
 
 // One input stream as a pull source of events.

@@ -234,5 +234,48 @@ TEST(StreamParser, ABlockParsedInPiecesKeepsLinesOffsetsAndTracebacks) {
   EXPECT_EQ(r.bytes, input.size());
 }
 
+// pdsh / DeepSpeed multi-node: "host: " is stripped (and gives the host) only
+// when the previous line of the stream starts with the same text; "INFO: ",
+// "Traceback: ", "ValueError: " never are, repeated or not.
+TEST(StreamParser, PdshHostPrefixNeedsTheSameHostOnThePreviousLine) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input =
+      "node-1: Load weight end. t=X, avail mem=1.00 GB\n"          // no previous line: kept
+      "node-1: Load weight end. t=X, avail mem=2.00 GB\n"          // stripped
+      "node-1: Traceback (most recent call last):\n"
+      "node-1:   File \"a.py\", line 3, in f\n"
+      "node-1: RuntimeError: boom\n"
+      "node-2: Load weight end. t=X, avail mem=3.00 GB\n"          // another host before it: kept
+      "INFO: Load weight end. t=X, avail mem=4.00 GB\n"
+      "INFO: Load weight end. t=X, avail mem=5.00 GB\n"
+      "Traceback: Load weight end. t=X, avail mem=6.00 GB\n"
+      "Traceback: Load weight end. t=X, avail mem=7.00 GB\n"
+      "ValueError: Load weight end. t=X, avail mem=8.00 GB\n"
+      "ValueError: Load weight end. t=X, avail mem=9.00 GB\n";
+  Result want = ParseAll(*fs, input, 1 << 16);
+  ASSERT_EQ(want.raw.size(), 10u);
+  auto host_of = [&](size_t i) { return want.raw[i].host; };
+  EXPECT_EQ(host_of(0), "");
+  EXPECT_EQ(want.raw[0].text.rfind("node-1: ", 0), 0u);
+  EXPECT_EQ(host_of(1), "node-1");
+  EXPECT_EQ(want.raw[1].text.rfind("Load weight end.", 0), 0u);
+  EXPECT_TRUE(want.raw[1].wrapper.contains("pdsh_host")) << want.raw[1].wrapper.dump();
+  EXPECT_EQ(want.raw[2].kind, "exception");
+  EXPECT_EQ(want.raw[2].fields["type"], "RuntimeError");
+  EXPECT_EQ(want.raw[2].extra_lines, std::vector<std::string>{"  File \"a.py\", line 3, in f"});
+  EXPECT_EQ(host_of(2), "node-1");
+  EXPECT_EQ(host_of(3), "");
+  EXPECT_EQ(want.raw[3].text.rfind("node-2: ", 0), 0u);
+  for (size_t i = 4; i < 10; ++i) {
+    EXPECT_EQ(host_of(i), "") << i;
+    EXPECT_FALSE(want.raw[i].wrapper.contains("pdsh_host")) << i << " " << want.raw[i].text;
+  }
+  // The previous line is carried across read blocks and pieces.
+  for (size_t buffer : {7, 50, 4096}) {
+    EXPECT_EQ(ParseAll(*fs, input, buffer).events, want.events) << "buffer " << buffer;
+  }
+}
+
 }  // namespace
 }  // namespace tpt
