@@ -112,14 +112,28 @@ TEST(EngineTest, OomDuringGraphCaptureIsCaptureOom) {
 }
 
 TEST(EngineTest, TimeoutsOnlyPointAtTheRankBehind) {
+  // One rank alone at another SeqNum of the same process group: the sequences
+  // no longer match (knowledge: fingerprint comparison per (PG, SeqNum)), and
+  // the odd rank out is the suspect.
   std::vector<Event> ev;
   for (int r = 0; r < 4; ++r) ev.push_back(Ev("startup_complete", r));
   for (int r = 0; r < 4; ++r)
     ev.push_back(Ev("watchdog_timeout", r, {{"seq", r == 2 ? 41 : 42}, {"op_type", "ALLREDUCE"}}));
   Analysis a = Analyze(ev, Builtin());
-  ASSERT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;
+  ASSERT_EQ(a.root_cause, "collective_desync") << a.verdict;
+  EXPECT_EQ(a.diagnoses[0].figures["suspect_rank"].get<double>(), 2);
   EXPECT_EQ(a.diagnoses[0].figures["min_seq"].get<double>(), 41);
   EXPECT_EQ(a.diagnoses[0].figures["max_seq"].get<double>(), 42);
+  // Two ranks behind, two ahead: no single odd one out, a hang whose lowest
+  // SeqNum points at the ranks behind.
+  std::vector<Event> ev2;
+  for (int r = 0; r < 4; ++r) ev2.push_back(Ev("startup_complete", r));
+  for (int r = 0; r < 4; ++r)
+    ev2.push_back(Ev("watchdog_timeout", r, {{"seq", r >= 2 ? 41 : 42}, {"op_type", "ALLREDUCE"}}));
+  Analysis b = Analyze(ev2, Builtin());
+  ASSERT_EQ(b.root_cause, "nccl_timeout_hang") << b.verdict;
+  EXPECT_EQ(b.diagnoses[0].figures["min_seq"].get<double>(), 41);
+  EXPECT_EQ(b.diagnoses[0].figures["max_seq"].get<double>(), 42);
 }
 
 TEST(EngineTest, HealthyWithAlarmingLinesIsNone) {
