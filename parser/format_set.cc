@@ -1,6 +1,7 @@
 // format_set.cc: loading and checking format files; see format_set.h.
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
+#include "parser/json_reuse.h"
 
 #include <hs/hs.h>
 #include <re2/re2.h>
@@ -166,7 +167,7 @@ bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Fills `fields` from captured groups. Missing optional groups are skipped.
 bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::string_view>& groups,
-                   json* fields, std::string* error) {
+                   ObjectFiller* fields, std::string* error) {
   for (const FieldSpec& f : specs) {
     std::string_view text = groups[f.group_index];
     if (text.data() == nullptr) continue;  // group did not participate
@@ -177,14 +178,14 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
       int64_t v = 0;
       auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       if (ec == std::errc() && p == text.data() + text.size() && !text.empty() && text[0] != '-') {
-        (*fields)[f.name] = v;
+        fields->Set(f.name, v);
         continue;
       }
     } else if (f.number_kind != 0) {
       double v = 0;
       auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       if (ec == std::errc() && p == text.data() + text.size() && !text.empty() && IsAsciiDigit(text[0])) {
-        (*fields)[f.name] = f.number_kind == 'r' && f.percent ? v / 100.0 : v;
+        fields->Set(f.name, f.number_kind == 'r' && f.percent ? v / 100.0 : v);
         continue;
       }
     }
@@ -198,7 +199,11 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
       if (error) *error = "field '" + f.name + "': " + v.status().message();
       continue;
     }
-    (*fields)[f.name] = std::move(*v);
+    if (v->is_string()) {
+      fields->SetString(f.name, v->get_ref<const std::string&>());
+    } else {
+      fields->Slot(f.name) = std::move(*v);
+    }
   }
   return true;
 }
@@ -221,15 +226,16 @@ std::string LineMeta::Key() const {
 void LineMeta::ApplyTo(Event* e) const {
   e->host = host;
   e->process = process;
-  e->wrapper = wrapper;
+  AssignReusing(&e->wrapper, wrapper);
   ApplyScalars(e);
 }
 
-void LineMeta::MoveTo(Event* e) && {
-  e->host = std::move(host);
-  e->process = std::move(process);
-  e->wrapper = std::move(wrapper);
-  ApplyScalars(e);
+void LineMeta::Reset() {
+  rank = local_rank = pid = -1;
+  dp_rank = pp_rank = tp_rank = ep_rank = -1;
+  host.clear();
+  process.clear();
+  ts.reset();
 }
 
 void LineMeta::ApplyScalars(Event* e) const {
@@ -243,6 +249,9 @@ void LineMeta::ApplyScalars(Event* e) const {
   if (ts) {
     e->ts = ts->value;
     e->ts_is_time_of_day = ts->time_of_day;
+  } else {
+    e->ts.reset();
+    e->ts_is_time_of_day = false;
   }
   // Single-node servers print only a TP rank: it is the global rank there.
   if (e->rank < 0 && tp_rank >= 0 && dp_rank <= 0 && pp_rank <= 0) e->rank = tp_rank;
@@ -498,9 +507,15 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
 }
 
 void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& g, LineMeta* meta,
-                            bool is_wrapper) const {
+                            bool is_wrapper, ObjectFiller* top) const {
   using G = PrefixSpec::Group;
-  json info = json::object();
+  static const std::string kPrefixKey = "prefix", kIdKey = "id";
+  // The metadata object is refilled in place: a line with the same prefix as
+  // the last one reuses its nodes and string buffers (json_reuse.h).
+  const std::string& key = is_wrapper ? p.id : kPrefixKey;
+  json& slot = top ? top->Slot(key) : meta->wrapper[key];
+  thread_local ObjectFiller info;
+  info.Begin(&slot);
   std::string_view date, time, month_day, ts;
   for (const G& grp : p.groups) {
     std::string_view v = g[grp.index];
@@ -522,8 +537,13 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
       case G::kEp: if (n) meta->ep_rank = *n; break;
       case G::kOther: break;
     }
-    if (n) info[grp.name] = *n;
-    else info[grp.name] = SanitizeUtf8(v);
+    if (n) {
+      info.Set(grp.name, int64_t{*n});
+    } else if (IsValidUtf8(v)) {
+      info.SetString(grp.name, v);
+    } else {
+      info.SetString(grp.name, SanitizeUtf8(v));
+    }
   }
   std::optional<Timestamp> t;
   if (!ts.empty()) {
@@ -545,18 +565,17 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   // collector stamp) is kept, a producer's own absolute stamp replaces a
   // collector's time of day.
   if (t && (!meta->ts || (meta->ts->time_of_day && !t->time_of_day))) meta->ts = t;
-  if (is_wrapper) {
-    meta->wrapper[p.id] = std::move(info);
-  } else {
-    info["id"] = p.full_id;
-    meta->wrapper["prefix"] = std::move(info);
-  }
+  if (!is_wrapper) info.SetString(kIdKey, p.full_id);
+  info.End();
 }
 
 FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, std::string_view previous) const {
   size_t pos = 0, stop = line.size();
   thread_local std::vector<std::string_view> groups;
   thread_local std::vector<int> candidates, found;
+  // Wrapper keys set on this line; the others (the last line's) go at the end.
+  thread_local ObjectFiller top;
+  top.Begin(&meta->wrapper);
   // Which wrappers and which prefixes can match at [pos, stop): one pass of
   // the set holding both answers for both lists, and is asked once per place
   // (a line typically asks at its start, then after its producer prefix).
@@ -628,7 +647,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
                                      RE2::ANCHOR_START, nullptr, 0)) {
           continue;
         }
-        ApplyPrefix(p, groups, meta, is_wrapper);
+        ApplyPrefix(p, groups, meta, is_wrapper, &top);
         pos = next;
         hit = true;
         break;
@@ -648,7 +667,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
     for (const auto& lit : p.literals) has_literal |= text.find(lit) != std::string_view::npos;
     if (!has_literal) continue;
     if (RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups) && groups[0].data() + groups[0].size() == text.data() + text.size()) {
-      ApplyPrefix(p, groups, meta, true);
+      ApplyPrefix(p, groups, meta, true, &top);
       stop = static_cast<size_t>(groups[0].data() - line.data());
       break;
     }
@@ -658,6 +677,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   // more pass, unless nothing moved since the first pass ended on a miss at
   // this very place (it would miss again).
   if (!(wrappers_done && pos == wrappers_pos && stop == wrappers_stop)) strip(wrappers_, true, 2);
+  top.End();
   out.begin = pos;
   out.end = stop;
   return out;
@@ -675,14 +695,21 @@ bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event*
   e->family = p.family;
   e->pattern_id = p.id;
   e->consequence = p.consequence;
-  if (!e->fields.is_object() || !e->fields.empty()) e->fields = json::object();  // a fresh Event has one
-  ConvertFields(p.fields, groups, &e->fields, error);
+  // Typed fields go into the existing object in place (a recycled Event's
+  // map nodes and strings are reused where keys repeat; json_reuse.h).
+  thread_local ObjectFiller fields;
+  if (p.kv_group_index >= 0) e->fields = json::object();  // server args: keys vary, start afresh
+  fields.Begin(&e->fields);
+  ConvertFields(p.fields, groups, &fields, error);
   if (p.kv_group_index >= 0 && groups[p.kv_group_index].data() != nullptr) {
     json args = ParsePythonKv(groups[p.kv_group_index]);
     CopyKnownServerArgs(args, &e->fields);
     e->fields["args"] = std::move(args);
+    for (auto it = p.set.begin(); it != p.set.end(); ++it) e->fields[it.key()] = it.value();
+    return true;  // fresh object: nothing stale to erase
   }
-  for (auto it = p.set.begin(); it != p.set.end(); ++it) e->fields[it.key()] = it.value();
+  for (auto it = p.set.begin(); it != p.set.end(); ++it) fields.SetCopy(it.key(), it.value());
+  fields.End();
   return true;
 }
 
@@ -690,7 +717,10 @@ bool FormatSet::MatchBlockEnd(const BlockSpec& b, std::string_view text, json* f
   std::vector<std::string_view> groups;
   if (!RunRe(*b.end, text, 0, RE2::ANCHOR_START, &groups)) return false;
   *fields = json::object();
-  ConvertFields(b.fields, groups, fields, nullptr);
+  ObjectFiller filler;
+  filler.Begin(fields);
+  ConvertFields(b.fields, groups, &filler, nullptr);
+  filler.End();
   for (auto it = b.set.begin(); it != b.set.end(); ++it) (*fields)[it.key()] = it.value();
   return true;
 }

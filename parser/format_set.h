@@ -30,6 +30,7 @@ class RE2;
 }
 namespace tpt {
 struct PrefixSetHolder;  // RE2::Set over a list of prefixes (format_set.cc)
+class ObjectFiller;      // json_reuse.h
 }
 
 namespace tpt {
@@ -120,8 +121,12 @@ struct LineMeta {
   nlohmann::json wrapper = nlohmann::json::object();
   bool HasProducer() const { return rank >= 0 || local_rank >= 0 || tp_rank >= 0 || !host.empty() || pid >= 0; }
   std::string Key() const;               // identifies the printing process (traceback state)
+  // Sets e's producer members and wrapper to this line's (a recycled Event's
+  // wrapper keeps its nodes where keys repeat; ts cleared when none).
   void ApplyTo(Event* e) const;
-  void MoveTo(Event* e) &&;               // ApplyTo, moving strings and the wrapper JSON
+  // Forgets the last line's producer for the next StripLine (the wrapper
+  // object is kept: StripLine refills it in place).
+  void Reset();
 
  private:
   void ApplyScalars(Event* e) const;
@@ -170,6 +175,8 @@ class FormatSet {
 
   // Runs one pattern on the (stripped) text; on a match fills e->fields (and
   // kind, family, pattern_id, consequence). `error` receives conversion problems.
+  // A recycled `e` keeps its fields' nodes where keys repeat; keys the match
+  // does not set are erased. On no match `e` is untouched.
   bool MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error) const;
 
   // Fields of a block's end line; false when `end` does not match.
@@ -184,8 +191,9 @@ class FormatSet {
                       size_t first_block, size_t first_wrapper, size_t first_prefix) const;
   Status BuildPrefilter();
   Status BuildPrefixSets();
+  // `top` (may be null) tracks the wrapper keys set on this line (StripLine).
   void ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& groups, LineMeta* meta,
-                   bool is_wrapper) const;
+                   bool is_wrapper, ObjectFiller* top = nullptr) const;
 
   std::vector<PatternSpec> patterns_;
   std::vector<PrefixSpec> wrappers_;

@@ -28,15 +28,24 @@ uint64_t CountNewlines(const char* p, size_t n) {
 }
 
 // `s` is valid UTF-8 already (ProcessSegment repairs it before matching).
-std::string CapText(std::string_view s) {
-  if (s.size() <= StreamParser::kMaxTextBytes) return std::string(s);
+// Assigned into `out`, whose buffer a recycled Event keeps.
+void CapText(std::string_view s, std::string* out) {
+  if (s.size() <= StreamParser::kMaxTextBytes) {
+    out->assign(s);
+    return;
+  }
   size_t cut = StreamParser::kMaxTextBytes;
   // Do not cut inside a UTF-8 sequence.
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
-  return std::string(s.substr(0, cut));
+  out->assign(s.substr(0, cut));
 }
 
 }  // namespace
+
+Event& EventBatch::Add() {
+  if (size_ == events_.size()) events_.emplace_back();
+  return events_[size_++];
+}
 
 StreamParser::StreamParser(const FormatSet& formats, const ParseOptions& options, int source, std::string file)
     : formats_(formats), options_(options), source_(source), file_(std::move(file)) {
@@ -74,6 +83,18 @@ std::vector<unsigned> StreamParser::Scan(std::string_view text) {
 }
 
 void StreamParser::ParseBlock(const Block& block, std::vector<Event>* out) {
+  vector_batch_.Clear();
+  ParseBlock(block, &vector_batch_);
+  for (size_t i = 0; i < vector_batch_.size(); ++i) out->push_back(std::move(vector_batch_[i]));
+}
+
+void StreamParser::Finish(std::vector<Event>* out) {
+  vector_batch_.Clear();
+  Finish(&vector_batch_);
+  for (size_t i = 0; i < vector_batch_.size(); ++i) out->push_back(std::move(vector_batch_[i]));
+}
+
+void StreamParser::ParseBlock(const Block& block, EventBatch* out) {
   std::string_view text = block.text;
   if (block.truncated) {
     // A line longer than the read buffer, already cut to max_line_bytes.
@@ -151,7 +172,7 @@ void StreamParser::KeepLastLine(std::string_view text) {
 }
 
 void StreamParser::ProcessLine(std::string_view line, std::string_view previous, uint64_t offset, bool truncated,
-                               const std::vector<unsigned>& ids, std::vector<Event>* out) {
+                               const std::vector<unsigned>& ids, EventBatch* out) {
   bool rescan = false;
   if (truncated || line.size() > options_.max_line_bytes) {
     ++long_lines_;
@@ -181,7 +202,7 @@ void StreamParser::ProcessLine(std::string_view line, std::string_view previous,
 }
 
 void StreamParser::ProcessSegment(std::string_view seg, std::string_view previous, uint64_t offset, bool rescan,
-                                  const std::vector<unsigned>& hit_ids, std::vector<Event>* out) {
+                                  const std::vector<unsigned>& hit_ids, EventBatch* out) {
   thread_local std::vector<unsigned> ids;
   ids = hit_ids;
   if (std::memchr(seg.data(), '\x1b', seg.size()) != nullptr) {
@@ -203,7 +224,8 @@ void StreamParser::ProcessSegment(std::string_view seg, std::string_view previou
     seg = scratch_text_;
   }
 
-  LineMeta meta;
+  LineMeta& meta = meta_;
+  meta.Reset();
   FormatSet::Stripped st = formats_.StripLine(seg, &meta, previous);
   std::string_view msg = seg.substr(st.begin, st.end - st.begin);
   std::string_view text = seg.substr(st.wrapped_end);
@@ -220,29 +242,28 @@ void StreamParser::ProcessSegment(std::string_view seg, std::string_view previou
     if (t.type != LiteralTarget::kPattern || t.index == last_pattern) continue;
     last_pattern = t.index;
     if (!pattern_wanted_[t.index]) continue;
-    Event e;
+    // A recycled slot: every member is set below (MatchPattern sets kind,
+    // family, pattern_id, consequence and fields; ApplyTo the producer).
+    Event& e = out->Add();
     std::string err;
-    if (!formats_.MatchPattern(formats_.patterns()[t.index], msg, &e, &err)) continue;
+    if (!formats_.MatchPattern(formats_.patterns()[t.index], msg, &e, &err)) {
+      out->DropLast();
+      continue;
+    }
     e.source = source_;
-    e.file = file_;
+    if (e.file != file_) e.file = file_;
     e.line = line_no_ + 1;
     e.offset = offset;
-    e.text = CapText(text);
-    Emit(std::move(e), out);
+    CapText(text, &e.text);
+    e.extra_lines.clear();
   }
-  // Most lines give one event: the line's producer metadata is copied to all
-  // but the last and moved into the last (no deep copy of the wrapper JSON).
-  for (size_t i = first_new; i < out->size(); ++i) {
-    if (i + 1 < out->size()) {
-      meta.ApplyTo(&(*out)[i]);
-    } else {
-      std::move(meta).MoveTo(&(*out)[i]);
-    }
-  }
+  // The line's producer metadata, copied into each event's (kept) wrapper
+  // object in place.
+  for (size_t i = first_new; i < out->size(); ++i) meta.ApplyTo(&(*out)[i]);
 }
 
 void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
-                                bool has_start, std::vector<Event>* out) {
+                                bool has_start, EventBatch* out) {
   std::string key = meta.Key();
   if (has_start) {
     for (size_t b = 0; b < formats_.blocks().size(); ++b) {
@@ -265,7 +286,7 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
       ob.start_line = line_no_ + 1;
       ob.event.line = ob.start_line;
       ob.event.offset = offset;
-      ob.event.text = CapText(text);
+      CapText(text, &ob.event.text);
       open_.push_back(std::move(ob));
       return;
     }
@@ -304,7 +325,7 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
       e.file = file_;
       e.line = line_no_ + 1;
       e.offset = offset;
-      e.text = CapText(text);
+      CapText(text, &e.text);
       Emit(std::move(e), out);
       return;
     }
@@ -323,12 +344,12 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
   }
 }
 
-void StreamParser::Emit(Event&& e, std::vector<Event>* out) { out->push_back(std::move(e)); }
+void StreamParser::Emit(Event&& e, EventBatch* out) { out->Add() = std::move(e); }
 
 // A traceback cut before its exception line (the log ended, or its producer
 // moved on): still an exception, `type` empty and `cut` true, so rules see the
 // frames (parser/EVENTS.md).
-void StreamParser::EmitCut(OpenBlock&& ob, std::vector<Event>* out) {
+void StreamParser::EmitCut(OpenBlock&& ob, EventBatch* out) {
   const BlockSpec& spec = formats_.blocks()[ob.spec];
   Event e = std::move(ob.event);
   e.kind = spec.kind;
@@ -343,7 +364,7 @@ void StreamParser::EmitCut(OpenBlock&& ob, std::vector<Event>* out) {
   Emit(std::move(e), out);
 }
 
-void StreamParser::Finish(std::vector<Event>* out) {
+void StreamParser::Finish(EventBatch* out) {
   for (OpenBlock& ob : open_) EmitCut(std::move(ob), out);
   open_.clear();
 }
@@ -380,7 +401,7 @@ void StreamEvents::ParsePiece() {
 bool StreamEvents::Next(Event* e) {
   while (next_ >= pending_.size()) {
     if (done_) return false;
-    pending_.clear();
+    pending_.Clear();
     next_ = 0;
     if (block_done_ < block_.text.size()) {
       ParsePiece();
@@ -403,7 +424,9 @@ bool StreamEvents::Next(Event* e) {
     block_done_ = 0;
     ParsePiece();
   }
-  *e = std::move(pending_[next_++]);
+  // Swapped, not moved: the caller's last event goes back into the batch, and
+  // the next event parsed into that slot reuses its memory.
+  std::swap(*e, pending_[next_++]);
   return true;
 }
 

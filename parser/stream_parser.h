@@ -27,6 +27,23 @@ struct hs_scratch;
 
 namespace tpt {
 
+// The events of a piece of a stream, with their memory kept: slots past size()
+// hold earlier events (fields, wrapper, strings) that the next events
+// overwrite in place instead of allocating afresh (json_reuse.h).
+class EventBatch {
+ public:
+  // A slot for the next event: a recycled one, its members still the old event's.
+  Event& Add();
+  void DropLast() { --size_; }
+  void Clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  Event& operator[](size_t i) { return events_[i]; }
+
+ private:
+  std::vector<Event> events_;
+  size_t size_ = 0;
+};
+
 class StreamParser {
  public:
   StreamParser(const FormatSet& formats, const ParseOptions& options, int source, std::string file);
@@ -34,8 +51,11 @@ class StreamParser {
   StreamParser(const StreamParser&) = delete;
   StreamParser& operator=(const StreamParser&) = delete;
 
-  void ParseBlock(const Block& block, std::vector<Event>* out);
+  void ParseBlock(const Block& block, EventBatch* out);
   // End of stream: open multi-line records without their end are emitted cut.
+  void Finish(EventBatch* out);
+  // The same, appending to a plain vector (tests; no recycling).
+  void ParseBlock(const Block& block, std::vector<Event>* out);
   void Finish(std::vector<Event>* out);
 
   uint64_t lines() const { return line_no_; }
@@ -65,16 +85,16 @@ class StreamParser {
 
   static int OnHit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* ctx);
   void ProcessLine(std::string_view line, std::string_view previous, uint64_t offset, bool truncated,
-                   const std::vector<unsigned>& ids, std::vector<Event>* out);
+                   const std::vector<unsigned>& ids, EventBatch* out);
   void ProcessSegment(std::string_view seg, std::string_view previous, uint64_t offset, bool rescan,
-                      const std::vector<unsigned>& hit_ids, std::vector<Event>* out);
+                      const std::vector<unsigned>& hit_ids, EventBatch* out);
   // The line before text[pos] (the previous block's last line at pos 0).
   std::string_view PreviousLine(std::string_view text, size_t pos) const;
   void KeepLastLine(std::string_view text);
   void HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
-                    bool has_start, std::vector<Event>* out);
-  void Emit(Event&& e, std::vector<Event>* out);
-  void EmitCut(OpenBlock&& ob, std::vector<Event>* out);
+                    bool has_start, EventBatch* out);
+  void Emit(Event&& e, EventBatch* out);
+  void EmitCut(OpenBlock&& ob, EventBatch* out);
   std::vector<unsigned> Scan(std::string_view text);
 
   const FormatSet& formats_;
@@ -90,6 +110,8 @@ class StreamParser {
   uint64_t long_lines_ = 0;
   std::string scratch_text_;
   std::string last_line_;  // start of the previous block's last line (repeat wrappers)
+  LineMeta meta_;          // the current line's producer; its wrapper object is refilled in place
+  EventBatch vector_batch_;  // for the std::vector overloads
 };
 
 // One input stream as a pull source of events.
@@ -114,7 +136,7 @@ class StreamEvents {
   StreamParser parser_;
   Block block_;           // the reader's current block ...
   size_t block_done_ = 0; // ... parsed up to here
-  std::vector<Event> pending_;
+  EventBatch pending_;  // Next() swaps events out, so their memory comes back here
   size_t next_ = 0;
   bool done_ = false;
   std::string error_;
