@@ -165,10 +165,22 @@ Status ParseFields(const std::string& file, const std::string& path, const json&
 
 bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
-// Fills `fields` from captured groups. Missing optional groups are skipped.
+// Fills `fields` from captured groups, then the constants `set` (which win
+// over a field of the same name). Missing optional groups are skipped. Specs
+// and constants are both sorted by name (they come from JSON objects), so
+// they are set merged, in the order of the fields object's keys: a recycled
+// object is then refilled node after node (json_reuse.h).
 bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::string_view>& groups,
-                   ObjectFiller* fields, std::string* error) {
+                   ObjectFiller* fields, std::string* error, const json* set = nullptr) {
+  auto set_it = set ? set->begin() : json::const_iterator();
+  auto set_end = set ? set->end() : json::const_iterator();
+  auto constants_before = [&](const std::string* name) {
+    for (; set && set_it != set_end && (name == nullptr || set_it.key() < *name); ++set_it) {
+      fields->SetCopy(set_it.key(), set_it.value());
+    }
+  };
   for (const FieldSpec& f : specs) {
+    constants_before(&f.name);
     std::string_view text = groups[f.group_index];
     if (text.data() == nullptr) continue;  // group did not participate
     // Plain numbers (what \d+ and [\d.]+ capture) need no trimming, no
@@ -205,6 +217,7 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
       fields->Slot(f.name) = std::move(*v);
     }
   }
+  constants_before(nullptr);
   return true;
 }
 
@@ -227,6 +240,13 @@ void LineMeta::ApplyTo(Event* e) const {
   e->host = host;
   e->process = process;
   AssignReusing(&e->wrapper, wrapper);
+  ApplyScalars(e);
+}
+
+void LineMeta::SwapInto(Event* e) {
+  e->host.swap(host);
+  e->process.swap(process);
+  e->wrapper.swap(wrapper);
   ApplyScalars(e);
 }
 
@@ -517,7 +537,14 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   thread_local ObjectFiller info;
   info.Begin(&slot);
   std::string_view date, time, month_day, ts;
+  // Groups are sorted by name (RE2::NamedCapturingGroups); "id" goes in its
+  // place among them so the object is filled in key order.
+  bool id_done = is_wrapper;
   for (const G& grp : p.groups) {
+    if (!id_done && grp.name > kIdKey) {
+      info.SetString(kIdKey, p.full_id);
+      id_done = true;
+    }
     std::string_view v = g[grp.index];
     if (v.data() == nullptr) continue;
     std::optional<int> n = ToSmallInt(v);
@@ -565,7 +592,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   // collector stamp) is kept, a producer's own absolute stamp replaces a
   // collector's time of day.
   if (t && (!meta->ts || (meta->ts->time_of_day && !t->time_of_day))) meta->ts = t;
-  if (!is_wrapper) info.SetString(kIdKey, p.full_id);
+  if (!id_done) info.SetString(kIdKey, p.full_id);
   info.End();
 }
 
@@ -700,7 +727,7 @@ bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event*
   thread_local ObjectFiller fields;
   if (p.kv_group_index >= 0) e->fields = json::object();  // server args: keys vary, start afresh
   fields.Begin(&e->fields);
-  ConvertFields(p.fields, groups, &fields, error);
+  ConvertFields(p.fields, groups, &fields, error, p.kv_group_index >= 0 ? nullptr : &p.set);
   if (p.kv_group_index >= 0 && groups[p.kv_group_index].data() != nullptr) {
     json args = ParsePythonKv(groups[p.kv_group_index]);
     CopyKnownServerArgs(args, &e->fields);
@@ -708,7 +735,6 @@ bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event*
     for (auto it = p.set.begin(); it != p.set.end(); ++it) e->fields[it.key()] = it.value();
     return true;  // fresh object: nothing stale to erase
   }
-  for (auto it = p.set.begin(); it != p.set.end(); ++it) fields.SetCopy(it.key(), it.value());
   fields.End();
   return true;
 }

@@ -124,6 +124,9 @@ struct LineMeta {
   // Sets e's producer members and wrapper to this line's (a recycled Event's
   // wrapper keeps its nodes where keys repeat; ts cleared when none).
   void ApplyTo(Event* e) const;
+  // ApplyTo by swapping strings and the wrapper with e's: this meta is left
+  // with e's old ones (Reset() and StripLine refill them, reusing their memory).
+  void SwapInto(Event* e);
   // Forgets the last line's producer for the next StripLine (the wrapper
   // object is kept: StripLine refills it in place).
   void Reset();

@@ -10,10 +10,22 @@ using nlohmann::json;
 void ObjectFiller::Begin(json* obj) {
   if (!obj->is_object()) *obj = json::object();
   obj_ = &obj->get_ref<json::object_t&>();
+  next_ = obj_->begin();
+  in_order_ = true;
   set_.clear();
 }
 
 json& ObjectFiller::Slot(const std::string& name) {
+  if (in_order_ && next_ != obj_->end() && next_->first == name) {
+    json& v = next_->second;
+    ++next_;
+    return v;
+  }
+  if (in_order_) {
+    // Leaving the in-order walk: record the keys it passed over as set.
+    for (auto it = obj_->begin(); it != next_; ++it) set_.push_back(&it->first);
+    in_order_ = false;
+  }
   auto it = obj_->try_emplace(name).first;
   const std::string* key = &it->first;
   if (std::find(set_.begin(), set_.end(), key) == set_.end()) set_.push_back(key);
@@ -39,6 +51,11 @@ void ObjectFiller::SetCopy(const std::string& name, const json& v) {
 }
 
 void ObjectFiller::End() {
+  if (in_order_) {
+    // The keys set are exactly those before next_: the rest is stale.
+    obj_->erase(next_, obj_->end());
+    return;
+  }
   // Every key set is in the map, once: equal sizes mean nothing stale is left.
   if (obj_->size() == set_.size()) return;
   for (auto it = obj_->begin(); it != obj_->end();) {

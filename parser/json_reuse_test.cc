@@ -71,3 +71,27 @@ TEST(AssignReusing, KeepsNodesWhereKeysRepeat) {
 
 }  // namespace
 }  // namespace tpt
+
+namespace tpt {
+namespace {
+
+TEST(ObjectFiller, InOrderThenOutOfOrderKeepsExactlyTheKeysSet) {
+  // In order (a, c), then a key before the walk (b, new), then one after (e).
+  json obj = {{"a", 1}, {"c", 2}, {"d", 3}, {"e", 4}, {"f", 5}};
+  ObjectFiller f;
+  f.Begin(&obj);
+  f.Set("a", int64_t{10});
+  f.Set("c", int64_t{30});
+  f.Set("b", int64_t{20});
+  f.Set("e", int64_t{50});
+  f.End();
+  EXPECT_EQ(obj, json({{"a", 10}, {"b", 20}, {"c", 30}, {"e", 50}}));
+  // The same keys again, in order: nothing stale, nothing added.
+  f.Begin(&obj);
+  for (const char* k : {"a", "b", "c"}) f.Set(k, int64_t{1});
+  f.End();
+  EXPECT_EQ(obj, json({{"a", 1}, {"b", 1}, {"c", 1}}));
+}
+
+}  // namespace
+}  // namespace tpt

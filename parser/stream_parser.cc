@@ -43,7 +43,10 @@ void CapText(std::string_view s, std::string* out) {
 }  // namespace
 
 Event& EventBatch::Add() {
-  if (size_ == events_.size()) events_.emplace_back();
+  if (size_ == events_.size()) {
+    events_.emplace_back();
+    owners_.push_back(-1);
+  }
   return events_[size_++];
 }
 
@@ -51,6 +54,7 @@ StreamParser::StreamParser(const FormatSet& formats, const ParseOptions& options
     : formats_(formats), options_(options), source_(source), file_(std::move(file)) {
   if (formats_.literal_db()) hs_alloc_scratch(const_cast<hs_database_t*>(formats_.literal_db()), &scratch_);
   pattern_wanted_.assign(formats_.patterns().size(), true);
+  field_pool_.resize(formats_.patterns().size());
   if (!options_.kinds.empty()) {
     auto wanted = [&](const std::string& kind) {
       return std::find(options_.kinds.begin(), options_.kinds.end(), kind) != options_.kinds.end();
@@ -245,6 +249,16 @@ void StreamParser::ProcessSegment(std::string_view seg, std::string_view previou
     // A recycled slot: every member is set below (MatchPattern sets kind,
     // family, pattern_id, consequence and fields; ApplyTo the producer).
     Event& e = out->Add();
+    int& owner = out->owner(out->size() - 1);
+    if (owner != t.index) {
+      if (owner >= 0) field_pool_[owner].push_back(std::move(e.fields));
+      auto& pool = field_pool_[t.index];
+      if (!pool.empty()) {
+        e.fields = std::move(pool.back());
+        pool.pop_back();
+      }
+      owner = t.index;
+    }
     std::string err;
     if (!formats_.MatchPattern(formats_.patterns()[t.index], msg, &e, &err)) {
       out->DropLast();
@@ -257,9 +271,16 @@ void StreamParser::ProcessSegment(std::string_view seg, std::string_view previou
     CapText(text, &e.text);
     e.extra_lines.clear();
   }
-  // The line's producer metadata, copied into each event's (kept) wrapper
-  // object in place.
-  for (size_t i = first_new; i < out->size(); ++i) meta.ApplyTo(&(*out)[i]);
+  // The line's producer metadata: copied into each event's (kept) wrapper
+  // object in place, swapped into the last (most lines give one event); meta_
+  // keeps that event's old wrapper, likely of the same prefix, to refill.
+  for (size_t i = first_new; i < out->size(); ++i) {
+    if (i + 1 < out->size()) {
+      meta.ApplyTo(&(*out)[i]);
+    } else {
+      meta.SwapInto(&(*out)[i]);
+    }
+  }
 }
 
 void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
@@ -344,7 +365,10 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
   }
 }
 
-void StreamParser::Emit(Event&& e, EventBatch* out) { out->Add() = std::move(e); }
+void StreamParser::Emit(Event&& e, EventBatch* out) {
+  out->Add() = std::move(e);
+  out->owner(out->size() - 1) = -1;
+}
 
 // A traceback cut before its exception line (the log ended, or its producer
 // moved on): still an exception, `type` empty and `cut` true, so rules see the
@@ -426,7 +450,9 @@ bool StreamEvents::Next(Event* e) {
   }
   // Swapped, not moved: the caller's last event goes back into the batch, and
   // the next event parsed into that slot reuses its memory.
-  std::swap(*e, pending_[next_++]);
+  std::swap(*e, pending_[next_]);
+  std::swap(out_owner_, pending_.owner(next_));
+  ++next_;
   return true;
 }
 

@@ -38,9 +38,13 @@ class EventBatch {
   void Clear() { size_ = 0; }
   size_t size() const { return size_; }
   Event& operator[](size_t i) { return events_[i]; }
+  // The pattern whose fields object slot i holds (-1: none known); fields of
+  // one pattern have the same keys, so they are refilled without new nodes.
+  int& owner(size_t i) { return owners_[i]; }
 
  private:
   std::vector<Event> events_;
+  std::vector<int> owners_;
   size_t size_ = 0;
 };
 
@@ -112,6 +116,9 @@ class StreamParser {
   std::string last_line_;  // start of the previous block's last line (repeat wrappers)
   LineMeta meta_;          // the current line's producer; its wrapper object is refilled in place
   EventBatch vector_batch_;  // for the std::vector overloads
+  // Spare fields objects by pattern: a slot about to take pattern P's event
+  // trades its object (another pattern's) for one of P's.
+  std::vector<std::vector<nlohmann::json>> field_pool_;
 };
 
 // One input stream as a pull source of events.
@@ -137,6 +144,7 @@ class StreamEvents {
   Block block_;           // the reader's current block ...
   size_t block_done_ = 0; // ... parsed up to here
   EventBatch pending_;  // Next() swaps events out, so their memory comes back here
+  int out_owner_ = -1;  // EventBatch::owner of the event last swapped out to the caller
   size_t next_ = 0;
   bool done_ = false;
   std::string error_;
