@@ -150,9 +150,15 @@ class FormatSet {
 
   // Loads and checks the given files. A file that fails its checks is left out
   // and described in problems(); with `strict` the first problem is returned
-  // as the error instead. Fails when no file could be loaded.
-  static StatusOr<FormatSet> Load(const std::vector<FormatSource>& files, bool strict = false);
+  // as the error instead. Fails when no file could be loaded. Without
+  // `check_samples` the samples and near misses are not run (regexes, fast
+  // layouts and the structure are still compiled and checked).
+  static StatusOr<FormatSet> Load(const std::vector<FormatSource>& files, bool strict = false,
+                                  bool check_samples = true);
+  // The compiled-in files, without running their samples: formats_test runs
+  // them (LoadBuiltinChecked) in every build, so a run need not repeat it.
   static StatusOr<FormatSet> LoadBuiltin(bool strict = false);
+  static StatusOr<FormatSet> LoadBuiltinChecked(bool strict = false);
   static StatusOr<FormatSet> LoadDir(const std::string& dir, bool strict = false);
   static const std::vector<FormatSource>& BuiltinSources();
 

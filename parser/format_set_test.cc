@@ -33,6 +33,27 @@ TEST(FormatSet, LoadsAValidFamily) {
   EXPECT_EQ(e.family, "demo");
 }
 
+TEST(FormatSet, SampleCheckCanBeSkippedButNotTheStructure) {
+  // A sample whose expected value is wrong: caught only when samples run.
+  std::string wrong = Family();
+  wrong.replace(wrong.find("2147483648"), 10, "1");
+  auto checked = FormatSet::Load({{"demo.json", wrong}}, /*strict=*/true, /*check_samples=*/true);
+  ASSERT_FALSE(checked.ok());
+  EXPECT_NE(checked.status().message().find("samples[0].fields"), std::string::npos) << checked.status().message();
+  auto unchecked = FormatSet::Load({{"demo.json", wrong}}, /*strict=*/true, /*check_samples=*/false);
+  ASSERT_TRUE(unchecked.ok()) << unchecked.status().ToString();
+  EXPECT_EQ(unchecked->patterns().size(), 1u);
+  // A regex that does not compile, or a pattern without samples, is still refused.
+  auto bad_regex = FormatSet::Load({{"demo.json", Family("(")}}, true, /*check_samples=*/false);
+  EXPECT_FALSE(bad_regex.ok());
+  std::string no_samples = Family();
+  size_t at = no_samples.find("\"samples\"");
+  no_samples.replace(at, 9, "\"samplez\"");
+  auto missing = FormatSet::Load({{"demo.json", no_samples}}, true, /*check_samples=*/false);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("sample"), std::string::npos) << missing.status().message();
+}
+
 void ExpectRejected(const std::string& text, const std::string& path_part, const std::string& why_part) {
   auto fs = LoadOne(text);
   ASSERT_FALSE(fs.ok());

@@ -21,6 +21,21 @@ TEST(Formats, EveryFileInTheTreeLoadsStrictly) {
   EXPECT_NE(std::find(families.begin(), families.end(), "python"), families.end());
 }
 
+// LoadBuiltin() skips the samples and near misses (a run need not repeat
+// them); this is where the compiled-in copy is checked in full, so a broken
+// built-in sample fails the build's tests.
+TEST(Formats, BuiltinFilesPassTheirSamplesAndNearMisses) {
+  auto checked = FormatSet::LoadBuiltinChecked(/*strict=*/true);
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_TRUE(checked->problems().empty());
+  auto fast = FormatSet::LoadBuiltin(/*strict=*/true);
+  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+  EXPECT_EQ(fast->patterns().size(), checked->patterns().size());
+  EXPECT_EQ(fast->prefixes().size(), checked->prefixes().size());
+  EXPECT_EQ(fast->wrappers().size(), checked->wrappers().size());
+  EXPECT_EQ(fast->blocks().size(), checked->blocks().size());
+}
+
 TEST(Formats, BuiltinCopyMatchesTheTree) {
   auto fs = FormatSet::LoadBuiltin(/*strict=*/true);
   ASSERT_TRUE(fs.ok()) << fs.status().ToString();
