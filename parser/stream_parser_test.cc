@@ -64,6 +64,40 @@ TEST(StreamParser, SameEventsWhateverTheBufferSize) {
   }
 }
 
+// StreamEvents recycles events (the caller's last one comes back and the next
+// is parsed into it, fields and wrapper refilled in place). Lines that change
+// pattern, prefix, optional groups and timestamps from one event to the next
+// must give exactly what fresh events give (StreamParser into a vector).
+TEST(StreamParser, RecycledEventsEqualFreshOnes) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input;
+  input += "[2025-10-14 10:00:01 TP0] Decode batch. #running-req: 3\n";
+  input += "[2025-10-14 10:00:01] Load weight end. t=X, avail mem=2.00 GB\n";   // no TP group
+  input += "Decode batch. #running-req: 4\n";                                    // no prefix, no ts
+  input += "(RayWorkerWrapper pid=7, ip=10.0.0.2) Decode batch. #running-req: 5\n";  // a wrapper
+  input += "[2025-10-14 10:00:02 TP1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+  input += "[rank1]: Traceback (most recent call last):\n";
+  input += "[rank1]:   File \"a.py\", line 3, in f\n";
+  input += "[rank1]: RuntimeError: boom\n";
+  input += "[2025-10-14 10:00:03 TP2] Decode batch. #running-req: 6\n";
+  input += "Load weight end. t=X, avail mem=1.00 GB\n";
+  std::string twice = input + input;
+  Result recycled = ParseAll(*fs, twice, 4096);
+
+  ParseOptions opt;
+  StreamParser fresh(*fs, opt, 0, "tricky.log");
+  std::vector<Event> out;
+  Block block;
+  block.text = twice;
+  fresh.ParseBlock(block, &out);
+  fresh.Finish(&out);
+  std::vector<std::string> want;
+  for (const Event& e : out) want.push_back(EventToJson(e).dump());
+  ASSERT_EQ(want.size(), 16u);  // 7 lines + 1 traceback, twice
+  EXPECT_EQ(recycled.events, want);
+}
+
 TEST(StreamParser, UnderstandsTheTrickyLog) {
   auto fs = testing::TestFormats();
   ASSERT_TRUE(fs.ok()) << fs.status().ToString();
