@@ -89,6 +89,7 @@ class PrintSink : public EventSink {
   }
   // Resolves and prints what the window holds; later events stream.
   void Flush() {
+    ShareLineRanks(&window_);
     for (Event& c : window_) {
       resolver_.Assign(&c);
       Emit(c);

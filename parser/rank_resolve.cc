@@ -37,6 +37,17 @@ void RankResolver::Observe(Event* e) {
     FillFromProcess(kTp, e->process, &e->tp_rank);
     FillFromProcess(kEp, e->process, &e->ep_rank);
   }
+  // torch's "[Rank N] Watchdog caught ..." names the rank in its process
+  // group; in the default group (no PG named, or PG 0 / default_pg) that is
+  // the global rank, which a torchrun "[defaultN]:" prefix does not give.
+  if (e->rank < 0) {
+    auto pr = e->fields.find("pg_rank");
+    if (pr != e->fields.end() && pr->is_number_integer() && pr->get<int64_t>() >= 0 && pr->get<int64_t>() < (1 << 20)) {
+      auto pg = e->fields.find("pg");
+      std::string g = pg != e->fields.end() && pg->is_string() ? pg->get<std::string>() : "";
+      if (g.empty() || g == "0" || g.find("default_pg") != std::string::npos) e->rank = static_cast<int>(pr->get<int64_t>());
+    }
+  }
   bool nobody = e->rank < 0 && e->local_rank < 0 && e->tp_rank < 0;
   std::vector<Who>& recent = recent_[e->file];
   if (nobody && e->kind == "exception") {
@@ -77,9 +88,26 @@ void RankResolver::Assign(Event* e) const {
   e->rank = r < (1 << 30) ? static_cast<int>(r) : -1;
 }
 
+void ShareLineRanks(std::vector<Event>* events) {
+  std::map<std::pair<std::string, uint64_t>, const Event*> known;
+  for (const Event& e : *events)
+    if (e.line > 0 && (e.rank >= 0 || e.local_rank >= 0 || e.tp_rank >= 0))
+      known.emplace(std::make_pair(e.file, e.line), &e);
+  if (known.empty()) return;
+  for (Event& e : *events) {
+    if (e.line == 0 || e.rank >= 0 || e.local_rank >= 0 || e.tp_rank >= 0) continue;
+    auto it = known.find(std::make_pair(e.file, e.line));
+    if (it == known.end()) continue;
+    const Event& w = *it->second;
+    e.rank = w.rank, e.local_rank = w.local_rank;
+    e.dp_rank = w.dp_rank, e.pp_rank = w.pp_rank, e.tp_rank = w.tp_rank, e.ep_rank = w.ep_rank;
+  }
+}
+
 void ResolveRanks(std::vector<Event>* events) {
   RankResolver r;
   for (Event& e : *events) r.Observe(&e);
+  ShareLineRanks(events);
   for (Event& e : *events) r.Assign(&e);
 }
 

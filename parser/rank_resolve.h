@@ -9,7 +9,9 @@
 //      rank of the line that announced it: the event on the traceback's
 //      first line or the line before it in the same file ("[TP4] Exception
 //      in run_tp_server:" then "Traceback ..."), and
-//   3. sets a global rank where rank is -1 and tp_rank is known: tp_rank when
+//   3. lets events of one line share the rank one of them has (ShareLineRanks),
+//      and reads torch's "[Rank N]" (default process group) as the global rank,
+//   4. sets a global rank where rank is -1 and tp_rank is known: tp_rank when
 //      the run's tp ranks never repeat across (dp, pp) (SGLang DP attention:
 //      TP is already global), else (dp * pp_size + pp) * tp_size + tp with
 //      sizes from a server_args event, else the largest rank seen + 1.
@@ -53,6 +55,10 @@ class RankResolver {
   int tp_size_arg_ = 0, pp_size_arg_ = 0;  // from the first server_args that has them
   std::map<int, std::set<std::pair<int, int>>> tp_groups_;  // tp rank -> (dp, pp) pairs
 };
+
+// Events parsed from one line (a traceback's last line is its `exception` and,
+// say, a `cuda_oom`) share what one of them knows about who printed it.
+void ShareLineRanks(std::vector<Event>* events);
 
 void ResolveRanks(std::vector<Event>* events);
 

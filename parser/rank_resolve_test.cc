@@ -56,6 +56,37 @@ TEST(ResolveRanks, TracebackTakesTheRankOfTheLineThatAnnouncedIt) {
   EXPECT_EQ(ev2[1].tp_rank, 2);
 }
 
+TEST(ResolveRanks, EventsOfOneLineShareTheirRank) {
+  // A traceback's last line is its exception (ranked by the announcing line)
+  // and a cuda_oom parsed from the same line.
+  std::vector<Event> ev = {At("worker_exception", "run.log", 18, 3), At("cuda_oom", "run.log", 22),
+                           At("exception", "run.log", 22, -1, 19), At("cuda_oom", "run.log", 40)};
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[2].tp_rank, 3);
+  EXPECT_EQ(ev[1].tp_rank, 3);
+  EXPECT_EQ(ev[1].rank, 3);
+  EXPECT_EQ(ev[3].rank, -1);  // another line
+}
+
+TEST(ResolveRanks, TorchRankInTheDefaultGroupIsTheGlobalRank) {
+  // torchrun "[default1]:" gives the local rank; "[Rank 5] Watchdog caught ..."
+  // in the default process group is the global rank; in a named group it is not.
+  Event wd = At("watchdog_timeout", "a.log", 3);
+  wd.local_rank = 1;
+  wd.fields["pg_rank"] = 5;
+  Event sub = wd;
+  sub.line = 4;
+  sub.fields["pg"] = "ID 3 PG GUID 3(tp_group)";
+  Event def = wd;
+  def.line = 5;
+  def.fields["pg"] = "ID 0 PG GUID 0(default_pg)";
+  std::vector<Event> ev = {wd, sub, def};
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[0].rank, 5);
+  EXPECT_EQ(ev[1].rank, -1);
+  EXPECT_EQ(ev[2].rank, 5);
+}
+
 TEST(ResolveRanks, DpReplicasUseServerArgsSizes) {
   // Two replicas of TP 0..1; server_args says tp_size 4 (ranks 2, 3 printed nothing).
   Event args;

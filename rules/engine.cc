@@ -27,6 +27,24 @@ bool IsOwnFailure(const Event& e) {
   return !e.consequence && e.kind != "nccl_warn" && IsFailureKind(e.kind);
 }
 
+// A Python traceback after which the same producer (its rank, else its file)
+// goes on serving did not end the run: a request's error (a client that went
+// away, a bad request answered 400). It is not a failure for the none/unknown
+// verdict; rules still see it.
+bool SurvivedException(const std::vector<Event>& events, size_t i) {
+  const Event& e = events[i];
+  if (e.kind != "exception") return false;
+  for (size_t j = i + 1; j < events.size(); ++j) {
+    const Event& n = events[j];
+    // A rankless traceback (the HTTP server's, uvicorn's) is answered by any
+    // serving line of its file; a rank's by that rank's.
+    bool same = e.rank >= 0 ? n.rank == e.rank : n.file == e.file;
+    if (!same) continue;
+    if (n.kind == "batch_stats" || n.kind == "http_access" || n.kind == "startup_complete") return true;
+  }
+  return false;
+}
+
 // Evaluates `rule` with `anchor` bound; the rule's names on success.
 std::optional<std::map<std::string, Value>> Evaluate(const Rule& rule, const RunIndex& run, size_t anchor) {
   RunScope s(run, anchor);
@@ -297,7 +315,7 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
   // The first own failure of any rank, for "unknown" and the verdict.
   std::optional<size_t> first_failure;
   for (size_t i = 0; i < events.size(); ++i) {
-    if (IsOwnFailure(events[i])) {
+    if (IsOwnFailure(events[i]) && !SurvivedException(events, i)) {
       first_failure = i;
       break;
     }

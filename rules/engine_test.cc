@@ -136,6 +136,22 @@ TEST(EngineTest, TimeoutsOnlyPointAtTheRankBehind) {
   EXPECT_EQ(b.diagnoses[0].figures["max_seq"].get<double>(), 42);
 }
 
+TEST(EngineTest, ARequestsTracebackWhileServingGoesOnIsNotAFailure) {
+  // uvicorn's traceback for a client that went away, then the scheduler serves on.
+  Event tb = Ev("exception", -1, {{"type", "starlette.requests.ClientDisconnect"}});
+  std::vector<Event> ev = {Ev("startup_complete", -1), Ev("batch_stats", 0), tb, Ev("batch_stats", 0)};
+  Analysis a = Analyze(ev, Builtin());
+  EXPECT_EQ(a.root_cause, "none") << a.verdict;
+  // The same traceback as the last word of the run ended it.
+  ev.pop_back();
+  Analysis b = Analyze(ev, Builtin());
+  EXPECT_EQ(b.root_cause, "unknown") << b.verdict;
+  // A rank's traceback is answered only by that rank going on.
+  Event r1 = Ev("exception", 1, {{"type", "RuntimeError"}});
+  std::vector<Event> ev2 = {Ev("startup_complete", -1), r1, Ev("batch_stats", 0)};
+  EXPECT_EQ(Analyze(ev2, Builtin()).root_cause, "unknown");
+}
+
 TEST(EngineTest, HealthyWithAlarmingLinesIsNone) {
   std::vector<Event> ev;
   ev.push_back(Ev("custom_ar_disabled", 0, {{"reason", "pcie_multi_gpu"}}));
@@ -254,6 +270,16 @@ TEST(RunScopeTest, TracebackFramesOfTheAnchorOrTheNearestTraceback) {
   std::vector<Event> ev2 = {cut};
   RunIndex run2(ev2);
   EXPECT_TRUE(RunScope(run2, 0).Call("innermost_function", {}).is_null());
+}
+
+TEST(RunScopeTest, RanksWhereCountsRanksNotLines) {
+  std::vector<Event> ev = {Ev("watchdog_timeout", 0, {{"seq", 7}}), Ev("watchdog_timeout", 0, {{"seq", 7}}),
+                           Ev("watchdog_timeout", 1, {{"seq", 7}}), Ev("watchdog_timeout", 2, {{"seq", 6}})};
+  RunIndex run(ev);
+  RunScope s(run, RunScope::kNoAnchor);
+  EXPECT_DOUBLE_EQ(s.Call("ranks_where", {"watchdog_timeout", "seq", 7.0}).number(), 2);
+  EXPECT_DOUBLE_EQ(s.Call("count_where", {"watchdog_timeout", "seq", 7.0}).number(), 3);
+  EXPECT_DOUBLE_EQ(s.Call("ranks_where", {"watchdog_timeout", "seq", 6.0}).number(), 1);
 }
 
 TEST(RunScopeTest, UntimedStreamsCountAsBeforeTheError) {

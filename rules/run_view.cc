@@ -41,7 +41,7 @@ const std::set<std::string_view>& Functions() {
       "count", "has", "ranks", "first", "last", "minof", "maxof", "seen_before", "seen_after", "count_before",
       "missing_ranks", "first_rank", "contains", "matches", "any_text", "version_ge", "version_lt",
       "kind_before", "rank_value", "count_where", "argmin_rank", "argmax_rank", "near_text",
-      "frames", "innermost_function", "innermost_code", "innermost_file"};
+      "frames", "innermost_function", "innermost_code", "innermost_file", "ranks_where"};
   return f;
 }
 
@@ -392,6 +392,17 @@ Value RunScope::Call(std::string_view name, const std::vector<Value>& a) const {
     for (size_t i : idx)
       if (anchor_ == kNoAnchor || i < anchor_) ++n;
     return n;
+  }
+  if (name == "ranks_where") {
+    // ranks_where('kind', 'field', value): distinct ranks with an event of kind
+    // whose field equals value (a rank printing the same line twice counts once).
+    std::set<int> r;
+    std::string field = str(1);
+    for (size_t i : idx)
+      if (evs[i].rank >= 0 && evs[i].fields.contains(field) && a.size() > 2 &&
+          JsonToValue(evs[i].fields[field]).ToString() == a[2].ToString())
+        r.insert(evs[i].rank);
+    return static_cast<double>(r.size());
   }
   if (name == "count_where") {
     // count_where('kind', 'field', value): events of kind whose field equals value.
