@@ -45,6 +45,18 @@ bool SurvivedException(const std::vector<Event>& events, size_t i) {
   return false;
 }
 
+// A traceback that ends nothing: the user's Ctrl-C (KeyboardInterrupt), or one
+// Python printed under "Exception ignored in:" because it was raised in a
+// finalizer (its outermost frame is __del__; finalizer exceptions never
+// propagate). Not a failure for the none/unknown verdict; rules still see it.
+bool IgnorableException(const RunIndex& run, size_t i) {
+  const Event& e = run.events()[i];
+  if (e.kind != "exception") return false;
+  if (e.fields.value("type", "") == "KeyboardInterrupt") return true;
+  Value frames = RunScope(run, i).Call("frames", {});
+  return frames.is_string() && (frames.str() == "__del__" || frames.str().rfind("__del__ > ", 0) == 0);
+}
+
 // Evaluates `rule` with `anchor` bound; the rule's names on success.
 std::optional<std::map<std::string, Value>> Evaluate(const Rule& rule, const RunIndex& run, size_t anchor) {
   RunScope s(run, anchor);
@@ -315,7 +327,7 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
   // The first own failure of any rank, for "unknown" and the verdict.
   std::optional<size_t> first_failure;
   for (size_t i = 0; i < events.size(); ++i) {
-    if (IsOwnFailure(events[i]) && !SurvivedException(events, i)) {
+    if (IsOwnFailure(events[i]) && !SurvivedException(events, i) && !IgnorableException(run, i)) {
       first_failure = i;
       break;
     }

@@ -152,6 +152,22 @@ TEST(EngineTest, ARequestsTracebackWhileServingGoesOnIsNotAFailure) {
   EXPECT_EQ(Analyze(ev2, Builtin()).root_cause, "unknown");
 }
 
+TEST(EngineTest, CtrlCAndFinalizerTracebacksEndNothing) {
+  Event ctrl_c = Ev("exception", -1, {{"type", "KeyboardInterrupt"}});
+  std::vector<Event> ev = {Ev("startup_complete", -1), ctrl_c};
+  EXPECT_EQ(Analyze(ev, Builtin()).root_cause, "none");
+  // "Exception ignored in: <function CustomAllreduce.__del__ ...>" at exit.
+  Event fin = Ev("exception", -1, {{"type", "AttributeError"}});
+  fin.extra_lines = {"  File \"/x/custom_all_reduce.py\", line 300, in __del__", "    self.close()",
+                     "  File \"/x/custom_all_reduce.py\", line 290, in close", "    ops.dispose(self._ptr)"};
+  std::vector<Event> ev2 = {Ev("startup_complete", -1), fin};
+  EXPECT_EQ(Analyze(ev2, Builtin()).root_cause, "none");
+  // The same error raised from ordinary code is a failure.
+  fin.extra_lines = {"  File \"/x/engine.py\", line 10, in run", "    self.close()"};
+  std::vector<Event> ev3 = {Ev("startup_complete", -1), fin};
+  EXPECT_EQ(Analyze(ev3, Builtin()).root_cause, "unknown");
+}
+
 TEST(EngineTest, HealthyWithAlarmingLinesIsNone) {
   std::vector<Event> ev;
   ev.push_back(Ev("custom_ar_disabled", 0, {{"reason", "pcie_multi_gpu"}}));
