@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -224,8 +225,32 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
 }  // namespace
 
 struct PrefixSetHolder {
-  explicit PrefixSetHolder(const RE2::Options& o) : set(o, RE2::ANCHOR_START) {}
+  explicit PrefixSetHolder(const RE2::Options& o) : set(o, RE2::ANCHOR_START), options(o) {}
   RE2::Set set;
+  RE2::Options options;
+  std::vector<std::string> patterns;  // the set's members, wrappers then prefixes
+  // earlier[k]: a set of members [0, k), built the first time StripLine asks
+  // "can anything before member k match here?" (its predictions, below).
+  struct Earlier {
+    std::once_flag once;
+    std::unique_ptr<RE2::Set> set;  // null: could not be built (ask the whole set)
+  };
+  std::vector<std::unique_ptr<Earlier>> earlier;
+  // True when no member before k matches at the start of `text`; false when
+  // one may (or the set could not be built).
+  bool NoneBefore(size_t k, re2::StringPiece text) {
+    if (k == 0) return true;
+    if (k >= patterns.size()) return !set.Match(text, nullptr);
+    Earlier& e = *earlier[k];
+    std::call_once(e.once, [&] {
+      auto s = std::make_unique<RE2::Set>(options, RE2::ANCHOR_START);
+      for (size_t i = 0; i < k; ++i) {
+        if (s->Add(patterns[i], nullptr) < 0) return;
+      }
+      if (s->Compile()) e.set = std::move(s);
+    });
+    return e.set && !e.set->Match(text, nullptr);
+  }
 };
 
 // ---- LineMeta ----------------------------------------------------------------
@@ -647,50 +672,121 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
     }
     return is_wrapper ? wrapper_cands : prefix_cands;
   };
+  // Predictions: the member (index into the set: wrappers, then prefixes)
+  // the last line took at each round of each strip call below, or none. A
+  // prefixed log repeats them line after line, and they are cheap to prove:
+  // one yes/no run of the set of the members before the predicted one (which
+  // the full answer would try first) says none of those can match; then the
+  // predicted member is tried as the set's answer would try it. Anything else
+  // asks the whole set, as before.
+  // Kept per first byte of the place: lines of a mixed log that start
+  // alike were mostly printed alike.
+  constexpr int kUnknown = -2, kNone = -1, kSlots = 24;
+  using Predictions = std::array<std::array<int, 256>, kSlots>;
+  thread_local std::unique_ptr<Predictions> predicted_table = [] {
+    auto t = std::make_unique<Predictions>();
+    for (auto& row : *t) row.fill(-2);
+    return t;
+  }();
+  Predictions& predicted = *predicted_table;
+  std::array<int, kSlots> chosen;
+  std::array<unsigned char, kSlots> chosen_at;
+  chosen.fill(kUnknown);
+  const size_t num_wrappers = wrappers_.size(), num_members = wrappers_.size() + prefixes_.size();
+  size_t proven_pos = std::string_view::npos, proven_stop = 0, proven_upto = 0;
+  // True when no member before k can match at [pos, stop).
+  auto none_before = [&](size_t k) {
+    if (proven_pos == pos && proven_stop == stop && proven_upto >= k) return true;
+    if (!both_set_->NoneBefore(k, re2::StringPiece(line.data() + pos, stop - pos))) return false;
+    if (proven_pos != pos || proven_stop != stop) proven_upto = 0;
+    proven_pos = pos;
+    proven_stop = stop;
+    proven_upto = std::max(proven_upto, k);
+    return true;
+  };
   // Returns the number of prefixes stripped.
-  auto strip = [&](const std::vector<PrefixSpec>& specs, bool is_wrapper, int max_rounds) {
+  auto strip = [&](const std::vector<PrefixSpec>& specs, bool is_wrapper, int max_rounds, int phase) {
     const bool from_set = both_set_ != nullptr;
+    const int base = is_wrapper ? 0 : static_cast<int>(num_wrappers);
     int round = 0;
     for (; round < max_rounds && pos < stop; ++round) {
+      const int slot = phase * 8 + round;
+      // The place's first 8 bytes, hashed: "INFO 10-14" and "INFO:    " differ.
+      uint64_t head = 0;
+      std::memcpy(&head, line.data() + pos, std::min<size_t>(8, stop - pos));
+      const unsigned char first = static_cast<unsigned char>((head * 0x9E3779B97F4A7C15ULL) >> 56);
+      chosen_at[slot] = first;
       bool hit = false;
       std::string_view text = line.substr(0, stop);
       candidates.clear();
+      // Tries the candidates in order; `verify`: not known to match yet.
+      auto try_candidates = [&](bool verify) {
+        for (int i : candidates) {
+          const PrefixSpec& p = specs[i];
+          unsigned char c = static_cast<unsigned char>(text[pos]);
+          if (c < p.first_min || c > p.first_max) continue;
+          bool fast = false;
+          for (const auto& fl : p.fast) {
+            if ((fast = fl->Match(text.substr(pos), &groups))) break;
+          }
+          // A candidate from the set is known to match: capture at once.
+          if (!fast && !RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/verify)) continue;
+          size_t next = pos + groups[0].size();
+          if (next == pos) continue;  // an empty match strips nothing
+          if (p.repeat && previous.substr(std::min(pos, previous.size()), next - pos) != text.substr(pos, next - pos)) {
+            continue;
+          }
+          if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0,
+                                       text.size() - next, RE2::ANCHOR_START, nullptr, 0)) {
+            continue;
+          }
+          ApplyPrefix(p, groups, meta, is_wrapper, &top);
+          chosen[slot] = base + i;
+          pos = next;
+          return true;
+        }
+        return false;
+      };
       if (from_set) {
+        const int pred = predicted[slot][first];
+        const bool asked_here = cands_pos == pos && cands_stop == stop;
+        if (pred != kUnknown && !asked_here) {
+          if (pred == kNone) {
+            size_t k = is_wrapper ? num_wrappers : num_members;
+            // The first wrapper round at a place is followed by the first
+            // prefix round there: prove both with one run when that is likely.
+            const int next_pred = phase == 0 && round == 0 ? predicted[8][first] : kUnknown;
+            size_t wide = next_pred == kNone ? num_members : next_pred >= static_cast<int>(num_wrappers) ? next_pred : 0;
+            bool proven = wide > k && none_before(wide);
+            if (proven || none_before(k)) {
+              chosen[slot] = kNone;
+              break;
+            }
+          } else if (pred >= base && pred < base + static_cast<int>(specs.size()) &&
+                     none_before(static_cast<size_t>(pred))) {
+            candidates.push_back(pred - base);
+            if ((hit = try_candidates(/*verify=*/true))) continue;
+            candidates.clear();
+          }
+        }
         candidates = candidates_at(is_wrapper);
-        if (candidates.empty()) break;
+        if (candidates.empty()) {
+          chosen[slot] = kNone;
+          break;
+        }
       } else {
         for (size_t i = 0; i < specs.size(); ++i) candidates.push_back(static_cast<int>(i));
       }
-      for (int i : candidates) {
-        const PrefixSpec& p = specs[i];
-        unsigned char c = static_cast<unsigned char>(text[pos]);
-        if (c < p.first_min || c > p.first_max) continue;
-        bool fast = false;
-        for (const auto& fl : p.fast) {
-          if ((fast = fl->Match(text.substr(pos), &groups))) break;
-        }
-        // A candidate from the set is known to match: capture at once.
-        if (!fast && !RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/!from_set)) continue;
-        size_t next = pos + groups[0].size();
-        if (next == pos) continue;  // an empty match strips nothing
-        if (p.repeat && previous.substr(std::min(pos, previous.size()), next - pos) != text.substr(pos, next - pos)) {
-          continue;
-        }
-        if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0, text.size() - next,
-                                     RE2::ANCHOR_START, nullptr, 0)) {
-          continue;
-        }
-        ApplyPrefix(p, groups, meta, is_wrapper, &top);
-        pos = next;
-        hit = true;
+      hit = try_candidates(/*verify=*/!from_set);
+      if (!hit) {
+        chosen[slot] = kNone;
         break;
       }
-      if (!hit) break;
     }
     return round;
   };
   const int kWrapperRounds = 8;
-  bool wrappers_done = strip(wrappers_, true, kWrapperRounds) < kWrapperRounds;
+  bool wrappers_done = strip(wrappers_, true, kWrapperRounds, 0) < kWrapperRounds;
   const size_t wrappers_pos = pos, wrappers_stop = stop;
   Stripped out;
   out.wrapped_end = pos;
@@ -705,11 +801,14 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
       break;
     }
   }
-  strip(prefixes_, false, 3);
+  strip(prefixes_, false, 3, 1);
   // Wrappers may follow a producer prefix too ("[2025-..] [rank0]: ..."): one
   // more pass, unless nothing moved since the first pass ended on a miss at
   // this very place (it would miss again).
-  if (!(wrappers_done && pos == wrappers_pos && stop == wrappers_stop)) strip(wrappers_, true, 2);
+  if (!(wrappers_done && pos == wrappers_pos && stop == wrappers_stop)) strip(wrappers_, true, 2, 2);
+  for (int i = 0; i < kSlots; ++i) {
+    if (chosen[i] != kUnknown) predicted[i][chosen_at[i]] = chosen[i];
+  }
   top.End();
   out.begin = pos;
   out.end = stop;
@@ -771,8 +870,10 @@ Status FormatSet::BuildPrefixSets() {
       if (holder->set.Add(p.re->pattern(), &err) < 0) {
         return InternalError(p.family + "." + p.id + ": cannot join the prefix set: " + err);
       }
+      holder->patterns.push_back(p.re->pattern());
     }
   }
+  for (size_t k = 0; k < holder->patterns.size(); ++k) holder->earlier.push_back(std::make_unique<PrefixSetHolder::Earlier>());
   if (!holder->set.Compile()) return InternalError("compiling the prefix set failed (out of memory?)");
   both_set_ = std::move(holder);
   return OkStatus();

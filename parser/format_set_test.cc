@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace tpt {
 namespace {
@@ -169,6 +171,66 @@ TEST(FormatSet, RepeatWrapperSampleNeedsThePreviousLine) {
       << missing.status().message();
   auto other = FormatSet::Load(files(R"("previous": "node-2: y", )"), true);
   EXPECT_FALSE(other.ok());
+}
+
+// StripLine predicts each line's wrappers and prefix from the last line that
+// started with the same bytes, and proves the prediction before taking it.
+// Lines sharing their first bytes but stripped differently, in any order on
+// one thread, must give what each gives on a fresh thread (no predictions).
+std::string StripResult(const FormatSet& fs, const std::string& line, const std::string& previous) {
+  LineMeta meta;
+  auto st = fs.StripLine(line, &meta, previous);
+  nlohmann::json j = {{"begin", st.begin},      {"end", st.end},        {"wrapped_end", st.wrapped_end},
+                      {"rank", meta.rank},      {"local", meta.local_rank}, {"pid", meta.pid},
+                      {"dp", meta.dp_rank},     {"pp", meta.pp_rank},   {"tp", meta.tp_rank},
+                      {"ep", meta.ep_rank},     {"host", meta.host},    {"process", meta.process},
+                      {"wrapper", meta.wrapper}};
+  if (meta.ts) j["ts"] = meta.ts->value;
+  return j.dump();
+}
+
+TEST(FormatSet, PredictedPrefixesAreProvenBeforeTheyAreTaken) {
+  auto fs = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  const std::vector<std::string> lines = {
+      "[2025-10-14 10:00:04 TP0] Decode batch. #running-req: 24, #token: 58192",
+      "[2025-10-14 10:00:04] [2025-10-14 10:00:04 TP1] Decode batch. #running-req: 2",  // collector stamp first
+      "[2025-10-14 10:00:04,123] torch.distributed.elastic.agent: [default] Worker failed",
+      "[2025-10-14 10:00:04 TP0] [rank0]: Traceback (most recent call last):",
+      "[2025-10-14 10:00:05 DP1 TP3] Prefill batch. #new-seq: 1",
+      "[2025-10-14 10:00:04 TP0 something else",  // no prefix at all
+      "INFO 10-14 10:00:03 [loggers.py:116] Engine 000: Avg prompt throughput: 1.0 tokens/s",
+      "INFO:     10.0.95.218:47608 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+      "INFO 10-14 10:00:03 [loggers.py:116] (VllmWorker rank=1 pid=3) hello",
+      "[rank0]: [2025-10-14 10:00:04 TP0] Decode batch.",
+      "[rank1]: [rank0]: nested",
+      "node-1: [2025-10-14 10:00:04 TP0] Decode batch.",
+      "node-1: node-1: twice",
+      "2025-10-14T10:00:04.123456789Z [2025-10-14 10:00:04 TP2] Decode batch.",
+      "2025-10-14T10:00:04.123456789Z INFO 10-14 10:00:03 [loggers.py:116] x",
+  };
+  // What each line gives with no predictions made yet (a fresh thread), after
+  // each possible previous line (the `repeat` wrapper reads it).
+  std::vector<std::vector<std::string>> fresh(lines.size(), std::vector<std::string>(lines.size()));
+  std::thread t([&] {
+    for (size_t i = 0; i < lines.size(); ++i) {
+      for (size_t p = 0; p < lines.size(); ++p) {
+        std::thread one([&] { fresh[i][p] = StripResult(*fs, lines[i], lines[p]); });
+        one.join();
+      }
+    }
+  });
+  t.join();
+  EXPECT_NE(fresh[1][0], fresh[0][0]);
+  // Every ordered pair, then every line again, on this thread: the first of
+  // the pair leaves its predictions for the second.
+  for (size_t a = 0; a < lines.size(); ++a) {
+    for (size_t b = 0; b < lines.size(); ++b) {
+      EXPECT_EQ(StripResult(*fs, lines[a], lines[b]), fresh[a][b]) << lines[a];
+      EXPECT_EQ(StripResult(*fs, lines[b], lines[a]), fresh[b][a]) << lines[b] << " after " << lines[a];
+      EXPECT_EQ(StripResult(*fs, lines[b], lines[b]), fresh[b][b]) << lines[b] << " twice";
+    }
+  }
 }
 
 }  // namespace
