@@ -115,7 +115,7 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
     std::unique_ptr<StreamEvents> events;
     size_t report;
     Clock clock;
-    Event head;
+    const Event* head = nullptr;  // valid until the stream is advanced
     bool has_head = false;
     uint64_t count = 0;
   };
@@ -157,9 +157,10 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
   double global_day = 0;
   bool have_global_day = false;
   auto advance = [&](Stream& s) {
-    s.has_head = s.events->Next(&s.head);
-    if (s.has_head && s.head.ts && !s.head.ts_is_time_of_day && !have_global_day) {
-      global_day = std::floor(*s.head.ts / 86400.0) * 86400.0;
+    s.head = s.events->NextRef();
+    s.has_head = s.head != nullptr;
+    if (s.has_head && s.head->ts && !s.head->ts_is_time_of_day && !have_global_day) {
+      global_day = std::floor(*s.head->ts / 86400.0) * 86400.0;
       have_global_day = true;
     }
   };
@@ -169,7 +170,7 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
   for (size_t i = 0; i < streams.size(); ++i) {
     advance(streams[i]);
     if (streams[i].has_head) {
-      heap.push({MergeKey(streams[i].head, &streams[i].clock, have_global_day ? &global_day : nullptr), i});
+      heap.push({MergeKey(*streams[i].head, &streams[i].clock, have_global_day ? &global_day : nullptr), i});
     }
   }
   while (!heap.empty()) {
@@ -177,9 +178,9 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
     heap.pop();
     Stream& s = streams[i];
     ++s.count;
-    if (!sink->OnEvent(s.head)) break;  // the sink asked to stop
+    if (!sink->OnEvent(*s.head)) break;  // the sink asked to stop
     advance(s);
-    if (s.has_head) heap.push({MergeKey(s.head, &s.clock, have_global_day ? &global_day : nullptr), i});
+    if (s.has_head) heap.push({MergeKey(*s.head, &s.clock, have_global_day ? &global_day : nullptr), i});
   }
   bool any_read = false;
   for (Stream& s : streams) {

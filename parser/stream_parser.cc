@@ -135,6 +135,28 @@ void StreamParser::Finish(std::vector<Event>* out) {
   for (size_t i = 0; i < vector_batch_.size(); ++i) out->push_back(std::move(vector_batch_[i]));
 }
 
+void StreamParser::ScanHits(std::string_view text) {
+  hits_.clear();
+  if (!scratch_ || text.empty()) return;
+  // Blocks are at most the read buffer; hs_scan takes an unsigned length.
+  size_t done = 0;
+  while (done < text.size()) {
+    size_t n = std::min<size_t>(text.size() - done, 1u << 30);
+    if (done > 0) {  // keep whole lines per scan call
+      const char* nl = static_cast<const char*>(memrchr(text.data() + done, '\n', n));
+      if (nl && done + n < text.size()) n = static_cast<size_t>(nl - (text.data() + done)) + 1;
+    }
+    size_t before = hits_.size();
+    hs_scan(formats_.literal_db(), text.data() + done, static_cast<unsigned>(n), 0, scratch_, &StreamParser::OnHit,
+            this);
+    for (size_t k = before; k < hits_.size(); ++k) hits_[k].to += done;
+    done += n;
+  }
+  if (!std::is_sorted(hits_.begin(), hits_.end(), [](const Hit& a, const Hit& b) { return a.to < b.to; })) {
+    std::stable_sort(hits_.begin(), hits_.end(), [](const Hit& a, const Hit& b) { return a.to < b.to; });
+  }
+}
+
 void StreamParser::ParseBlock(const Block& block, EventBatch* out) {
   std::string_view text = block.text;
   if (block.truncated) {
@@ -144,33 +166,42 @@ void StreamParser::ParseBlock(const Block& block, EventBatch* out) {
     KeepLastLine(text);
     return;
   }
-  hits_.clear();
-  if (scratch_ && !text.empty()) {
-    // Blocks are at most the read buffer; hs_scan takes an unsigned length.
-    size_t done = 0;
-    while (done < text.size()) {
-      size_t n = std::min<size_t>(text.size() - done, 1u << 30);
-      if (done > 0) {  // keep whole lines per scan call
-        const char* nl = static_cast<const char*>(memrchr(text.data() + done, '\n', n));
-        if (nl && done + n < text.size()) n = static_cast<size_t>(nl - (text.data() + done)) + 1;
-      }
-      size_t before = hits_.size();
-      hs_scan(formats_.literal_db(), text.data() + done, static_cast<unsigned>(n), 0, scratch_, &StreamParser::OnHit,
-              this);
-      for (size_t k = before; k < hits_.size(); ++k) hits_[k].to += done;
-      done += n;
-    }
-    if (!std::is_sorted(hits_.begin(), hits_.end(), [](const Hit& a, const Hit& b) { return a.to < b.to; })) {
-      std::stable_sort(hits_.begin(), hits_.end(), [](const Hit& a, const Hit& b) { return a.to < b.to; });
-    }
-  }
+  ScanHits(text);
   std::vector<Hit> hits;
   hits.swap(hits_);
-  size_t pos = 0, hi = 0;
-  std::vector<unsigned> ids;
+  ParseScanned(block, 0, text.size(), hits.data(), hits.size(), out);
+  hits.clear();
+  hits_.swap(hits);
+}
+
+void StreamParser::ScanBlock(const Block& block) {
+  block_hits_.clear();
+  block_hit_next_ = 0;
+  if (block.truncated) return;
+  ScanHits(block.text);
+  block_hits_.swap(hits_);
+}
+
+void StreamParser::ParsePieceOf(const Block& block, size_t from, size_t to, EventBatch* out) {
+  if (block.truncated) {
+    ParseBlock(block, out);
+    return;
+  }
+  // Literals hold no '\n': a hit ending by `to` lies in this piece.
+  size_t first = block_hit_next_, last = first;
+  while (last < block_hits_.size() && block_hits_[last].to <= to) ++last;
+  block_hit_next_ = last;
+  ParseScanned(block, from, to, block_hits_.data() + first, last - first, out);
+}
+
+void StreamParser::ParseScanned(const Block& block, size_t from, size_t to, const Hit* hits, size_t n_hits,
+                                EventBatch* out) {
+  std::string_view text = block.text.substr(0, to);
+  size_t pos = from, hi = 0;
+  thread_local std::vector<unsigned> ids;
   while (pos < text.size()) {
     if (open_.empty()) {
-      if (hi == hits.size()) {
+      if (hi == n_hits) {
         line_no_ += CountNewlines(text.data() + pos, text.size() - pos);
         if (text.back() != '\n') ++line_no_;
         break;
@@ -186,14 +217,12 @@ void StreamParser::ParseBlock(const Block& block, EventBatch* out) {
     const char* nl = static_cast<const char*>(std::memchr(text.data() + pos, '\n', text.size() - pos));
     size_t end = nl ? static_cast<size_t>(nl - text.data()) : text.size();
     ids.clear();
-    while (hi < hits.size() && hits[hi].to - 1 < end) ids.push_back(hits[hi++].id);
+    while (hi < n_hits && hits[hi].to - 1 < end) ids.push_back(hits[hi++].id);
     ProcessLine(text.substr(pos, end - pos), PreviousLine(text, pos), block.offset + pos, false, ids, out);
     ++line_no_;
     pos = end + 1;
   }
-  hits.clear();
-  hits_.swap(hits);
-  KeepLastLine(text);
+  if (to == block.text.size()) KeepLastLine(text);
 }
 
 std::string_view StreamParser::PreviousLine(std::string_view text, size_t pos) const {
@@ -452,14 +481,13 @@ void StreamEvents::ParsePiece() {
     if (!nl) nl = static_cast<const char*>(std::memchr(rest.data() + kPieceBytes, '\n', n - kPieceBytes));
     if (nl) n = static_cast<size_t>(nl - rest.data()) + 1;
   }
-  Block piece = block_;
-  piece.text = rest.substr(0, n);
-  piece.offset = block_.offset + block_done_;
+  if (block_done_ == 0) parser_.ScanBlock(block_);
+  size_t from = block_done_;
   block_done_ += n;
-  parser_.ParseBlock(piece, &pending_);
+  parser_.ParsePieceOf(block_, from, block_done_, &pending_);
 }
 
-bool StreamEvents::Next(Event* e) {
+bool StreamEvents::Fill() {
   while (next_ >= pending_.size()) {
     if (done_) return false;
     pending_.Clear();
@@ -485,6 +513,16 @@ bool StreamEvents::Next(Event* e) {
     block_done_ = 0;
     ParsePiece();
   }
+  return true;
+}
+
+const Event* StreamEvents::NextRef() {
+  if (!Fill()) return nullptr;
+  return &pending_[next_++];
+}
+
+bool StreamEvents::Next(Event* e) {
+  if (!Fill()) return false;
   // Swapped, not moved: the caller's last event goes back into the batch, and
   // the next event parsed into that slot reuses its memory.
   SwapEvents(*e, pending_[next_]);

@@ -56,6 +56,12 @@ class StreamParser {
   StreamParser& operator=(const StreamParser&) = delete;
 
   void ParseBlock(const Block& block, EventBatch* out);
+  // The same in two steps, for callers that parse a block a piece at a time:
+  // ScanBlock runs the literal prefilter over the whole block once (one
+  // Hyperscan call per block, not per piece); ParsePieceOf then parses
+  // block.text[from, to) (whole lines) with the hits that fall there.
+  void ScanBlock(const Block& block);
+  void ParsePieceOf(const Block& block, size_t from, size_t to, EventBatch* out);
   // End of stream: open multi-line records without their end are emitted cut.
   void Finish(EventBatch* out);
   // The same, appending to a plain vector (tests; no recycling).
@@ -100,6 +106,10 @@ class StreamParser {
   void Emit(Event&& e, EventBatch* out);
   void EmitCut(OpenBlock&& ob, EventBatch* out);
   std::vector<unsigned> Scan(std::string_view text);
+  // Hits of text in hits_ (ordered by end offset).
+  void ScanHits(std::string_view text);
+  // Parses block.text[from, to) with hits[0, n) (offsets from block.text).
+  void ParseScanned(const Block& block, size_t from, size_t to, const Hit* hits, size_t n, EventBatch* out);
 
   const FormatSet& formats_;
   const ParseOptions& options_;
@@ -109,6 +119,8 @@ class StreamParser {
   std::vector<bool> pattern_wanted_;
   bool blocks_wanted_ = true;
   std::vector<Hit> hits_;
+  std::vector<Hit> block_hits_;  // ScanBlock's
+  size_t block_hit_next_ = 0;    // first of them not parsed yet
   std::vector<OpenBlock> open_;
   uint64_t line_no_ = 0;  // lines completed so far
   uint64_t long_lines_ = 0;
@@ -128,6 +140,9 @@ class StreamEvents {
                size_t buffer_bytes, int index, std::string file);
   // False at end of stream (or after a read error, see error()).
   bool Next(Event* e);
+  // The next event in place, or null at the end: valid until the next call
+  // (no copy or swap; the merge in parser.cc reads events this way).
+  const Event* NextRef();
   const std::string& error() const { return error_; }
   uint64_t bytes() const { return reader_.bytes(); }
   uint64_t lines() const { return parser_.lines(); }
@@ -136,6 +151,8 @@ class StreamEvents {
  private:
   // Parses the next piece of block_ (whole lines, about kPieceBytes) into pending_.
   void ParsePiece();
+  // Parses until an event is pending; false at the end.
+  bool Fill();
   static constexpr size_t kPieceBytes = 512;
 
   std::unique_ptr<ByteSource> source_;

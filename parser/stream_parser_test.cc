@@ -64,6 +64,27 @@ TEST(StreamParser, SameEventsWhateverTheBufferSize) {
   }
 }
 
+// NextRef hands out the pending event in place (what ParseRun's merge reads);
+// Next swaps it into the caller's: the same events either way, whatever the
+// buffer (pieces of a block share one literal scan of the whole block).
+TEST(StreamParser, NextRefGivesWhatNextGives) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input;
+  for (int i = 0; i < 60; ++i) input += TrickyLog() + "\n";
+  for (size_t buffer : {7, 4096, 1 << 20}) {
+    Result want = ParseAll(*fs, input, buffer);
+    ParseOptions opt;
+    opt.max_line_bytes = 1000;
+    StreamEvents stream(std::make_unique<StringSource>(input), *fs, opt, buffer, 0, "tricky.log");
+    std::vector<std::string> got;
+    while (const Event* e = stream.NextRef()) got.push_back(EventToJson(*e).dump());
+    EXPECT_EQ(got, want.events) << "buffer " << buffer;
+    EXPECT_EQ(stream.lines(), want.lines);
+    EXPECT_GE(got.size(), 500u);
+  }
+}
+
 // StreamEvents recycles events (the caller's last one comes back and the next
 // is parsed into it, fields and wrapper refilled in place). Lines that change
 // pattern, prefix, optional groups and timestamps from one event to the next
