@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -232,9 +233,13 @@ struct PrefixSetHolder {
   // earlier[k]: a set of members [0, k), built the first time StripLine asks
   // "can anything before member k match here?" (its predictions, below).
   struct Earlier {
+    std::atomic<int> asked{0};
     std::once_flag once;
     std::unique_ptr<RE2::Set> set;  // null: could not be built (ask the whole set)
   };
+  // A set is built only once it was asked for this often: compiling one costs
+  // ~5 M instructions, which a short log would not win back.
+  static constexpr int kAskedBeforeBuilt = 256;
   std::vector<std::unique_ptr<Earlier>> earlier;
   // True when no member before k matches at the start of `text`; false when
   // one may (or the set could not be built).
@@ -242,6 +247,10 @@ struct PrefixSetHolder {
     if (k == 0) return true;
     if (k >= patterns.size()) return !set.Match(text, nullptr);
     Earlier& e = *earlier[k];
+    if (e.asked.load(std::memory_order_relaxed) < kAskedBeforeBuilt) {
+      e.asked.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
     std::call_once(e.once, [&] {
       auto s = std::make_unique<RE2::Set>(options, RE2::ANCHOR_START);
       for (size_t i = 0; i < k; ++i) {
