@@ -2,6 +2,7 @@
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
 #include "parser/json_reuse.h"
+#include "parser/regex_groups.h"
 
 #include <hs/hs.h>
 #include <re2/re2.h>
@@ -105,10 +106,16 @@ PrefixSpec::Group::Role GroupRole(const std::string& name) {
   return it == k.end() ? G::kOther : it->second;
 }
 
-int GroupIndex(const RE2& re, const std::string& name) {
-  const auto& m = re.NamedCapturingGroups();
-  auto it = m.find(name);
-  return it == m.end() ? -1 : it->second;
+RegexGroups GroupsOf(const RE2& re) {
+  RegexGroups g;
+  g.count = re.NumberOfCapturingGroups();
+  for (const auto& [name, index] : re.NamedCapturingGroups()) g.named[name] = index;
+  return g;
+}
+
+int GroupIndex(const RegexGroups& groups, const std::string& name) {
+  auto it = groups.named.find(name);
+  return it == groups.named.end() ? -1 : it->second;
 }
 
 std::optional<int> ToSmallInt(std::string_view s) {
@@ -121,7 +128,7 @@ std::optional<int> ToSmallInt(std::string_view s) {
   return v;
 }
 
-Status ParseFields(const std::string& file, const std::string& path, const json& spec, const RE2& re,
+Status ParseFields(const std::string& file, const std::string& path, const json& spec, const RegexGroups& re,
                    std::vector<FieldSpec>* out) {
   if (spec.is_null()) return OkStatus();
   if (!spec.is_object()) return At(file, path, "must be an object of field name -> {group, type, ...}");
@@ -262,6 +269,40 @@ struct PrefixSetHolder {
   }
 };
 
+// ---- LazyRe ------------------------------------------------------------------
+
+struct LazyRe::State {
+  std::once_flag once;
+  std::string pattern;
+  bool caseless = false;
+  std::shared_ptr<RE2> re;
+};
+
+LazyRe::LazyRe(std::shared_ptr<RE2> compiled) {
+  if (!compiled) return;
+  state_ = std::make_shared<State>();
+  state_->re = std::move(compiled);
+}
+
+LazyRe::LazyRe(std::string pattern, bool caseless) : state_(std::make_shared<State>()) {
+  state_->pattern = std::move(pattern);
+  state_->caseless = caseless;
+}
+
+bool LazyRe::compiled() const { return state_ && state_->re; }
+
+const RE2* LazyRe::get() const {
+  std::call_once(state_->once, [s = state_.get()] {
+    if (s->re) return;
+    std::string err;
+    s->re = Compile(s->pattern, s->caseless, &err);
+    // Only the compiled-in files are deferred, and formats_test compiles each
+    // of them: should one fail here anyway, it matches nothing.
+    if (!s->re) s->re = std::make_shared<RE2>("[^\\x00-\\x{10FFFF}]");
+  });
+  return state_->re.get();
+}
+
 // ---- LineMeta ----------------------------------------------------------------
 
 std::string LineMeta::Key() const {
@@ -325,7 +366,7 @@ std::vector<std::string> FormatSet::families() const { return families_; }
 // The samples of the compiled-in files are run by formats_test in every build
 // (LoadBuiltinChecked); running them again on each start cost 0.05-0.08 s.
 StatusOr<FormatSet> FormatSet::LoadBuiltin(bool strict) {
-  return Load(BuiltinSources(), strict, /*check_samples=*/false);
+  return LoadImpl(BuiltinSources(), strict, /*check_samples=*/false, /*defer_regexes=*/true);
 }
 
 StatusOr<FormatSet> FormatSet::LoadBuiltinChecked(bool strict) { return Load(BuiltinSources(), strict); }
@@ -353,6 +394,11 @@ StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict) {
 }
 
 StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool strict, bool check_samples) {
+  return LoadImpl(files, strict, check_samples, /*defer_regexes=*/false);
+}
+
+StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, bool strict, bool check_samples,
+                                        bool defer_regexes) {
   // Pass 1: compile each file. Pass 2: check samples against the whole set
   // (a pattern's sample may carry another family's prefix). A file failing
   // either is dropped and the set rebuilt without it.
@@ -360,6 +406,7 @@ StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool
   std::vector<std::string> problems;
   for (size_t attempt = 0; attempt <= files.size(); ++attempt) {
     FormatSet set;
+    set.defer_pattern_regexes_ = defer_regexes;
     std::vector<json> docs(files.size());
     std::vector<std::array<size_t, 4>> starts(files.size());
     bool dropped = false;
@@ -512,11 +559,22 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       for (size_t k = 0; k < p.literals.size(); ++k) {
         if (p.literals[k].empty()) return At(f, Idx(path + ".literals", k), "empty literal");
       }
-      TPT_RETURN_IF_ERROR(compile_at(path, item, "regex", true, p.caseless, &p.re));
-      TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), *p.re, &p.fields));
+      std::optional<RegexGroups> groups;
+      if (defer_pattern_regexes_ && !item.contains("fast") && item.contains("regex") && item["regex"].is_string()) {
+        groups = ReadRegexGroups(item["regex"].get<std::string>());
+      }
+      if (groups) {
+        p.re = LazyRe(item["regex"].get<std::string>(), p.caseless);
+      } else {
+        std::shared_ptr<RE2> re;
+        TPT_RETURN_IF_ERROR(compile_at(path, item, "regex", true, p.caseless, &re));
+        groups = GroupsOf(*re);
+        p.re = std::move(re);
+      }
+      TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), *groups, &p.fields));
       if (item.contains("kv_group")) {
         std::string g = item.value("kv_group", "");
-        p.kv_group_index = GroupIndex(*p.re, g);
+        p.kv_group_index = GroupIndex(*groups, g);
         if (p.kv_group_index < 0) return At(f, path + ".kv_group", "group '" + g + "' is not captured by the regex");
       }
       if (item.contains("set")) {
@@ -524,7 +582,8 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
         p.set = item["set"];
       }
       p.consequence = item.value("consequence", false);
-      TPT_RETURN_IF_ERROR(compile_fast(path, item, *p.re, false, &p.fast));
+      // (Only a pattern with a fast layout is compiled now: the layout is checked against it.)
+      if (item.contains("fast")) TPT_RETURN_IF_ERROR(compile_fast(path, item, *p.re, false, &p.fast));
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample {line, fields} is required");
       }
@@ -550,7 +609,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       TPT_RETURN_IF_ERROR(compile_at(path, item, "start", true, false, &b.start));
       TPT_RETURN_IF_ERROR(compile_at(path, item, "continuation", true, false, &b.continuation));
       TPT_RETURN_IF_ERROR(compile_at(path, item, "end", true, false, &b.end));
-      TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), *b.end, &b.fields));
+      TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), GroupsOf(*b.end), &b.fields));
       b.max_lines = item.value("max_lines", 500);
       if (item.contains("set") && item["set"].is_object()) b.set = item["set"];
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {

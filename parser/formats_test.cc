@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "parser/event_json.h"
 #include "parser/format_set.h"
 
 namespace tpt {
@@ -34,6 +35,50 @@ TEST(Formats, BuiltinFilesPassTheirSamplesAndNearMisses) {
   EXPECT_EQ(fast->prefixes().size(), checked->prefixes().size());
   EXPECT_EQ(fast->wrappers().size(), checked->wrappers().size());
   EXPECT_EQ(fast->blocks().size(), checked->blocks().size());
+}
+
+// LoadBuiltin compiles a pattern's regex on its first use (LazyRe), its group
+// numbers read from the text meanwhile. Every pattern on every sample line of
+// every built-in file (and on the other patterns' samples, which it mostly
+// must not match) gives what the eagerly compiled, checked set gives.
+TEST(Formats, DeferredRegexesMatchLikeEagerOnes) {
+  auto eager = FormatSet::LoadBuiltinChecked(/*strict=*/true);
+  ASSERT_TRUE(eager.ok()) << eager.status().ToString();
+  auto lazy = FormatSet::LoadBuiltin(/*strict=*/true);
+  ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+  ASSERT_EQ(lazy->patterns().size(), eager->patterns().size());
+  size_t deferred = 0;
+  for (const PatternSpec& p : lazy->patterns()) deferred += !p.re.compiled();
+  EXPECT_GT(deferred, lazy->patterns().size() * 9 / 10);
+  std::vector<std::string> lines;
+  for (const FormatSource& src : FormatSet::BuiltinSources()) {
+    auto doc = nlohmann::json::parse(src.text);
+    if (!doc.contains("patterns")) continue;
+    for (const auto& item : doc["patterns"]) {
+      for (const auto& sample : item["samples"]) lines.push_back(sample["line"].get<std::string>());
+      for (const auto& miss : item["near_misses"]) lines.push_back(miss.is_string() ? miss.get<std::string>() : miss.dump());
+    }
+  }
+  ASSERT_GT(lines.size(), 400u);
+  size_t matched = 0;
+  for (size_t i = 0; i < lazy->patterns().size(); ++i) {
+    const PatternSpec& lp = lazy->patterns()[i];
+    const PatternSpec& ep = eager->patterns()[i];
+    ASSERT_EQ(lp.family + "." + lp.id, ep.family + "." + ep.id);
+    for (const std::string& line : lines) {
+      Event le, ee;
+      std::string lerr, eerr;
+      bool l = lazy->MatchPattern(lp, line, &le, &lerr);
+      bool e = eager->MatchPattern(ep, line, &ee, &eerr);
+      ASSERT_EQ(l, e) << lp.id << " on " << line;
+      if (!l) continue;
+      ++matched;
+      EXPECT_EQ(EventToJson(le).dump(), EventToJson(ee).dump()) << lp.id << " on " << line;
+      EXPECT_EQ(lerr, eerr);
+    }
+  }
+  EXPECT_GT(matched, lazy->patterns().size());
+  for (const PatternSpec& p : lazy->patterns()) EXPECT_TRUE(p.re.compiled()) << p.id;
 }
 
 TEST(Formats, BuiltinCopyMatchesTheTree) {
