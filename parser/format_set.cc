@@ -237,35 +237,60 @@ struct PrefixSetHolder {
   RE2::Set set;
   RE2::Options options;
   std::vector<std::string> patterns;  // the set's members, wrappers then prefixes
-  // earlier[k]: a set of members [0, k), built the first time StripLine asks
-  // "can anything before member k match here?" (its predictions, below).
-  struct Earlier {
+  // The members as they can follow another one in a concatenation
+  // (ConcatenableForm); empty when one of them cannot.
+  std::vector<std::string> concatenable;
+  // A set of some members built the first time StripLine asks about it
+  // often enough (its predictions, below).
+  struct Lazy {
     std::atomic<int> asked{0};
     std::once_flag once;
     std::unique_ptr<RE2::Set> set;  // null: could not be built (ask the whole set)
   };
-  // A set is built only once it was asked for this often: compiling one costs
-  // ~5 M instructions, which a short log would not win back.
+  // Compiling one costs ~5 M instructions, which a short log would not win back.
   static constexpr int kAskedBeforeBuilt = 256;
-  std::vector<std::unique_ptr<Earlier>> earlier;
+  // earlier[k]: the members [0, k). after[k]: the same and one more member,
+  // member k followed by any member.
+  std::vector<std::unique_ptr<Lazy>> earlier, after;
+
+  // True when `lazy`, built from `patterns` once asked for often enough, is
+  // known and does not match at the start of `text`.
+  template <typename Members>
+  bool NoMatch(Lazy& lazy, Members members_of, re2::StringPiece text) {
+    if (lazy.asked.load(std::memory_order_relaxed) < kAskedBeforeBuilt) {
+      lazy.asked.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    std::call_once(lazy.once, [&] {
+      auto s = std::make_unique<RE2::Set>(options, RE2::ANCHOR_START);
+      for (const std::string& m : members_of()) {
+        if (s->Add(m, nullptr) < 0) return;
+      }
+      if (s->Compile()) lazy.set = std::move(s);
+    });
+    return lazy.set && !lazy.set->Match(text, nullptr);
+  }
   // True when no member before k matches at the start of `text`; false when
-  // one may (or the set could not be built).
+  // one may (or the set is not built yet).
   bool NoneBefore(size_t k, re2::StringPiece text) {
     if (k == 0) return true;
     if (k >= patterns.size()) return !set.Match(text, nullptr);
-    Earlier& e = *earlier[k];
-    if (e.asked.load(std::memory_order_relaxed) < kAskedBeforeBuilt) {
-      e.asked.fetch_add(1, std::memory_order_relaxed);
-      return false;
-    }
-    std::call_once(e.once, [&] {
-      auto s = std::make_unique<RE2::Set>(options, RE2::ANCHOR_START);
-      for (size_t i = 0; i < k; ++i) {
-        if (s->Add(patterns[i], nullptr) < 0) return;
-      }
-      if (s->Compile()) e.set = std::move(s);
-    });
-    return e.set && !e.set->Match(text, nullptr);
+    auto members = [&] { return std::vector<std::string>(patterns.begin(), patterns.begin() + static_cast<long>(k)); };
+    return NoMatch(*earlier[k], members, text);
+  }
+  // NoneBefore(k) and, wherever member k matches at the start of `text`, no
+  // member matches right after that match (one run instead of two: a member
+  // matching there would make "member k, then that member" match).
+  bool NoneBeforeNorAfter(size_t k, re2::StringPiece text) {
+    if (concatenable.empty() || k >= patterns.size()) return false;
+    auto members = [&] {
+      std::vector<std::string> m(patterns.begin(), patterns.begin() + static_cast<long>(k));
+      std::string any;
+      for (const std::string& c : concatenable) any += (any.empty() ? "(?:" : "|(?:") + c + ")";
+      m.push_back("(?:" + concatenable[k] + ")(?:" + any + ")");
+      return m;
+    };
+    return NoMatch(*after[k], members, text);
   }
 };
 
@@ -757,11 +782,18 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
     return t;
   }();
   Predictions& predicted = *predicted_table;
-  std::array<int, kSlots> chosen;
-  std::array<unsigned char, kSlots> chosen_at;
-  chosen.fill(kUnknown);
+  // This line's answers (slot, place key, member), written back at the end.
+  struct Answer {
+    int slot, member;
+    unsigned char key;
+  };
+  std::array<Answer, kSlots> answers;
+  size_t num_answers = 0;
   const size_t num_wrappers = wrappers_.size(), num_members = wrappers_.size() + prefixes_.size();
   size_t proven_pos = std::string_view::npos, proven_stop = 0, proven_upto = 0;
+  // Proven along with the above: no member matches right after member
+  // `after_member` taken at (proven_pos, proven_stop).
+  int after_member = -1;
   // True when no member before k can match at [pos, stop).
   auto none_before = [&](size_t k) {
     if (proven_pos == pos && proven_stop == stop && proven_upto >= k) return true;
@@ -783,7 +815,6 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
       uint64_t head = 0;
       std::memcpy(&head, line.data() + pos, std::min<size_t>(8, stop - pos));
       const unsigned char first = static_cast<unsigned char>((head * 0x9E3779B97F4A7C15ULL) >> 56);
-      chosen_at[slot] = first;
       bool hit = false;
       std::string_view text = line.substr(0, stop);
       candidates.clear();
@@ -809,8 +840,14 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
             continue;
           }
           ApplyPrefix(p, groups, meta, is_wrapper, &top);
-          chosen[slot] = base + i;
+          answers[num_answers++] = {slot, base + i, first};
+          const bool nothing_after = after_member == base + i && proven_pos == pos && proven_stop == stop;
+          after_member = -1;
           pos = next;
+          if (nothing_after) {  // proven with the members before it (NoneBeforeNorAfter)
+            proven_pos = pos;
+            proven_upto = num_members;
+          }
           return true;
         }
         return false;
@@ -825,9 +862,20 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
             // prefix round there: prove both with one run when that is likely.
             const int next_pred = phase == 0 && round == 0 ? predicted[8][first] : kUnknown;
             size_t wide = next_pred == kNone ? num_members : next_pred >= static_cast<int>(num_wrappers) ? next_pred : 0;
-            bool proven = wide > k && none_before(wide);
+            bool proven = false;
+            if (wide > k && wide < num_members &&
+                both_set_->NoneBeforeNorAfter(wide, re2::StringPiece(line.data() + pos, stop - pos))) {
+              // Members before `wide` do not match here, nor any member
+              // after `wide` wherever it matches here.
+              proven_pos = pos;
+              proven_stop = stop;
+              proven_upto = wide;
+              after_member = static_cast<int>(wide);
+              proven = true;
+            }
+            proven = proven || (wide > k && none_before(wide));
             if (proven || none_before(k)) {
-              chosen[slot] = kNone;
+              answers[num_answers++] = {slot, kNone, first};
               break;
             }
           } else if (pred >= base && pred < base + static_cast<int>(specs.size()) &&
@@ -839,7 +887,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
         }
         candidates = candidates_at(is_wrapper);
         if (candidates.empty()) {
-          chosen[slot] = kNone;
+          answers[num_answers++] = {slot, kNone, first};
           break;
         }
       } else {
@@ -847,7 +895,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
       }
       hit = try_candidates(/*verify=*/!from_set);
       if (!hit) {
-        chosen[slot] = kNone;
+        answers[num_answers++] = {slot, kNone, first};
         break;
       }
     }
@@ -874,9 +922,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   // more pass, unless nothing moved since the first pass ended on a miss at
   // this very place (it would miss again).
   if (!(wrappers_done && pos == wrappers_pos && stop == wrappers_stop)) strip(wrappers_, true, 2, 2);
-  for (int i = 0; i < kSlots; ++i) {
-    if (chosen[i] != kUnknown) predicted[i][chosen_at[i]] = chosen[i];
-  }
+  for (size_t i = 0; i < num_answers; ++i) predicted[answers[i].slot][answers[i].key] = answers[i].member;
   top.End();
   out.begin = pos;
   out.end = stop;
@@ -941,7 +987,18 @@ Status FormatSet::BuildPrefixSets() {
       holder->patterns.push_back(p.re->pattern());
     }
   }
-  for (size_t k = 0; k < holder->patterns.size(); ++k) holder->earlier.push_back(std::make_unique<PrefixSetHolder::Earlier>());
+  for (const std::string& m : holder->patterns) {
+    auto c = ConcatenableForm(m);
+    if (!c) {
+      holder->concatenable.clear();
+      break;
+    }
+    holder->concatenable.push_back(*c);
+  }
+  for (size_t k = 0; k < holder->patterns.size(); ++k) {
+    holder->earlier.push_back(std::make_unique<PrefixSetHolder::Lazy>());
+    holder->after.push_back(std::make_unique<PrefixSetHolder::Lazy>());
+  }
   if (!holder->set.Compile()) return InternalError("compiling the prefix set failed (out of memory?)");
   both_set_ = std::move(holder);
   return OkStatus();

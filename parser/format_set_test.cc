@@ -203,6 +203,9 @@ TEST(FormatSet, PredictedPrefixesAreProvenBeforeTheyAreTaken) {
       "INFO:     10.0.95.218:47608 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
       "INFO 10-14 10:00:03 [loggers.py:116] (VllmWorker rank=1 pid=3) hello",
       "[rank0]: [2025-10-14 10:00:04 TP0] Decode batch.",
+      // Alike for 8 bytes after the prefix, a wrapper only in the second.
+      "[2025-10-14 10:00:04 TP0] [default0] not a wrapper",
+      "[2025-10-14 10:00:04 TP0] [default0]: a torchrun wrapper after the prefix",
       "[rank1]: [rank0]: nested",
       "node-1: [2025-10-14 10:00:04 TP0] Decode batch.",
       "node-1: node-1: twice",
