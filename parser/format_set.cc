@@ -165,6 +165,13 @@ Status ParseFields(const std::string& file, const std::string& path, const json&
 
 bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
+// a < b as std::string compares them; names mostly differ in their first byte.
+bool KeyLess(const std::string& a, const std::string& b) {
+  unsigned char ca = a.empty() ? 0 : static_cast<unsigned char>(a[0]);
+  unsigned char cb = b.empty() ? 0 : static_cast<unsigned char>(b[0]);
+  return ca != cb ? ca < cb : a < b;
+}
+
 // Fills `fields` from captured groups, then the constants `set` (which win
 // over a field of the same name). Missing optional groups are skipped. Specs
 // and constants are both sorted by name (they come from JSON objects), so
@@ -180,7 +187,9 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
   }
   for (const FieldSpec& f : specs) {
     if (constants) {
-      for (; set_it != set_end && set_it->first < f.name; ++set_it) fields->SetCopy(set_it->first, set_it->second);
+      for (; set_it != set_end && KeyLess(set_it->first, f.name); ++set_it) {
+        fields->SetCopy(set_it->first, set_it->second);
+      }
     }
     std::string_view text = groups[f.group_index];
     if (text.data() == nullptr) continue;  // group did not participate
@@ -217,11 +226,11 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
       }
       continue;
     } else if (f.type.size() == 4 && f.type[0] == 'b') {  // "bool": Python's spellings first
-      if (text == "True" || text == "true") {
+      if (SameText(text, "True") || SameText(text, "true")) {
         fields->SetBool(f.name, true);
         continue;
       }
-      if (text == "False" || text == "false") {
+      if (SameText(text, "False") || SameText(text, "false")) {
         fields->SetBool(f.name, false);
         continue;
       }

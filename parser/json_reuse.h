@@ -106,9 +106,12 @@ class ObjectFiller {
   // value is already there, as a pattern's constants mostly are).
   void SetCopy(const std::string& name, const nlohmann::json& v) {
     nlohmann::json& s = Slot(name);
-    if (s.type() == v.type() && (s.is_string() || s.is_boolean() || s.is_number_integer() || s.is_null()) &&
-        s == v) {
-      return;  // (not floats: 0.0 == -0.0 but they print apart)
+    if (s.type() == v.type()) {  // not floats: 0.0 == -0.0 but they print apart
+      if (const auto* a = s.get_ptr<const nlohmann::json::string_t*>()) {
+        if (SameText(*a, *v.get_ptr<const nlohmann::json::string_t*>())) return;
+      } else if (s.is_boolean() || s.is_number_integer() || s.is_null()) {
+        if (s == v) return;
+      }
     }
     CopyInto(&s, v);
   }

@@ -333,20 +333,26 @@ std::optional<Timestamp> ParseTimestampUncached(std::string_view s) {
 }  // namespace
 
 std::optional<Timestamp> ParseTimestamp(std::string_view s) {
-  // Consecutive log lines mostly print the same second: the last text parsed
-  // and its result are kept (per thread), and an equal text costs a compare.
+  // Consecutive log lines mostly print the same second: the last texts parsed
+  // and their results are kept (per thread; two, as two producers' lines may
+  // alternate), and an equal text costs a compare.
   struct Last {
     char text[48];
     size_t size = sizeof text + 1;  // nothing kept yet
     std::optional<Timestamp> result;
   };
-  thread_local Last last;
-  if (s.size() == last.size && std::memcmp(s.data(), last.text, s.size()) == 0) return last.result;
+  thread_local Last last[2];
+  thread_local unsigned next = 0;
+  for (const Last& l : last) {
+    if (s.size() == l.size && std::memcmp(s.data(), l.text, s.size()) == 0) return l.result;
+  }
   std::optional<Timestamp> result = ParseTimestampUncached(s);
-  if (s.size() <= sizeof last.text) {
-    std::memcpy(last.text, s.data(), s.size());
-    last.size = s.size();
-    last.result = result;
+  if (s.size() <= sizeof last[0].text) {
+    Last& l = last[next];
+    next ^= 1;
+    std::memcpy(l.text, s.data(), s.size());
+    l.size = s.size();
+    l.result = result;
   }
   return result;
 }

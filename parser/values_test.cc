@@ -150,6 +150,34 @@ TEST(ParseTimestamp, CachedTextsGiveTheirOwnValues) {
   EXPECT_TRUE(tod->time_of_day);
   EXPECT_DOUBLE_EQ(tod->value, 36000);
   EXPECT_FALSE(ParseTimestamp("2025-10-14 10:00:00")->time_of_day);
+  // Two producers' stamps alternating, then a third.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14 10:00:00")->value, 1760436000);
+    EXPECT_DOUBLE_EQ(ParseTimestamp("10:00:01")->value, 36001);
+  }
+  EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14 10:00:02")->value, 1760436002);
+  EXPECT_DOUBLE_EQ(ParseTimestamp("10:00:01")->value, 36001);
+  EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14 10:00:00")->value, 1760436000);
+}
+
+TEST(Text, Utf8CheckFindsABadByteAnywhere) {
+  // The check reads 8 bytes at a time: a bad byte at every place of a line
+  // of every length up to 80 must be seen.
+  for (size_t n = 1; n <= 80; ++n) {
+    std::string line(n, 'a');
+    EXPECT_TRUE(IsValidUtf8(line));
+    for (size_t i = 0; i < n; ++i) {
+      line[i] = '\xff';
+      EXPECT_FALSE(IsValidUtf8(line)) << n << " " << i;
+      if (i + 1 < n) {
+        line[i] = '\xc3';  // a valid two-byte sequence: e-acute
+        line[i + 1] = '\xa9';
+        EXPECT_TRUE(IsValidUtf8(line)) << n << " " << i;
+        line[i + 1] = 'a';
+      }
+      line[i] = 'a';
+    }
+  }
 }
 
 TEST(ParseDate, CachedDatesGiveTheirOwnValues) {
