@@ -122,25 +122,27 @@ bool ParsePlainDecimal(std::string_view s, double* out) {
   // rounded, the double from_chars gives (Clinger's fast path).
   static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-  if (s.empty() || s.size() > 16) return false;
+  const size_t n = s.size();
+  if (n == 0 || n > 16) return false;
   uint64_t m = 0;
-  size_t dot = std::string_view::npos;
-  for (size_t i = 0; i < s.size(); ++i) {
+  size_t i = 0;
+  for (; i < n; ++i) {
     unsigned d = static_cast<unsigned char>(s[i]) - unsigned{'0'};
-    if (d <= 9) {
-      m = m * 10 + d;
-    } else if (s[i] == '.' && dot == std::string_view::npos) {
-      dot = i;
-    } else {
-      return false;
-    }
+    if (d > 9) break;
+    m = m * 10 + d;
   }
   size_t frac = 0;
-  if (dot != std::string_view::npos) {
-    if (dot == 0 || dot + 1 == s.size()) return false;  // ".5", "1.": from_chars' to judge
-    frac = s.size() - dot - 1;
+  if (i < n) {
+    // ".5", "1.": from_chars' to judge; so is anything but one '.' between digits.
+    if (s[i] != '.' || i == 0 || i + 1 == n) return false;
+    frac = n - i - 1;
+    for (++i; i < n; ++i) {
+      unsigned d = static_cast<unsigned char>(s[i]) - unsigned{'0'};
+      if (d > 9) return false;
+      m = m * 10 + d;
+    }
   }
-  if (s.size() - (dot != std::string_view::npos) > 15) return false;
+  if (n - (frac > 0) > 15) return false;  // digits in all
   *out = frac > 0 ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
   return true;
 }
