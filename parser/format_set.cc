@@ -174,6 +174,13 @@ Status ParseFields(const std::string& file, const std::string& path, const json&
 
 bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
+// a < b as std::string compares them; names mostly differ in their first byte.
+bool KeyLess(const std::string& a, const std::string& b) {
+  unsigned char ca = a.empty() ? 0 : static_cast<unsigned char>(a[0]);
+  unsigned char cb = b.empty() ? 0 : static_cast<unsigned char>(b[0]);
+  return ca != cb ? ca < cb : a < b;
+}
+
 // Fills `fields` from captured groups, then the constants `set` (which win
 // over a field of the same name). Missing optional groups are skipped. Specs
 // and constants are both sorted by name (they come from JSON objects), so
@@ -181,22 +188,29 @@ bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 // object is then refilled node after node (json_reuse.h).
 bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::string_view>& groups,
                    ObjectFiller* fields, std::string* error, const json* set = nullptr) {
-  auto set_it = set ? set->begin() : json::const_iterator();
-  auto set_end = set ? set->end() : json::const_iterator();
-  auto constants_before = [&](const std::string* name) {
-    for (; set && set_it != set_end && (name == nullptr || set_it.key() < *name); ++set_it) {
-      fields->SetCopy(set_it.key(), set_it.value());
-    }
-  };
+  const json::object_t* constants = set && set->is_object() ? &set->get_ref<const json::object_t&>() : nullptr;
+  json::object_t::const_iterator set_it, set_end;
+  if (constants) {
+    set_it = constants->begin();
+    set_end = constants->end();
+  }
   for (const FieldSpec& f : specs) {
-    constants_before(&f.name);
+    if (constants) {
+      for (; set_it != set_end && KeyLess(set_it->first, f.name); ++set_it) {
+        fields->SetCopy(set_it->first, set_it->second);
+      }
+    }
     std::string_view text = groups[f.group_index];
     if (text.data() == nullptr) continue;  // group did not participate
     // Plain numbers (what \d+ and [\d.]+ capture) need no trimming, no
-    // separators and no '%': std::from_chars as ConvertField would, minus the
+    // separators and no '%': the value ConvertField would give, minus the
     // checks and the Status. Anything else is ConvertField's.
     if (f.number_kind == 'i') {
       int64_t v = 0;
+      if (ParsePlainInt(text, &v)) {
+        fields->Set(f.name, v);
+        continue;
+      }
       auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       if (ec == std::errc() && p == text.data() + text.size() && !text.empty() && text[0] != '-') {
         fields->Set(f.name, v);
@@ -204,9 +218,29 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
       }
     } else if (f.number_kind != 0) {
       double v = 0;
-      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (ec == std::errc() && p == text.data() + text.size() && !text.empty() && IsAsciiDigit(text[0])) {
+      bool plain = ParsePlainDecimal(text, &v);
+      if (!plain) {
+        auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        plain = ec == std::errc() && p == text.data() + text.size() && !text.empty() && IsAsciiDigit(text[0]);
+      }
+      if (plain) {
         fields->Set(f.name, f.number_kind == 'r' && f.percent ? v / 100.0 : v);
+        continue;
+      }
+    } else if (f.type.size() == 6 && f.type[0] == 's') {  // "string": ConvertField's SanitizeUtf8, in place
+      if (IsValidUtf8(text)) {
+        fields->SetString(f.name, text);
+      } else {
+        fields->SetString(f.name, SanitizeUtf8(text));
+      }
+      continue;
+    } else if (f.type.size() == 4 && f.type[0] == 'b') {  // "bool": Python's spellings first
+      if (SameText(text, "True") || SameText(text, "true")) {
+        fields->SetBool(f.name, true);
+        continue;
+      }
+      if (SameText(text, "False") || SameText(text, "false")) {
+        fields->SetBool(f.name, false);
         continue;
       }
     }
@@ -226,7 +260,9 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
       fields->Slot(f.name) = std::move(*v);
     }
   }
-  constants_before(nullptr);
+  if (constants) {
+    for (; set_it != set_end; ++set_it) fields->SetCopy(set_it->first, set_it->second);
+  }
   return true;
 }
 
@@ -658,14 +694,51 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   // the last one reuses its nodes and string buffers (json_reuse.h).
   const std::string& key = is_wrapper ? p.id : kPrefixKey;
   json& slot = top ? top->Slot(key) : meta->wrapper[key];
+  // Groups are sorted by name (RE2::NamedCapturingGroups); "id" goes in its
+  // place among them so the object is filled in key order.
+  auto after_id = [](const std::string& name) {
+    unsigned char c = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
+    return c != 'i' ? c > 'i' : name > kIdKey;
+  };
+  // A recycled "prefix" object mostly holds another prefix's keys when the log
+  // interleaves two producers (SGLang's and vLLM's lines): refilled key by key
+  // it would lose and regain nodes on every line. Objects of other shapes wait
+  // in `shapes` instead, and one with this prefix's first key and key count is
+  // swapped in (a guess: the filler below makes the keys right whatever comes).
+  if (!is_wrapper && slot.is_object() && !slot.empty()) {
+    // The keys this line sets: "id" and the groups that took part.
+    const std::string* first = &kIdKey;
+    size_t size = 1;
+    for (const G& grp : p.groups) {
+      if (g[grp.index].data() == nullptr) continue;
+      if (size++ == 1 && !after_id(grp.name)) first = &grp.name;
+    }
+    auto fits = [&](const json& o) {
+      const auto& m = o.get_ref<const json::object_t&>();
+      return m.size() == size && SameText(m.begin()->first, *first);
+    };
+    thread_local std::vector<json> shapes;
+    if (!fits(slot)) {
+      bool swapped = false;
+      for (json& other : shapes) {
+        if (other.is_object() && !other.empty() && fits(other)) {
+          slot.swap(other);
+          swapped = true;
+          break;
+        }
+      }
+      if (!swapped && shapes.size() < 4) {
+        shapes.emplace_back(json::object());
+        slot.swap(shapes.back());
+      }
+    }
+  }
   thread_local ObjectFiller info;
   info.Begin(&slot);
   std::string_view date, time, month_day, ts;
-  // Groups are sorted by name (RE2::NamedCapturingGroups); "id" goes in its
-  // place among them so the object is filled in key order.
   bool id_done = is_wrapper;
   for (const G& grp : p.groups) {
-    if (!id_done && grp.name > kIdKey) {
+    if (!id_done && after_id(grp.name)) {
       info.SetString(kIdKey, p.full_id);
       id_done = true;
     }
@@ -937,9 +1010,10 @@ bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event*
   }
   // The literal prefilter already said this line is likely: capture at once.
   if (!fast && !RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups, /*precheck=*/false)) return false;
-  e->kind = p.kind;
-  e->family = p.family;
-  e->pattern_id = p.id;
+  // A recycled slot mostly held an event of this very pattern: compare before copying.
+  if (e->kind != p.kind) e->kind = p.kind;
+  if (e->family != p.family) e->family = p.family;
+  if (e->pattern_id != p.id) e->pattern_id = p.id;
   e->consequence = p.consequence;
   // Typed fields go into the existing object in place (a recycled Event's
   // map nodes and strings are reused where keys repeat; json_reuse.h).

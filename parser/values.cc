@@ -105,6 +105,48 @@ constexpr const char* kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
 
 }  // namespace
 
+bool ParsePlainInt(std::string_view s, int64_t* out) {
+  if (s.empty() || s.size() > 18) return false;
+  int64_t v = 0;
+  for (char c : s) {
+    unsigned d = static_cast<unsigned char>(c) - unsigned{'0'};
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+bool ParsePlainDecimal(std::string_view s, double* out) {
+  // Digits below 2^53 and an exact power of ten: the division is correctly
+  // rounded, the double from_chars gives (Clinger's fast path).
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const size_t n = s.size();
+  if (n == 0 || n > 16) return false;
+  uint64_t m = 0;
+  size_t i = 0;
+  for (; i < n; ++i) {
+    unsigned d = static_cast<unsigned char>(s[i]) - unsigned{'0'};
+    if (d > 9) break;
+    m = m * 10 + d;
+  }
+  size_t frac = 0;
+  if (i < n) {
+    // ".5", "1.": from_chars' to judge; so is anything but one '.' between digits.
+    if (s[i] != '.' || i == 0 || i + 1 == n) return false;
+    frac = n - i - 1;
+    for (++i; i < n; ++i) {
+      unsigned d = static_cast<unsigned char>(s[i]) - unsigned{'0'};
+      if (d > 9) return false;
+      m = m * 10 + d;
+    }
+  }
+  if (n - (frac > 0) > 15) return false;  // digits in all
+  *out = frac > 0 ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
+  return true;
+}
+
 std::optional<double> UnitMultiplier(std::string_view unit) {
   if (unit == "GB_as_GiB") return 1024.0 * 1024 * 1024;
   std::string u = Lower(Trim(unit));
@@ -211,7 +253,8 @@ StatusOr<nlohmann::json> ConvertField(std::string_view text, std::string_view ty
   return InvalidArgumentError("unknown field type '" + std::string(type) + "'");
 }
 
-std::optional<double> ParseDate(std::string_view s) {
+namespace {
+std::optional<double> ParseDateUncached(std::string_view s) {
   size_t i = 0;
   int y, mo, d;
   if (!Digits(s, &i, 4, &y) || i >= s.size() || (s[i] != '-' && s[i] != '/')) return std::nullopt;
@@ -223,8 +266,28 @@ std::optional<double> ParseDate(std::string_view s) {
   if (!DaysFromCivil(y, mo, d, &days)) return std::nullopt;
   return static_cast<double>(days) * 86400.0;
 }
+}  // namespace
 
-std::optional<Timestamp> ParseTimestamp(std::string_view s) {
+std::optional<double> ParseDate(std::string_view s) {
+  // The date is read from its first 10 bytes: lines of one day share them.
+  if (s.size() < 10) return ParseDateUncached(s);
+  struct Last {
+    char text[10];
+    bool valid = false;
+    std::optional<double> result;
+  };
+  thread_local Last last;
+  if (last.valid && std::memcmp(s.data(), last.text, 10) == 0) return last.result;
+  std::optional<double> result = ParseDateUncached(s.substr(0, 10));
+  std::memcpy(last.text, s.data(), 10);
+  last.valid = true;
+  last.result = result;
+  return result;
+}
+
+namespace {
+
+std::optional<Timestamp> ParseTimestampUncached(std::string_view s) {
   s = Trim(s);
   if (s.size() >= 8 && std::isdigit(static_cast<unsigned char>(s[0])) && s[2] == ':') {
     size_t i = 0;
@@ -267,6 +330,33 @@ std::optional<Timestamp> ParseTimestamp(std::string_view s) {
     }
   }
   return Timestamp{value, false};
+}
+
+}  // namespace
+
+std::optional<Timestamp> ParseTimestamp(std::string_view s) {
+  // Consecutive log lines mostly print the same second: the last texts parsed
+  // and their results are kept (per thread; two, as two producers' lines may
+  // alternate), and an equal text costs a compare.
+  struct Last {
+    char text[48];
+    size_t size = sizeof text + 1;  // nothing kept yet
+    std::optional<Timestamp> result;
+  };
+  thread_local Last last[2];
+  thread_local unsigned next = 0;
+  for (const Last& l : last) {
+    if (s.size() == l.size && std::memcmp(s.data(), l.text, s.size()) == 0) return l.result;
+  }
+  std::optional<Timestamp> result = ParseTimestampUncached(s);
+  if (s.size() <= sizeof last[0].text) {
+    Last& l = last[next];
+    next ^= 1;
+    std::memcpy(l.text, s.data(), s.size());
+    l.size = s.size();
+    l.result = result;
+  }
+  return result;
 }
 
 // ---- Python repr -----------------------------------------------------------

@@ -35,6 +35,15 @@ bool IsSchemaType(std::string_view type);
 StatusOr<nlohmann::json> ConvertField(std::string_view text, std::string_view type,
                                       std::string_view unit, bool percent);
 
+// The common shapes of captured numbers, read without std::from_chars'
+// generality but to the very same value; false (nothing written) for any
+// other text, which from_chars or ConvertField must then judge.
+//   ParsePlainInt: 1 to 18 ASCII digits, no sign.
+//   ParsePlainDecimal: digits with at most one '.' between digits, at most 15
+//   digits in all (exact in a double: one correctly rounded division).
+bool ParsePlainInt(std::string_view text, int64_t* out);
+bool ParsePlainDecimal(std::string_view text, double* out);
+
 struct Timestamp {
   double value = 0;          // seconds since the epoch (UTC), or since midnight
   bool time_of_day = false;  // only a time of day was printed

@@ -122,3 +122,118 @@ TEST(ParsePythonKv, MalformedListsTerminate) {
 
 }  // namespace
 }  // namespace tpt
+
+#include <charconv>
+#include <cstring>
+#include <random>
+
+namespace tpt {
+namespace {
+
+TEST(ParseTimestamp, CachedTextsGiveTheirOwnValues) {
+  // The last text parsed is remembered: a change of any byte, of the date
+  // in particular, must still be parsed afresh.
+  auto a = ParseTimestamp("2025-10-14 23:59:59");
+  auto b = ParseTimestamp("2025-10-14 23:59:59");
+  auto c = ParseTimestamp("2025-10-15 00:00:00");
+  ASSERT_TRUE(a && b && c);
+  EXPECT_DOUBLE_EQ(a->value, 1760486399);
+  EXPECT_EQ(a->value, b->value);
+  EXPECT_DOUBLE_EQ(c->value - a->value, 1);
+  // An invalid text, then one of the same length that is valid, and back.
+  EXPECT_FALSE(ParseTimestamp("2025-13-40 10:00:00"));
+  EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14 10:00:00")->value, 1760436000);
+  EXPECT_FALSE(ParseTimestamp("2025-13-40 10:00:00"));
+  // A time of day after an absolute time with the same clock.
+  auto tod = ParseTimestamp("10:00:00");
+  ASSERT_TRUE(tod);
+  EXPECT_TRUE(tod->time_of_day);
+  EXPECT_DOUBLE_EQ(tod->value, 36000);
+  EXPECT_FALSE(ParseTimestamp("2025-10-14 10:00:00")->time_of_day);
+  // Two producers' stamps alternating, then a third.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14 10:00:00")->value, 1760436000);
+    EXPECT_DOUBLE_EQ(ParseTimestamp("10:00:01")->value, 36001);
+  }
+  EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14 10:00:02")->value, 1760436002);
+  EXPECT_DOUBLE_EQ(ParseTimestamp("10:00:01")->value, 36001);
+  EXPECT_DOUBLE_EQ(ParseTimestamp("2025-10-14 10:00:00")->value, 1760436000);
+}
+
+TEST(Text, Utf8CheckFindsABadByteAnywhere) {
+  // The check reads 8 bytes at a time: a bad byte at every place of a line
+  // of every length up to 80 must be seen.
+  for (size_t n = 1; n <= 80; ++n) {
+    std::string line(n, 'a');
+    EXPECT_TRUE(IsValidUtf8(line));
+    for (size_t i = 0; i < n; ++i) {
+      line[i] = '\xff';
+      EXPECT_FALSE(IsValidUtf8(line)) << n << " " << i;
+      if (i + 1 < n) {
+        line[i] = '\xc3';  // a valid two-byte sequence: e-acute
+        line[i + 1] = '\xa9';
+        EXPECT_TRUE(IsValidUtf8(line)) << n << " " << i;
+        line[i + 1] = 'a';
+      }
+      line[i] = 'a';
+    }
+  }
+}
+
+TEST(ParseDate, CachedDatesGiveTheirOwnValues) {
+  EXPECT_DOUBLE_EQ(*ParseDate("2025-10-14"), 1760400000);
+  EXPECT_DOUBLE_EQ(*ParseDate("2025-10-15"), 1760486400);
+  EXPECT_DOUBLE_EQ(*ParseDate("2025-10-15 10:00:00"), 1760486400);  // the first 10 bytes
+  EXPECT_FALSE(ParseDate("2025-13-15"));
+  EXPECT_DOUBLE_EQ(*ParseDate("2025-10-15"), 1760486400);
+  EXPECT_FALSE(ParseDate("2025-10"));
+  EXPECT_DOUBLE_EQ(*ParseDate("2024/02/29"), 1709164800);
+}
+
+TEST(ParsePlainNumbers, SameValueAsFromChars) {
+  std::mt19937_64 rng(7);
+  auto check_decimal = [](const std::string& s) {
+    double want = 0, got = -1;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), want);
+    ASSERT_TRUE(ec == std::errc() && p == s.data() + s.size()) << s;
+    ASSERT_TRUE(ParsePlainDecimal(s, &got)) << s;
+    EXPECT_EQ(std::memcmp(&want, &got, sizeof want), 0) << s << ": " << want << " vs " << got;
+  };
+  for (int i = 0; i < 200000; ++i) {
+    int digits = 1 + static_cast<int>(rng() % 15);
+    std::string s;
+    for (int k = 0; k < digits; ++k) s.push_back(static_cast<char>('0' + rng() % 10));
+    if (digits > 1 && rng() % 4 != 0) s.insert(1 + rng() % (digits - 1), ".");
+    check_decimal(s);
+  }
+  for (const char* s : {"0", "0.0", "00.10", "1670.84", "0.64", "999999999999999", "0.00000000000001",
+                        "900719925474.993", "123456789012.345"}) {
+    check_decimal(s);
+  }
+  for (int i = 0; i < 100000; ++i) {
+    std::string s = std::to_string(rng() % 1000000000000000000ULL);
+    int64_t want = 0, got = -1;
+    std::from_chars(s.data(), s.data() + s.size(), want);
+    ASSERT_TRUE(ParsePlainInt(s, &got)) << s;
+    EXPECT_EQ(got, want) << s;
+  }
+  int64_t n = 0;
+  double d = 0;
+  EXPECT_TRUE(ParsePlainInt("007", &n));
+  EXPECT_EQ(n, 7);
+  // Not the plain shape: left to from_chars / ConvertField, nothing written.
+  for (const char* s : {"", "-1", "+1", "1,024", "1e5", " 1", "1 ", "0x10", "1234567890123456789"}) {
+    n = -5;
+    EXPECT_FALSE(ParsePlainInt(s, &n)) << s;
+    EXPECT_EQ(n, -5);
+  }
+  for (const char* s : {"", ".5", "1.", "1.2.3", "-0.5", "1e5", "nan", "1234567890123456", "0.000000000000001",
+                        "1.5%"}) {
+    d = -5;
+    EXPECT_FALSE(ParsePlainDecimal(s, &d)) << s;
+    EXPECT_EQ(d, -5);
+  }
+}
+
+}  // namespace
+}  // namespace tpt
