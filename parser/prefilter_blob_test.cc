@@ -74,7 +74,8 @@ std::vector<Hit> Hits(const FormatSet& fs, const std::vector<std::string>& lines
 
 // The events of `text` (one stream), as JSON.
 std::vector<std::string> Events(const FormatSet& fs, const std::string& text) {
-  StreamParser p(fs, ParseOptions{}, 0, "t.log");
+  ParseOptions options;  // StreamParser keeps a reference
+  StreamParser p(fs, options, 0, "t.log");
   std::vector<Event> out;
   Block block;
   block.text = text;
