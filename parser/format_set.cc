@@ -2,6 +2,7 @@
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
 #include "parser/json_reuse.h"
+#include "parser/prefilter_blob.h"
 #include "parser/regex_groups.h"
 
 #include <hs/hs.h>
@@ -426,8 +427,9 @@ std::vector<std::string> FormatSet::families() const { return families_; }
 
 // The samples of the compiled-in files are run by formats_test in every build
 // (LoadBuiltinChecked); running them again on each start cost 0.05-0.08 s.
+// Its literal database was compiled by the build (prefilter_blob.h).
 StatusOr<FormatSet> FormatSet::LoadBuiltin(bool strict) {
-  return LoadImpl(BuiltinSources(), strict, /*check_samples=*/false, /*defer_regexes=*/true);
+  return LoadImpl(BuiltinSources(), strict, /*check_samples=*/false, /*defer_regexes=*/true, prefilter::EmbeddedBlob());
 }
 
 StatusOr<FormatSet> FormatSet::LoadBuiltinChecked(bool strict) { return Load(BuiltinSources(), strict); }
@@ -454,12 +456,13 @@ StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict) {
   return Load(files, strict);
 }
 
-StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool strict, bool check_samples) {
-  return LoadImpl(files, strict, check_samples, /*defer_regexes=*/false);
+StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool strict, bool check_samples,
+                                     std::string_view prefilter_blob) {
+  return LoadImpl(files, strict, check_samples, /*defer_regexes=*/false, prefilter_blob);
 }
 
 StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, bool strict, bool check_samples,
-                                        bool defer_regexes) {
+                                        bool defer_regexes, std::string_view prefilter_blob) {
   // Pass 1: compile each file. Pass 2: check samples against the whole set
   // (a pattern's sample may carry another family's prefix). A file failing
   // either is dropped and the set rebuilt without it.
@@ -498,7 +501,7 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
       return InvalidArgumentError(problems.empty() ? "no format files were given"
                                                    : "no usable format file; first problem: " + problems.front());
     }
-    TPT_RETURN_IF_ERROR(set.BuildPrefilter());
+    TPT_RETURN_IF_ERROR(set.BuildPrefilter(prefilter_blob));
     TPT_RETURN_IF_ERROR(set.BuildPrefixSets());
     set.problems_ = std::move(problems);
     return set;
@@ -1078,47 +1081,60 @@ Status FormatSet::BuildPrefixSets() {
   return OkStatus();
 }
 
-Status FormatSet::BuildPrefilter() {
+namespace {
+
+// The prefilter's literals in id order, their Hyperscan flags and what each id
+// stands for; the last one finds ANSI colour codes, which can split a literal
+// (such lines are rescanned cleaned).
+void PrefilterLiterals(const std::vector<PatternSpec>& patterns, const std::vector<BlockSpec>& blocks,
+                       std::vector<std::string>* lits, std::vector<unsigned>* flags,
+                       std::vector<LiteralTarget>* targets) {
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    for (const auto& l : patterns[i].literals) {
+      lits->push_back(l);
+      flags->push_back(patterns[i].caseless ? HS_FLAG_CASELESS : 0);
+      targets->push_back({LiteralTarget::kPattern, static_cast<int>(i)});
+    }
+  }
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    for (const auto& l : blocks[i].literals) {
+      lits->push_back(l);
+      flags->push_back(0);
+      targets->push_back({LiteralTarget::kBlockStart, static_cast<int>(i)});
+    }
+  }
+  lits->push_back("\x1b[");
+  flags->push_back(0);
+  targets->push_back({LiteralTarget::kRescan, 0});
+}
+
+}  // namespace
+
+Status FormatSet::BuildPrefilter(std::string_view blob) {
   std::vector<std::string> lits;
   std::vector<unsigned> flags;
   targets_.clear();
-  for (size_t i = 0; i < patterns_.size(); ++i) {
-    for (const auto& l : patterns_[i].literals) {
-      lits.push_back(l);
-      flags.push_back(patterns_[i].caseless ? HS_FLAG_CASELESS : 0);
-      targets_.push_back({LiteralTarget::kPattern, static_cast<int>(i)});
+  PrefilterLiterals(patterns_, blocks_, &lits, &flags, &targets_);
+  prefilter_from_blob_ = false;
+  if (!blob.empty()) {
+    if (hs_database* db = prefilter::Deserialize(blob, prefilter::Fingerprint(lits, flags))) {
+      db_.reset(db);
+      prefilter_from_blob_ = true;
+      return OkStatus();
     }
   }
-  for (size_t i = 0; i < blocks_.size(); ++i) {
-    for (const auto& l : blocks_[i].literals) {
-      lits.push_back(l);
-      flags.push_back(0);
-      targets_.push_back({LiteralTarget::kBlockStart, static_cast<int>(i)});
-    }
-  }
-  // ANSI colour codes can split a literal: such lines are rescanned cleaned.
-  lits.push_back("\x1b[");
-  flags.push_back(0);
-  targets_.push_back({LiteralTarget::kRescan, 0});
-
-  std::vector<const char*> ptrs;
-  std::vector<size_t> lens;
-  std::vector<unsigned> ids;
-  for (size_t i = 0; i < lits.size(); ++i) {
-    ptrs.push_back(lits[i].data());
-    lens.push_back(lits[i].size());
-    ids.push_back(static_cast<unsigned>(i));
-  }
-  hs_database_t* db = nullptr;
-  hs_compile_error_t* err = nullptr;
-  if (hs_compile_lit_multi(ptrs.data(), flags.data(), ids.data(), lens.data(), static_cast<unsigned>(lits.size()),
-                           HS_MODE_BLOCK, nullptr, &db, &err) != HS_SUCCESS) {
-    std::string why = err && err->message ? err->message : "unknown error";
-    hs_free_compile_error(err);
-    return InternalError("building the literal prefilter (Hyperscan) failed: " + why);
-  }
-  db_.reset(db);
+  auto db = prefilter::Compile(lits, flags);
+  if (!db.ok()) return db.status();
+  db_.reset(*db);
   return OkStatus();
+}
+
+StatusOr<std::string> FormatSet::SerializePrefilter() const {
+  std::vector<std::string> lits;
+  std::vector<unsigned> flags;
+  std::vector<LiteralTarget> targets;
+  PrefilterLiterals(patterns_, blocks_, &lits, &flags, &targets);
+  return prefilter::Serialize(db_.get(), prefilter::Fingerprint(lits, flags));
 }
 
 }  // namespace tpt

@@ -172,12 +172,15 @@ class FormatSet {
   // and described in problems(); with `strict` the first problem is returned
   // as the error instead. Fails when no file could be loaded. Without
   // `check_samples` the samples and near misses are not run (regexes, fast
-  // layouts and the structure are still compiled and checked).
+  // layouts and the structure are still compiled and checked). A
+  // `prefilter_blob` (SerializePrefilter) is the literal database when it was
+  // made from the same literals, Hyperscan and CPU; else it is compiled.
   static StatusOr<FormatSet> Load(const std::vector<FormatSource>& files, bool strict = false,
-                                  bool check_samples = true);
+                                  bool check_samples = true, std::string_view prefilter_blob = {});
   // The compiled-in files, without running their samples: formats_test runs
   // them (LoadBuiltinChecked) in every build, so a run need not repeat it.
-  // Their pattern regexes are compiled on first use (LazyRe).
+  // Their pattern regexes are compiled on first use (LazyRe); their literal
+  // database is the one the build compiled (prefilter_blob.h).
   static StatusOr<FormatSet> LoadBuiltin(bool strict = false);
   static StatusOr<FormatSet> LoadBuiltinChecked(bool strict = false);
   static StatusOr<FormatSet> LoadDir(const std::string& dir, bool strict = false);
@@ -193,6 +196,11 @@ class FormatSet {
   // Hyperscan literal database; id i -> targets()[i].
   const hs_database* literal_db() const { return db_.get(); }
   const std::vector<LiteralTarget>& targets() const { return targets_; }
+  // True when literal_db() came from a prefilter blob, false when compiled.
+  bool prefilter_from_blob() const { return prefilter_from_blob_; }
+  // literal_db() with the fingerprint of what it was compiled from: a blob
+  // for Load (the build embeds the built-in one: parser/tools/).
+  StatusOr<std::string> SerializePrefilter() const;
 
   // Strips wrappers (iteratively), a trailing suffix wrapper, then producer
   // prefixes (iteratively) from `line`; fills `meta`. line[wrapped_end, end)
@@ -217,11 +225,11 @@ class FormatSet {
     void operator()(hs_database* db) const;
   };
   static StatusOr<FormatSet> LoadImpl(const std::vector<FormatSource>& files, bool strict, bool check_samples,
-                                      bool defer_regexes);
+                                      bool defer_regexes, std::string_view prefilter_blob);
   Status AddFile(const FormatSource& file, nlohmann::json* doc);
   Status CheckSamples(const FormatSource& file, const nlohmann::json& doc, size_t first_pattern,
                       size_t first_block, size_t first_wrapper, size_t first_prefix) const;
-  Status BuildPrefilter();
+  Status BuildPrefilter(std::string_view blob);
   // Set by Load for the compiled-in files loaded unchecked: pattern regexes
   // are compiled on first use (LazyRe), their groups read from the text.
   bool defer_pattern_regexes_ = false;
@@ -239,6 +247,7 @@ class FormatSet {
   std::vector<std::string> families_;
   std::vector<LiteralTarget> targets_;
   std::unique_ptr<hs_database, HsDeleter> db_;
+  bool prefilter_from_blob_ = false;
   // One anchored RE2::Set over the wrappers and then the prefixes: one DFA
   // pass says which of both can match at a position, instead of one regex
   // run per prefix.
