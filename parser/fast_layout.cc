@@ -22,7 +22,20 @@
 namespace tpt {
 namespace {
 
-using Item = FastLayout::Item;
+// The layout as parsed, a tree one level deep (sections do not nest);
+// LayoutBuilder flattens it into FastLayout::Op.
+struct Item {
+  enum Type { kLiteral, kCapture, kSkip, kOptional, kSpanStart, kSpanEnd } type = kLiteral;
+  enum Class { kSet, kWords } cls = kSet;
+  std::string literal;             // kLiteral
+  int group = -1;                  // kCapture, kSpan*: regex group index, -1 = not kept
+  std::bitset<256> set;            // kSet: the bytes a run takes
+  int min = 1;                     // kSet: 0 for [..]*, 1 otherwise
+  int count = 0;                   // kSet: exact count (digits=N), 0 = a greedy run
+  bool backoff = false;            // kSet: the literal after it starts inside the set (RE2 backs off)
+  std::vector<std::string> words;  // kWords
+  std::vector<Item> section;       // kOptional
+};
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // RE2's \s is [\t\n\f\r ] (no \v).
@@ -38,119 +51,13 @@ std::bitset<256> SetOf(bool (*pred)(char)) {
   return out;
 }
 
-// Whether `lit` is at text[pos] (the first byte turns most misses away).
-bool LiteralAt(std::string_view text, size_t pos, const std::string& lit) {
-  return text.size() - pos >= lit.size() && text[pos] == lit[0] &&
-         std::memcmp(text.data() + pos, lit.data(), lit.size()) == 0;
-}
-
-// Length of the class run at text[pos] (greedy, or exactly `count`), 0 when none.
-size_t RunLength(const Item& it, std::string_view text, size_t pos) {
-  if (it.cls == Item::kWords) {
-    for (const auto& w : it.words) {
-      if (LiteralAt(text, pos, w)) return w.size();
-    }
-    return 0;
-  }
-  const char* p = text.data() + pos;
-  const char* end = text.data() + text.size();
-  if (it.count > 0) {
-    if (end - p < it.count) return 0;
-    for (int k = 0; k < it.count; ++k) {
-      if (!it.set[static_cast<unsigned char>(p[k])]) return 0;
-    }
-    return static_cast<size_t>(it.count);
-  }
-  const char* q = p;
-  while (q < end && it.set[static_cast<unsigned char>(*q)]) ++q;
-  return static_cast<size_t>(q - p);
-}
-
-enum class Step { kOk, kFail, kGiveUp };
-
-void ClearGroups(const std::vector<Item>& items, std::vector<std::string_view>* groups) {
-  for (const Item& it : items) {
-    if ((it.type == Item::kCapture || it.type == Item::kSpanStart) && it.group >= 0) {
-      (*groups)[it.group] = std::string_view();
-    }
-    if (it.type == Item::kOptional) ClearGroups(it.section, groups);
-  }
-}
-
-Step Run(const std::vector<Item>& items, std::string_view text, size_t* pos, bool* choice,
-         std::vector<std::string_view>* groups) {
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Item& it = items[i];
-    switch (it.type) {
-      case Item::kLiteral:
-        if (!LiteralAt(text, *pos, it.literal)) return Step::kFail;
-        *pos += it.literal.size();
-        break;
-      case Item::kSkip: {
-        const std::string& next = items[i + 1].literal;  // Compile checked a literal follows
-        size_t at = text.find(next, *pos);
-        if (at == std::string_view::npos) return Step::kFail;
-        if (text.find(next, at + 1) != std::string_view::npos) *choice = true;
-        *pos = at;
-        break;
-      }
-      case Item::kCapture: {
-        size_t n = RunLength(it, text, *pos);
-        if (it.backoff) {
-          // RE2 takes the longest run after which the next literal matches;
-          // a shorter one that also fits is a choice it may come back to.
-          const std::string& next = items[i + 1].literal;
-          size_t k = n + 1;
-          bool found = false;
-          while (k-- > static_cast<size_t>(it.min)) {
-            if ((found = LiteralAt(text, *pos + k, next))) break;
-          }
-          if (!found) return Step::kFail;
-          for (size_t k2 = k; k2-- > static_cast<size_t>(it.min);) {
-            if (LiteralAt(text, *pos + k2, next)) {
-              *choice = true;
-              break;
-            }
-          }
-          n = k;
-        }
-        if (n == 0 && it.min > 0) return Step::kFail;
-        if (it.group >= 0) (*groups)[it.group] = text.substr(*pos, n);
-        *pos += n;
-        break;
-      }
-      case Item::kSpanStart:  // where the span starts, made whole at its end
-        (*groups)[it.group] = text.substr(*pos, 0);
-        break;
-      case Item::kSpanEnd: {
-        const char* begin = (*groups)[it.group].data();
-        (*groups)[it.group] = std::string_view(begin, static_cast<size_t>(text.data() + *pos - begin));
-        break;
-      }
-      case Item::kOptional: {
-        size_t save = *pos;
-        bool inner = false;
-        Step s = Run(it.section, text, pos, &inner, groups);
-        if (s == Step::kOk) {
-          *choice = true;  // the regex could still leave it out
-          break;
-        }
-        if (s == Step::kGiveUp || inner) return Step::kGiveUp;
-        *pos = save;
-        ClearGroups(it.section, groups);
-        break;
-      }
-    }
-  }
-  return Step::kOk;
-}
-
 // ---- compiling ----------------------------------------------------------------
 
 // What may come first after a point of the layout.
 struct Follow {
   std::bitset<256> chars;
   bool skip = false;  // a lazy skip: anything
+  bool open = false;  // the items may match nothing: what follows them comes first too
 };
 
 void AddFirstChars(const Item& it, Follow* f) {
@@ -192,6 +99,7 @@ Follow FirstOf(const std::vector<Item>& items, size_t from, const Follow& after)
   }
   f.chars |= after.chars;
   f.skip |= after.skip;
+  f.open = true;
   return f;
 }
 
@@ -409,7 +317,176 @@ class Compiler {
   size_t pos_ = 0;
 };
 
+// ---- matching ------------------------------------------------------------------
+
+template <typename T>
+T Load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// a[0, n) == b[0, n), in word-sized loads (literals are short; a memcmp call costs more).
+inline bool Equal(const char* a, const char* b, size_t n) {
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      if (Load<uint64_t>(a + i) != Load<uint64_t>(b + i)) return false;
+    }
+    return i == n || Load<uint64_t>(a + n - 8) == Load<uint64_t>(b + n - 8);
+  }
+  if (n >= 4) return Load<uint32_t>(a) == Load<uint32_t>(b) && Load<uint32_t>(a + n - 4) == Load<uint32_t>(b + n - 4);
+  if (n >= 2) return Load<uint16_t>(a) == Load<uint16_t>(b) && a[n - 1] == b[n - 1];
+  return n == 0 || a[0] == b[0];
+}
+
+// Whether lit[0, len) is at text[pos] (pos <= size).
+inline bool LiteralAt(const char* text, size_t size, size_t pos, const char* lit, size_t len) {
+  return size - pos >= len && text[pos] == lit[0] && Equal(text + pos, lit, len);
+}
+
+constexpr size_t kNone = std::string_view::npos;
+
+// The first lit[0, len) (len > 0) in text[from, size), kNone when there is none.
+size_t Find(const char* text, size_t size, size_t from, const char* lit, size_t len) {
+  if (size < len) return kNone;
+  const char* p = text + from;
+  const char* const last = text + (size - len);
+  while (p <= last) {
+    p = static_cast<const char*>(std::memchr(p, static_cast<unsigned char>(lit[0]), static_cast<size_t>(last - p) + 1));
+    if (p == nullptr) return kNone;
+    if (Equal(p + 1, lit + 1, len - 1)) return static_cast<size_t>(p - text);
+    ++p;
+  }
+  return kNone;
+}
+
 }  // namespace
+
+// Flattens the parsed layout into FastLayout's program: literals into one
+// pool, classes into 256-entry tables.
+class LayoutBuilder {
+ public:
+  using Op = FastLayout::Op;
+
+  LayoutBuilder(FastLayout* fl, const RE2& re) : fl_(fl), kept_(re.NumberOfCapturingGroups() + 1, false) {}
+
+  // Appends `items`; the first `lead` bytes of the first literal are matched
+  // before the program runs (by Match's search for the leading literal, or by
+  // the section op).
+  Status Add(const std::vector<Item>& items, size_t lead) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      const Item& it = items[i];
+      Op op;
+      switch (it.type) {
+        case Item::kLiteral: {
+          std::string_view lit = it.literal;
+          if (i == 0) lit.remove_prefix(lead);
+          if (lit.empty()) continue;
+          op.kind = lit.size() == 1 ? Op::kByte : Op::kLiteral;
+          Text(lit, &op);
+          break;
+        }
+        case Item::kSkip:  // takes the literal after it too (CheckOrder made sure there is one)
+          op.kind = Op::kSkip;
+          Text(items[++i].literal, &op);
+          break;
+        case Item::kCapture:
+          if (it.cls == Item::kWords) {
+            op.kind = Op::kWords;
+            op.off = static_cast<uint32_t>(fl_->words_.size());
+            op.len = static_cast<uint32_t>(it.words.size());
+            for (const auto& w : it.words) {
+              Op word;
+              Text(w, &word);
+              fl_->words_.emplace_back(word.off, word.len);
+            }
+          } else {
+            op.set = Set(it.set);
+            if (it.count > 0) {
+              op.kind = Op::kCount;
+              op.count = static_cast<uint32_t>(it.count);
+            } else {
+              op.kind = Op::kRun;
+              op.min = static_cast<uint8_t>(it.min);
+              if (it.backoff) {  // takes the literal it backs off for too
+                op.backoff = true;
+                Text(items[++i].literal, &op);
+              }
+            }
+          }
+          TPT_RETURN_IF_ERROR(Keep(it.group, &op.group));
+          break;
+        case Item::kSpanStart:
+          op.kind = Op::kSpanStart;
+          TPT_RETURN_IF_ERROR(Keep(it.group, &op.group));
+          break;
+        case Item::kSpanEnd:
+          op.kind = Op::kSpanEnd;
+          op.group = static_cast<int16_t>(it.group);
+          break;
+        case Item::kOptional: {
+          // A section that starts with literal text is passed over when the
+          // text is not there, one that must start with one of a few bytes
+          // when the next byte is not one of them: either way it would fail
+          // at its first step, before any choice, exactly as when it is run.
+          op.kind = Op::kSection;
+          size_t lead_len = 0;
+          if (it.section[0].type == Item::kLiteral) {
+            Text(it.section[0].literal, &op);
+            lead_len = it.section[0].literal.size();
+          } else {
+            Follow first = FirstOf(it.section, 0, Follow());
+            op.gate = !first.skip && !first.open;
+            if (op.gate) op.set = Set(first.chars);
+          }
+          op.first_kept = static_cast<uint16_t>(fl_->kept_.size());
+          size_t at = fl_->ops_.size();
+          fl_->ops_.push_back(op);
+          TPT_RETURN_IF_ERROR(Add(it.section, lead_len));
+          Op close;
+          close.kind = Op::kSectionEnd;
+          fl_->ops_.push_back(close);
+          fl_->ops_[at].end = static_cast<uint32_t>(fl_->ops_.size());
+          fl_->ops_[at].end_kept = static_cast<uint16_t>(fl_->kept_.size());
+          continue;
+        }
+      }
+      fl_->ops_.push_back(op);
+    }
+    return OkStatus();
+  }
+
+ private:
+  void Text(std::string_view lit, Op* op) {
+    op->off = static_cast<uint32_t>(fl_->pool_.size());
+    op->len = static_cast<uint32_t>(lit.size());
+    fl_->pool_.append(lit);
+  }
+
+  uint16_t Set(const std::bitset<256>& bits) {
+    FastLayout::ByteSet set;
+    for (int c = 0; c < 256; ++c) set.has[c] = bits[c];
+    for (size_t k = 0; k < fl_->sets_.size(); ++k) {
+      if (std::memcmp(fl_->sets_[k].has, set.has, sizeof set.has) == 0) return static_cast<uint16_t>(k);
+    }
+    fl_->sets_.push_back(set);
+    return static_cast<uint16_t>(fl_->sets_.size() - 1);
+  }
+
+  // Notes that the layout sets `group` (-1: nothing).
+  Status Keep(int group, int16_t* out) {
+    *out = static_cast<int16_t>(group);
+    if (group < 0) return OkStatus();
+    if (kept_[group]) return InvalidArgumentError("fast layout: group " + std::to_string(group) + " is captured twice");
+    kept_[group] = true;
+    fl_->kept_.push_back(group);
+    return OkStatus();
+  }
+
+  FastLayout* fl_;
+  std::vector<bool> kept_;  // by group
+};
 
 std::string FastLayout::LeadingLiteral(std::string_view regex) {
   // A top-level alternation means no common leading literal.
@@ -475,26 +552,177 @@ StatusOr<FastLayout> FastLayout::Compile(std::string_view layout, const RE2& re,
           "fast layout: the regex does not start with literal text, so the layout cannot know where a match starts");
     }
   }
+  std::vector<Item> items;
   Compiler c(layout, re);
-  TPT_RETURN_IF_ERROR(c.Parse(&fl.items_, false));
-  if (fl.items_.empty()) return InvalidArgumentError("fast layout: empty");
+  TPT_RETURN_IF_ERROR(c.Parse(&items, false));
+  if (items.empty()) return InvalidArgumentError("fast layout: empty");
   Follow end;  // nothing is required after the layout: the regex's end is not anchored
-  TPT_RETURN_IF_ERROR(c.CheckOrder(fl.items_, end));
-  if (!anchored && (fl.items_[0].type != Item::kLiteral || fl.items_[0].literal.compare(0, fl.lead_.size(), fl.lead_) != 0)) {
+  TPT_RETURN_IF_ERROR(c.CheckOrder(items, end));
+  if (!anchored && (items[0].type != Item::kLiteral || items[0].literal.compare(0, fl.lead_.size(), fl.lead_) != 0)) {
     return InvalidArgumentError("fast layout: must start with the regex's leading text '" + fl.lead_ + "'");
   }
   fl.num_groups_ = re.NumberOfCapturingGroups();
+  LayoutBuilder builder(&fl, re);
+  TPT_RETURN_IF_ERROR(builder.Add(items, fl.lead_.size()));
   return fl;
 }
 
+// Runs the program once, left to right, with no recursion and no allocation
+// (but for `groups` the first time). Inside a section, a failure leaves the
+// section out (its groups cleared) unless a choice was made in it that the
+// regex could revisit: a skip whose literal occurs again later (looked up only
+// then), or a run that could have backed off further. Any other failure
+// declines: a choice outside sections never matters.
 bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* groups) const {
-  size_t start = anchored_ ? 0 : text.find(lead_);
-  if (start == std::string_view::npos) return false;
+  const char* const base = text.data();
+  const size_t size = text.size();
+  size_t start = 0;
+  if (!anchored_) {
+    // Mostly the text starts with it: no search then.
+    if (!LiteralAt(base, size, 0, lead_.data(), lead_.size())) {
+      start = Find(base, size, 1, lead_.data(), lead_.size());
+      if (start == kNone) return false;
+    }
+  }
+  size_t pos = start + lead_.size();
   groups->assign(num_groups_ + 1, std::string_view());
-  size_t pos = start;
-  bool choice = false;
-  if (Run(items_, text, &pos, &choice, groups) != Step::kOk) return false;
-  (*groups)[0] = text.substr(start, pos - start);
+  std::string_view* const g = groups->data();
+
+  const char* const pool = pool_.data();
+  const Op* const ops = ops_.data();
+  const size_t num_ops = ops_.size();
+  const Op* section = nullptr;  // the section being tried
+  size_t section_pos = 0;       // where it started
+  bool choice = false;          // a run in it could have backed off
+  struct Pending {              // skips in it: did their literal occur again?
+    size_t at;
+    const Op* op;
+  } pending[4];
+  int num_pending = 0;
+
+  size_t i = 0;
+  while (i < num_ops) {
+    const Op& op = ops[i++];
+    switch (op.kind) {
+      case Op::kByte:
+        if (pos < size && base[pos] == pool[op.off]) {
+          ++pos;
+          continue;
+        }
+        break;
+      case Op::kLiteral:
+        if (size - pos >= op.len && Equal(base + pos, pool + op.off, op.len)) {
+          pos += op.len;
+          continue;
+        }
+        break;
+      case Op::kRun: {
+        const bool* has = sets_[op.set].has;
+        size_t q = pos;
+        while (q < size && has[static_cast<unsigned char>(base[q])]) ++q;
+        size_t n = q - pos;
+        if (op.backoff) {
+          // RE2 takes the longest run after which the literal matches; a
+          // shorter one that also fits is a choice it may come back to.
+          const char* lit = pool + op.off;
+          size_t k = n + 1;
+          bool found = false;
+          while (k-- > op.min) {
+            if ((found = LiteralAt(base, size, pos + k, lit, op.len))) break;
+          }
+          if (!found) break;
+          if (section != nullptr) {
+            for (size_t k2 = k; k2-- > op.min;) {
+              if (LiteralAt(base, size, pos + k2, lit, op.len)) {
+                choice = true;
+                break;
+              }
+            }
+          }
+          if (op.group >= 0) g[op.group] = std::string_view(base + pos, k);
+          pos += k + op.len;
+          continue;
+        }
+        if (n < op.min) break;
+        if (op.group >= 0) g[op.group] = std::string_view(base + pos, n);
+        pos = q;
+        continue;
+      }
+      case Op::kCount: {
+        if (size - pos < op.count) break;
+        const bool* has = sets_[op.set].has;
+        size_t k = 0;
+        while (k < op.count && has[static_cast<unsigned char>(base[pos + k])]) ++k;
+        if (k < op.count) break;
+        if (op.group >= 0) g[op.group] = std::string_view(base + pos, k);
+        pos += k;
+        continue;
+      }
+      case Op::kWords: {
+        size_t n = 0;
+        for (uint32_t w = op.off; w < op.off + op.len; ++w) {
+          if (LiteralAt(base, size, pos, pool + words_[w].first, words_[w].second)) {
+            n = words_[w].second;
+            break;
+          }
+        }
+        if (n == 0) break;
+        if (op.group >= 0) g[op.group] = std::string_view(base + pos, n);
+        pos += n;
+        continue;
+      }
+      case Op::kSkip: {
+        size_t at = Find(base, size, pos, pool + op.off, op.len);
+        if (at == kNone) break;
+        // Only a section that fails asks whether the literal occurs again.
+        if (section != nullptr) {
+          if (num_pending < 4) {
+            pending[num_pending++] = {at, &op};
+          } else if (Find(base, size, at + 1, pool + op.off, op.len) != kNone) {
+            choice = true;
+          }
+        }
+        pos = at + op.len;
+        continue;
+      }
+      case Op::kSpanStart:
+        g[op.group] = std::string_view(base + pos, 0);
+        continue;
+      case Op::kSpanEnd:
+        g[op.group] = std::string_view(g[op.group].data(), static_cast<size_t>(base + pos - g[op.group].data()));
+        continue;
+      case Op::kSection:
+        if (op.len > 0) {
+          if (!LiteralAt(base, size, pos, pool + op.off, op.len)) {
+            i = op.end;
+            continue;
+          }
+        } else if (op.gate && (pos >= size || !sets_[op.set].has[static_cast<unsigned char>(base[pos])])) {
+          i = op.end;
+          continue;
+        }
+        section = &op;
+        section_pos = pos;
+        pos += op.len;
+        choice = false;
+        num_pending = 0;
+        continue;
+      case Op::kSectionEnd:  // taken (the regex could still leave it out, but nothing later fails back into it)
+        section = nullptr;
+        continue;
+    }
+    // The step failed.
+    if (section == nullptr || choice) return false;
+    for (int k = 0; k < num_pending; ++k) {
+      const Op& skip = *pending[k].op;
+      if (Find(base, size, pending[k].at + 1, pool + skip.off, skip.len) != kNone) return false;
+    }
+    pos = section_pos;
+    for (size_t k = section->first_kept; k < section->end_kept; ++k) g[kept_[k]] = std::string_view();
+    i = section->end;
+    section = nullptr;
+  }
+  g[0] = std::string_view(base + start, pos - start);
   return true;
 }
 

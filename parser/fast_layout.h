@@ -24,9 +24,10 @@
 //   if (fl->Match(line, &groups)) UseGroups(groups); else RunTheRegex(line);
 #pragma once
 
-#include <bitset>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "parser/status.h"
@@ -50,7 +51,8 @@ class FastLayout {
   // True when the line has the layout at the first occurrence of its leading
   // literal (anchored: at text[0]); `groups` then holds 1 + the regex's group
   // count views (data() == nullptr for a group that took no part), [0] the
-  // matched span. False means "not sure": the caller runs the regex.
+  // matched span. False means "not sure": the caller runs the regex, and
+  // `groups` is left in no particular state.
   bool Match(std::string_view text, std::vector<std::string_view>* groups) const;
 
   // Checks the layout against the regex on one line: "" when the layout
@@ -64,27 +66,48 @@ class FastLayout {
   // a leading group, class or top-level alternation). Exposed for tests.
   static std::string LeadingLiteral(std::string_view regex);
 
-  struct Item;
-
  private:
+  friend class LayoutBuilder;
+
+  // One step of the compiled program (fast_layout.cc says how Match runs it).
+  struct Op {
+    enum Kind : uint8_t {
+      kByte,        // one literal byte: pool_[off]
+      kLiteral,     // literal text: pool_[off, off + len)
+      kRun,         // a greedy run of sets_[set] bytes, at least `min`
+      kCount,       // exactly `count` bytes of sets_[set]
+      kWords,       // one of the words words_[off, off + len)
+      kSkip,        // to just after the first occurrence of pool_[off, off + len)
+      kSpanStart,   // group `group` starts here
+      kSpanEnd,     // group `group` ends here
+      kSection,     // an optional section up to ops_[end - 1], a kSectionEnd; it starts
+                    // with the text pool_[off, off + len) when len > 0
+      kSectionEnd,
+    };
+    Kind kind = kByte;
+    bool backoff = false;   // kRun: gives back bytes so that pool_[off, off + len) follows, then takes it
+    bool gate = false;      // kSection: entered only when the next byte is in sets_[set]
+    uint8_t min = 1;        // kRun: 0 or 1
+    int16_t group = -1;     // the regex group it sets, -1 none
+    uint16_t set = 0;       // kRun, kCount, gated kSection: index into sets_
+    uint32_t off = 0, len = 0;
+    uint32_t count = 0;     // kCount
+    uint32_t end = 0;       // kSection: index of the op after its kSectionEnd
+    uint16_t first_kept = 0, end_kept = 0;  // kSection: the groups it may set, kept_[first_kept, end_kept)
+  };
+  struct ByteSet {
+    bool has[256];
+  };
+
   std::string source_;
   bool anchored_ = false;
   std::string lead_;  // leading literal of the regex (prefix of the layout's first literal)
   int num_groups_ = 0;
-  std::vector<Item> items_;
-};
-
-struct FastLayout::Item {
-  enum Type { kLiteral, kCapture, kSkip, kOptional, kSpanStart, kSpanEnd } type = kLiteral;
-  enum Class { kSet, kWords } cls = kSet;
-  std::string literal;             // kLiteral
-  int group = -1;                  // kCapture, kSpan*: regex group index, -1 = not kept
-  std::bitset<256> set;            // kSet: the bytes a run takes
-  int min = 1;                     // kSet: 0 for [..]*, 1 otherwise
-  int count = 0;                   // kSet: exact count (digits=N), 0 = a greedy run
-  bool backoff = false;            // kSet: the literal after it starts inside the set (RE2 backs off)
-  std::vector<std::string> words;  // kWords
-  std::vector<Item> section;       // kOptional
+  std::vector<Op> ops_;
+  std::string pool_;                                    // literal bytes of the ops
+  std::vector<ByteSet> sets_;                           // byte classes of the ops
+  std::vector<std::pair<uint32_t, uint32_t>> words_;    // kWords: (offset, length) in pool_
+  std::vector<int> kept_;                               // the groups the layout sets, in order
 };
 
 }  // namespace tpt
