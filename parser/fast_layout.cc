@@ -16,6 +16,8 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <bit>
 #include <bitset>
 #include <cstring>
 
@@ -327,7 +329,7 @@ T Load(const char* p) {
 }
 
 // a[0, n) == b[0, n), in word-sized loads (literals are short; a memcmp call costs more).
-inline bool Equal(const char* a, const char* b, size_t n) {
+[[gnu::always_inline]] inline bool Equal(const char* a, const char* b, size_t n) {
   if (n >= 8) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -345,29 +347,75 @@ inline bool LiteralAt(const char* text, size_t size, size_t pos, const char* lit
   return size - pos >= len && text[pos] == lit[0] && Equal(text + pos, lit, len);
 }
 
+// Whether lit[0, len) is at text[pos] (pos <= size), `head` being its first
+// bytes as Head() makes them.
+[[gnu::always_inline]] inline bool TextAt(const char* text, size_t size, size_t pos, const char* lit, size_t len, uint64_t head, uint64_t mask) {
+  if (size - pos >= 8) {
+    if ((Load<uint64_t>(text + pos) & mask) != head) return false;
+    return len <= 8 || Equal(text + pos + 8, lit + 8, len - 8);
+  }
+  return size - pos >= len && Equal(text + pos, lit, len);
+}
+
+// The first (up to) 8 bytes of `lit` as TextAt loads them, and the mask of those bytes.
+void Head(std::string_view lit, uint64_t* head, uint64_t* mask) {
+  char bytes[8] = {0}, ones[8] = {0};
+  size_t n = std::min<size_t>(lit.size(), 8);
+  std::memcpy(bytes, lit.data(), n);
+  std::memset(ones, 0xff, n);
+  *head = Load<uint64_t>(bytes);
+  *mask = Load<uint64_t>(ones);
+}
+
 constexpr size_t kNone = std::string_view::npos;
 
-// The first lit[0, len) (len > 0) in text[from, size), kNone when there is none.
-size_t Find(const char* text, size_t size, size_t from, const char* lit, size_t len) {
+// ---- 8 bytes at a time (little-endian loads: byte k of the text is bits 8k..8k+7) ----
+
+constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+constexpr uint64_t kEach = 0x0101010101010101ull;
+constexpr uint64_t kHigh = 0x8080808080808080ull;
+
+// The high bit of each byte of x that is not a digit (exact: no byte borrows
+// from another).
+inline uint64_t NotDigit(uint64_t x) {
+  uint64_t z = x ^ (0x30 * kEach);  // a digit is 0..9 now
+  return (((z & (0x7f * kEach)) + 0x76 * kEach) | z) & kHigh;
+}
+
+// The high bit of each byte of x that is not `c` (exact).
+inline uint64_t NotByte(uint64_t x, unsigned char c) {
+  uint64_t z = x ^ (c * kEach);
+  return (((z & (0x7f * kEach)) + 0x7f * kEach) | z) & kHigh;
+}
+
+// The first lit[0, len) (len > 0; head, mask as for TextAt) in text[from,
+// size), kNone when there is none.
+size_t Find(const char* text, size_t size, size_t from, const char* lit, size_t len, uint64_t head, uint64_t mask) {
   if (size < len) return kNone;
   const char* p = text + from;
-  const char* const last = text + (size - len);
-  while (p <= last) {
-    p = static_cast<const char*>(std::memchr(p, static_cast<unsigned char>(lit[0]), static_cast<size_t>(last - p) + 1));
+  const char* const end = text + (size - len) + 1;  // where a match can no longer start
+  while (p < end) {
+    p = static_cast<const char*>(std::memchr(p, static_cast<unsigned char>(lit[0]), static_cast<size_t>(end - p)));
     if (p == nullptr) return kNone;
-    if (Equal(p + 1, lit + 1, len - 1)) return static_cast<size_t>(p - text);
+    if (TextAt(text, size, static_cast<size_t>(p - text), lit, len, head, mask)) return static_cast<size_t>(p - text);
     ++p;
   }
   return kNone;
 }
 
+// Run classes taken 8 bytes at a time.
+enum Wide : uint8_t { kNarrow = 0, kDigits = 1, kNumber = 2 };
+
 }  // namespace
 
 // Flattens the parsed layout into FastLayout's program: literals into one
-// pool, classes into 256-entry tables.
+// pool, classes into 256-entry tables, a stretch of fixed width (literal text,
+// digits=N, span ends) into one kFixed, the literal after a run or a word
+// list into that step.
 class LayoutBuilder {
  public:
   using Op = FastLayout::Op;
+  using Mark = FastLayout::Mark;
 
   LayoutBuilder(FastLayout* fl, const RE2& re) : fl_(fl), kept_(re.NumberOfCapturingGroups() + 1, false) {}
 
@@ -375,55 +423,114 @@ class LayoutBuilder {
   // before the program runs (by Match's search for the leading literal, or by
   // the section op).
   Status Add(const std::vector<Item>& items, size_t lead) {
+    auto text_of = [&](size_t k) {
+      std::string_view lit = items[k].literal;
+      if (k == 0) lit.remove_prefix(lead);
+      return lit;
+    };
     for (size_t i = 0; i < items.size(); ++i) {
       const Item& it = items[i];
-      Op op;
-      switch (it.type) {
-        case Item::kLiteral: {
-          std::string_view lit = it.literal;
-          if (i == 0) lit.remove_prefix(lead);
+      if (Fixed(it)) {
+        size_t j = i;
+        while (j < items.size() && Fixed(items[j])) ++j;
+        if (j - i == 1 && it.type == Item::kLiteral) {  // plain text
+          std::string_view lit = text_of(i);
           if (lit.empty()) continue;
+          Op op;
           op.kind = lit.size() == 1 ? Op::kByte : Op::kLiteral;
-          Text(lit, &op);
-          break;
+          Text(lit, &op.off, &op.len);
+          Head(lit, &op.head, &op.head_mask);
+          fl_->ops_.push_back(op);
+          continue;
         }
+        Op op;
+        if (j - i == 1 && it.type == Item::kSpanEnd) {
+          op.kind = Op::kSpanEnd;
+          op.group = static_cast<int16_t>(it.group);
+          fl_->ops_.push_back(op);
+          continue;
+        }
+        op.kind = Op::kFixed;
+        op.off = static_cast<uint32_t>(fl_->shape_.size());
+        op.first_mark = static_cast<uint16_t>(fl_->marks_.size());
+        for (size_t k = i; k < j; ++k) {
+          const Item& f = items[k];
+          uint32_t at = static_cast<uint32_t>(fl_->shape_.size()) - op.off;
+          if (at > 60000) return InvalidArgumentError("fast layout: a stretch of fixed width is too long");
+          Mark mark{false, static_cast<int16_t>(f.group), static_cast<uint16_t>(at), static_cast<uint16_t>(at)};
+          switch (f.type) {
+            case Item::kLiteral:
+              for (char c : text_of(k)) {
+                std::bitset<256> one;
+                one.set(static_cast<unsigned char>(c));
+                fl_->shape_.push_back(Set(one));
+              }
+              continue;
+            case Item::kCapture:
+              for (int n = 0; n < f.count; ++n) fl_->shape_.push_back(Set(f.set));
+              mark.end = static_cast<uint16_t>(at + f.count);
+              if (f.group < 0) continue;
+              break;
+            case Item::kSpanStart:
+              break;
+            default: {  // kSpanEnd: of a span started in this kFixed, or before it
+              bool here = false;
+              for (size_t m = op.first_mark; m < fl_->marks_.size(); ++m) {
+                if (fl_->marks_[m].group == f.group) {
+                  fl_->marks_[m].end = mark.begin;
+                  here = true;
+                }
+              }
+              mark.span_end = true;
+              if (!here) fl_->marks_.push_back(mark);
+              continue;
+            }
+          }
+          TPT_RETURN_IF_ERROR(Keep(f.group));
+          fl_->marks_.push_back(mark);
+        }
+        op.len = static_cast<uint32_t>(fl_->shape_.size()) - op.off;
+        op.end_mark = static_cast<uint16_t>(fl_->marks_.size());
+        Chunks(&op);
+        fl_->ops_.push_back(op);
+        i = j - 1;
+        continue;
+      }
+      Op op;
+      // The literal after it, when it takes it too.
+      auto then = [&] {
+        if (i + 1 < items.size() && items[i + 1].type == Item::kLiteral) {
+          Text(items[++i].literal, &op.then, &op.then_len);
+          Head(items[i].literal, &op.then_head, &op.then_mask);
+        }
+      };
+      switch (it.type) {
         case Item::kSkip:  // takes the literal after it too (CheckOrder made sure there is one)
           op.kind = Op::kSkip;
-          Text(items[++i].literal, &op);
+          Text(items[++i].literal, &op.off, &op.len);
+          Head(items[i].literal, &op.head, &op.head_mask);
           break;
         case Item::kCapture:
+          op.group = static_cast<int16_t>(it.group);
+          TPT_RETURN_IF_ERROR(Keep(it.group));
           if (it.cls == Item::kWords) {
             op.kind = Op::kWords;
             op.off = static_cast<uint32_t>(fl_->words_.size());
             op.len = static_cast<uint32_t>(it.words.size());
             for (const auto& w : it.words) {
-              Op word;
-              Text(w, &word);
-              fl_->words_.emplace_back(word.off, word.len);
+              uint32_t off, len;
+              Text(w, &off, &len);
+              fl_->words_.emplace_back(off, len);
             }
           } else {
+            op.kind = Op::kRun;
             op.set = Set(it.set);
-            if (it.count > 0) {
-              op.kind = Op::kCount;
-              op.count = static_cast<uint32_t>(it.count);
-            } else {
-              op.kind = Op::kRun;
-              op.min = static_cast<uint8_t>(it.min);
-              if (it.backoff) {  // takes the literal it backs off for too
-                op.backoff = true;
-                Text(items[++i].literal, &op);
-              }
-            }
+            op.min = static_cast<uint8_t>(it.min);
+            op.backoff = it.backoff;  // then the literal after it is there (CheckOrder)
+            if (kLittleEndian && it.set == SetOf(IsDigit)) op.wide = kDigits;
+            if (kLittleEndian && it.set == SetOf([](char c) { return IsDigit(c) || c == '.'; })) op.wide = kNumber;
           }
-          TPT_RETURN_IF_ERROR(Keep(it.group, &op.group));
-          break;
-        case Item::kSpanStart:
-          op.kind = Op::kSpanStart;
-          TPT_RETURN_IF_ERROR(Keep(it.group, &op.group));
-          break;
-        case Item::kSpanEnd:
-          op.kind = Op::kSpanEnd;
-          op.group = static_cast<int16_t>(it.group);
+          then();
           break;
         case Item::kOptional: {
           // A section that starts with literal text is passed over when the
@@ -433,7 +540,8 @@ class LayoutBuilder {
           op.kind = Op::kSection;
           size_t lead_len = 0;
           if (it.section[0].type == Item::kLiteral) {
-            Text(it.section[0].literal, &op);
+            Text(it.section[0].literal, &op.off, &op.len);
+            Head(it.section[0].literal, &op.head, &op.head_mask);
             lead_len = it.section[0].literal.size();
           } else {
             Follow first = FirstOf(it.section, 0, Follow());
@@ -451,6 +559,8 @@ class LayoutBuilder {
           fl_->ops_[at].end_kept = static_cast<uint16_t>(fl_->kept_.size());
           continue;
         }
+        default:
+          return InternalError("fast layout: unexpected item");
       }
       fl_->ops_.push_back(op);
     }
@@ -458,9 +568,52 @@ class LayoutBuilder {
   }
 
  private:
-  void Text(std::string_view lit, Op* op) {
-    op->off = static_cast<uint32_t>(fl_->pool_.size());
-    op->len = static_cast<uint32_t>(lit.size());
+  static bool Fixed(const Item& it) {
+    return it.type == Item::kLiteral || it.type == Item::kSpanStart || it.type == Item::kSpanEnd ||
+           (it.type == Item::kCapture && it.cls == Item::kSet && it.count > 0);
+  }
+
+  // A kFixed of literal bytes and digits only, 8 bytes or more, is checked
+  // 8 bytes at a time (the last chunk overlapping the one before).
+  void Chunks(Op* op) {
+    if (!kLittleEndian || op->len < 8) return;
+    const std::bitset<256> digits = SetOf(IsDigit);
+    std::vector<int> byte(op->len);  // the literal byte, -1 for a digit
+    for (uint32_t k = 0; k < op->len; ++k) {
+      const bool* has = fl_->sets_[fl_->shape_[op->off + k]].has;
+      std::bitset<256> set;
+      for (int c = 0; c < 256; ++c) set[c] = has[c];
+      if (set == digits) {
+        byte[k] = -1;
+      } else if (set.count() == 1) {
+        byte[k] = static_cast<int>(set._Find_first());
+      } else {
+        return;
+      }
+    }
+    op->wide = 1;
+    op->first_chunk = static_cast<uint16_t>(fl_->chunks_.size());
+    for (uint32_t at = 0;; at += 8) {
+      if (at + 8 > op->len) at = op->len - 8;
+      FastLayout::Chunk chunk{at, 0, 0, 0};
+      for (uint32_t k = 0; k < 8; ++k) {
+        int b = byte[at + k];
+        if (b < 0) {
+          chunk.digits |= uint64_t{0xff} << (8 * k);
+        } else {
+          chunk.lit_mask |= uint64_t{0xff} << (8 * k);
+          chunk.lit |= static_cast<uint64_t>(b) << (8 * k);
+        }
+      }
+      fl_->chunks_.push_back(chunk);
+      if (at + 8 == op->len) break;
+    }
+    op->end_chunk = static_cast<uint16_t>(fl_->chunks_.size());
+  }
+
+  void Text(std::string_view lit, uint32_t* off, uint32_t* len) {
+    *off = static_cast<uint32_t>(fl_->pool_.size());
+    *len = static_cast<uint32_t>(lit.size());
     fl_->pool_.append(lit);
   }
 
@@ -475,8 +628,7 @@ class LayoutBuilder {
   }
 
   // Notes that the layout sets `group` (-1: nothing).
-  Status Keep(int group, int16_t* out) {
-    *out = static_cast<int16_t>(group);
+  Status Keep(int group) {
     if (group < 0) return OkStatus();
     if (kept_[group]) return InvalidArgumentError("fast layout: group " + std::to_string(group) + " is captured twice");
     kept_[group] = true;
@@ -562,8 +714,21 @@ StatusOr<FastLayout> FastLayout::Compile(std::string_view layout, const RE2& re,
     return InvalidArgumentError("fast layout: must start with the regex's leading text '" + fl.lead_ + "'");
   }
   fl.num_groups_ = re.NumberOfCapturingGroups();
+  Head(fl.lead_, &fl.lead_head_, &fl.lead_mask_);
   LayoutBuilder builder(&fl, re);
   TPT_RETURN_IF_ERROR(builder.Add(items, fl.lead_.size()));
+  fl.ops_.emplace_back();  // kEnd
+  // The groups Match clears first: those it sets only in a section, and those
+  // it never sets. The rest it always sets on the way to a match.
+  std::vector<bool> always(fl.num_groups_ + 1, false);
+  for (int g : fl.kept_) always[g] = true;
+  for (const Op& op : fl.ops_) {
+    if (op.kind != Op::kSection) continue;
+    for (uint32_t k = op.first_kept; k < op.end_kept; ++k) always[fl.kept_[k]] = false;
+  }
+  for (int g = 1; g <= fl.num_groups_; ++g) {
+    if (!always[g]) fl.clear_.push_back(g);
+  }
   return fl;
 }
 
@@ -579,18 +744,20 @@ bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* gro
   size_t start = 0;
   if (!anchored_) {
     // Mostly the text starts with it: no search then.
-    if (!LiteralAt(base, size, 0, lead_.data(), lead_.size())) {
-      start = Find(base, size, 1, lead_.data(), lead_.size());
+    if (!TextAt(base, size, 0, lead_.data(), lead_.size(), lead_head_, lead_mask_)) {
+      start = Find(base, size, 1, lead_.data(), lead_.size(), lead_head_, lead_mask_);
       if (start == kNone) return false;
     }
   }
   size_t pos = start + lead_.size();
-  groups->assign(num_groups_ + 1, std::string_view());
+  // A group is cleared here or set by its step on every way to a match.
+  if (groups->size() != static_cast<size_t>(num_groups_) + 1) groups->resize(num_groups_ + 1);
   std::string_view* const g = groups->data();
+  for (int k : clear_) g[k] = std::string_view();
 
   const char* const pool = pool_.data();
+  const ByteSet* const sets = sets_.data();
   const Op* const ops = ops_.data();
-  const size_t num_ops = ops_.size();
   const Op* section = nullptr;  // the section being tried
   size_t section_pos = 0;       // where it started
   bool choice = false;          // a run in it could have backed off
@@ -600,62 +767,85 @@ bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* gro
   } pending[4];
   int num_pending = 0;
 
-  size_t i = 0;
-  while (i < num_ops) {
-    const Op& op = ops[i++];
+  const Op* next = ops;
+  for (;;) {
+    const Op& op = *next++;
     switch (op.kind) {
       case Op::kByte:
-        if (pos < size && base[pos] == pool[op.off]) {
-          ++pos;
-          continue;
-        }
-        break;
+        if (pos >= size || base[pos] != pool[op.off]) goto fail;
+        ++pos;
+        continue;
       case Op::kLiteral:
-        if (size - pos >= op.len && Equal(base + pos, pool + op.off, op.len)) {
-          pos += op.len;
-          continue;
+        if (!TextAt(base, size, pos, pool + op.off, op.len, op.head, op.head_mask)) goto fail;
+        pos += op.len;
+        continue;
+      case Op::kFixed: {
+        if (size - pos < op.len) goto fail;
+        const char* s = base + pos;
+        if (op.wide) {
+          for (uint32_t c = op.first_chunk; c < op.end_chunk; ++c) {
+            const Chunk& chunk = chunks_[c];
+            uint64_t x = Load<uint64_t>(s + chunk.at);
+            if ((x & chunk.lit_mask) != chunk.lit || (NotDigit(x) & chunk.digits) != 0) goto fail;
+          }
+        } else {
+          const uint16_t* shape = shape_.data() + op.off;
+          for (uint32_t k = 0; k < op.len; ++k) {
+            if (!sets[shape[k]].has[static_cast<unsigned char>(s[k])]) goto fail;
+          }
         }
-        break;
+        for (uint32_t m = op.first_mark; m < op.end_mark; ++m) {
+          const Mark& mark = marks_[m];
+          const char* from = mark.span_end ? g[mark.group].data() : s + mark.begin;
+          g[mark.group] = std::string_view(from, static_cast<size_t>(s + mark.end - from));
+        }
+        pos += op.len;
+        continue;
+      }
       case Op::kRun: {
-        const bool* has = sets_[op.set].has;
         size_t q = pos;
-        while (q < size && has[static_cast<unsigned char>(base[q])]) ++q;
+        if (op.wide != kNarrow) {
+          for (; size - q >= 8; q += 8) {
+            uint64_t x = Load<uint64_t>(base + q);
+            uint64_t stop = NotDigit(x);
+            if (op.wide == kNumber) stop &= NotByte(x, '.');
+            if (stop != 0) {
+              q += static_cast<size_t>(std::countr_zero(stop)) / 8;
+              goto run_end;
+            }
+          }
+        }
+        {
+          const bool* has = sets[op.set].has;
+          while (q < size && has[static_cast<unsigned char>(base[q])]) ++q;
+        }
+      run_end:
         size_t n = q - pos;
+        const char* lit = pool + op.then;
         if (op.backoff) {
           // RE2 takes the longest run after which the literal matches; a
           // shorter one that also fits is a choice it may come back to.
-          const char* lit = pool + op.off;
           size_t k = n + 1;
           bool found = false;
           while (k-- > op.min) {
-            if ((found = LiteralAt(base, size, pos + k, lit, op.len))) break;
+            if ((found = LiteralAt(base, size, pos + k, lit, op.then_len))) break;
           }
-          if (!found) break;
+          if (!found) goto fail;
           if (section != nullptr) {
             for (size_t k2 = k; k2-- > op.min;) {
-              if (LiteralAt(base, size, pos + k2, lit, op.len)) {
+              if (LiteralAt(base, size, pos + k2, lit, op.then_len)) {
                 choice = true;
                 break;
               }
             }
           }
-          if (op.group >= 0) g[op.group] = std::string_view(base + pos, k);
-          pos += k + op.len;
-          continue;
+          n = k;
+        } else {
+          if (n < op.min) goto fail;
+          if (op.then_len > 0 && !TextAt(base, size, q, lit, op.then_len, op.then_head, op.then_mask)) goto fail;
         }
-        if (n < op.min) break;
         if (op.group >= 0) g[op.group] = std::string_view(base + pos, n);
-        pos = q;
-        continue;
-      }
-      case Op::kCount: {
-        if (size - pos < op.count) break;
-        const bool* has = sets_[op.set].has;
-        size_t k = 0;
-        while (k < op.count && has[static_cast<unsigned char>(base[pos + k])]) ++k;
-        if (k < op.count) break;
-        if (op.group >= 0) g[op.group] = std::string_view(base + pos, k);
-        pos += k;
+        pos += n + op.then_len;
         continue;
       }
       case Op::kWords: {
@@ -666,39 +856,33 @@ bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* gro
             break;
           }
         }
-        if (n == 0) break;
+        if (n == 0) goto fail;
+        if (op.then_len > 0 && !TextAt(base, size, pos + n, pool + op.then, op.then_len, op.then_head, op.then_mask)) goto fail;
         if (op.group >= 0) g[op.group] = std::string_view(base + pos, n);
-        pos += n;
+        pos += n + op.then_len;
         continue;
       }
       case Op::kSkip: {
-        size_t at = Find(base, size, pos, pool + op.off, op.len);
-        if (at == kNone) break;
+        size_t at = Find(base, size, pos, pool + op.off, op.len, op.head, op.head_mask);
+        if (at == kNone) goto fail;
         // Only a section that fails asks whether the literal occurs again.
         if (section != nullptr) {
           if (num_pending < 4) {
             pending[num_pending++] = {at, &op};
-          } else if (Find(base, size, at + 1, pool + op.off, op.len) != kNone) {
+          } else if (Find(base, size, at + 1, pool + op.off, op.len, op.head, op.head_mask) != kNone) {
             choice = true;
           }
         }
         pos = at + op.len;
         continue;
       }
-      case Op::kSpanStart:
-        g[op.group] = std::string_view(base + pos, 0);
-        continue;
       case Op::kSpanEnd:
         g[op.group] = std::string_view(g[op.group].data(), static_cast<size_t>(base + pos - g[op.group].data()));
         continue;
       case Op::kSection:
-        if (op.len > 0) {
-          if (!LiteralAt(base, size, pos, pool + op.off, op.len)) {
-            i = op.end;
-            continue;
-          }
-        } else if (op.gate && (pos >= size || !sets_[op.set].has[static_cast<unsigned char>(base[pos])])) {
-          i = op.end;
+        if (op.len > 0 ? !TextAt(base, size, pos, pool + op.off, op.len, op.head, op.head_mask)
+                       : op.gate && (pos >= size || !sets[op.set].has[static_cast<unsigned char>(base[pos])])) {
+          next = ops + op.end;
           continue;
         }
         section = &op;
@@ -710,20 +894,23 @@ bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* gro
       case Op::kSectionEnd:  // taken (the regex could still leave it out, but nothing later fails back into it)
         section = nullptr;
         continue;
+      case Op::kEnd:
+        g[0] = std::string_view(base + start, pos - start);
+        return true;
+      default:
+        __builtin_unreachable();  // every kind is a case above
     }
-    // The step failed.
+  fail:
     if (section == nullptr || choice) return false;
     for (int k = 0; k < num_pending; ++k) {
       const Op& skip = *pending[k].op;
-      if (Find(base, size, pending[k].at + 1, pool + skip.off, skip.len) != kNone) return false;
+      if (Find(base, size, pending[k].at + 1, pool + skip.off, skip.len, skip.head, skip.head_mask) != kNone) return false;
     }
     pos = section_pos;
     for (size_t k = section->first_kept; k < section->end_kept; ++k) g[kept_[k]] = std::string_view();
-    i = section->end;
+    next = ops + section->end;
     section = nullptr;
   }
-  g[0] = std::string_view(base + start, pos - start);
-  return true;
 }
 
 std::string FastLayout::Disagreement(std::string_view text, const RE2& re, bool* taken) const {

@@ -207,6 +207,52 @@ TEST(FastLayout, LiteralsOfEveryLength) {
   }
 }
 
+// Digit runs, numbers and fixed stretches are read 8 bytes at a time: random
+// lines over the bytes next to the digits ('/' ':' and, with the high bit,
+// 0xb0..0xb9), of every length around 8, must give the regex's groups.
+TEST(FastLayout, WordAtATimeAgreesWithTheRegex) {
+  struct Case {
+    const char* regex;
+    const char* layout;
+    bool anchored;
+    const char* seed;  // a line it takes
+  };
+  const Case cases[] = {
+      {"Q(?P<a>\\d+)x(?P<b>[\\d.]+)y(?:(?P<c>\\d+))?", "Q{a:digits}x{b:number}y[{c:digits}]", false,
+       "Q1234567891x1.52.33456789y7"},
+      {"(?P<d>\\d{4}-\\d\\d-\\d\\d) (?P<t>\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?)",
+       "{d={:digits=4}-{:digits=2}-{:digits=2}} {t={:digits=2}:{:digits=2}:{:digits=2}[.{:digits}]}", true,
+       "2025-10-14 10:00:01.25 x"},
+      {"Q(?P<h>\\d{3}):(?P<m>\\d{2})", "Q{h:digits=3}:{m:digits=2}", false, "Q123:45"},
+      {"Q(?P<s>\\d{9}/\\d{9})", "Q{s={:digits=9}/{:digits=9}}", false, "Q123456789/123456789x"},
+  };
+  const std::string alphabet = std::string("0123456789") + "0123456789./: -xyQ" + "\xb0\xb5\xb9\xff\x80\x2f\x3a";
+  std::mt19937 rng(13);
+  for (const Case& c : cases) {
+    RE2 re(c.regex);
+    ASSERT_TRUE(re.ok()) << c.regex;
+    auto fl = FastLayout::Compile(c.layout, re, c.anchored);
+    ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+    size_t taken_total = 0;
+    for (int n = 0; n < 20000; ++n) {
+      // Half a line the layout takes with bytes changed and cut, half random bytes.
+      const bool shaped = n % 2 == 0;
+      std::string line(shaped ? c.seed : (c.anchored ? "" : "Q"));
+      size_t len = rng() % 32;
+      if (shaped) {
+        for (int e = 0, edits = static_cast<int>(rng() % 3); e < edits; ++e) line[rng() % line.size()] = alphabet[rng() % alphabet.size()];
+        line.resize(std::min(line.size(), len + 4));
+      } else {
+        for (size_t k = 0; k < len; ++k) line.push_back(alphabet[rng() % alphabet.size()]);
+      }
+      bool taken = false;
+      ASSERT_EQ(fl->Disagreement(line, re, &taken), "") << c.layout << " on: " << line;
+      taken_total += taken;
+    }
+    EXPECT_GT(taken_total, 1000u) << c.layout;
+  }
+}
+
 TEST(FastLayout, RejectsLayoutsThatCannotMirrorTheRegex) {
   RE2 re("Decode batch #r: (?P<r>\\d+)");
   auto bad = [&](const char* layout, const char* why) {
