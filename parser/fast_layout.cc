@@ -404,7 +404,12 @@ size_t Find(const char* text, size_t size, size_t from, const char* lit, size_t 
 }
 
 // Run classes taken 8 bytes at a time.
-enum Wide : uint8_t { kNarrow = 0, kDigits = 1, kNumber = 2 };
+enum Wide : uint8_t {
+  kNarrow = 0,
+  kDigits = 1,    // \d: up to the first non-digit
+  kNumber = 2,    // [\d.]: up to the first byte neither digit nor '.'
+  kNonSpace = 3,  // \S: 8 bytes at a time while none is below '!', then byte by byte
+};
 
 }  // namespace
 
@@ -529,6 +534,7 @@ class LayoutBuilder {
             op.backoff = it.backoff;  // then the literal after it is there (CheckOrder)
             if (kLittleEndian && it.set == SetOf(IsDigit)) op.wide = kDigits;
             if (kLittleEndian && it.set == SetOf([](char c) { return IsDigit(c) || c == '.'; })) op.wide = kNumber;
+            if (kLittleEndian && it.set == SetOf([](char c) { return !IsSpace(c); })) op.wide = kNonSpace;
           }
           then();
           break;
@@ -804,7 +810,13 @@ bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* gro
       }
       case Op::kRun: {
         size_t q = pos;
-        if (op.wide != kNarrow) {
+        if (op.wide == kNonSpace) {
+          // Bytes from '!' up are never space: skip words with none below it.
+          for (; size - q >= 8; q += 8) {
+            uint64_t x = Load<uint64_t>(base + q);
+            if (((x - 0x21 * kEach) & ~x & kHigh) != 0) break;
+          }
+        } else if (op.wide != kNarrow) {
           for (; size - q >= 8; q += 8) {
             uint64_t x = Load<uint64_t>(base + q);
             uint64_t stop = NotDigit(x);
@@ -863,7 +875,16 @@ bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* gro
         continue;
       }
       case Op::kSkip: {
-        size_t at = Find(base, size, pos, pool + op.off, op.len, op.head, op.head_mask);
+        // The text is mostly a byte or two on: look there before searching.
+        size_t at = kNone;
+        const size_t near = std::min(pos + 2, size);
+        for (size_t k = pos; k < near; ++k) {
+          if (TextAt(base, size, k, pool + op.off, op.len, op.head, op.head_mask)) {
+            at = k;
+            break;
+          }
+        }
+        if (at == kNone) at = Find(base, size, near, pool + op.off, op.len, op.head, op.head_mask);
         if (at == kNone) goto fail;
         // Only a section that fails asks whether the literal occurs again.
         if (section != nullptr) {

@@ -52,7 +52,9 @@ class FastLayout {
   // literal (anchored: at text[0]); `groups` then holds 1 + the regex's group
   // count views (data() == nullptr for a group that took no part), [0] the
   // matched span. False means "not sure": the caller runs the regex, and
-  // `groups` is left in no particular state.
+  // `groups` is left in no particular state. `text` is valid UTF-8 as the
+  // regex sees it (the parser repairs a line first): a layout reads bytes, and
+  // RE2's `.` and \S take no invalid byte.
   bool Match(std::string_view text, std::vector<std::string_view>* groups) const;
 
   // Checks the layout against the regex on one line: "" when the layout

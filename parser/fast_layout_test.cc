@@ -207,9 +207,10 @@ TEST(FastLayout, LiteralsOfEveryLength) {
   }
 }
 
-// Digit runs, numbers and fixed stretches are read 8 bytes at a time: random
-// lines over the bytes next to the digits ('/' ':' and, with the high bit,
-// 0xb0..0xb9), of every length around 8, must give the regex's groups.
+// Digit runs, numbers, non-space runs and fixed stretches are read 8 bytes at
+// a time: random lines over the bytes next to the digits ('/' ':' and, with
+// the high bit, 0xb0..0xb9) and around the spaces, of every length around 8,
+// must give the regex's groups.
 TEST(FastLayout, WordAtATimeAgreesWithTheRegex) {
   struct Case {
     const char* regex;
@@ -225,8 +226,13 @@ TEST(FastLayout, WordAtATimeAgreesWithTheRegex) {
        "2025-10-14 10:00:01.25 x"},
       {"Q(?P<h>\\d{3}):(?P<m>\\d{2})", "Q{h:digits=3}:{m:digits=2}", false, "Q123:45"},
       {"Q(?P<s>\\d{9}/\\d{9})", "Q{s={:digits=9}/{:digits=9}}", false, "Q123456789/123456789x"},
+      {"Q(?P<p>\\S+) (?P<n>\\d+)", "Q{p:nonspace} {n:digits}", false, "Q/v1/chat/completions/x/y/z 200"},
   };
-  const std::string alphabet = std::string("0123456789") + "0123456789./: -xyQ" + "\xb0\xb5\xb9\xff\x80\x2f\x3a";
+  // Valid UTF-8 (what the parser gives a layout), with bytes whose low 7 bits
+  // look like digits: 0xb0..0xb9 as the second byte of U+00B0..U+00B9.
+  const std::vector<std::string> pieces = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "9", ".", "/", ":",
+                                           " ", "-", "x", "y", "Q", "!", "\t", "\v", "\f", "\r", "\xc2\xb0",
+                                           "\xc2\xb5", "\xc2\xb9", "\xc3\xbf", "\xc2\x80", "\xc2\xa0"};
   std::mt19937 rng(13);
   for (const Case& c : cases) {
     RE2 re(c.regex);
@@ -240,10 +246,13 @@ TEST(FastLayout, WordAtATimeAgreesWithTheRegex) {
       std::string line(shaped ? c.seed : (c.anchored ? "" : "Q"));
       size_t len = rng() % 32;
       if (shaped) {
-        for (int e = 0, edits = static_cast<int>(rng() % 3); e < edits; ++e) line[rng() % line.size()] = alphabet[rng() % alphabet.size()];
         line.resize(std::min(line.size(), len + 4));
+        for (int e = 0, edits = static_cast<int>(rng() % 3); e < edits; ++e) {
+          size_t at = rng() % line.size();
+          if (static_cast<unsigned char>(line[at]) < 0x80) line.replace(at, 1, pieces[rng() % pieces.size()]);
+        }
       } else {
-        for (size_t k = 0; k < len; ++k) line.push_back(alphabet[rng() % alphabet.size()]);
+        for (size_t k = 0; k < len; ++k) line += pieces[rng() % pieces.size()];
       }
       bool taken = false;
       ASSERT_EQ(fl->Disagreement(line, re, &taken), "") << c.layout << " on: " << line;
