@@ -900,18 +900,28 @@ bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* gro
       case Op::kSpanEnd:
         g[op.group] = std::string_view(g[op.group].data(), static_cast<size_t>(base + pos - g[op.group].data()));
         continue;
-      case Op::kSection:
-        if (op.len > 0 ? !TextAt(base, size, pos, pool + op.off, op.len, op.head, op.head_mask)
-                       : op.gate && (pos >= size || !sets[op.set].has[static_cast<unsigned char>(base[pos])])) {
-          next = ops + op.end;
+      case Op::kSection: {
+        // Passed over when it cannot start here, and so are the sections
+        // right after it (a prefix's run of optional rank parts).
+        auto can_start = [&](const Op& sec) {
+          return sec.len > 0 ? TextAt(base, size, pos, pool + sec.off, sec.len, sec.head, sec.head_mask)
+                             : !sec.gate || (pos < size && sets[sec.set].has[static_cast<unsigned char>(base[pos])]);
+        };
+        const Op* sec = &op;
+        bool start;
+        while (!(start = can_start(*sec)) && ops[sec->end].kind == Op::kSection) sec = ops + sec->end;
+        if (!start) {
+          next = ops + sec->end;
           continue;
         }
-        section = &op;
+        next = sec + 1;
+        section = sec;
         section_pos = pos;
-        pos += op.len;
+        pos += sec->len;
         choice = false;
         num_pending = 0;
         continue;
+      }
       case Op::kSectionEnd:  // taken (the regex could still leave it out, but nothing later fails back into it)
         section = nullptr;
         continue;
