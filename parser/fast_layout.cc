@@ -352,7 +352,7 @@ inline bool LiteralAt(const char* text, size_t size, size_t pos, const char* lit
 [[gnu::always_inline]] inline bool TextAt(const char* text, size_t size, size_t pos, const char* lit, size_t len, uint64_t head, uint64_t mask) {
   if (size - pos >= 8) {
     if ((Load<uint64_t>(text + pos) & mask) != head) return false;
-    return len <= 8 || Equal(text + pos + 8, lit + 8, len - 8);
+    return len <= 8 || (size - pos >= len && Equal(text + pos + 8, lit + 8, len - 8));
   }
   return size - pos >= len && Equal(text + pos, lit, len);
 }

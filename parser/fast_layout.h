@@ -92,18 +92,19 @@ class FastLayout {
     bool backoff = false;   // kRun: gives back bytes so that the text after it follows
     bool gate = false;      // kSection: entered only when the next byte is in sets_[set]
     uint8_t min = 1;        // kRun: 0 or 1
-    uint8_t wide = 0;       // kRun: 8 bytes at a time, kDigits or kNumber; kFixed: 1 when its chunks cover it
+    uint8_t wide = 0;       // kRun: read 8 bytes at a time (a class of fast_layout.cc's Wide); kFixed: 1 when
+                            // chunks_[first_chunk, end_chunk) check it
     int16_t group = -1;     // the regex group it sets, -1 none
     uint16_t set = 0;       // kRun, gated kSection: index into sets_
     uint32_t off = 0, len = 0;
     uint32_t then = 0, then_len = 0;
-    // The first 8 bytes of the text at `off` (kLiteral, kSection) and of the
-    // text after: compared in one load where the line has 8 bytes left.
+    // The first 8 bytes of the text at `off` (kLiteral, kSkip, kSection) and of
+    // the text after: compared in one load where the line has 8 bytes left.
     uint64_t head = 0, head_mask = 0, then_head = 0, then_mask = 0;
     uint32_t end = 0;       // kSection: index of the op after its kSectionEnd
     uint16_t first_kept = 0, end_kept = 0;  // kSection: the groups it may set, kept_[first_kept, end_kept)
     uint16_t first_mark = 0, end_mark = 0;  // kFixed
-    uint16_t first_chunk = 0, end_chunk = 0;  // kFixed, wide
+    uint16_t first_chunk = 0, end_chunk = 0;  // kFixed when wide
   };
   struct ByteSet {
     bool has[256];
@@ -116,6 +117,13 @@ class FastLayout {
     int16_t group;
     uint16_t begin, end;
   };
+  // 8 bytes of a kFixed made only of literal bytes and digits, checked at once.
+  struct Chunk {
+    uint32_t at;        // from the kFixed's start
+    uint64_t lit_mask;  // 0xff on literal bytes
+    uint64_t lit;       // their values
+    uint64_t digits;    // 0xff on digits
+  };
 
   std::string source_;
   bool anchored_ = false;
@@ -127,13 +135,6 @@ class FastLayout {
   std::vector<ByteSet> sets_;                           // byte classes of the ops
   std::vector<uint16_t> shape_;                         // kFixed: a set per byte
   std::vector<Mark> marks_;                             // kFixed
-  // 8 bytes of a kFixed made only of literal bytes and digits, checked at once.
-  struct Chunk {
-    uint32_t at;        // from the kFixed's start
-    uint64_t lit_mask;  // 0xff on literal bytes
-    uint64_t lit;       // their values
-    uint64_t digits;    // 0xff on digits
-  };
   std::vector<Chunk> chunks_;
   std::vector<std::pair<uint32_t, uint32_t>> words_;    // kWords: (offset, length) in pool_
   std::vector<int> kept_;                               // the groups the layout sets, in order

@@ -204,6 +204,18 @@ TEST(FastLayout, LiteralsOfEveryLength) {
       Groups(*fl, line.substr(0, 4 + k), &ok);  // cut short inside the literal
       EXPECT_FALSE(ok) << line.substr(0, 4 + k);
     }
+    // The text ends inside the literal while the bytes after it in memory
+    // complete it: they are not the layout's to read.
+    RE2 re_end("Q(?P<a>\\d+)" + lit);
+    auto at_end = FastLayout::Compile("Q{a:digits}" + lit, re_end);
+    ASSERT_TRUE(at_end.ok()) << at_end.status().ToString();
+    std::string buffer = "xQ12" + lit + "......................";
+    Groups(*at_end, std::string_view(buffer).substr(0, 4 + len), &ok);
+    EXPECT_TRUE(ok);
+    for (size_t k = 0; k < len; ++k) {
+      Groups(*at_end, std::string_view(buffer).substr(0, 4 + k), &ok);
+      EXPECT_FALSE(ok) << "cut at " << k << " of " << lit;
+    }
   }
 }
 
