@@ -16,13 +16,28 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <bit>
 #include <bitset>
 #include <cstring>
 
 namespace tpt {
 namespace {
 
-using Item = FastLayout::Item;
+// The layout as parsed, a tree one level deep (sections do not nest);
+// LayoutBuilder flattens it into FastLayout::Op.
+struct Item {
+  enum Type { kLiteral, kCapture, kSkip, kOptional, kSpanStart, kSpanEnd } type = kLiteral;
+  enum Class { kSet, kWords } cls = kSet;
+  std::string literal;             // kLiteral
+  int group = -1;                  // kCapture, kSpan*: regex group index, -1 = not kept
+  std::bitset<256> set;            // kSet: the bytes a run takes
+  int min = 1;                     // kSet: 0 for [..]*, 1 otherwise
+  int count = 0;                   // kSet: exact count (digits=N), 0 = a greedy run
+  bool backoff = false;            // kSet: the literal after it starts inside the set (RE2 backs off)
+  std::vector<std::string> words;  // kWords
+  std::vector<Item> section;       // kOptional
+};
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // RE2's \s is [\t\n\f\r ] (no \v).
@@ -38,119 +53,13 @@ std::bitset<256> SetOf(bool (*pred)(char)) {
   return out;
 }
 
-// Whether `lit` is at text[pos] (the first byte turns most misses away).
-bool LiteralAt(std::string_view text, size_t pos, const std::string& lit) {
-  return text.size() - pos >= lit.size() && text[pos] == lit[0] &&
-         std::memcmp(text.data() + pos, lit.data(), lit.size()) == 0;
-}
-
-// Length of the class run at text[pos] (greedy, or exactly `count`), 0 when none.
-size_t RunLength(const Item& it, std::string_view text, size_t pos) {
-  if (it.cls == Item::kWords) {
-    for (const auto& w : it.words) {
-      if (LiteralAt(text, pos, w)) return w.size();
-    }
-    return 0;
-  }
-  const char* p = text.data() + pos;
-  const char* end = text.data() + text.size();
-  if (it.count > 0) {
-    if (end - p < it.count) return 0;
-    for (int k = 0; k < it.count; ++k) {
-      if (!it.set[static_cast<unsigned char>(p[k])]) return 0;
-    }
-    return static_cast<size_t>(it.count);
-  }
-  const char* q = p;
-  while (q < end && it.set[static_cast<unsigned char>(*q)]) ++q;
-  return static_cast<size_t>(q - p);
-}
-
-enum class Step { kOk, kFail, kGiveUp };
-
-void ClearGroups(const std::vector<Item>& items, std::vector<std::string_view>* groups) {
-  for (const Item& it : items) {
-    if ((it.type == Item::kCapture || it.type == Item::kSpanStart) && it.group >= 0) {
-      (*groups)[it.group] = std::string_view();
-    }
-    if (it.type == Item::kOptional) ClearGroups(it.section, groups);
-  }
-}
-
-Step Run(const std::vector<Item>& items, std::string_view text, size_t* pos, bool* choice,
-         std::vector<std::string_view>* groups) {
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Item& it = items[i];
-    switch (it.type) {
-      case Item::kLiteral:
-        if (!LiteralAt(text, *pos, it.literal)) return Step::kFail;
-        *pos += it.literal.size();
-        break;
-      case Item::kSkip: {
-        const std::string& next = items[i + 1].literal;  // Compile checked a literal follows
-        size_t at = text.find(next, *pos);
-        if (at == std::string_view::npos) return Step::kFail;
-        if (text.find(next, at + 1) != std::string_view::npos) *choice = true;
-        *pos = at;
-        break;
-      }
-      case Item::kCapture: {
-        size_t n = RunLength(it, text, *pos);
-        if (it.backoff) {
-          // RE2 takes the longest run after which the next literal matches;
-          // a shorter one that also fits is a choice it may come back to.
-          const std::string& next = items[i + 1].literal;
-          size_t k = n + 1;
-          bool found = false;
-          while (k-- > static_cast<size_t>(it.min)) {
-            if ((found = LiteralAt(text, *pos + k, next))) break;
-          }
-          if (!found) return Step::kFail;
-          for (size_t k2 = k; k2-- > static_cast<size_t>(it.min);) {
-            if (LiteralAt(text, *pos + k2, next)) {
-              *choice = true;
-              break;
-            }
-          }
-          n = k;
-        }
-        if (n == 0 && it.min > 0) return Step::kFail;
-        if (it.group >= 0) (*groups)[it.group] = text.substr(*pos, n);
-        *pos += n;
-        break;
-      }
-      case Item::kSpanStart:  // where the span starts, made whole at its end
-        (*groups)[it.group] = text.substr(*pos, 0);
-        break;
-      case Item::kSpanEnd: {
-        const char* begin = (*groups)[it.group].data();
-        (*groups)[it.group] = std::string_view(begin, static_cast<size_t>(text.data() + *pos - begin));
-        break;
-      }
-      case Item::kOptional: {
-        size_t save = *pos;
-        bool inner = false;
-        Step s = Run(it.section, text, pos, &inner, groups);
-        if (s == Step::kOk) {
-          *choice = true;  // the regex could still leave it out
-          break;
-        }
-        if (s == Step::kGiveUp || inner) return Step::kGiveUp;
-        *pos = save;
-        ClearGroups(it.section, groups);
-        break;
-      }
-    }
-  }
-  return Step::kOk;
-}
-
 // ---- compiling ----------------------------------------------------------------
 
 // What may come first after a point of the layout.
 struct Follow {
   std::bitset<256> chars;
   bool skip = false;  // a lazy skip: anything
+  bool open = false;  // the items may match nothing: what follows them comes first too
 };
 
 void AddFirstChars(const Item& it, Follow* f) {
@@ -192,6 +101,7 @@ Follow FirstOf(const std::vector<Item>& items, size_t from, const Follow& after)
   }
   f.chars |= after.chars;
   f.skip |= after.skip;
+  f.open = true;
   return f;
 }
 
@@ -409,7 +319,332 @@ class Compiler {
   size_t pos_ = 0;
 };
 
+// ---- matching ------------------------------------------------------------------
+
+template <typename T>
+T Load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// a[0, n) == b[0, n), in word-sized loads (literals are short; a memcmp call costs more).
+[[gnu::always_inline]] inline bool Equal(const char* a, const char* b, size_t n) {
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      if (Load<uint64_t>(a + i) != Load<uint64_t>(b + i)) return false;
+    }
+    return i == n || Load<uint64_t>(a + n - 8) == Load<uint64_t>(b + n - 8);
+  }
+  if (n >= 4) return Load<uint32_t>(a) == Load<uint32_t>(b) && Load<uint32_t>(a + n - 4) == Load<uint32_t>(b + n - 4);
+  if (n >= 2) return Load<uint16_t>(a) == Load<uint16_t>(b) && a[n - 1] == b[n - 1];
+  return n == 0 || a[0] == b[0];
+}
+
+// Whether lit[0, len) is at text[pos] (pos <= size).
+inline bool LiteralAt(const char* text, size_t size, size_t pos, const char* lit, size_t len) {
+  return size - pos >= len && text[pos] == lit[0] && Equal(text + pos, lit, len);
+}
+
+// Whether lit[0, len) is at text[pos] (pos <= size), `head` being its first
+// bytes as Head() makes them.
+[[gnu::always_inline]] inline bool TextAt(const char* text, size_t size, size_t pos, const char* lit, size_t len, uint64_t head, uint64_t mask) {
+  if (size - pos >= 8) {
+    if ((Load<uint64_t>(text + pos) & mask) != head) return false;
+    return len <= 8 || (size - pos >= len && Equal(text + pos + 8, lit + 8, len - 8));
+  }
+  return size - pos >= len && Equal(text + pos, lit, len);
+}
+
+// The first (up to) 8 bytes of `lit` as TextAt loads them, and the mask of those bytes.
+void Head(std::string_view lit, uint64_t* head, uint64_t* mask) {
+  char bytes[8] = {0}, ones[8] = {0};
+  size_t n = std::min<size_t>(lit.size(), 8);
+  std::memcpy(bytes, lit.data(), n);
+  std::memset(ones, 0xff, n);
+  *head = Load<uint64_t>(bytes);
+  *mask = Load<uint64_t>(ones);
+}
+
+constexpr size_t kNone = std::string_view::npos;
+
+// ---- 8 bytes at a time (little-endian loads: byte k of the text is bits 8k..8k+7) ----
+
+constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+constexpr uint64_t kEach = 0x0101010101010101ull;
+constexpr uint64_t kHigh = 0x8080808080808080ull;
+
+// The high bit of each byte of x that is not a digit (exact: no byte borrows
+// from another).
+inline uint64_t NotDigit(uint64_t x) {
+  uint64_t z = x ^ (0x30 * kEach);  // a digit is 0..9 now
+  return (((z & (0x7f * kEach)) + 0x76 * kEach) | z) & kHigh;
+}
+
+// The high bit of each byte of x that is not `c` (exact).
+inline uint64_t NotByte(uint64_t x, unsigned char c) {
+  uint64_t z = x ^ (c * kEach);
+  return (((z & (0x7f * kEach)) + 0x7f * kEach) | z) & kHigh;
+}
+
+// The first lit[0, len) (len > 0; head, mask as for TextAt) in text[from,
+// size), kNone when there is none.
+size_t Find(const char* text, size_t size, size_t from, const char* lit, size_t len, uint64_t head, uint64_t mask) {
+  if (size < len) return kNone;
+  const char* p = text + from;
+  const char* const end = text + (size - len) + 1;  // where a match can no longer start
+  while (p < end) {
+    p = static_cast<const char*>(std::memchr(p, static_cast<unsigned char>(lit[0]), static_cast<size_t>(end - p)));
+    if (p == nullptr) return kNone;
+    if (TextAt(text, size, static_cast<size_t>(p - text), lit, len, head, mask)) return static_cast<size_t>(p - text);
+    ++p;
+  }
+  return kNone;
+}
+
+// Run classes taken 8 bytes at a time.
+enum Wide : uint8_t {
+  kNarrow = 0,
+  kDigits = 1,    // \d: up to the first non-digit
+  kNumber = 2,    // [\d.]: up to the first byte neither digit nor '.'
+  kNonSpace = 3,  // \S: 8 bytes at a time while none is below '!', then byte by byte
+};
+
 }  // namespace
+
+// Flattens the parsed layout into FastLayout's program: literals into one
+// pool, classes into 256-entry tables, a stretch of fixed width (literal text,
+// digits=N, span ends) into one kFixed, the literal after a run or a word
+// list into that step.
+class LayoutBuilder {
+ public:
+  using Op = FastLayout::Op;
+  using Mark = FastLayout::Mark;
+
+  LayoutBuilder(FastLayout* fl, const RE2& re) : fl_(fl), kept_(re.NumberOfCapturingGroups() + 1, false) {}
+
+  // Appends `items`; the first `lead` bytes of the first literal are matched
+  // before the program runs (by Match's search for the leading literal, or by
+  // the section op).
+  Status Add(const std::vector<Item>& items, size_t lead) {
+    auto text_of = [&](size_t k) {
+      std::string_view lit = items[k].literal;
+      if (k == 0) lit.remove_prefix(lead);
+      return lit;
+    };
+    for (size_t i = 0; i < items.size(); ++i) {
+      const Item& it = items[i];
+      if (Fixed(it)) {
+        size_t j = i;
+        while (j < items.size() && Fixed(items[j])) ++j;
+        if (j - i == 1 && it.type == Item::kLiteral) {  // plain text
+          std::string_view lit = text_of(i);
+          if (lit.empty()) continue;
+          Op op;
+          op.kind = lit.size() == 1 ? Op::kByte : Op::kLiteral;
+          Text(lit, &op.off, &op.len);
+          Head(lit, &op.head, &op.head_mask);
+          fl_->ops_.push_back(op);
+          continue;
+        }
+        Op op;
+        if (j - i == 1 && it.type == Item::kSpanEnd) {
+          op.kind = Op::kSpanEnd;
+          op.group = static_cast<int16_t>(it.group);
+          fl_->ops_.push_back(op);
+          continue;
+        }
+        op.kind = Op::kFixed;
+        op.off = static_cast<uint32_t>(fl_->shape_.size());
+        op.first_mark = static_cast<uint16_t>(fl_->marks_.size());
+        for (size_t k = i; k < j; ++k) {
+          const Item& f = items[k];
+          uint32_t at = static_cast<uint32_t>(fl_->shape_.size()) - op.off;
+          if (at > 60000) return InvalidArgumentError("fast layout: a stretch of fixed width is too long");
+          Mark mark{false, static_cast<int16_t>(f.group), static_cast<uint16_t>(at), static_cast<uint16_t>(at)};
+          switch (f.type) {
+            case Item::kLiteral:
+              for (char c : text_of(k)) {
+                std::bitset<256> one;
+                one.set(static_cast<unsigned char>(c));
+                fl_->shape_.push_back(Set(one));
+              }
+              continue;
+            case Item::kCapture:
+              for (int n = 0; n < f.count; ++n) fl_->shape_.push_back(Set(f.set));
+              mark.end = static_cast<uint16_t>(at + f.count);
+              if (f.group < 0) continue;
+              break;
+            case Item::kSpanStart:
+              break;
+            default: {  // kSpanEnd: of a span started in this kFixed, or before it
+              bool here = false;
+              for (size_t m = op.first_mark; m < fl_->marks_.size(); ++m) {
+                if (fl_->marks_[m].group == f.group) {
+                  fl_->marks_[m].end = mark.begin;
+                  here = true;
+                }
+              }
+              mark.span_end = true;
+              if (!here) fl_->marks_.push_back(mark);
+              continue;
+            }
+          }
+          TPT_RETURN_IF_ERROR(Keep(f.group));
+          fl_->marks_.push_back(mark);
+        }
+        op.len = static_cast<uint32_t>(fl_->shape_.size()) - op.off;
+        op.end_mark = static_cast<uint16_t>(fl_->marks_.size());
+        Chunks(&op);
+        fl_->ops_.push_back(op);
+        i = j - 1;
+        continue;
+      }
+      Op op;
+      // The literal after it, when it takes it too.
+      auto then = [&] {
+        if (i + 1 < items.size() && items[i + 1].type == Item::kLiteral) {
+          Text(items[++i].literal, &op.then, &op.then_len);
+          Head(items[i].literal, &op.then_head, &op.then_mask);
+        }
+      };
+      switch (it.type) {
+        case Item::kSkip:  // takes the literal after it too (CheckOrder made sure there is one)
+          op.kind = Op::kSkip;
+          Text(items[++i].literal, &op.off, &op.len);
+          Head(items[i].literal, &op.head, &op.head_mask);
+          break;
+        case Item::kCapture:
+          op.group = static_cast<int16_t>(it.group);
+          TPT_RETURN_IF_ERROR(Keep(it.group));
+          if (it.cls == Item::kWords) {
+            op.kind = Op::kWords;
+            op.off = static_cast<uint32_t>(fl_->words_.size());
+            op.len = static_cast<uint32_t>(it.words.size());
+            for (const auto& w : it.words) {
+              uint32_t off, len;
+              Text(w, &off, &len);
+              fl_->words_.emplace_back(off, len);
+            }
+          } else {
+            op.kind = Op::kRun;
+            op.set = Set(it.set);
+            op.min = static_cast<uint8_t>(it.min);
+            op.backoff = it.backoff;  // then the literal after it is there (CheckOrder)
+            if (kLittleEndian && it.set == SetOf(IsDigit)) op.wide = kDigits;
+            if (kLittleEndian && it.set == SetOf([](char c) { return IsDigit(c) || c == '.'; })) op.wide = kNumber;
+            if (kLittleEndian && it.set == SetOf([](char c) { return !IsSpace(c); })) op.wide = kNonSpace;
+          }
+          then();
+          break;
+        case Item::kOptional: {
+          // A section that starts with literal text is passed over when the
+          // text is not there, one that must start with one of a few bytes
+          // when the next byte is not one of them: either way it would fail
+          // at its first step, before any choice, exactly as when it is run.
+          op.kind = Op::kSection;
+          size_t lead_len = 0;
+          if (it.section[0].type == Item::kLiteral) {
+            Text(it.section[0].literal, &op.off, &op.len);
+            Head(it.section[0].literal, &op.head, &op.head_mask);
+            lead_len = it.section[0].literal.size();
+          } else {
+            Follow first = FirstOf(it.section, 0, Follow());
+            op.gate = !first.skip && !first.open;
+            if (op.gate) op.set = Set(first.chars);
+          }
+          op.first_kept = static_cast<uint16_t>(fl_->kept_.size());
+          size_t at = fl_->ops_.size();
+          fl_->ops_.push_back(op);
+          TPT_RETURN_IF_ERROR(Add(it.section, lead_len));
+          Op close;
+          close.kind = Op::kSectionEnd;
+          fl_->ops_.push_back(close);
+          fl_->ops_[at].end = static_cast<uint32_t>(fl_->ops_.size());
+          fl_->ops_[at].end_kept = static_cast<uint16_t>(fl_->kept_.size());
+          continue;
+        }
+        default:
+          return InternalError("fast layout: unexpected item");
+      }
+      fl_->ops_.push_back(op);
+    }
+    return OkStatus();
+  }
+
+ private:
+  static bool Fixed(const Item& it) {
+    return it.type == Item::kLiteral || it.type == Item::kSpanStart || it.type == Item::kSpanEnd ||
+           (it.type == Item::kCapture && it.cls == Item::kSet && it.count > 0);
+  }
+
+  // A kFixed of literal bytes and digits only, 8 bytes or more, is checked
+  // 8 bytes at a time (the last chunk overlapping the one before).
+  void Chunks(Op* op) {
+    if (!kLittleEndian || op->len < 8) return;
+    const std::bitset<256> digits = SetOf(IsDigit);
+    std::vector<int> byte(op->len);  // the literal byte, -1 for a digit
+    for (uint32_t k = 0; k < op->len; ++k) {
+      const bool* has = fl_->sets_[fl_->shape_[op->off + k]].has;
+      std::bitset<256> set;
+      for (int c = 0; c < 256; ++c) set[c] = has[c];
+      if (set == digits) {
+        byte[k] = -1;
+      } else if (set.count() == 1) {
+        byte[k] = static_cast<int>(set._Find_first());
+      } else {
+        return;
+      }
+    }
+    op->wide = 1;
+    op->first_chunk = static_cast<uint16_t>(fl_->chunks_.size());
+    for (uint32_t at = 0;; at += 8) {
+      if (at + 8 > op->len) at = op->len - 8;
+      FastLayout::Chunk chunk{at, 0, 0, 0};
+      for (uint32_t k = 0; k < 8; ++k) {
+        int b = byte[at + k];
+        if (b < 0) {
+          chunk.digits |= uint64_t{0xff} << (8 * k);
+        } else {
+          chunk.lit_mask |= uint64_t{0xff} << (8 * k);
+          chunk.lit |= static_cast<uint64_t>(b) << (8 * k);
+        }
+      }
+      fl_->chunks_.push_back(chunk);
+      if (at + 8 == op->len) break;
+    }
+    op->end_chunk = static_cast<uint16_t>(fl_->chunks_.size());
+  }
+
+  void Text(std::string_view lit, uint32_t* off, uint32_t* len) {
+    *off = static_cast<uint32_t>(fl_->pool_.size());
+    *len = static_cast<uint32_t>(lit.size());
+    fl_->pool_.append(lit);
+  }
+
+  uint16_t Set(const std::bitset<256>& bits) {
+    FastLayout::ByteSet set;
+    for (int c = 0; c < 256; ++c) set.has[c] = bits[c];
+    for (size_t k = 0; k < fl_->sets_.size(); ++k) {
+      if (std::memcmp(fl_->sets_[k].has, set.has, sizeof set.has) == 0) return static_cast<uint16_t>(k);
+    }
+    fl_->sets_.push_back(set);
+    return static_cast<uint16_t>(fl_->sets_.size() - 1);
+  }
+
+  // Notes that the layout sets `group` (-1: nothing).
+  Status Keep(int group) {
+    if (group < 0) return OkStatus();
+    if (kept_[group]) return InvalidArgumentError("fast layout: group " + std::to_string(group) + " is captured twice");
+    kept_[group] = true;
+    fl_->kept_.push_back(group);
+    return OkStatus();
+  }
+
+  FastLayout* fl_;
+  std::vector<bool> kept_;  // by group
+};
 
 std::string FastLayout::LeadingLiteral(std::string_view regex) {
   // A top-level alternation means no common leading literal.
@@ -475,27 +710,238 @@ StatusOr<FastLayout> FastLayout::Compile(std::string_view layout, const RE2& re,
           "fast layout: the regex does not start with literal text, so the layout cannot know where a match starts");
     }
   }
+  std::vector<Item> items;
   Compiler c(layout, re);
-  TPT_RETURN_IF_ERROR(c.Parse(&fl.items_, false));
-  if (fl.items_.empty()) return InvalidArgumentError("fast layout: empty");
+  TPT_RETURN_IF_ERROR(c.Parse(&items, false));
+  if (items.empty()) return InvalidArgumentError("fast layout: empty");
   Follow end;  // nothing is required after the layout: the regex's end is not anchored
-  TPT_RETURN_IF_ERROR(c.CheckOrder(fl.items_, end));
-  if (!anchored && (fl.items_[0].type != Item::kLiteral || fl.items_[0].literal.compare(0, fl.lead_.size(), fl.lead_) != 0)) {
+  TPT_RETURN_IF_ERROR(c.CheckOrder(items, end));
+  if (!anchored && (items[0].type != Item::kLiteral || items[0].literal.compare(0, fl.lead_.size(), fl.lead_) != 0)) {
     return InvalidArgumentError("fast layout: must start with the regex's leading text '" + fl.lead_ + "'");
   }
   fl.num_groups_ = re.NumberOfCapturingGroups();
+  Head(fl.lead_, &fl.lead_head_, &fl.lead_mask_);
+  LayoutBuilder builder(&fl, re);
+  TPT_RETURN_IF_ERROR(builder.Add(items, fl.lead_.size()));
+  fl.ops_.emplace_back();  // kEnd
+  // The groups Match clears first: those it sets only in a section, and those
+  // it never sets. The rest it always sets on the way to a match.
+  std::vector<bool> always(fl.num_groups_ + 1, false);
+  for (int g : fl.kept_) always[g] = true;
+  for (const Op& op : fl.ops_) {
+    if (op.kind != Op::kSection) continue;
+    for (uint32_t k = op.first_kept; k < op.end_kept; ++k) always[fl.kept_[k]] = false;
+  }
+  for (int g = 1; g <= fl.num_groups_; ++g) {
+    if (!always[g]) fl.clear_.push_back(g);
+  }
   return fl;
 }
 
+// Runs the program once, left to right, with no recursion and no allocation
+// (but for `groups` the first time). Inside a section, a failure leaves the
+// section out (its groups cleared) unless a choice was made in it that the
+// regex could revisit: a skip whose literal occurs again later (looked up only
+// then), or a run that could have backed off further. Any other failure
+// declines: a choice outside sections never matters.
 bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* groups) const {
-  size_t start = anchored_ ? 0 : text.find(lead_);
-  if (start == std::string_view::npos) return false;
-  groups->assign(num_groups_ + 1, std::string_view());
-  size_t pos = start;
-  bool choice = false;
-  if (Run(items_, text, &pos, &choice, groups) != Step::kOk) return false;
-  (*groups)[0] = text.substr(start, pos - start);
-  return true;
+  const char* const base = text.data();
+  const size_t size = text.size();
+  size_t start = 0;
+  if (!anchored_) {
+    // Mostly the text starts with it: no search then.
+    if (!TextAt(base, size, 0, lead_.data(), lead_.size(), lead_head_, lead_mask_)) {
+      start = Find(base, size, 1, lead_.data(), lead_.size(), lead_head_, lead_mask_);
+      if (start == kNone) return false;
+    }
+  }
+  size_t pos = start + lead_.size();
+  // A group is cleared here or set by its step on every way to a match.
+  if (groups->size() != static_cast<size_t>(num_groups_) + 1) groups->resize(num_groups_ + 1);
+  std::string_view* const g = groups->data();
+  for (int k : clear_) g[k] = std::string_view();
+
+  const char* const pool = pool_.data();
+  const ByteSet* const sets = sets_.data();
+  const Op* const ops = ops_.data();
+  const Op* section = nullptr;  // the section being tried
+  size_t section_pos = 0;       // where it started
+  bool choice = false;          // a run in it could have backed off
+  struct Pending {              // skips in it: did their literal occur again?
+    size_t at;
+    const Op* op;
+  } pending[4];
+  int num_pending = 0;
+
+  const Op* next = ops;
+  for (;;) {
+    const Op& op = *next++;
+    switch (op.kind) {
+      case Op::kByte:
+        if (pos >= size || base[pos] != pool[op.off]) goto fail;
+        ++pos;
+        continue;
+      case Op::kLiteral:
+        if (!TextAt(base, size, pos, pool + op.off, op.len, op.head, op.head_mask)) goto fail;
+        pos += op.len;
+        continue;
+      case Op::kFixed: {
+        if (size - pos < op.len) goto fail;
+        const char* s = base + pos;
+        if (op.wide) {
+          for (uint32_t c = op.first_chunk; c < op.end_chunk; ++c) {
+            const Chunk& chunk = chunks_[c];
+            uint64_t x = Load<uint64_t>(s + chunk.at);
+            if ((x & chunk.lit_mask) != chunk.lit || (NotDigit(x) & chunk.digits) != 0) goto fail;
+          }
+        } else {
+          const uint16_t* shape = shape_.data() + op.off;
+          for (uint32_t k = 0; k < op.len; ++k) {
+            if (!sets[shape[k]].has[static_cast<unsigned char>(s[k])]) goto fail;
+          }
+        }
+        for (uint32_t m = op.first_mark; m < op.end_mark; ++m) {
+          const Mark& mark = marks_[m];
+          const char* from = mark.span_end ? g[mark.group].data() : s + mark.begin;
+          g[mark.group] = std::string_view(from, static_cast<size_t>(s + mark.end - from));
+        }
+        pos += op.len;
+        continue;
+      }
+      case Op::kRun: {
+        size_t q = pos;
+        if (op.wide == kNonSpace) {
+          // Bytes from '!' up are never space: skip words with none below it.
+          for (; size - q >= 8; q += 8) {
+            uint64_t x = Load<uint64_t>(base + q);
+            if (((x - 0x21 * kEach) & ~x & kHigh) != 0) break;
+          }
+        } else if (op.wide != kNarrow) {
+          for (; size - q >= 8; q += 8) {
+            uint64_t x = Load<uint64_t>(base + q);
+            uint64_t stop = NotDigit(x);
+            if (op.wide == kNumber) stop &= NotByte(x, '.');
+            if (stop != 0) {
+              q += static_cast<size_t>(std::countr_zero(stop)) / 8;
+              goto run_end;
+            }
+          }
+        }
+        {
+          const bool* has = sets[op.set].has;
+          while (q < size && has[static_cast<unsigned char>(base[q])]) ++q;
+        }
+      run_end:
+        size_t n = q - pos;
+        const char* lit = pool + op.then;
+        if (op.backoff) {
+          // RE2 takes the longest run after which the literal matches; a
+          // shorter one that also fits is a choice it may come back to.
+          size_t k = n + 1;
+          bool found = false;
+          while (k-- > op.min) {
+            if ((found = LiteralAt(base, size, pos + k, lit, op.then_len))) break;
+          }
+          if (!found) goto fail;
+          if (section != nullptr) {
+            for (size_t k2 = k; k2-- > op.min;) {
+              if (LiteralAt(base, size, pos + k2, lit, op.then_len)) {
+                choice = true;
+                break;
+              }
+            }
+          }
+          n = k;
+        } else {
+          if (n < op.min) goto fail;
+          if (op.then_len > 0 && !TextAt(base, size, q, lit, op.then_len, op.then_head, op.then_mask)) goto fail;
+        }
+        if (op.group >= 0) g[op.group] = std::string_view(base + pos, n);
+        pos += n + op.then_len;
+        continue;
+      }
+      case Op::kWords: {
+        size_t n = 0;
+        for (uint32_t w = op.off; w < op.off + op.len; ++w) {
+          if (LiteralAt(base, size, pos, pool + words_[w].first, words_[w].second)) {
+            n = words_[w].second;
+            break;
+          }
+        }
+        if (n == 0) goto fail;
+        if (op.then_len > 0 && !TextAt(base, size, pos + n, pool + op.then, op.then_len, op.then_head, op.then_mask)) goto fail;
+        if (op.group >= 0) g[op.group] = std::string_view(base + pos, n);
+        pos += n + op.then_len;
+        continue;
+      }
+      case Op::kSkip: {
+        // The text is mostly a byte or two on: look there before searching.
+        size_t at = kNone;
+        const size_t near = std::min(pos + 2, size);
+        for (size_t k = pos; k < near; ++k) {
+          if (TextAt(base, size, k, pool + op.off, op.len, op.head, op.head_mask)) {
+            at = k;
+            break;
+          }
+        }
+        if (at == kNone) at = Find(base, size, near, pool + op.off, op.len, op.head, op.head_mask);
+        if (at == kNone) goto fail;
+        // Only a section that fails asks whether the literal occurs again.
+        if (section != nullptr) {
+          if (num_pending < 4) {
+            pending[num_pending++] = {at, &op};
+          } else if (Find(base, size, at + 1, pool + op.off, op.len, op.head, op.head_mask) != kNone) {
+            choice = true;
+          }
+        }
+        pos = at + op.len;
+        continue;
+      }
+      case Op::kSpanEnd:
+        g[op.group] = std::string_view(g[op.group].data(), static_cast<size_t>(base + pos - g[op.group].data()));
+        continue;
+      case Op::kSection: {
+        // Passed over when it cannot start here, and so are the sections
+        // right after it (a prefix's run of optional rank parts).
+        auto can_start = [&](const Op& sec) {
+          return sec.len > 0 ? TextAt(base, size, pos, pool + sec.off, sec.len, sec.head, sec.head_mask)
+                             : !sec.gate || (pos < size && sets[sec.set].has[static_cast<unsigned char>(base[pos])]);
+        };
+        const Op* sec = &op;
+        bool start;
+        while (!(start = can_start(*sec)) && ops[sec->end].kind == Op::kSection) sec = ops + sec->end;
+        if (!start) {
+          next = ops + sec->end;
+          continue;
+        }
+        next = sec + 1;
+        section = sec;
+        section_pos = pos;
+        pos += sec->len;
+        choice = false;
+        num_pending = 0;
+        continue;
+      }
+      case Op::kSectionEnd:  // taken (the regex could still leave it out, but nothing later fails back into it)
+        section = nullptr;
+        continue;
+      case Op::kEnd:
+        g[0] = std::string_view(base + start, pos - start);
+        return true;
+      default:
+        __builtin_unreachable();  // every kind is a case above
+    }
+  fail:
+    if (section == nullptr || choice) return false;
+    for (int k = 0; k < num_pending; ++k) {
+      const Op& skip = *pending[k].op;
+      if (Find(base, size, pending[k].at + 1, pool + skip.off, skip.len, skip.head, skip.head_mask) != kNone) return false;
+    }
+    pos = section_pos;
+    for (size_t k = section->first_kept; k < section->end_kept; ++k) g[kept_[k]] = std::string_view();
+    next = ops + section->end;
+    section = nullptr;
+  }
 }
 
 std::string FastLayout::Disagreement(std::string_view text, const RE2& re, bool* taken) const {

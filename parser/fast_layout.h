@@ -24,9 +24,10 @@
 //   if (fl->Match(line, &groups)) UseGroups(groups); else RunTheRegex(line);
 #pragma once
 
-#include <bitset>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "parser/status.h"
@@ -50,7 +51,10 @@ class FastLayout {
   // True when the line has the layout at the first occurrence of its leading
   // literal (anchored: at text[0]); `groups` then holds 1 + the regex's group
   // count views (data() == nullptr for a group that took no part), [0] the
-  // matched span. False means "not sure": the caller runs the regex.
+  // matched span. False means "not sure": the caller runs the regex, and
+  // `groups` is left in no particular state. `text` is valid UTF-8 as the
+  // regex sees it (the parser repairs a line first): a layout reads bytes, and
+  // RE2's `.` and \S take no invalid byte.
   bool Match(std::string_view text, std::vector<std::string_view>* groups) const;
 
   // Checks the layout against the regex on one line: "" when the layout
@@ -64,27 +68,77 @@ class FastLayout {
   // a leading group, class or top-level alternation). Exposed for tests.
   static std::string LeadingLiteral(std::string_view regex);
 
-  struct Item;
-
  private:
+  friend class LayoutBuilder;
+
+  // One step of the compiled program (fast_layout.cc says how Match runs it).
+  // Steps marked "then text" go on to match the literal pool_[then, then +
+  // then_len) right after what they take (none when then_len is 0).
+  struct Op {
+    enum Kind : uint8_t {
+      kByte,        // one literal byte: pool_[off]
+      kLiteral,     // literal text: pool_[off, off + len)
+      kFixed,       // `len` bytes, byte k one of sets_[shape_[off + k]]; then marks_[first_mark, end_mark)
+      kRun,         // a greedy run of sets_[set] bytes, at least `min`; then text
+      kWords,       // one of the words words_[off, off + len); then text
+      kSkip,        // to just after the first occurrence of pool_[off, off + len)
+      kSpanEnd,     // group `group` ends here (a kFixed started it)
+      kSection,     // an optional section up to ops_[end - 1], a kSectionEnd; it starts
+                    // with the text pool_[off, off + len) when len > 0
+      kSectionEnd,
+      kEnd,         // the layout matched
+    };
+    Kind kind = kEnd;
+    bool backoff = false;   // kRun: gives back bytes so that the text after it follows
+    bool gate = false;      // kSection: entered only when the next byte is in sets_[set]
+    uint8_t min = 1;        // kRun: 0 or 1
+    uint8_t wide = 0;       // kRun: read 8 bytes at a time (a class of fast_layout.cc's Wide); kFixed: 1 when
+                            // chunks_[first_chunk, end_chunk) check it
+    int16_t group = -1;     // the regex group it sets, -1 none
+    uint16_t set = 0;       // kRun, gated kSection: index into sets_
+    uint32_t off = 0, len = 0;
+    uint32_t then = 0, then_len = 0;
+    // The first 8 bytes of the text at `off` (kLiteral, kSkip, kSection) and of
+    // the text after: compared in one load where the line has 8 bytes left.
+    uint64_t head = 0, head_mask = 0, then_head = 0, then_mask = 0;
+    uint32_t end = 0;       // kSection: index of the op after its kSectionEnd
+    uint16_t first_kept = 0, end_kept = 0;  // kSection: the groups it may set, kept_[first_kept, end_kept)
+    uint16_t first_mark = 0, end_mark = 0;  // kFixed
+    uint16_t first_chunk = 0, end_chunk = 0;  // kFixed when wide
+  };
+  struct ByteSet {
+    bool has[256];
+  };
+  // Where a kFixed's groups start or end, counted from its start: a group is
+  // [begin, end) (a span that goes on past the kFixed starts as [begin, begin)),
+  // or a span started earlier ends at `begin`.
+  struct Mark {
+    bool span_end;
+    int16_t group;
+    uint16_t begin, end;
+  };
+  // 8 bytes of a kFixed made only of literal bytes and digits, checked at once.
+  struct Chunk {
+    uint32_t at;        // from the kFixed's start
+    uint64_t lit_mask;  // 0xff on literal bytes
+    uint64_t lit;       // their values
+    uint64_t digits;    // 0xff on digits
+  };
+
   std::string source_;
   bool anchored_ = false;
   std::string lead_;  // leading literal of the regex (prefix of the layout's first literal)
+  uint64_t lead_head_ = 0, lead_mask_ = 0;
   int num_groups_ = 0;
-  std::vector<Item> items_;
-};
-
-struct FastLayout::Item {
-  enum Type { kLiteral, kCapture, kSkip, kOptional, kSpanStart, kSpanEnd } type = kLiteral;
-  enum Class { kSet, kWords } cls = kSet;
-  std::string literal;             // kLiteral
-  int group = -1;                  // kCapture, kSpan*: regex group index, -1 = not kept
-  std::bitset<256> set;            // kSet: the bytes a run takes
-  int min = 1;                     // kSet: 0 for [..]*, 1 otherwise
-  int count = 0;                   // kSet: exact count (digits=N), 0 = a greedy run
-  bool backoff = false;            // kSet: the literal after it starts inside the set (RE2 backs off)
-  std::vector<std::string> words;  // kWords
-  std::vector<Item> section;       // kOptional
+  std::vector<Op> ops_;                                 // ends with kEnd
+  std::string pool_;                                    // literal bytes of the ops
+  std::vector<ByteSet> sets_;                           // byte classes of the ops
+  std::vector<uint16_t> shape_;                         // kFixed: a set per byte
+  std::vector<Mark> marks_;                             // kFixed
+  std::vector<Chunk> chunks_;
+  std::vector<std::pair<uint32_t, uint32_t>> words_;    // kWords: (offset, length) in pool_
+  std::vector<int> kept_;                               // the groups the layout sets, in order
+  std::vector<int> clear_;                              // groups cleared first: never set, or in a section
 };
 
 }  // namespace tpt

@@ -119,6 +119,161 @@ TEST(FastLayout, GivesUpWhereTheRegexCouldChooseOtherwise) {
   EXPECT_FALSE(taken);
 }
 
+// A section that cannot start at the next byte is passed over without being
+// run: the groups must still be the regex's (its own left out).
+TEST(FastLayout, SectionsPassedOverByTheirFirstByte) {
+  RE2 re("a(?:(?P<n>\\d+)x)?(?:(?P<w>[a-z]*)y)?(?: (?P<s>[a-z]*))?Z");
+  //       gated by a digit    gated by [a-z]     starts with text
+  auto fl = FastLayout::Compile("a[{n:digits}x][{w:[a-z]*}y][ {s:[a-z]*}]Z", re);
+  ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+  bool ok = false;
+  auto g = Groups(*fl, "a5xZ", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[1], "5");
+  EXPECT_EQ(g[2].data(), nullptr);
+  EXPECT_EQ(g[3].data(), nullptr);
+  g = Groups(*fl, "-aZ", &ok);  // all three passed over
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[0], "aZ");
+  EXPECT_EQ(g[1].data(), nullptr);
+  EXPECT_EQ(g[2].data(), nullptr);
+  g = Groups(*fl, "ayZ", &ok);  // an empty run in a taken section is a group, not a missing one
+  ASSERT_TRUE(ok);
+  ASSERT_NE(g[2].data(), nullptr);
+  EXPECT_EQ(g[2], "");
+  g = Groups(*fl, "a qZ", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[3], "q");
+  bool taken = false;
+  for (const char* line : {"a5xZ", "aZ", "aqyZ", "a5Z", "a5xqyZ", "a5x qZ", "a Z", "a5xqy Z", "a", "a5", "a5x", "aq", "a q",
+                           "a5x5xZ", "b aZ", "aa5xZ", "a\xffZ", "ax5Z", "aqyqyZ", "ayyZ", "a qyZ"}) {
+    EXPECT_EQ(fl->Disagreement(line, re, &taken), "") << line;
+  }
+  // Entered, failed at 'x' after setting its group, left out: the group is cleared.
+  RE2 re2("a(?:(?P<n>\\d+)x)?(?P<m>\\d+)y");
+  auto fl2 = FastLayout::Compile("a[{n:digits}x]{m:digits}y", re2);
+  ASSERT_TRUE(fl2.ok()) << fl2.status().ToString();
+  g = Groups(*fl2, "a12y", &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(g[1].data(), nullptr);
+  EXPECT_EQ(g[2], "12");
+  EXPECT_EQ(fl2->Disagreement("a12y", re2, &taken), "");
+}
+
+// Skips in a section: whether their text occurs again is asked only when the
+// section fails, for the first four lazily and for the rest at once.
+TEST(FastLayout, SkipsInASectionDecideOnFailure) {
+  RE2 re("a(?:.*?b.*?c.*?d.*?e.*?f\\d+,)?.*?t: (?P<t>\\d+)");
+  auto fl = FastLayout::Compile("a[*b*c*d*e*f{:digits},]*t: {t:digits}", re);
+  ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+  struct Case {
+    const char* line;
+    bool taken;
+  };
+  for (const Case& c : {Case{"a b c d e f1, t: 1", true},  // section taken
+                        Case{"a b c d e fx t: 5", true},   // fails, no text again: left out
+                        Case{"a b c d e fx t: 5 f", false},  // the fifth skip's text again
+                        Case{"a b c d e fx t: 5 e", false},  // the fourth's
+                        Case{"a b c d e fx t: 5 b", false},  // the first's
+                        Case{"a b t: 5", true}, Case{"a t: 5", true}, Case{"a b c d e f1, t: x", false}}) {
+    bool taken = !c.taken;
+    EXPECT_EQ(fl->Disagreement(c.line, re, &taken), "") << c.line;
+    EXPECT_EQ(taken, c.taken) << c.line;
+  }
+}
+
+// Literal text of every length, compared a word at a time: a change at any
+// byte declines.
+TEST(FastLayout, LiteralsOfEveryLength) {
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  for (size_t len = 1; len <= alphabet.size(); ++len) {
+    std::string lit = alphabet.substr(0, len);
+    RE2 re("Q(?P<a>\\d+)" + lit + "(?P<b>\\d+)");
+    auto fl = FastLayout::Compile("Q{a:digits}" + lit + "{b:digits}", re);
+    ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+    std::string line = "xQ12" + lit + "34";
+    bool ok = false;
+    auto g = Groups(*fl, line, &ok);
+    ASSERT_TRUE(ok) << line;
+    EXPECT_EQ(g[2], "34");
+    for (size_t k = 0; k < len; ++k) {
+      std::string bad = line;
+      bad[4 + k] = 'z';
+      Groups(*fl, bad, &ok);
+      EXPECT_FALSE(ok) << bad;
+      Groups(*fl, line.substr(0, 4 + k), &ok);  // cut short inside the literal
+      EXPECT_FALSE(ok) << line.substr(0, 4 + k);
+    }
+    // The text ends inside the literal while the bytes after it in memory
+    // complete it: they are not the layout's to read.
+    RE2 re_end("Q(?P<a>\\d+)" + lit);
+    auto at_end = FastLayout::Compile("Q{a:digits}" + lit, re_end);
+    ASSERT_TRUE(at_end.ok()) << at_end.status().ToString();
+    std::string buffer = "xQ12" + lit + "......................";
+    Groups(*at_end, std::string_view(buffer).substr(0, 4 + len), &ok);
+    EXPECT_TRUE(ok);
+    for (size_t k = 0; k < len; ++k) {
+      Groups(*at_end, std::string_view(buffer).substr(0, 4 + k), &ok);
+      EXPECT_FALSE(ok) << "cut at " << k << " of " << lit;
+    }
+  }
+}
+
+// Digit runs, numbers, non-space runs and fixed stretches are read 8 bytes at
+// a time: random lines over the bytes next to the digits ('/' ':' and, with
+// the high bit, 0xb0..0xb9) and around the spaces, of every length around 8,
+// must give the regex's groups.
+TEST(FastLayout, WordAtATimeAgreesWithTheRegex) {
+  struct Case {
+    const char* regex;
+    const char* layout;
+    bool anchored;
+    const char* seed;  // a line it takes
+  };
+  const Case cases[] = {
+      {"Q(?P<a>\\d+)x(?P<b>[\\d.]+)y(?:(?P<c>\\d+))?", "Q{a:digits}x{b:number}y[{c:digits}]", false,
+       "Q1234567891x1.52.33456789y7"},
+      {"(?P<d>\\d{4}-\\d\\d-\\d\\d) (?P<t>\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?)",
+       "{d={:digits=4}-{:digits=2}-{:digits=2}} {t={:digits=2}:{:digits=2}:{:digits=2}[.{:digits}]}", true,
+       "2025-10-14 10:00:01.25 x"},
+      {"Q(?P<h>\\d{3}):(?P<m>\\d{2})", "Q{h:digits=3}:{m:digits=2}", false, "Q123:45"},
+      {"Q(?P<s>\\d{9}/\\d{9})", "Q{s={:digits=9}/{:digits=9}}", false, "Q123456789/123456789x"},
+      {"Q(?P<p>\\S+) (?P<n>\\d+)", "Q{p:nonspace} {n:digits}", false, "Q/v1/chat/completions/x/y/z 200"},
+  };
+  // Valid UTF-8 (what the parser gives a layout), with bytes whose low 7 bits
+  // look like digits: 0xb0..0xb9 as the second byte of U+00B0..U+00B9.
+  const std::vector<std::string> pieces = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "9", ".", "/", ":",
+                                           " ", "-", "x", "y", "Q", "!", "\t", "\v", "\f", "\r", "\xc2\xb0",
+                                           "\xc2\xb5", "\xc2\xb9", "\xc3\xbf", "\xc2\x80", "\xc2\xa0"};
+  std::mt19937 rng(13);
+  for (const Case& c : cases) {
+    RE2 re(c.regex);
+    ASSERT_TRUE(re.ok()) << c.regex;
+    auto fl = FastLayout::Compile(c.layout, re, c.anchored);
+    ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+    size_t taken_total = 0;
+    for (int n = 0; n < 20000; ++n) {
+      // Half a line the layout takes with bytes changed and cut, half random bytes.
+      const bool shaped = n % 2 == 0;
+      std::string line(shaped ? c.seed : (c.anchored ? "" : "Q"));
+      size_t len = rng() % 32;
+      if (shaped) {
+        line.resize(std::min(line.size(), len + 4));
+        for (int e = 0, edits = static_cast<int>(rng() % 3); e < edits; ++e) {
+          size_t at = rng() % line.size();
+          if (static_cast<unsigned char>(line[at]) < 0x80) line.replace(at, 1, pieces[rng() % pieces.size()]);
+        }
+      } else {
+        for (size_t k = 0; k < len; ++k) line += pieces[rng() % pieces.size()];
+      }
+      bool taken = false;
+      ASSERT_EQ(fl->Disagreement(line, re, &taken), "") << c.layout << " on: " << line;
+      taken_total += taken;
+    }
+    EXPECT_GT(taken_total, 1000u) << c.layout;
+  }
+}
+
 TEST(FastLayout, RejectsLayoutsThatCannotMirrorTheRegex) {
   RE2 re("Decode batch #r: (?P<r>\\d+)");
   auto bad = [&](const char* layout, const char* why) {
@@ -143,6 +298,8 @@ TEST(FastLayout, RejectsLayoutsThatCannotMirrorTheRegex) {
   bad("Decode batch #r: {r:[a-z]}", "[...]+ or [...]*");
   bad("Decode batch #r: {r:[z-a]+}", "backwards");
   bad("Decode batch #r: {r:[^a]+}", "negated");
+  bad("Decode batch #r: {r:digits} {r:digits}", "captured twice");
+  bad("Decode batch #r: {r={:digits}} [{r:digits}]", "captured twice");
   RE2 alt("a|b");
   EXPECT_FALSE(FastLayout::Compile("a", alt).ok());
   RE2 caseless("(?i)abc");
