@@ -26,14 +26,9 @@ namespace tpt {
 
 using fast_layout_internal::Head;
 using fast_layout_internal::kDigits;
-using fast_layout_internal::kEach;
-using fast_layout_internal::kHigh;
 using fast_layout_internal::kLittleEndian;
-using fast_layout_internal::kNarrow;
 using fast_layout_internal::kNonSpace;
 using fast_layout_internal::kNumber;
-using fast_layout_internal::Load;
-using fast_layout_internal::Wide;
 
 namespace {
 
