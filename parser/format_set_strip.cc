@@ -310,8 +310,8 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   // the full answer would try first) says none of those can match; then the
   // predicted member is tried as the set's answer would try it. Anything else
   // asks the whole set, as before.
-  // Kept per first byte of the place: lines of a mixed log that start
-  // alike were mostly printed alike.
+  // Kept per place key (its first 8 bytes, hashed to one byte): lines of a
+  // mixed log that start alike were mostly printed alike.
   constexpr int kUnknown = -2, kNone = -1, kSlots = 24;
   using Predictions = std::array<std::array<int, 256>, kSlots>;
   thread_local std::unique_ptr<Predictions> predicted_table = [] {
@@ -352,7 +352,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
       // The place's first 8 bytes, hashed: "INFO 10-14" and "INFO:    " differ.
       uint64_t head = 0;
       std::memcpy(&head, line.data() + pos, std::min<size_t>(8, stop - pos));
-      const unsigned char first = static_cast<unsigned char>((head * 0x9E3779B97F4A7C15ULL) >> 56);
+      const unsigned char key = static_cast<unsigned char>((head * 0x9E3779B97F4A7C15ULL) >> 56);
       bool hit = false;
       std::string_view text = line.substr(0, stop);
       candidates.clear();
@@ -378,7 +378,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
             continue;
           }
           ApplyPrefix(p, groups, meta, is_wrapper, &top);
-          answers[num_answers++] = {slot, base + i, first};
+          answers[num_answers++] = {slot, base + i, key};
           const bool nothing_after = after_member == base + i && proven_pos == pos && proven_stop == stop;
           after_member = -1;
           pos = next;
@@ -391,14 +391,14 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
         return false;
       };
       if (from_set) {
-        const int pred = predicted[slot][first];
+        const int pred = predicted[slot][key];
         const bool asked_here = cands_pos == pos && cands_stop == stop;
         if (pred != kUnknown && !asked_here) {
           if (pred == kNone) {
             size_t k = is_wrapper ? num_wrappers : num_members;
             // The first wrapper round at a place is followed by the first
             // prefix round there: prove both with one run when that is likely.
-            const int next_pred = phase == 0 && round == 0 ? predicted[8][first] : kUnknown;
+            const int next_pred = phase == 0 && round == 0 ? predicted[8][key] : kUnknown;
             size_t wide = next_pred == kNone ? num_members : next_pred >= static_cast<int>(num_wrappers) ? next_pred : 0;
             bool proven = false;
             if (wide > k && wide < num_members &&
@@ -413,7 +413,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
             }
             proven = proven || (wide > k && none_before(wide));
             if (proven || none_before(k)) {
-              answers[num_answers++] = {slot, kNone, first};
+              answers[num_answers++] = {slot, kNone, key};
               break;
             }
           } else if (pred >= base && pred < base + static_cast<int>(specs.size()) &&
@@ -425,7 +425,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
         }
         candidates = candidates_at(is_wrapper);
         if (candidates.empty()) {
-          answers[num_answers++] = {slot, kNone, first};
+          answers[num_answers++] = {slot, kNone, key};
           break;
         }
       } else {
@@ -433,7 +433,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
       }
       hit = try_candidates(/*verify=*/!from_set);
       if (!hit) {
-        answers[num_answers++] = {slot, kNone, first};
+        answers[num_answers++] = {slot, kNone, key};
         break;
       }
     }
