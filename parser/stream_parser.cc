@@ -112,11 +112,7 @@ int StreamParser::OnHit(unsigned id, unsigned long long, unsigned long long to, 
 }
 
 std::vector<unsigned> StreamParser::Scan(std::string_view text) {
-  hits_.clear();
-  if (scratch_ && !text.empty()) {
-    hs_scan(formats_.literal_db(), text.data(), static_cast<unsigned>(text.size()), 0, scratch_, &StreamParser::OnHit,
-            this);
-  }
+  ScanHits(text);
   std::vector<unsigned> ids;
   for (const Hit& h : hits_) ids.push_back(h.id);
   hits_.clear();
