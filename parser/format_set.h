@@ -234,6 +234,9 @@ class FormatSet {
   // are compiled on first use (LazyRe), their groups read from the text.
   bool defer_pattern_regexes_ = false;
   Status BuildPrefixSets();
+  // The wrappers and prefixes (indexes as in both_set_) that match at the
+  // start of `place`, ascending.
+  void MembersAt(std::string_view place, std::vector<int>* found) const;
   // `top` (may be null) tracks the wrapper keys set on this line (StripLine).
   void ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& groups, LineMeta* meta,
                    bool is_wrapper, ObjectFiller* top = nullptr) const;

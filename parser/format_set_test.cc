@@ -173,10 +173,9 @@ TEST(FormatSet, RepeatWrapperSampleNeedsThePreviousLine) {
   EXPECT_FALSE(other.ok());
 }
 
-// StripLine predicts each line's wrappers and prefix from the last line that
-// started with the same bytes, and proves the prediction before taking it.
-// Lines sharing their first bytes but stripped differently, in any order on
-// one thread, must give what each gives on a fresh thread (no predictions).
+// StripLine keeps state per thread (the automaton's states, recycled
+// objects). Lines sharing their first bytes but stripped differently, in any
+// order on one thread, must give what each gives on a fresh thread.
 std::string StripResult(const FormatSet& fs, const std::string& line, const std::string& previous) {
   LineMeta meta;
   auto st = fs.StripLine(line, &meta, previous);
@@ -189,7 +188,7 @@ std::string StripResult(const FormatSet& fs, const std::string& line, const std:
   return j.dump();
 }
 
-TEST(FormatSet, PredictedPrefixesAreProvenBeforeTheyAreTaken) {
+TEST(FormatSet, StrippingALineDoesNotDependOnTheLinesBefore) {
   auto fs = FormatSet::LoadBuiltin();
   ASSERT_TRUE(fs.ok()) << fs.status().ToString();
   const std::vector<std::string> lines = {

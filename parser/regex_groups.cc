@@ -77,41 +77,4 @@ std::optional<RegexGroups> ReadRegexGroups(std::string_view p) {
   return g;
 }
 
-std::optional<std::string> ConcatenableForm(std::string_view p) {
-  if (!ReadRegexGroups(p)) return std::nullopt;
-  std::string out;
-  size_t i = 0;
-  if (!p.empty() && p[0] == '^') i = 1;
-  while (i < p.size()) {
-    char c = p[i];
-    if (c == '\\') {
-      char e = p[i + 1];  // ReadRegexGroups saw no trailing backslash
-      if (e == 'A' || e == 'z' || e == 'b' || e == 'B') return std::nullopt;
-      out.append(p.substr(i, 2));
-      i += 2;
-    } else if (c == '[') {
-      size_t end = SkipClass(p, i);
-      out.append(p.substr(i, end - i));
-      i = end;
-    } else if (c == '^' || c == '$') {
-      return std::nullopt;
-    } else if (c == '(' && i + 1 < p.size() && p[i + 1] == '?') {
-      size_t name_at = p.substr(i + 2, 2) == "P<" ? i + 4 : p.substr(i + 2, 1) == "<" ? i + 3 : std::string_view::npos;
-      if (name_at != std::string_view::npos) {
-        out += "(?:";
-        i = p.find('>', name_at) + 1;
-      } else if (p.substr(i + 2, 1) == ":") {
-        out += "(?:";
-        i += 3;
-      } else {
-        return std::nullopt;  // (?i) (?s:...) ...: flags
-      }
-    } else {
-      out += c;
-      ++i;
-    }
-  }
-  return out;
-}
-
 }  // namespace tpt

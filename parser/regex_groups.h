@@ -27,12 +27,4 @@ struct RegexGroups {
 // it and ask RE2 instead.
 std::optional<RegexGroups> ReadRegexGroups(std::string_view pattern);
 
-// `pattern` made fit to follow another regex in a concatenation, meaning the
-// same as it does matched on its own from the start of a text: named groups
-// become (?:...) (names may repeat across the parts), a leading ^ is dropped.
-// nullopt when that would change its meaning or this reader cannot tell: a
-// ^ elsewhere, $, \A, \z, \b, \B, flag groups such as (?i), or what
-// ReadRegexGroups declines.
-std::optional<std::string> ConcatenableForm(std::string_view pattern);
-
 }  // namespace tpt

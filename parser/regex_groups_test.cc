@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <re2/re2.h>
-#include <re2/set.h>
 
 #include <nlohmann/json.hpp>
 
@@ -77,59 +76,6 @@ TEST(RegexGroups, EveryBuiltinRegexReadsLikeRe2) {
     }
   }
   EXPECT_GT(n, 250u);
-}
-
-TEST(RegexGroups, ConcatenableFormRewritesGroupsAndLeadingCaret) {
-  EXPECT_EQ(ConcatenableForm(R"(^\[(?P<a>\d+)\]: (?:x|y)(z))"), R"(\[(?:\d+)\]: (?:x|y)(z))");
-  EXPECT_EQ(ConcatenableForm(R"([\^$(?P<n>] \$ (?P<n>\^))"), R"([\^$(?P<n>] \$ (?:\^))");
-  for (const char* bad : {"a^b", "a$", R"(\bword)", R"(x\B)", R"(\Ax)", R"(x\z)", "(?i)x", "(?s:.)", R"(\Q(\E)"}) {
-    EXPECT_FALSE(ConcatenableForm(bad)) << bad;
-  }
-}
-
-// Each built-in wrapper and prefix and its concatenable form, each alone in an
-// anchored RE2::Set, answer alike on every sample line of every built-in file
-// (and on the line's tail after each space).
-TEST(RegexGroups, ConcatenableFormsOfTheBuiltinPrefixesMatchAlike) {
-  std::vector<std::string> members, lines;
-  for (const FormatSource& src : FormatSet::BuiltinSources()) {
-    auto doc = nlohmann::json::parse(src.text);
-    for (const char* section : {"wrappers", "prefixes"}) {
-      if (!doc.contains(section)) continue;
-      for (const auto& item : doc[section]) {
-        if (!item.value("suffix", false)) members.push_back(item["regex"].get<std::string>());
-      }
-    }
-    for (const char* section : {"patterns", "wrappers", "prefixes"}) {
-      if (!doc.contains(section)) continue;
-      for (const auto& item : doc[section]) {
-        for (const auto& sample : item["samples"]) {
-          if (sample.contains("line")) lines.push_back(sample["line"].get<std::string>());
-        }
-      }
-    }
-  }
-  ASSERT_GT(members.size(), 30u);
-  std::vector<std::string> texts;
-  for (const std::string& l : lines) {
-    for (size_t at = 0; at != std::string::npos; at = l.find(' ', at + 1)) texts.push_back(l.substr(at == 0 ? 0 : at + 1));
-  }
-  size_t hits = 0;
-  for (const std::string& m : members) {
-    auto c = ConcatenableForm(m);
-    ASSERT_TRUE(c) << m;
-    RE2::Options o;
-    RE2::Set a(o, RE2::ANCHOR_START), b(o, RE2::ANCHOR_START);
-    ASSERT_GE(a.Add(m, nullptr), 0);
-    ASSERT_GE(b.Add(*c, nullptr), 0) << *c;
-    ASSERT_TRUE(a.Compile() && b.Compile());
-    for (const std::string& t : texts) {
-      bool x = a.Match(t, nullptr);
-      ASSERT_EQ(x, b.Match(t, nullptr)) << m << " vs " << *c << " on " << t;
-      hits += x;
-    }
-  }
-  EXPECT_GT(hits, 100u);
 }
 
 }  // namespace
