@@ -209,7 +209,28 @@ class FormatSet {
   struct Stripped {
     size_t wrapped_end = 0, begin = 0, end = 0;
   };
-  Stripped StripLine(std::string_view line, LineMeta* meta, std::string_view previous = {}) const;
+  // The previous line: given, or found only when a `repeat` wrapper asks
+  // (most lines never do, and finding it costs a backward search).
+  class PreviousLine {
+   public:
+    PreviousLine(std::string_view text = {}) : text_(text) {}  // NOLINT: a given line converts
+    PreviousLine(const std::string& text) : text_(text) {}     // NOLINT
+    PreviousLine(const char* text) : text_(text) {}            // NOLINT
+    PreviousLine(std::string_view (*find)(const void*), const void* context) : find_(find), context_(context) {}
+    std::string_view Get() const {
+      if (find_) {
+        text_ = find_(context_);
+        find_ = nullptr;
+      }
+      return text_;
+    }
+
+   private:
+    mutable std::string_view text_;
+    mutable std::string_view (*find_)(const void*) = nullptr;
+    const void* context_ = nullptr;
+  };
+  Stripped StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous = {}) const;
 
   // Runs one pattern on the (stripped) text; on a match fills e->fields (and
   // kind, family, pattern_id, consequence). `error` receives conversion problems.

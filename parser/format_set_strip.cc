@@ -205,7 +205,7 @@ void FormatSet::MembersAt(std::string_view place, std::vector<int>* found) const
   if (both_set_->set.Match(text, nullptr) && both_set_->set.Match(text, found)) std::sort(found->begin(), found->end());
 }
 
-FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, std::string_view previous) const {
+FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous_line) const {
   size_t pos = 0, stop = line.size();
   thread_local std::vector<std::string_view> groups;
   thread_local std::vector<int> found;
@@ -244,8 +244,9 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
         if (!fast && !RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/false)) continue;
         size_t next = pos + groups[0].size();
         if (next == pos) continue;  // an empty match strips nothing
-        if (p.repeat && previous.substr(std::min(pos, previous.size()), next - pos) != text.substr(pos, next - pos)) {
-          continue;
+        if (p.repeat) {
+          std::string_view previous = previous_line.Get();
+          if (previous.substr(std::min(pos, previous.size()), next - pos) != text.substr(pos, next - pos)) continue;
         }
         if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0,
                                      text.size() - next, RE2::ANCHOR_START, nullptr, 0)) {

@@ -157,7 +157,7 @@ void StreamParser::ParseBlock(const Block& block, EventBatch* out) {
   std::string_view text = block.text;
   if (block.truncated) {
     // A line longer than the read buffer, already cut to max_line_bytes.
-    ProcessLine(text, last_line_, block.offset, true, Scan(text), out);
+    ProcessLine(text, std::string_view(last_line_), block.offset, true, Scan(text), out);
     ++line_no_;
     KeepLastLine(text);
     return;
@@ -195,26 +195,43 @@ void StreamParser::ParseScanned(const Block& block, size_t from, size_t to, cons
   std::string_view text = block.text.substr(0, to);
   size_t pos = from, hi = 0;
   thread_local std::vector<unsigned> ids;
+  auto line_end = [&](size_t at) {
+    const char* nl = static_cast<const char*>(std::memchr(text.data() + at, '\n', text.size() - at));
+    return nl ? static_cast<size_t>(nl - text.data()) : text.size();
+  };
   while (pos < text.size()) {
+    size_t end = line_end(pos);
     if (open_.empty()) {
       if (hi == n_hits) {
         line_no_ += CountNewlines(text.data() + pos, text.size() - pos);
         if (text.back() != '\n') ++line_no_;
         break;
       }
+      // Most lines of a dense log hold a hit; else go to the line of the next
+      // one (the search back stops at text[end] at the latest).
       size_t hit_byte = static_cast<size_t>(hits[hi].to) - 1;
-      if (hit_byte > pos) {
-        const char* nl = static_cast<const char*>(memrchr(text.data() + pos, '\n', hit_byte - pos));
-        size_t start = nl ? static_cast<size_t>(nl - text.data()) + 1 : pos;
+      if (hit_byte > end) {
+        const char* nl = static_cast<const char*>(memrchr(text.data() + end, '\n', hit_byte - end));
+        size_t start = static_cast<size_t>(nl - text.data()) + 1;
         line_no_ += CountNewlines(text.data() + pos, start - pos);
         pos = start;
+        end = line_end(pos);
       }
     }
-    const char* nl = static_cast<const char*>(std::memchr(text.data() + pos, '\n', text.size() - pos));
-    size_t end = nl ? static_cast<size_t>(nl - text.data()) : text.size();
     ids.clear();
     while (hi < n_hits && hits[hi].to - 1 < end) ids.push_back(hits[hi++].id);
-    ProcessLine(text.substr(pos, end - pos), PreviousLine(text, pos), block.offset + pos, false, ids, out);
+    // Found only when a `repeat` wrapper asks for it.
+    struct Place {
+      const StreamParser* parser;
+      std::string_view text;
+      size_t pos;
+    } place{this, text, pos};
+    auto find = [](const void* p) {
+      const Place* at = static_cast<const Place*>(p);
+      return at->parser->PreviousLine(at->text, at->pos);
+    };
+    ProcessLine(text.substr(pos, end - pos), FormatSet::PreviousLine(find, &place), block.offset + pos, false, ids,
+                out);
     ++line_no_;
     pos = end + 1;
   }
@@ -237,7 +254,7 @@ void StreamParser::KeepLastLine(std::string_view text) {
   last_line_.assign(text.substr(start, std::min<size_t>(end - start, kKeptPreviousBytes)));
 }
 
-void StreamParser::ProcessLine(std::string_view line, std::string_view previous, uint64_t offset, bool truncated,
+void StreamParser::ProcessLine(std::string_view line, const FormatSet::PreviousLine& previous, uint64_t offset, bool truncated,
                                const std::vector<unsigned>& ids, EventBatch* out) {
   bool rescan = false;
   if (truncated || line.size() > options_.max_line_bytes) {
@@ -267,7 +284,7 @@ void StreamParser::ProcessLine(std::string_view line, std::string_view previous,
   ProcessSegment(line, previous, offset, rescan, ids, out);
 }
 
-void StreamParser::ProcessSegment(std::string_view seg, std::string_view previous, uint64_t offset, bool rescan,
+void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::PreviousLine& previous, uint64_t offset, bool rescan,
                                   const std::vector<unsigned>& hit_ids, EventBatch* out) {
   thread_local std::vector<unsigned> ids;
   ids = hit_ids;

@@ -94,9 +94,9 @@ class StreamParser {
   };
 
   static int OnHit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* ctx);
-  void ProcessLine(std::string_view line, std::string_view previous, uint64_t offset, bool truncated,
+  void ProcessLine(std::string_view line, const FormatSet::PreviousLine& previous, uint64_t offset, bool truncated,
                    const std::vector<unsigned>& ids, EventBatch* out);
-  void ProcessSegment(std::string_view seg, std::string_view previous, uint64_t offset, bool rescan,
+  void ProcessSegment(std::string_view seg, const FormatSet::PreviousLine& previous, uint64_t offset, bool rescan,
                       const std::vector<unsigned>& hit_ids, EventBatch* out);
   // The line before text[pos] (the previous block's last line at pos 0).
   std::string_view PreviousLine(std::string_view text, size_t pos) const;
