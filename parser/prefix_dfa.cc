@@ -1,0 +1,753 @@
+// prefix_dfa.cc: PrefixDfa (prefix_dfa.h). Three parts: a parser of the
+// supported RE2 subset into a small tree, the tree compiled into one
+// byte-level Thompson NFA (an RE2-like program of byte ranges, splits and
+// matches), and the lazy DFA over it with its per-thread caches.
+#include "parser/prefix_dfa.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bitset>
+#include <cctype>
+#include <cstdint>
+#include <unordered_map>
+
+namespace tpt {
+
+namespace {
+
+// ---- Parsing -----------------------------------------------------------------
+
+// RE2's limit on a counted repeat.
+constexpr int kMaxRepeat = 1000;
+constexpr int kMaxDepth = 200;
+
+struct Node {
+  enum Kind { kEmpty, kBytes, kClass, kConcat, kAlt, kRepeat } kind = kEmpty;
+  std::string bytes;            // kBytes: a literal's UTF-8
+  std::bitset<128> ascii;       // kClass: the ASCII characters
+  bool non_ascii = false;       // kClass: and every non-ASCII character
+  std::vector<Node> kids;       // kConcat, kAlt; kRepeat: one
+  int min = 0, max = 0;         // kRepeat; max -1: unbounded
+};
+
+std::bitset<128> AsciiRange(int lo, int hi) {
+  std::bitset<128> b;
+  for (int c = lo; c <= hi; ++c) b.set(static_cast<size_t>(c));
+  return b;
+}
+
+// \d \w \s and their negations, as RE2 defines them (ASCII only; \s has no \v).
+Node PerlClass(char c) {
+  Node n;
+  n.kind = Node::kClass;
+  switch (c) {
+    case 'd': case 'D': n.ascii = AsciiRange('0', '9'); break;
+    case 'w': case 'W': n.ascii = AsciiRange('0', '9') | AsciiRange('A', 'Z') | AsciiRange('a', 'z') | AsciiRange('_', '_'); break;
+    default: n.ascii = AsciiRange('\t', '\n') | AsciiRange('\f', '\r') | AsciiRange(' ', ' '); break;
+  }
+  if (c >= 'A' && c <= 'Z') {
+    n.ascii.flip();
+    n.non_ascii = true;
+  }
+  return n;
+}
+
+void AppendUtf8(int cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else {
+    out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  }
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view re) : re_(re) {}
+
+  // The tree, or false with error() set.
+  bool Parse(Node* out) {
+    if (!ParseAlt(out, 0)) return false;
+    if (pos_ < re_.size()) return Fail("unmatched )");
+    return true;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool Fail(const std::string& what) {
+    if (error_.empty()) error_ = what + " at offset " + std::to_string(pos_);
+    return false;
+  }
+  bool Eof() const { return pos_ >= re_.size(); }
+  char Peek() const { return re_[pos_]; }
+
+  bool ParseAlt(Node* out, int depth) {
+    if (depth > kMaxDepth) return Fail("groups nested too deeply");
+    Node first;
+    if (!ParseConcat(&first, depth)) return false;
+    if (Eof() || Peek() != '|') {
+      *out = std::move(first);
+      return true;
+    }
+    out->kind = Node::kAlt;
+    out->kids.push_back(std::move(first));
+    while (!Eof() && Peek() == '|') {
+      ++pos_;
+      Node next;
+      if (!ParseConcat(&next, depth)) return false;
+      out->kids.push_back(std::move(next));
+    }
+    return true;
+  }
+
+  bool ParseConcat(Node* out, int depth) {
+    out->kind = Node::kConcat;
+    while (!Eof() && Peek() != '|' && Peek() != ')') {
+      Node atom;
+      if (!ParseAtom(&atom, depth)) return false;
+      bool repeated = false;
+      while (!Eof()) {
+        int min = 0, max = 0;
+        size_t at = pos_;
+        char c = Peek();
+        if (c == '*' || c == '+' || c == '?') {
+          ++pos_;
+          min = c == '+' ? 1 : 0;
+          max = c == '?' ? 1 : -1;
+        } else if (c != '{' || !ParseCount(&min, &max)) {
+          break;
+        }
+        if (!error_.empty()) return false;
+        if (repeated) {
+          pos_ = at;
+          return Fail("stacked repetition operator");
+        }
+        repeated = true;
+        if (!Eof() && Peek() == '?') ++pos_;  // lazy: the same yes/no answer
+        Node rep;
+        rep.kind = Node::kRepeat;
+        rep.min = min;
+        rep.max = max;
+        rep.kids.push_back(std::move(atom));
+        atom = std::move(rep);
+      }
+      out->kids.push_back(std::move(atom));
+    }
+    return true;
+  }
+
+  // At '{': a counted repeat {n} {n,} {n,m} consumed, or false (and pos_
+  // unchanged) when the brace is a literal. Sets error_ on a bad count.
+  bool ParseCount(int* min, int* max) {
+    size_t p = pos_ + 1;
+    auto number = [&](int* v) {
+      size_t start = p;
+      long n = 0;
+      while (p < re_.size() && re_[p] >= '0' && re_[p] <= '9') {
+        n = std::min<long>(n * 10 + (re_[p] - '0'), 100000);
+        ++p;
+      }
+      *v = static_cast<int>(n);
+      return p > start;
+    };
+    if (!number(min)) return false;
+    *max = *min;
+    if (p < re_.size() && re_[p] == ',') {
+      ++p;
+      if (p < re_.size() && re_[p] == '}') {
+        *max = -1;
+      } else if (!number(max)) {
+        return false;
+      }
+    }
+    if (p >= re_.size() || re_[p] != '}') return false;
+    if (*min > kMaxRepeat || *max > kMaxRepeat) {
+      Fail("repeat count above " + std::to_string(kMaxRepeat));
+      return true;
+    }
+    if (*max != -1 && *max < *min) {
+      Fail("bad repeat range {n,m} with m < n");
+      return true;
+    }
+    pos_ = p + 1;
+    return true;
+  }
+
+  // One UTF-8 character of the regex as a code point, or -1.
+  int DecodeChar() {
+    auto b = [&](size_t i) { return static_cast<unsigned char>(re_[i]); };
+    unsigned char c = b(pos_);
+    int len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (len == 0 || pos_ + static_cast<size_t>(len) > re_.size()) return -1;
+    int cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+    for (int i = 1; i < len; ++i) {
+      if ((b(pos_ + static_cast<size_t>(i)) & 0xc0) != 0x80) return -1;
+      cp = (cp << 6) | (b(pos_ + static_cast<size_t>(i)) & 0x3f);
+    }
+    static constexpr int kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return -1;
+    pos_ += static_cast<size_t>(len);
+    return cp;
+  }
+
+  // After a backslash: a Perl class into *cls (returns -2) or a character's
+  // code point; -1 on error.
+  int ParseEscape(Node* cls) {
+    if (Eof()) return Fail("trailing \\"), -1;
+    char c = Peek();
+    ++pos_;
+    switch (c) {
+      case 'd': case 'D': case 'w': case 'W': case 's': case 'S':
+        *cls = PerlClass(c);
+        return -2;
+      case 't': return '\t';
+      case 'n': return '\n';
+      case 'r': return '\r';
+      case 'f': return '\f';
+      case 'v': return '\v';
+      case 'a': return '\a';
+      case 'x': {
+        auto hex = [](char h) {
+          return h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+        };
+        long v = 0;
+        if (!Eof() && Peek() == '{') {
+          ++pos_;
+          int digits = 0;
+          while (!Eof() && hex(Peek()) >= 0) {
+            v = std::min<long>(v * 16 + hex(Peek()), 0x110000);
+            ++pos_;
+            ++digits;
+          }
+          if (Eof() || Peek() != '}' || digits == 0) return Fail("bad \\x{...} escape"), -1;
+          ++pos_;
+        } else {
+          for (int i = 0; i < 2; ++i) {
+            if (Eof() || hex(Peek()) < 0) return Fail("bad \\x escape"), -1;
+            v = v * 16 + hex(Peek());
+            ++pos_;
+          }
+        }
+        if (v > 0x10ffff) return Fail("\\x escape past U+10FFFF"), -1;
+        return static_cast<int>(v);
+      }
+      default:
+        break;
+    }
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x80 && !std::isalnum(u) && c != '_') return c;  // an escaped punctuation character
+    --pos_;
+    return Fail(std::string("unsupported escape \\") + (u < 0x80 ? std::string(1, c) : std::string("<non-ASCII>")) +
+                " (\\b \\B \\A \\z \\p \\Q \\C, octal and back-references are not supported)"),
+           -1;
+  }
+
+  bool ParseAtom(Node* out, int depth) {
+    size_t at = pos_;
+    char c = Peek();
+    switch (c) {
+      case '(': {
+        ++pos_;
+        if (!Eof() && Peek() == '?') {
+          if (re_.compare(pos_, 3, "?P<") == 0 || re_.compare(pos_, 2, "?<") == 0) {
+            pos_ += re_[pos_ + 1] == 'P' ? 3 : 2;
+            size_t name = pos_;
+            while (!Eof() && (std::isalnum(static_cast<unsigned char>(Peek())) || Peek() == '_')) ++pos_;
+            if (pos_ == name || Eof() || Peek() != '>') return Fail("bad group name");
+            ++pos_;
+          } else if (re_.compare(pos_, 2, "?:") == 0) {
+            pos_ += 2;
+          } else {
+            return Fail("unsupported group or flags (?...) (flags such as (?i) are not supported)");
+          }
+        }
+        if (!ParseAlt(out, depth + 1)) return false;
+        if (Eof() || Peek() != ')') {
+          pos_ = at;
+          return Fail("missing )");
+        }
+        ++pos_;
+        return true;
+      }
+      case '[':
+        ++pos_;
+        return ParseClass(out);
+      case '.':
+        ++pos_;
+        out->kind = Node::kClass;
+        out->ascii = AsciiRange(0, 127);
+        out->ascii.reset('\n');
+        out->non_ascii = true;
+        return true;
+      case '^':
+        if (pos_ != 0) return Fail("^ not at the start of the regex");
+        ++pos_;
+        out->kind = Node::kEmpty;
+        return true;
+      case '$':
+        return Fail("unsupported $");
+      case '*': case '+': case '?':
+        return Fail("missing argument to repetition operator");
+      case '{': {
+        int min, max;
+        if (ParseCount(&min, &max)) {
+          pos_ = at;
+          return Fail("missing argument to repetition operator");
+        }
+        break;
+      }
+      case '\\': {
+        ++pos_;
+        int cp = ParseEscape(out);
+        if (cp == -1) return false;
+        if (cp == -2) return true;
+        out->kind = Node::kBytes;
+        AppendUtf8(cp, &out->bytes);
+        return true;
+      }
+      default:
+        break;
+    }
+    int cp = DecodeChar();
+    if (cp < 0) return Fail("invalid UTF-8");
+    out->kind = Node::kBytes;
+    AppendUtf8(cp, &out->bytes);
+    return true;
+  }
+
+  // After '['.
+  bool ParseClass(Node* out) {
+    size_t open = pos_ - 1;
+    out->kind = Node::kClass;
+    bool negated = !Eof() && Peek() == '^';
+    if (negated) ++pos_;
+    bool first = true;
+    // One item's character: a code point, -2 for a Perl class merged into
+    // *out, -1 on error.
+    auto item = [&]() -> int {
+      if (Peek() == '\\') {
+        ++pos_;
+        Node cls;
+        int cp = ParseEscape(&cls);
+        if (cp == -2) {
+          out->ascii |= cls.ascii;
+          out->non_ascii |= cls.non_ascii;
+        }
+        return cp;
+      }
+      return DecodeChar();
+    };
+    while (true) {
+      if (Eof()) {
+        pos_ = open;
+        return Fail("missing ]");
+      }
+      if (Peek() == ']' && !first) break;
+      first = false;
+      if (re_.compare(pos_, 2, "[:") == 0) return Fail("unsupported POSIX class [:...:]");
+      size_t at = pos_;
+      int lo = item();
+      if (lo == -1) return Fail("invalid UTF-8");
+      if (lo == -2) continue;
+      int hi = lo;
+      if (pos_ + 1 < re_.size() && Peek() == '-' && re_[pos_ + 1] != ']') {
+        ++pos_;
+        if (Eof()) continue;
+        hi = item();
+        if (hi == -1) return Fail("invalid UTF-8");
+        if (hi == -2) return Fail("bad class range");
+        if (hi < lo) {
+          pos_ = at;
+          return Fail("bad class range (end before start)");
+        }
+      }
+      if (hi >= 0x80) {
+        pos_ = at;
+        return Fail("non-ASCII item in a class");
+      }
+      out->ascii |= AsciiRange(lo, hi);
+    }
+    ++pos_;
+    if (negated) {
+      out->ascii.flip();
+      out->non_ascii = !out->non_ascii;
+    }
+    return true;
+  }
+
+  std::string_view re_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+// ---- Compiling -----------------------------------------------------------------
+
+using Inst = PrefixDfa::Inst;
+
+class Compiler {
+ public:
+  explicit Compiler(std::vector<Inst>* prog) : prog_(prog) {}
+  bool overflow() const { return overflow_; }
+  int member = 0;
+
+  int Byte(int lo, int hi, int out) {
+    Inst i;
+    i.op = Inst::kByte;
+    i.lo = static_cast<uint8_t>(lo);
+    i.hi = static_cast<uint8_t>(hi);
+    i.out = out;
+    return Add(i);
+  }
+  int Alt(int out, int out1) {
+    Inst i;
+    i.op = Inst::kAlt;
+    i.out = out;
+    i.out1 = out1;
+    return Add(i);
+  }
+  int Match() {
+    Inst i;
+    i.op = Inst::kMatch;
+    return Add(i);
+  }
+  // A fragment for n leading to `next`; returns its entry.
+  int Emit(const Node& n, int next) {
+    if (overflow_) return next;
+    switch (n.kind) {
+      case Node::kEmpty:
+        return next;
+      case Node::kBytes:
+        for (size_t i = n.bytes.size(); i-- > 0;) {
+          int b = static_cast<unsigned char>(n.bytes[i]);
+          next = Byte(b, b, next);
+        }
+        return next;
+      case Node::kClass: {
+        std::vector<int> alts;
+        for (int c = 0; c < 128;) {
+          if (!n.ascii[static_cast<size_t>(c)]) {
+            ++c;
+            continue;
+          }
+          int lo = c;
+          while (c < 128 && n.ascii[static_cast<size_t>(c)]) ++c;
+          alts.push_back(Byte(lo, c - 1, next));
+        }
+        if (n.non_ascii) {  // as RE2 compiles U+0080-U+10FFFF: any lead byte, its continuation bytes
+          int cont1 = Byte(0x80, 0xbf, next);
+          alts.push_back(Byte(0xc2, 0xdf, cont1));
+          int cont2 = Byte(0x80, 0xbf, cont1);
+          alts.push_back(Byte(0xe0, 0xef, cont2));
+          int cont3 = Byte(0x80, 0xbf, cont2);
+          alts.push_back(Byte(0xf0, 0xf4, cont3));
+        }
+        if (alts.empty()) return Byte(1, 0, next);  // an empty class: matches nothing
+        return AltOf(alts);
+      }
+      case Node::kConcat:
+        for (size_t i = n.kids.size(); i-- > 0;) next = Emit(n.kids[i], next);
+        return next;
+      case Node::kAlt: {
+        std::vector<int> alts;
+        for (const Node& k : n.kids) alts.push_back(Emit(k, next));
+        return AltOf(alts);
+      }
+      case Node::kRepeat: {
+        const Node& k = n.kids[0];
+        int entry = next;
+        if (n.max == -1) {
+          int loop = Alt(-1, next);
+          int body = Emit(k, loop);
+          if (!overflow_) (*prog_)[static_cast<size_t>(loop)].out = body;
+          entry = loop;
+        } else {
+          for (int i = n.min; i < n.max && !overflow_; ++i) entry = Alt(Emit(k, entry), next);
+        }
+        for (int i = 0; i < n.min && !overflow_; ++i) entry = Emit(k, entry);
+        return entry;
+      }
+    }
+    return next;
+  }
+
+ private:
+  int Add(Inst i) {
+    if (prog_->size() >= PrefixDfa::kMaxInstructions) {
+      overflow_ = true;
+      return 0;
+    }
+    i.member = member;
+    prog_->push_back(i);
+    return static_cast<int>(prog_->size() - 1);
+  }
+  int AltOf(const std::vector<int>& alts) {
+    int entry = alts.back();
+    for (size_t i = alts.size() - 1; i-- > 0;) entry = Alt(alts[i], entry);
+    return entry;
+  }
+
+  std::vector<Inst>* prog_;
+  bool overflow_ = false;
+};
+
+std::atomic<uint64_t> next_dfa_id{1};
+
+struct VectorHash {
+  size_t operator()(const std::vector<int>& v) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ v.size();
+    for (int x : v) h = (h ^ static_cast<uint32_t>(x)) * 0x100000001b3ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+}  // namespace
+
+// ---- The lazy DFA ---------------------------------------------------------------
+
+// A thread's DFA states of one PrefixDfa. A state is a set of byte
+// instructions (of members that have not matched yet) and the members that
+// matched on entering it; its key is the sorted instructions, -1, the sorted
+// members. Row r of `table` (r a multiple of stride) is a state: its
+// transition on each byte class, then the offset in `accepts` of the members
+// it matched ([count, ids...]) or -1. A transition is the next row r > 0, or
+// -r when that state matched members, or 0 (the dead state, row 0: no member
+// can match any more), or kUnknown (not computed yet): one test (> 0) on the
+// hot path.
+struct PrefixDfa::Cache {
+  static constexpr int32_t kUnknown = INT32_MIN;
+  uint64_t owner = 0;
+  int stride = 0;
+  int32_t start_row = 0;
+  std::vector<int32_t> table;
+  std::vector<int> accepts;
+  std::unordered_map<std::vector<int>, int32_t, VectorHash> rows;
+  std::vector<const std::vector<int>*> keys;  // by state number
+  size_t key_bytes = 0;
+  int64_t flushes = 0;
+  std::vector<int> start_key;
+  // Scratch of Closure and Step.
+  std::vector<uint32_t> mark, member_mark;
+  uint32_t stamp = 0;
+  std::vector<int> stack, matched, next, key;
+};
+
+namespace {
+
+constexpr size_t kMaxCachesPerThread = 8;
+
+// This thread's caches, the newest last; at most kMaxCachesPerThread (an
+// automaton destroyed leaves its cache here until pushed out). The last one
+// used is remembered apart (plain thread_locals: no guard on the hot path).
+thread_local std::vector<std::unique_ptr<PrefixDfa::Cache>> thread_caches;
+thread_local uint64_t last_cache_owner = 0;
+thread_local PrefixDfa::Cache* last_cache = nullptr;
+
+// The row of `key`, added (flushing the cache first when full) if new.
+int32_t Intern(PrefixDfa::Cache* c, const std::vector<int>& key, int max_states) {
+  auto it = c->rows.find(key);
+  if (it != c->rows.end()) return it->second;
+  size_t bytes = c->table.size() * 4 + c->accepts.size() * 4 + c->key_bytes;
+  if (c->keys.size() >= static_cast<size_t>(max_states) || bytes >= PrefixDfa::kMaxCacheBytes) {
+    ++c->flushes;
+    c->table.clear();
+    c->accepts.clear();
+    c->rows.clear();
+    c->keys.clear();
+    c->key_bytes = 0;
+    Intern(c, {-1}, max_states);  // the dead state, row 0
+    c->start_row = Intern(c, c->start_key, max_states);
+    if (key == c->start_key) return c->start_row;
+    if (key.size() == 1) return 0;
+  }
+  auto [pos, inserted] = c->rows.emplace(key, static_cast<int32_t>(c->table.size()));
+  c->keys.push_back(&pos->first);
+  c->key_bytes += key.size() * 4 + 64;
+  const size_t row = c->table.size(), stride = static_cast<size_t>(c->stride);
+  c->table.resize(row + stride, row == 0 ? 0 : PrefixDfa::Cache::kUnknown);  // the dead state stays dead
+  c->table[row + stride - 1] = -1;
+  auto sep = std::find(key.begin(), key.end(), -1);
+  if (sep + 1 != key.end()) {
+    c->table[row + stride - 1] = static_cast<int32_t>(c->accepts.size());
+    c->accepts.push_back(static_cast<int>(key.end() - sep - 1));
+    c->accepts.insert(c->accepts.end(), sep + 1, key.end());
+  }
+  return pos->second;
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const PrefixDfa>> PrefixDfa::Build(const std::vector<std::string>& regexes, int max_states) {
+  auto dfa = std::make_shared<PrefixDfa>();
+  dfa->id_ = next_dfa_id.fetch_add(1);
+  dfa->num_members_ = regexes.size();
+  dfa->max_states_ = std::max(max_states, 4);
+  Compiler compiler(&dfa->prog_);
+  for (size_t m = 0; m < regexes.size(); ++m) {
+    auto where = [&] { return "prefix regex " + std::to_string(m) + " `" + regexes[m] + "`: "; };
+    Parser parser(regexes[m]);
+    Node tree;
+    if (!parser.Parse(&tree)) {
+      return InvalidArgumentError(where() + parser.error() + "; the automaton supports the subset of RE2 in parser/prefix_dfa.h");
+    }
+    compiler.member = static_cast<int>(m);
+    int match = compiler.Match();
+    dfa->entries_.push_back(compiler.Emit(tree, match));
+    if (compiler.overflow()) {
+      return InvalidArgumentError(where() + "more than " + std::to_string(kMaxInstructions) +
+                                  " automaton instructions (counted repeats too large)");
+    }
+  }
+  // Byte classes: bytes no range tells apart share a class.
+  bool split[257] = {};
+  for (const Inst& i : dfa->prog_) {
+    if (i.op == Inst::kByte && i.lo <= i.hi) {
+      split[i.lo] = true;
+      split[i.hi + 1] = true;
+    }
+  }
+  int cls = 0;
+  for (int b = 0; b < 256; ++b) {
+    if (b > 0 && split[b]) ++cls;
+    dfa->byte_class_[b] = static_cast<uint8_t>(cls);
+    if (b == 0 || split[b]) dfa->class_byte_.push_back(static_cast<uint8_t>(b));
+  }
+  dfa->num_classes_ = cls + 1;
+  return std::shared_ptr<const PrefixDfa>(std::move(dfa));
+}
+
+void PrefixDfa::Closure(Cache* c, const int* entries, size_t n, std::vector<int>* key) const {
+  if (++c->stamp == 0) {
+    std::fill(c->mark.begin(), c->mark.end(), 0);
+    std::fill(c->member_mark.begin(), c->member_mark.end(), 0);
+    c->stamp = 1;
+  }
+  const uint32_t stamp = c->stamp;
+  key->clear();
+  c->matched.clear();
+  c->stack.assign(entries, entries + n);
+  while (!c->stack.empty()) {
+    int i = c->stack.back();
+    c->stack.pop_back();
+    if (c->mark[static_cast<size_t>(i)] == stamp) continue;
+    c->mark[static_cast<size_t>(i)] = stamp;
+    const Inst& in = prog_[static_cast<size_t>(i)];
+    switch (in.op) {
+      case Inst::kByte:
+        if (in.lo <= in.hi) key->push_back(i);
+        break;
+      case Inst::kAlt:
+        c->stack.push_back(in.out1);
+        c->stack.push_back(in.out);
+        break;
+      case Inst::kMatch:
+        c->matched.push_back(in.member);
+        c->member_mark[static_cast<size_t>(in.member)] = stamp;
+        break;
+    }
+  }
+  // A member that matched is decided: its threads cannot change the answer.
+  if (!c->matched.empty()) {
+    key->erase(std::remove_if(key->begin(), key->end(),
+                              [&](int i) { return c->member_mark[static_cast<size_t>(prog_[static_cast<size_t>(i)].member)] == stamp; }),
+               key->end());
+  }
+  std::sort(key->begin(), key->end());
+  key->push_back(-1);
+  std::sort(c->matched.begin(), c->matched.end());
+  key->insert(key->end(), c->matched.begin(), c->matched.end());
+}
+
+PrefixDfa::Cache* PrefixDfa::ThreadCache() const {
+  if (last_cache_owner == id_) return last_cache;
+  auto& list = thread_caches;
+  Cache* found = nullptr;
+  for (auto& c : list) {
+    if (c->owner == id_) found = c.get();
+  }
+  if (!found) {
+    if (list.size() >= kMaxCachesPerThread) list.erase(list.begin());
+    auto c = std::make_unique<Cache>();
+    c->owner = id_;
+    c->stride = num_classes_ + 1;
+    c->mark.assign(prog_.size(), 0);
+    c->member_mark.assign(num_members_, 0);
+    Closure(c.get(), entries_.data(), entries_.size(), &c->start_key);
+    Intern(c.get(), {-1}, max_states_);
+    c->start_row = Intern(c.get(), c->start_key, max_states_);
+    list.push_back(std::move(c));
+    found = list.back().get();
+  }
+  last_cache_owner = id_;
+  last_cache = found;
+  return found;
+}
+
+int32_t PrefixDfa::Step(Cache* c, int32_t row, int cls) const {
+  const std::vector<int>& from = *c->keys[static_cast<size_t>(row / c->stride)];
+  const uint8_t b = class_byte_[static_cast<size_t>(cls)];
+  c->next.clear();
+  for (int i : from) {
+    if (i < 0) break;
+    const Inst& in = prog_[static_cast<size_t>(i)];
+    if (in.lo <= b && b <= in.hi) c->next.push_back(in.out);
+  }
+  Closure(c, c->next.data(), c->next.size(), &c->key);
+  if (c->key.size() == 1) {  // no thread left, nothing matched
+    c->table[static_cast<size_t>(row + cls)] = 0;
+    return 0;
+  }
+  int64_t flushes = c->flushes;
+  int32_t to = Intern(c, c->key, max_states_);
+  if (c->table[static_cast<size_t>(to + c->stride - 1)] >= 0) to = -to;
+  if (c->flushes == flushes) c->table[static_cast<size_t>(row + cls)] = to;
+  return to;
+}
+
+bool PrefixDfa::Match(std::string_view text, std::vector<int>* members) const {
+  members->clear();
+  Cache* c = last_cache_owner == id_ ? last_cache : ThreadCache();
+  const int nc = num_classes_;
+  const uint8_t* bc = byte_class_;
+  const int32_t* t = c->table.data();
+  const int32_t* r = t + c->start_row;  // the current state's row
+  auto take = [&](int32_t a) {
+    const int* m = c->accepts.data() + a;
+    members->insert(members->end(), m + 1, m + 1 + m[0]);
+  };
+  if (r[nc] >= 0) take(r[nc]);
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(text.data());
+  const uint8_t* const end = p + text.size();
+  while (p != end) {
+    int32_t next = r[bc[*p++]];
+    if (next > 0) {  // the hot path: 8 instructions a byte
+      r = t + next;
+      continue;
+    }
+    if (next == Cache::kUnknown) {
+      next = Step(c, static_cast<int32_t>(r - t), bc[p[-1]]);
+      t = c->table.data();
+      if (next > 0) {
+        r = t + next;
+        continue;
+      }
+    }
+    if (next == 0) break;
+    r = t - next;
+    take(r[nc]);
+  }
+  if (members->size() > 1) std::sort(members->begin(), members->end());
+  return !members->empty();
+}
+
+int64_t PrefixDfa::FlushesOnThisThread() const { return ThreadCache()->flushes; }
+
+}  // namespace tpt
