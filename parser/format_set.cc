@@ -365,6 +365,9 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
       }
     }
     if (dropped) continue;  // rebuild without the bad files
+    // Samples are stripped as the engine strips lines: with the prefix sets.
+    TPT_RETURN_IF_ERROR(set.BuildPrefixSets());
+    if (check_samples) TPT_RETURN_IF_ERROR(set.CheckPrefixAutomaton(docs));
     for (size_t i = 0; i < files.size() && !dropped && check_samples; ++i) {
       if (!good[i]) continue;
       Status s = set.CheckSamples(files[i], docs[i], starts[i][0], starts[i][1], starts[i][2], starts[i][3]);
@@ -381,7 +384,7 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
                                                    : "no usable format file; first problem: " + problems.front());
     }
     TPT_RETURN_IF_ERROR(set.BuildPrefilter(prefilter_blob));
-    TPT_RETURN_IF_ERROR(set.BuildPrefixSets());
+    problems.insert(problems.end(), set.problems_.begin(), set.problems_.end());
     set.problems_ = std::move(problems);
     return set;
   }

@@ -29,7 +29,8 @@ namespace re2 {
 class RE2;
 }
 namespace tpt {
-struct PrefixSetHolder;  // RE2::Set over a list of prefixes (format_set.cc)
+struct PrefixSetHolder;  // RE2::Set over a list of prefixes (format_set_strip.cc)
+class PrefixDfa;
 class ObjectFiller;      // json_reuse.h
 }
 
@@ -187,6 +188,9 @@ class FormatSet {
   static const std::vector<FormatSource>& BuiltinSources();
 
   const std::vector<std::string>& problems() const { return problems_; }
+  // True when our automaton (prefix_dfa.h), not RE2::Set, says which
+  // wrappers and prefixes match at a place of a line.
+  bool prefixes_by_automaton() const { return prefix_dfa_ != nullptr; }
   const std::vector<PatternSpec>& patterns() const { return patterns_; }
   const std::vector<PrefixSpec>& wrappers() const { return wrappers_; }
   const std::vector<PrefixSpec>& prefixes() const { return prefixes_; }
@@ -255,6 +259,11 @@ class FormatSet {
   // are compiled on first use (LazyRe), their groups read from the text.
   bool defer_pattern_regexes_ = false;
   Status BuildPrefixSets();
+  // With the automaton: asks it and an RE2::Set of the same members at every
+  // place of every sample and near miss of `docs` (the line's start and after
+  // each space); on any disagreement the set answers instead, and the line is
+  // named in problems(). Errors only when the set cannot be built.
+  Status CheckPrefixAutomaton(const std::vector<nlohmann::json>& docs);
   // The wrappers and prefixes (indexes as in both_set_) that match at the
   // start of `place`, ascending.
   void MembersAt(std::string_view place, std::vector<int>* found) const;
@@ -276,6 +285,10 @@ class FormatSet {
   // pass says which of both can match at a position, instead of one regex
   // run per prefix.
   std::shared_ptr<PrefixSetHolder> both_set_;
+  // The same question answered by our own automaton (prefix_dfa.h), without
+  // RE2's per-call cost; null when a member's syntax is outside what it
+  // supports (then both_set_ answers).
+  std::shared_ptr<const PrefixDfa> prefix_dfa_;
 };
 
 }  // namespace tpt

@@ -5,6 +5,7 @@
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
 #include "parser/json_reuse.h"
+#include "parser/prefix_dfa.h"
 
 #include <re2/re2.h>
 #include <re2/set.h>
@@ -197,6 +198,10 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
 }
 
 void FormatSet::MembersAt(std::string_view place, std::vector<int>* found) const {
+  if (prefix_dfa_) {
+    prefix_dfa_->Match(place, found);
+    return;
+  }
   found->clear();
   if (!both_set_) return;
   // Most places match nothing: a yes/no run stops early and skips the match
@@ -288,15 +293,10 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   return out;
 }
 
-Status FormatSet::BuildPrefixSets() {
-  // Wrappers first, then producer prefixes: index i < wrappers_.size() is wrappers_[i].
-  both_set_.reset();
-  if (wrappers_.empty() && prefixes_.empty()) return OkStatus();
-  RE2::Options opt;
-  opt.set_log_errors(false);
-  opt.set_max_mem(64 << 20);
-  auto holder = std::make_shared<PrefixSetHolder>(opt);
-  for (const auto* list : {&wrappers_, &prefixes_}) {
+namespace {
+
+Status BuildSet(const std::vector<const std::vector<PrefixSpec>*>& lists, PrefixSetHolder* holder) {
+  for (const auto* list : lists) {
     for (const auto& p : *list) {
       std::string err;
       if (holder->set.Add(p.re->pattern(), &err) < 0) {
@@ -305,6 +305,75 @@ Status FormatSet::BuildPrefixSets() {
     }
   }
   if (!holder->set.Compile()) return InternalError("compiling the prefix set failed (out of memory?)");
+  return OkStatus();
+}
+
+std::shared_ptr<PrefixSetHolder> NewSetHolder() {
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  opt.set_max_mem(64 << 20);
+  return std::make_shared<PrefixSetHolder>(opt);
+}
+
+}  // namespace
+
+Status FormatSet::CheckPrefixAutomaton(const std::vector<json>& docs) {
+  if (!prefix_dfa_) return OkStatus();
+  auto holder = NewSetHolder();
+  TPT_RETURN_IF_ERROR(BuildSet({&wrappers_, &prefixes_}, holder.get()));
+  std::vector<int> want, got;
+  auto agree = [&](std::string_view line) {
+    for (size_t at = 0;;) {
+      std::string_view place = line.substr(at);
+      want.clear();
+      holder->set.Match(re2::StringPiece(place.data(), place.size()), &want);
+      std::sort(want.begin(), want.end());
+      prefix_dfa_->Match(place, &got);
+      if (got != want) return false;
+      size_t space = line.find(' ', at);
+      if (space == std::string_view::npos) return true;
+      at = space + 1;
+    }
+  };
+  for (const json& doc : docs) {
+    for (const char* section : {"patterns", "wrappers", "prefixes"}) {
+      if (!doc.is_object() || !doc.contains(section)) continue;
+      for (const json& item : doc[section]) {
+        std::vector<std::string> lines;
+        for (const json& sample : item.value("samples", json::array())) lines.push_back(sample.value("line", ""));
+        for (const json& nm : item.value("near_misses", json::array())) {
+          lines.push_back(nm.is_string() ? nm.get<std::string>() : nm.value("line", ""));
+        }
+        for (const std::string& line : lines) {
+          if (agree(line)) continue;
+          problems_.push_back("the prefix automaton and RE2 disagree on which wrappers and prefixes match in '" +
+                              line + "': RE2::Set answers instead (a bug of parser/prefix_dfa.cc)");
+          prefix_dfa_.reset();
+          both_set_ = std::move(holder);
+          return OkStatus();
+        }
+      }
+    }
+  }
+  return OkStatus();
+}
+
+Status FormatSet::BuildPrefixSets() {
+  // Wrappers first, then producer prefixes: index i < wrappers_.size() is wrappers_[i].
+  both_set_.reset();
+  prefix_dfa_.reset();
+  if (wrappers_.empty() && prefixes_.empty()) return OkStatus();
+  std::vector<std::string> members;
+  for (const auto* list : {&wrappers_, &prefixes_}) {
+    for (const auto& p : *list) members.push_back(p.re->pattern());
+  }
+  // Our automaton when it can read every member; else RE2::Set.
+  if (auto dfa = PrefixDfa::Build(members); dfa.ok()) {
+    prefix_dfa_ = *std::move(dfa);
+    return OkStatus();
+  }
+  auto holder = NewSetHolder();
+  TPT_RETURN_IF_ERROR(BuildSet({&wrappers_, &prefixes_}, holder.get()));
   both_set_ = std::move(holder);
   return OkStatus();
 }

@@ -141,6 +141,46 @@ TEST(FormatSet, PrefixesStripAndFillTheProducer) {
   EXPECT_DOUBLE_EQ(meta.ts->value, 1760436001);
 }
 
+// Which wrappers and prefixes match at a place is answered by our automaton
+// (prefix_dfa.h) for the built-in files, checked against RE2 on their samples.
+TEST(FormatSet, BuiltinPrefixesAreAnsweredByTheAutomaton) {
+  auto fast = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+  EXPECT_TRUE(fast->prefixes_by_automaton());
+  auto checked = FormatSet::LoadBuiltinChecked();
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_TRUE(checked->prefixes_by_automaton());
+  for (const auto& p : checked->problems()) ADD_FAILURE() << p;
+}
+
+// A member the automaton cannot read (here `\b`) leaves the question to
+// RE2::Set: lines strip as they would with the automaton.
+TEST(FormatSet, APrefixTheAutomatonCannotReadIsAskedOfRe2) {
+  auto family = [](const std::string& boundary) {
+    return Family("", R"J("prefixes": [{"id": "p", "regex": "\\[(?P<date>\\d{4}-\\d\\d-\\d\\d) (?P<time>\\d\\d:\\d\\d:\\d\\d)(?: TP(?P<tp_rank>\\d+))?\\])J" +
+                               boundary + R"J( ", "samples": [{"line": "[2025-10-14 10:00:01 TP3] Load weight end.", "fields": {"tp_rank": 3}}]}], )J");
+  };
+  auto plain = LoadOne(family(""));
+  auto bounded = LoadOne(family("\\\\B"));
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  ASSERT_TRUE(bounded.ok()) << bounded.status().ToString();
+  EXPECT_TRUE(plain->prefixes_by_automaton());
+  EXPECT_FALSE(bounded->prefixes_by_automaton());
+  for (const std::string line : {"[2025-10-14 10:00:01 TP3] Load weight end. x", "[2025-10-14 10:00:01] x", "[2025-10-14 TP3] x"}) {
+    LineMeta a, b;
+    auto sa = plain->StripLine(line, &a);
+    auto sb = bounded->StripLine(line, &b);
+    EXPECT_EQ(sa.begin, sb.begin) << line;
+    EXPECT_EQ(a.tp_rank, b.tp_rank) << line;
+    EXPECT_EQ(a.wrapper.dump(), b.wrapper.dump()) << line;
+  }
+  LineMeta meta;
+  std::string line = "[2025-10-14 10:00:01 TP3] Load weight end. x";
+  auto st = bounded->StripLine(line, &meta);
+  EXPECT_EQ(line.substr(st.begin), "Load weight end. x");
+  EXPECT_EQ(meta.tp_rank, 3);
+}
+
 TEST(FormatSet, KvGroupFillsArgsAndKnownFields) {
   std::string t = R"J({"schema": 1, "family": "demo", "patterns": [{
     "id": "args", "kind": "server_args", "literals": ["server_args=ServerArgs("],
