@@ -71,8 +71,9 @@ class PrefixDfa {
  private:
   Cache* ThreadCache() const;
   // Fills the transition of `row` on byte class `cls` (computing the next
-  // state, flushing the cache when full) and returns the next row.
-  int32_t Step(Cache* c, int32_t row, int cls) const;
+  // state, flushing the cache when full) and returns it (encoded as in the
+  // table: see Cache in the .cc).
+  int64_t Step(Cache* c, int64_t* row, int cls) const;
   // The closure of `entries` into sorted byte instructions of members that did
   // not match, then the members that matched.
   void Closure(Cache* c, const int* entries, size_t n, std::vector<int>* key) const;
