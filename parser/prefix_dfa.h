@@ -13,7 +13,9 @@
 // prefixes use): literals, `^` at the very start, groups, alternation,
 // `? * + {n} {n,} {n,m}` (lazy or not), `.`, classes of ASCII items, \d \w \s
 // \D \W \S. Build refuses anything else with a message naming the regex; the
-// caller then keeps RE2::Set.
+// caller then keeps RE2::Set. Build does not repeat every check of RE2's (it
+// takes `(?<name>...)`, which this RE2 refuses): compile the regexes with RE2
+// first, as FormatSet does.
 //
 //   auto dfa = tpt::PrefixDfa::Build({R"(\[(?P<ts>\d+)\] )", R"(\w+: )"});
 //   if (!dfa.ok()) return dfa.status();
@@ -71,8 +73,9 @@ class PrefixDfa {
  private:
   Cache* ThreadCache() const;
   // Fills the transition of `row` on byte class `cls` (computing the next
-  // state, flushing the cache when full) and returns the next row.
-  int32_t Step(Cache* c, int32_t row, int cls) const;
+  // state, flushing the cache when full) and returns it (encoded as in the
+  // table: see Cache in the .cc).
+  int64_t Step(Cache* c, int64_t* row, int cls) const;
   // The closure of `entries` into sorted byte instructions of members that did
   // not match, then the members that matched.
   void Closure(Cache* c, const int* entries, size_t n, std::vector<int>* key) const;
