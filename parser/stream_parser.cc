@@ -269,7 +269,9 @@ void StreamParser::ProcessLine(std::string_view line, const FormatSet::PreviousL
   if (ids.empty() && open_.empty()) return;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // CRLF
   for (unsigned id : ids) rescan |= formats_.targets()[id].type == LiteralTarget::kRescan;
-  if (line.find('\r') != std::string_view::npos) {
+  // Most lines have no '\r', ESC or non-ASCII byte: one pass says so.
+  const bool plain = IsPlainLine(line);
+  if (!plain && line.find('\r') != std::string_view::npos) {
     // A progress bar overwritten in place: every \r segment may be a log line.
     size_t start = 0;
     while (start <= line.size()) {
@@ -281,14 +283,14 @@ void StreamParser::ProcessLine(std::string_view line, const FormatSet::PreviousL
     }
     return;
   }
-  ProcessSegment(line, previous, offset, rescan, ids, out);
+  ProcessSegment(line, previous, offset, rescan, ids, out, plain);
 }
 
 void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::PreviousLine& previous, uint64_t offset, bool rescan,
-                                  const std::vector<unsigned>& hit_ids, EventBatch* out) {
+                                  const std::vector<unsigned>& hit_ids, EventBatch* out, bool plain) {
   thread_local std::vector<unsigned> ids;
   ids = hit_ids;
-  if (std::memchr(seg.data(), '\x1b', seg.size()) != nullptr) {
+  if (!plain && std::memchr(seg.data(), '\x1b', seg.size()) != nullptr) {
     scratch_text_.assign(seg);
     StripAnsi(&scratch_text_);
     seg = scratch_text_;
@@ -296,7 +298,7 @@ void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::Previou
   }
   if (rescan) ids = Scan(seg);
   if (ids.empty() && open_.empty()) return;
-  if (!IsValidUtf8(seg)) {
+  if (!plain && !IsValidUtf8(seg)) {
     // RE2 works on UTF-8: '.' does not cross an invalid byte. Match the
     // repaired text (U+FFFD for each bad byte) instead.
     if (seg.data() == scratch_text_.data()) {

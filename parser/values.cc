@@ -1,6 +1,10 @@
 // values.cc: see values.h.
 #include "parser/values.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -707,6 +711,29 @@ bool IsValidUtf8(std::string_view s) {
     size_t n = Utf8SeqLen(s, i);
     if (n == 0) return false;
     i += n;
+  }
+  return true;
+}
+
+bool IsPlainLine(std::string_view s) {
+  auto plain_byte = [](unsigned char c) { return c != '\r' && c != 0x1b && c < 0x80; };
+#if defined(__SSE2__)
+  if (s.size() >= 16) {
+    const __m128i cr = _mm_set1_epi8('\r'), esc = _mm_set1_epi8(0x1b);
+    // A byte is flagged when it is '\r' or ESC (all ones) or >= 0x80 (its own high bit).
+    auto flagged = [&](size_t at) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at));
+      return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, esc)), v)) != 0;
+    };
+    size_t i = 0;
+    for (; i + 16 <= s.size(); i += 16) {
+      if (flagged(i)) return false;
+    }
+    return i == s.size() || !flagged(s.size() - 16);  // the last bytes, overlapping
+  }
+#endif
+  for (char c : s) {
+    if (!plain_byte(static_cast<unsigned char>(c))) return false;
   }
   return true;
 }

@@ -78,5 +78,9 @@ StatusOr<uint64_t> ParseByteSize(std::string_view text);
 // Replaces invalid UTF-8 sequences with U+FFFD so the text is valid JSON.
 std::string SanitizeUtf8(std::string_view text);
 bool IsValidUtf8(std::string_view text);
+// True when `text` holds no '\r', no ESC and no byte >= 0x80: a line with
+// nothing to split, strip of colour codes or repair (most log lines). One
+// pass of 16 bytes at a time instead of three searches.
+bool IsPlainLine(std::string_view text);
 
 }  // namespace tpt

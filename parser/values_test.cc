@@ -235,5 +235,26 @@ TEST(ParsePlainNumbers, SameValueAsFromChars) {
   }
 }
 
+// IsPlainLine flags '\r', ESC and any byte >= 0x80 wherever it sits: in each
+// 16-byte step, in the overlapping last bytes, in short lines.
+TEST(Values, PlainLineIsFlaggedAtEveryPosition) {
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string line(n, 'a');
+    EXPECT_TRUE(IsPlainLine(line)) << n;
+    for (size_t at = 0; at < n; ++at) {
+      for (char c : {'\r', '\x1b', '\x80', '\xc3', '\xff'}) {
+        std::string bad = line;
+        bad[at] = c;
+        EXPECT_FALSE(IsPlainLine(bad)) << n << " " << at << " " << int(static_cast<unsigned char>(c));
+      }
+      for (char c : {'\n', '\t', '\x7f', '\x1a', '\x0e', '\0'}) {
+        std::string ok = line;
+        ok[at] = c;
+        EXPECT_TRUE(IsPlainLine(ok)) << n << " " << at << " " << int(static_cast<unsigned char>(c));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tpt
