@@ -692,7 +692,7 @@ size_t Utf8SeqLen(std::string_view s, size_t i) {
 }
 }  // namespace
 
-bool IsValidUtf8(std::string_view s) {
+bool IsValidUtf8Slow(std::string_view s) {
   size_t i = 0;
   // Log lines are mostly ASCII: 32, then 8 bytes at a time while no high bit is set.
   for (uint64_t w[4]; i + 32 <= s.size(); i += 32) {

@@ -256,5 +256,26 @@ TEST(Values, PlainLineIsFlaggedAtEveryPosition) {
   }
 }
 
+// IsValidUtf8's short-text shortcut (8 to 16 bytes, two loads) still sees a
+// bad byte at any position.
+TEST(Values, ShortTextsWithABadByteAnywhereAreNotValidUtf8) {
+  for (size_t n = 1; n <= 24; ++n) {
+    std::string text(n, '7');
+    EXPECT_TRUE(IsValidUtf8(text)) << n;
+    for (size_t at = 0; at < n; ++at) {
+      for (char c : {'\x80', '\xbf', '\xc3', '\xff'}) {
+        std::string bad = text;
+        bad[at] = c;
+        EXPECT_FALSE(IsValidUtf8(bad)) << n << " " << at;
+      }
+      if (at + 2 <= n) {
+        std::string ok = text;
+        ok.replace(at, 2, "\xc3\xa9");  // é
+        EXPECT_TRUE(IsValidUtf8(ok)) << n << " " << at;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tpt
