@@ -163,6 +163,8 @@ struct LiteralTarget {
 };
 
 class FormatSet {
+  friend class FormatSetPeer;  // format_set_test.cc
+
  public:
   FormatSet();
   FormatSet(FormatSet&&) noexcept;

@@ -1,4 +1,5 @@
 #include "parser/format_set.h"
+#include "parser/prefix_dfa.h"
 
 #include <gtest/gtest.h>
 
@@ -179,6 +180,46 @@ TEST(FormatSet, APrefixTheAutomatonCannotReadIsAskedOfRe2) {
   auto st = bounded->StripLine(line, &meta);
   EXPECT_EQ(line.substr(st.begin), "Load weight end. x");
   EXPECT_EQ(meta.tp_rank, 3);
+}
+
+}  // namespace
+
+// Reaches the automaton a FormatSet holds, to plant a wrong one.
+class FormatSetPeer {
+ public:
+  static void SetAutomaton(FormatSet* fs, std::shared_ptr<const PrefixDfa> dfa) { fs->prefix_dfa_ = std::move(dfa); }
+  static Status Check(FormatSet* fs, const std::vector<nlohmann::json>& docs) { return fs->CheckPrefixAutomaton(docs); }
+};
+
+namespace {
+
+// A checked load compares the automaton with RE2::Set on every sample: an
+// automaton that answers wrong is dropped, named in problems(), and lines
+// strip as RE2 says.
+TEST(FormatSet, AnAutomatonThatDisagreesWithRe2IsDropped) {
+  std::string text = Family("", R"J("prefixes": [{"id": "p", "regex": "\\[(?P<date>\\d{4}-\\d\\d-\\d\\d) (?P<time>\\d\\d:\\d\\d:\\d\\d)(?: TP(?P<tp_rank>\\d+))?\\] ",
+      "samples": [{"line": "[2025-10-14 10:00:01 TP3] Load weight end.", "fields": {"tp_rank": 3}}]}], )J");
+  auto fs = LoadOne(text);
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  ASSERT_TRUE(fs->prefixes_by_automaton());
+  std::vector<nlohmann::json> docs = {nlohmann::json::parse(text)};
+  ASSERT_TRUE(FormatSetPeer::Check(&*fs, docs).ok());
+  EXPECT_TRUE(fs->prefixes_by_automaton());  // the right one agrees
+  auto wrong = PrefixDfa::Build({"x"});
+  ASSERT_TRUE(wrong.ok());
+  FormatSetPeer::SetAutomaton(&*fs, *wrong);
+  std::string line = "[2025-10-14 10:00:01 TP3] Load weight end. x";
+  LineMeta before;
+  EXPECT_EQ(fs->StripLine(line, &before).begin, 0u);  // the planted automaton strips nothing
+  ASSERT_TRUE(FormatSetPeer::Check(&*fs, docs).ok());
+  EXPECT_FALSE(fs->prefixes_by_automaton());
+  ASSERT_EQ(fs->problems().size(), 1u);
+  EXPECT_NE(fs->problems()[0].find("disagree"), std::string::npos) << fs->problems()[0];
+  EXPECT_NE(fs->problems()[0].find("[2025-10-14 10:00:01 TP3] Load weight end."), std::string::npos);
+  LineMeta after;
+  auto st = fs->StripLine(line, &after);
+  EXPECT_EQ(line.substr(st.begin), "Load weight end. x");
+  EXPECT_EQ(after.tp_rank, 3);
 }
 
 TEST(FormatSet, KvGroupFillsArgsAndKnownFields) {
