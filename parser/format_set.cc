@@ -467,7 +467,9 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       if (p.suffix && item.contains("fast")) return At(f, path + ".fast", "not for a suffix wrapper");
       TPT_RETURN_IF_ERROR(compile_fast(path, item, *p.re, /*anchored=*/true, &p.fast));
       p.literals = StringList(item.value("literals", json()));
-      for (const auto& [name, index] : p.re->NamedCapturingGroups()) p.groups.push_back({name, index, GroupRole(name)});
+      for (const auto& [name, index] : p.re->NamedCapturingGroups()) {
+        p.groups.push_back({name, index, GroupRole(name), name > std::string_view("id")});
+      }
       ComputeFirstByteRange(&p);
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample line is required");

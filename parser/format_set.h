@@ -74,6 +74,7 @@ struct PrefixSpec {
     std::string name;
     int index = 0;
     Role role = kOther;
+    bool after_id = false;  // name sorts after "id" (the metadata object's key order)
   };
   std::vector<Group> groups;
   // Fast paths for the capture, tried in order before the regex (fast_layout.h, anchored).

@@ -99,11 +99,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   const std::string& key = is_wrapper ? p.id : kPrefixKey;
   json& slot = top ? top->Slot(key) : meta->wrapper[key];
   // Groups are sorted by name (RE2::NamedCapturingGroups); "id" goes in its
-  // place among them so the object is filled in key order.
-  auto after_id = [](const std::string& name) {
-    unsigned char c = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
-    return c != 'i' ? c > 'i' : name > kIdKey;
-  };
+  // place among them (Group::after_id) so the object is filled in key order.
   // A recycled "prefix" object mostly holds another prefix's keys when the log
   // interleaves two producers (SGLang's and vLLM's lines): refilled key by key
   // it would lose and regain nodes on every line. Objects of other shapes wait
@@ -115,7 +111,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
     size_t size = 1;
     for (const G& grp : p.groups) {
       if (g[grp.index].data() == nullptr) continue;
-      if (size++ == 1 && !after_id(grp.name)) first = &grp.name;
+      if (size++ == 1 && !grp.after_id) first = &grp.name;
     }
     auto fits = [&](const json& o) {
       const auto& m = o.get_ref<const json::object_t&>();
@@ -142,7 +138,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   std::string_view date, time, month_day, ts;
   bool id_done = is_wrapper;
   for (const G& grp : p.groups) {
-    if (!id_done && after_id(grp.name)) {
+    if (!id_done && grp.after_id) {
       info.SetString(kIdKey, p.full_id);
       id_done = true;
     }
