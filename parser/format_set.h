@@ -284,9 +284,9 @@ class FormatSet {
   std::vector<LiteralTarget> targets_;
   std::unique_ptr<hs_database, HsDeleter> db_;
   bool prefilter_from_blob_ = false;
-  // One anchored RE2::Set over the wrappers and then the prefixes: one DFA
-  // pass says which of both can match at a position, instead of one regex
-  // run per prefix.
+  // One anchored RE2::Set over the wrappers and then the prefixes, which
+  // says which of both match at a place: built only when prefix_dfa_ is not
+  // (a member outside its syntax, or a disagreement at a checked load).
   std::shared_ptr<PrefixSetHolder> both_set_;
   // The same question answered by our own automaton (prefix_dfa.h), without
   // RE2's per-call cost; null when a member's syntax is outside what it
