@@ -11,13 +11,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace tpt {
+
+class DeferredDecoder;
 
 struct Event {
   std::string kind;        // e.g. "cuda_oom", "kv_pool_alloc" (parser/EVENTS.md)
@@ -41,11 +45,68 @@ struct Event {
   std::optional<double> ts;  // seconds since the Unix epoch (UTC assumed); seconds since midnight when only a time of day is printed (ts_is_time_of_day)
   bool ts_is_time_of_day = false;
 
-  nlohmann::json fields = nlohmann::json::object();  // named fields (bytes, seconds, counts, strings)
-  nlohmann::json wrapper = nlohmann::json::object(); // metadata of stripped wrapper prefixes (docker ts, srun label, ray actor, ...)
   std::string text;        // the line after wrapper prefixes were stripped (capped, see parser/README)
   std::vector<std::string> extra_lines;  // continuation lines that belong to it (traceback body)
+
+  // Named fields (bytes, seconds, counts, strings).
+  const nlohmann::json& fields() const { return Decoded().fields_; }
+  nlohmann::json& fields() { return Decoded().fields_; }
+  // Metadata of stripped wrapper prefixes (docker ts, srun label, ray actor,
+  // the producer prefix's groups under "prefix", ...).
+  const nlohmann::json& wrapper() const { return Decoded().wrapper_; }
+  nlohmann::json& wrapper() { return Decoded().wrapper_; }
+
+  // ---- Decoded on first read ----
+  // The stream parser types what it needs to find, order and attribute an
+  // event (kind, rank, time, place) and keeps the captures of the pattern and
+  // of the producer prefix as places in `text`; fields() and wrapper() turn
+  // them into values on first read (most events of a large log are counted,
+  // never read). Reading one Event from two threads at once is therefore a
+  // race, as for any cache: call Decoded() first, or copy it.
+  struct Deferred {
+    bool pending = false;
+    std::shared_ptr<const DeferredDecoder> decoder;  // kept after decoding: reused by the next event
+    std::vector<uint32_t> spans;  // per regex group: begin, length in `text` (begin kNoGroup: not taken)
+    static constexpr uint32_t kNoGroup = 0xffffffffu;
+  };
+  const Event& Decoded() const {
+    if (deferred_fields_.pending || deferred_prefix_.pending) Decode();
+    return *this;
+  }
+  Event& Decoded() {
+    static_cast<const Event*>(this)->Decoded();
+    return *this;
+  }
+  // The parser's own: the values and what is still to decode into them.
+  mutable nlohmann::json fields_ = nlohmann::json::object();
+  mutable nlohmann::json wrapper_ = nlohmann::json::object();
+  mutable Deferred deferred_fields_;  // into fields_
+  mutable Deferred deferred_prefix_;  // into wrapper_["prefix"]
+
+ private:
+  void Decode() const;
 };
+
+// Turns captures (Event::Deferred::spans over a text) into an object's values:
+// a pattern's fields, or a producer prefix's metadata (parser/format_set.cc).
+class DeferredDecoder {
+ public:
+  virtual ~DeferredDecoder() = default;
+  // Refills `out` (made an object) in place.
+  virtual void Decode(std::string_view text, const std::vector<uint32_t>& spans, nlohmann::json* out) const = 0;
+};
+
+inline void Event::Decode() const {
+  if (deferred_fields_.pending) {
+    deferred_fields_.pending = false;
+    deferred_fields_.decoder->Decode(text, deferred_fields_.spans, &fields_);
+  }
+  if (deferred_prefix_.pending) {
+    deferred_prefix_.pending = false;
+    if (!wrapper_.is_object()) wrapper_ = nlohmann::json::object();
+    deferred_prefix_.decoder->Decode(text, deferred_prefix_.spans, &wrapper_["prefix"]);
+  }
+}
 
 // Receives events in stream order. Return false to stop early.
 class EventSink {

@@ -33,8 +33,8 @@ nlohmann::json EventToJson(const Event& e) {
   j["process"] = e.process.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.process);
   j["ts"] = e.ts ? nlohmann::json(*e.ts) : nlohmann::json(nullptr);
   j["ts_is_time_of_day"] = e.ts_is_time_of_day;
-  j["fields"] = e.fields;
-  j["wrapper"] = e.wrapper;
+  j["fields"] = e.fields();
+  j["wrapper"] = e.wrapper();
   j["text"] = e.text;
   j["extra_lines"] = e.extra_lines;
   return j;
@@ -61,8 +61,8 @@ Event EventFromJson(const nlohmann::json& j) {
   if (j.contains("process") && j["process"].is_string()) e.process = j["process"];
   if (j.contains("ts") && j["ts"].is_number()) e.ts = j["ts"].get<double>();
   e.ts_is_time_of_day = j.value("ts_is_time_of_day", false);
-  if (j.contains("fields")) e.fields = j["fields"];
-  if (j.contains("wrapper")) e.wrapper = j["wrapper"];
+  if (j.contains("fields")) e.fields() = j["fields"];
+  if (j.contains("wrapper")) e.wrapper() = j["wrapper"];
   e.text = j.value("text", "");
   if (j.contains("extra_lines") && j["extra_lines"].is_array()) {
     for (const auto& l : j["extra_lines"]) {

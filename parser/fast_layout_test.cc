@@ -322,7 +322,7 @@ TEST(FastLayout, LoaderChecksSamplesAgainstTheRegex) {
   Event e;
   std::string err;
   ASSERT_TRUE(good->MatchPattern(good->patterns()[0], "Decode batch. #r: 17, #t: 2", &e, &err));
-  EXPECT_EQ(e.fields["running_reqs"], 17);
+  EXPECT_EQ(e.fields()["running_reqs"], 17);
   // Swapped groups: the fields would be wrong, the loader says where.
   auto swapped = FormatSet::Load({{"demo.json", family(R"("Decode batch. #r: {t:digits}, #t: {r:digits}")")}}, true);
   ASSERT_FALSE(swapped.ok());

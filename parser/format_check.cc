@@ -221,7 +221,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
         std::string err;
         if (!try_match(p, line, &e, &err)) return At(f, spath + ".line", "the regex matches nothing in this sample");
         if (!err.empty()) return At(f, spath + ".line", err);
-        std::string why = CompareFields(sample.value("fields", json::object()), e.fields);
+        std::string why = CompareFields(sample.value("fields", json::object()), e.fields());
         if (!why.empty()) return At(f, spath + ".fields", why);
       }
       for (size_t s = 0; s < item["near_misses"].size(); ++s) {

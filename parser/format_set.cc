@@ -257,6 +257,24 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
   return true;
 }
 
+// A pattern's fields from its kept captures.
+class FieldDecoder : public DeferredDecoder {
+ public:
+  FieldDecoder(std::vector<FieldSpec> specs, json set) : specs_(std::move(specs)), set_(std::move(set)) {}
+  void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* out) const override {
+    thread_local std::vector<std::string_view> groups;
+    thread_local ObjectFiller filler;
+    format_internal::SpansToGroups(text, spans, &groups);
+    filler.Begin(out);
+    ConvertFields(specs_, groups, &filler, nullptr, &set_);
+    filler.End();
+  }
+
+ private:
+  std::vector<FieldSpec> specs_;
+  json set_;
+};
+
 }  // namespace
 
 // ---- LazyRe ------------------------------------------------------------------
@@ -367,6 +385,7 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
     if (dropped) continue;  // rebuild without the bad files
     // Samples are stripped as the engine strips lines: with the prefix sets.
     TPT_RETURN_IF_ERROR(set.BuildPrefixSets());
+    set.BuildDecoders();
     if (check_samples) TPT_RETURN_IF_ERROR(set.CheckPrefixAutomaton(docs));
     for (size_t i = 0; i < files.size() && !dropped && check_samples; ++i) {
       if (!good[i]) continue;
@@ -573,7 +592,8 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
   return OkStatus();
 }
 
-bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error) const {
+bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error,
+                             const char* defer_base, size_t defer_limit) const {
   thread_local std::vector<std::string_view> groups;
   bool fast = false;
   for (const auto& fl : p.fast) {
@@ -586,21 +606,38 @@ bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event*
   if (e->family != p.family) e->family = p.family;
   if (e->pattern_id != p.id) e->pattern_id = p.id;
   e->consequence = p.consequence;
+  Event::Deferred& later = e->deferred_fields_;
+  if (defer_base && p.decoder && format_internal::RecordSpans(groups, defer_base, defer_limit, &later.spans)) {
+    if (later.decoder != p.decoder) later.decoder = p.decoder;
+    later.pending = true;
+    return true;
+  }
+  later.pending = false;
   // Typed fields go into the existing object in place (a recycled Event's
   // map nodes and strings are reused where keys repeat; json_reuse.h).
   thread_local ObjectFiller fields;
-  if (p.kv_group_index >= 0) e->fields = json::object();  // server args: keys vary, start afresh
-  fields.Begin(&e->fields);
+  json& out = e->fields_;
+  if (p.kv_group_index >= 0) out = json::object();  // server args: keys vary, start afresh
+  fields.Begin(&out);
   ConvertFields(p.fields, groups, &fields, error, p.kv_group_index >= 0 ? nullptr : &p.set);
   if (p.kv_group_index >= 0 && groups[p.kv_group_index].data() != nullptr) {
     json args = ParsePythonKv(groups[p.kv_group_index]);
-    CopyKnownServerArgs(args, &e->fields);
-    e->fields["args"] = std::move(args);
-    for (auto it = p.set.begin(); it != p.set.end(); ++it) e->fields[it.key()] = it.value();
+    CopyKnownServerArgs(args, &out);
+    out["args"] = std::move(args);
+    for (auto it = p.set.begin(); it != p.set.end(); ++it) out[it.key()] = it.value();
     return true;  // fresh object: nothing stale to erase
   }
   fields.End();
   return true;
+}
+
+void FormatSet::BuildDecoders() {
+  for (PatternSpec& p : patterns_) {
+    p.decoder = p.kv_group_index >= 0 ? nullptr : std::make_shared<FieldDecoder>(p.fields, p.set);
+  }
+  for (auto* list : {&wrappers_, &suffixes_, &prefixes_}) {
+    for (PrefixSpec& p : *list) p.decoder = format_internal::NewPrefixDecoder(p);
+  }
 }
 
 bool FormatSet::MatchBlockEnd(const BlockSpec& b, std::string_view text, json* fields) const {

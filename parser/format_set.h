@@ -80,6 +80,8 @@ struct PrefixSpec {
   // Fast paths for the capture, tried in order before the regex (fast_layout.h, anchored).
   std::vector<std::shared_ptr<const FastLayout>> fast;
   std::string full_id;  // "family.id", kept in the metadata of a stripped producer prefix
+  // Fills the metadata object from captures kept for later (Event::Deferred); set at load.
+  std::shared_ptr<const DeferredDecoder> decoder;
   // Range of the first byte any match can start with (RE2::PossibleMatchRange):
   // most lines are turned away by one comparison instead of a regex run.
   unsigned char first_min = 0, first_max = 255;
@@ -118,6 +120,9 @@ struct PatternSpec {
   bool consequence = false;
   // Fast paths for high-volume lines, tried in order before the regex (fast_layout.h).
   std::vector<std::shared_ptr<const FastLayout>> fast;
+  // Fills `fields` from captures kept for later (Event::Deferred); set at
+  // load, null for server args (kv_group_index), which are decoded at once.
+  std::shared_ptr<const DeferredDecoder> decoder;
 };
 
 // A multi-line record (Python traceback): starts at a line matching `start`,
@@ -141,6 +146,14 @@ struct LineMeta {
   std::string host, process;
   std::optional<Timestamp> ts;           // best absolute, else time of day
   nlohmann::json wrapper = nlohmann::json::object();
+  // With `defer` (the stream parser's), a producer prefix's metadata is not
+  // written into wrapper["prefix"] but kept in `prefix` as places relative to
+  // defer_base (the end of the wrappers, where an Event's text starts; set by
+  // StripLine), when they lie within defer_limit bytes of it.
+  bool defer = false;
+  size_t defer_limit = 0;
+  const char* defer_base = nullptr;
+  Event::Deferred prefix;
   bool HasProducer() const { return rank >= 0 || local_rank >= 0 || tp_rank >= 0 || !host.empty() || pid >= 0; }
   std::string Key() const;               // identifies the printing process (traceback state)
   // Sets e's producer members and wrapper to this line's (a recycled Event's
@@ -243,7 +256,11 @@ class FormatSet {
   // kind, family, pattern_id, consequence). `error` receives conversion problems.
   // A recycled `e` keeps its fields' nodes where keys repeat; keys the match
   // does not set are erased. On no match `e` is untouched.
-  bool MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error) const;
+  // With `defer_base`, captures lying in [defer_base, defer_base + defer_limit)
+  // (the Event's text) are kept as places and decoded on first read of
+  // fields() (Event::Deferred); conversion problems then go unreported.
+  bool MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error,
+                    const char* defer_base = nullptr, size_t defer_limit = 0) const;
 
   // Fields of a block's end line; false when `end` does not match.
   bool MatchBlockEnd(const BlockSpec& b, std::string_view text, nlohmann::json* fields) const;
@@ -262,6 +279,8 @@ class FormatSet {
   // are compiled on first use (LazyRe), their groups read from the text.
   bool defer_pattern_regexes_ = false;
   Status BuildPrefixSets();
+  // The decoders of deferred captures (PatternSpec::decoder, PrefixSpec::decoder).
+  void BuildDecoders();
   // With the automaton: asks it and an RE2::Set of the same members at every
   // place of every sample and near miss of `docs` (the line's start and after
   // each space); on any disagreement the set answers instead, and the line is

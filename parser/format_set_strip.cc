@@ -32,7 +32,53 @@ std::optional<int> ToSmallInt(std::string_view s) {
   return v;
 }
 
+// The metadata object of a stripped prefix: its taken groups (small
+// integers as numbers, other text as UTF-8 strings) and "id" (the spec's
+// family.id; not for a wrapper, whose key is its id), in key order.
+void FillPrefixInfo(const std::vector<PrefixSpec::Group>& spec_groups, const std::string& full_id, bool is_wrapper,
+                    const std::vector<std::string_view>& g, ObjectFiller* info) {
+  static const std::string kIdKey = "id";
+  bool id_done = is_wrapper;
+  for (const PrefixSpec::Group& grp : spec_groups) {
+    if (!id_done && grp.after_id) {
+      info->SetString(kIdKey, full_id);
+      id_done = true;
+    }
+    std::string_view v = g[grp.index];
+    if (v.data() == nullptr) continue;
+    if (std::optional<int> n = ToSmallInt(v)) {
+      info->Set(grp.name, int64_t{*n});
+    } else if (IsValidUtf8(v)) {
+      info->SetString(grp.name, v);
+    } else {
+      info->SetString(grp.name, SanitizeUtf8(v));
+    }
+  }
+  if (!id_done) info->SetString(kIdKey, full_id);
+}
+
+class PrefixDecoder : public DeferredDecoder {
+ public:
+  explicit PrefixDecoder(const PrefixSpec& p) : groups_(p.groups), full_id_(p.full_id) {}
+  void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* out) const override {
+    thread_local std::vector<std::string_view> g;
+    thread_local ObjectFiller info;
+    format_internal::SpansToGroups(text, spans, &g);
+    info.Begin(out);
+    FillPrefixInfo(groups_, full_id_, /*is_wrapper=*/false, g, &info);
+    info.End();
+  }
+
+ private:
+  std::vector<PrefixSpec::Group> groups_;
+  std::string full_id_;
+};
+
 }  // namespace
+
+std::shared_ptr<const DeferredDecoder> format_internal::NewPrefixDecoder(const PrefixSpec& p) {
+  return std::make_shared<PrefixDecoder>(p);
+}
 
 struct PrefixSetHolder {
   explicit PrefixSetHolder(const RE2::Options& o) : set(o, RE2::ANCHOR_START) {}
@@ -50,14 +96,24 @@ std::string LineMeta::Key() const {
 void LineMeta::ApplyTo(Event* e) const {
   e->host = host;
   e->process = process;
-  AssignReusing(&e->wrapper, wrapper);
+  AssignReusing(&e->wrapper_, wrapper);
+  Event::Deferred& d = e->deferred_prefix_;
+  d.pending = prefix.pending;
+  if (prefix.pending) {
+    if (d.decoder != prefix.decoder) d.decoder = prefix.decoder;
+    d.spans = prefix.spans;
+  }
   ApplyScalars(e);
 }
 
 void LineMeta::SwapInto(Event* e) {
   e->host.swap(host);
   e->process.swap(process);
-  e->wrapper.swap(wrapper);
+  e->wrapper_.swap(wrapper);
+  Event::Deferred& d = e->deferred_prefix_;
+  std::swap(d.pending, prefix.pending);
+  d.decoder.swap(prefix.decoder);
+  d.spans.swap(prefix.spans);
   ApplyScalars(e);
 }
 
@@ -67,6 +123,8 @@ void LineMeta::Reset() {
   host.clear();
   process.clear();
   ts.reset();
+  prefix.pending = false;
+  defer_base = nullptr;
 }
 
 void LineMeta::ApplyScalars(Event* e) const {
@@ -93,7 +151,61 @@ void LineMeta::ApplyScalars(Event* e) const {
 void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& g, LineMeta* meta,
                             bool is_wrapper, ObjectFiller* top) const {
   using G = PrefixSpec::Group;
-  static const std::string kPrefixKey = "prefix", kIdKey = "id";
+  // What the groups say about the producer, typed at once.
+  std::string_view date, time, month_day, ts;
+  for (const G& grp : p.groups) {
+    std::string_view v = g[grp.index];
+    if (v.data() == nullptr) continue;
+    switch (grp.role) {
+      case G::kDate: date = v; break;
+      case G::kTime: time = v; break;
+      case G::kMonthDay: month_day = v; break;
+      case G::kTs: ts = v; break;
+      case G::kHost: meta->host = SanitizeUtf8(v); break;
+      case G::kProcess: meta->process = SanitizeUtf8(v); break;
+      case G::kRank: if (auto n = ToSmallInt(v)) meta->rank = *n; break;
+      case G::kLocalRank: if (auto n = ToSmallInt(v)) meta->local_rank = *n; break;
+      case G::kPid: if (auto n = ToSmallInt(v)) meta->pid = *n; break;
+      case G::kDp: if (auto n = ToSmallInt(v)) meta->dp_rank = *n; break;
+      case G::kPp: if (auto n = ToSmallInt(v)) meta->pp_rank = *n; break;
+      case G::kTp: if (auto n = ToSmallInt(v)) meta->tp_rank = *n; break;
+      case G::kEp: if (auto n = ToSmallInt(v)) meta->ep_rank = *n; break;
+      case G::kOther: break;
+    }
+  }
+  std::optional<Timestamp> t;
+  if (!ts.empty()) {
+    t = ParseTimestamp(ts);
+  } else if (!date.empty() && !time.empty()) {
+    char buf[64];
+    if (date.size() + 1 + time.size() <= sizeof buf) {
+      std::memcpy(buf, date.data(), date.size());
+      buf[date.size()] = ' ';
+      std::memcpy(buf + date.size() + 1, time.data(), time.size());
+      t = ParseTimestamp(std::string_view(buf, date.size() + 1 + time.size()));
+    } else {
+      t = ParseTimestamp(std::string(date) + " " + std::string(time));
+    }
+  } else if (!time.empty()) {
+    t = ParseTimestamp(time);
+  }
+  // An absolute time beats a time of day; the first absolute one (outermost
+  // collector stamp) is kept, a producer's own absolute stamp replaces a
+  // collector's time of day.
+  if (t && (!meta->ts || (meta->ts->time_of_day && !t->time_of_day))) meta->ts = t;
+
+  // The metadata object: a producer prefix's is left to decode on first read
+  // when its captures lie in the event's text (LineMeta::defer).
+  if (!is_wrapper) {
+    meta->prefix.pending = false;
+    if (top && meta->defer_base && p.decoder &&
+        format_internal::RecordSpans(g, meta->defer_base, meta->defer_limit, &meta->prefix.spans)) {
+      if (meta->prefix.decoder != p.decoder) meta->prefix.decoder = p.decoder;
+      meta->prefix.pending = true;
+      return;
+    }
+  }
+  static const std::string kPrefixKey = "prefix";
   // The metadata object is refilled in place: a line with the same prefix as
   // the last one reuses its nodes and string buffers (json_reuse.h).
   const std::string& key = is_wrapper ? p.id : kPrefixKey;
@@ -106,6 +218,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   // in `shapes` instead, and one with this prefix's first key and key count is
   // swapped in (a guess: the filler below makes the keys right whatever comes).
   if (!is_wrapper && slot.is_object() && !slot.empty()) {
+    static const std::string kIdKey = "id";
     // The keys this line sets: "id" and the groups that took part.
     const std::string* first = &kIdKey;
     size_t size = 1;
@@ -135,61 +248,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   }
   thread_local ObjectFiller info;
   info.Begin(&slot);
-  std::string_view date, time, month_day, ts;
-  bool id_done = is_wrapper;
-  for (const G& grp : p.groups) {
-    if (!id_done && grp.after_id) {
-      info.SetString(kIdKey, p.full_id);
-      id_done = true;
-    }
-    std::string_view v = g[grp.index];
-    if (v.data() == nullptr) continue;
-    std::optional<int> n = ToSmallInt(v);
-    switch (grp.role) {
-      case G::kDate: date = v; break;
-      case G::kTime: time = v; break;
-      case G::kMonthDay: month_day = v; break;
-      case G::kTs: ts = v; break;
-      case G::kHost: meta->host = SanitizeUtf8(v); break;
-      case G::kProcess: meta->process = SanitizeUtf8(v); break;
-      case G::kRank: if (n) meta->rank = *n; break;
-      case G::kLocalRank: if (n) meta->local_rank = *n; break;
-      case G::kPid: if (n) meta->pid = *n; break;
-      case G::kDp: if (n) meta->dp_rank = *n; break;
-      case G::kPp: if (n) meta->pp_rank = *n; break;
-      case G::kTp: if (n) meta->tp_rank = *n; break;
-      case G::kEp: if (n) meta->ep_rank = *n; break;
-      case G::kOther: break;
-    }
-    if (n) {
-      info.Set(grp.name, int64_t{*n});
-    } else if (IsValidUtf8(v)) {
-      info.SetString(grp.name, v);
-    } else {
-      info.SetString(grp.name, SanitizeUtf8(v));
-    }
-  }
-  std::optional<Timestamp> t;
-  if (!ts.empty()) {
-    t = ParseTimestamp(ts);
-  } else if (!date.empty() && !time.empty()) {
-    char buf[64];
-    if (date.size() + 1 + time.size() <= sizeof buf) {
-      std::memcpy(buf, date.data(), date.size());
-      buf[date.size()] = ' ';
-      std::memcpy(buf + date.size() + 1, time.data(), time.size());
-      t = ParseTimestamp(std::string_view(buf, date.size() + 1 + time.size()));
-    } else {
-      t = ParseTimestamp(std::string(date) + " " + std::string(time));
-    }
-  } else if (!time.empty()) {
-    t = ParseTimestamp(time);
-  }
-  // An absolute time beats a time of day; the first absolute one (outermost
-  // collector stamp) is kept, a producer's own absolute stamp replaces a
-  // collector's time of day.
-  if (t && (!meta->ts || (meta->ts->time_of_day && !t->time_of_day))) meta->ts = t;
-  if (!id_done) info.SetString(kIdKey, p.full_id);
+  FillPrefixInfo(p.groups, p.full_id, is_wrapper, g, &info);
   info.End();
 }
 
@@ -267,6 +326,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   const size_t wrappers_pos = pos, wrappers_stop = stop;
   Stripped out;
   out.wrapped_end = pos;
+  if (meta->defer) meta->defer_base = line.data() + pos;  // where the event's text starts
   for (const PrefixSpec& p : suffixes_) {
     std::string_view text = line.substr(pos, stop - pos);
     bool has_literal = p.literals.empty();

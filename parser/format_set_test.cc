@@ -31,7 +31,7 @@ TEST(FormatSet, LoadsAValidFamily) {
   Event e;
   std::string err;
   ASSERT_TRUE(fs->MatchPattern(fs->patterns()[0], "Load weight end. x, avail mem=1.5 GB", &e, &err));
-  EXPECT_DOUBLE_EQ(e.fields["avail_bytes"].get<double>(), 1.5 * (1 << 30));
+  EXPECT_DOUBLE_EQ(e.fields()["avail_bytes"].get<double>(), 1.5 * (1 << 30));
   EXPECT_EQ(e.kind, "weights_load_end");
   EXPECT_EQ(e.family, "demo");
 }

@@ -76,7 +76,7 @@ TEST_F(ParseRunTest, UntimedStreamsKeepFileOrder) {
   auto run = ParseRunToMemory({a, b}, *formats_, ParseOptions());
   ASSERT_TRUE(run.ok());
   std::vector<int> n;
-  for (const Event& e : run->events) n.push_back(e.fields["running_reqs"]);
+  for (const Event& e : run->events) n.push_back(e.fields()["running_reqs"]);
   EXPECT_EQ(n, (std::vector<int>{1, 2, 3}));
 }
 
@@ -142,7 +142,7 @@ TEST_F(ParseRunTest, HighVolumeKindsAreCappedFirstAndLast) {
   ASSERT_TRUE(run.ok());
   std::vector<int> kept;
   for (const Event& e : run->events) {
-    if (e.kind == "batch_stats") kept.push_back(e.fields["running_reqs"]);
+    if (e.kind == "batch_stats") kept.push_back(e.fields()["running_reqs"]);
   }
   EXPECT_EQ(kept, (std::vector<int>{0, 1, 2, 3, 4, 95, 96, 97, 98, 99}));
   EXPECT_EQ(run->dropped["batch_stats"], 90);
@@ -192,11 +192,11 @@ TEST_F(ParseRunTest, CutTracebackIsAnExceptionWithItsFrames) {
     EXPECT_EQ(e.extra_lines.size(), 2u) << path;
     EXPECT_NE(e.extra_lines.at(0).find("in init_memory_pool"), std::string::npos) << path;
     if (path == whole) {
-      EXPECT_EQ(e.fields["type"], "RuntimeError");
-      EXPECT_FALSE(e.fields.contains("cut"));
+      EXPECT_EQ(e.fields()["type"], "RuntimeError");
+      EXPECT_FALSE(e.fields().contains("cut"));
     } else {
-      EXPECT_EQ(e.fields["type"], "") << path;
-      EXPECT_EQ(e.fields["cut"], true) << path;
+      EXPECT_EQ(e.fields()["type"], "") << path;
+      EXPECT_EQ(e.fields()["cut"], true) << path;
       EXPECT_EQ(e.line, 1u) << path;
       EXPECT_EQ(e.tp_rank, path == ended ? 0 : 1) << path;
     }

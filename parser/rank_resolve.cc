@@ -21,8 +21,8 @@ void FillFromProcess(const RE2& re, const std::string& process, int* rank) {
 // A positive integer `key` of a server_args event, else 0.
 int SizeFromServerArgs(const Event& e, const char* key) {
   if (e.kind != "server_args") return 0;
-  auto it = e.fields.find(key);
-  if (it != e.fields.end() && it->is_number_integer() && it->get<int64_t>() > 0 && it->get<int64_t>() < (1 << 20))
+  auto it = e.fields().find(key);
+  if (it != e.fields().end() && it->is_number_integer() && it->get<int64_t>() > 0 && it->get<int64_t>() < (1 << 20))
     return static_cast<int>(it->get<int64_t>());
   return 0;
 }
@@ -41,10 +41,10 @@ void RankResolver::Observe(Event* e) {
   // group; in the default group (no PG named, or PG 0 / default_pg) that is
   // the global rank, which a torchrun "[defaultN]:" prefix does not give.
   if (e->rank < 0) {
-    auto pr = e->fields.find("pg_rank");
-    if (pr != e->fields.end() && pr->is_number_integer() && pr->get<int64_t>() >= 0 && pr->get<int64_t>() < (1 << 20)) {
-      auto pg = e->fields.find("pg");
-      std::string g = pg != e->fields.end() && pg->is_string() ? pg->get<std::string>() : "";
+    auto pr = e->fields().find("pg_rank");
+    if (pr != e->fields().end() && pr->is_number_integer() && pr->get<int64_t>() >= 0 && pr->get<int64_t>() < (1 << 20)) {
+      auto pg = e->fields().find("pg");
+      std::string g = pg != e->fields().end() && pg->is_string() ? pg->get<std::string>() : "";
       if (g.empty() || g == "0" || g.find("default_pg") != std::string::npos) e->rank = static_cast<int>(pr->get<int64_t>());
     }
   }
@@ -52,7 +52,7 @@ void RankResolver::Observe(Event* e) {
   std::vector<Who>& recent = recent_[e->file];
   if (nobody && e->kind == "exception") {
     uint64_t first = e->line;
-    if (auto it = e->fields.find("traceback_line"); it != e->fields.end() && it->is_number_integer() && it->get<int64_t>() > 0)
+    if (auto it = e->fields().find("traceback_line"); it != e->fields().end() && it->is_number_integer() && it->get<int64_t>() > 0)
       first = static_cast<uint64_t>(it->get<int64_t>());
     for (auto w = recent.rbegin(); w != recent.rend(); ++w) {
       if (w->line != first && w->line + 1 != first) continue;

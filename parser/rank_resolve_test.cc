@@ -35,7 +35,7 @@ Event At(std::string kind, std::string file, uint64_t line, int tp = -1, int tra
   e.kind = std::move(kind);
   e.file = std::move(file);
   e.line = line;
-  if (traceback_line > 0) e.fields["traceback_line"] = traceback_line;
+  if (traceback_line > 0) e.fields()["traceback_line"] = traceback_line;
   return e;
 }
 
@@ -73,13 +73,13 @@ TEST(ResolveRanks, TorchRankInTheDefaultGroupIsTheGlobalRank) {
   // in the default process group is the global rank; in a named group it is not.
   Event wd = At("watchdog_timeout", "a.log", 3);
   wd.local_rank = 1;
-  wd.fields["pg_rank"] = 5;
+  wd.fields()["pg_rank"] = 5;
   Event sub = wd;
   sub.line = 4;
-  sub.fields["pg"] = "ID 3 PG GUID 3(tp_group)";
+  sub.fields()["pg"] = "ID 3 PG GUID 3(tp_group)";
   Event def = wd;
   def.line = 5;
-  def.fields["pg"] = "ID 0 PG GUID 0(default_pg)";
+  def.fields()["pg"] = "ID 0 PG GUID 0(default_pg)";
   std::vector<Event> ev = {wd, sub, def};
   ResolveRanks(&ev);
   EXPECT_EQ(ev[0].rank, 5);
@@ -91,7 +91,7 @@ TEST(ResolveRanks, DpReplicasUseServerArgsSizes) {
   // Two replicas of TP 0..1; server_args says tp_size 4 (ranks 2, 3 printed nothing).
   Event args;
   args.kind = "server_args";
-  args.fields["tp_size"] = 4;
+  args.fields()["tp_size"] = 4;
   std::vector<Event> ev = {args, Ev(0, 0), Ev(0, 1), Ev(1, 0), Ev(1, 1)};
   ResolveRanks(&ev);
   EXPECT_EQ(ev[0].rank, -1);  // no tp rank: untouched

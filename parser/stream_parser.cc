@@ -62,7 +62,8 @@ namespace {
 // and not here; stream_parser_test checks every member a dump shows.
 void SwapEvents(Event& a, Event& b) {
   static_assert(sizeof(Event) == 7 * sizeof(std::string) + 2 * sizeof(nlohmann::json) +
-                                     sizeof(std::vector<std::string>) + sizeof(std::optional<double>) + 64,
+                                     sizeof(std::vector<std::string>) + sizeof(std::optional<double>) + 64 +
+                                     2 * sizeof(Event::Deferred),
                 "Event gained or lost a member: swap it in SwapEvents too");
   using std::swap;
   a.kind.swap(b.kind);
@@ -84,8 +85,13 @@ void SwapEvents(Event& a, Event& b) {
   a.process.swap(b.process);
   swap(a.ts, b.ts);
   swap(a.ts_is_time_of_day, b.ts_is_time_of_day);
-  a.fields.swap(b.fields);
-  a.wrapper.swap(b.wrapper);
+  a.fields_.swap(b.fields_);
+  a.wrapper_.swap(b.wrapper_);
+  for (auto [x, y] : {std::pair{&a.deferred_fields_, &b.deferred_fields_}, {&a.deferred_prefix_, &b.deferred_prefix_}}) {
+    swap(x->pending, y->pending);
+    x->decoder.swap(y->decoder);
+    x->spans.swap(y->spans);
+  }
   a.text.swap(b.text);
   a.extra_lines.swap(b.extra_lines);
 }
@@ -103,6 +109,8 @@ Event& EventBatch::Add() {
 StreamParser::StreamParser(const FormatSet& formats, const ParseOptions& options, int source, std::string file)
     : formats_(formats), options_(options), source_(source), file_(std::move(file)) {
   if (formats_.literal_db()) hs_alloc_scratch(const_cast<hs_database_t*>(formats_.literal_db()), &scratch_);
+  meta_.defer = true;
+  meta_.defer_limit = kDeferLimit;
   pattern_wanted_.assign(formats_.patterns().size(), true);
   field_pool_.resize(formats_.patterns().size());
   if (!options_.kinds.empty()) {
@@ -345,16 +353,17 @@ void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::Previou
     Event& e = out->Add();
     int& owner = out->owner(out->size() - 1);
     if (owner != t.index) {
-      if (owner >= 0) field_pool_[owner].push_back(std::move(e.fields));
+      if (owner >= 0) field_pool_[owner].push_back(std::move(e.fields_));
       auto& pool = field_pool_[t.index];
       if (!pool.empty()) {
-        e.fields = std::move(pool.back());
+        e.fields_ = std::move(pool.back());
         pool.pop_back();
       }
       owner = t.index;
     }
     std::string err;
-    if (!formats_.MatchPattern(formats_.patterns()[t.index], msg, &e, &err)) {
+    // Fields are decoded when read (Event::Deferred): places in e.text.
+    if (!formats_.MatchPattern(formats_.patterns()[t.index], msg, &e, &err, text.data(), kDeferLimit)) {
       out->DropLast();
       continue;
     }
@@ -402,6 +411,7 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
       ob.event.line = ob.start_line;
       ob.event.offset = offset;
       CapText(text, &ob.event.text);
+      ob.event.Decoded();  // the prefix's places are in this text, which the end line's replaces
       open_.push_back(std::move(ob));
       return;
     }
@@ -434,8 +444,8 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
       e.kind = spec.kind;
       e.family = spec.family;
       e.pattern_id = spec.id;
-      e.fields = std::move(fields);
-      e.fields["traceback_line"] = ob.start_line;
+      e.fields() = std::move(fields);
+      e.fields()["traceback_line"] = ob.start_line;
       e.source = source_;
       e.file = file_;
       e.line = line_no_ + 1;
@@ -473,10 +483,11 @@ void StreamParser::EmitCut(OpenBlock&& ob, EventBatch* out) {
   e.kind = spec.kind;
   e.family = spec.family;
   e.pattern_id = spec.id;
-  e.fields = nlohmann::json::object();
-  e.fields["type"] = "";
-  e.fields["cut"] = true;
-  e.fields["traceback_line"] = ob.start_line;
+  nlohmann::json& fields = e.fields();
+  fields = nlohmann::json::object();
+  fields["type"] = "";
+  fields["cut"] = true;
+  fields["traceback_line"] = ob.start_line;
   e.source = source_;
   e.file = file_;
   Emit(std::move(e), out);

@@ -73,6 +73,9 @@ class StreamParser {
 
   // Longest Event::text kept (the rest is cut; see parser/README.md).
   static constexpr size_t kMaxTextBytes = 16 * 1024;
+  // Captures are kept for later decoding (Event::Deferred) when they lie this
+  // far into an event's text at most: CapText may cut up to 3 bytes earlier.
+  static constexpr size_t kDeferLimit = kMaxTextBytes - 4;
   // At most this many continuation lines / bytes are kept per multi-line record.
   static constexpr size_t kMaxExtraLines = 200;
   static constexpr size_t kMaxExtraBytes = 64 * 1024;

@@ -119,6 +119,113 @@ TEST(StreamParser, RecycledEventsEqualFreshOnes) {
   EXPECT_EQ(recycled.events, want);
 }
 
+// Fields and the producer prefix's metadata are decoded on first read
+// (Event::Deferred), from places in the event's own text: events kept past
+// the stream's end, after its buffers were reused many times (a 7-byte read
+// buffer), must read exactly what was in their lines.
+TEST(StreamParser, FieldsAndPrefixAreDecodedFromTheEventsOwnText) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input;
+  for (int i = 0; i < 40; ++i) {
+    input += "[2025-10-14 10:00:" + std::to_string(10 + i) + " TP" + std::to_string(i % 8) +
+             "] Decode batch. #running-req: " + std::to_string(100 + i) + "\n";
+    input += "Load weight end. t=X, avail mem=" + std::to_string(i) + ".50 GB\n";  // no prefix
+  }
+  std::vector<Event> kept;
+  {
+    ParseOptions opt;
+    StreamEvents stream(std::make_unique<StringSource>(input), *fs, opt, 7, 0, "x.log");
+    Event e;
+    while (stream.Next(&e)) kept.push_back(e);
+  }
+  ASSERT_EQ(kept.size(), 80u);
+  for (int i = 0; i < 40; ++i) {
+    const Event& decode = kept[2 * i];
+    const Event& load = kept[2 * i + 1];
+    // Typed at parse: kind, rank, time. Still to decode: fields and prefix.
+    EXPECT_EQ(decode.tp_rank, i % 8);
+    ASSERT_TRUE(decode.ts);
+    EXPECT_DOUBLE_EQ(*decode.ts, 1760436010 + i);
+    EXPECT_TRUE(decode.deferred_fields_.pending);
+    EXPECT_TRUE(decode.deferred_prefix_.pending);
+    EXPECT_TRUE(load.deferred_fields_.pending);
+    EXPECT_FALSE(load.deferred_prefix_.pending);  // no prefix on that line
+
+    EXPECT_EQ(decode.fields(), nlohmann::json({{"running_reqs", 100 + i}, {"phase", "decode"}}));
+    nlohmann::json prefix = {{"id", "demo.sglang_like"},
+                             {"date", "2025-10-14"},
+                             {"time", "10:00:" + std::to_string(10 + i)},
+                             {"tp_rank", i % 8}};
+    EXPECT_EQ(decode.wrapper(), nlohmann::json({{"prefix", prefix}}));
+    EXPECT_FALSE(decode.deferred_fields_.pending);
+    EXPECT_FALSE(decode.deferred_prefix_.pending);
+    EXPECT_DOUBLE_EQ(load.fields()["avail_bytes"].get<double>(), (i + 0.5) * (1 << 30));
+    EXPECT_EQ(load.wrapper(), nlohmann::json::object());
+  }
+}
+
+// The decoders are shared with the FormatSet, not borrowed from it: events
+// read after their FormatSet is gone still decode (ASan checks the rest).
+TEST(StreamParser, EventsDecodeAfterTheirFormatSetIsGone) {
+  std::vector<Event> kept;
+  {
+    auto fs = testing::TestFormats();
+    ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+    ParseOptions opt;
+    StreamEvents stream(std::make_unique<StringSource>(std::string(
+                            "[2025-10-14 10:00:01 TP5] Decode batch. #running-req: 42\n")),
+                        *fs, opt, 4096, 0, "x.log");
+    Event e;
+    while (stream.Next(&e)) kept.push_back(e);
+  }
+  ASSERT_EQ(kept.size(), 1u);
+  ASSERT_TRUE(kept[0].deferred_fields_.pending);
+  Event copy = kept[0];
+  EXPECT_EQ(copy.fields()["running_reqs"], 42);
+  EXPECT_EQ(copy.wrapper()["prefix"]["tp_rank"], 5);
+  EXPECT_EQ(EventToJson(kept[0]), EventToJson(copy));
+}
+
+// A capture past the text an event keeps (kMaxTextBytes) cannot be decoded
+// from it later: such a line's fields are decoded at once, and right.
+TEST(StreamParser, CapturesPastTheKeptTextAreDecodedAtOnce) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input = "[2025-10-14 10:00:01 TP2] " + std::string(StreamParser::kMaxTextBytes + 100, 'q') +
+                      " Load weight end. t=X, avail mem=9.00 GB\n";
+  ParseOptions opt;
+  opt.max_line_bytes = 1 << 20;
+  StreamEvents stream(std::make_unique<StringSource>(input), *fs, opt, 4096, 0, "x.log");
+  Event e;
+  ASSERT_TRUE(stream.Next(&e));
+  EXPECT_FALSE(stream.Next(&e));
+  EXPECT_EQ(e.kind, "weights_load_end");
+  EXPECT_EQ(e.text.size(), StreamParser::kMaxTextBytes);
+  EXPECT_FALSE(e.deferred_fields_.pending);
+  EXPECT_TRUE(e.deferred_prefix_.pending);  // the prefix lies in the kept text
+  EXPECT_DOUBLE_EQ(e.fields()["avail_bytes"].get<double>(), 9.0 * (1 << 30));
+  EXPECT_EQ(e.wrapper()["prefix"]["tp_rank"], 2);
+}
+
+// A traceback takes its producer from its first line, but its text from the
+// exception line: the first line's prefix must be decoded before that.
+TEST(StreamParser, ATracebackKeepsTheMetadataOfItsFirstLine) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input =
+      "[2025-10-14 10:00:01 TP1] Traceback (most recent call last):\n"
+      "[2025-10-14 10:00:07 TP1]   File \"a.py\", line 3, in f\n"
+      "[2025-10-14 10:00:09 TP1] RuntimeError: boom\n";
+  Result r = ParseAll(*fs, input, 4096);
+  ASSERT_EQ(r.raw.size(), 1u);
+  const Event& ex = r.raw[0];
+  EXPECT_EQ(ex.kind, "exception");
+  EXPECT_EQ(ex.fields()["type"], "RuntimeError");
+  EXPECT_EQ(ex.wrapper()["prefix"]["time"], "10:00:01") << ex.wrapper().dump();
+  EXPECT_EQ(ex.wrapper()["prefix"]["tp_rank"], 1);
+}
+
 TEST(StreamParser, UnderstandsTheTrickyLog) {
   auto fs = testing::TestFormats();
   ASSERT_TRUE(fs.ok()) << fs.status().ToString();
@@ -135,34 +242,34 @@ TEST(StreamParser, UnderstandsTheTrickyLog) {
   EXPECT_EQ(r.raw[0].rank, 0);
   ASSERT_TRUE(r.raw[0].ts);
   EXPECT_DOUBLE_EQ(*r.raw[0].ts, 1760436001);
-  EXPECT_DOUBLE_EQ(r.raw[0].fields["avail_bytes"].get<double>(), 2.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(r.raw[0].fields()["avail_bytes"].get<double>(), 2.0 * (1 << 30));
   // Line 2: ANSI removed (a literal split by colour codes still found), CR dropped.
   EXPECT_EQ(r.raw[1].tp_rank, 1);
   EXPECT_EQ(r.raw[1].text.find('\x1b'), std::string::npos);
   EXPECT_EQ(r.raw[1].text.back(), 'B');
   // Line 3: the log line glued behind a progress bar is found.
-  EXPECT_DOUBLE_EQ(r.raw[2].fields["avail_bytes"].get<double>(), 4.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(r.raw[2].fields()["avail_bytes"].get<double>(), 4.0 * (1 << 30));
   // Lines 4-7: traceback of rank 1, rank 0's line not in it, invalid byte replaced.
   const Event& ex = r.raw[3];
   EXPECT_EQ(ex.rank, 1);
-  EXPECT_EQ(ex.fields["type"], "RuntimeError");
-  EXPECT_EQ(ex.fields["message"], "bad \xef\xbf\xbd byte");
-  EXPECT_EQ(ex.fields["traceback_line"], 4);
+  EXPECT_EQ(ex.fields()["type"], "RuntimeError");
+  EXPECT_EQ(ex.fields()["message"], "bad \xef\xbf\xbd byte");
+  EXPECT_EQ(ex.fields()["traceback_line"], 4);
   ASSERT_EQ(ex.extra_lines.size(), 1u);
   EXPECT_EQ(ex.extra_lines[0], "  File \"a.py\", line 3, in f");
   // Line 9: a long line is cut, but what is before the cut still matches.
-  EXPECT_DOUBLE_EQ(r.raw[5].fields["avail_bytes"].get<double>(), 6.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(r.raw[5].fields()["avail_bytes"].get<double>(), 6.0 * (1 << 30));
   EXPECT_LE(r.raw[5].text.size(), 1000u);
   // Line 11: Ray prefix and dedup suffix are wrapper metadata.
   const Event& ray = r.raw[6];
   EXPECT_EQ(ray.pid, 7);
   EXPECT_EQ(ray.host, "10.0.0.2");
   EXPECT_EQ(ray.process, "RayWorkerWrapper");
-  EXPECT_EQ(ray.wrapper["ray_repeated"]["repeated"], 3);
-  EXPECT_EQ(ray.fields["running_reqs"], 5);
-  EXPECT_EQ(ray.fields["phase"], "decode");
+  EXPECT_EQ(ray.wrapper()["ray_repeated"]["repeated"], 3);
+  EXPECT_EQ(ray.fields()["running_reqs"], 5);
+  EXPECT_EQ(ray.fields()["phase"], "decode");
   // Line 12: unit from a group.
-  EXPECT_DOUBLE_EQ(r.raw[7].fields["tried_bytes"].get<double>(), 512.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(r.raw[7].fields()["tried_bytes"].get<double>(), 512.0 * (1 << 20));
   // Offsets point at the line start.
   std::string input = TrickyLog();
   EXPECT_EQ(input.compare(r.raw[7].offset, 5, "torch"), 0);
@@ -186,9 +293,9 @@ TEST(StreamParser, EveryEventOfALineCarriesItsProducer) {
     EXPECT_EQ(e.pid, 7) << e.kind;
     EXPECT_EQ(e.host, "10.0.0.2") << e.kind;
     EXPECT_TRUE(e.ts.has_value()) << e.kind;
-    EXPECT_TRUE(e.wrapper.contains("prefix")) << e.wrapper.dump();
+    EXPECT_TRUE(e.wrapper().contains("prefix")) << e.wrapper().dump();
   }
-  EXPECT_EQ(r.raw[0].wrapper, r.raw[1].wrapper);
+  EXPECT_EQ(r.raw[0].wrapper(), r.raw[1].wrapper());
   EXPECT_EQ(r.raw[0].text, r.raw[1].text);
 }
 
@@ -225,9 +332,9 @@ TEST(StreamParser, TracebackPastMaxLinesIsEmittedCut) {
   ASSERT_EQ(r.events.size(), 1u);
   const Event& e = r.raw[0];
   EXPECT_EQ(e.kind, "exception");
-  EXPECT_EQ(e.fields["cut"], true);
-  EXPECT_EQ(e.fields["type"], "");
-  EXPECT_EQ(e.fields["traceback_line"], 2);
+  EXPECT_EQ(e.fields()["cut"], true);
+  EXPECT_EQ(e.fields()["type"], "");
+  EXPECT_EQ(e.fields()["traceback_line"], 2);
   EXPECT_EQ(e.line, 2u);
   EXPECT_EQ(e.extra_lines.size(), StreamParser::kMaxExtraLines);
   EXPECT_EQ(e.extra_lines.front(), "  File \"a.py\", line 0, in f");
@@ -240,8 +347,8 @@ TEST(StreamParser, TracebackWithoutEndIsEmittedCut) {
   Result r = ParseAll(*fs, input, 4096);
   ASSERT_EQ(r.events.size(), 1u);
   EXPECT_EQ(r.raw[0].kind, "exception");
-  EXPECT_EQ(r.raw[0].fields["cut"], true);
-  EXPECT_EQ(r.raw[0].fields["type"], "");
+  EXPECT_EQ(r.raw[0].fields()["cut"], true);
+  EXPECT_EQ(r.raw[0].fields()["type"], "");
   EXPECT_EQ(r.raw[0].extra_lines, std::vector<std::string>{"  File \"x\", line 1"});
   EXPECT_EQ(r.lines, 2u);
 }
@@ -277,13 +384,13 @@ TEST(StreamParser, ABlockParsedInPiecesKeepsLinesOffsetsAndTracebacks) {
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(loads[i]->line, want[i].line) << i;
     EXPECT_EQ(loads[i]->offset, want[i].offset) << i;
-    EXPECT_DOUBLE_EQ(loads[i]->fields["avail_bytes"].get<double>(), want[i].avail) << i;
+    EXPECT_DOUBLE_EQ(loads[i]->fields()["avail_bytes"].get<double>(), want[i].avail) << i;
   }
   ASSERT_EQ(tracebacks.size(), 8u);
   for (const Event* t : tracebacks) {
     EXPECT_EQ(t->kind, "exception");
     EXPECT_EQ(t->extra_lines.size(), 30u);
-    EXPECT_EQ(t->fields["type"], "RuntimeError");
+    EXPECT_EQ(t->fields()["type"], "RuntimeError");
   }
   EXPECT_EQ(r.lines, line);
   EXPECT_EQ(r.bytes, input.size());
@@ -315,16 +422,16 @@ TEST(StreamParser, PdshHostPrefixNeedsTheSameHostOnThePreviousLine) {
   EXPECT_EQ(want.raw[0].text.rfind("node-1: ", 0), 0u);
   EXPECT_EQ(host_of(1), "node-1");
   EXPECT_EQ(want.raw[1].text.rfind("Load weight end.", 0), 0u);
-  EXPECT_TRUE(want.raw[1].wrapper.contains("pdsh_host")) << want.raw[1].wrapper.dump();
+  EXPECT_TRUE(want.raw[1].wrapper().contains("pdsh_host")) << want.raw[1].wrapper().dump();
   EXPECT_EQ(want.raw[2].kind, "exception");
-  EXPECT_EQ(want.raw[2].fields["type"], "RuntimeError");
+  EXPECT_EQ(want.raw[2].fields()["type"], "RuntimeError");
   EXPECT_EQ(want.raw[2].extra_lines, std::vector<std::string>{"  File \"a.py\", line 3, in f"});
   EXPECT_EQ(host_of(2), "node-1");
   EXPECT_EQ(host_of(3), "");
   EXPECT_EQ(want.raw[3].text.rfind("node-2: ", 0), 0u);
   for (size_t i = 4; i < 10; ++i) {
     EXPECT_EQ(host_of(i), "") << i;
-    EXPECT_FALSE(want.raw[i].wrapper.contains("pdsh_host")) << i << " " << want.raw[i].text;
+    EXPECT_FALSE(want.raw[i].wrapper().contains("pdsh_host")) << i << " " << want.raw[i].text;
   }
   // The previous line is carried across read blocks and pieces.
   for (size_t buffer : {7, 50, 4096}) {

@@ -10,8 +10,8 @@ namespace tpt {
 namespace {
 
 double Field(const Event& e, const char* key) {
-  if (!e.fields.contains(key)) return -1;
-  Value v = JsonToValue(e.fields[key]);
+  if (!e.fields().contains(key)) return -1;
+  Value v = JsonToValue(e.fields()[key]);
   return v.is_number() ? v.number() : -1;
 }
 
