@@ -196,16 +196,19 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
 
   // The metadata object: a producer prefix's is left to decode on first read
   // when its captures lie in the event's text (LineMeta::defer).
+  static const std::string kPrefixKey = "prefix";
   if (!is_wrapper) {
     meta->prefix.pending = false;
     if (top && meta->defer_base && p.decoder &&
         format_internal::RecordSpans(g, meta->defer_base, meta->defer_limit, &meta->prefix.spans)) {
       if (meta->prefix.decoder != p.decoder) meta->prefix.decoder = p.decoder;
       meta->prefix.pending = true;
+      // The key stays, with the last line's object (no event shows it
+      // before decoding): decoding then refills its nodes in place.
+      top->Slot(kPrefixKey);
       return;
     }
   }
-  static const std::string kPrefixKey = "prefix";
   // The metadata object is refilled in place: a line with the same prefix as
   // the last one reuses its nodes and string buffers (json_reuse.h).
   const std::string& key = is_wrapper ? p.id : kPrefixKey;

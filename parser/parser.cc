@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -215,9 +214,16 @@ class MemorySink : public EventSink {
       if (c.first < keep_) {
         ++c.first;
       } else {
-        c.tail.push_back({seq, e});
-        if (c.tail.size() > keep_) {
-          c.tail.pop_front();
+        // The last keep_ in a ring: the oldest slot is refilled in place.
+        if (keep_ == 0) {
+          ++c.dropped;
+        } else if (c.tail.size() < keep_) {
+          c.tail.emplace_back(seq, e);
+        } else {
+          if (c.next == c.tail.size()) c.next = 0;
+          auto& slot = c.tail[c.next++];
+          slot.first = seq;
+          CopyEventReusing(e, &slot.second);
           ++c.dropped;
         }
         return true;
@@ -229,7 +235,7 @@ class MemorySink : public EventSink {
   void Finish() {
     for (auto& [kind, c] : capped_) {
       if (c.dropped > 0) run_->dropped[kind] = c.dropped;
-      for (auto& t : c.tail) kept_.push_back(std::move(t));
+      for (auto& t : c.tail) kept_.push_back(std::move(t));  // ring order: the sort below restores it
     }
     std::stable_sort(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     run_->events.reserve(kept_.size());
@@ -242,7 +248,8 @@ class MemorySink : public EventSink {
   struct Capped {
     size_t first = 0;
     uint64_t dropped = 0;
-    std::deque<std::pair<uint64_t, Event>> tail;
+    std::vector<std::pair<uint64_t, Event>> tail;  // a ring once full
+    size_t next = 0;  // the ring's oldest slot
   };
   ParsedRun* run_;
   size_t keep_;

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "parser/event_json.h"
 #include "parser/format_set.h"
+#include "parser/stream_parser.h"
 #include "parser/test_formats.h"
 
 namespace tpt {
@@ -148,6 +150,81 @@ TEST_F(ParseRunTest, HighVolumeKindsAreCappedFirstAndLast) {
   EXPECT_EQ(run->dropped["batch_stats"], 90);
   EXPECT_EQ(run->events.front().kind, "weights_load_end");
   EXPECT_EQ(run->events.back().kind, "cuda_oom");
+}
+
+// The last N of a high-volume kind are kept in a ring whose slots are
+// refilled in place (CopyEventReusing): whatever the count, the kept events
+// come out oldest first, each with its own fields and producer (lines with and
+// without a prefix alternate, so slots change shape).
+TEST_F(ParseRunTest, TheLastHighVolumeEventsKeepTheirOrderAndValues) {
+  for (int count : {3, 5, 6, 7, 100, 103}) {
+    for (size_t keep : {size_t{0}, size_t{1}, size_t{2}, size_t{5}}) {
+      std::string text;
+      for (int i = 0; i < count; ++i) {
+        if (i % 3 != 2) text += "[2025-10-14 10:00:01 TP" + std::to_string(i % 8) + "] ";
+        text += "Decode batch. #running-req: " + std::to_string(i) + "\n";
+      }
+      ParseOptions opt;
+      opt.keep_high_volume = keep;
+      auto run = ParseRunToMemory({Write("x.log", text)}, *formats_, opt);
+      ASSERT_TRUE(run.ok());
+      std::vector<int> want;
+      for (int i = 0; i < count; ++i) {
+        if (static_cast<size_t>(i) < keep || static_cast<size_t>(i) >= std::max<size_t>(keep, count - keep)) want.push_back(i);
+      }
+      std::vector<int> got;
+      for (const Event& e : run->events) {
+        int i = e.fields()["running_reqs"];
+        got.push_back(i);
+        if (i % 3 != 2) {
+          EXPECT_EQ(e.tp_rank, i % 8);
+          EXPECT_EQ(e.wrapper()["prefix"]["tp_rank"], i % 8) << e.wrapper().dump();
+          EXPECT_EQ(e.text.rfind("[2025-10-14", 0), 0u) << e.text;
+        } else {
+          EXPECT_EQ(e.tp_rank, -1);
+          EXPECT_FALSE(e.wrapper().contains("prefix")) << e.wrapper().dump();
+          EXPECT_EQ(e.text.rfind("Decode batch", 0), 0u) << e.text;
+        }
+      }
+      EXPECT_EQ(got, want) << "count " << count << " keep " << keep;
+      uint64_t dropped = run->dropped.value("batch_stats", uint64_t{0});
+      EXPECT_EQ(dropped, count - want.size()) << "count " << count << " keep " << keep;
+    }
+  }
+}
+
+// A copy made in place equals its source, read before or after decoding,
+// whatever the slot held before.
+TEST(CopyEventReusing, GivesWhatACopyGives) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input =
+      "[2025-10-14 10:00:01 TP3] Decode batch. #running-req: 7\n"
+      "(RayWorkerWrapper pid=7, ip=10.0.0.2) Load weight end. t=X, avail mem=2.00 GB\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB\n"
+      "[2025-10-14 10:00:02 TP4] Load weight end. t=X, avail mem=3.50 GB\n";
+  std::vector<Event> events;
+  {
+    StreamEvents stream(std::make_unique<StringSource>(input), *fs, ParseOptions(), 4096, 0, "x.log");
+    Event e;
+    while (stream.Next(&e)) events.push_back(e);
+  }
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_TRUE(events[0].deferred_prefix_.pending);
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {
+      for (const Event& e : events) (void)e.fields();  // now copy decoded events
+    }
+    for (const Event& from : events) {
+      for (const Event& before : events) {
+        Event slot = before;
+        if (&before != &events[0]) (void)slot.fields();  // some slots decoded, some not
+        CopyEventReusing(from, &slot);
+        Event plain = from;
+        EXPECT_EQ(EventToJson(slot), EventToJson(plain)) << pass << ": " << from.text << " over " << before.text;
+      }
+    }
+  }
 }
 
 TEST_F(ParseRunTest, SinkCanStopEarly) {

@@ -1,6 +1,8 @@
 // stream_parser.cc: see stream_parser.h.
 #include "parser/stream_parser.h"
 
+#include "parser/json_reuse.h"
+
 #include <hs/hs.h>
 #include <re2/re2.h>
 
@@ -97,6 +99,45 @@ void SwapEvents(Event& a, Event& b) {
 }
 
 }  // namespace
+
+void CopyEventReusing(const Event& from, Event* to) {
+  static_assert(sizeof(Event) == 7 * sizeof(std::string) + 2 * sizeof(nlohmann::json) +
+                                     sizeof(std::vector<std::string>) + sizeof(std::optional<double>) + 64 +
+                                     2 * sizeof(Event::Deferred),
+                "Event gained or lost a member: copy it in CopyEventReusing too");
+  if (&from == to) return;
+  to->kind = from.kind;
+  to->family = from.family;
+  to->pattern_id = from.pattern_id;
+  to->consequence = from.consequence;
+  to->source = from.source;
+  to->file = from.file;
+  to->line = from.line;
+  to->offset = from.offset;
+  to->rank = from.rank;
+  to->local_rank = from.local_rank;
+  to->host = from.host;
+  to->pid = from.pid;
+  to->dp_rank = from.dp_rank;
+  to->pp_rank = from.pp_rank;
+  to->tp_rank = from.tp_rank;
+  to->ep_rank = from.ep_rank;
+  to->process = from.process;
+  to->ts = from.ts;
+  to->ts_is_time_of_day = from.ts_is_time_of_day;
+  to->text = from.text;
+  to->extra_lines = from.extra_lines;
+  auto copy = [](const Event::Deferred& f, Event::Deferred* t) {
+    t->pending = f.pending;
+    if (!f.pending) return;
+    if (t->decoder != f.decoder) t->decoder = f.decoder;
+    t->spans = f.spans;
+  };
+  copy(from.deferred_fields_, &to->deferred_fields_);
+  copy(from.deferred_prefix_, &to->deferred_prefix_);
+  if (!from.deferred_fields_.pending) AssignReusing(&to->fields_, from.fields_);
+  AssignReusing(&to->wrapper_, from.wrapper_);  // a pending prefix refills its key
+}
 
 Event& EventBatch::Add() {
   if (size_ == events_.size()) {

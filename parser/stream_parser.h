@@ -27,6 +27,11 @@ struct hs_scratch;
 
 namespace tpt {
 
+// Makes `*to` equal to `from` in place: strings keep their buffers, objects
+// their nodes (json_reuse.h), and values still to decode (Event::Deferred)
+// are copied as such, not the stale objects they will refill.
+void CopyEventReusing(const Event& from, Event* to);
+
 // The events of a piece of a stream, with their memory kept: slots past size()
 // hold earlier events (fields, wrapper, strings) that the next events
 // overwrite in place instead of allocating afresh (json_reuse.h).
