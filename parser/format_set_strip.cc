@@ -32,6 +32,41 @@ std::optional<int> ToSmallInt(std::string_view s) {
   return v;
 }
 
+// A recycled "prefix" object mostly holds another prefix's keys when the log
+// interleaves two producers (SGLang's and vLLM's lines): refilled key by key
+// it would lose and regain nodes on every line. Objects of other shapes wait
+// in a pool of the thread instead, and one with this prefix's first key and
+// key count is swapped in (a guess: the filler makes the keys right whatever
+// comes).
+void FitPrefixSlot(const std::vector<PrefixSpec::Group>& spec_groups, const std::vector<std::string_view>& g,
+                   json* slot) {
+  if (!slot->is_object() || slot->empty()) return;
+  static const std::string kIdKey = "id";
+  // The keys this prefix sets: "id" and the groups that took part.
+  const std::string* first = &kIdKey;
+  size_t size = 1;
+  for (const PrefixSpec::Group& grp : spec_groups) {
+    if (g[grp.index].data() == nullptr) continue;
+    if (size++ == 1 && !grp.after_id) first = &grp.name;
+  }
+  auto fits = [&](const json& o) {
+    const auto& m = o.get_ref<const json::object_t&>();
+    return m.size() == size && SameText(m.begin()->first, *first);
+  };
+  if (fits(*slot)) return;
+  thread_local std::vector<json> shapes;
+  for (json& other : shapes) {
+    if (other.is_object() && !other.empty() && fits(other)) {
+      slot->swap(other);
+      return;
+    }
+  }
+  if (shapes.size() < 4) {
+    shapes.emplace_back(json::object());
+    slot->swap(shapes.back());
+  }
+}
+
 // The metadata object of a stripped prefix: its taken groups (small
 // integers as numbers, other text as UTF-8 strings) and "id" (the spec's
 // family.id; not for a wrapper, whose key is its id), in key order.
@@ -64,6 +99,7 @@ class PrefixDecoder : public DeferredDecoder {
     thread_local std::vector<std::string_view> g;
     thread_local ObjectFiller info;
     format_internal::SpansToGroups(text, spans, &g);
+    FitPrefixSlot(groups_, g, out);
     info.Begin(out);
     FillPrefixInfo(groups_, full_id_, /*is_wrapper=*/false, g, &info);
     info.End();
@@ -215,40 +251,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   json& slot = top ? top->Slot(key) : meta->wrapper[key];
   // Groups are sorted by name (RE2::NamedCapturingGroups); "id" goes in its
   // place among them (Group::after_id) so the object is filled in key order.
-  // A recycled "prefix" object mostly holds another prefix's keys when the log
-  // interleaves two producers (SGLang's and vLLM's lines): refilled key by key
-  // it would lose and regain nodes on every line. Objects of other shapes wait
-  // in `shapes` instead, and one with this prefix's first key and key count is
-  // swapped in (a guess: the filler below makes the keys right whatever comes).
-  if (!is_wrapper && slot.is_object() && !slot.empty()) {
-    static const std::string kIdKey = "id";
-    // The keys this line sets: "id" and the groups that took part.
-    const std::string* first = &kIdKey;
-    size_t size = 1;
-    for (const G& grp : p.groups) {
-      if (g[grp.index].data() == nullptr) continue;
-      if (size++ == 1 && !grp.after_id) first = &grp.name;
-    }
-    auto fits = [&](const json& o) {
-      const auto& m = o.get_ref<const json::object_t&>();
-      return m.size() == size && SameText(m.begin()->first, *first);
-    };
-    thread_local std::vector<json> shapes;
-    if (!fits(slot)) {
-      bool swapped = false;
-      for (json& other : shapes) {
-        if (other.is_object() && !other.empty() && fits(other)) {
-          slot.swap(other);
-          swapped = true;
-          break;
-        }
-      }
-      if (!swapped && shapes.size() < 4) {
-        shapes.emplace_back(json::object());
-        slot.swap(shapes.back());
-      }
-    }
-  }
+  if (!is_wrapper) FitPrefixSlot(p.groups, g, &slot);
   thread_local ObjectFiller info;
   info.Begin(&slot);
   FillPrefixInfo(p.groups, p.full_id, is_wrapper, g, &info);
