@@ -62,7 +62,8 @@ struct Event {
   // of the producer prefix as places in `text`; fields() and wrapper() turn
   // them into values on first read (most events of a large log are counted,
   // never read). Reading one Event from two threads at once is therefore a
-  // race, as for any cache: call Decoded() first, or copy it.
+  // race, as for any cache: call Decoded() first, or copy it. Change `text`
+  // only after Decoded() (the places point into it).
   struct Deferred {
     bool pending = false;
     std::shared_ptr<const DeferredDecoder> decoder;  // kept after decoding: reused by the next event

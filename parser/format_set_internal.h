@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "parser/event.h"
 #include "parser/status.h"
 
 namespace tpt {
@@ -45,7 +46,7 @@ inline bool RecordSpans(const std::vector<std::string_view>& groups, const char*
   uint32_t* out = spans->data();
   for (std::string_view g : groups) {
     if (g.data() == nullptr) {
-      out[0] = 0xffffffffu;
+      out[0] = Event::Deferred::kNoGroup;
       out[1] = 0;
     } else {
       if (g.data() < base || static_cast<size_t>(g.data() - base) + g.size() > limit) return false;
@@ -63,7 +64,7 @@ inline void SpansToGroups(std::string_view text, const std::vector<uint32_t>& sp
   groups->resize(spans.size() / 2);
   for (size_t i = 0; i < groups->size(); ++i) {
     uint32_t begin = spans[2 * i], len = spans[2 * i + 1];
-    (*groups)[i] = begin == 0xffffffffu || begin + static_cast<size_t>(len) > text.size()
+    (*groups)[i] = begin == Event::Deferred::kNoGroup || begin + static_cast<size_t>(len) > text.size()
                        ? std::string_view()
                        : std::string_view(text.data() + begin, len);
   }

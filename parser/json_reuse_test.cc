@@ -210,7 +210,9 @@ TEST(ObjectFiller, RefilledWrapperEqualsAFreshOneForInterleavedPrefixes) {
       EXPECT_EQ(got.begin, want.begin) << line;
       EXPECT_EQ(reused.wrapper.dump(), fresh.wrapper.dump()) << line;
       EXPECT_EQ(reused.ts.has_value(), fresh.ts.has_value()) << line;
-      if (reused.ts && fresh.ts) EXPECT_EQ(reused.ts->value, fresh.ts->value) << line;
+      if (reused.ts && fresh.ts) {
+        EXPECT_EQ(reused.ts->value, fresh.ts->value) << line;
+      }
       // Hand the wrapper to an "event" and take that event's old one, as the
       // stream parser does, so objects of both shapes circulate.
       static json spare = json::object();

@@ -164,7 +164,9 @@ TEST(DiffSamplesTest, BinaryInputDoesNotCrash) {
   std::string good = std::string("'") + TPT_SOURCE_DIR + "/samples/diff/custom_ar_mfs/good'";
   Result r = Diff("--format json " + good + " " + bin);
   EXPECT_TRUE(r.rc == 0 || r.rc == 2 || r.rc == 3) << r.rc;
-  if (r.rc != 2) EXPECT_NO_THROW(json::parse(r.out));
+  if (r.rc != 2) {
+    EXPECT_NO_THROW(json::parse(r.out));
+  }
 }
 
 }  // namespace
