@@ -1,8 +1,8 @@
 // cmd_plan.cc: `tptriage plan`: predict the per-rank memory ledger and KV pool of a
 // launch before running it (rules/memory/plan.h does the work).
 //
-//   tptriage plan --framework sglang --version 0.4.3.post4 --gpu L4 --tp 4 \
-//       --weights-per-rank 15.54GiB --layers 64 --kv-heads 8 --head-dim 128 \
+//   tptriage plan --framework sglang --version 0.4.3.post4 --gpu L4 --tp 4   (one command)
+//       --weights-per-rank 15.54GiB --layers 64 --kv-heads 8 --head-dim 128
 //       --mem-fraction-static 0.85 --format json
 //
 // Exit 0 when it fits, 1 when it predicts a failure, 2 on a usage error.

@@ -205,6 +205,7 @@ TEST(CopyEventReusing, GivesWhatACopyGives) {
       "[2025-10-14 10:00:02 TP4] Load weight end. t=X, avail mem=3.50 GB\n";
   std::vector<Event> events;
   {
+    // A temporary ParseOptions: the stream keeps a copy (ASan checks).
     StreamEvents stream(std::make_unique<StringSource>(input), *fs, ParseOptions(), 4096, 0, "x.log");
     Event e;
     while (stream.Next(&e)) events.push_back(e);

@@ -121,7 +121,7 @@ class StreamParser {
   void ParseScanned(const Block& block, size_t from, size_t to, const Hit* hits, size_t n, EventBatch* out);
 
   const FormatSet& formats_;
-  const ParseOptions& options_;
+  const ParseOptions options_;  // a copy: callers may pass a temporary
   int source_;
   std::string file_;
   hs_scratch* scratch_ = nullptr;
