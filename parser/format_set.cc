@@ -602,9 +602,9 @@ bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event*
   // The literal prefilter already said this line is likely: capture at once.
   if (!fast && !RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups, /*precheck=*/false)) return false;
   // A recycled slot mostly held an event of this very pattern: compare before copying.
-  if (e->kind != p.kind) e->kind = p.kind;
-  if (e->family != p.family) e->family = p.family;
-  if (e->pattern_id != p.id) e->pattern_id = p.id;
+  if (!SameText(e->kind, p.kind)) e->kind = p.kind;
+  if (!SameText(e->family, p.family)) e->family = p.family;
+  if (!SameText(e->pattern_id, p.id)) e->pattern_id = p.id;
   e->consequence = p.consequence;
   Event::Deferred& later = e->deferred_fields_;
   if (defer_base && p.decoder && format_internal::RecordSpans(groups, defer_base, defer_limit, &later.spans)) {

@@ -46,7 +46,10 @@ uint64_t CountNewlines(const char* p, size_t n) {
 // Assigned into `out`, whose buffer a recycled Event keeps.
 void CapText(std::string_view s, std::string* out) {
   if (s.size() <= StreamParser::kMaxTextBytes) {
-    out->assign(s);
+    // resize + memcpy: a recycled string mostly has the room, and `s` never
+    // lies in it; assign() would check for overlap and call _M_replace.
+    out->resize(s.size());
+    if (!s.empty()) std::memcpy(out->data(), s.data(), s.size());
     return;
   }
   size_t cut = StreamParser::kMaxTextBytes;
@@ -409,7 +412,7 @@ void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::Previou
       continue;
     }
     e.source = source_;
-    if (e.file != file_) e.file = file_;
+    if (!SameText(e.file, file_)) e.file = file_;
     e.line = line_no_ + 1;
     e.offset = offset;
     CapText(text, &e.text);
