@@ -146,11 +146,10 @@ struct LineMeta {
   std::string host, process;
   std::optional<Timestamp> ts;           // best absolute, else time of day
   nlohmann::json wrapper = nlohmann::json::object();
-  // With `defer` (the stream parser's), a producer prefix's metadata is not
-  // written into wrapper["prefix"] but kept in `prefix` as places relative to
-  // defer_base (the end of the wrappers, where an Event's text starts; set by
-  // StripLine), when they lie within defer_limit bytes of it.
-  bool defer = false;
+  // With a defer_limit (the stream parser's), a producer prefix's metadata is
+  // not written into wrapper["prefix"] but kept in `prefix` as places relative
+  // to defer_base (the end of the wrappers, where an Event's text starts; set
+  // by StripLine), when they lie within defer_limit bytes of it.
   size_t defer_limit = 0;
   const char* defer_base = nullptr;
   Event::Deferred prefix;

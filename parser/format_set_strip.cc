@@ -231,7 +231,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   if (t && (!meta->ts || (meta->ts->time_of_day && !t->time_of_day))) meta->ts = t;
 
   // The metadata object: a producer prefix's is left to decode on first read
-  // when its captures lie in the event's text (LineMeta::defer).
+  // when its captures lie in the event's text (LineMeta::defer_limit).
   static const std::string kPrefixKey = "prefix";
   if (!is_wrapper) {
     meta->prefix.pending = false;
@@ -332,7 +332,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   const size_t wrappers_pos = pos, wrappers_stop = stop;
   Stripped out;
   out.wrapped_end = pos;
-  if (meta->defer) meta->defer_base = line.data() + pos;  // where the event's text starts
+  if (meta->defer_limit > 0) meta->defer_base = line.data() + pos;  // where the event's text starts
   for (const PrefixSpec& p : suffixes_) {
     std::string_view text = line.substr(pos, stop - pos);
     bool has_literal = p.literals.empty();

@@ -153,7 +153,6 @@ Event& EventBatch::Add() {
 StreamParser::StreamParser(const FormatSet& formats, const ParseOptions& options, int source, std::string file)
     : formats_(formats), options_(options), source_(source), file_(std::move(file)) {
   if (formats_.literal_db()) hs_alloc_scratch(const_cast<hs_database_t*>(formats_.literal_db()), &scratch_);
-  meta_.defer = true;
   meta_.defer_limit = kDeferLimit;
   pattern_wanted_.assign(formats_.patterns().size(), true);
   field_pool_.resize(formats_.patterns().size());
