@@ -168,8 +168,18 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
   std::priority_queue<Item, std::vector<Item>, decltype(cmp)> heap(cmp);
   for (size_t i = 0; i < streams.size(); ++i) {
     advance(streams[i]);
-    if (streams[i].has_head) {
+    if (streams[i].has_head && streams.size() > 1) {
       heap.push({MergeKey(*streams[i].head, &streams[i].clock, have_global_day ? &global_day : nullptr), i});
+    }
+  }
+  if (streams.size() == 1) {
+    // One stream: its own order is the merge order, and no key is needed.
+    Stream& s = streams[0];
+    while (s.has_head) {
+      ++s.count;
+      if (!sink->OnEvent(*s.head)) break;  // the sink asked to stop
+      s.head = s.events->NextRef();
+      s.has_head = s.head != nullptr;
     }
   }
   while (!heap.empty()) {

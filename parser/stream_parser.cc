@@ -12,36 +12,6 @@
 namespace tpt {
 namespace {
 
-// Number of '\n' in [p, p+n), eight bytes at a time: a 1 in each byte of a
-// word that is '\n', summed bytewise (up to 255 words), then across bytes
-// (no popcount: the portable build would call libgcc's for each word).
-uint64_t CountNewlines(const char* p, size_t n) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr uint64_t k7f = 0x7f7f7f7f7f7f7f7fULL;
-  constexpr uint64_t kEvenBytes = 0x00ff00ff00ff00ffULL;
-  auto across = [&](uint64_t acc) {  // the sum of acc's 8 bytes
-    uint64_t pairs = (acc & kEvenBytes) + ((acc >> 8) & kEvenBytes);  // 4 sums < 2^16
-    return (pairs * 0x0001000100010001ULL) >> 48;
-  };
-  uint64_t count = 0, acc = 0;
-  size_t i = 0;
-  for (int words = 0; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    uint64_t x = w ^ (kOnes * '\n');                // zero bytes where '\n'
-    uint64_t t = ((x & k7f) + k7f) | x | k7f;       // high bit clear only for zero bytes
-    acc += (~t >> 7) & kOnes;
-    if (++words == 255) {
-      count += across(acc);
-      acc = 0;
-      words = 0;
-    }
-  }
-  count += across(acc);
-  for (; i < n; ++i) count += p[i] == '\n';
-  return count;
-}
-
 // `s` is valid UTF-8 already (ProcessSegment repairs it before matching).
 // Assigned into `out`, whose buffer a recycled Event keeps.
 void CapText(std::string_view s, std::string* out) {
@@ -227,6 +197,7 @@ void StreamParser::ParseBlock(const Block& block, EventBatch* out) {
     return;
   }
   ScanHits(text);
+  bits_.Build(text);
   std::vector<Hit> hits;
   hits.swap(hits_);
   ParseScanned(block, 0, text.size(), hits.data(), hits.size(), out);
@@ -239,6 +210,7 @@ void StreamParser::ScanBlock(const Block& block) {
   block_hit_next_ = 0;
   if (block.truncated) return;
   ScanHits(block.text);
+  bits_.Build(block.text);
   block_hits_.swap(hits_);
 }
 
@@ -259,15 +231,11 @@ void StreamParser::ParseScanned(const Block& block, size_t from, size_t to, cons
   std::string_view text = block.text.substr(0, to);
   size_t pos = from, hi = 0;
   thread_local std::vector<unsigned> ids;
-  auto line_end = [&](size_t at) {
-    const char* nl = static_cast<const char*>(std::memchr(text.data() + at, '\n', text.size() - at));
-    return nl ? static_cast<size_t>(nl - text.data()) : text.size();
-  };
   while (pos < text.size()) {
-    size_t end = line_end(pos);
+    size_t end = std::min(bits_.NextNewline(pos), text.size());
     if (open_.empty()) {
       if (hi == n_hits) {
-        line_no_ += CountNewlines(text.data() + pos, text.size() - pos);
+        line_no_ += bits_.CountNewlines(pos, text.size());
         if (text.back() != '\n') ++line_no_;
         break;
       }
@@ -275,11 +243,10 @@ void StreamParser::ParseScanned(const Block& block, size_t from, size_t to, cons
       // one (the search back stops at text[end] at the latest).
       size_t hit_byte = static_cast<size_t>(hits[hi].to) - 1;
       if (hit_byte > end) {
-        const char* nl = static_cast<const char*>(memrchr(text.data() + end, '\n', hit_byte - end));
-        size_t start = static_cast<size_t>(nl - text.data()) + 1;
-        line_no_ += CountNewlines(text.data() + pos, start - pos);
+        size_t start = bits_.PrevNewline(end, hit_byte) + 1;
+        line_no_ += bits_.CountNewlines(pos, start);
         pos = start;
-        end = line_end(pos);
+        end = std::min(bits_.NextNewline(pos), text.size());
       }
     }
     ids.clear();
@@ -294,8 +261,10 @@ void StreamParser::ParseScanned(const Block& block, size_t from, size_t to, cons
       const Place* at = static_cast<const Place*>(p);
       return at->parser->PreviousLine(at->text, at->pos);
     };
+    bits_line_ = pos;
     ProcessLine(text.substr(pos, end - pos), FormatSet::PreviousLine(find, &place), block.offset + pos, false, ids,
                 out);
+    bits_line_ = std::string_view::npos;
     ++line_no_;
     pos = end + 1;
   }
@@ -333,8 +302,10 @@ void StreamParser::ProcessLine(std::string_view line, const FormatSet::PreviousL
   if (ids.empty() && open_.empty()) return;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // CRLF
   for (unsigned id : ids) rescan |= formats_.targets()[id].type == LiteralTarget::kRescan;
-  // Most lines have no '\r', ESC or non-ASCII byte: one pass says so.
-  const bool plain = IsPlainLine(line);
+  // Most lines have no '\r', ESC or non-ASCII byte: one pass says so (the
+  // piece's, when the line comes from one; `line` starts where it did).
+  const bool plain = bits_line_ != std::string_view::npos ? bits_.Plain(bits_line_, bits_line_ + line.size())
+                                                          : IsPlainLine(line);
   if (!plain && line.find('\r') != std::string_view::npos) {
     // A progress bar overwritten in place: every \r segment may be a log line.
     size_t start = 0;

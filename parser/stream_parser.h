@@ -20,6 +20,7 @@
 
 #include "parser/event.h"
 #include "parser/format_set.h"
+#include "parser/line_bits.h"
 #include "parser/parser.h"
 #include "parser/reader.h"
 
@@ -117,7 +118,8 @@ class StreamParser {
   std::vector<unsigned> Scan(std::string_view text);
   // Hits of text in hits_ (ordered by end offset).
   void ScanHits(std::string_view text);
-  // Parses block.text[from, to) with hits[0, n) (offsets from block.text).
+  // Parses block.text[from, to) with hits[0, n) (offsets from block.text) and
+  // bits_ built for block.text.
   void ParseScanned(const Block& block, size_t from, size_t to, const Hit* hits, size_t n, EventBatch* out);
 
   const FormatSet& formats_;
@@ -128,6 +130,8 @@ class StreamParser {
   std::vector<bool> pattern_wanted_;
   bool blocks_wanted_ = true;
   std::vector<Hit> hits_;
+  LineBits bits_;  // of the block ParseScanned parses (ParseBlock, ScanBlock build it)
+  size_t bits_line_ = std::string_view::npos;  // where the line ProcessLine is given starts in bits_
   std::vector<Hit> block_hits_;  // ScanBlock's
   size_t block_hit_next_ = 0;    // first of them not parsed yet
   std::vector<OpenBlock> open_;
