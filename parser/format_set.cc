@@ -659,7 +659,7 @@ namespace {
 // stands for; the last one finds ANSI colour codes, which can split a literal
 // (such lines are rescanned cleaned).
 void PrefilterLiterals(const std::vector<PatternSpec>& patterns, const std::vector<BlockSpec>& blocks,
-                       std::vector<std::string>* lits, std::vector<unsigned>* flags,
+                       const std::vector<PrefixSpec>& suffixes, std::vector<std::string>* lits, std::vector<unsigned>* flags,
                        std::vector<LiteralTarget>* targets) {
   for (size_t i = 0; i < patterns.size(); ++i) {
     for (const auto& l : patterns[i].literals) {
@@ -675,6 +675,13 @@ void PrefilterLiterals(const std::vector<PatternSpec>& patterns, const std::vect
       targets->push_back({LiteralTarget::kBlockStart, static_cast<int>(i)});
     }
   }
+  for (size_t i = 0; i < suffixes.size(); ++i) {
+    for (const auto& l : suffixes[i].literals) {
+      lits->push_back(l);
+      flags->push_back(0);
+      targets->push_back({LiteralTarget::kSuffix, static_cast<int>(i)});
+    }
+  }
   lits->push_back("\x1b[");
   flags->push_back(0);
   targets->push_back({LiteralTarget::kRescan, 0});
@@ -686,7 +693,7 @@ Status FormatSet::BuildPrefilter(std::string_view blob) {
   std::vector<std::string> lits;
   std::vector<unsigned> flags;
   targets_.clear();
-  PrefilterLiterals(patterns_, blocks_, &lits, &flags, &targets_);
+  PrefilterLiterals(patterns_, blocks_, suffixes_, &lits, &flags, &targets_);
   prefilter_from_blob_ = false;
   if (!blob.empty()) {
     if (hs_database* db = prefilter::Deserialize(blob, prefilter::Fingerprint(lits, flags))) {
@@ -705,7 +712,7 @@ StatusOr<std::string> FormatSet::SerializePrefilter() const {
   std::vector<std::string> lits;
   std::vector<unsigned> flags;
   std::vector<LiteralTarget> targets;
-  PrefilterLiterals(patterns_, blocks_, &lits, &flags, &targets);
+  PrefilterLiterals(patterns_, blocks_, suffixes_, &lits, &flags, &targets);
   return prefilter::Serialize(db_.get(), prefilter::Fingerprint(lits, flags));
 }
 

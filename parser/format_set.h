@@ -171,7 +171,8 @@ struct LineMeta {
 
 // Literal-prefilter hit target.
 struct LiteralTarget {
-  enum Type { kPattern, kBlockStart, kRescan } type;
+  // kSuffix: a wrapper suffix's literal (the line may end with that suffix).
+  enum Type { kPattern, kBlockStart, kSuffix, kRescan } type;
   int index;
 };
 
@@ -249,7 +250,10 @@ class FormatSet {
     mutable std::string_view (*find_)(const void*) = nullptr;
     const void* context_ = nullptr;
   };
-  Stripped StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous = {}) const;
+  // `suffix_literals` false says the line holds no suffix's literal (the
+  // prefilter found none): suffixes that have literals are not tried.
+  Stripped StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous = {},
+                     bool suffix_literals = true) const;
 
   // Runs one pattern on the (stripped) text; on a match fills e->fields (and
   // kind, family, pattern_id, consequence). `error` receives conversion problems.

@@ -271,7 +271,8 @@ void FormatSet::MembersAt(std::string_view place, std::vector<int>* found) const
   if (both_set_->set.Match(text, nullptr) && both_set_->set.Match(text, found)) std::sort(found->begin(), found->end());
 }
 
-FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous_line) const {
+FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous_line,
+                                         bool suffix_literals) const {
   size_t pos = 0, stop = line.size();
   thread_local std::vector<std::string_view> groups;
   thread_local std::vector<int> found;
@@ -336,6 +337,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   for (const PrefixSpec& p : suffixes_) {
     std::string_view text = line.substr(pos, stop - pos);
     bool has_literal = p.literals.empty();
+    if (!has_literal && !suffix_literals) continue;
     for (const auto& lit : p.literals) has_literal |= text.find(lit) != std::string_view::npos;
     if (!has_literal) continue;
     if (RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups) && groups[0].data() + groups[0].size() == text.data() + text.size()) {

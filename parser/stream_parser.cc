@@ -214,6 +214,14 @@ void StreamParser::ScanBlock(const Block& block) {
   block_hits_.swap(hits_);
 }
 
+size_t StreamParser::PieceEnd(const Block& block, size_t from, size_t want) const {
+  const size_t size = block.text.size();
+  if (block.truncated || size - from <= want) return size;
+  size_t nl = bits_.PrevNewline(from, from + want);
+  if (nl == std::string_view::npos) nl = bits_.NextNewline(from + want);
+  return nl < size ? nl + 1 : size;
+}
+
 void StreamParser::ParsePieceOf(const Block& block, size_t from, size_t to, EventBatch* out) {
   if (block.truncated) {
     ParseBlock(block, out);
@@ -333,7 +341,9 @@ void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::Previou
   }
   if (rescan) ids = Scan(seg);
   if (ids.empty() && open_.empty()) return;
+  bool repaired = false;
   if (!plain && !IsValidUtf8(seg)) {
+    repaired = true;
     // RE2 works on UTF-8: '.' does not cross an invalid byte. Match the
     // repaired text (U+FFFD for each bad byte) instead.
     if (seg.data() == scratch_text_.data()) {
@@ -346,7 +356,11 @@ void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::Previou
 
   LineMeta& meta = meta_;
   meta.Reset();
-  FormatSet::Stripped st = formats_.StripLine(seg, &meta, previous);
+  // Whether a suffix's literal is in seg: the hits say (a repaired line's
+  // U+FFFD bytes were not scanned: try them all).
+  bool suffix_literals = repaired;
+  for (unsigned id : ids) suffix_literals |= formats_.targets()[id].type == LiteralTarget::kSuffix;
+  FormatSet::Stripped st = formats_.StripLine(seg, &meta, previous, suffix_literals);
   std::string_view msg = seg.substr(st.begin, st.end - st.begin);
   std::string_view text = seg.substr(st.wrapped_end);
 
@@ -527,16 +541,9 @@ StreamEvents::StreamEvents(std::unique_ptr<ByteSource> source, const FormatSet& 
 // whole blocks 601.5 M instructions, 32 KiB pieces 598.8 M, 4 KiB 586.3 M,
 // 512 B 568.2 M, one line 570.7 M: the literal scan's per-call cost wins there).
 void StreamEvents::ParsePiece() {
-  std::string_view rest = block_.text.substr(block_done_);
-  size_t n = rest.size();
-  if (!block_.truncated && n > kPieceBytes) {
-    const char* nl = static_cast<const char*>(memrchr(rest.data(), '\n', kPieceBytes));
-    if (!nl) nl = static_cast<const char*>(std::memchr(rest.data() + kPieceBytes, '\n', n - kPieceBytes));
-    if (nl) n = static_cast<size_t>(nl - rest.data()) + 1;
-  }
   if (block_done_ == 0) parser_.ScanBlock(block_);
   size_t from = block_done_;
-  block_done_ += n;
+  block_done_ = parser_.PieceEnd(block_, from, kPieceBytes);
   parser_.ParsePieceOf(block_, from, block_done_, &pending_);
 }
 

@@ -67,6 +67,10 @@ class StreamParser {
   // Hyperscan call per block, not per piece); ParsePieceOf then parses
   // block.text[from, to) (whole lines) with the hits that fall there.
   void ScanBlock(const Block& block);
+  // Where a piece of the scanned block that starts at `from` ends: after the
+  // last '\n' within `want` bytes, else after the first one past them, else
+  // at the block's end.
+  size_t PieceEnd(const Block& block, size_t from, size_t want) const;
   void ParsePieceOf(const Block& block, size_t from, size_t to, EventBatch* out);
   // End of stream: open multi-line records without their end are emitted cut.
   void Finish(EventBatch* out);
