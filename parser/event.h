@@ -93,7 +93,9 @@ struct Event {
 class DeferredDecoder {
  public:
   virtual ~DeferredDecoder() = default;
-  // Refills `out` (made an object) in place.
+  // Refills `out` (made an object) in place. A producer prefix's decoder is
+  // given the whole wrapper object and fills its "prefix" key, inserting it
+  // (from a node its thread kept aside) when absent.
   virtual void Decode(std::string_view text, const std::vector<uint32_t>& spans, nlohmann::json* out) const = 0;
 };
 
@@ -105,7 +107,7 @@ inline void Event::Decode() const {
   if (deferred_prefix_.pending) {
     deferred_prefix_.pending = false;
     if (!wrapper_.is_object()) wrapper_ = nlohmann::json::object();
-    deferred_prefix_.decoder->Decode(text, deferred_prefix_.spans, &wrapper_["prefix"]);
+    deferred_prefix_.decoder->Decode(text, deferred_prefix_.spans, &wrapper_);
   }
 }
 

@@ -92,12 +92,28 @@ void FillPrefixInfo(const std::vector<PrefixSpec::Group>& spec_groups, const std
   if (!id_done) info->SetString(kIdKey, full_id);
 }
 
+// The filler of a line's wrapper object (StripLine's, one per thread). A
+// deferred producer prefix leaves its "prefix" key out of the wrapper; the
+// rounds of this filler then erase the key a recycled wrapper had and keep its
+// node aside, and decoding (PrefixDecoder) takes it back.
+ObjectFiller& WrapperFiller() {
+  thread_local ObjectFiller filler;
+  return filler;
+}
+
+const std::string kPrefixKey = "prefix";
+
+// Decodes into an event's wrapper object: its "prefix" key.
 class PrefixDecoder : public DeferredDecoder {
  public:
   explicit PrefixDecoder(const PrefixSpec& p) : groups_(p.groups), full_id_(p.full_id) {}
-  void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* out) const override {
+  void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* wrapper) const override {
     thread_local std::vector<std::string_view> g;
     thread_local ObjectFiller info;
+    auto& obj = wrapper->get_ref<json::object_t&>();
+    auto it = obj.find(kPrefixKey);
+    if (it == obj.end()) it = obj.insert(WrapperFiller().TakeNode(kPrefixKey)).position;
+    json* out = &it->second;
     format_internal::SpansToGroups(text, spans, &g);
     FitPrefixSlot(groups_, g, out);
     info.Begin(out);
@@ -231,17 +247,14 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   if (t && (!meta->ts || (meta->ts->time_of_day && !t->time_of_day))) meta->ts = t;
 
   // The metadata object: a producer prefix's is left to decode on first read
-  // when its captures lie in the event's text (LineMeta::defer_limit).
-  static const std::string kPrefixKey = "prefix";
+  // when its captures lie in the event's text (LineMeta::defer_limit); its
+  // "prefix" key is left out until then (PrefixDecoder inserts it).
   if (!is_wrapper) {
     meta->prefix.pending = false;
     if (top && meta->defer_base && p.decoder &&
         format_internal::RecordSpans(g, meta->defer_base, meta->defer_limit, &meta->prefix.spans)) {
       if (meta->prefix.decoder != p.decoder) meta->prefix.decoder = p.decoder;
       meta->prefix.pending = true;
-      // The key stays, with the last line's object (no event shows it
-      // before decoding): decoding then refills its nodes in place.
-      top->Slot(kPrefixKey);
       return;
     }
   }
@@ -277,7 +290,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   thread_local std::vector<std::string_view> groups;
   thread_local std::vector<int> found;
   // Wrapper keys set on this line; the others (the last line's) go at the end.
-  thread_local ObjectFiller top;
+  ObjectFiller& top = WrapperFiller();
   top.Begin(&meta->wrapper);
   // Which wrappers and which prefixes match at [pos, stop): one question
   // answers both lists, and is asked once per place (a line typically asks

@@ -29,22 +29,29 @@ ObjectFiller::Object::iterator ObjectFiller::Retire(Object::iterator it) {
   return next;
 }
 
-ObjectFiller::Object::iterator ObjectFiller::Insert(const std::string& name, Object::iterator hint) {
+ObjectFiller::Object::node_type ObjectFiller::TakeNode(const std::string& name) {
   for (size_t i = spare_.size(); i-- > 0;) {
     if (spare_[i].key() == name) {
       auto node = std::move(spare_[i]);
       if (i + 1 != spare_.size()) spare_[i] = std::move(spare_.back());
       spare_.pop_back();
-      return obj_->insert(hint, std::move(node));
+      return node;
     }
   }
   if (!spare_.empty()) {
     auto node = std::move(spare_.back());
     spare_.pop_back();
     node.key() = name;  // keeps the key's and the node's memory
-    return obj_->insert(hint, std::move(node));
+    return node;
   }
-  return obj_->try_emplace(hint, name);
+  Object fresh;
+  fresh.try_emplace(name);
+  return fresh.extract(fresh.begin());
+}
+
+ObjectFiller::Object::iterator ObjectFiller::Insert(const std::string& name, Object::iterator hint) {
+  if (spare_.empty()) return obj_->try_emplace(hint, name);
+  return obj_->insert(hint, TakeNode(name));
 }
 
 json& ObjectFiller::SlotSlow(const std::string& name) {

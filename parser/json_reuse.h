@@ -117,6 +117,11 @@ class ObjectFiller {
   }
   // Erases the keys not set since Begin().
   void End();
+  // A node for `name` to insert elsewhere: a kept-aside one (of that key
+  // first, else any, re-keyed: its value is a leftover to refill), or a fresh
+  // one. Lets an object filled outside this filler's rounds reuse the nodes
+  // its rounds erase.
+  nlohmann::json::object_t::node_type TakeNode(const std::string& name);
 
  private:
   using Object = nlohmann::json::object_t;

@@ -185,6 +185,33 @@ TEST(ObjectFiller, ErasedNodesComeBackWithTheNewValueOnly) {
   EXPECT_EQ(obj, json({{"x", 1}}));
 }
 
+TEST(ObjectFiller, TakeNodeGivesAKeptAsideNodeOfThatKeyFirstThenAnyThenAFreshOne) {
+  json obj = {{"a", 1}, {"prefix", {{"tp_rank", 3}}}};
+  ObjectFiller f;
+  f.Begin(&obj);
+  f.End();  // both nodes kept aside, values and all
+  EXPECT_EQ(obj, json::object());
+  auto node = f.TakeNode("prefix");
+  ASSERT_FALSE(node.empty());
+  EXPECT_EQ(node.key(), "prefix");
+  EXPECT_EQ(node.mapped(), json({{"tp_rank", 3}}));  // a leftover: the caller refills it
+  auto other = f.TakeNode("prefix");  // no "prefix" left: "a"'s node, re-keyed
+  ASSERT_FALSE(other.empty());
+  EXPECT_EQ(other.key(), "prefix");
+  auto fresh = f.TakeNode("prefix");  // none kept: a new node
+  ASSERT_FALSE(fresh.empty());
+  EXPECT_EQ(fresh.key(), "prefix");
+  EXPECT_TRUE(fresh.mapped().is_null());
+  // A taken node goes into another object; the filler's next rounds work on.
+  json elsewhere = json::object();
+  elsewhere.get_ref<json::object_t&>().insert(std::move(node));
+  EXPECT_EQ(elsewhere, json({{"prefix", {{"tp_rank", 3}}}}));
+  f.Begin(&obj);
+  f.Set("b", int64_t{2});
+  f.End();
+  EXPECT_EQ(obj, json({{"b", 2}}));
+}
+
 TEST(ObjectFiller, RefilledWrapperEqualsAFreshOneForInterleavedPrefixes) {
   // StripLine refills one recycled wrapper object line after line; prefixes
   // of two servers interleave (different keys), with a line of none between.

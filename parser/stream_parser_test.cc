@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "parser/event_json.h"
 #include "parser/test_formats.h"
 
@@ -185,6 +187,41 @@ TEST(StreamParser, EventsDecodeAfterTheirFormatSetIsGone) {
   EXPECT_EQ(copy.fields()["running_reqs"], 42);
   EXPECT_EQ(copy.wrapper()["prefix"]["tp_rank"], 5);
   EXPECT_EQ(EventToJson(kept[0]), EventToJson(copy));
+}
+
+// Decoding takes nodes its thread kept aside (the wrapper filler's): events
+// parsed on one thread and read on others, many at once in a recycled batch,
+// read the same as events read where they were parsed.
+TEST(StreamParser, EventsDecodeTheSameOnAnotherThread) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  std::string input;
+  for (int i = 0; i < 300; ++i) {
+    input += "[2025-10-14 10:00:" + std::to_string(10 + i % 50) + " TP" + std::to_string(i % 8) +
+             "] Decode batch. #running-req: " + std::to_string(i) + "\n";
+    if (i % 3 == 0) input += "no prefix here: Decode batch. #running-req: 7\n";
+  }
+  ParseOptions opt;
+  std::vector<Event> pending;  // copies, not yet decoded
+  std::vector<std::string> here;
+  {
+    StreamEvents stream(std::make_unique<StringSource>(input), *fs, opt, 64, 0, "x.log");
+    Event e;
+    while (stream.Next(&e)) {
+      pending.push_back(e);
+      here.push_back(EventToJson(e).dump());  // decoded on this thread
+    }
+  }
+  ASSERT_EQ(pending.size(), 400u);
+  ASSERT_TRUE(pending[0].deferred_prefix_.pending);
+  std::vector<std::string> there(pending.size());
+  std::thread t([&] {
+    for (size_t i = 0; i < pending.size(); ++i) there[i] = EventToJson(pending[i]).dump();
+  });
+  t.join();
+  EXPECT_EQ(here, there);
+  EXPECT_FALSE(pending[1].wrapper().contains("prefix"));  // the line without one
+  EXPECT_EQ(pending[2].wrapper()["prefix"]["tp_rank"], 1);
 }
 
 // A capture past the text an event keeps (kMaxTextBytes) cannot be decoded
