@@ -191,7 +191,8 @@ void StreamParser::ParseBlock(const Block& block, EventBatch* out) {
   std::string_view text = block.text;
   if (block.truncated) {
     // A line longer than the read buffer, already cut to max_line_bytes.
-    ProcessLine(text, std::string_view(last_line_), block.offset, true, Scan(text), out);
+    std::vector<unsigned> ids = Scan(text);
+    ProcessLine(text, std::string_view(last_line_), block.offset, true, &ids, out);
     ++line_no_;
     KeepLastLine(text);
     return;
@@ -270,7 +271,7 @@ void StreamParser::ParseScanned(const Block& block, size_t from, size_t to, cons
       return at->parser->PreviousLine(at->text, at->pos);
     };
     bits_line_ = pos;
-    ProcessLine(text.substr(pos, end - pos), FormatSet::PreviousLine(find, &place), block.offset + pos, false, ids,
+    ProcessLine(text.substr(pos, end - pos), FormatSet::PreviousLine(find, &place), block.offset + pos, false, &ids,
                 out);
     bits_line_ = std::string_view::npos;
     ++line_no_;
@@ -296,7 +297,7 @@ void StreamParser::KeepLastLine(std::string_view text) {
 }
 
 void StreamParser::ProcessLine(std::string_view line, const FormatSet::PreviousLine& previous, uint64_t offset, bool truncated,
-                               const std::vector<unsigned>& ids, EventBatch* out) {
+                               std::vector<unsigned>* ids, EventBatch* out) {
   bool rescan = false;
   if (truncated || line.size() > options_.max_line_bytes) {
     ++long_lines_;
@@ -304,12 +305,12 @@ void StreamParser::ProcessLine(std::string_view line, const FormatSet::PreviousL
       // Cut here (the buffer held all of it): forget literals past the cut,
       // exactly as if the reader had cut it.
       line = line.substr(0, options_.max_line_bytes);
-      rescan = !ids.empty();
+      rescan = !ids->empty();
     }
   }
-  if (ids.empty() && open_.empty()) return;
+  if (ids->empty() && open_.empty()) return;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // CRLF
-  for (unsigned id : ids) rescan |= formats_.targets()[id].type == LiteralTarget::kRescan;
+  for (unsigned id : *ids) rescan |= formats_.targets()[id].type == LiteralTarget::kRescan;
   // Most lines have no '\r', ESC or non-ASCII byte: one pass says so (the
   // piece's, when the line comes from one; `line` starts where it did).
   const bool plain = bits_line_ != std::string_view::npos ? bits_.Plain(bits_line_, bits_line_ + line.size())
@@ -321,7 +322,10 @@ void StreamParser::ProcessLine(std::string_view line, const FormatSet::PreviousL
       size_t cr = line.find('\r', start);
       if (cr == std::string_view::npos) cr = line.size();
       std::string_view seg = line.substr(start, cr - start);
-      if (!seg.empty()) ProcessSegment(seg, previous, offset + start, true, {}, out);
+      if (!seg.empty()) {
+        std::vector<unsigned> seg_ids;  // found by the rescan
+        ProcessSegment(seg, previous, offset + start, true, &seg_ids, out);
+      }
       start = cr + 1;
     }
     return;
@@ -330,9 +334,8 @@ void StreamParser::ProcessLine(std::string_view line, const FormatSet::PreviousL
 }
 
 void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::PreviousLine& previous, uint64_t offset, bool rescan,
-                                  const std::vector<unsigned>& hit_ids, EventBatch* out, bool plain) {
-  thread_local std::vector<unsigned> ids;
-  ids = hit_ids;
+                                  std::vector<unsigned>* hit_ids, EventBatch* out, bool plain) {
+  std::vector<unsigned>& ids = *hit_ids;
   if (!plain && std::memchr(seg.data(), '\x1b', seg.size()) != nullptr) {
     scratch_text_.assign(seg);
     StripAnsi(&scratch_text_);
@@ -358,17 +361,19 @@ void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::Previou
   meta.Reset();
   // Whether a suffix's literal is in seg: the hits say (a repaired line's
   // U+FFFD bytes were not scanned: try them all).
-  bool suffix_literals = repaired;
-  for (unsigned id : ids) suffix_literals |= formats_.targets()[id].type == LiteralTarget::kSuffix;
+  bool suffix_literals = repaired, has_start = false;
+  for (unsigned id : ids) {
+    LiteralTarget::Type type = formats_.targets()[id].type;
+    suffix_literals |= type == LiteralTarget::kSuffix;
+    has_start |= type == LiteralTarget::kBlockStart;
+  }
   FormatSet::Stripped st = formats_.StripLine(seg, &meta, previous, suffix_literals);
   std::string_view msg = seg.substr(st.begin, st.end - st.begin);
   std::string_view text = seg.substr(st.wrapped_end);
 
-  bool has_start = false;
-  for (unsigned id : ids) has_start |= formats_.targets()[id].type == LiteralTarget::kBlockStart;
   if (blocks_wanted_ && (has_start || !open_.empty())) HandleBlocks(meta, msg, text, offset, has_start, out);
 
-  std::sort(ids.begin(), ids.end());
+  if (ids.size() > 1) std::sort(ids.begin(), ids.end());
   int last_pattern = -1;
   size_t first_new = out->size();
   for (unsigned id : ids) {

@@ -107,11 +107,13 @@ class StreamParser {
   };
 
   static int OnHit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* ctx);
+  // `ids`: the literal hits of the line (target ids), sorted and replaced
+  // (rescans) in place.
   void ProcessLine(std::string_view line, const FormatSet::PreviousLine& previous, uint64_t offset, bool truncated,
-                   const std::vector<unsigned>& ids, EventBatch* out);
+                   std::vector<unsigned>* ids, EventBatch* out);
   // `plain`: IsPlainLine(seg) is known to hold (nothing to strip or repair).
   void ProcessSegment(std::string_view seg, const FormatSet::PreviousLine& previous, uint64_t offset, bool rescan,
-                      const std::vector<unsigned>& hit_ids, EventBatch* out, bool plain = false);
+                      std::vector<unsigned>* hit_ids, EventBatch* out, bool plain = false);
   // The line before text[pos] (the previous block's last line at pos 0).
   std::string_view PreviousLine(std::string_view text, size_t pos) const;
   void KeepLastLine(std::string_view text);
