@@ -229,15 +229,7 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   if (!ts.empty()) {
     t = ParseTimestamp(ts);
   } else if (!date.empty() && !time.empty()) {
-    char buf[64];
-    if (date.size() + 1 + time.size() <= sizeof buf) {
-      std::memcpy(buf, date.data(), date.size());
-      buf[date.size()] = ' ';
-      std::memcpy(buf + date.size() + 1, time.data(), time.size());
-      t = ParseTimestamp(std::string_view(buf, date.size() + 1 + time.size()));
-    } else {
-      t = ParseTimestamp(std::string(date) + " " + std::string(time));
-    }
+    t = ParseTimestamp(date, time);
   } else if (!time.empty()) {
     t = ParseTimestamp(time);
   }

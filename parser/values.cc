@@ -338,29 +338,68 @@ std::optional<Timestamp> ParseTimestampUncached(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// Consecutive log lines mostly print the same second: the last texts parsed
+// and their results are kept (per thread; two, as two producers' lines may
+// alternate), and an equal text costs a compare.
+struct LastTimestamp {
+  char text[48];
+  size_t size = sizeof text + 1;  // nothing kept yet
+  std::optional<Timestamp> result;
+};
+thread_local LastTimestamp last_timestamps[2];
+thread_local unsigned next_timestamp = 0;
+
+// a[0, n) == b[0, n), without a call for the usual 8 to 16 bytes.
+bool SameChars(const char* a, const char* b, size_t n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t a0, b0, a1, b1;
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&a1, a + n - 8, 8);
+    std::memcpy(&b1, b + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  return std::memcmp(a, b, n) == 0;
+}
+
+}  // namespace
+
 std::optional<Timestamp> ParseTimestamp(std::string_view s) {
-  // Consecutive log lines mostly print the same second: the last texts parsed
-  // and their results are kept (per thread; two, as two producers' lines may
-  // alternate), and an equal text costs a compare.
-  struct Last {
-    char text[48];
-    size_t size = sizeof text + 1;  // nothing kept yet
-    std::optional<Timestamp> result;
-  };
-  thread_local Last last[2];
-  thread_local unsigned next = 0;
-  for (const Last& l : last) {
-    if (s.size() == l.size && std::memcmp(s.data(), l.text, s.size()) == 0) return l.result;
+  for (const LastTimestamp& l : last_timestamps) {
+    if (s.size() == l.size && SameChars(s.data(), l.text, s.size())) return l.result;
   }
   std::optional<Timestamp> result = ParseTimestampUncached(s);
-  if (s.size() <= sizeof last[0].text) {
-    Last& l = last[next];
-    next ^= 1;
+  if (s.size() <= sizeof last_timestamps[0].text) {
+    LastTimestamp& l = last_timestamps[next_timestamp];
+    next_timestamp ^= 1;
     std::memcpy(l.text, s.data(), s.size());
     l.size = s.size();
     l.result = result;
   }
   return result;
+}
+
+std::optional<Timestamp> ParseTimestamp(std::string_view date, std::string_view time) {
+  const size_t n = date.size() + 1 + time.size();
+  for (const LastTimestamp& l : last_timestamps) {
+    if (n == l.size && l.text[date.size()] == ' ' && SameChars(date.data(), l.text, date.size()) &&
+        SameChars(time.data(), l.text + date.size() + 1, time.size())) {
+      return l.result;
+    }
+  }
+  char buf[64];
+  if (n > sizeof buf) {
+    std::string joined;
+    joined.reserve(n);
+    joined.append(date).append(1, ' ').append(time);
+    return ParseTimestamp(joined);
+  }
+  std::memcpy(buf, date.data(), date.size());
+  buf[date.size()] = ' ';
+  std::memcpy(buf + date.size() + 1, time.data(), time.size());
+  return ParseTimestamp(std::string_view(buf, n));
 }
 
 // ---- Python repr -----------------------------------------------------------

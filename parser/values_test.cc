@@ -279,3 +279,41 @@ TEST(Values, ShortTextsWithABadByteAnywhereAreNotValidUtf8) {
 
 }  // namespace
 }  // namespace tpt
+
+namespace tpt {
+namespace {
+
+// The two-part form answers as the joined text does, whatever the last
+// stamps kept on this thread (it reads them, and fills them on a miss).
+TEST(ParseTimestamp, DateAndTimeGiveWhatTheJoinedTextGives) {
+  const std::vector<std::pair<std::string, std::string>> parts = {
+      {"2025-10-14", "10:00:01"},     {"2025-10-14", "10:00:01.5"}, {"2025-10-14", "10:00:02"},
+      {"2025/10/14", "10:00:01"},     {"2025-10-1", "10:00:01"},    {"2025-10-14", "1:00:01"},
+      {"2025-10-14", "10:00:01,250"}, {"garbage", "10:00:01"},      {"2025-10-14", std::string(70, '1')},
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& [date, time] : parts) {
+      std::string text = date;
+      text.append(1, ' ').append(time);
+      std::optional<Timestamp> joined = ParseTimestamp(text);
+      std::optional<Timestamp> split = ParseTimestamp(date, time);
+      ASSERT_EQ(joined.has_value(), split.has_value()) << date << " | " << time;
+      if (joined) {
+        EXPECT_DOUBLE_EQ(joined->value, split->value) << date << " | " << time;
+        EXPECT_EQ(joined->time_of_day, split->time_of_day);
+      }
+      // And the other order: the split form first, on a fresh pair of stamps.
+      split = ParseTimestamp(date, time);
+      EXPECT_EQ(split.has_value(), joined.has_value());
+    }
+  }
+  // A kept "2025-10-14 10:00:01" must not answer for a date and time that
+  // join to other text of the same length.
+  ASSERT_TRUE(ParseTimestamp("2025-10-14 10:00:01"));
+  auto other = ParseTimestamp("2025-10-14 1", "0:00:01");  // "2025-10-14 1 0:00:01"
+  auto other_joined = ParseTimestamp("2025-10-14 1 0:00:01");
+  EXPECT_EQ(other.has_value(), other_joined.has_value());
+}
+
+}  // namespace
+}  // namespace tpt
