@@ -77,15 +77,6 @@ constexpr BuildFn kBaseline = BuildScalar;
 
 const BuildFn kBuild = ChooseBuild();
 
-// Set bits of x, without the popcnt instruction (the build targets plain
-// x86-64, where std::popcount would call libgcc).
-inline uint64_t Ones(uint64_t x) {
-  x -= (x >> 1) & 0x5555555555555555ULL;
-  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-  return (x * 0x0101010101010101ULL) >> 56;
-}
-
 }  // namespace
 
 void LineBits::Build(std::string_view text, bool baseline) {
@@ -101,27 +92,6 @@ void LineBits::Build(std::string_view text, bool baseline) {
     std::memcpy(tail, text.data() + 64 * full, size_ - 64 * full);
     build(tail, 1, newline_.data() + full, odd_.data() + full);
   }
-}
-
-size_t LineBits::PrevNewline(size_t from, size_t to) const {
-  if (from >= to) return std::string_view::npos;
-  size_t w = (to - 1) / 64;
-  uint64_t x = newline_[w] & UpTo((to - 1) % 64);
-  while (x == 0) {
-    if (64 * w <= from) return std::string_view::npos;
-    x = newline_[--w];
-  }
-  size_t at = 64 * w + 63 - static_cast<size_t>(std::countl_zero(x));
-  return at >= from ? at : std::string_view::npos;
-}
-
-uint64_t LineBits::CountNewlines(size_t from, size_t to) const {
-  if (from >= to) return 0;
-  size_t w = from / 64, last = (to - 1) / 64;
-  if (w == last) return Ones(newline_[w] & From(from % 64) & UpTo((to - 1) % 64));
-  uint64_t n = Ones(newline_[w] & From(from % 64));
-  for (++w; w < last; ++w) n += Ones(newline_[w]);
-  return n + Ones(newline_[last] & UpTo((to - 1) % 64));
 }
 
 }  // namespace tpt
