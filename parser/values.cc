@@ -1,6 +1,8 @@
 // values.cc: see values.h.
 #include "parser/values.h"
 
+#include "parser/json_reuse.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -351,24 +353,11 @@ struct LastTimestamp {
 thread_local LastTimestamp last_timestamps[2];
 thread_local unsigned next_timestamp = 0;
 
-// a[0, n) == b[0, n), without a call for the usual 8 to 16 bytes.
-bool SameChars(const char* a, const char* b, size_t n) {
-  if (n >= 8 && n <= 16) {
-    uint64_t a0, b0, a1, b1;
-    std::memcpy(&a0, a, 8);
-    std::memcpy(&b0, b, 8);
-    std::memcpy(&a1, a + n - 8, 8);
-    std::memcpy(&b1, b + n - 8, 8);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
-  return std::memcmp(a, b, n) == 0;
-}
-
 }  // namespace
 
 std::optional<Timestamp> ParseTimestamp(std::string_view s) {
   for (const LastTimestamp& l : last_timestamps) {
-    if (s.size() == l.size && SameChars(s.data(), l.text, s.size())) return l.result;
+    if (s.size() == l.size && SameBytes(s.data(), l.text, s.size())) return l.result;
   }
   std::optional<Timestamp> result = ParseTimestampUncached(s);
   if (s.size() <= sizeof last_timestamps[0].text) {
@@ -384,8 +373,8 @@ std::optional<Timestamp> ParseTimestamp(std::string_view s) {
 std::optional<Timestamp> ParseTimestamp(std::string_view date, std::string_view time) {
   const size_t n = date.size() + 1 + time.size();
   for (const LastTimestamp& l : last_timestamps) {
-    if (n == l.size && l.text[date.size()] == ' ' && SameChars(date.data(), l.text, date.size()) &&
-        SameChars(time.data(), l.text + date.size() + 1, time.size())) {
+    if (n == l.size && l.text[date.size()] == ' ' && SameBytes(date.data(), l.text, date.size()) &&
+        SameBytes(time.data(), l.text + date.size() + 1, time.size())) {
       return l.result;
     }
   }
