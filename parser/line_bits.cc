@@ -1,7 +1,6 @@
 // line_bits.cc: see line_bits.h.
 #include "parser/line_bits.h"
 
-#include <bit>
 #include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
