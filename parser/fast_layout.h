@@ -24,6 +24,7 @@
 //   if (fl->Match(line, &groups)) UseGroups(groups); else RunTheRegex(line);
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -55,7 +56,22 @@ class FastLayout {
   // `groups` is left in no particular state. `text` is valid UTF-8 as the
   // regex sees it (the parser repairs a line first): a layout reads bytes, and
   // RE2's `.` and \S take no invalid byte.
+  // Runs the layout's compiled code when the build made some for it (the
+  // built-in formats' layouts, fast_layout_emit.cc), the interpreter otherwise.
   bool Match(std::string_view text, std::vector<std::string_view>* groups) const;
+  // The same through the interpreter, whatever the build made (tests compare the two).
+  bool MatchInterpreted(std::string_view text, std::vector<std::string_view>* groups) const;
+
+  // A layout's program written as one C++ function `name` with the signature
+  // of Code (fast_layout_emit.cc): the same steps as the interpreter, with the
+  // literals, classes and groups as constants. The build writes it for every
+  // layout of the built-in formats (parser/tools/gen_fast_code.cc); Compile
+  // takes a compiled function only when its text is exactly what EmitCode
+  // writes for the layout being compiled.
+  using Code = bool (*)(const char* text, size_t size, std::string_view* groups);
+  std::string EmitCode(std::string_view name) const;
+  // Whether Match runs compiled code.
+  bool compiled() const { return code_ != nullptr; }
 
   // Checks the layout against the regex on one line: "" when the layout
   // declines (then *taken is false) or yields exactly the regex's groups;
@@ -70,6 +86,8 @@ class FastLayout {
 
  private:
   friend class LayoutBuilder;
+
+  bool Interpret(std::string_view text, std::string_view* groups) const;
 
   // One step of the compiled program (fast_layout.cc says how Match runs it).
   // Steps marked "then text" go on to match the literal pool_[then, then +
@@ -139,6 +157,18 @@ class FastLayout {
   std::vector<std::pair<uint32_t, uint32_t>> words_;    // kWords: (offset, length) in pool_
   std::vector<int> kept_;                               // the groups the layout sets, in order
   std::vector<int> clear_;                              // groups cleared first: never set, or in a section
+  Code code_ = nullptr;                                 // compiled by the build, when it was
 };
+
+// The layouts compiled into this binary: a function and the text EmitCode
+// wrote for it (with the name "F"). Defined by the generated
+// fast_code_data.cc, or by parser/tools/no_fast_code.cc (none).
+namespace fast_layout_code {
+struct Entry {
+  std::string_view text;
+  FastLayout::Code code;
+};
+const Entry* Entries(size_t* count);
+}  // namespace fast_layout_code
 
 }  // namespace tpt

@@ -651,6 +651,18 @@ StatusOr<FastLayout> FastLayout::Compile(std::string_view layout, const RE2& re,
   for (int g = 1; g <= fl.num_groups_; ++g) {
     if (!always[g]) fl.clear_.push_back(g);
   }
+  // The build's compiled code for this very program, if it made any.
+  size_t n = 0;
+  const fast_layout_code::Entry* compiled = fast_layout_code::Entries(&n);
+  if (n > 0) {
+    const std::string text = fl.EmitCode("F");
+    for (size_t k = 0; k < n; ++k) {
+      if (compiled[k].text == text) {
+        fl.code_ = compiled[k].code;
+        break;
+      }
+    }
+  }
   return fl;
 }
 

@@ -640,6 +640,19 @@ void FormatSet::BuildDecoders() {
   }
 }
 
+std::vector<const FastLayout*> FormatSet::FastLayouts() const {
+  std::vector<const FastLayout*> out;
+  for (const auto& p : patterns_) {
+    for (const auto& f : p.fast) out.push_back(f.get());
+  }
+  for (const auto* list : {&wrappers_, &prefixes_, &suffixes_}) {
+    for (const auto& p : *list) {
+      for (const auto& f : p.fast) out.push_back(f.get());
+    }
+  }
+  return out;
+}
+
 bool FormatSet::MatchBlockEnd(const BlockSpec& b, std::string_view text, json* fields) const {
   std::vector<std::string_view> groups;
   if (!RunRe(*b.end, text, 0, RE2::ANCHOR_START, &groups)) return false;

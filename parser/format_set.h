@@ -210,6 +210,8 @@ class FormatSet {
   const std::vector<PatternSpec>& patterns() const { return patterns_; }
   const std::vector<PrefixSpec>& wrappers() const { return wrappers_; }
   const std::vector<PrefixSpec>& prefixes() const { return prefixes_; }
+  // Every fast layout of the set: patterns', then wrappers', prefixes' and suffixes'.
+  std::vector<const FastLayout*> FastLayouts() const;
   const std::vector<BlockSpec>& blocks() const { return blocks_; }
   std::vector<std::string> families() const;
 

@@ -3,8 +3,11 @@
 
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "parser/event_json.h"
+#include "parser/fast_layout.h"
 #include "parser/format_set.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"
@@ -30,6 +33,27 @@ void FuzzOne(const uint8_t* data, size_t size) {
   (void)ParseTimestamp(text);
   (void)ConvertField(text, "list", "", false);
   (void)ConvertField(text, "bytes", text.substr(0, 3), false);
+
+  // The build's compiled fast layouts take exactly the interpreter's steps
+  // (fast_layout_emit.cc), on any bytes: the whole text (capped) and its first lines.
+  static const std::vector<const FastLayout*> layouts = formats->FastLayouts();
+  auto same_as_interpreter = [&](std::string_view t) {
+    std::vector<std::string_view> code, interp;
+    for (const FastLayout* fl : layouts) {
+      bool a = fl->Match(t, &code), b = fl->MatchInterpreted(t, &interp);
+      if (a != b) std::abort();
+      for (size_t g = 0; a && g < interp.size(); ++g) {
+        if (code[g].data() != interp[g].data() || code[g].size() != interp[g].size()) std::abort();
+      }
+    }
+  };
+  same_as_interpreter(std::string_view(text).substr(0, 4096));
+  for (size_t from = 0, n = 0; from < text.size() && n < 32; ++n) {
+    size_t nl = text.find('\n', from);
+    if (nl == std::string::npos) nl = text.size();
+    same_as_interpreter(std::string_view(text).substr(from, nl - from));
+    from = nl + 1;
+  }
 
   auto opened = WrapInput(std::make_unique<StringSource>(text), "fuzz");
   if (!opened.ok()) return;

@@ -2,7 +2,7 @@
 // database and writes it, with its fingerprint, as a C++ string for
 // tpt_parser (prefilter_blob.h). Linked with no_prefilter_blob.cc, so the
 // database it serializes is the one a run would compile. The build runs it
-// through run_gen_prefilter_blob.cmake, which falls back to no blob on failure.
+// through run_gen.cmake, which falls back to no blob on failure.
 #include <cstdio>
 #include <fstream>
 #include <string>
