@@ -24,12 +24,6 @@ using fast_layout_internal::NotByte;
 using fast_layout_internal::NotDigit;
 using fast_layout_internal::TextAt;
 
-bool FastLayout::Match(std::string_view text, std::vector<std::string_view>* groups) const {
-  if (groups->size() != static_cast<size_t>(num_groups_) + 1) groups->resize(num_groups_ + 1);
-  if (code_ != nullptr) return code_(text.data(), text.size(), groups->data());
-  return Interpret(text, groups->data());
-}
-
 bool FastLayout::MatchInterpreted(std::string_view text, std::vector<std::string_view>* groups) const {
   if (groups->size() != static_cast<size_t>(num_groups_) + 1) groups->resize(num_groups_ + 1);
   return Interpret(text, groups->data());

@@ -58,7 +58,10 @@ class FastLayout {
   // RE2's `.` and \S take no invalid byte.
   // Runs the layout's compiled code when the build made some for it (the
   // built-in formats' layouts, fast_layout_emit.cc), the interpreter otherwise.
-  bool Match(std::string_view text, std::vector<std::string_view>* groups) const;
+  bool Match(std::string_view text, std::vector<std::string_view>* groups) const {
+    if (groups->size() != static_cast<size_t>(num_groups_) + 1) groups->resize(num_groups_ + 1);
+    return code_ != nullptr ? code_(text.data(), text.size(), groups->data()) : Interpret(text, groups->data());
+  }
   // The same through the interpreter, whatever the build made (tests compare the two).
   bool MatchInterpreted(std::string_view text, std::vector<std::string_view>* groups) const;
 
