@@ -8,6 +8,11 @@
 // one byte-level Thompson NFA, whose sets of states become DFA states on
 // demand, in a cache of each thread (no lock on the hot path) that is flushed
 // when it grows past a bound, so no input can blow up memory or time.
+// Each thread's cache also keeps its last short walks (two per group of
+// first-byte classes): a walk's answer depends only on the classes of the
+// bytes it read, so a text that reads the same classes (the next line of the
+// same shape, with other digits) is answered by a vector test of 16 bytes at
+// a time instead of the walk's chain of dependent loads.
 //
 // Only a subset of RE2's syntax is supported (what wrappers and producer
 // prefixes use): literals, `^` at the very start, groups, alternation,
@@ -40,6 +45,10 @@ class PrefixDfa {
   static constexpr size_t kMaxCacheBytes = 8 << 20;
   // Bound of the NFA (counted repeats copy their operand).
   static constexpr size_t kMaxInstructions = 1 << 20;
+  // Walks of up to kWalkBytes are kept, one for each of kWalkSlots groups of
+  // first-byte classes, to answer the next text that reads the same classes.
+  static constexpr size_t kWalkBytes = 64;
+  static constexpr size_t kWalkSlots = 8;
 
   // The automaton of `regexes` (RE2 syntax, UTF-8, RE2's default options),
   // each matched anchored at the start of the text and unanchored at its end.
@@ -57,6 +66,8 @@ class PrefixDfa {
   int num_byte_classes() const { return num_classes_; }
   // How many times this thread's cache of this automaton was flushed (tests).
   int64_t FlushesOnThisThread() const;
+  // How many of this thread's Match calls were answered from a kept walk (tests).
+  int64_t WalksReusedOnThisThread() const;
 
   // One NFA instruction (public for the .cc's helpers; not an API).
   struct Inst {
@@ -86,6 +97,7 @@ class PrefixDfa {
   int num_classes_ = 0;
   uint8_t byte_class_[256] = {};
   std::vector<uint8_t> class_byte_;  // a byte of each class
+  uint8_t class_lo_[256] = {}, class_width_[256] = {};  // class c is [lo, lo + width]
   std::vector<Inst> prog_;
   std::vector<int> entries_;  // each member's first instruction
 };

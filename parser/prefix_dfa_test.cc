@@ -214,6 +214,46 @@ TEST(PrefixDfa, BuiltinMembersMatchLikeRe2SetOnMutatedLines) {
   EXPECT_GT(matched, 10000u);
 }
 
+// Lines of one shape, as a serving log prints them, are answered from the
+// walk kept for the first (same classes byte by byte); a byte of another
+// class anywhere, a line cut short, or one ending where the kept walk was
+// still alive must each get their own answer.
+TEST(PrefixDfa, LinesOfOneShapeReuseAKeptWalkAndAnswerLikeRe2) {
+  std::vector<std::string> members = BuiltinMembers();
+  auto dfa = PrefixDfa::Build(members);
+  ASSERT_TRUE(dfa.ok()) << dfa.status().ToString();
+  auto set = Re2SetOf(members);
+  ASSERT_TRUE(set);
+  std::mt19937 rng(7);
+  const std::string shapes[] = {"[2025-10-14 10:00:20 TP7] Decode batch.", "[2025-10-14 10:00:20 DP1 TP3] Prefill",
+                                "INFO 10-14 10:04:59 [loggers.py:116] Engine", "(VllmWorker rank=3 pid=123) INFO 10-14 10:00:01",
+                                "[rank3]: Traceback", "2025-10-14T10:00:20.123456789Z [default0]:x", "node1:12:34 [0] NCCL INFO"};
+  const std::string kOther = "aZ.:- [](|=\t\x1b";
+  std::vector<std::string> texts;
+  for (int n = 0; n < 20000; ++n) {
+    std::string t = shapes[rng() % (sizeof shapes / sizeof *shapes)];
+    for (char& ch : t) {  // same class, other byte
+      if (ch >= '0' && ch <= '9') ch = static_cast<char>('0' + rng() % 10);
+    }
+    switch (rng() % 4) {
+      case 0:  // a byte of another class
+        t[rng() % t.size()] = kOther[rng() % kOther.size()];
+        break;
+      case 1:  // cut short
+        t.resize(rng() % (t.size() + 1));
+        break;
+      default:
+        break;
+    }
+    texts.push_back(std::move(t));
+  }
+  const int64_t before = (*dfa)->WalksReusedOnThisThread();
+  size_t matched = 0;
+  EXPECT_EQ(Disagreements(members, **dfa, *set, texts, &matched), 0u);
+  EXPECT_GT(matched, 5000u);
+  EXPECT_GT((*dfa)->WalksReusedOnThisThread() - before, 3000);
+}
+
 // Texts of the characters a hand-written set cares about, every length up to 6.
 std::vector<std::string> AllTexts(const std::vector<std::string>& alphabet, size_t max_len) {
   std::vector<std::string> texts = {""}, layer = {""};
