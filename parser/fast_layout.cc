@@ -60,7 +60,7 @@ bool FastLayout::Interpret(std::string_view text, std::string_view* const g) con
   struct Pending {              // skips in it: did their literal occur again?
     size_t at;
     const Op* op;
-  } pending[4];
+  } pending[fast_layout_internal::kPendingSkips];
   int num_pending = 0;
 
   // Direct threading: each step jumps to the next step's code from its own
@@ -191,7 +191,7 @@ bool FastLayout::Interpret(std::string_view text, std::string_view* const g) con
         if (at == kNone) goto fail;
         // Only a section that fails asks whether the literal occurs again.
         if (section != nullptr) {
-          if (num_pending < 4) {
+          if (num_pending < fast_layout_internal::kPendingSkips) {
             pending[num_pending++] = {at, op};
           } else if (Find(base, size, at + 1, pool + op->off, op->len, op->head, op->head_mask) != kNone) {
             choice = true;

@@ -115,7 +115,7 @@ std::string FastLayout::EmitCode(std::string_view name) const {
       }
     }
   }
-  constexpr int kPending = 4;  // as the interpreter: later skips look again at once
+  constexpr int kPending = fast_layout_internal::kPendingSkips;
 
   std::string body;
   auto add = [&](const std::string& s) {

@@ -75,6 +75,10 @@ inline bool LiteralAt(const char* text, size_t size, size_t pos, const char* lit
 
 constexpr size_t kNone = std::string_view::npos;
 
+// A section's first skips note where they stopped, so that a failure later in
+// the section can ask whether their literal occurs again; later skips ask at once.
+constexpr int kPendingSkips = 4;
+
 // The high bit of each byte of x that is not a digit (exact: no byte borrows
 // from another).
 inline uint64_t NotDigit(uint64_t x) {
