@@ -17,29 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "parser/cxx_literal.h"
 #include "parser/fast_layout.h"
 #include "parser/fast_layout_internal.h"
 
 namespace tpt {
 
 namespace {
-
-// A C++ string literal holding `bytes` (octal escapes, always 3 digits, for
-// anything but plain printable ASCII, and for '?' against trigraphs).
-std::string Quote(std::string_view bytes) {
-  std::string out = "\"";
-  for (unsigned char c : bytes) {
-    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') {
-      out += static_cast<char>(c);
-    } else {
-      char esc[5];
-      std::snprintf(esc, sizeof esc, "\\%03o", c);
-      out += esc;
-    }
-  }
-  out += '"';
-  return out;
-}
 
 std::string Hex(uint64_t v) {
   char buf[24];
@@ -96,10 +80,10 @@ std::string FastLayout::EmitCode(std::string_view name) const {
     return "kSet" + Num(table_of[set]) + "[" + c + "]";
   };
   auto text_at = [&](const std::string& at, uint32_t off, uint32_t len, uint64_t head, uint64_t mask) {
-    return "TextAt(base, size, " + at + ", " + Quote(std::string_view(pool_).substr(off, len)) + ", " + Num(len) + ", " +
+    return "TextAt(base, size, " + at + ", " + CxxLiteral(std::string_view(pool_).substr(off, len)) + ", " + Num(len) + ", " +
            Hex(head) + ", " + Hex(mask) + ")";
   };
-  auto lit = [&](uint32_t off, uint32_t len) { return Quote(std::string_view(pool_).substr(off, len)) + ", " + Num(len); };
+  auto lit = [&](uint32_t off, uint32_t len) { return CxxLiteral(std::string_view(pool_).substr(off, len)) + ", " + Num(len); };
   auto group = [&](int g) { return "g[" + Num(static_cast<unsigned>(g)) + "]"; };
 
   // Which section each op lies in (-1: none) and each skip's place among its section's skips.
@@ -124,9 +108,16 @@ std::string FastLayout::EmitCode(std::string_view name) const {
     body += '\n';
   };
   auto label = [&](const std::string& s) { body += s + ":\n"; };
+  // The end of a run or a word taken (`n` bytes): its group, then past it and
+  // the text after it.
+  auto taken = [&](const Op& op) {
+    if (op.group >= 0) add("  " + group(op.group) + " = std::string_view(base + pos, n);");
+    add("  pos += n + " + Num(op.then_len) + ";");
+    add("}");
+  };
 
   if (!anchored_) {
-    std::string lead = Quote(lead_) + ", " + Num(lead_.size()) + ", " + Hex(lead_head_) + ", " + Hex(lead_mask_);
+    std::string lead = CxxLiteral(lead_) + ", " + Num(lead_.size()) + ", " + Hex(lead_head_) + ", " + Hex(lead_mask_);
     add("if (!TextAt(base, size, 0, " + lead + ")) {");
     add("  start = Find(base, size, 1, " + lead + ");");
     add("  if (start == kNone) return false;");
@@ -142,7 +133,7 @@ std::string FastLayout::EmitCode(std::string_view name) const {
     label("op_" + Num(i));
     switch (op.kind) {
       case Op::kByte:
-        add("if (pos >= size || base[pos] != " + Quote(std::string_view(pool_).substr(op.off, 1)) + "[0]) " + fail);
+        add("if (pos >= size || base[pos] != " + CxxLiteral(std::string_view(pool_).substr(op.off, 1)) + "[0]) " + fail);
         add("++pos;");
         break;
       case Op::kLiteral:
@@ -225,9 +216,7 @@ std::string FastLayout::EmitCode(std::string_view name) const {
           if (op.min > 0) add("  if (n < " + Num(op.min) + ") " + fail);
           if (op.then_len > 0) add("  if (!" + text_at("q", op.then, op.then_len, op.then_head, op.then_mask) + ") " + fail);
         }
-        if (op.group >= 0) add("  " + group(op.group) + " = std::string_view(base + pos, n);");
-        add("  pos += n + " + Num(op.then_len) + ";");
-        add("}");
+        taken(op);
         break;
       }
       case Op::kWords: {
@@ -239,9 +228,7 @@ std::string FastLayout::EmitCode(std::string_view name) const {
         }
         add("  if (n == 0) " + fail);
         if (op.then_len > 0) add("  if (!" + text_at("pos + n", op.then, op.then_len, op.then_head, op.then_mask) + ") " + fail);
-        if (op.group >= 0) add("  " + group(op.group) + " = std::string_view(base + pos, n);");
-        add("  pos += n + " + Num(op.then_len) + ";");
-        add("}");
+        taken(op);
         break;
       }
       case Op::kSkip: {
@@ -327,7 +314,7 @@ std::string FastLayout::EmitCode(std::string_view name) const {
     add("goto op_" + Num(op.end) + ";");
   }
 
-  out += "// " + std::string(anchored_ ? "anchored " : "") + "layout " + Quote(source_) + "\n";
+  out += "// " + std::string(anchored_ ? "anchored " : "") + "layout " + CxxLiteral(source_) + "\n";
   out += "bool " + std::string(name) + "(const char* const base, const size_t size, std::string_view* const g) {\n";
   out += tables;
   line("size_t start = 0, pos = 0, section_pos = 0;");

@@ -7,35 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include "parser/cxx_literal.h"
 #include "parser/format_set.h"
-
-namespace {
-
-// Octal escapes (always 3 digits, so a following digit cannot join them) for
-// all but plain printable ASCII; '?' too, against trigraph warnings.
-std::string CxxString(const std::string& bytes) {
-  std::string out = "    \"";
-  size_t line = 0;
-  for (unsigned char c : bytes) {
-    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') {
-      out += static_cast<char>(c);
-      line += 1;
-    } else {
-      char esc[5];
-      std::snprintf(esc, sizeof esc, "\\%03o", c);
-      out += esc;
-      line += 4;
-    }
-    if (line >= 100) {
-      out += "\"\n    \"";
-      line = 0;
-    }
-  }
-  out += '"';
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -65,7 +38,7 @@ int main(int argc, char** argv) {
          "namespace tpt::prefilter {\n\n"
          "namespace {\n"
          "const char kBlob[] =\n"
-      << CxxString(*blob)
+      << tpt::CxxLiteral(*blob, 100, "    ")
       << ";\n"
          "}  // namespace\n\n"
          "std::string_view EmbeddedBlob() { return {kBlob, sizeof(kBlob) - 1}; }\n\n"
