@@ -659,19 +659,17 @@ StatusOr<std::shared_ptr<const PrefixDfa>> PrefixDfa::Build(const std::vector<st
       split[i.hi + 1] = true;
     }
   }
+  // A class is a range of bytes: [class_lo_[c], class_lo_[c] + class_width_[c]].
   int cls = 0;
   for (int b = 0; b < 256; ++b) {
-    if (b > 0 && split[b]) ++cls;
+    if (b > 0 && split[b]) {
+      dfa->class_width_[cls] = static_cast<uint8_t>(b - 1 - dfa->class_lo_[cls]);
+      dfa->class_lo_[++cls] = static_cast<uint8_t>(b);
+    }
     dfa->byte_class_[b] = static_cast<uint8_t>(cls);
-    if (b == 0 || split[b]) dfa->class_byte_.push_back(static_cast<uint8_t>(b));
   }
+  dfa->class_width_[cls] = static_cast<uint8_t>(255 - dfa->class_lo_[cls]);
   dfa->num_classes_ = cls + 1;
-  for (int c = 0; c <= cls; ++c) {  // class c is the bytes [class_byte_[c], the next class's first byte)
-    const int lo = dfa->class_byte_[static_cast<size_t>(c)];
-    const int hi = c < cls ? dfa->class_byte_[static_cast<size_t>(c) + 1] - 1 : 255;
-    dfa->class_lo_[c] = static_cast<uint8_t>(lo);
-    dfa->class_width_[c] = static_cast<uint8_t>(hi - lo);
-  }
   return std::shared_ptr<const PrefixDfa>(std::move(dfa));
 }
 
@@ -744,7 +742,7 @@ PrefixDfa::Cache* PrefixDfa::ThreadCache() const {
 int64_t PrefixDfa::Step(Cache* c, int64_t* row, int cls) const {
   const size_t nc = static_cast<size_t>(num_classes_);
   const std::vector<int>& from = *c->keys[static_cast<size_t>(row[nc + 1])];
-  const uint8_t b = class_byte_[static_cast<size_t>(cls)];
+  const uint8_t b = class_lo_[cls];
   c->next.clear();
   for (int i : from) {
     if (i < 0) break;
@@ -773,9 +771,9 @@ bool PrefixDfa::Match(std::string_view text, std::vector<int>* members) const {
   // A walk's answer depends only on the classes of the bytes it read before
   // it died (or the text ended), and lines of one kind mostly read the same
   // classes where their bytes differ (a timestamp's digits). So a text is
-  // first checked against the last walk that began in its first byte's
-  // class: 16 independent range tests at a time, where the walk is a chain
-  // of dependent loads (~5 cycles a byte).
+  // first checked against the last two walks kept for its first byte's class
+  // (modulo kWalkSlots): 16 independent range tests at a time, where the walk
+  // is a chain of dependent loads (~5 cycles a byte).
   Cache::Walk* memo = nullptr;  // where this walk will be kept
   if (p != end) {
     const size_t slot = bc[p[0]] % kWalkSlots;
@@ -849,6 +847,7 @@ done:
       memo->lo[k] = class_lo_[cls];
       memo->width[k] = class_width_[cls];
     }
+    static_assert(kWalkBytes % 16 == 0);
     for (; k % 16 != 0; ++k) {  // SameClasses reads whole 16-byte chunks
       memo->lo[k] = 0;
       memo->width[k] = 255;

@@ -96,8 +96,7 @@ class PrefixDfa {
   int max_states_ = kDefaultMaxStates;
   int num_classes_ = 0;
   uint8_t byte_class_[256] = {};
-  std::vector<uint8_t> class_byte_;  // a byte of each class
-  uint8_t class_lo_[256] = {}, class_width_[256] = {};  // class c is [lo, lo + width]
+  uint8_t class_lo_[256] = {}, class_width_[256] = {};  // class c is the bytes [lo, lo + width]
   std::vector<Inst> prog_;
   std::vector<int> entries_;  // each member's first instruction
 };
