@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "parser/event.h"
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt {
 

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "rules/analysis.h"
 #include "rules/engine.h"  // ExitCodeFor: the exit code of one Analysis
 

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "repro/backend.h"
 
 namespace tpt::repro {

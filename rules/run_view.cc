@@ -10,17 +10,12 @@
 
 #include <re2/re2.h>
 
+#include "base/strings.h"
 #include "rules/generated_defs.h"
 
 namespace tpt {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool ContainsCaseless(std::string_view hay, std::string_view needle) {
   if (needle.empty()) return true;
