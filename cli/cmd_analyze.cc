@@ -31,26 +31,23 @@ struct AnalyzeConfig {
   std::string format = "text";
   std::string output;   // "" = stdout
   std::string html;     // also write the HTML page here
+  // One analysis, many outputs: each of these also gets its format.
+  std::string json_out, markdown_out, junit_out, sarif_out, github_out;
+  std::string fail_on = "failure";
   std::string runs_dir;
   int jobs = 0;         // 0 = all cores
   std::string rules_dir;
   std::string formats_dir;
   size_t max_line_bytes = 1 << 20;
-  bool help = false;
 };
 
-int Usage(const po::options_description& desc, FILE* out, int code) {
-  std::ostringstream s;
-  s << desc;
-  std::fprintf(out,
-               "usage: tptriage analyze [options] LOG...\n"
-               "       tptriage analyze [options] --runs DIR\n\n"
-               "LOG: log files (one per rank, or stdout+stderr of one run), directories,\n"
-               ".gz files, or - for stdin; all of them are one run.\n"
-               "--runs DIR: each subdirectory or file of DIR is one run; runs are analysed\n"
-               "in parallel and grouped by failure signature.\n\n%s",
-               s.str().c_str());
-  return code;
+// --fail-on: which outcomes make the exit code non-zero. Outcomes rank
+// error (2) > unknown (3) > failure (1) > healthy (0); --fail-on X fails on X
+// and anything worse, and keeps the code so CI can still tell them apart.
+int ApplyFailOn(int code, const std::string& fail_on) {
+  auto rank = [](int c) { return c == kExitUsage ? 3 : c == kExitUnclassified ? 2 : c == kExitDiagnosed ? 1 : 0; };
+  int threshold = fail_on == "never" ? 4 : fail_on == "error" ? 3 : fail_on == "unknown" ? 2 : 1;
+  return rank(code) >= threshold ? code : kExitHealthy;
 }
 
 // Writes `report` as `format` to `path` ("" = stdout). False (with a message
@@ -97,44 +94,60 @@ int RunAnalyze(const Args& args) {
   AnalyzeConfig cfg;
   po::options_description desc("options");
   desc.add_options()
-      ("help,h", po::bool_switch(&cfg.help), "show this help")
+      ("help,h", "show this help")
       ("format", po::value(&cfg.format)->default_value("text"),
-       "output: text | json | markdown | junit | sarif | github | html")
-      ("output,o", po::value(&cfg.output), "write the report to FILE instead of stdout")
+       "output on stdout (or --output): text | json | markdown | junit | sarif | github | html")
+      ("output,o", po::value(&cfg.output), "write the --format report to FILE instead of stdout")
+      ("json", po::value(&cfg.json_out), "also write the JSON document to FILE")
+      ("markdown", po::value(&cfg.markdown_out), "also write the Markdown summary to FILE")
+      ("junit", po::value(&cfg.junit_out), "also write JUnit XML to FILE")
+      ("sarif", po::value(&cfg.sarif_out), "also write SARIF 2.1.0 to FILE")
       ("html", po::value(&cfg.html), "also write a self-contained HTML page to FILE")
+      ("github", po::value(&cfg.github_out), "also write GitHub workflow annotations to FILE")
+      ("fail-on", po::value(&cfg.fail_on)->default_value("failure"),
+       "outcomes that fail (exit non-zero): failure | unknown | error | never")
       ("runs", po::value(&cfg.runs_dir), "analyse every subdirectory or file of DIR as one run, and group them")
       ("jobs,j", po::value(&cfg.jobs)->default_value(0), "runs analysed at once with --runs (0 = all cores)")
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
       ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
-  if (!ParseCommandLine(args, desc, "analyze", &cfg.logs)) return Usage(desc, stderr, kExitUsage);
-  if (cfg.help) return Usage(desc, stdout, kExitHealthy);
+  if (auto code = ParseCommandLine(args, desc, "analyze", &cfg.logs)) return *code;
   auto format = report::ParseFormat(cfg.format);
-  if (!format.ok()) {
-    std::fprintf(stderr, "tptriage analyze: %s\n", format.status().message().c_str());
-    return kExitUsage;
+  if (!format.ok()) return UsageError("analyze", format.status().message());
+  if (cfg.fail_on != "failure" && cfg.fail_on != "unknown" && cfg.fail_on != "error" && cfg.fail_on != "never") {
+    return UsageError("analyze", "--fail-on '" + cfg.fail_on + "': expected failure, unknown, error or never");
   }
   bool many = !cfg.runs_dir.empty();
   if (many && !cfg.logs.empty()) {
-    std::fprintf(stderr, "tptriage analyze: give either LOG... (one run) or --runs DIR (many runs), not both\n");
-    return kExitUsage;
+    return UsageError("analyze", "give either LOG... (one run) or --runs DIR (many runs), not both");
   }
   if (!many && cfg.logs.empty()) {
-    std::fprintf(stderr, "tptriage analyze: no LOG given (files, directories, .gz or - for stdin) and no --runs DIR\n\n");
-    return Usage(desc, stderr, kExitUsage);
+    if (!StdinIsPiped()) {
+      return UsageError("analyze", "no LOG given (files, directories, .gz, or - for stdin) and no --runs DIR");
+    }
+    cfg.logs.push_back("-");
   }
   if (cfg.jobs < 0) {
-    std::fprintf(stderr, "tptriage analyze: --jobs %d: expected 0 (all cores) or a positive count\n", cfg.jobs);
-    return kExitUsage;
+    return UsageError("analyze", "--jobs " + std::to_string(cfg.jobs) + ": expected 0 (all cores) or a positive count");
   }
-  if (cfg.max_line_bytes == 0) {
-    std::fprintf(stderr, "tptriage analyze: --max-line-bytes must be > 0\n");
-    return kExitUsage;
+  if (cfg.max_line_bytes == 0) return UsageError("analyze", "--max-line-bytes must be > 0");
+  // Every output asked for, the main one first; two may not share a file.
+  std::vector<std::pair<report::Format, std::string>> outputs = {{*format, cfg.output}};
+  for (const auto& [f, path] : {std::pair{report::Format::kJson, cfg.json_out}, {report::Format::kMarkdown, cfg.markdown_out},
+                                {report::Format::kJunit, cfg.junit_out}, {report::Format::kSarif, cfg.sarif_out},
+                                {report::Format::kHtml, cfg.html}, {report::Format::kGithub, cfg.github_out}}) {
+    if (!path.empty()) outputs.emplace_back(f, path);
   }
-  if (!cfg.html.empty() && !cfg.output.empty() && cfg.html == cfg.output) {
-    std::fprintf(stderr, "tptriage analyze: --html and --output name the same file %s; give two files\n",
-                 cfg.html.c_str());
-    return kExitUsage;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t j = i + 1; j < outputs.size(); ++j) {
+      const std::string& a = outputs[i].second.empty() ? "-" : outputs[i].second;
+      const std::string& b = outputs[j].second.empty() ? "-" : outputs[j].second;
+      if (a == b) {
+        return UsageError("analyze", std::string("the ") + report::FormatName(outputs[i].first) + " and " +
+                                         report::FormatName(outputs[j].first) + " outputs both go to " +
+                                         (a == "-" ? "stdout" : a) + "; give each its own file");
+      }
+    }
   }
 
   AnalyzerOptions opts;
@@ -166,15 +179,16 @@ int RunAnalyze(const Args& args) {
       std::fprintf(stderr, "tptriage analyze: %s\n", r.error.c_str());
       // A person gets the message above; CI formats still get a document
       // that records the failure (a junit <error>, a SARIF notification).
-      if (*format == report::Format::kText) return kExitUsage;
+      if (*format == report::Format::kText) return ApplyFailOn(kExitUsage, cfg.fail_on);
     }
     for (const auto& w : r.analysis.warnings) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
   }
   report::Report rep = report::MakeReport(std::move(results), many, TPT_VERSION);
   int code = report::WorstExitCode(rep.runs);
-  if (!WriteReport(rep, *format, cfg.output)) return kExitUsage;
-  if (!cfg.html.empty() && !WriteReport(rep, report::Format::kHtml, cfg.html)) return kExitUsage;
-  return code;
+  for (const auto& [f, path] : outputs) {
+    if (!WriteReport(rep, f, path)) return kExitUsage;
+  }
+  return ApplyFailOn(code, cfg.fail_on);
 }
 
 }  // namespace tpt::cli

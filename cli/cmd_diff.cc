@@ -36,24 +36,7 @@ struct DiffConfig {
   std::string formats_dir;
   std::string rules_dir;
   size_t max_line_bytes = 1 << 20;
-  bool help = false;
 };
-
-int Usage(const po::options_description& desc, FILE* out, int code) {
-  std::ostringstream s;
-  s << desc;
-  std::fprintf(out,
-               "usage: tptriage diff [options] GOOD BAD\n"
-               "       tptriage diff [options] --good LOG [--good LOG...] --bad LOG [--bad LOG...]\n\n"
-               "Compares a run that worked (GOOD) with one that failed (BAD): configuration,\n"
-               "versions, memory per rank and phase, the first phase where they diverge, and\n"
-               "which difference explains the failure. Each run is log files, directories or\n"
-               ".gz files, in any format `tptriage analyze` reads.\n\n"
-               "exit codes: 0 no failure-relevant difference, 1 failure attributed,\n"
-               "            3 failure not attributed, 2 usage or input error\n\n%s",
-               s.str().c_str());
-  return code;
-}
 
 // Flags -> a checked config; the message says what to do.
 std::string Validate(DiffConfig& cfg) {
@@ -208,19 +191,15 @@ int RunDiff(const Args& args) {
   DiffConfig cfg;
   po::options_description desc("options");
   desc.add_options()
-      ("help,h", po::bool_switch(&cfg.help), "show this help")
+      ("help,h", "show this help")
       ("good", po::value(&cfg.good)->composing(), "a log of the run that worked (repeatable)")
       ("bad", po::value(&cfg.bad)->composing(), "a log of the run that failed (repeatable)")
       ("format", po::value(&cfg.format)->default_value("text"), "output: text | json")
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
       ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
-  if (!ParseCommandLine(args, desc, "diff", &cfg.positional)) return Usage(desc, stderr, kExitUsage);
-  if (cfg.help) return Usage(desc, stdout, 0);
-  if (std::string err = Validate(cfg); !err.empty()) {
-    std::fprintf(stderr, "tptriage diff: %s\n\n", err.c_str());
-    return Usage(desc, stderr, kExitUsage);
-  }
+  if (auto code = ParseCommandLine(args, desc, "diff", &cfg.positional)) return *code;
+  if (std::string err = Validate(cfg); !err.empty()) return UsageError("diff", err);
 
   auto formats = cfg.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(cfg.formats_dir);
   if (!formats.ok()) {

@@ -147,17 +147,6 @@ class PrintSink : public EventSink {
   std::map<std::string, RankSummary> ranks_;
 };
 
-int Usage(const po::options_description& desc, FILE* out, int code) {
-  std::ostringstream s;
-  s << desc;
-  std::fprintf(out,
-               "usage: tptriage events [options] LOG...\n\n"
-               "Prints the typed events of LOG... (files, directories, .gz, - for stdin; all\n"
-               "one run, merged by time) as JSON Lines, then a per-rank summary on stderr.\n\n%s",
-               s.str().c_str());
-  return code;
-}
-
 std::vector<std::string> SplitComma(const std::vector<std::string>& in) {
   std::vector<std::string> out;
   for (const auto& s : in) {
@@ -174,22 +163,20 @@ std::vector<std::string> SplitComma(const std::vector<std::string>& in) {
 
 int RunEvents(const Args& args) {
   EventsConfig cfg;
-  bool help = false;
   std::vector<std::string> kinds_raw;
   std::string max_line = "1M", buffer = "1M";
   po::options_description desc("options");
-  desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
+  desc.add_options()("help,h", "show this help")(
       "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
       "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")(
       "max-line-bytes", po::value(&max_line)->default_value("1M"),
       "match only the first SIZE bytes of a longer line (K/M/G)")(
       "buffer-bytes", po::value(&buffer)->default_value("1M"), "read buffer per input (K/M/G)")(
       "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout");
-  if (!ParseCommandLine(args, desc, "events", &cfg.logs)) return Usage(desc, stderr, 2);
-  if (help) return Usage(desc, stdout, 0);
+  if (auto code = ParseCommandLine(args, desc, "events", &cfg.logs)) return *code;
   if (cfg.logs.empty()) {
-    std::fprintf(stderr, "tptriage events: no LOG given\n\n");
-    return Usage(desc, stderr, 2);
+    if (!StdinIsPiped()) return UsageError("events", "no LOG given (files, directories, .gz, or - for stdin)");
+    cfg.logs.push_back("-");
   }
   auto ml = ParseByteSize(max_line);
   auto bb = ParseByteSize(buffer);

@@ -13,6 +13,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "rules/memory/memory_model.h"
 #include "rules/memory/plan.h"
@@ -247,10 +248,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
   return in;
 }
 
-int UsageError(const std::string& message) {
-  std::fprintf(stderr, "tptriage plan: %s\n(`tptriage plan --help` lists the options)\n", message.c_str());
-  return 2;
-}
+int UsageError(const std::string& message) { return tpt::cli::UsageError("plan", message); }
 
 }  // namespace
 
@@ -258,21 +256,7 @@ int RunPlan(const Args& args) {
   PlanFlags flags;
   po::options_description desc = Options(flags);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args)
-                  .options(desc)
-                  .positional(po::positional_options_description())  // no positional arguments
-                  .style(po::command_line_style::unix_style ^ po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return UsageError(e.what());
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\nExit status: 0 fits, 1 predicts a failure, 2 usage error.\n";
-    return 0;
-  }
+  if (auto code = ParseCommandLine(args, desc, "plan", /*positional=*/nullptr, &vm)) return *code;
   auto input = ValidatePlanFlags(flags, vm);
   if (!input.ok()) return UsageError(input.status().message());
   auto plan = memory::MakePlan(*input);

@@ -26,6 +26,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "repro/allreduce_bench.h"
 #include "repro/launch.h"
@@ -57,24 +58,6 @@ struct ReproConfig {
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "tptriage repro: %s\n", msg.c_str());
   return kExitReproUsage;
-}
-
-int Usage(const po::options_description& desc, FILE* out, int code) {
-  std::ostringstream s;
-  s << desc;
-  std::fprintf(out,
-               "usage: tptriage repro [options] DIAGNOSIS.json   (analyze --format json, or a plan: samples/repro/)\n"
-               "       tptriage repro [options] LOG...           (analyze, then reproduce)\n"
-               "       tptriage repro [options] --dry-run ...    (print the plan and steps; no GPU)\n"
-               "       tptriage repro --bench-allreduce [--bench-ranks 2,4,8]\n\n"
-               "Replays the server's start-up on this box's GPU(s): context, NCCL, custom all-reduce buffers,\n"
-               "weights, the server's KV formula on measured memory, the KV pool and CUDA graph capture; the\n"
-               "original card is emulated by a ballast. Then runs the fix the same way.\n"
-               "Ranks: one process per GPU when there are enough GPUs (or from torchrun/MPI/Slurm variables);\n"
-               "otherwise all ranks co-located on one GPU (one rank measured, the others emulated).\n"
-               "Exit: 0 reproduced (fix passes), 1 not reproduced, 2 usage, 3 inconclusive, 4 fix fails.\n\n%s",
-               s.str().c_str());
-  return code;
 }
 
 void OnSigint(int) { CancelFlag().store(true); }
@@ -316,7 +299,7 @@ int RunRepro(const Args& args) {
     return po::value<std::string>()->notifier([o](const std::string& v) { *o = v; });
   };
   desc.add_options()
-      ("help,h", po::bool_switch(&c.help), "show this help")
+      ("help,h", "show this help")
       ("dry-run", po::bool_switch(&c.dry_run), "print the plan and the steps; touch no GPU")
       ("backend", po::value(&c.backend)->default_value("cuda"), "cuda | simulated (a device in software, no GPU)")
       ("format", po::value(&c.format)->default_value("text"), "text | json")
@@ -344,21 +327,7 @@ int RunRepro(const Args& args) {
       ("bench-min", po::value(&c.bench_min)->default_value("8KiB"), "smallest message")
       ("bench-max", po::value(&c.bench_max)->default_value("64MiB"), "largest message")
       ("bench-iters", po::value(&c.bench_iters)->default_value(20), "all-reduces per graph");
-  po::options_description hidden;
-  hidden.add_options()("input", po::value(&c.inputs));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("input", -1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "tptriage repro: %s\n\n", e.what());
-    return Usage(desc, stderr, kExitReproUsage);
-  }
-  if (c.help) return Usage(desc, stdout, 0);
+  if (auto code = ParseCommandLine(args, desc, "repro", &c.inputs, nullptr, kExitReproUsage)) return *code;
   if (c.format != "text" && c.format != "json") return Fail("--format '" + c.format + "': expected text or json");
   if (c.backend != "cuda" && c.backend != "simulated") return Fail("--backend '" + c.backend + "': expected cuda or simulated");
   if (!(c.deadline_s > 0 && c.deadline_s <= 3600)) return Fail("--deadline: 0 < seconds <= 3600");
