@@ -38,6 +38,7 @@ struct AnalyzeConfig {
   int jobs = 0;         // 0 = all cores
   std::string rules_dir;
   std::string formats_dir;
+  bool no_builtin_rules = false, no_builtin_formats = false;
   size_t max_line_bytes = 1 << 20;
 };
 
@@ -108,10 +109,16 @@ int RunAnalyze(const Args& args) {
        "outcomes that fail (exit non-zero): failure | unknown | error | never")
       ("runs", po::value(&cfg.runs_dir), "analyse every subdirectory or file of DIR as one run, and group them")
       ("jobs,j", po::value(&cfg.jobs)->default_value(0), "runs analysed at once with --runs (0 = all cores)")
-      ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
-      ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
+      ("rules", po::value(&cfg.rules_dir), "add the rule files of DIR to the built-in ones (one named like a built-in file replaces it)")
+      ("formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")
+      ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
+      ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
       ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
   if (auto code = ParseCommandLine(args, desc, "analyze", &cfg.logs)) return *code;
+  if (cfg.no_builtin_rules && cfg.rules_dir.empty()) return UsageError("analyze", "--no-builtin-rules needs --rules DIR");
+  if (cfg.no_builtin_formats && cfg.formats_dir.empty()) {
+    return UsageError("analyze", "--no-builtin-formats needs --formats DIR");
+  }
   auto format = report::ParseFormat(cfg.format);
   if (!format.ok()) return UsageError("analyze", format.status().message());
   if (cfg.fail_on != "failure" && cfg.fail_on != "unknown" && cfg.fail_on != "error" && cfg.fail_on != "never") {
@@ -153,6 +160,8 @@ int RunAnalyze(const Args& args) {
   AnalyzerOptions opts;
   opts.rules_dir = cfg.rules_dir;
   opts.formats_dir = cfg.formats_dir;
+  opts.builtin_rules = !cfg.no_builtin_rules;
+  opts.builtin_formats = !cfg.no_builtin_formats;
   opts.parse.max_line_bytes = cfg.max_line_bytes;
   auto analyzer = Analyzer::Create(opts);
   if (!analyzer.ok()) {

@@ -19,6 +19,7 @@
 #include "parser/format_set.h"
 #include "parser/parser.h"
 #include "rules/analysis.h"
+#include "rules/analyzer.h"
 #include "rules/diff/diff.h"
 #include "rules/engine.h"
 #include "rules/rule.h"
@@ -35,6 +36,7 @@ struct DiffConfig {
   std::string format = "text";
   std::string formats_dir;
   std::string rules_dir;
+  bool no_builtin_rules = false, no_builtin_formats = false;
   size_t max_line_bytes = 1 << 20;
 };
 
@@ -195,18 +197,20 @@ int RunDiff(const Args& args) {
       ("good", po::value(&cfg.good)->composing(), "a log of the run that worked (repeatable)")
       ("bad", po::value(&cfg.bad)->composing(), "a log of the run that failed (repeatable)")
       ("format", po::value(&cfg.format)->default_value("text"), "output: text | json")
-      ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
-      ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
+      ("formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")
+      ("rules", po::value(&cfg.rules_dir), "add the rule files of DIR to the built-in ones (one named like a built-in file replaces it)")
+      ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
+      ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
       ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
   if (auto code = ParseCommandLine(args, desc, "diff", &cfg.positional)) return *code;
   if (std::string err = Validate(cfg); !err.empty()) return UsageError("diff", err);
 
-  auto formats = cfg.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(cfg.formats_dir);
+  auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats);
   if (!formats.ok()) {
     std::fprintf(stderr, "tptriage diff: %s\n", formats.status().message().c_str());
     return kExitUsage;
   }
-  auto rules = cfg.rules_dir.empty() ? RuleSet::LoadBuiltin() : RuleSet::LoadDir(cfg.rules_dir);
+  auto rules = LoadRules(cfg.rules_dir, !cfg.no_builtin_rules);
   if (!rules.ok()) {
     std::fprintf(stderr, "tptriage diff: %s\n", rules.status().message().c_str());
     return kExitUsage;

@@ -20,6 +20,7 @@
 #include "parser/parser.h"
 #include "parser/rank_resolve.h"
 #include "parser/values.h"
+#include "rules/analyzer.h"
 
 namespace tpt::cli {
 
@@ -31,6 +32,7 @@ struct EventsConfig {
   std::vector<std::string> logs;
   std::vector<std::string> kinds;
   std::string formats_dir;
+  bool no_builtin_formats = false;
   size_t max_line_bytes = 1 << 20;
   size_t buffer_bytes = 1 << 20;
   bool summary_only = false;
@@ -168,11 +170,12 @@ int RunEvents(const Args& args) {
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
       "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
-      "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")(
+      "formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")(
       "max-line-bytes", po::value(&max_line)->default_value("1M"),
       "match only the first SIZE bytes of a longer line (K/M/G)")(
       "buffer-bytes", po::value(&buffer)->default_value("1M"), "read buffer per input (K/M/G)")(
-      "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout");
+      "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout")(
+      "no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR");
   if (auto code = ParseCommandLine(args, desc, "events", &cfg.logs)) return *code;
   if (cfg.logs.empty()) {
     if (!StdinIsPiped()) return UsageError("events", "no LOG given (files, directories, .gz, or - for stdin)");
@@ -191,7 +194,7 @@ int RunEvents(const Args& args) {
   cfg.buffer_bytes = *bb;
   cfg.kinds = SplitComma(kinds_raw);
 
-  auto formats = cfg.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(cfg.formats_dir);
+  auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats);
   if (!formats.ok()) {
     std::fprintf(stderr, "tptriage events: %s\n", formats.status().message().c_str());
     return 2;

@@ -1,20 +1,66 @@
 // analyzer.cc: parse + rules for one run.
 #include "rules/analyzer.h"
 
+#include <filesystem>
+#include <set>
+
 #include "parser/format_set.h"
 #include "rules/engine.h"
 #include "rules/findings.h"
+#include "rules/generated_defs.h"
 
 namespace tpt {
+
+namespace {
+
+std::string BaseName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// Built-in (name, text) files and DIR's: DIR's file replaces the built-in one
+// with the same base name; the rest of DIR's are added after.
+std::vector<std::pair<std::string, std::string>> Overlay(std::vector<std::pair<std::string, std::string>> builtin,
+                                                         const std::vector<std::pair<std::string, std::string>>& dir) {
+  std::set<std::string> replaced;
+  for (const auto& f : dir) replaced.insert(BaseName(f.first));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto& f : builtin) {
+    if (!replaced.count(BaseName(f.first))) out.push_back(std::move(f));
+  }
+  out.insert(out.end(), dir.begin(), dir.end());
+  return out;
+}
+
+}  // namespace
+
+StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin) {
+  if (dir.empty()) return FormatSet::LoadBuiltin();
+  if (!builtin) return FormatSet::LoadDir(dir);
+  auto extra = ReadJsonDir(dir, "--formats " + dir, "format");
+  if (!extra.ok()) return extra.status();
+  std::vector<std::pair<std::string, std::string>> base;
+  for (const auto& src : FormatSet::BuiltinSources()) base.emplace_back(src.name, src.text);
+  std::vector<FormatSource> files;
+  for (auto& [name, text] : Overlay(std::move(base), *extra)) files.push_back({name, text});
+  return FormatSet::Load(files);
+}
+
+StatusOr<RuleSet> LoadRules(const std::string& dir, bool builtin) {
+  if (dir.empty()) return RuleSet::LoadBuiltin();
+  if (!builtin) return RuleSet::LoadDir(dir);
+  auto extra = ReadJsonDir(dir, "--rules " + dir, "rule");
+  if (!extra.ok()) return extra.status();
+  std::vector<std::pair<std::string, std::string>> base;
+  for (size_t i = 0; i < generated::kNumRuleDefs; ++i) base.emplace_back(generated::kRuleDefs[i].name, generated::kRuleDefs[i].text);
+  return RuleSet::LoadTexts(Overlay(std::move(base), *extra));
+}
 
 StatusOr<Analyzer> Analyzer::Create(const AnalyzerOptions& options) {
   Analyzer an;
   an.parse_ = options.parse;
-  auto formats = options.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(options.formats_dir);
+  auto formats = LoadFormats(options.formats_dir, options.builtin_formats);
   if (!formats.ok()) return formats.status();
   an.load_warnings_ = formats->problems();
   an.formats_ = std::make_shared<const FormatSet>(std::move(*formats));
-  auto rules = options.rules_dir.empty() ? RuleSet::LoadBuiltin() : RuleSet::LoadDir(options.rules_dir);
+  auto rules = LoadRules(options.rules_dir, options.builtin_rules);
   if (!rules.ok()) return rules.status();
   an.rules_ = std::make_shared<const RuleSet>(std::move(*rules));
   return an;

@@ -229,4 +229,34 @@ TEST(CliHabitsTest, BashCompletionCompletesFlagsAndValues) {
   EXPECT_NE(complete("analyze --fail-on ne").out.find("never"), std::string::npos);
 }
 
+TEST(CliHabitsTest, RulesDirAddsToTheBuiltInSetAndCanReplaceIt) {
+  // A file named like a built-in rule file replaces it; the other built-in
+  // rules stay. --no-builtin-rules keeps DIR's rules alone.
+  std::string dir = Tmp("rules");
+  ASSERT_EQ(RunCmd("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").rc, 0);
+  std::string text = ReadFile(std::string(TPT_SOURCE_DIR) + "/rules/defs/kv_pool_no_room_sglang.json");
+  const std::string old_title = "SGLang: the weights leave no room for the KV cache under --mem-fraction-static";
+  size_t at = text.find(old_title);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, old_title.size(), "LOCAL RULE: no room for the KV cache");
+  std::ofstream(dir + "/kv_pool_no_room_sglang.json") << text;
+  auto diagnoses = [](const CmdResult& r) {
+    std::vector<std::string> out;
+    for (const auto& d : nlohmann::json::parse(r.out)["diagnoses"]) out.push_back(d["title"].get<std::string>());
+    return out;
+  };
+  CmdResult added = Tpt("analyze " + kFounding + " --format json --rules '" + dir + "'");
+  ASSERT_EQ(added.rc, 1) << added.out;
+  auto titles = diagnoses(added);
+  ASSERT_GE(titles.size(), 2u);
+  EXPECT_EQ(titles[0], "LOCAL RULE: no room for the KV cache");
+  EXPECT_EQ(titles[1], "A worker process died");  // a built-in rule, still there
+  CmdResult alone = Tpt("analyze " + kFounding + " --format json --rules '" + dir + "' --no-builtin-rules");
+  ASSERT_EQ(alone.rc, 1) << alone.out;
+  titles = diagnoses(alone);
+  ASSERT_EQ(titles.size(), 1u);
+  EXPECT_EQ(titles[0], "LOCAL RULE: no room for the KV cache");
+  EXPECT_EQ(Tpt("analyze " + kFounding + " --no-builtin-rules").rc, 2);
+}
+
 }  // namespace
