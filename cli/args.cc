@@ -36,7 +36,7 @@ const std::map<std::string, std::string>& PlaceholderTable() {
       {"kv-bytes-per-token", "SIZE"}, {"custom-allreduce-max", "SIZE"}, {"bench-min", "SIZE"},
       {"bench-max", "SIZE"},
       {"mem-fraction-static", "FRACTION"}, {"gpu-memory-utilization", "FRACTION"}, {"fix", "VALUE"},
-      {"format", "FORMAT"}, {"fail-on", "WHEN"}, {"color", "WHEN"}, {"kinds", "KIND,..."},
+      {"format", "FORMAT"}, {"fail-on", "OUTCOME"}, {"color", "WHEN"}, {"kinds", "KIND,..."},
       {"bench-ranks", "N,..."}, {"cuda-graph-bs", "BS,..."}, {"params", "COUNT"},
   };
   return t;

@@ -15,6 +15,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/args.h"
+#include "cli/color.h"
 #include "cli/commands.h"
 #include "report/batch.h"
 #include "report/report.h"
@@ -34,6 +35,7 @@ struct AnalyzeConfig {
   // One analysis, many outputs: each of these also gets its format.
   std::string json_out, markdown_out, junit_out, sarif_out, github_out;
   std::string fail_on = "failure";
+  std::string color = "auto";
   std::string runs_dir;
   int jobs = 0;         // 0 = all cores
   std::string rules_dir;
@@ -53,8 +55,15 @@ int ApplyFailOn(int code, const std::string& fail_on) {
 
 // Writes `report` as `format` to `path` ("" = stdout). False (with a message
 // naming the file) when it cannot be written.
-bool WriteReport(const report::Report& rep, report::Format format, const std::string& path) {
+bool WriteReport(const report::Report& rep, report::Format format, const std::string& path, bool color = false) {
   auto reporter = report::MakeReporter(format);
+  if ((path.empty() || path == "-") && color && format == report::Format::kText) {
+    std::ostringstream text;
+    reporter->Write(rep, text);
+    std::cout << ColorizeText(text.str(), report::WorstExitCode(rep.runs) != kExitHealthy);
+    std::cout.flush();
+    return static_cast<bool>(std::cout);
+  }
   if (path.empty() || path == "-") {
     reporter->Write(rep, std::cout);
     std::cout.flush();
@@ -107,6 +116,8 @@ int RunAnalyze(const Args& args) {
       ("github", po::value(&cfg.github_out), "also write GitHub workflow annotations to FILE")
       ("fail-on", po::value(&cfg.fail_on)->default_value("failure"),
        "outcomes that fail (exit non-zero): failure | unknown | error | never")
+      ("color", po::value(&cfg.color)->default_value("auto"),
+       "colour the text report: auto | always | never (auto: on a terminal, unless NO_COLOR is set)")
       ("runs", po::value(&cfg.runs_dir), "analyse every subdirectory or file of DIR as one run, and group them")
       ("jobs,j", po::value(&cfg.jobs)->default_value(0), "runs analysed at once with --runs (0 = all cores)")
       ("rules", po::value(&cfg.rules_dir), "add the rule files of DIR to the built-in ones (one named like a built-in file replaces it)")
@@ -123,6 +134,9 @@ int RunAnalyze(const Args& args) {
   if (!format.ok()) return UsageError("analyze", format.status().message());
   if (cfg.fail_on != "failure" && cfg.fail_on != "unknown" && cfg.fail_on != "error" && cfg.fail_on != "never") {
     return UsageError("analyze", "--fail-on '" + cfg.fail_on + "': expected failure, unknown, error or never");
+  }
+  if (cfg.color != "auto" && cfg.color != "always" && cfg.color != "never") {
+    return UsageError("analyze", "--color '" + cfg.color + "': expected auto, always or never");
   }
   bool many = !cfg.runs_dir.empty();
   if (many && !cfg.logs.empty()) {
@@ -194,8 +208,9 @@ int RunAnalyze(const Args& args) {
   }
   report::Report rep = report::MakeReport(std::move(results), many, TPT_VERSION);
   int code = report::WorstExitCode(rep.runs);
+  bool color = UseColor(cfg.color);
   for (const auto& [f, path] : outputs) {
-    if (!WriteReport(rep, f, path)) return kExitUsage;
+    if (!WriteReport(rep, f, path, color)) return kExitUsage;
   }
   return ApplyFailOn(code, cfg.fail_on);
 }

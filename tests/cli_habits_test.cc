@@ -229,6 +229,27 @@ TEST(CliHabitsTest, BashCompletionCompletesFlagsAndValues) {
   EXPECT_NE(complete("analyze --fail-on ne").out.find("never"), std::string::npos);
 }
 
+TEST(CliHabitsTest, ColorOnlyWhereAskedOrOnATerminal) {
+  const std::string esc = "\x1b[";
+  // Through a pipe (auto): no escape codes; nor with NO_COLOR or never.
+  EXPECT_EQ(Tpt("analyze " + kFounding).out.find(esc), std::string::npos);
+  EXPECT_EQ(RunCmd("NO_COLOR=1 " + kBin + " analyze " + kFounding + " --color auto").out.find(esc), std::string::npos);
+  EXPECT_EQ(Tpt("analyze " + kFounding + " --color never").out.find(esc), std::string::npos);
+  // always: the verdict in red (a failure), SHORT in red, the first failing rank's row.
+  std::string c = RunCmd("NO_COLOR=1 " + kBin + " analyze " + kFounding + " --color always").out;
+  EXPECT_NE(c.find("\x1b[1mVerdict:\x1b[0m \x1b[1;31mkv_pool_no_room"), std::string::npos) << c;
+  EXPECT_NE(c.find("\x1b[1;31mSHORT\x1b[0m"), std::string::npos) << c;
+  // Colour never reaches a file or a machine format.
+  std::string json = Tmp("color.json");
+  std::string j = Tpt("analyze " + kFounding + " --color always --format json --json '" + json + "'").out;
+  EXPECT_EQ(j.find(esc), std::string::npos);
+  EXPECT_EQ(ReadFile(json).find(esc), std::string::npos);
+  // A healthy run's verdict is green.
+  std::string healthy = std::string("'") + TPT_SOURCE_DIR + "/samples/logs/sglang-tp4-healthy.log'";
+  EXPECT_NE(Tpt("analyze " + healthy + " --color always").out.find("\x1b[1;32m"), std::string::npos);
+  EXPECT_EQ(Tpt("analyze " + kFounding + " --color sometimes", true).rc, 2);
+}
+
 TEST(CliHabitsTest, RulesDirAddsToTheBuiltInSetAndCanReplaceIt) {
   // A file named like a built-in rule file replaces it; the other built-in
   // rules stay. --no-builtin-rules keeps DIR's rules alone.
