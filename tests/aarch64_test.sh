@@ -16,7 +16,7 @@ done
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S "$src" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$src/packaging/aarch64-linux-gnu.cmake" \
-  -DCMAKE_BUILD_TYPE=Release -DTPT_STATIC=ON -DTPT_WITH_CUDA=OFF "${launcher[@]}" > "$build.configure.log" 2>&1 \
+  -DCMAKE_BUILD_TYPE=Release -DTPT_STATIC=ON -DTPT_WITH_CUDA=OFF -DTPT_BUILD_TESTS=OFF "${launcher[@]}" > "$build.configure.log" 2>&1 \
   || { tail -20 "$build.configure.log"; fail "configure"; }
 cmake --build "$build" -j"$(nproc)" --target tptriage > "$build.build.log" 2>&1 \
   || { tail -30 "$build.build.log"; fail "build"; }
