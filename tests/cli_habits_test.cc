@@ -43,7 +43,8 @@ TEST(CliHabitsTest, UnknownOptionIsOneLineWithAGuess) {
     CmdResult r = Tpt(std::string(cmd) + " --formt json x.log </dev/null", true);
     EXPECT_EQ(r.rc, 2) << cmd << "\n" << r.out;
     EXPECT_EQ(Lines(r.out), 1) << cmd << "\n" << r.out;
-    EXPECT_NE(r.out.find("did you mean '--format'?"), std::string::npos) << cmd << "\n" << r.out;
+    // --format, or --formats for events (which has no --format).
+    EXPECT_NE(r.out.find("did you mean '--format"), std::string::npos) << cmd << "\n" << r.out;
   }
   CmdResult r = Tpt("analyze --max-line-byte 5 x.log", true);
   EXPECT_NE(r.out.find("did you mean '--max-line-bytes'?"), std::string::npos) << r.out;
@@ -200,8 +201,8 @@ TEST(CliHabitsTest, ManPageAndCompletionsComeFromTheOptionTables) {
     auto flags = HelpFlags(cmd);
     EXPECT_GT(flags.size(), 3u) << cmd;
     for (const auto& f : flags) {
-      std::string roff = "\\-\\-" + f.substr(2);
-      for (size_t p = 0; (p = roff.find('-', p + 2)) != std::string::npos;) roff.replace(p, 1, "\\-");
+      std::string roff;  // --fail-on -> \-\-fail\-on
+      for (char ch : f) roff += ch == '-' ? std::string("\\-") : std::string(1, ch);
       EXPECT_NE(man.out.find("\\fB" + roff + "\\fR"), std::string::npos) << cmd << " " << f;
       EXPECT_NE(bash.out.find(f), std::string::npos) << cmd << " " << f;
       EXPECT_NE(zsh.out.find("'" + f + "["), std::string::npos) << cmd << " " << f;
@@ -263,7 +264,8 @@ TEST(CliHabitsTest, RulesDirAddsToTheBuiltInSetAndCanReplaceIt) {
   std::ofstream(dir + "/kv_pool_no_room_sglang.json") << text;
   auto diagnoses = [](const CmdResult& r) {
     std::vector<std::string> out;
-    for (const auto& d : nlohmann::json::parse(r.out)["diagnoses"]) out.push_back(d["title"].get<std::string>());
+    nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& d : doc["diagnoses"]) out.push_back(d["title"].get<std::string>());
     return out;
   };
   CmdResult added = Tpt("analyze " + kFounding + " --format json --rules '" + dir + "'");
