@@ -139,7 +139,7 @@ TEST(OpenInput, BinaryAndEmptyAreFlagged) {
   EXPECT_TRUE(LooksLikeText(text));
 }
 
-// Issue 18 D5: random and compressed bytes passed the sniff one time in three
+// random and compressed bytes passed the sniff one time in three
 // (only NUL/C0 bytes were counted; uniform bytes are ~10% C0).
 TEST(OpenInput, RandomBytesAreBinaryWhateverTheSeed) {
   uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -173,7 +173,7 @@ TEST(OpenInput, TextInOtherScriptsAndAFewBadBytesIsText) {
   EXPECT_TRUE(LooksLikeText("caf\xe9\n"));
 }
 
-// Issue 18 D12: the buffer was allocated (and zero-filled) at --buffer-bytes
+// the buffer was allocated (and zero-filled) at --buffer-bytes
 // for every input, and a long line arriving in pieces was searched again from
 // its start after each piece.
 class DribbleSource : public ByteSource {

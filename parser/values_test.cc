@@ -104,7 +104,7 @@ TEST(ParseByteSize, Units) {
   EXPECT_EQ(*ParseByteSize("2GiB"), 2ull << 30);
   EXPECT_FALSE(ParseByteSize("lots").ok());
   EXPECT_FALSE(ParseByteSize("5X").ok());
-  // Issue 18 D11: one syntax for every byte flag; nothing wraps.
+  // one syntax for every byte flag; nothing wraps.
   EXPECT_EQ(*ParseByteSize("1 GiB"), 1ull << 30);
   EXPECT_EQ(*ParseByteSize("3KB"), 3072u);
   EXPECT_EQ(*ParseByteSize("2T"), 2ull << 40);

@@ -259,9 +259,9 @@ TEST(HtmlReporter, LedgerBarsTimelineAndGroups) {
 }
 
 
-// ---- Issue 18: hostile log text in every format ----
+// ---- Hostile log text in every format ----
 
-// D4: U+FFFE/U+FFFF are valid UTF-8 but not XML 1.0 characters.
+// U+FFFE/U+FFFF are valid UTF-8 but not XML 1.0 characters.
 TEST(JunitReporter, NoCharacterXmlForbids) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   a.diagnoses[0].explanation = "X\xEF\xBF\xBEY\xEF\xBF\xBFZ \x01\x7F end";
@@ -275,7 +275,7 @@ TEST(JunitReporter, NoCharacterXmlForbids) {
   EXPECT_EQ(Shell("xmllint --noout '" + TempFile("ffff.xml", xml) + "'"), 0);
 }
 
-// D18: github annotations carried raw C0 controls, DEL and U+2028/2029.
+// github annotations carried raw C0 controls, DEL and U+2028/2029.
 TEST(GithubReporter, NoRawControlCharacters) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   a.diagnoses[0].explanation = "bell\x07 bs\x08 vt\x0b ff\x0c del\x7f ls\xE2\x80\xA8 ps\xE2\x80\xA9 nel\xC2\x85 end";
@@ -290,7 +290,7 @@ TEST(GithubReporter, NoRawControlCharacters) {
   EXPECT_NE(out.find("bell  bs  vt  ff  del  ls  ps  nel  end"), std::string::npos) << out;
 }
 
-// D18: HTML tooltips said "rank -1" where every other format says "?".
+// HTML tooltips said "rank -1" where every other format says "?".
 TEST(HtmlReporter, RanklessRowsNeverSayRankMinusOne) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   a.ledger[0].rank = -1;
@@ -300,7 +300,7 @@ TEST(HtmlReporter, RanklessRowsNeverSayRankMinusOne) {
   EXPECT_NE(html.find("rank ? "), std::string::npos);
 }
 
-// D18: SARIF URIs normalised, relative ones against %SRCROOT%.
+// SARIF URIs normalised, relative ones against %SRCROOT%.
 TEST(SarifReporter, UrisAreNormalisedWithABase) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   a.diagnoses[0].evidence[0].file = "logs/./run/../server.log";
@@ -316,7 +316,7 @@ TEST(SarifReporter, UrisAreNormalisedWithABase) {
   EXPECT_FALSE(locs[1]["physicalLocation"]["artifactLocation"].contains("uriBaseId"));
 }
 
-// D10: '|' in a table's code span cut the cell; mentions, refs and URLs from
+// '|' in a table's code span cut the cell; mentions, refs and URLs from
 // log text stayed live in a PR comment.
 TEST(MarkdownReporter, PipesInTableCodeSpansAndNoLiveMentions) {
   Report r = Many();
@@ -341,7 +341,7 @@ TEST(MarkdownReporter, PipesInTableCodeSpansAndNoLiveMentions) {
   EXPECT_NE(md.find("it&#39;s"), std::string::npos);  // entities kept whole
 }
 
-// D9: warnings about inputs read only in part reached only text and JSON.
+// warnings about inputs read only in part reached only text and JSON.
 TEST(Reporters, EveryFormatCarriesInputWarnings) {
   const std::string w = "r1/cut.log.gz: the gzip stream is truncated (ends mid-member)";
   Report many = Many();

@@ -99,7 +99,7 @@ TEST(ValidatePlan, SaysWhichFlagSuppliesAMissingFigure) {
   EXPECT_NE(ValidatePlan(p).message().find("--framework"), std::string::npos);
 }
 
-// Issue 18 D14: plans with an unknown fix key, a fractional TP, an unknown
+// plans with an unknown fix key, a fractional TP, an unknown
 // failed step or zero KV bytes were accepted (the fix run repeated the
 // failing configuration and the report said the fix fails).
 TEST(ValidatePlan, RefusesWhatItCannotReplayFaithfully) {

@@ -186,7 +186,7 @@ TEST(Reproduce, CtrlCStopsTheRunAsInconclusive) {
   EXPECT_FALSE(rep.fix.has_value());
 }
 
-// Issue 18 D7: a SIGTERM was reported as "Ctrl-C", and the fix check as
+// a SIGTERM was reported as "Ctrl-C", and the fix check as
 // "disabled (--no-fix)" when the run was only interrupted.
 TEST(Reproduce, SigtermIsNamedAndTheFixIsNotClaimedDisabled) {
   CancelSignal().store(SIGTERM);

@@ -123,7 +123,7 @@ TEST(ExprTest, ParseErrorsNameTheColumn) {
   }
 }
 
-// Issue 18 D2: 10,000 nested parentheses overflowed the parser's stack
+// 10,000 nested parentheses overflowed the parser's stack
 // (SIGSEGV at rule load); long chains built trees Eval and the destructor
 // could not walk.
 TEST(ExprTest, DeepNestingIsAnErrorNotACrash) {
