@@ -132,7 +132,12 @@ bool LooksLikeJson(const std::string& path) {
   char c = 0;
   while (in.get(c)) {
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    return c == '{' || c == '[';  // an array is read as JSON and refused as a plan, not analysed as a log
+    if (c == '{') return true;
+    if (c != '[') return false;
+    // "[2025-11-20 09:14:09 TP0] ..." is a log; a whole JSON array is JSON
+    // (refused as a plan, not analysed as a log). A log fails within a line.
+    std::ifstream again(path, std::ios::binary);
+    return nlohmann::json::accept(again);
   }
   return false;
 }
