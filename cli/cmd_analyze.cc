@@ -5,7 +5,14 @@
 // renders. Exit codes: 0 healthy, 1 failure diagnosed, 3 failure seen but not
 // classified, 2 usage or input error; with --runs, the worst over all runs
 // (2 > 3 > 1 > 0).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -17,6 +24,7 @@
 #include "cli/args.h"
 #include "cli/color.h"
 #include "cli/commands.h"
+#include "cli/size_flag.h"
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
@@ -41,7 +49,7 @@ struct AnalyzeConfig {
   std::string rules_dir;
   std::string formats_dir;
   bool no_builtin_rules = false, no_builtin_formats = false;
-  size_t max_line_bytes = 1 << 20;
+  ByteSize max_line_bytes{1 << 20};
 };
 
 // --fail-on: which outcomes make the exit code non-zero. Outcomes rank
@@ -53,8 +61,37 @@ int ApplyFailOn(int code, const std::string& fail_on) {
   return rank(code) >= threshold ? code : kExitHealthy;
 }
 
-// Writes `report` as `format` to `path` ("" = stdout). False (with a message
-// naming the file) when it cannot be written.
+namespace fs = std::filesystem;
+
+// The input a report file would overwrite: `out` is one of `inputs`, or a
+// log file inside an input directory (which the next run would read).
+// Empty when none.
+std::string InputAt(const std::string& out, const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  if (out.empty() || out == "-" || !fs::exists(out, ec)) return "";
+  const fs::path target = fs::weakly_canonical(out, ec);
+  for (const std::string& in : inputs) {
+    if (in == "-") continue;
+    if (fs::equivalent(out, in, ec)) return in;
+    if (!fs::is_directory(in, ec)) continue;
+    const fs::path dir = fs::weakly_canonical(in, ec);
+    const auto rel = target.lexically_relative(dir);
+    if (rel.empty() || *rel.begin() == "..") continue;
+    static const char* kLogExt[] = {".log", ".txt", ".out", ".err", ".gz", ".jsonl"};
+    const std::string ext = target.extension().string(), name = target.filename().string();
+    bool log = name.find(".log.") != std::string::npos;
+    for (const char* e : kLogExt) log |= ext == e;
+    if (log) return in;
+  }
+  return "";
+}
+
+// Writes `report` as `format` to `path` ("" = stdout). A file is written to a
+// temporary beside it and renamed over it at the end, so an interrupted or
+// failed write never leaves a cut report (devices and pipes are written in
+// place). False (with a message naming the file) when it cannot be written;
+// stdout's errors are reported by main().
+// The text report to a terminal is coloured when `color` (--color, NO_COLOR).
 bool WriteReport(const report::Report& rep, report::Format format, const std::string& path, bool color = false) {
   auto reporter = report::MakeReporter(format);
   if ((path.empty() || path == "-") && color && format == report::Format::kText) {
@@ -69,16 +106,49 @@ bool WriteReport(const report::Report& rep, report::Format format, const std::st
     std::cout.flush();
     return static_cast<bool>(std::cout);
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    std::fprintf(stderr, "tptriage analyze: cannot write %s: check the directory exists and is writable\n",
-                 path.c_str());
+  struct stat st;
+  const bool exists = ::stat(path.c_str(), &st) == 0;  // through symlinks
+  if (exists && S_ISDIR(st.st_mode)) {
+    std::fprintf(stderr, "tptriage analyze: cannot write %s: it is a directory; name a file\n", path.c_str());
     return false;
   }
+  // The file to replace: a symlink's target (resolved one level at a time
+  // by the kernel when it exists; by hand when it does not yet).
+  std::error_code ec;
+  fs::path target = path;
+  if (exists && fs::is_symlink(path, ec)) {
+    target = fs::canonical(path, ec);
+    if (ec) target = path;
+  } else if (!exists && fs::is_symlink(path, ec)) {
+    const fs::path to = fs::read_symlink(path, ec);
+    if (!ec) target = to.is_absolute() ? to : fs::path(path).parent_path() / to;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {  // /dev/null, a FIFO, /dev/stdout: in place
+    std::ofstream out(path, std::ios::binary);
+    reporter->Write(rep, out);
+    out.close();
+    if (!out) std::fprintf(stderr, "tptriage analyze: writing %s failed\n", path.c_str());
+    return static_cast<bool>(out);
+  }
+  std::string tmp = target.string() + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    std::fprintf(stderr, "tptriage analyze: cannot write %s (%s): check the directory exists and is writable\n",
+                 path.c_str(), std::strerror(errno));
+    return false;
+  }
+  // The mode a plain create would give (mkstemp makes 0600), or the old file's.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
+  ::close(fd);
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   reporter->Write(rep, out);
   out.close();
-  if (!out) {
-    std::fprintf(stderr, "tptriage analyze: writing %s failed (disk full?)\n", path.c_str());
+  if (!out || ::rename(tmp.c_str(), target.c_str()) != 0) {
+    std::fprintf(stderr, "tptriage analyze: writing %s failed (%s); it was left as it was\n", path.c_str(),
+                 !out ? "disk full?" : std::strerror(errno));
+    ::unlink(tmp.c_str());
     return false;
   }
   return true;
@@ -96,6 +166,17 @@ report::RunResult AnalyzeOne(const Analyzer& analyzer, std::string name, const s
   r.analysis = std::move(*analysis);
   r.exit_code = ExitCodeFor(r.analysis);
   return r;
+}
+
+// A run's warnings less the format-file ones printed once at load.
+std::vector<std::string> RunWarnings(const Analyzer& an, const report::RunResult& r) {
+  std::vector<std::string> out;
+  for (const auto& w : r.analysis.warnings) {
+    bool load = false;
+    for (const auto& l : an.load_warnings()) load |= w == l;
+    if (!load) out.push_back(w);
+  }
+  return out;
 }
 
 }  // namespace
@@ -124,7 +205,8 @@ int RunAnalyze(const Args& args) {
       ("formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")
       ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
       ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
-      ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
+      ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)");
   if (auto code = ParseCommandLine(args, desc, "analyze", &cfg.logs)) return *code;
   if (cfg.no_builtin_rules && cfg.rules_dir.empty()) return UsageError("analyze", "--no-builtin-rules needs --rules DIR");
   if (cfg.no_builtin_formats && cfg.formats_dir.empty()) {
@@ -151,21 +233,36 @@ int RunAnalyze(const Args& args) {
   if (cfg.jobs < 0) {
     return UsageError("analyze", "--jobs " + std::to_string(cfg.jobs) + ": expected 0 (all cores) or a positive count");
   }
-  if (cfg.max_line_bytes == 0) return UsageError("analyze", "--max-line-bytes must be > 0");
-  // Every output asked for, the main one first; two may not share a file.
-  std::vector<std::pair<report::Format, std::string>> outputs = {{*format, cfg.output}};
-  for (const auto& [f, path] : {std::pair{report::Format::kJson, cfg.json_out}, {report::Format::kMarkdown, cfg.markdown_out},
-                                {report::Format::kJunit, cfg.junit_out}, {report::Format::kSarif, cfg.sarif_out},
-                                {report::Format::kHtml, cfg.html}, {report::Format::kGithub, cfg.github_out}}) {
-    if (!path.empty()) outputs.emplace_back(f, path);
+  // Every output asked for, the main one first; none may overwrite an input,
+  // and two may not share a file (or both go to stdout).
+  struct Output {
+    report::Format format;
+    const char* flag;
+    std::string path;
+  };
+  std::vector<Output> outputs = {{*format, "--output", cfg.output}};
+  for (const Output& o : {Output{report::Format::kJson, "--json", cfg.json_out},
+                          Output{report::Format::kMarkdown, "--markdown", cfg.markdown_out},
+                          Output{report::Format::kJunit, "--junit", cfg.junit_out},
+                          Output{report::Format::kSarif, "--sarif", cfg.sarif_out},
+                          Output{report::Format::kHtml, "--html", cfg.html},
+                          Output{report::Format::kGithub, "--github", cfg.github_out}}) {
+    if (!o.path.empty()) outputs.push_back(o);
+  }
+  std::vector<std::string> inputs = cfg.logs;
+  if (many) inputs.push_back(cfg.runs_dir);
+  for (const Output& o : outputs) {
+    if (std::string in = InputAt(o.path, inputs); !in.empty()) {
+      return UsageError("analyze", std::string(o.flag) + " " + o.path + " would overwrite the input log " + in +
+                                       "; write the report elsewhere");
+    }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (size_t j = i + 1; j < outputs.size(); ++j) {
-      const std::string& a = outputs[i].second.empty() ? "-" : outputs[i].second;
-      const std::string& b = outputs[j].second.empty() ? "-" : outputs[j].second;
+      const std::string a = outputs[i].path.empty() ? "-" : outputs[i].path;
+      const std::string b = outputs[j].path.empty() ? "-" : outputs[j].path;
       if (a == b) {
-        return UsageError("analyze", std::string("the ") + report::FormatName(outputs[i].first) + " and " +
-                                         report::FormatName(outputs[j].first) + " outputs both go to " +
+        return UsageError("analyze", std::string(outputs[i].flag) + " and " + outputs[j].flag + " both go to " +
                                          (a == "-" ? "stdout" : a) + "; give each its own file");
       }
     }
@@ -176,7 +273,7 @@ int RunAnalyze(const Args& args) {
   opts.formats_dir = cfg.formats_dir;
   opts.builtin_rules = !cfg.no_builtin_rules;
   opts.builtin_formats = !cfg.no_builtin_formats;
-  opts.parse.max_line_bytes = cfg.max_line_bytes;
+  opts.parse.max_line_bytes = cfg.max_line_bytes.bytes;
   auto analyzer = Analyzer::Create(opts);
   if (!analyzer.ok()) {
     std::fprintf(stderr, "tptriage analyze: %s\n", analyzer.status().message().c_str());
@@ -195,6 +292,12 @@ int RunAnalyze(const Args& args) {
     results = report::AnalyzeInParallel(*inputs, {.jobs = cfg.jobs}, [&an](const report::RunInput& in) {
       return AnalyzeOne(an, in.name, {in.path});
     });
+    // Inputs read only in part, per run (the reports carry them too).
+    for (const auto& r : results) {
+      for (const auto& w : RunWarnings(*analyzer, r)) {
+        std::fprintf(stderr, "tptriage analyze: warning: run %s: %s\n", r.name.c_str(), w.c_str());
+      }
+    }
   } else {
     results.push_back(AnalyzeOne(*analyzer, cfg.logs.front(), cfg.logs));
     const report::RunResult& r = results.front();
@@ -204,13 +307,13 @@ int RunAnalyze(const Args& args) {
       // that records the failure (a junit <error>, a SARIF notification).
       if (*format == report::Format::kText) return ApplyFailOn(kExitUsage, cfg.fail_on);
     }
-    for (const auto& w : r.analysis.warnings) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
+    for (const auto& w : RunWarnings(*analyzer, r)) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
   }
   report::Report rep = report::MakeReport(std::move(results), many, TPT_VERSION);
   int code = report::WorstExitCode(rep.runs);
   bool color = UseColor(cfg.color);
-  for (const auto& [f, path] : outputs) {
-    if (!WriteReport(rep, f, path, color)) return kExitUsage;
+  for (const Output& o : outputs) {
+    if (!WriteReport(rep, o.format, o.path, color)) return kExitUsage;
   }
   return ApplyFailOn(code, cfg.fail_on);
 }

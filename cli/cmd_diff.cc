@@ -16,6 +16,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/size_flag.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
 #include "rules/analysis.h"
@@ -37,13 +38,12 @@ struct DiffConfig {
   std::string formats_dir;
   std::string rules_dir;
   bool no_builtin_rules = false, no_builtin_formats = false;
-  size_t max_line_bytes = 1 << 20;
+  ByteSize max_line_bytes{1 << 20};
 };
 
 // Flags -> a checked config; the message says what to do.
 std::string Validate(DiffConfig& cfg) {
   if (cfg.format != "text" && cfg.format != "json") return "--format " + cfg.format + ": expected text or json";
-  if (cfg.max_line_bytes == 0) return "--max-line-bytes must be > 0";
   if (cfg.good.empty() && cfg.bad.empty()) {
     if (cfg.positional.size() != 2) {
       return "expected two runs, GOOD and BAD (got " + std::to_string(cfg.positional.size()) +
@@ -68,7 +68,7 @@ std::optional<diff::RunFacts> ReadRun(const char* side, const std::vector<std::s
     return std::nullopt;
   }
   for (const auto& in : run->inputs) {
-    if (!in.error.empty()) std::fprintf(stderr, "tptriage diff: warning: %s run: %s\n", side, in.error.c_str());
+    for (const auto& w : InputWarnings(in, opts)) std::fprintf(stderr, "tptriage diff: warning: %s run: %s\n", side, w.c_str());
   }
   if (run->events.empty()) {
     std::fprintf(stderr, "tptriage diff: warning: %s run: no server log line recognised in %s\n", side,
@@ -201,7 +201,8 @@ int RunDiff(const Args& args) {
       ("rules", po::value(&cfg.rules_dir), "add the rule files of DIR to the built-in ones (one named like a built-in file replaces it)")
       ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
       ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
-      ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
+      ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)");
   if (auto code = ParseCommandLine(args, desc, "diff", &cfg.positional)) return *code;
   if (std::string err = Validate(cfg); !err.empty()) return UsageError("diff", err);
 
@@ -210,13 +211,14 @@ int RunDiff(const Args& args) {
     std::fprintf(stderr, "tptriage diff: %s\n", formats.status().message().c_str());
     return kExitUsage;
   }
+  for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage diff: warning: format file skipped: %s\n", p.c_str());
   auto rules = LoadRules(cfg.rules_dir, !cfg.no_builtin_rules);
   if (!rules.ok()) {
     std::fprintf(stderr, "tptriage diff: %s\n", rules.status().message().c_str());
     return kExitUsage;
   }
   ParseOptions opts;
-  opts.max_line_bytes = cfg.max_line_bytes;
+  opts.max_line_bytes = cfg.max_line_bytes.bytes;
   auto good = ReadRun("GOOD", cfg.good, *formats, *rules, opts);
   auto bad = ReadRun("BAD", cfg.bad, *formats, *rules, opts);
   if (!good || !bad) return kExitUsage;

@@ -1,7 +1,9 @@
 // main.cc: `tptriage <command> ...` dispatch, the top-level flags
 // (--help, -V/--version, --generate), `tptriage help CMD|TOPIC`.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <set>
 #include <string>
@@ -67,6 +69,19 @@ void PrintUsage(FILE* out) {
                "  tptriage help analyze\n"
                "  tptriage --generate complete-bash > /etc/bash_completion.d/tptriage\n\n"
                "exit codes: per command (tptriage help CMD); 2 for a usage error.\n");
+}
+
+// Output that did not reach stdout (a full disk, /dev/full, a closed file)
+// is an error like a failed -o: a message and exit 2, never a silent 0.
+int CheckStdout(const char* cmd, int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::fprintf(stderr, "tptriage %s: writing to stdout failed (%s); the output is incomplete\n", cmd,
+               err != 0 ? std::strerror(err) : "write error");
+  return 2;
 }
 
 std::vector<std::string> CommandNames() {
@@ -180,30 +195,30 @@ int main(int argc, char** argv) {
   std::string name = argv[1];
   if (name == "-h" || name == "--help") {
     PrintUsage(stdout);
-    return 0;
+    return CheckStdout("help", 0);
   }
   if (name == "help") {
     if (argc < 3) {
       PrintUsage(stdout);
-      return 0;
+      return CheckStdout("help", 0);
     }
     std::string what = argv[2];
     for (const auto& c : kCommands) {
-      if (what == c.name) return c.run({"--help"});
+      if (what == c.name) return CheckStdout("help", c.run({"--help"}));
     }
-    return HelpTopic(what);
+    return CheckStdout("help", HelpTopic(what));
   }
-  if (name == "--version" || name == "-V" || name == "version") return PrintVersion();
+  if (name == "--version" || name == "-V" || name == "version") return CheckStdout("--version", PrintVersion());
   if (name == "--generate" || name.rfind("--generate=", 0) == 0) {
     std::string what = name.size() > 10 ? name.substr(11) : (argc > 2 ? argv[2] : "");
     if (what.empty()) {
       std::fprintf(stderr, "tptriage: --generate needs one of man, complete-bash, complete-zsh, complete-fish\n");
       return 2;
     }
-    return Generate(what);
+    return CheckStdout("--generate", Generate(what));
   }
   for (const auto& c : kCommands) {
-    if (name == c.name) return c.run(Args(argv + 2, argv + argc));
+    if (name == c.name) return CheckStdout(c.name, c.run(Args(argv + 2, argv + argc)));
   }
   if (!name.empty() && name[0] == '-') {
     std::vector<std::string> flags;
