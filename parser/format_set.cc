@@ -333,7 +333,7 @@ StatusOr<FormatSet> FormatSet::LoadBuiltin(bool strict) {
 
 StatusOr<FormatSet> FormatSet::LoadBuiltinChecked(bool strict) { return Load(BuiltinSources(), strict); }
 
-StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict) {
+StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict, bool with_builtin) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     return NotFoundError("--formats " + dir + ": not a directory; give the folder holding the *.json format files");
@@ -372,6 +372,16 @@ StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict) {
   if (strict && !unreadable.empty()) return InvalidArgumentError(unreadable.front());
   if (files.empty()) {
     return NotFoundError("--formats " + dir + ": no readable *.json format file in it (" + unreadable.front() + ")");
+  }
+  if (with_builtin) {
+    std::set<std::string> mine;
+    for (const auto& f : files) mine.insert(std::filesystem::path(f.name).filename().string());
+    std::vector<FormatSource> all;
+    for (const auto& b : BuiltinSources()) {
+      if (!mine.count(std::filesystem::path(b.name).filename().string())) all.push_back(b);
+    }
+    all.insert(all.end(), files.begin(), files.end());
+    files = std::move(all);
   }
   auto set = Load(files, strict);
   if (set.ok()) set->problems_.insert(set->problems_.begin(), unreadable.begin(), unreadable.end());

@@ -200,7 +200,9 @@ class FormatSet {
   // database is the one the build compiled (prefilter_blob.h).
   static StatusOr<FormatSet> LoadBuiltin(bool strict = false);
   static StatusOr<FormatSet> LoadBuiltinChecked(bool strict = false);
-  static StatusOr<FormatSet> LoadDir(const std::string& dir, bool strict = false);
+  // DIR's *.json files; with `with_builtin`, added to the compiled-in ones, a
+  // file of DIR replacing the built-in file of the same name (--formats DIR).
+  static StatusOr<FormatSet> LoadDir(const std::string& dir, bool strict = false, bool with_builtin = false);
   static const std::vector<FormatSource>& BuiltinSources();
 
   const std::vector<std::string>& problems() const { return problems_; }

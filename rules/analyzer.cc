@@ -33,14 +33,7 @@ std::vector<std::pair<std::string, std::string>> Overlay(std::vector<std::pair<s
 
 StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin) {
   if (dir.empty()) return FormatSet::LoadBuiltin();
-  if (!builtin) return FormatSet::LoadDir(dir);
-  auto extra = ReadJsonDir(dir, "--formats " + dir, "format");
-  if (!extra.ok()) return extra.status();
-  std::vector<std::pair<std::string, std::string>> base;
-  for (const auto& src : FormatSet::BuiltinSources()) base.emplace_back(src.name, src.text);
-  std::vector<FormatSource> files;
-  for (auto& [name, text] : Overlay(std::move(base), *extra)) files.push_back({name, text});
-  return FormatSet::Load(files);
+  return FormatSet::LoadDir(dir, /*strict=*/false, /*with_builtin=*/builtin);
 }
 
 StatusOr<RuleSet> LoadRules(const std::string& dir, bool builtin) {
