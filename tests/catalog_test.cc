@@ -1,4 +1,4 @@
-// catalog_test.cc: the message catalogue (samples/catalog/*.jsonl, issue 17) through the
+// catalog_test.cc: the message catalogue (samples/catalog/*.jsonl) through the
 // parser and the rules.
 //
 // Each entry is a message as its framework prints it (prefix included), the lines

@@ -1,4 +1,4 @@
-// paste_metamorphic_test.cc: logs as people paste them (issue 17, part 2).
+// paste_metamorphic_test.cc: logs as people paste them: the root cause must survive the ways logs travel.
 //
 // Every sample log of the project (samples/**/*.log) is transformed the ways logs
 // travel: quoted in markdown, fenced, given a line-number gutter, HTML-escaped,
