@@ -422,12 +422,13 @@ void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::Previou
 
 void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
                                 bool has_start, EventBatch* out) {
+  if (runaway_ && !msg.empty() && msg[0] != ' ' && msg[0] != '\t' && msg.substr(0, 6) != "File \"") runaway_ = false;
   std::string key = meta.Key();
   if (has_start) {
     for (size_t b = 0; b < formats_.blocks().size(); ++b) {
       const BlockSpec& spec = formats_.blocks()[b];
       if (!RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *spec.start)) continue;
-      if (spec.headerless && OpenRecordFor(key) >= 0) continue;  // a frame of the open record
+      if (spec.headerless && (OpenRecordFor(key) >= 0 || runaway_)) continue;  // a frame of the open (or runaway) record
       // A new record of the same producer replaces an unfinished one, which is cut.
       for (size_t i = 0; i < open_.size();) {
         if (open_[i].key == key) {
@@ -444,6 +445,12 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
       meta.ApplyTo(&ob.event);
       ob.start_line = line_no_ + 1;
       ob.after_frame = spec.headerless;
+      if (spec.headerless) {
+        // The start line is the record's first frame: kept with the others
+        // (the end line's text replaces the start's).
+        ob.event.extra_lines.push_back(SanitizeUtf8(msg));
+        ob.bytes += msg.size();
+      }
       ob.event.line = ob.start_line;
       ob.event.offset = offset;
       CapText(text, &ob.event.text);
@@ -502,8 +509,10 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
     // Another producer's line interleaved with the record: skipped.
   }
   if (ob.lines_seen > formats_.blocks()[ob.spec].max_lines) {
-    // Longer than any real traceback (a runaway dump): still an exception, cut here.
+    // Longer than any real traceback (a runaway dump): still an exception, cut here;
+    // its further frames open no headerless record.
     if (!formats_.blocks()[ob.spec].headerless) EmitCut(std::move(ob), out);
+    runaway_ = true;
     open_.erase(open_.begin() + idx);
   }
 }

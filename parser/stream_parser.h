@@ -123,6 +123,7 @@ class StreamParser {
   void Emit(Event&& e, EventBatch* out);
   void EmitCut(OpenBlock&& ob, EventBatch* out);
   int OpenRecordFor(const std::string& key) const;
+  bool runaway_ = false;  // a record was just cut past max_lines: its further frames open none
   std::vector<unsigned> Scan(std::string_view text);
   // Hits of text in hits_ (ordered by end offset).
   void ScanHits(std::string_view text);

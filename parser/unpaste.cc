@@ -20,7 +20,7 @@ constexpr size_t kWindow = 8;        // lines of look-ahead for joins
 constexpr size_t kMaxJoin = 6;       // continuation lines one line may take
 constexpr size_t kLearnBytes = 1 << 20;
 constexpr size_t kMaxJoinedBytes = 16 * 1024;
-constexpr size_t kMinWrapped = 50;  // a line someone wrapped was long (terminals and authors wrap at 70+)
+constexpr size_t kMinWrapped = 30;  // a wrapped line was long (terminals and authors wrap at 70+; a long word moves early)
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -188,7 +188,12 @@ UnpasteSource::~UnpasteSource() {
 Status UnpasteSource::Pull() {
   char buf[64 * 1024];
   auto n = inner_->Read(buf, sizeof buf);
-  if (!n.ok()) return n.status();
+  if (!n.ok()) {
+    // A cut .gz: the lines before the cut are handed on first, the error after them.
+    error_ = n.status();
+    inner_done_ = true;
+    n = size_t{0};
+  }
   if (*n == 0) {
     inner_done_ = true;
   } else {
@@ -258,6 +263,8 @@ bool UnpasteSource::HasOwnStart(std::string_view line) const {
 // line of its own: not blank or indented (a frame), no prefix, not a
 // traceback header or an exception line.
 bool UnpasteSource::ContinuesWrapped(std::string_view line) const {
+  // One leading space: a terminal cut at a space. Two or a tab: indentation.
+  if (!line.empty() && line[0] == ' ' && line.size() > 1 && line[1] != ' ' && line[1] != '\t') line.remove_prefix(1);
   if (line.empty() || line[0] == ' ' || line[0] == '\t') return false;
   if (StartsWith(line, "Traceback") || StartsWith(line, "File \"") || StartsWith(line, "During handling") ||
       StartsWith(line, "The above exception"))
@@ -318,6 +325,35 @@ int UnpasteSource::PatternScore(std::string_view line, std::vector<int>* hit) {
   return best;
 }
 
+std::vector<int> UnpasteSource::Scores(std::string_view line, const std::vector<int>& patterns) {
+  std::vector<int> out(patterns.size(), 0);
+  LineMeta meta;
+  FormatSet::Stripped st = formats_->StripLine(line, &meta);
+  std::string_view msg = line.substr(st.begin, st.end - st.begin);
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    Event e;
+    std::string err;
+    if (formats_->MatchPattern(formats_->patterns()[patterns[i]], msg, &e, &err)) {
+      out[i] = 1;
+      for (const auto& [k, v] : e.fields().items())
+        if (!v.is_null()) ++out[i];
+    }
+  }
+  return out;
+}
+
+// The last line of a cut log may end inside a record: a value that runs into
+// the end inside an unclosed parenthesis (`WorkNCCL(SeqNum=40`, `OpType=ALLRED`)
+// is partial and never evidence (it would differ from another rank's whole
+// value). It is dropped; a complete value before the cut stays.
+void TrimPartialTail(std::string* t) {
+  size_t i = t->size();
+  while (i > 0 && (std::isalnum(static_cast<unsigned char>((*t)[i - 1])) || (*t)[i - 1] == '.' || (*t)[i - 1] == '_')) --i;
+  if (i == t->size() || i == 0 || ((*t)[i - 1] != '=' && (*t)[i - 1] != ':')) return;
+  if (std::count(t->begin(), t->end(), '(') <= std::count(t->begin(), t->end(), ')')) return;
+  t->resize(i);
+}
+
 void UnpasteSource::EmitFront() {
   Line first = std::move(lines_.front());
   lines_.pop_front();
@@ -350,7 +386,11 @@ void UnpasteSource::EmitFront() {
   //    alone (a pattern's literal on the first line whose regex fails there,
   //    or a prefix whose message went on to the next lines). A later line's
   //    own complete match never pulls it in: it scores as well alone.
-  if (took == 0 && !lines_.empty() && Utf8Length(first.text) >= kMinWrapped && ContinuesWrapped(lines_.front().text)) {
+  // (A next line that starts as this one does, `[2025-`, `(Worker`, `INFO `, is
+  // a line of its own: most lines of a prefixed log stop there, unscanned.)
+  auto same_start = [](std::string_view a, std::string_view b) { return a.size() >= 3 && b.size() >= 3 && a.substr(0, 3) == b.substr(0, 3); };
+  if (took == 0 && !lines_.empty() && Utf8Length(first.text) >= kMinWrapped && !same_start(first.text, lines_.front().text) &&
+      ContinuesWrapped(lines_.front().text)) {
     size_t n = 0;
     std::string all = first.text;
     while (n < std::min(kMaxJoin, lines_.size()) && (n == 0 || ContinuesWrapped(lines_[n].text)) &&
@@ -360,17 +400,23 @@ void UnpasteSource::EmitFront() {
     }
     std::vector<int> hit;
     if (PatternScore(all, &hit) >= 0) {
-      int base = PatternScore(first.text, &hit);
-      for (size_t k = 0; k < n; ++k) base = std::max(base, PatternScore(lines_[k].text, &hit));
+      // Per pattern: its best score on any one line of the window alone.
+      std::vector<int> alone = Scores(first.text, hit);
+      for (size_t k = 0; k < n; ++k) {
+        std::vector<int> v = Scores(lines_[k].text, hit);
+        for (size_t p = 0; p < v.size(); ++p) alone[p] = std::max(alone[p], v[p]);
+      }
       std::string best, joined = first.text;
       size_t best_took = 0;
-      int best_score = base;
+      int best_gain = 0;
       for (size_t k = 0; k < n; ++k) {
         for (const char* sep : {" ", ""}) {
           std::string cand = joined + sep + lines_[k].text;
-          int sc = PatternScore(cand, &hit);
-          if (sc > best_score) {
-            best_score = sc;
+          std::vector<int> v = Scores(cand, hit);
+          int gain = 0;
+          for (size_t p = 0; p < v.size(); ++p) gain = std::max(gain, v[p] - alone[p]);
+          if (gain > best_gain) {
+            best_gain = gain;
             best = cand;
             best_took = k + 1;
           }
@@ -385,6 +431,7 @@ void UnpasteSource::EmitFront() {
       }
     }
   }
+  if (!first.newline) TrimPartialTail(&first.text);
   out_ += first.text;
   if (first.newline || took > 0) out_ += '\n';
   out_.append(took, '\n');
@@ -410,6 +457,7 @@ StatusOr<size_t> UnpasteSource::Read(char* buf, size_t n) {
     EmitFront();
   }
   size_t k = std::min(n, out_.size() - out_pos_);
+  if (k == 0 && !error_.ok()) return error_;
   std::memcpy(buf, out_.data() + out_pos_, k);
   out_pos_ += k;
   if (out_pos_ == out_.size()) {

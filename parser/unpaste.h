@@ -72,6 +72,7 @@ class UnpasteSource : public ByteSource {
   // Best (fields + 1) of the patterns in `hit` (filled with those whose literal
   // is in `line` when empty) that match `line`; 0 none matches; -1 no literal.
   int PatternScore(std::string_view line, std::vector<int>* hit);
+  std::vector<int> Scores(std::string_view line, const std::vector<int>& patterns);  // (fields + 1) per pattern, 0 no match
 
   std::unique_ptr<ByteSource> inner_;
   const FormatSet* formats_;
@@ -86,7 +87,8 @@ class UnpasteSource : public ByteSource {
   bool gutter_ = false;     // a line-number gutter was seen
   long last_gutter_ = -2;
   size_t line_bytes_limit_ = 1 << 20;
-  size_t held_ = 0;         // bytes in lines_ before the width is learned
+  size_t held_ = 0;
+  Status error_ = OkStatus();  // the inner source's error, returned once its lines are out         // bytes in lines_ before the width is learned
 };
 
 }  // namespace tpt

@@ -196,8 +196,24 @@ std::string RichBox(const std::string& t) {
       continue;
     }
     std::string before = ls[i].substr(0, ls[i].find("Traceback (most recent call last):"));
-    if (before.find_first_not_of(" \t") != std::string::npos) out.push_back(before);
-    out.push_back(rule("╭", " Traceback (most recent call last) ", "╮"));
+    // A producer that prefixes every line (`[rank0]: `, vLLM's `ERROR ... ] `)
+    // prefixes the box's lines too: the first frame's text before `File`.
+    std::string lp;
+    if (i + 1 < ls.size() && ls[i + 1].find("File \"") != std::string::npos) {
+      lp = ls[i + 1].substr(0, ls[i + 1].find("File \""));
+      lp = lp.substr(0, lp.find_last_not_of(' ') + 1);
+      if (!lp.empty()) lp += ' ';
+    }
+    auto trim = [](std::string x) {
+      size_t a = x.find_first_not_of(" \t"), b = x.find_last_not_of(" \t");
+      return a == std::string::npos ? std::string() : x.substr(a, b - a + 1);
+    };
+    if (trim(before).empty() || (!lp.empty() && trim(before) == trim(lp))) {
+      // nothing but the prefix before the header
+    } else {
+      out.push_back(before);
+    }
+    out.push_back(lp + rule("╭", " Traceback (most recent call last) ", "╮"));
     size_t j = i + 1;
     for (; j < ls.size(); ++j) {
       const std::string& l = ls[j];
@@ -206,20 +222,22 @@ std::string RichBox(const std::string& t) {
         size_t q = l.find('"', f + 6), ln = l.find(", line "), in = l.find(", in ");
         if (q == std::string::npos || ln == std::string::npos || in == std::string::npos) break;
         std::string file = l.substr(f + 6, q - f - 6), num = l.substr(ln + 7, in - ln - 7), fn = l.substr(in + 5);
-        out.push_back(pad(file + ":" + num + " in " + fn));
-        out.push_back(pad(""));
-        if (j + 1 < ls.size() && ls[j + 1].find("File \"") == std::string::npos && ls[j + 1].rfind("    ", 0) == 0) {
-          std::string code = ls[j + 1].substr(ls[j + 1].find_first_not_of(' '));
-          out.push_back(pad("❱ " + num + " │ " + code));
-          out.push_back(pad(""));
+        out.push_back(lp + pad(file + ":" + num + " in " + fn));
+        out.push_back(lp + pad(""));
+        std::string nx = j + 1 < ls.size() && ls[j + 1].rfind(lp, 0) == 0 ? ls[j + 1].substr(lp.size()) : std::string();
+        if (nx.find("File \"") == std::string::npos && nx.rfind("    ", 0) == 0 && nx.find_first_not_of(' ') != std::string::npos) {
+          std::string code = nx.substr(nx.find_first_not_of(' '));
+          out.push_back(lp + pad("❱ " + num + " │ " + code));
+          out.push_back(lp + pad(""));
           ++j;
         }
         continue;
       }
-      if (!l.empty() && (l[0] == ' ' || l[0] == '\t')) continue;  // ^^^^ markers, chained notes
+      std::string rest = l.substr(std::min(l.size(), lp.size()));
+      if (l.rfind(lp, 0) == 0 && !rest.empty() && (rest[0] == ' ' || rest[0] == '\t')) continue;  // ^^^^ markers
       break;
     }
-    out.push_back(rule("╰", "", "╯"));
+    out.push_back(lp + rule("╰", "", "╯"));
     i = j - 1;
   }
   return Join(out);

@@ -7,7 +7,7 @@ import sys
 from common import write
 
 groups = collections.OrderedDict()
-for mod in ["sglang", "vllm", "torch_family", "nccl", "cuda", "servers"]:
+for mod in ["sglang", "vllm", "torch_family", "nccl", "cuda", "servers", "batch2"]:
     for e in importlib.import_module(mod).entries:
         groups.setdefault(e["id"].split(".")[0], []).append(e)
 for name, entries in groups.items():

@@ -13,7 +13,7 @@ OUT = os.path.dirname(HERE)
 
 
 def E(id, message, kind, root_cause, file, function, versions, level="raise", context=(), after=(),
-      note=None):
+      note=None, batch=1):
     """One catalogue entry.
 
     message: the text as the framework prints it (prefix included, may hold
@@ -21,6 +21,8 @@ def E(id, message, kind, root_cause, file, function, versions, level="raise", co
     that the meaning depends on (the startup phase reached). kind: the event
     kind the message line must yield (None: no event required). root_cause:
     the taxonomy id the whole excerpt must give ('none' for a harmless line).
+    batch: 1 for the entries written with the first format and rule changes,
+    2 for those written after them (the unseen set, samples/catalog/README.md).
     """
     e = {"id": id, "message": message, "kind": kind, "root_cause": root_cause,
          "source": {"file": file, "function": function, "versions": versions}, "level": level}
@@ -30,6 +32,8 @@ def E(id, message, kind, root_cause, file, function, versions, level="raise", co
         e["after"] = list(after)
     if note:
         e["note"] = note
+    if batch != 1:
+        e["batch"] = batch
     return e
 
 

@@ -112,20 +112,28 @@ entries = [
       "remote=[localhost]:29500): failed to recv, got 0 bytes\n[rank2]:[W1201 10:05:02.000000000 ProcessGroupNCCL.cpp:1538] "
       "[PG ID 0 PG GUID 0(default_pg) Rank 2] Failed to check the \"should dump\" flag on TCPStore, (maybe TCPStore server has shut "
       "down too early), with error: Broken pipe",
-      "network_error", "runtime_oom", "torch/csrc/distributed/c10d/TCPStore.cpp", "TCPClient::receiveValue", "torch 2.3+",
+      "nccl_net", "runtime_oom", "torch/csrc/distributed/c10d/TCPStore.cpp", "TCPClient::receiveValue", "torch 2.3+",
       level="C10D_WARNING", context=TRAIN + [rank(1, tb(*TRAIN_FR, exc=OOM_NEW))],
       note="the store lost its server because rank 1 died: a consequence of that OOM"),
     E("torch.tcpstore_send_broken_pipe_alone",
       "[rank3]:[W1201 10:05:02.000000000 TCPStore.cpp:106] [c10d] sendBytes failed on SocketImpl(fd=40, addr=[node1]:41234, "
       "remote=[node0]:29500): Broken pipe\nException raised from sendBytes at ../torch/csrc/distributed/c10d/Utils.hpp:651 (most "
       "recent call first):",
-      "network_error", "process_crashed", "torch/csrc/distributed/c10d/Utils.hpp", "sendBytes", "torch 2.3+", level="C10D_WARNING",
+      "nccl_net", "process_crashed", "torch/csrc/distributed/c10d/Utils.hpp", "sendBytes", "torch 2.3+", level="C10D_WARNING",
       context=TRAIN[:2], note="the peer holding the store died without a visible error: a process loss, not a network fault"),
     E("torch.tcpstore_connection_reset",
       "[rank1]:[W1201 10:05:02.000000000 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=55, addr=[localhost]:44010, "
       "remote=[localhost]:29500): Connection reset by peer",
-      "network_error", "process_crashed", "torch/csrc/distributed/c10d/TCPStore.cpp", "TCPClient::receiveValue", "torch 2.3+",
+      "nccl_net", "process_crashed", "torch/csrc/distributed/c10d/TCPStore.cpp", "TCPClient::receiveValue", "torch 2.3+",
       level="C10D_WARNING", context=TRAIN[:2]),
+    E("torch.tcpstore_at_exit_harmless",
+      "[rank0]: training finished, checkpoint saved\n[rank0]:[W1201 10:10:00.000000000 ProcessGroupNCCL.cpp:1250] Warning: WARNING: "
+      "process group has NOT been destroyed before we destruct ProcessGroupNCCL. On normal program exit, the application should call "
+      "destroy_process_group to ensure that any pending NCCL operations have finished in this process. (function operator())\n"
+      "[W1201 10:10:01.000000000 TCPStore.cpp:113] [c10d] sendBytes failed on SocketImpl(fd=3, addr=[localhost]:51234, "
+      "remote=[localhost]:29500): Broken pipe",
+      "nccl_net", "none", "torch/csrc/distributed/c10d/TCPStore.cpp", "TCPClient::sendCommand", "torch 2.4+", level="C10D_WARNING",
+      context=TRAIN, note="rank 0's store closed first at a normal exit: exit noise"),
     E("torch.store_client_timeout",
       "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 3/4 clients joined.",
       "network_error", "nccl_network_config", "torch/csrc/distributed/c10d/TCPStore.cpp", "TCPStore::waitForWorkers", "torch 2.1+"),
@@ -156,7 +164,7 @@ entries = [
       "out! Process will be terminated after dumping debug info. workMetaList_.size()=1\n[rank0]:[F1201 10:40:00.000000000 "
       "ProcessGroupNCCL.cpp:1306] [PG ID 0 PG GUID 0(default_pg) Rank 0] [PG ID 0 PG GUID 0(default_pg) Rank 0] ProcessGroupNCCL's "
       "watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
-      "watchdog_stuck", "nccl_timeout_hang", "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", "ProcessGroupNCCL::heartbeatMonitor",
+      "watchdog_stuck", "process_crashed", "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", "ProcessGroupNCCL::heartbeatMonitor",
       "torch 2.3+", level="LOG(FATAL)", context=TRAIN),
     E("torch.elastic_failed_sigkill",
       "E1201 10:05:01.456000 4000 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 0 (pid: "
