@@ -249,7 +249,17 @@ void UnpasteSource::Learn() {
     if (n >= 40 && by_len[n].size() < 8) by_len[n].insert(l.text);
     ++counted;
   }
-  if (longest >= 40 && by_len.count(longest) && by_len[longest].size() >= 3) width_ = longest;
+  if (longest < 40 || !by_len.count(longest) || by_len[longest].size() < 3) return;
+  // And the lines of that length go on in a line with no start of its own
+  // (a log whose lines merely share one length, `[time TP0] Decode batch ...`,
+  // goes on in its next record).
+  size_t with_next = 0, continued = 0;
+  for (size_t i = 0; i + 1 < lines_.size() && with_next < 64; ++i) {
+    if (!lines_[i].newline || Utf8Length(lines_[i].text) != longest) continue;
+    ++with_next;
+    continued += !HasOwnStart(lines_[i + 1].text);
+  }
+  if (continued >= 3 && continued * 5 >= with_next * 4) width_ = longest;
 }
 
 bool UnpasteSource::HasOwnStart(std::string_view line) const {
