@@ -165,6 +165,8 @@ class TextReporter : public Reporter {
       out << Pad(run.analysis.root_cause, 26) << " "
           << Pad(run.analysis.signature.empty() ? "-" : run.analysis.signature, 13)
           << OneLine(run.analysis.verdict) << "\n";
+      // Inputs read only in part: the verdict above may rest on what was cut.
+      for (const std::string& w : run.analysis.warnings) out << "    warning: " << OneLine(w) << "\n";
     }
   }
 };
