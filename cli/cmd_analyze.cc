@@ -98,10 +98,23 @@ bool WriteReport(const report::Report& rep, report::Format format, const std::st
     std::cout.flush();
     return static_cast<bool>(std::cout);
   }
-  std::error_code ec;
-  fs::path target = fs::is_symlink(path, ec) ? fs::weakly_canonical(path, ec) : fs::path(path);
   struct stat st;
-  const bool exists = ::stat(target.c_str(), &st) == 0;
+  const bool exists = ::stat(path.c_str(), &st) == 0;  // through symlinks
+  if (exists && S_ISDIR(st.st_mode)) {
+    std::fprintf(stderr, "tptriage analyze: cannot write %s: it is a directory; name a file\n", path.c_str());
+    return false;
+  }
+  // The file to replace: a symlink's target (resolved one level at a time
+  // by the kernel when it exists; by hand when it does not yet).
+  std::error_code ec;
+  fs::path target = path;
+  if (exists && fs::is_symlink(path, ec)) {
+    target = fs::canonical(path, ec);
+    if (ec) target = path;
+  } else if (!exists && fs::is_symlink(path, ec)) {
+    const fs::path to = fs::read_symlink(path, ec);
+    if (!ec) target = to.is_absolute() ? to : fs::path(path).parent_path() / to;
+  }
   if (exists && !S_ISREG(st.st_mode)) {  // /dev/null, a FIFO, /dev/stdout: in place
     std::ofstream out(path, std::ios::binary);
     reporter->Write(rep, out);

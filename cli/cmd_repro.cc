@@ -12,9 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -77,7 +79,21 @@ int Usage(const po::options_description& desc, FILE* out, int code) {
   return code;
 }
 
+// Until the replay starts (reading and analysing the input) there is
+// nothing to clean up, so SIGINT/SIGTERM end the process at once, by the
+// signal itself; during the replay they stop it cleanly (ranks abort their
+// communicators, memory goes back) and the report names the signal.
+std::atomic<bool> g_replaying{false};
+
 void OnSignal(int sig) {
+  if (!g_replaying.load()) {
+    const char* msg = sig == SIGTERM ? "tptriage repro: interrupted (SIGTERM) before the replay\n"
+                                     : "tptriage repro: interrupted (SIGINT) before the replay\n";
+    (void)!::write(2, msg, std::strlen(msg));
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);  // delivered as this handler returns
+    return;
+  }
   CancelSignal().store(sig);
   CancelFlag().store(true);
 }
@@ -371,25 +387,21 @@ int RunRepro(const Args& args) {
   if (c.backend != "cuda" && c.backend != "simulated") return Fail("--backend '" + c.backend + "': expected cuda or simulated");
   if (!(c.deadline_s > 0 && c.deadline_s <= 3600)) return Fail("--deadline: 0 < seconds <= 3600");
   setenv("NCCL_NVLS_ENABLE", "0", 1);  // never NVLink multicast, in this process and the ranks it starts
-  // SIGINT/SIGTERM stop a replay cleanly (ranks abort their communicators,
-  // memory goes back). Before it starts there is nothing to clean up: reading
-  // and analysing the input keep the default action, so a signal ends them
-  // at once (a 100 MB log, a stdin pipe held open).
-  auto catch_signals = [] {
-    struct sigaction sa {};
-    sa.sa_handler = OnSignal;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-  };
+  // Caught even where SIGINT was inherited ignored (a job started with &):
+  // a 100 MB log or a stdin pipe held open must not outlive Ctrl-C or kill.
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 
   if (c.bench) {
-    catch_signals();
+    g_replaying.store(true);
     return RunBench(c);
   }
 
   auto plan = LoadPlan(c);
   if (!plan.ok()) return Fail(plan.status().message());
-  catch_signals();
+  g_replaying.store(true);
   auto ov = ToOverrides(c);
   if (!ov.ok()) return Fail(ov.status().message());
   if (Status s = ApplyOverrides(*ov, &*plan); !s.ok()) return Fail(s.message());

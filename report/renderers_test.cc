@@ -99,6 +99,13 @@ TEST(TextReporter, ControlBytesNeverReachTheTerminal) {
   std::string out = Render(Format::kText, One(testing::KvNoRoom({.seed = 1, .hostile_text = true})));
   EXPECT_EQ(out.find('\x1b'), std::string::npos);
   EXPECT_EQ(out.find("\xff"), std::string::npos);
+  // C1 CSI (U+009B) and the line separator U+2028 are controls too.
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.diagnoses[0].explanation = "csi\xC2\x9B" "2J ls\xE2\x80\xA8 end";
+  std::string c1 = Render(Format::kText, One(a));
+  EXPECT_EQ(c1.find("\xC2\x9B"), std::string::npos);
+  EXPECT_EQ(c1.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_NE(c1.find("csi 2J ls  end"), std::string::npos) << c1;
 }
 
 TEST(TextReporter, ManyRunsListsGroupsWithCounts) {

@@ -221,7 +221,9 @@ TEST_F(Hostile, ReproStopsOnSignalWhileReadingItsInput) {
       int devnull = open("/dev/null", O_WRONLY);
       dup2(devnull, 1);
       dup2(devnull, 2);
-      signal(SIGINT, SIG_DFL);  // as a shell's foreground job would have them
+      // A job started with & in a script inherits SIGINT ignored; kill -INT
+      // must still end it (the reproduction).
+      signal(SIGINT, SIG_IGN);
       signal(SIGTERM, SIG_DFL);
       execl(TPTRIAGE_BIN, "tptriage", "repro", "-", "--backend", "simulated", static_cast<char*>(nullptr));
       _exit(127);
@@ -396,6 +398,19 @@ TEST_F(Hostile, ReportNeverOverwritesAnInput) {
   struct stat st;
   ASSERT_EQ(stat(Path("out/report.txt").c_str(), &st), 0);
   EXPECT_NE(st.st_mode & 0044, 0u) << "mode " << std::oct << st.st_mode;  // not mkstemp's 0600 under umask 022
+  // A symlink stays a symlink (its target is replaced); devices and
+  // /dev/stdout are written in place; a directory is refused by name.
+  fs::create_symlink("target.txt", Path("out/link.txt"));
+  EXPECT_EQ(Tpt("analyze " + Q(log) + " -o " + Q(Path("out/link.txt"))).rc, 1);
+  EXPECT_TRUE(fs::is_symlink(Path("out/link.txt")));
+  EXPECT_EQ(Read(Path("out/target.txt")).rfind("Verdict:", 0), 0u);
+  Result dev = Tpt("analyze " + Q(log) + " -o /dev/stdout");
+  EXPECT_EQ(dev.rc, 1);
+  EXPECT_EQ(dev.out.rfind("Verdict:", 0), 0u) << dev.out;
+  EXPECT_EQ(Tpt("analyze " + Q(log) + " -o /dev/null").rc, 1);
+  Result d = Tpt("analyze " + Q(log) + " -o " + Q(Path("out")), true);
+  EXPECT_EQ(d.rc, 2);
+  EXPECT_NE(d.out.find("it is a directory"), std::string::npos) << d.out;
 }
 
 // ---- github strips controls ----
