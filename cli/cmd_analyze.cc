@@ -27,6 +27,7 @@
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
+#include "rules/memory/model_config.h"
 
 namespace tpt::cli {
 
@@ -44,6 +45,7 @@ struct AnalyzeConfig {
   std::string rules_dir;
   std::string formats_dir;
   ByteSize max_line_bytes{1 << 20};
+  std::string model;    // model directory or config.json: figures the log does not print
   bool help = false;
 };
 
@@ -98,10 +100,23 @@ bool WriteReport(const report::Report& rep, report::Format format, const std::st
     std::cout.flush();
     return static_cast<bool>(std::cout);
   }
-  std::error_code ec;
-  fs::path target = fs::is_symlink(path, ec) ? fs::weakly_canonical(path, ec) : fs::path(path);
   struct stat st;
-  const bool exists = ::stat(target.c_str(), &st) == 0;
+  const bool exists = ::stat(path.c_str(), &st) == 0;  // through symlinks
+  if (exists && S_ISDIR(st.st_mode)) {
+    std::fprintf(stderr, "tptriage analyze: cannot write %s: it is a directory; name a file\n", path.c_str());
+    return false;
+  }
+  // The file to replace: a symlink's target (resolved one level at a time
+  // by the kernel when it exists; by hand when it does not yet).
+  std::error_code ec;
+  fs::path target = path;
+  if (exists && fs::is_symlink(path, ec)) {
+    target = fs::canonical(path, ec);
+    if (ec) target = path;
+  } else if (!exists && fs::is_symlink(path, ec)) {
+    const fs::path to = fs::read_symlink(path, ec);
+    if (!ec) target = to.is_absolute() ? to : fs::path(path).parent_path() / to;
+  }
   if (exists && !S_ISREG(st.st_mode)) {  // /dev/null, a FIFO, /dev/stdout: in place
     std::ofstream out(path, std::ios::binary);
     reporter->Write(rep, out);
@@ -174,7 +189,10 @@ int RunAnalyze(const Args& args) {
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
       ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
-       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)");
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
+      ("model", po::value(&cfg.model),
+       "the run's model directory or config.json (no download): weights per rank, KV bytes per token and "
+       "context length from it fill what the log does not print");
   if (!ParseCommandLine(args, desc, "analyze", &cfg.logs)) return Usage(desc, stderr, kExitUsage);
   if (cfg.help) return Usage(desc, stdout, kExitHealthy);
   auto format = report::ParseFormat(cfg.format);
@@ -249,6 +267,16 @@ int RunAnalyze(const Args& args) {
       if (*format == report::Format::kText) return kExitUsage;
     }
     for (const auto& w : RunWarnings(*analyzer, r)) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
+  }
+  if (!cfg.model.empty()) {
+    auto model = memory::LoadModel(cfg.model);
+    if (!model.ok()) {
+      std::fprintf(stderr, "tptriage analyze: %s\n", model.status().message().c_str());
+      return kExitUsage;
+    }
+    for (auto& r : results) {
+      if (r.error.empty()) memory::AddModelFigures(*model, &r.analysis);
+    }
   }
   report::Report rep = report::MakeReport(std::move(results), many, TPT_VERSION);
   int code = report::WorstExitCode(rep.runs);

@@ -261,7 +261,7 @@ TEST_F(Hostile, StdoutWriteErrorsAreReported) {
         "repro " + Q(plan) + " --dry-run",
         "plan --framework vllm --version 0.11.0 --gpu H100 --tp 8 --params 70B --dtype bf16 --layers 80 "
         "--kv-heads 8 --head-dim 128 --max-model-len 8192",
-        "--help", "analyze --help"}) {
+        "--help", "--version", "analyze --help"}) {
     Result r = tpt::test::RunCmd("{ " + Bin() + " " + cmd + " 2>&1 >/dev/full; }");
     EXPECT_EQ(r.rc, 2) << cmd << "\n" << r.out;
     EXPECT_NE(r.out.find("writing to stdout failed"), std::string::npos) << cmd << "\n" << r.out;
@@ -398,6 +398,19 @@ TEST_F(Hostile, ReportNeverOverwritesAnInput) {
   struct stat st;
   ASSERT_EQ(stat(Path("out/report.txt").c_str(), &st), 0);
   EXPECT_NE(st.st_mode & 0044, 0u) << "mode " << std::oct << st.st_mode;  // not mkstemp's 0600 under umask 022
+  // A symlink stays a symlink (its target is replaced); devices and
+  // /dev/stdout are written in place; a directory is refused by name.
+  fs::create_symlink("target.txt", Path("out/link.txt"));
+  EXPECT_EQ(Tpt("analyze " + Q(log) + " -o " + Q(Path("out/link.txt"))).rc, 1);
+  EXPECT_TRUE(fs::is_symlink(Path("out/link.txt")));
+  EXPECT_EQ(Read(Path("out/target.txt")).rfind("Verdict:", 0), 0u);
+  Result dev = Tpt("analyze " + Q(log) + " -o /dev/stdout");
+  EXPECT_EQ(dev.rc, 1);
+  EXPECT_EQ(dev.out.rfind("Verdict:", 0), 0u) << dev.out;
+  EXPECT_EQ(Tpt("analyze " + Q(log) + " -o /dev/null").rc, 1);
+  Result d = Tpt("analyze " + Q(log) + " -o " + Q(Path("out")), true);
+  EXPECT_EQ(d.rc, 2);
+  EXPECT_NE(d.out.find("it is a directory"), std::string::npos) << d.out;
 }
 
 // ---- github strips controls ----
