@@ -28,6 +28,7 @@
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
+#include "rules/memory/model_config.h"
 
 namespace tpt::cli {
 
@@ -50,6 +51,7 @@ struct AnalyzeConfig {
   std::string formats_dir;
   bool no_builtin_rules = false, no_builtin_formats = false;
   ByteSize max_line_bytes{1 << 20};
+  std::string model;    // model directory or config.json: figures the log does not print
 };
 
 // --fail-on: which outcomes make the exit code non-zero. Outcomes rank
@@ -206,7 +208,10 @@ int RunAnalyze(const Args& args) {
       ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
       ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
       ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
-       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)");
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
+      ("model", po::value(&cfg.model),
+       "the run's model directory or config.json (no download): weights per rank, KV bytes per token and "
+       "context length from it fill what the log does not print");
   if (auto code = ParseCommandLine(args, desc, "analyze", &cfg.logs)) return *code;
   if (cfg.no_builtin_rules && cfg.rules_dir.empty()) return UsageError("analyze", "--no-builtin-rules needs --rules DIR");
   if (cfg.no_builtin_formats && cfg.formats_dir.empty()) {
@@ -308,6 +313,16 @@ int RunAnalyze(const Args& args) {
       if (*format == report::Format::kText) return ApplyFailOn(kExitUsage, cfg.fail_on);
     }
     for (const auto& w : RunWarnings(*analyzer, r)) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
+  }
+  if (!cfg.model.empty()) {
+    auto model = memory::LoadModel(cfg.model);
+    if (!model.ok()) {
+      std::fprintf(stderr, "tptriage analyze: %s\n", model.status().message().c_str());
+      return kExitUsage;
+    }
+    for (auto& r : results) {
+      if (r.error.empty()) memory::AddModelFigures(*model, &r.analysis);
+    }
   }
   report::Report rep = report::MakeReport(std::move(results), many, TPT_VERSION);
   int code = report::WorstExitCode(rep.runs);
