@@ -45,7 +45,7 @@ rc=0
 {
   date -u; uname -r; nvidia-smi; nvidia-smi topo -m
   ldd "$T" | grep -E 'nccl|re2|boost|hs|not found'
-  echo "torchrun: $(command -v torchrun) mpirun: $(command -v mpirun)"
+  echo "torchrun: $(command -v torchrun) mpirun: $(command -v mpirun)"; mpirun --version 2>&1 | head -1
   python3 -c 'import torch; print("torch", torch.__version__, "nccl", torch.cuda.nccl.version())' 2>&1
 } > "$L/env.log" 2>&1
 say "== $(date -u +%FT%TZ) $NGPU GPU(s): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c | tr -s ' ')"
@@ -83,6 +83,11 @@ fi
 for f in 0.50 0.55; do run spawn-$N-$f 120 "$T" repro "${PLAN[@]}" --mem-fraction-static $f; done
 if [ "$NGPU" -lt 2 ]; then
   run spawn-4-0.50 120 "$T" repro "$SAMPLE" --tp 4 --free-at-init 30GiB --weights 20GiB --cuda-graph-bs 1,8,32,160 --layers 8
+  # The founding case's 8 ranks as 8 processes on the one GPU (share 16.4 GiB each; scaled plan).
+  P8=("$SAMPLE" --tp 8 --free-at-init 14GiB --weights 10GiB --cuda-graph-bs 1,8,32,160 --layers 8)
+  for f in 0.50 0.55; do run spawn-8-$f 120 "$T" repro "${P8[@]}" --mem-fraction-static $f; done
+  run torchrun-8 120 python3 -m torch.distributed.run --standalone --nproc-per-node 8 --no-python "$T" repro "${P8[@]}"
+  command -v mpirun > /dev/null && run mpirun-8 120 mpirun --allow-run-as-root --oversubscribe -np 8 -x NCCL_NVLS_ENABLE -x TPT_REPRO_SAME_GPU -x LD_LIBRARY_PATH "$T" repro "${P8[@]}"
 fi
 # torchrun.
 if python3 -c 'import torch.distributed.run' 2>/dev/null; then
@@ -136,6 +141,10 @@ K="$(declare -f kill_when); PLAN=($(printf '%q ' "${PLAN[@]}"))"
 run kill-rank1 60 bash -c "$K; kill_when TPT_REPRO_RANK=1 20000 '$T' repro \"\${PLAN[@]}\" --deadline 20"
 run kill-rank1-early 60 bash -c "$K; kill_when TPT_REPRO_RANK=1 0 '$T' repro \"\${PLAN[@]}\" --deadline 20"
 run kill-rank0 60 bash -c "$K; kill_when TPT_REPRO_RANK=0 20000 '$T' repro \"\${PLAN[@]}\" --deadline 20"
+if [ "$NGPU" -lt 2 ]; then
+  K8="$(declare -f kill_when); PLAN=($(printf '%q ' "${P8[@]}"))"
+  run kill8-rank5 60 bash -c "$K8; kill_when TPT_REPRO_RANK=5 8000 '$T' repro \"\${PLAN[@]}\" --deadline 20"
+fi
 if python3 -c 'import torch.distributed.run' 2>/dev/null; then
   run torchrun-kill-rank1 60 bash -c "$K; kill_when RANK=1 20000 python3 -m torch.distributed.run --standalone --nproc-per-node $N --no-python '$T' repro \"\${PLAN[@]}\" --deadline 20"
 fi
