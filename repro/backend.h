@@ -93,15 +93,15 @@ class DeviceBackend {
   virtual bool Stuck() const { return false; }
 };
 
-// Set by the SIGINT handler; every wait checks it.
+// Set by the SIGINT/SIGTERM handler; every wait checks it.
 std::atomic<bool>& CancelFlag();
+// The signal that set CancelFlag (SIGINT, SIGTERM), 0 when none did.
+std::atomic<int>& CancelSignal();
 // Why the run was cancelled, for the verdict: the reason our launcher wrote
-// (TPT_REPRO_ABORT_FILE: "rank 1 (pid 4242) was killed by signal 9
-// (SIGKILL)"), else the signal received, plus which peer processes of this
-// host are gone (repro/launch.h PeerProcess).
+// (TPT_REPRO_ABORT_FILE: "rank 1 (pid 4242) was killed by SIGKILL"), else
+// the signal ("interrupted (SIGTERM)", "interrupted (SIGINT, Ctrl-C)"), plus
+// which peer processes of this host are gone (repro/launch.h PeerProcess).
 std::string CancelReason();
-// The signal handler records what it got (async-signal-safe).
-void NoteSignal(int sig);
 // The step the runner is in (a string literal), for a watchdog's message.
 std::atomic<const char*>& CurrentStep();
 

@@ -155,7 +155,6 @@ std::vector<PeerProcess>& Peers() {
   static std::vector<PeerProcess> p;
   return p;
 }
-volatile sig_atomic_t last_signal = 0;
 }  // namespace
 
 uint64_t HostKey() {
@@ -198,8 +197,6 @@ std::string DeadPeers() {
   return out;
 }
 
-void NoteSignal(int sig) { last_signal = sig; }
-
 std::string CancelReason() {
   std::string why;
   if (const char* f = std::getenv("TPT_REPRO_ABORT_FILE")) {
@@ -211,8 +208,11 @@ std::string CancelReason() {
     if (!why.empty()) why = "stopped by tptriage's launcher: " + why;
   }
   if (why.empty()) {
-    const int sig = last_signal;
-    why = sig == SIGTERM ? "terminated (SIGTERM)" : sig == SIGINT ? "interrupted (SIGINT, Ctrl-C)" : "interrupted";
+    const int sig = CancelSignal().load();
+    why = sig == SIGTERM  ? "interrupted (SIGTERM)"
+          : sig == SIGINT ? "interrupted (SIGINT, Ctrl-C)"
+          : sig > 0       ? "interrupted (signal " + std::to_string(sig) + ")"
+                          : "interrupted";
   }
   if (why.rfind("stopped by", 0) != 0) {  // the launcher's reason already names the rank
     const std::string dead = DeadPeers();

@@ -102,10 +102,10 @@ TEST(DeadPeers, NamesTheRankWhoseProcessEnded) {
 }
 
 TEST(CancelReason, QuotesTheLauncherOrTheSignal) {
-  NoteSignal(SIGTERM);
+  CancelSignal().store(SIGTERM);
   unsetenv("TPT_REPRO_ABORT_FILE");
-  EXPECT_EQ(CancelReason(), "terminated (SIGTERM)");
-  NoteSignal(SIGINT);
+  EXPECT_EQ(CancelReason(), "interrupted (SIGTERM)");
+  CancelSignal().store(SIGINT);
   EXPECT_EQ(CancelReason(), "interrupted (SIGINT, Ctrl-C)");
   const std::string file = ::testing::TempDir() + "/tpt_abort_" + std::to_string(getpid());
   std::ofstream(file) << "rank 1 (pid 4242) was killed by SIGKILL\n";
@@ -130,7 +130,7 @@ TEST(CancelReason, QuotesTheLauncherOrTheSignal) {
   CancelFlag().store(false);
   unsetenv("TPT_REPRO_ABORT_FILE");
   std::remove(file.c_str());
-  NoteSignal(0);
+  CancelSignal().store(0);
   EXPECT_EQ(rep.verdict.outcome, "inconclusive");
   EXPECT_NE(rep.verdict.reason.find("rank 1 (pid 4242) was killed by SIGKILL"), std::string::npos) << rep.verdict.reason;
 }

@@ -377,7 +377,9 @@ Verdict Judge(const Plan& plan, const RunResult& orig, const RunResult* fix) {
   }
   if (fix == nullptr) {
     v.fix_outcome = "not checked";
-    v.fix_reason = plan.fix.empty() ? "the diagnosis carries no remedy to check" : "fix check disabled (--no-fix)";
+    v.fix_reason = plan.fix.empty()     ? "the diagnosis carries no remedy to check"
+                   : CancelFlag().load() ? CancelReason() + " before the fix check"
+                                         : "fix check disabled (--no-fix)";
   } else if (fix->tool_error) {
     v.fix_outcome = "inconclusive";
     v.fix_reason = "stopped at " + fix->failed_step + ": " + fix->failure;
@@ -411,7 +413,7 @@ ReproReport Reproduce(const Plan& plan, DeviceBackend& be, const RankLayout& lay
     be.Release();
   }
   rep.verdict = Judge(plan, rep.original, rep.fix ? &*rep.fix : nullptr);
-  if (!rep.fix && opt.check_fix && !plan.fix.empty()) {
+  if (!rep.fix && opt.check_fix && !plan.fix.empty() && !CancelFlag().load()) {
     rep.verdict.fix_reason = "not run: the run as logged was stopped at " + rep.original.failed_step +
                              (rep.original.failed_step == kStepContext ? " (no GPU to run it on)" : "");
   }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <string>
 #include <thread>
 
 #include "repro/backend.h"
@@ -19,6 +20,11 @@ std::atomic<bool>& CancelFlag() {
 std::atomic<const char*>& CurrentStep() {
   static std::atomic<const char*> step{"start"};
   return step;
+}
+
+std::atomic<int>& CancelSignal() {
+  static std::atomic<int> signo{0};
+  return signo;
 }
 
 namespace {
