@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   }
   if (name == "--version" || name == "version") {
     std::printf("tptriage %s\n", TPT_VERSION);
-    return 0;
+    return CheckStdout("version", 0);
   }
   for (const auto& c : kCommands) {
     if (name == c.name) return CheckStdout(c.name, c.run(tpt::cli::Args(argv + 2, argv + argc)));

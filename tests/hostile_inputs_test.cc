@@ -261,7 +261,7 @@ TEST_F(Hostile, StdoutWriteErrorsAreReported) {
         "repro " + Q(plan) + " --dry-run",
         "plan --framework vllm --version 0.11.0 --gpu H100 --tp 8 --params 70B --dtype bf16 --layers 80 "
         "--kv-heads 8 --head-dim 128 --max-model-len 8192",
-        "--help", "analyze --help"}) {
+        "--help", "--version", "analyze --help"}) {
     Result r = tpt::test::RunCmd("{ " + Bin() + " " + cmd + " 2>&1 >/dev/full; }");
     EXPECT_EQ(r.rc, 2) << cmd << "\n" << r.out;
     EXPECT_NE(r.out.find("writing to stdout failed"), std::string::npos) << cmd << "\n" << r.out;
