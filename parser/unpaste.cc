@@ -433,9 +433,10 @@ void UnpasteSource::EmitFront() {
   auto same_start = [](std::string_view a, std::string_view b) { return a.size() >= 3 && b.size() >= 3 && a.substr(0, 3) == b.substr(0, 3); };
   std::vector<int> hit;
   if (took == 0 && !lines_.empty() && first.text.size() >= kMinWrapped && !same_start(first.text, lines_.front().text) &&
-      Utf8Length(first.text) >= kMinWrapped && LiteralHits(first.text + " " + lines_.front().text, &hit) &&
+      Utf8Length(first.text) >= kMinWrapped &&
+      LiteralHits(first.text + " " + lines_.front().text + (lines_.size() > 1 ? " " + lines_[1].text : std::string()), &hit) &&
       ContinuesWrapped(lines_.front().text)) {
-    // The patterns whose literal is on the first two lines (a literal only on a
+    // The patterns whose literal is on the first three lines (a literal only on a
     // later line belongs to a line of its own) and the lines that could go on.
     size_t n = 0;
     std::string all = first.text;
