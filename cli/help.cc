@@ -43,13 +43,13 @@ const std::vector<CommandDoc>& CommandDocs() {
        "0  events printed\n"
        "2  usage or input error"},
       {"plan", "predict the memory ledger and KV pool of a launch",
-       "tptriage plan --framework sglang|vllm --version VERSION [options]",
+       "tptriage plan --framework sglang|vllm --server-version VERSION [options]",
        "Predicts, before a launch, the per-rank memory ledger and the KV tokens a\n"
        "configuration gets, or the failure it will hit with the smallest fraction or\n"
        "utilization that works. Sizes take K/M/G/T and KiB/MiB/GiB/TiB.",
-       "tptriage plan --framework sglang --version 0.5.3 --gpu \"RTX PRO 6000\" --tp 8 \\\n"
+       "tptriage plan --framework sglang --server-version 0.5.3 --gpu \"RTX PRO 6000\" --tp 8 \\\n"
        "    --free-at-init 94GiB --avail-after-weights 21.7GiB --cell-bytes 65536 --mem-fraction-static 0.5\n"
-       "tptriage plan --framework vllm --version 0.11.0 --gpu H100 --tp 4 --params 70B --dtype bf16 \\\n"
+       "tptriage plan --framework vllm --server-version 0.11.0 --gpu H100 --tp 4 --params 70B --dtype bf16 \\\n"
        "    --layers 80 --kv-heads 8 --head-dim 128 --max-model-len 131072 --format json",
        "0  the launch fits\n"
        "1  it predicts a failure\n"
