@@ -513,6 +513,23 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
   out << "</section>\n";
 }
 
+// Inputs read only in part (truncated .gz, missing files, cut lines): first,
+// so nobody reads the diagnosis below without knowing.
+void WriteWarnings(const Report& report, std::ostream& out) {
+  std::vector<WarningLine> warnings = CollectWarnings(report);
+  if (warnings.empty()) return;
+  out << "<h2>Warnings</h2>\n<ul class=\"warnings\">\n";
+  for (const WarningLine& w : warnings) {
+    out << "<li>";
+    if (report.many) {
+      out << "<b>" << Esc(w.runs.front()) << "</b>"
+          << (w.runs.size() > 1 ? " and " + std::to_string(w.runs.size() - 1) + " more run(s)" : "") << ": ";
+    }
+    out << Esc(w.text) << "</li>\n";
+  }
+  out << "</ul>\n";
+}
+
 void WriteGroups(const Report& report, std::ostream& out) {
   out << "<h2>Groups</h2>\n<p>" << report.runs.size() << " runs: " << report.diagnosed << " diagnosed, "
       << report.unclassified << " unexplained, " << report.healthy << " healthy, " << report.errors
@@ -547,6 +564,7 @@ class HtmlReporter : public Reporter {
         << kStyle << "</style></head>\n<body>\n<h1>tptriage report</h1>\n<p class=\"muted\">tptriage "
         << Esc(report.tool_version) << " &middot; " << report.runs.size() << " run" << (report.runs.size() == 1 ? "" : "s")
         << "</p>\n";
+    WriteWarnings(report, out);
     if (report.many) {
       WriteGroups(report, out);
       // Details on demand: each group's first run folded (the first open),
