@@ -63,6 +63,9 @@ struct ModelConfig {
   // Towers
   double vision_params = 0;      // estimated parameter count of the vision/audio encoder + projector
   int vision_hidden = 0, vision_intermediate = 0;
+  // What SGLang's adjust_mem_fraction_for_vlm reads: vision_config.num_hidden_layers (24 when
+  // absent, e.g. Qwen2.5-VL's "depth") and hidden_size (1024 when absent).
+  int vision_layers_attr = 24, vision_hidden_attr = 1024;
   int64_t vision_max_patches = 0;  // patches of the largest image the processor makes (profiling)
   std::string vision_note;
   QuantInfo quant;
@@ -123,5 +126,21 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
 
 // One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
 std::string DescribeModel(const ModelConfig& m);
+
+}  // namespace tpt::memory
+
+namespace tpt {
+struct Analysis;
+}
+
+namespace tpt::memory {
+
+// `analyze --model`: what the model's files say about the run an analysis describes
+// (its framework, version, TP/PP and configuration): weights per rank, KV bytes per
+// token, the context length. Memory diagnoses get them as `model_*` figures where the
+// log printed none, and one info finding ("model_figures") carries them with a
+// comparison against the weights the log printed. Returns false (and changes nothing)
+// when the run's parallelism does not fit the model (the finding then says why).
+bool AddModelFigures(const ModelConfig& m, Analysis* a);
 
 }  // namespace tpt::memory
