@@ -31,7 +31,8 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"analyze", tpt::cli::RunAnalyze}, {"events", tpt::cli::RunEvents}, {"plan", tpt::cli::RunPlan},
-    {"repro", tpt::cli::RunRepro},     {"diff", tpt::cli::RunDiff},     {"schema", tpt::cli::RunSchema},
+    {"repro", tpt::cli::RunRepro},     {"diff", tpt::cli::RunDiff},     {"log", tpt::cli::RunLog},
+    {"schema", tpt::cli::RunSchema},
 };
 
 const std::vector<OptionDoc>& GlobalOptions() {
