@@ -30,7 +30,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs) const {
   for (const auto& in : run->inputs)
     if (!in.error.empty()) opts.warnings.push_back(in.error);
   Analysis a = Analyze(run->events, *rules_, opts);
-  // Findings beyond the crash (issue 7, rules/findings.h): never change root_cause.
+  // Findings beyond the crash (rules/findings.h): never change root_cause.
   static const StatusOr<FindingSet> findings = FindingSet::LoadBuiltin();
   if (findings.ok()) AddFindings(run->events, *findings, &a);
   else a.warnings.push_back(findings.status().message());
