@@ -12,9 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -77,7 +79,24 @@ int Usage(const po::options_description& desc, FILE* out, int code) {
   return code;
 }
 
-void OnSigint(int) { CancelFlag().store(true); }
+// Until the replay starts (reading and analysing the input) there is
+// nothing to clean up, so SIGINT/SIGTERM end the process at once, by the
+// signal itself; during the replay they stop it cleanly (ranks abort their
+// communicators, memory goes back) and the report names the signal.
+std::atomic<bool> g_replaying{false};
+
+void OnSignal(int sig) {
+  if (!g_replaying.load()) {
+    const char* msg = sig == SIGTERM ? "tptriage repro: interrupted (SIGTERM) before the replay\n"
+                                     : "tptriage repro: interrupted (SIGINT) before the replay\n";
+    (void)!::write(2, msg, std::strlen(msg));
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);  // delivered as this handler returns
+    return;
+  }
+  CancelSignal().store(sig);
+  CancelFlag().store(true);
+}
 
 // Builds Overrides from the flags; errors name the flag.
 StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
@@ -129,7 +148,12 @@ bool LooksLikeJson(const std::string& path) {
   char c = 0;
   while (in.get(c)) {
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    return c == '{';
+    if (c == '{') return true;
+    if (c != '[') return false;
+    // "[2025-11-20 09:14:09 TP0] ..." is a log; a whole JSON array is JSON
+    // (refused as a plan, not analysed as a log). A log fails within a line.
+    std::ifstream again(path, std::ios::binary);
+    return nlohmann::json::accept(again);
   }
   return false;
 }
@@ -363,15 +387,21 @@ int RunRepro(const Args& args) {
   if (c.backend != "cuda" && c.backend != "simulated") return Fail("--backend '" + c.backend + "': expected cuda or simulated");
   if (!(c.deadline_s > 0 && c.deadline_s <= 3600)) return Fail("--deadline: 0 < seconds <= 3600");
   setenv("NCCL_NVLS_ENABLE", "0", 1);  // never NVLink multicast, in this process and the ranks it starts
+  // Caught even where SIGINT was inherited ignored (a job started with &):
+  // a 100 MB log or a stdin pipe held open must not outlive Ctrl-C or kill.
   struct sigaction sa {};
-  sa.sa_handler = OnSigint;
+  sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
-  if (c.bench) return RunBench(c);
+  if (c.bench) {
+    g_replaying.store(true);
+    return RunBench(c);
+  }
 
   auto plan = LoadPlan(c);
   if (!plan.ok()) return Fail(plan.status().message());
+  g_replaying.store(true);
   auto ov = ToOverrides(c);
   if (!ov.ok()) return Fail(ov.status().message());
   if (Status s = ApplyOverrides(*ov, &*plan); !s.ok()) return Fail(s.message());
@@ -435,6 +465,7 @@ int RunRepro(const Args& args) {
   opt.step_deadline_s = c.deadline_s;
   ReproReport rep = Reproduce(*plan, *be, *layout, opt);
   be.reset();  // every GPU allocation and the communicator go back before we print
+  if (CancelFlag().load()) std::fprintf(stderr, "tptriage repro: %s; the replay stopped\n", CancelReason().c_str());
   if (layout->rank == 0 || layout->colocated) {
     if (c.format == "json") {
       std::cout << RenderJson(rep).dump(2) << "\n";

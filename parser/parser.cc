@@ -102,6 +102,21 @@ double MergeKey(const Event& e, Clock* c, const double* global_day) {
 
 }  // namespace
 
+std::string LongLineWarning(const InputReport& r, const ParseOptions& options) {
+  if (r.long_lines == 0) return "";
+  const std::string name = r.path == "-" ? "<stdin>" : r.path;
+  return name + ": " + std::to_string(r.long_lines) + " line(s) longer than " + std::to_string(options.max_line_bytes) +
+         " bytes were cut (only their first " + std::to_string(options.max_line_bytes) +
+         " bytes were matched; raise --max-line-bytes to read them whole)";
+}
+
+std::vector<std::string> InputWarnings(const InputReport& r, const ParseOptions& options) {
+  std::vector<std::string> out;
+  if (!r.error.empty()) out.push_back(r.error);
+  if (std::string w = LongLineWarning(r, options); !w.empty()) out.push_back(std::move(w));
+  return out;
+}
+
 namespace {
 
 // Receives, with each event, its place in the merge: ParseRunToMemory re-merges
@@ -164,7 +179,7 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
         } else if (opened->empty) {
           r.error = name + ": empty; nothing to read (was the log captured? check the redirect)";
         } else if (opened->looks_binary) {
-          r.error = name + ": looks binary (many NUL/control bytes), not a text log; pass the text log" +
+          r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +
                     std::string(opened->gzip ? "" : " (or its .gz)");
         } else {
           Stream s;

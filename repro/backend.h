@@ -83,8 +83,12 @@ class DeviceBackend {
   virtual void Release() = 0;
 };
 
-// Set by the SIGINT handler; every wait checks it.
+// Set by the SIGINT/SIGTERM handler; every wait checks it.
 std::atomic<bool>& CancelFlag();
+// The signal that set CancelFlag (SIGINT, SIGTERM), 0 when none did.
+std::atomic<int>& CancelSignal();
+// "interrupted (SIGTERM)", "interrupted (SIGINT, Ctrl-C)": what stopped the run.
+std::string CancelReason();
 
 // A device in software: what a GPU and its libraries would report.
 struct SimulatedDevice {

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "rules/memory/memory_model.h"
 
@@ -54,14 +56,22 @@ template <typename T>
 Status ReadNumber(const json& j, const char* key, const std::string& name, T* out) {
   if (!j.contains(key) || j[key].is_null()) return OkStatus();
   if (j[key].is_number()) {
-    *out = j[key].get<T>();
+    const double d = j[key].get<double>();
+    // A count (tp, layers, ...) is whole: 2.5 ranks is an error, not 2.
+    if constexpr (std::is_integral_v<T>) {
+      if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 1e15) {
+        return InvalidArgumentError(name + ": $." + key + " must be a whole number; got " + j[key].dump());
+      }
+    }
+    *out = static_cast<T>(d);
     return OkStatus();
   }
   if (j[key].is_string()) {  // logs give numbers as text at times ("0.5")
     const std::string s = j[key].get<std::string>();
     char* end = nullptr;
     double d = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() && *end == '\0') {
+    const bool whole = !std::is_integral_v<T> || (std::isfinite(d) && d == std::floor(d) && std::fabs(d) <= 1e15);
+    if (end != s.c_str() && *end == '\0' && whole) {
       *out = static_cast<T>(d);
       return OkStatus();
     }
@@ -277,6 +287,11 @@ StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
   } else {
     TPT_RETURN_IF_ERROR(ParseBarePlan(j, name, &p));
     if (p.failed_step.empty()) p.failed_step = StepOfRootCause(p.root_cause);
+    // A plan that names a KV size means it; 0 is not "unknown" (leave it out for that).
+    if (j.contains("kv_bytes_per_token") && !j["kv_bytes_per_token"].is_null() && p.kv_bytes_per_token <= 0) {
+      return InvalidArgumentError(name + ": $.kv_bytes_per_token must be > 0; got " + j["kv_bytes_per_token"].dump() +
+                                  " (leave it out when the log printed no KV size)");
+    }
   }
   // The card's total from the GPU catalog when the log did not print it.
   if (p.card_total_bytes == 0 && !p.gpu.empty()) {
@@ -352,6 +367,13 @@ Status ApplyOverrides(const Overrides& o, Plan* p) {
   return OkStatus();
 }
 
+// Plan text quoted in a message: printable ASCII, cut short.
+static std::string Printable(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return s.size() > 64 ? out + "..." : out;
+}
+
 Status ValidatePlan(const Plan& p) {
   const std::string where = p.source.empty() ? "plan" : p.source;
   auto bad = [&](const std::string& what) { return InvalidArgumentError(where + ": " + what); };
@@ -396,9 +418,27 @@ Status ValidatePlan(const Plan& p) {
     return bad("hidden_size must be a multiple of 8 in 8..65536 (--hidden-size)");
   }
   if (p.num_layers < 1 || p.num_layers > 1024) return bad("num_layers must be 1..1024 (--layers)");
+  static constexpr const char* kSteps[] = {kStepContext,    kStepComm,    kStepCustomAr, kStepBallast, kStepFreeAtInit,
+                                           kStepWeights,    kStepKvFormula, kStepKvPool,  kStepGraphs};
+  if (!p.failed_step.empty() &&
+      std::find(std::begin(kSteps), std::end(kSteps), p.failed_step) == std::end(kSteps)) {
+    std::string known;
+    for (const char* s : kSteps) known += (known.empty() ? "" : ", ") + std::string(s);
+    return bad("failed_step '" + Printable(p.failed_step) + "' is not a start-up step repro replays (" + known + ")");
+  }
   for (const auto& [k, v] : p.fix) {
-    if ((k == "mem_fraction_static" || k == "gpu_memory_utilization") && !(v > 0 && v <= 1)) {
-      return bad("fix " + k + " must be in (0, 1]");
+    if (k == "mem_fraction_static" || k == "gpu_memory_utilization") {
+      if (!(v > 0 && v <= 1)) return bad("fix " + k + " must be in (0, 1]");
+    } else if (k == "tp") {
+      if (!(v >= 1 && v <= 64 && v == std::floor(v))) return bad("fix tp must be a whole number of ranks, 1..64");
+    } else if (k == "max_total_tokens") {
+      if (!(v >= 1 && v <= 1e12 && v == std::floor(v))) return bad("fix max_total_tokens must be a whole number >= 1");
+    } else {
+      // Unknown keys would leave the fix run equal to the failing one and
+      // report "the fix fails" about a remedy never tried.
+      return bad("fix key '" + Printable(k) +
+                 "' is not a setting repro can change; use mem_fraction_static, gpu_memory_utilization, tp or "
+                 "max_total_tokens");
     }
   }
   return OkStatus();

@@ -26,7 +26,7 @@ class StepRunner {
   template <typename Fn>
   bool Step(const char* name, Fn&& fn) {
     if (CancelFlag().load()) {
-      Stop(name, "interrupted (Ctrl-C)", /*tool=*/true);
+      Stop(name, CancelReason(), /*tool=*/true);
       return false;
     }
     StepRecord rec;
@@ -371,7 +371,9 @@ Verdict Judge(const Plan& plan, const RunResult& orig, const RunResult* fix) {
   }
   if (fix == nullptr) {
     v.fix_outcome = "not checked";
-    v.fix_reason = plan.fix.empty() ? "the diagnosis carries no remedy to check" : "fix check disabled (--no-fix)";
+    v.fix_reason = plan.fix.empty()     ? "the diagnosis carries no remedy to check"
+                   : CancelFlag().load() ? CancelReason() + " before the fix check"
+                                         : "fix check disabled (--no-fix)";
   } else if (fix->tool_error) {
     v.fix_outcome = "inconclusive";
     v.fix_reason = "stopped at " + fix->failed_step + ": " + fix->failure;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "repro/launch.h"
 
 namespace tpt::repro {
@@ -182,6 +184,22 @@ TEST(Reproduce, CtrlCStopsTheRunAsInconclusive) {
   EXPECT_EQ(rep.verdict.outcome, "inconclusive");
   EXPECT_NE(rep.original.failure.find("interrupted"), std::string::npos);
   EXPECT_FALSE(rep.fix.has_value());
+}
+
+// a SIGTERM was reported as "Ctrl-C", and the fix check as
+// "disabled (--no-fix)" when the run was only interrupted.
+TEST(Reproduce, SigtermIsNamedAndTheFixIsNotClaimedDisabled) {
+  CancelSignal().store(SIGTERM);
+  CancelFlag().store(true);
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  CancelFlag().store(false);
+  CancelSignal().store(0);
+  EXPECT_EQ(rep.verdict.outcome, "inconclusive");
+  EXPECT_NE(rep.original.failure.find("SIGTERM"), std::string::npos) << rep.original.failure;
+  EXPECT_EQ(rep.original.failure.find("Ctrl-C"), std::string::npos) << rep.original.failure;
+  EXPECT_EQ(rep.verdict.fix_reason.find("--no-fix"), std::string::npos) << rep.verdict.fix_reason;
+  EXPECT_NE(rep.verdict.fix_reason.find("interrupted (SIGTERM)"), std::string::npos) << rep.verdict.fix_reason;
 }
 
 TEST(Judge, NoFailingStepInThePlanIsInconclusive) {

@@ -1,6 +1,8 @@
 // sim_backend.cc: a DeviceBackend that keeps books instead of calling CUDA,
 // with the memory figures measured on the H200 (anchors-allreduce.md §4.1).
+#include <csignal>
 #include <map>
+#include <string>
 
 #include "repro/backend.h"
 
@@ -9,6 +11,18 @@ namespace tpt::repro {
 std::atomic<bool>& CancelFlag() {
   static std::atomic<bool> flag{false};
   return flag;
+}
+
+std::atomic<int>& CancelSignal() {
+  static std::atomic<int> signo{0};
+  return signo;
+}
+
+std::string CancelReason() {
+  const int sig = CancelSignal().load();
+  if (sig == SIGTERM) return "interrupted (SIGTERM)";
+  if (sig == SIGINT) return "interrupted (SIGINT, Ctrl-C)";
+  return sig > 0 ? "interrupted (signal " + std::to_string(sig) + ")" : "interrupted";
 }
 
 namespace {

@@ -12,7 +12,7 @@ StatusOr<Analyzer> Analyzer::Create(const AnalyzerOptions& options) {
   an.parse_ = options.parse;
   auto formats = options.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(options.formats_dir);
   if (!formats.ok()) return formats.status();
-  an.load_warnings_ = formats->problems();
+  for (const auto& p : formats->problems()) an.load_warnings_.push_back("format file skipped: " + p);
   an.formats_ = std::make_shared<const FormatSet>(std::move(*formats));
   auto rules = options.rules_dir.empty() ? RuleSet::LoadBuiltin() : RuleSet::LoadDir(options.rules_dir);
   if (!rules.ok()) return rules.status();
@@ -27,8 +27,9 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs) const {
   opts.inputs = inputs;
   opts.warnings = load_warnings_;
   opts.totals = &run->totals;
-  for (const auto& in : run->inputs)
-    if (!in.error.empty()) opts.warnings.push_back(in.error);
+  for (const auto& in : run->inputs) {
+    for (auto& w : InputWarnings(in, parse_)) opts.warnings.push_back(std::move(w));
+  }
   Analysis a = Analyze(run->events, *rules_, opts);
   // Findings beyond the crash (rules/findings.h): never change root_cause.
   static const StatusOr<FindingSet> findings = FindingSet::LoadBuiltin();
