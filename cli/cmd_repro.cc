@@ -310,6 +310,7 @@ int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu, co
           int st = 0;
           if (codes[r] == -1 && waitpid(pids[r], &st, WNOHANG) == pids[r]) {
             codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            signals[r] = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
             --left;
           }
         }
@@ -320,6 +321,7 @@ int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu, co
           kill(pids[r], SIGKILL);
           waitpid(pids[r], nullptr, 0);
           codes[r] = 128 + SIGKILL;
+          signals[r] = SIGKILL;
           --left;
         }
       }
@@ -333,8 +335,9 @@ int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu, co
   char stopped[96];
   std::snprintf(stopped, sizeof stopped, "all ranks stopped %.2f s after that", stop_s < 0 ? 0.0 : stop_s);
   std::fprintf(stderr, "tptriage repro: %s; %s. verdict: inconclusive\n", failure.c_str(), stopped);
-  // Rank 0 printed its verdict (quoting the abort file) unless it is the one gone.
-  if (signals[0] != 0 && failure.rfind("rank 0 ", 0) == 0) {
+  // Rank 0 printed its verdict (quoting the abort file) unless a signal
+  // ended it first: it is the one gone, or it was still reading the input.
+  if (signals[0] != 0) {
     const std::string reason = "the run stopped: " + failure + "; " + stopped;
     if (format == "json") {
       std::cout << nlohmann::json{{"schema_version", kReproSchemaVersion},
@@ -641,7 +644,9 @@ int RunRepro(const Args& args) {
   // driver reclaims the process's GPU memory at exit).
   const bool stuck = be->Stuck();
   if (!stuck) be.reset();  // every GPU allocation and the communicator go back before we print
-  if (CancelFlag().load()) std::fprintf(stderr, "tptriage repro: %s; the replay stopped\n", CancelReason().c_str());
+  if (CancelFlag().load() && (layout->rank == 0 || layout->colocated)) {
+    std::fprintf(stderr, "tptriage repro: %s; the replay stopped\n", CancelReason().c_str());
+  }
   if ((layout->rank == 0 || layout->colocated) && !report_printed.exchange(true)) {
     if (c.format == "json") {
       std::cout << RenderJson(rep).dump(2) << "\n";
