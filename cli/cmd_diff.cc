@@ -16,9 +16,11 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/size_flag.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
 #include "rules/analysis.h"
+#include "rules/analyzer.h"
 #include "rules/diff/diff.h"
 #include "rules/engine.h"
 #include "rules/rule.h"
@@ -35,30 +37,13 @@ struct DiffConfig {
   std::string format = "text";
   std::string formats_dir;
   std::string rules_dir;
-  size_t max_line_bytes = 1 << 20;
-  bool help = false;
+  bool no_builtin_rules = false, no_builtin_formats = false;
+  ByteSize max_line_bytes{1 << 20};
 };
-
-int Usage(const po::options_description& desc, FILE* out, int code) {
-  std::ostringstream s;
-  s << desc;
-  std::fprintf(out,
-               "usage: tptriage diff [options] GOOD BAD\n"
-               "       tptriage diff [options] --good LOG [--good LOG...] --bad LOG [--bad LOG...]\n\n"
-               "Compares a run that worked (GOOD) with one that failed (BAD): configuration,\n"
-               "versions, memory per rank and phase, the first phase where they diverge, and\n"
-               "which difference explains the failure. Each run is log files, directories or\n"
-               ".gz files, in any format `tptriage analyze` reads.\n\n"
-               "exit codes: 0 no failure-relevant difference, 1 failure attributed,\n"
-               "            3 failure not attributed, 2 usage or input error\n\n%s",
-               s.str().c_str());
-  return code;
-}
 
 // Flags -> a checked config; the message says what to do.
 std::string Validate(DiffConfig& cfg) {
   if (cfg.format != "text" && cfg.format != "json") return "--format " + cfg.format + ": expected text or json";
-  if (cfg.max_line_bytes == 0) return "--max-line-bytes must be > 0";
   if (cfg.good.empty() && cfg.bad.empty()) {
     if (cfg.positional.size() != 2) {
       return "expected two runs, GOOD and BAD (got " + std::to_string(cfg.positional.size()) +
@@ -83,7 +68,7 @@ std::optional<diff::RunFacts> ReadRun(const char* side, const std::vector<std::s
     return std::nullopt;
   }
   for (const auto& in : run->inputs) {
-    if (!in.error.empty()) std::fprintf(stderr, "tptriage diff: warning: %s run: %s\n", side, in.error.c_str());
+    for (const auto& w : InputWarnings(in, opts)) std::fprintf(stderr, "tptriage diff: warning: %s run: %s\n", side, w.c_str());
   }
   if (run->events.empty()) {
     std::fprintf(stderr, "tptriage diff: warning: %s run: no server log line recognised in %s\n", side,
@@ -92,6 +77,7 @@ std::optional<diff::RunFacts> ReadRun(const char* side, const std::vector<std::s
   diff::RunFacts facts = diff::CollectFacts(run->events);
   AnalyzeOptions aopts;
   aopts.inputs = inputs;
+  aopts.totals = &run->totals;
   Analysis a = Analyze(run->events, rules, aopts);
   diff::SetRootCause(facts, a.root_cause, a.verdict);
   return facts;
@@ -208,32 +194,32 @@ int RunDiff(const Args& args) {
   DiffConfig cfg;
   po::options_description desc("options");
   desc.add_options()
-      ("help,h", po::bool_switch(&cfg.help), "show this help")
+      ("help,h", "show this help")
       ("good", po::value(&cfg.good)->composing(), "a log of the run that worked (repeatable)")
       ("bad", po::value(&cfg.bad)->composing(), "a log of the run that failed (repeatable)")
       ("format", po::value(&cfg.format)->default_value("text"), "output: text | json")
-      ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
-      ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
-      ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
-  if (!ParseCommandLine(args, desc, "diff", &cfg.positional)) return Usage(desc, stderr, kExitUsage);
-  if (cfg.help) return Usage(desc, stdout, 0);
-  if (std::string err = Validate(cfg); !err.empty()) {
-    std::fprintf(stderr, "tptriage diff: %s\n\n", err.c_str());
-    return Usage(desc, stderr, kExitUsage);
-  }
+      ("formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")
+      ("rules", po::value(&cfg.rules_dir), "add the rule files of DIR to the built-in ones (one named like a built-in file replaces it)")
+      ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
+      ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
+      ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)");
+  if (auto code = ParseCommandLine(args, desc, "diff", &cfg.positional)) return *code;
+  if (std::string err = Validate(cfg); !err.empty()) return UsageError("diff", err);
 
-  auto formats = cfg.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(cfg.formats_dir);
+  auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats);
   if (!formats.ok()) {
     std::fprintf(stderr, "tptriage diff: %s\n", formats.status().message().c_str());
     return kExitUsage;
   }
-  auto rules = cfg.rules_dir.empty() ? RuleSet::LoadBuiltin() : RuleSet::LoadDir(cfg.rules_dir);
+  for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage diff: warning: format file skipped: %s\n", p.c_str());
+  auto rules = LoadRules(cfg.rules_dir, !cfg.no_builtin_rules);
   if (!rules.ok()) {
     std::fprintf(stderr, "tptriage diff: %s\n", rules.status().message().c_str());
     return kExitUsage;
   }
   ParseOptions opts;
-  opts.max_line_bytes = cfg.max_line_bytes;
+  opts.max_line_bytes = cfg.max_line_bytes.bytes;
   auto good = ReadRun("GOOD", cfg.good, *formats, *rules, opts);
   auto bad = ReadRun("BAD", cfg.bad, *formats, *rules, opts);
   if (!good || !bad) return kExitUsage;

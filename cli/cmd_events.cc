@@ -5,6 +5,9 @@
 // summary to stderr (or, with --summary, only the summary to stdout).
 // Exit codes: 0 all inputs read, 1 some input could not be read, 2 usage
 // error or nothing readable.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -15,11 +18,13 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/size_flag.h"
 #include "parser/event_json.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
 #include "parser/rank_resolve.h"
 #include "parser/values.h"
+#include "rules/analyzer.h"
 
 namespace tpt::cli {
 
@@ -31,8 +36,9 @@ struct EventsConfig {
   std::vector<std::string> logs;
   std::vector<std::string> kinds;
   std::string formats_dir;
-  size_t max_line_bytes = 1 << 20;
-  size_t buffer_bytes = 1 << 20;
+  bool no_builtin_formats = false;
+  ByteSize max_line_bytes{1 << 20};
+  ByteSize buffer_bytes{1 << 20};
   bool summary_only = false;
 };
 
@@ -147,17 +153,6 @@ class PrintSink : public EventSink {
   std::map<std::string, RankSummary> ranks_;
 };
 
-int Usage(const po::options_description& desc, FILE* out, int code) {
-  std::ostringstream s;
-  s << desc;
-  std::fprintf(out,
-               "usage: tptriage events [options] LOG...\n\n"
-               "Prints the typed events of LOG... (files, directories, .gz, - for stdin; all\n"
-               "one run, merged by time) as JSON Lines, then a per-rank summary on stderr.\n\n%s",
-               s.str().c_str());
-  return code;
-}
-
 std::vector<std::string> SplitComma(const std::vector<std::string>& in) {
   std::vector<std::string> out;
   for (const auto& s : in) {
@@ -174,47 +169,40 @@ std::vector<std::string> SplitComma(const std::vector<std::string>& in) {
 
 int RunEvents(const Args& args) {
   EventsConfig cfg;
-  bool help = false;
   std::vector<std::string> kinds_raw;
-  std::string max_line = "1M", buffer = "1M";
   po::options_description desc("options");
-  desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
+  desc.add_options()("help,h", "show this help")(
       "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
-      "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")(
-      "max-line-bytes", po::value(&max_line)->default_value("1M"),
-      "match only the first SIZE bytes of a longer line (K/M/G)")(
-      "buffer-bytes", po::value(&buffer)->default_value("1M"), "read buffer per input (K/M/G)")(
-      "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout");
-  if (!ParseCommandLine(args, desc, "events", &cfg.logs)) return Usage(desc, stderr, 2);
-  if (help) return Usage(desc, stdout, 0);
+      "formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")(
+      "max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
+      "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")(
+      "buffer-bytes", po::value(&cfg.buffer_bytes)->default_value(cfg.buffer_bytes, "1M"),
+      "largest read buffer per input (grown as needed; 4096, 64K, 1M, 1GiB)")(
+      "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout")(
+      "no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR");
+  if (auto code = ParseCommandLine(args, desc, "events", &cfg.logs)) return *code;
   if (cfg.logs.empty()) {
-    std::fprintf(stderr, "tptriage events: no LOG given\n\n");
-    return Usage(desc, stderr, 2);
+    if (!StdinIsPiped()) return UsageError("events", "no LOG given (files, directories, .gz, or - for stdin)");
+    cfg.logs.push_back("-");
   }
-  auto ml = ParseByteSize(max_line);
-  auto bb = ParseByteSize(buffer);
-  if (!ml.ok() || !bb.ok() || *ml == 0 || *bb == 0) {
-    std::fprintf(stderr, "tptriage events: --max-line-bytes / --buffer-bytes: %s\n",
-                 !ml.ok() ? ml.status().message().c_str()
-                 : !bb.ok() ? bb.status().message().c_str()
-                            : "must be at least 1");
-    return 2;
-  }
-  cfg.max_line_bytes = *ml;
-  cfg.buffer_bytes = *bb;
   cfg.kinds = SplitComma(kinds_raw);
 
-  auto formats = cfg.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(cfg.formats_dir);
+  auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats);
   if (!formats.ok()) {
     std::fprintf(stderr, "tptriage events: %s\n", formats.status().message().c_str());
     return 2;
   }
-  for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage events: format file skipped: %s\n", p.c_str());
+  for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage events: warning: format file skipped: %s\n", p.c_str());
 
   ParseOptions opts;
-  opts.max_line_bytes = cfg.max_line_bytes;
-  opts.buffer_bytes = cfg.buffer_bytes;
+  opts.max_line_bytes = cfg.max_line_bytes.bytes;
+  opts.buffer_bytes = cfg.buffer_bytes.bytes;
   opts.kinds = cfg.kinds;
+  // Events stream in merged order only among inputs open together: open as
+  // many as the descriptor limit allows (keeping some for everything else);
+  // past that they are read a group at a time (parser.h max_open_inputs).
+  if (struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 128)
+    opts.max_open_inputs = std::max<size_t>(opts.max_open_inputs, static_cast<size_t>(rl.rlim_cur) - 64);
   static char out_buf[1 << 16];
   std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
   PrintSink sink(!cfg.summary_only);
@@ -223,15 +211,17 @@ int RunEvents(const Args& args) {
   sink.Flush();
   std::fflush(stdout);
   bool some_failed = false;
+  if (reports.size() > opts.max_open_inputs)
+    std::fprintf(stderr,
+                 "tptriage events: warning: %zu inputs, more than may be open at once (ulimit -n): read %zu at a time, "
+                 "events are in time order within each group of inputs (analyze merges them all)\n",
+                 reports.size(), opts.max_open_inputs);
   for (const auto& r : reports) {
     if (!r.error.empty()) {
       some_failed = true;
       std::fprintf(stderr, "tptriage events: %s\n", r.error.c_str());
     }
-    if (r.long_lines > 0) {
-      std::fprintf(stderr, "tptriage events: %s: %llu line(s) longer than %zu bytes were cut (--max-line-bytes)\n",
-                   r.path.c_str(), static_cast<unsigned long long>(r.long_lines), cfg.max_line_bytes);
-    }
+    if (r.long_lines > 0) std::fprintf(stderr, "tptriage events: %s\n", LongLineWarning(r, opts).c_str());
   }
   if (!s.ok()) {
     std::fprintf(stderr, "tptriage events: %s\n", s.message().c_str());

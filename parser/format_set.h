@@ -136,6 +136,9 @@ struct BlockSpec {
   std::shared_ptr<re2::RE2> start, continuation, end;
   std::vector<FieldSpec> fields;  // groups of `end`
   size_t max_lines = 500;
+  // The start line is a frame of a traceback pasted without its header: it opens a
+  // record only when its producer has none open (inside one it is a frame).
+  bool headerless = false;
   nlohmann::json set = nlohmann::json::object();
 };
 
@@ -200,7 +203,9 @@ class FormatSet {
   // database is the one the build compiled (prefilter_blob.h).
   static StatusOr<FormatSet> LoadBuiltin(bool strict = false);
   static StatusOr<FormatSet> LoadBuiltinChecked(bool strict = false);
-  static StatusOr<FormatSet> LoadDir(const std::string& dir, bool strict = false);
+  // DIR's *.json files; with `with_builtin`, added to the compiled-in ones, a
+  // file of DIR replacing the built-in file of the same name (--formats DIR).
+  static StatusOr<FormatSet> LoadDir(const std::string& dir, bool strict = false, bool with_builtin = false);
   static const std::vector<FormatSource>& BuiltinSources();
 
   const std::vector<std::string>& problems() const { return problems_; }

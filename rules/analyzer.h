@@ -25,10 +25,18 @@ namespace tpt {
 class FormatSet;
 
 struct AnalyzerOptions {
-  std::string rules_dir;    // "" = rules compiled in from rules/defs
-  std::string formats_dir;  // "" = formats compiled in from parser/formats
+  std::string rules_dir;    // rule files added to the built-in ones (rules/defs)
+  std::string formats_dir;  // format files added to the built-in ones (parser/formats)
+  bool builtin_rules = true;    // false: rules_dir's files alone (--no-builtin-rules)
+  bool builtin_formats = true;  // false: formats_dir's files alone (--no-builtin-formats)
   ParseOptions parse;
 };
+
+// The format and rule sets of --formats DIR / --rules DIR: the built-in files
+// plus DIR's *.json, a file of DIR replacing the built-in file of the same
+// name; with `builtin` false, DIR's files alone; with no DIR, the built-in set.
+StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin);
+StatusOr<RuleSet> LoadRules(const std::string& dir, bool builtin);
 
 class Analyzer {
  public:

@@ -99,12 +99,13 @@ TEST(AnalyzeCliTest, BadRuleFileIsRejectedNamingFileAndPath) {
 }
 
 TEST(AnalyzeCliTest, AnotherRuleSetIsUsed) {
-  // --rules with only the timeout rule: the founding case has no timeout, and
-  // its failure is then seen but not classified.
+  // --rules with only the timeout rule (--no-builtin-rules): the founding case
+  // has no timeout, and its failure is then seen but not classified.
   std::string dir = ::testing::TempDir() + "/one_rule";
   std::string mk = "mkdir -p '" + dir + "' && cp '" + TPT_SOURCE_DIR + "/rules/defs/nccl_timeout_hang.json' '" + dir + "/'";
   ASSERT_EQ(std::system(mk.c_str()), 0);
-  Result r = RunAnalyzeCmd("--format json --rules '" + dir + "' " + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"));
+  Result r = RunAnalyzeCmd("--format json --no-builtin-rules --rules '" + dir + "' " +
+                           Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"));
   EXPECT_EQ(r.rc, 3) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["root_cause"], "unknown");
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# wheel_test.sh TPTRIAGE SOURCE_DIR [auditwheel]: the Python wheel
+# (packaging/wheel/build_wheel.py) built from the binary, installed offline
+# into a fresh venv: `tptriage` on the venv's PATH and `python -m tptriage`
+# both analyse the founding case. With "auditwheel": `auditwheel show` agrees
+# with the wheel's platform tag. Exits 77 (skip) when the binary is not a
+# release (static) build, or when python3 -m venv / auditwheel are missing.
+set -uo pipefail
+bin=$(realpath "$1"); src=$(realpath "$2"); mode="${3:-install}"
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+sample="$src/samples/founding/sglang-tp8-rtxpro6000-mfs050.log"
+if readelf -d "$bin" | grep NEEDED | grep -qvE 'lib(c|m|dl|pthread|rt|gcc_s)\.so|ld-linux'; then
+  echo "SKIP: $bin needs shared libraries beyond glibc; the wheel takes a -DTPT_STATIC=ON build"; exit 77
+fi
+whl=$(python3 "$src/packaging/wheel/build_wheel.py" "$bin" "$work/dist") || fail "build_wheel.py failed"
+case "$(basename "$whl")" in
+  tptriage-*-py3-none-manylinux_2_*_"$(uname -m)".whl) ;;
+  *) fail "unexpected wheel name $(basename "$whl")" ;;
+esac
+if [ "$mode" = auditwheel ]; then
+  command -v auditwheel >/dev/null || { echo "SKIP: auditwheel not installed (.ci/setup --test installs it)"; exit 77; }
+  tag=$(basename "$whl" .whl); tag=${tag##*-}
+  out=$(auditwheel show "$whl" 2>&1) || fail "auditwheel show: $out"
+  echo "$out"
+  echo "$out" | tr -s ' \n' ' ' | grep -q "consistent with the following platform tag: \"$tag\"" \
+    || fail "auditwheel does not confirm $tag"
+  echo "wheel: auditwheel confirms $tag"; exit 0
+fi
+python3 -m venv "$work/venv" >/dev/null 2>&1 || { echo "SKIP: python3 -m venv unavailable (Debian: python3-venv)"; exit 77; }
+start=$(date +%s.%N)
+"$work/venv/bin/python" -m pip install --no-index --no-deps --disable-pip-version-check -q "$whl" \
+  || fail "pip install --no-index of $whl failed"
+end=$(date +%s.%N)
+echo "wheel: offline install into a fresh venv took $(echo "$end - $start" | bc 2>/dev/null || echo '?') s"
+[ -x "$work/venv/bin/tptriage" ] || fail "tptriage not in the venv's bin"
+"$work/venv/bin/tptriage" --version | grep -q '^tptriage ' || fail "venv tptriage --version"
+out=$(PATH="$work/venv/bin:/usr/bin:/bin" tptriage analyze "$sample" --format json); code=$?
+[ "$code" -eq 1 ] || fail "tptriage from PATH: exit $code"
+echo "$out" | grep -q '"root_cause": "kv_pool_no_room"' || fail "tptriage from PATH: wrong answer"
+out=$("$work/venv/bin/python" -m tptriage analyze "$sample" --format json); code=$?
+[ "$code" -eq 1 ] || fail "python -m tptriage: exit $code"
+echo "$out" | grep -q '"root_cause": "kv_pool_no_room"' || fail "python -m tptriage: wrong answer"
+# Nothing but the launcher is Python.
+n=$(python3 -c 'import sys,zipfile; print(sum(n.endswith(".py") for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$whl")
+[ "$n" -eq 2 ] || fail "the wheel holds $n Python files; expected __init__.py and __main__.py"
+"$work/venv/bin/python" -m pip uninstall -y -q tptriage || fail "uninstall"
+[ ! -e "$work/venv/bin/tptriage" ] || fail "uninstall left the binary"
+echo "wheel: ok"
