@@ -163,6 +163,7 @@ Status ParseBarePlan(const json& j, const std::string& name, Plan* p) {
   TPT_RETURN_IF_ERROR(ReadNumber(j, "gpu_memory_utilization", name, &p->gpu_memory_utilization));
   TPT_RETURN_IF_ERROR(ReadSize(j, "kv_bytes_per_token", name, &p->kv_bytes_per_token));
   TPT_RETURN_IF_ERROR(ReadNumber(j, "max_total_tokens", name, &p->max_total_tokens));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "context_length", name, &p->context_length));
   if (j.contains("custom_allreduce") && !j["custom_allreduce"].is_null()) {
     if (!j["custom_allreduce"].is_boolean()) return InvalidArgumentError(name + ": $.custom_allreduce must be true or false");
     p->custom_allreduce = j["custom_allreduce"].get<bool>();
@@ -217,6 +218,11 @@ Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& 
   }
   if (p->gpu_memory_utilization == 0 && config.contains("gpu_memory_utilization")) {
     TPT_RETURN_IF_ERROR(ReadNumber(config, "gpu_memory_utilization", name + " (run.config)", &p->gpu_memory_utilization));
+  }
+  for (const char* k : {"context_length", "max_model_len", "max_seq_len"}) {
+    if (p->context_length == 0 && config.contains(k) && config[k].is_number()) {
+      TPT_RETURN_IF_ERROR(ReadNumber(config, k, name + " (run.config)", &p->context_length));
+    }
   }
   // Ledger: per-rank figures of the target model.
   if (a.contains("ledger") && a["ledger"].is_array()) {
@@ -526,6 +532,7 @@ json PlanToJson(const Plan& p) {
             {"kv_bytes_per_token", p.kv_bytes_per_token},
             {"kv_bytes_per_token_assumed", p.kv_bytes_per_token_assumed},
             {"max_total_tokens", p.max_total_tokens},
+            {"context_length", p.context_length},
             {"custom_allreduce", p.custom_allreduce},
             {"custom_allreduce_max_bytes", p.custom_allreduce_max_bytes},
             {"cuda_graph_bs", p.cuda_graph_bs},

@@ -377,12 +377,28 @@ Verdict Judge(const Plan& plan, const RunResult& orig, const RunResult* fix) {
   } else if (fix->tool_error) {
     v.fix_outcome = "inconclusive";
     v.fix_reason = "stopped at " + fix->failed_step + ": " + fix->failure;
+  } else if (fix->failed_step.empty() && fix->kv.computed && plan.context_length > 0 &&
+             fix->kv.tokens < plan.context_length) {
+    // A positive pool is not a working server: it must hold one request of the context
+    // length (issue 19; the founding case's floor 0.77 leaves 81 MiB, about 1,300 tokens).
+    v.fix_outcome = "fails";
+    v.fix_reason = fix->label + ": every step passed but the KV pool " + FormatBytes(int64_t(fix->kv.pool_bytes)) +
+                   " (" + std::to_string(fix->kv.tokens) + " tokens) is shorter than one request of the context length " +
+                   std::to_string(plan.context_length) + ": the server starts and cannot serve it";
   } else if (fix->failed_step.empty()) {
     v.fix_outcome = "passes";
     v.fix_reason = fix->label + ": every step passed" +
                    (fix->kv.computed ? ", KV pool " + FormatBytes(int64_t(fix->kv.pool_bytes)) + " (" +
                                            std::to_string(fix->kv.tokens) + " tokens)"
                                      : "");
+    if (fix->kv.computed && plan.context_length > 0) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), ", %.2fx the context length %lld", double(fix->kv.tokens) / plan.context_length,
+                    static_cast<long long>(plan.context_length));
+      v.fix_reason += buf;
+    } else if (fix->kv.computed) {
+      v.fix_reason += " (no context length known: whether that is useful is not checked)";
+    }
   } else {
     v.fix_outcome = "fails";
     v.fix_reason = fix->label + ": failed at " + fix->failed_step + ": " + fix->failure;

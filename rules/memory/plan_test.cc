@@ -26,10 +26,14 @@ TEST(PlanTest, FoundingCasePredictsNoRoomWithRemedy) {
   EXPECT_NEAR(p->row.left_bytes / kGiB, -25.3, 1e-6);
   EXPECT_NEAR(p->row.weights_bytes / kGiB, 72.3, 1e-6);
   EXPECT_NEAR(p->row.reserved_bytes / kGiB, 47.0, 1e-6);
-  ASSERT_FALSE(p->remedies.empty());
+  ASSERT_GE(p->remedies.size(), 2u);
+  // Useful first: 0.78 holds 8,192 tokens (no context length given); then the floor
+  // 0.77, which starts the server with about 81 MiB of KV (1,310 tokens).
   EXPECT_EQ(p->remedies[0].flag, "--mem-fraction-static");
-  EXPECT_EQ(p->remedies[0].value, "0.77");
+  EXPECT_EQ(p->remedies[0].value, "0.78");
   EXPECT_EQ(p->remedies[0].direction, "increase");
+  EXPECT_EQ(p->remedies[1].value, "0.77");
+  EXPECT_NE(p->remedies[1].why.find("1,310 tokens"), std::string::npos) << p->remedies[1].why;
   nlohmann::json j = PlanToJson(*p);
   EXPECT_EQ(j["failure"], "kv_pool_no_room");
   EXPECT_EQ(j["ledger"][0]["left_bytes"].get<double>(), p->row.left_bytes);
@@ -72,10 +76,17 @@ TEST(PlanTest, SglangContextTooLong) {
   ASSERT_TRUE(p.ok());
   EXPECT_FALSE(p->fits);
   EXPECT_EQ(p->failure, "kv_pool_too_small");
-  ASSERT_GE(p->remedies.size(), 2u);
-  EXPECT_EQ(p->remedies[0].value, "0.86");
-  EXPECT_EQ(p->remedies[1].flag, "--context-length");
-  EXPECT_EQ(p->remedies[1].value, std::to_string(p->kv_tokens));
+  ASSERT_GE(p->remedies.size(), 3u);
+  EXPECT_EQ(p->remedies[0].value, "0.86");  // useful: holds one 131072-token request
+  EXPECT_EQ(p->remedies[1].value, "0.77");  // the floor
+  EXPECT_EQ(p->remedies[2].flag, "--context-length");
+  EXPECT_EQ(p->remedies[2].value, std::to_string(p->kv_tokens));
+  // Applying the useful remedy fits.
+  in.mem_fraction_static = 0.86;
+  auto fixed = MakePlan(in);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_TRUE(fixed->fits);
+  EXPECT_GE(fixed->kv_tokens, 131072);
 }
 
 TEST(PlanTest, SglangGraphsLargerThanReservedSlice) {
