@@ -28,6 +28,7 @@
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
+#include "rules/memory/model_config.h"
 
 namespace tpt::cli {
 
@@ -45,6 +46,7 @@ struct AnalyzeConfig {
   std::string rules_dir;
   std::string formats_dir;
   ByteSize max_line_bytes{1 << 20};
+  std::string model;    // model directory or config.json: figures the log does not print
   bool help = false;
 };
 
@@ -184,7 +186,10 @@ int RunAnalyze(const Args& args) {
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
       ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
-       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)");
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
+      ("model", po::value(&cfg.model),
+       "the run's model directory or config.json (no download): weights per rank, KV bytes per token and "
+       "context length from it fill what the log does not print");
   if (!ParseCommandLine(args, desc, "analyze", &cfg.logs)) return Usage(desc, stderr, kExitUsage);
   if (cfg.help) return Usage(desc, stdout, kExitHealthy);
   auto format = report::ParseFormat(cfg.format);
@@ -259,6 +264,16 @@ int RunAnalyze(const Args& args) {
       if (*format == report::Format::kText) return kExitUsage;
     }
     for (const auto& w : RunWarnings(*analyzer, r)) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
+  }
+  if (!cfg.model.empty()) {
+    auto model = memory::LoadModel(cfg.model);
+    if (!model.ok()) {
+      std::fprintf(stderr, "tptriage analyze: %s\n", model.status().message().c_str());
+      return kExitUsage;
+    }
+    for (auto& r : results) {
+      if (r.error.empty()) memory::AddModelFigures(*model, &r.analysis);
+    }
   }
   report::Report rep = report::MakeReport(std::move(results), many, TPT_VERSION);
   int code = report::WorstExitCode(rep.runs);

@@ -603,6 +603,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       TPT_RETURN_IF_ERROR(compile_at(path, item, "end", true, false, &b.end));
       TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), GroupsOf(*b.end), &b.fields));
       b.max_lines = item.value("max_lines", 500);
+      b.headerless = item.value("headerless", false);
       if (item.contains("set") && item["set"].is_object()) b.set = item["set"];
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample {lines, fields} is required");

@@ -12,6 +12,7 @@
 #include "parser/rank_resolve.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"
+#include "parser/unpaste.h"
 
 namespace tpt {
 namespace {
@@ -164,7 +165,9 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
       } else {
         Stream s;
         s.report = reports->size();
-        s.events = std::make_unique<StreamEvents>(std::move(opened->source), formats, options, buffer,
+        // Pasted logs (quoted, fenced, boxed, hard-wrapped) read as printed: parser/unpaste.h.
+        auto unpasted = std::make_unique<UnpasteSource>(std::move(opened->source), &formats);
+        s.events = std::make_unique<StreamEvents>(std::move(unpasted), formats, options, buffer,
                                                   static_cast<int>(reports->size()), x.path);
         streams.push_back(std::move(s));
       }

@@ -355,6 +355,9 @@ Status ApplyOverrides(const Overrides& o, Plan* p) {
     p->weights_bytes = *o.weights_bytes;
     p->weights_per_rank.clear();
   }
+  // The log's free-memory figures belong to its free at init and weights:
+  // compared with a replay of other numbers they would show false gaps.
+  if (o.free_at_init_bytes || o.weights_bytes) p->logged_free_after.clear();
   if (o.kv_bytes_per_token) {
     p->kv_bytes_per_token = *o.kv_bytes_per_token;
     p->kv_bytes_per_token_assumed = false;

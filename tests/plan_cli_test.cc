@@ -226,6 +226,31 @@ TEST(PlanCliTest, AnalyzeKvTooSmallUtilizationRemedyHasAValue) {
   EXPECT_TRUE(found) << r.out;
 }
 
+// analyze --model: the same memory model fills what the log does not print.
+TEST(PlanCliTest, AnalyzeWithModelAddsItsFigures) {
+  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze '" + TPT_SOURCE_DIR +
+                    "/samples/logs/vllm-v1-tp2-kv-too-small.log' --model " + ModelDir("llama-3.1-8b-instruct") +
+                    " --format json 2>/dev/null";
+  PlanRun r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 4096> chunk;
+  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) r.out.append(chunk.data(), n);
+  pclose(pipe);
+  auto j = nlohmann::json::parse(r.out);
+  const nlohmann::json* f = nullptr;
+  for (const auto& x : j["findings"]) {
+    if (x["id"] == "model_figures") f = &x;
+  }
+  ASSERT_NE(f, nullptr) << r.out;
+  // Llama-3.1-8B at TP 2: the log's "Model loading took 7.5100 GiB" and vLLM's "8.00 GiB KV
+  // cache is needed" for 131072 tokens come out of config.json + the index.
+  EXPECT_NEAR((*f)["figures"]["model_weights_gib"].get<double>(), 7.51, 0.01);
+  EXPECT_EQ((*f)["figures"]["model_kv_bytes_per_token"], 65536);
+  EXPECT_NE((*f)["advice"].get<std::string>().find("needs 8.00 GiB of KV"), std::string::npos) << f->dump();
+  EXPECT_NE((*f)["advice"].get<std::string>().find("agrees"), std::string::npos) << f->dump();
+}
+
 TEST(PlanCliTest, HelpExitsZero) {
   PlanRun r = Plan("--help");
   EXPECT_EQ(r.rc, 0);

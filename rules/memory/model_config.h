@@ -125,3 +125,19 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
 std::string DescribeModel(const ModelConfig& m);
 
 }  // namespace tpt::memory
+
+namespace tpt {
+struct Analysis;
+}
+
+namespace tpt::memory {
+
+// `analyze --model`: what the model's files say about the run an analysis describes
+// (its framework, version, TP/PP and configuration): weights per rank, KV bytes per
+// token, the context length. Memory diagnoses get them as `model_*` figures where the
+// log printed none, and one info finding ("model_figures") carries them with a
+// comparison against the weights the log printed. Returns false (and changes nothing)
+// when the run's parallelism does not fit the model (the finding then says why).
+bool AddModelFigures(const ModelConfig& m, Analysis* a);
+
+}  // namespace tpt::memory
