@@ -236,6 +236,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
     auto w = mem::WeightsPerRank(*d, s);
     if (!w.ok()) return w.status();
     in.draft_weights_bytes = w->per_rank_bytes;
+    in.draft_layers = d->layers;
   }
   in.enable_dp_attention = f.enable_dp_attention;
 

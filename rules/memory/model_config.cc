@@ -428,6 +428,8 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     if (p > 0 && m.vision_hidden == 0) {
       const json& v = *it;
       m.vision_hidden = Num<int>(v, {"hidden_size", "embed_dim", "width", "d_model"}).value_or(0);
+      m.vision_layers_attr = Num<int>(v, {"num_hidden_layers"}).value_or(24);
+      m.vision_hidden_attr = Num<int>(v, {"hidden_size"}).value_or(1024);
       m.vision_intermediate = Num<int>(v, {"intermediate_size", "encoder_ffn_dim"}).value_or(4 * m.vision_hidden);
       int patch = Num<int>(v, {"patch_size", "spatial_patch_size"}).value_or(14);
       if (v.contains("spatial_merge_size") && v.contains("temporal_patch_size")) {

@@ -63,6 +63,9 @@ struct ModelConfig {
   // Towers
   double vision_params = 0;      // estimated parameter count of the vision/audio encoder + projector
   int vision_hidden = 0, vision_intermediate = 0;
+  // What SGLang's adjust_mem_fraction_for_vlm reads: vision_config.num_hidden_layers (24 when
+  // absent, e.g. Qwen2.5-VL's "depth") and hidden_size (1024 when absent).
+  int vision_layers_attr = 24, vision_hidden_attr = 1024;
   int64_t vision_max_patches = 0;  // patches of the largest image the processor makes (profiling)
   std::string vision_note;
   QuantInfo quant;

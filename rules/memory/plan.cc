@@ -1,6 +1,7 @@
 // plan.cc: a launch configuration -> predicted ledger, KV pool, failure and remedies.
 #include "rules/memory/plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -104,6 +105,16 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   auto cell = CellBytes(in, [&](const KvDims& d) { return SglangCellBytes(d, attn_tp, *era); });
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
+  if (*era == SglangEra::kY2026 && (in.speculative_algorithm == "EAGLE" || in.speculative_algorithm == "EAGLE3") &&
+      in.dims.layers > 0 && !in.cell_bytes) {
+    // sglang-source.md §1.2(e): EAGLE targets price the draft's KV into the target's pool,
+    // cell x (1 + draft layers / layers).
+    const int draft = in.draft_layers > 0 ? in.draft_layers : 1;
+    p.cell_bytes = static_cast<int64_t>(std::llround(p.cell_bytes * (1.0 + static_cast<double>(draft) / in.dims.layers)));
+    p.assumptions.push_back("KV cell x (1 + " + std::to_string(draft) + "/" + std::to_string(in.dims.layers) +
+                            ") for the " + in.speculative_algorithm + " draft's KV" +
+                            (in.draft_layers > 0 ? "" : " (1 draft layer assumed)"));
+  }
 
   p.fraction_flag = "--mem-fraction-static";
   if (in.mem_fraction_static) {
@@ -124,6 +135,21 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     if (!def.ok()) return def.status();
     p.fraction = def->mem_fraction_static;
     p.fraction_source = "default: " + def->rule;
+    auto v = ParseVersion(in.version);
+    if (in.model && in.model->vision_params > 0 && v.ok() && CompareVersions(*v, {0, 4, 8}) >= 0) {
+      // server_args.adjust_mem_fraction_for_vlm (with the post-#7054 heuristic; our reading
+      // of the versions): x 0.95 x clamp(1 - 0.1 (ratio - 1), 0.8, 1.05), ratio = the ViT's
+      // layers x hidden^2 over ViT-L/14's 24 x 1024^2.
+      const double ratio = static_cast<double>(in.model->vision_layers_attr) * in.model->vision_hidden_attr *
+                           in.model->vision_hidden_attr / (24.0 * 1024 * 1024);
+      const double factor = 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+      p.fraction *= factor;
+      p.fraction_source += "; x " + Fixed2(factor) + " for the vision tower (adjust_mem_fraction_for_vlm)";
+    }
+    if (!(p.fraction > 0.05)) {
+      return InvalidArgumentError("the version's default --mem-fraction-static comes out at " + Fixed2(p.fraction) +
+                                  " for this GPU and parallelism; give --mem-fraction-static");
+    }
   }
 
   SglangKvInput kv;
@@ -601,19 +627,28 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       return;
     }
   }
-  // No fraction gives a useful pool: the smallest TP that does.
-  for (int tp : TpCandidates(in)) {
-    PlanInput t = WithTp(in, tp);
-    auto direct = Run(t);
-    std::optional<std::pair<double, Plan>> at;
-    if (direct.ok() && direct->fits && direct->kv_tokens >= useful) at = std::make_pair(direct->fraction, *direct);
-    else at = SmallestFraction(t, 0.01, 0.99, useful);
-    if (at) {
+  // No fraction gives a useful pool: the smallest TP that does, at the fraction in use
+  // when one does (the remedy is then the one change), else with the fraction it needs.
+  bool tp_found = false;
+  for (int pass = 0; pass < 2 && !tp_found; ++pass) {
+    for (int tp : TpCandidates(in)) {
+      PlanInput t = WithTp(in, tp);
+      std::optional<std::pair<double, Plan>> at;
+      if (pass == 0) {
+        auto direct = Run(t);
+        if (direct.ok() && direct->fits && direct->kv_tokens >= useful) at = std::make_pair(direct->fraction, *direct);
+      } else {
+        at = SmallestFraction(t, 0.01, 0.99, useful);
+      }
+      if (!at) continue;
       std::string why = "smallest TP whose plan fits and holds " + useful_what + ": " +
                         FormatGiB(at->second.weights_bytes) + " weights per rank, " +
-                        WithCommas(at->second.kv_tokens) + " KV tokens at " + flag + " " + Fixed2(at->first);
+                        WithCommas(at->second.kv_tokens) + " KV tokens " +
+                        (pass == 0 ? "at " : "with ") + flag + " " + Fixed2(at->first) +
+                        (pass == 0 ? "" : " (set both)");
       if (tp > 8) why += " (more than 8 GPUs: multi-node)";
       out.push_back(MakeRemedy(sglang ? "--tp" : "--tensor-parallel-size", std::to_string(tp), "increase", why));
+      tp_found = true;
       break;
     }
   }
@@ -626,12 +661,20 @@ void AddRemedies(const PlanInput& in, Plan& p) {
     q.quant.linear_bytes = 1.0 + 4.0 / (128.0 * 128.0);
     q.index_total_bytes.reset();
     t.model = q;
-    auto at = SmallestFraction(t, 0.01, 0.99, useful);
+    std::optional<std::pair<double, Plan>> at;
+    bool same = false;
+    if (auto direct = Run(t); direct.ok() && direct->fits && direct->kv_tokens >= useful) {
+      at = std::make_pair(direct->fraction, *direct);
+      same = true;
+    } else {
+      at = SmallestFraction(t, 0.01, 0.99, useful);
+    }
     if (at) {
       out.push_back(MakeRemedy("--quantization", "fp8", "set",
                                "an FP8 checkpoint (or on-the-fly fp8) at tp " + std::to_string(in.tp) + ": " +
                                    FormatGiB(at->second.weights_bytes) + " weights per rank, " +
-                                   WithCommas(at->second.kv_tokens) + " KV tokens at " + flag + " " + Fixed2(at->first)));
+                                   WithCommas(at->second.kv_tokens) + " KV tokens " + (same ? "at " : "with ") + flag +
+                                   " " + Fixed2(at->first) + (same ? "" : " (set both)")));
     }
   }
   // Context: the longest request a safe fraction holds (the user's, or the version's
@@ -850,8 +893,8 @@ std::string PlanToText(const Plan& p) {
                     WithCommas(*p.input.context_length).c_str(), p.max_concurrency);
       conc = buf;
     }
-    line("fits: a KV pool of " + WithCommas(p.kv_tokens) + " tokens (the server's pool; every rank holds its share)" +
-         conc);
+    line("fits: a KV pool of " + WithCommas(p.kv_tokens) +
+         " tokens (the server's pool: SGLang's max_total_num_tokens, vLLM's GPU KV cache size)" + conc);
   } else {
     line("predicted failure: " + p.failure);
     if (!p.error.empty()) line("  " + p.error);

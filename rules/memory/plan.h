@@ -65,6 +65,7 @@ struct PlanInput {
   bool version_assumed = false;                   // the user gave no version; `version` is our default
   std::string gpu_arch, gpu_interconnect;         // from the catalog ("" when only the size is known)
   std::optional<double> draft_weights_bytes;      // speculative draft model, per rank
+  int draft_layers = 0;                           // its layers (0: 1 assumed for EAGLE heads)
 };
 
 // How much one assumption moves the predicted pool: the KV tokens at its low and high end.
