@@ -36,6 +36,7 @@ struct Remedy {
   std::string value;      // "0.78"
   std::string direction;  // "increase" | "decrease" | "set" | "unset"
   std::string why;
+  std::string command;    // a line to copy when the remedy is not a flag: "dmesg -T | grep -i xid"
 };
 
 struct Diagnosis {
@@ -61,6 +62,18 @@ struct Finding {
   std::string advice;
 };
 
+// A moment in one rank's life, for the time axis of reports: the first line
+// of a phase, a warning, an error or a timeout, with the line itself.
+inline constexpr size_t kMaxRankMarks = 24;  // warnings and errors kept a rank (phases are few)
+
+struct RankMark {
+  double ts = 0;                 // seconds; 0 when the line has no time
+  bool time_of_day = false;      // ts counts from midnight (the log printed no date)
+  std::string type;              // "phase" | "warning" | "error" | "timeout"
+  std::string label;             // the phase name or the event kind
+  Evidence evidence;
+};
+
 struct RankState {
   int rank = -1;
   std::string host;
@@ -71,6 +84,10 @@ struct RankState {
   double first_ts = 0, last_ts = 0; // 0 when the log has no timestamps
   double first_error_ts = 0;
   uint64_t events = 0;
+  Evidence last_evidence;           // its last line understood (where it stopped)
+  double last_line_ts = 0;          // that line's time (0 unknown); time_of_day as in marks
+  bool last_line_time_of_day = false;
+  std::vector<RankMark> marks;      // in log order; phases, then at most kMaxRankMarks warnings/errors
 };
 
 // One row of the per-rank memory ledger (bytes; negative left = shortfall).
@@ -105,12 +122,14 @@ struct Analysis {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, file, line, rank, text)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RuledOut, id, reason)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why, command)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnosis, id, rule, confidence, title, explanation,
                                                 evidence, figures, ruled_out, remedy, repro, consequence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, figures, advice)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankMark, ts, time_of_day, type, label, evidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, host, phases, last_phase, first_error,
-                                                first_error_evidence, first_ts, last_ts, first_error_ts, events)
+                                                first_error_evidence, first_ts, last_ts, first_error_ts, events,
+                                                last_evidence, last_line_ts, last_line_time_of_day, marks)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LedgerRow, rank, role, total_bytes, free_at_init_bytes,
                                                 weights_bytes, reserved_bytes, kv_pool_bytes, graphs_bytes,
                                                 left_bytes)
