@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include "repro/plan.h"
@@ -325,9 +326,40 @@ std::string RemedyCommand(const Remedy& r) {
   return "";
 }
 
+namespace {
+
+// The value the diagnosis' figures give for a flag ("--mem-fraction-static" ->
+// figures.mem_fraction_static), or nullopt.
+std::optional<double> ValueInUse(const Diagnosis& d, const std::string& flag) {
+  if (!IsOneFlag(flag)) return std::nullopt;
+  std::string key = flag.substr(2);
+  for (char& c : key) c = c == '-' ? '_' : c;
+  auto it = d.figures.find(key);
+  if (it == d.figures.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+// A remedy that "increases" a flag to a value at or below the one in use (or
+// "decreases" it to one at or above) contradicts its own figures: never led with.
+bool Contradicts(const Diagnosis& d, const Remedy& r) {
+  auto now = ValueInUse(d, r.flag);
+  if (!now || r.value.empty()) return false;
+  char* end = nullptr;
+  double v = std::strtod(r.value.c_str(), &end);
+  if (end == r.value.c_str()) return false;
+  return (r.direction == "increase" && v <= *now) || (r.direction == "decrease" && v >= *now);
+}
+
+}  // namespace
+
 Fix FixOf(const Diagnosis& d) {
   Fix fix;
   for (const Remedy& r : d.remedy) {
+    if (Contradicts(d, r)) {
+      fix.refuted = true;
+      continue;
+    }
+    if (fix.advice == nullptr) fix.advice = &r;
     if (!r.value.empty() || !RemedyCommand(r).empty()) {
       fix.recommended = &r;
       break;

@@ -111,6 +111,8 @@ std::string RemedyCommand(const Remedy& r);
 struct Fix {
   const Remedy* recommended = nullptr;
   const Remedy* floor = nullptr;
+  const Remedy* advice = nullptr;  // no line to copy: the first remedy its figures do not refute
+  bool refuted = false;            // some remedy was left out: its own figures refute it
   std::string now;  // "0.50", "" unknown
 };
 Fix FixOf(const Diagnosis& d);

@@ -407,10 +407,12 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   Fix fix = FixOf(*d);
   if (fix.recommended == nullptr) {
     out << "<aside class=\"fix none\"><h3>Fix</h3>";
-    if (d->remedy.empty()) {
-      out << "<p>No remedy known for this cause; the evidence says where to look.</p>";
+    if (fix.advice != nullptr) {
+      out << "<p><b>" << Esc(fix.advice->flag) << "</b>: " << Esc(fix.advice->why) << "</p>";
+    } else if (fix.refuted) {
+      out << "<p>Unknown: the remedy the rule computed contradicts the value in use.</p>";
     } else {
-      out << "<p><b>" << Esc(d->remedy.front().flag) << "</b>: " << Esc(d->remedy.front().why) << "</p>";
+      out << "<p>No remedy known for this cause; the evidence says where to look.</p>";
     }
     out << "</aside>\n";
     return;

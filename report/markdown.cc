@@ -198,8 +198,10 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
         if (!fix.floor->why.empty()) out << " (" << Para(fix.floor->why) << ")";
       }
       out << "\n\n";
-    } else if (!d->remedy.empty()) {
-      out << "**Fix:** " << Cell(d->remedy.front().flag) << ": " << Para(d->remedy.front().why) << "\n\n";
+    } else if (fix.advice != nullptr) {
+      out << "**Fix:** " << Cell(fix.advice->flag) << ": " << Para(fix.advice->why) << "\n\n";
+    } else if (fix.refuted) {
+      out << "**Fix:** unknown: the remedy the rule computed contradicts the value in use.\n\n";
     } else {
       out << "**Fix:** no remedy known for this cause; the evidence says where to look.\n\n";
     }

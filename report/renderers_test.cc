@@ -178,6 +178,19 @@ TEST(TextReporter, HangShowsPerRankTimelineAndMissingRanks) {
   EXPECT_NE(html.find("600 s with no line"), std::string::npos) << "the watchdog wait is visible";
 }
 
+TEST(TextReporter, NeverLeadsWithARemedyItsFiguresRefute) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.diagnoses.front().figures["mem_fraction_static"] = 0.95;  // "increase" to 0.93 would lower it
+  std::string out = Render(Format::kText, One(a));
+  EXPECT_EQ(out.find("Fix: --mem-fraction-static 0.93"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nFix: --tp-size 8"), std::string::npos) << out;
+  std::string html = Render(Format::kHtml, One(a));
+  EXPECT_EQ(html.find("with the fix (0.93)"), std::string::npos);
+  a.diagnoses.front().remedy.pop_back();  // only the refuted one left
+  out = Render(Format::kText, One(a));
+  EXPECT_NE(out.find("\nFix: unknown: the remedy the rule computed contradicts"), std::string::npos) << out;
+}
+
 TEST(TextReporter, ReproOnlyWhenReproSupportsTheRun) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   a.diagnoses.front().repro = {{"framework", "torch"}, {"tp", 4}};  // repro knows sglang and vllm only

@@ -84,8 +84,10 @@ void WriteAnswer(const Analysis& a, const Diagnosis* d, std::ostream& out) {
       if (!fix.floor->why.empty()) out << " (" << Clean(fix.floor->why) << ")";
     }
     out << "\n";
-  } else if (!d->remedy.empty()) {
-    out << "Fix: " << Clean(d->remedy.front().flag) << ": " << Clean(d->remedy.front().why) << "\n";
+  } else if (fix.advice != nullptr) {
+    out << "Fix: " << Clean(fix.advice->flag) << ": " << Clean(fix.advice->why) << "\n";
+  } else if (fix.refuted) {
+    out << "Fix: unknown: the remedy the rule computed contradicts the value in use; see the ledger\n";
   } else {
     out << "Fix: no remedy known for this cause; the evidence below says where to look\n";
   }
