@@ -92,6 +92,7 @@ std::optional<diff::RunFacts> ReadRun(const char* side, const std::vector<std::s
   diff::RunFacts facts = diff::CollectFacts(run->events);
   AnalyzeOptions aopts;
   aopts.inputs = inputs;
+  aopts.totals = &run->totals;
   Analysis a = Analyze(run->events, rules, aopts);
   diff::SetRootCause(facts, a.root_cause, a.verdict);
   return facts;

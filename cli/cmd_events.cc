@@ -5,6 +5,9 @@
 // summary to stderr (or, with --summary, only the summary to stdout).
 // Exit codes: 0 all inputs read, 1 some input could not be read, 2 usage
 // error or nothing readable.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -205,6 +208,11 @@ int RunEvents(const Args& args) {
   opts.max_line_bytes = cfg.max_line_bytes.bytes;
   opts.buffer_bytes = cfg.buffer_bytes.bytes;
   opts.kinds = cfg.kinds;
+  // Events stream in merged order only among inputs open together: open as
+  // many as the descriptor limit allows (keeping some for everything else);
+  // past that they are read a group at a time (parser.h max_open_inputs).
+  if (struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 128)
+    opts.max_open_inputs = std::max<size_t>(opts.max_open_inputs, static_cast<size_t>(rl.rlim_cur) - 64);
   static char out_buf[1 << 16];
   std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
   PrintSink sink(!cfg.summary_only);
@@ -213,6 +221,11 @@ int RunEvents(const Args& args) {
   sink.Flush();
   std::fflush(stdout);
   bool some_failed = false;
+  if (reports.size() > opts.max_open_inputs)
+    std::fprintf(stderr,
+                 "tptriage events: warning: %zu inputs, more than may be open at once (ulimit -n): read %zu at a time, "
+                 "events are in time order within each group of inputs (analyze merges them all)\n",
+                 reports.size(), opts.max_open_inputs);
   for (const auto& r : reports) {
     if (!r.error.empty()) {
       some_failed = true;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <unordered_map>
 
 #include "parser/format_set.h"
 #include "parser/rank_resolve.h"
@@ -122,8 +123,19 @@ std::vector<std::string> InputWarnings(const InputReport& r, const ParseOptions&
   return out;
 }
 
-Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats, const ParseOptions& options,
-                EventSink* sink, std::vector<InputReport>* reports) {
+namespace {
+
+// Receives, with each event, its place in the merge: ParseRunToMemory re-merges
+// what it kept when the inputs were read a group at a time.
+class KeyedSink : public EventSink {
+ public:
+  virtual bool OnKeyedEvent(const Event& e, double key, size_t stream) = 0;
+  bool OnEvent(const Event& e) override { return OnKeyedEvent(e, 0, 0); }
+};
+
+Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& formats, const ParseOptions& options,
+                    EventSink* sink, KeyedSink* keyed, std::vector<InputReport>* reports,
+                    size_t* groups_read = nullptr) {
   std::vector<InputReport> local;
   if (!reports) reports = &local;
   reports->clear();
@@ -139,90 +151,122 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
     bool has_head = false;
     uint64_t count = 0;
   };
-  std::vector<Stream> streams;
   size_t usable = 0;
   for (const Expanded& x : expanded) {
     if (x.error.empty()) ++usable;
   }
+  // Inputs are open a group at a time (at most max_open_inputs file
+  // descriptors and read buffers, whatever the number of files).
+  const size_t max_open = std::max<size_t>(options.max_open_inputs, 1);
+  const size_t open_at_once = std::min(usable, max_open);
   // Many streams share the memory budget: each gets a smaller buffer.
   size_t buffer = std::max<size_t>(options.buffer_bytes, 1);
-  if (usable > 8) buffer = std::max(std::min<size_t>(buffer, 64 * 1024), buffer * 8 / usable);
+  if (open_at_once > 8) buffer = std::max(std::min<size_t>(buffer, 64 * 1024), buffer * 8 / open_at_once);
 
-  for (const Expanded& x : expanded) {
-    InputReport r;
-    r.path = x.path;
-    r.error = x.error;
-    if (r.error.empty()) {
-      auto opened = OpenInput(x.path);
-      std::string name = x.path == "-" ? "<stdin>" : x.path;
-      if (!opened.ok()) {
-        r.error = opened.status().message();
-      } else if (opened->empty) {
-        r.error = name + ": empty; nothing to read (was the log captured? check the redirect)";
-      } else if (opened->looks_binary) {
-        r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +
-                  std::string(opened->gzip ? "" : " (or its .gz)");
-      } else {
-        Stream s;
-        s.report = reports->size();
-        // Pasted logs (quoted, fenced, boxed, hard-wrapped) read as printed: parser/unpaste.h.
-        auto unpasted = std::make_unique<UnpasteSource>(std::move(opened->source), &formats);
-        s.events = std::make_unique<StreamEvents>(std::move(unpasted), formats, options, buffer,
-                                                  static_cast<int>(reports->size()), x.path);
-        streams.push_back(std::move(s));
-      }
-    }
-    reports->push_back(std::move(r));
-  }
-
-  // k-way merge by (key, stream index, order within the stream): stable.
   double global_day = 0;
   bool have_global_day = false;
-  auto advance = [&](Stream& s) {
-    s.head = s.events->NextRef();
-    s.has_head = s.head != nullptr;
-    if (s.has_head && s.head->ts && !s.head->ts_is_time_of_day && !have_global_day) {
-      global_day = std::floor(*s.head->ts / 86400.0) * 86400.0;
-      have_global_day = true;
+  bool any_read = false;
+  bool stopped = false;
+  size_t next_input = 0;
+  size_t stream_base = 0;  // streams opened in earlier groups
+  while (next_input < expanded.size()) {
+    // Open the next group of inputs (those that cannot be used are reported as they come).
+    std::vector<Stream> streams;
+    while (next_input < expanded.size() && streams.size() < max_open) {
+      const Expanded& x = expanded[next_input++];
+      InputReport r;
+      r.path = x.path;
+      r.error = x.error;
+      if (r.error.empty()) {
+        auto opened = OpenInput(x.path);
+        std::string name = x.path == "-" ? "<stdin>" : x.path;
+        if (!opened.ok()) {
+          r.error = opened.status().message();
+        } else if (opened->empty) {
+          r.error = name + ": empty; nothing to read (was the log captured? check the redirect)";
+        } else if (opened->looks_binary) {
+          r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +
+                    std::string(opened->gzip ? "" : " (or its .gz)");
+        } else {
+          Stream s;
+          s.report = reports->size();
+          // Pasted logs (quoted, fenced, boxed, hard-wrapped) read as printed: parser/unpaste.h.
+          auto unpasted = std::make_unique<UnpasteSource>(std::move(opened->source), &formats);
+          s.events = std::make_unique<StreamEvents>(std::move(unpasted), formats, options, buffer,
+                                                    static_cast<int>(reports->size()), x.path);
+          streams.push_back(std::move(s));
+        }
+      }
+      reports->push_back(std::move(r));
     }
-  };
-  using Item = std::pair<double, size_t>;  // key, stream
-  auto cmp = [](const Item& a, const Item& b) { return a.first > b.first || (a.first == b.first && a.second > b.second); };
-  std::priority_queue<Item, std::vector<Item>, decltype(cmp)> heap(cmp);
-  for (size_t i = 0; i < streams.size(); ++i) {
-    advance(streams[i]);
-    if (streams[i].has_head && streams.size() > 1) {
-      heap.push({MergeKey(*streams[i].head, &streams[i].clock, have_global_day ? &global_day : nullptr), i});
-    }
-  }
-  if (streams.size() == 1) {
-    // One stream: its own order is the merge order, and no key is needed.
-    Stream& s = streams[0];
-    while (s.has_head) {
-      ++s.count;
-      if (!sink->OnEvent(*s.head)) break;  // the sink asked to stop
+
+    // k-way merge by (key, stream index, order within the stream): stable.
+    auto advance = [&](Stream& s) {
       s.head = s.events->NextRef();
       s.has_head = s.head != nullptr;
+      if (s.has_head && s.head->ts && !s.head->ts_is_time_of_day && !have_global_day) {
+        global_day = std::floor(*s.head->ts / 86400.0) * 86400.0;
+        have_global_day = true;
+      }
+    };
+    auto deliver = [&](Stream& s, size_t i, double key) {
+      ++s.count;
+      return keyed ? keyed->OnKeyedEvent(*s.head, key, stream_base + i) : sink->OnEvent(*s.head);
+    };
+    using Item = std::pair<double, size_t>;  // key, stream
+    auto cmp = [](const Item& a, const Item& b) { return a.first > b.first || (a.first == b.first && a.second > b.second); };
+    std::priority_queue<Item, std::vector<Item>, decltype(cmp)> heap(cmp);
+    const bool one = streams.size() == 1 && usable == 1;
+    for (size_t i = 0; i < streams.size() && !stopped; ++i) {
+      advance(streams[i]);
+      if (streams[i].has_head && !one) {
+        heap.push({MergeKey(*streams[i].head, &streams[i].clock, have_global_day ? &global_day : nullptr), i});
+      }
     }
-  }
-  while (!heap.empty()) {
-    size_t i = heap.top().second;
-    heap.pop();
-    Stream& s = streams[i];
-    ++s.count;
-    if (!sink->OnEvent(*s.head)) break;  // the sink asked to stop
-    advance(s);
-    if (s.has_head) heap.push({MergeKey(*s.head, &s.clock, have_global_day ? &global_day : nullptr), i});
-  }
-  bool any_read = false;
-  for (Stream& s : streams) {
-    InputReport& r = (*reports)[s.report];
-    r.bytes = s.events->bytes();
-    r.lines = s.events->lines();
-    r.long_lines = s.events->long_lines();
-    r.events = s.count;
-    if (!s.events->error().empty()) r.error = s.events->error();
-    if (r.bytes > 0) any_read = true;
+    if (one && !stopped) {
+      // One stream: its own order is the merge order, and no key is needed.
+      Stream& s = streams[0];
+      while (s.has_head) {
+        if (!deliver(s, 0, 0)) {  // the sink asked to stop
+          stopped = true;
+          break;
+        }
+        s.head = s.events->NextRef();
+        s.has_head = s.head != nullptr;
+      }
+    }
+    while (!heap.empty() && !stopped) {
+      auto [key, i] = heap.top();
+      heap.pop();
+      Stream& s = streams[i];
+      if (!deliver(s, i, key)) {  // the sink asked to stop
+        stopped = true;
+        break;
+      }
+      advance(s);
+      if (s.has_head) heap.push({MergeKey(*s.head, &s.clock, have_global_day ? &global_day : nullptr), i});
+    }
+    for (Stream& s : streams) {
+      InputReport& r = (*reports)[s.report];
+      r.bytes = s.events->bytes();
+      r.lines = s.events->lines();
+      r.long_lines = s.events->long_lines();
+      r.events = s.count;
+      if (!s.events->error().empty()) r.error = s.events->error();
+      if (r.bytes > 0) any_read = true;
+    }
+    stream_base += streams.size();
+    if (groups_read) ++*groups_read;
+    if (stopped) {
+      // The sink stopped early: the inputs not reached are listed, unread.
+      for (; next_input < expanded.size(); ++next_input) {
+        InputReport r;
+        r.path = expanded[next_input].path;
+        r.error = expanded[next_input].error;
+        reports->push_back(std::move(r));
+      }
+      break;
+    }
   }
   if (!any_read) {
     std::string why;
@@ -234,61 +278,218 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
   return OkStatus();
 }
 
+}  // namespace
+
+Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats, const ParseOptions& options,
+                EventSink* sink, std::vector<InputReport>* reports) {
+  return ParseRunImpl(inputs, formats, options, sink, nullptr, reports);
+}
+
 namespace {
 
-// Keeps everything except high-volume kinds beyond their first and last N.
-class MemorySink : public EventSink {
+// Keeps what the rules read of a run of any length (bounded memory): per
+// group of events (a kind as printed by one producer: kind, rank, local rank,
+// tp/dp rank, pid and stream; batch_stats and http_access are one group per
+// kind) the first and the last few events, in stream order, and counts the
+// ones between. A group's dropped events all lie between its head and its
+// tail, so "first", "last", phases, first errors and "what came after" stay
+// exact; sums over every event (counts) come from RunTotals.
+//
+// Memory: the kept events are charged by their size; past
+// ParseOptions::keep_bytes every group's head and tail are halved (the events
+// let go become part of the dropped middle), down to one event each. Past
+// kMaxGroups producers, new ones of a kind share one group.
+class MemorySink : public KeyedSink {
  public:
-  MemorySink(ParsedRun* run, size_t keep) : run_(run), keep_(keep) {}
-  bool OnEvent(const Event& e) override {
+  MemorySink(ParsedRun* run, const ParseOptions& o)
+      : run_(run), keep_hv_(o.keep_high_volume), keep_(o.keep_per_group), budget_(o.keep_bytes) {}
+
+  // A group's caps at the run's current scale (0 stays 0, else at least 1).
+  size_t Cap(size_t cap) const { return cap == 0 ? 0 : std::max<size_t>(1, cap >> shift_); }
+
+  bool OnKeyedEvent(const Event& e, double key, size_t stream) override {
     uint64_t seq = seq_++;
-    if (IsHighVolume(e.kind)) {
-      Capped& c = capped_[e.kind];
-      if (c.first < keep_) {
-        ++c.first;
-      } else {
-        // The last keep_ in a ring: the oldest slot is refilled in place.
-        if (keep_ == 0) {
-          ++c.dropped;
-        } else if (c.tail.size() < keep_) {
-          c.tail.emplace_back(seq, e);
-        } else {
-          if (c.next == c.tail.size()) c.next = 0;
-          auto& slot = c.tail[c.next++];
-          slot.first = seq;
-          CopyEventReusing(e, &slot.second);
-          ++c.dropped;
-        }
-        return true;
-      }
+    ++run_->totals.events;
+    Group& g = GroupOf(e);
+    if (g.head.size() < g.head_cap) {
+      g.head.push_back({seq, key, stream, e});
+      Charge(g.head.back().e);
+    } else if (g.tail_cap == 0) {
+      ++g.dropped;
+    } else if (g.tail.size() < g.tail_cap) {
+      g.tail.push_back({seq, key, stream, e});
+      Charge(g.tail.back().e);
+    } else {
+      // The ring's oldest slot is refilled in place; it joins the dropped middle.
+      if (g.next >= g.tail.size()) g.next = 0;
+      auto& slot = g.tail[g.next++];
+      bytes_ -= Size(slot.e);
+      slot.seq = seq;
+      slot.key = key;
+      slot.stream = stream;
+      CopyEventReusing(e, &slot.e);
+      Charge(slot.e);
+      ++g.dropped;
     }
-    kept_.push_back({seq, e});
+    if (bytes_ > budget_) Shrink();
     return true;
   }
-  void Finish() {
-    for (auto& [kind, c] : capped_) {
-      if (c.dropped > 0) run_->dropped[kind] = c.dropped;
-      for (auto& t : c.tail) kept_.push_back(std::move(t));  // ring order: the sort below restores it
+
+  // `remerge`: the inputs were read a group at a time, so the kept events are
+  // merged again by their keys, as ParseRun merges open streams.
+  void Finish(bool remerge) {
+    std::vector<Kept> kept;
+    struct Mark {
+      uint64_t seq;  // the oldest kept tail event: every dropped one came before it
+      uint64_t count;
+      std::string kind;
+    };
+    std::vector<Mark> marks;
+    for (auto& [key, g] : groups_) {
+      Unroll(&g);
+      if (g.dropped > 0) {
+        run_->dropped[g.kind] = run_->dropped.value(g.kind, uint64_t{0}) + g.dropped;
+        uint64_t after = g.tail.empty() ? kNone : g.tail.front().seq;
+        marks.push_back({after, g.dropped, g.kind});
+      }
+      for (auto& h : g.head) kept.push_back(std::move(h));
+      for (auto& t : g.tail) kept.push_back(std::move(t));
     }
-    std::stable_sort(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    run_->events.reserve(kept_.size());
-    for (auto& k : kept_) run_->events.push_back(std::move(k.second));
-    kept_.clear();
+    groups_.clear();
+    std::sort(kept.begin(), kept.end(), [](const Kept& a, const Kept& b) { return a.seq < b.seq; });
+    std::vector<size_t> order(kept.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (remerge) order = Remerge(kept);
+    run_->events.reserve(kept.size());
+    std::map<uint64_t, size_t> index_of;  // seq of a marked event -> its index in events
+    for (const Mark& m : marks) index_of[m.seq] = 0;
+    for (size_t i : order) {
+      if (auto it = index_of.find(kept[i].seq); it != index_of.end()) it->second = run_->events.size();
+      run_->events.push_back(std::move(kept[i].e));
+    }
+    for (const Mark& m : marks) {
+      size_t before = m.seq == kNone ? run_->events.size() : index_of[m.seq];
+      run_->totals.dropped.push_back({m.kind, before, m.count});
+    }
   }
 
  private:
-  static bool IsHighVolume(const std::string& kind) { return kind == "batch_stats" || kind == "http_access"; }
-  struct Capped {
-    size_t first = 0;
-    uint64_t dropped = 0;
-    std::vector<std::pair<uint64_t, Event>> tail;  // a ring once full
-    size_t next = 0;  // the ring's oldest slot
+  static constexpr size_t kMaxGroups = 4096;
+  static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+  struct Kept {
+    uint64_t seq;   // place in the order events arrived
+    double key;     // merge key (ParseRun)
+    size_t stream;  // input stream, counted over every group of inputs
+    Event e;
   };
+
+  // The k-way merge of ParseRun over the kept events of every stream
+  // (`kept` in arrival order, so each stream's own order): the order to emit them in.
+  static std::vector<size_t> Remerge(const std::vector<Kept>& kept) {
+    std::map<size_t, std::vector<size_t>> of_stream;
+    for (size_t i = 0; i < kept.size(); ++i) of_stream[kept[i].stream].push_back(i);
+    using Item = std::pair<double, size_t>;  // key, stream
+    auto cmp = [](const Item& a, const Item& b) { return a.first > b.first || (a.first == b.first && a.second > b.second); };
+    std::priority_queue<Item, std::vector<Item>, decltype(cmp)> heap(cmp);
+    std::map<size_t, size_t> next;  // stream -> its next kept event
+    for (auto& [st, list] : of_stream) {
+      heap.push({kept[list[0]].key, st});
+      next[st] = 0;
+    }
+    std::vector<size_t> order;
+    order.reserve(kept.size());
+    while (!heap.empty()) {
+      size_t st = heap.top().second;
+      heap.pop();
+      const auto& list = of_stream[st];
+      order.push_back(list[next[st]]);
+      if (++next[st] < list.size()) heap.push({kept[list[next[st]]].key, st});
+    }
+    return order;
+  }
+  struct Group {
+    std::string kind;
+    size_t cap = 0;  // as configured; head_cap and tail_cap are it at the run's scale
+    size_t head_cap = 0, tail_cap = 0;
+    std::vector<Kept> head;
+    std::vector<Kept> tail;  // a ring once full
+    size_t next = 0;         // the ring's oldest slot
+    uint64_t dropped = 0;
+  };
+
+  static bool IsHighVolume(const std::string& kind) { return kind == "batch_stats" || kind == "http_access"; }
+
+  Group& GroupOf(const Event& e) {
+    key_.assign(e.kind);
+    if (!IsHighVolume(e.kind)) {
+      key_ += '\0';
+      for (int v : {e.rank, e.local_rank, e.tp_rank, e.dp_rank, e.pp_rank, e.pid, e.source}) {
+        key_.append(reinterpret_cast<const char*>(&v), sizeof v);
+      }
+      key_ += e.process;
+      if (groups_.size() >= kMaxGroups && !groups_.count(key_)) key_.assign(e.kind + std::string(1, '\1'));
+    }
+    auto [it, fresh] = groups_.try_emplace(key_);
+    if (fresh) {
+      Group& g = it->second;
+      g.kind = e.kind;
+      size_t cap = IsHighVolume(e.kind) ? keep_hv_ : keep_;
+      g.cap = cap;
+      g.head_cap = g.tail_cap = Cap(cap);
+    }
+    return it->second;
+  }
+
+  // What one kept event costs, roughly (the struct, its strings, its decoded values).
+  static size_t Size(const Event& e) {
+    size_t n = sizeof(Event) + 512 + e.text.capacity() + e.file.capacity() + e.host.capacity() +
+               e.process.capacity() + 4 * (e.deferred_fields_.spans.size() + e.deferred_prefix_.spans.size());
+    for (const auto& l : e.extra_lines) n += sizeof(std::string) + l.capacity();
+    return n;
+  }
+  void Charge(const Event& e) { bytes_ += Size(e); }
+
+  // The ring in age order (oldest first).
+  static void Unroll(Group* g) {
+    if (g->next > 0 && g->next < g->tail.size())
+      std::rotate(g->tail.begin(), g->tail.begin() + static_cast<std::ptrdiff_t>(g->next), g->tail.end());
+    g->next = 0;
+  }
+
+  // Halve every group's head and tail until the kept events fit the budget.
+  void Shrink() {
+    while (bytes_ > budget_ && shift_ < 63 && (Cap(keep_) > 1 || Cap(keep_hv_) > 1)) {
+      ++shift_;
+      for (auto& [key, g] : groups_) {
+        Unroll(&g);
+        g.head_cap = g.tail_cap = Cap(g.cap);
+        // The head's newest and the tail's oldest join the dropped middle.
+        while (g.head.size() > g.head_cap) {
+          bytes_ -= Size(g.head.back().e);
+          g.head.pop_back();
+          ++g.dropped;
+        }
+        if (g.tail.size() > g.tail_cap) {
+          size_t cut = g.tail.size() - g.tail_cap;
+          for (size_t i = 0; i < cut; ++i) bytes_ -= Size(g.tail[i].e);
+          g.tail.erase(g.tail.begin(), g.tail.begin() + static_cast<std::ptrdiff_t>(cut));
+          g.dropped += cut;
+        }
+        g.head.shrink_to_fit();
+        g.tail.shrink_to_fit();
+      }
+    }
+    if (bytes_ > budget_) budget_ = bytes_ + bytes_ / 2;  // one event per end of each group is the floor
+  }
+
   ParsedRun* run_;
-  size_t keep_;
+  size_t keep_hv_, keep_;
+  size_t budget_;
+  int shift_ = 0;  // caps are divided by 2^shift_ (raised by Shrink)
+  size_t bytes_ = 0;
   uint64_t seq_ = 0;
-  std::vector<std::pair<uint64_t, Event>> kept_;
-  std::map<std::string, Capped> capped_;
+  std::string key_;
+  std::unordered_map<std::string, Group> groups_;
 };
 
 }  // namespace
@@ -296,10 +497,11 @@ class MemorySink : public EventSink {
 StatusOr<ParsedRun> ParseRunToMemory(const std::vector<std::string>& inputs, const FormatSet& formats,
                                      const ParseOptions& options) {
   ParsedRun run;
-  MemorySink sink(&run, options.keep_high_volume);
-  Status s = ParseRun(inputs, formats, options, &sink, &run.inputs);
+  MemorySink sink(&run, options);
+  size_t groups = 0;
+  Status s = ParseRunImpl(inputs, formats, options, &sink, &sink, &run.inputs, &groups);
   if (!s.ok()) return s;
-  sink.Finish();
+  sink.Finish(groups > 1);
   ResolveRanks(&run.events);
   return run;
 }

@@ -26,9 +26,19 @@ struct ParseOptions {
   // max_line_bytes are matched, the rest skipped without being held.
   size_t max_line_bytes = 1 << 20;
   size_t buffer_bytes = 1 << 20;    // read buffer; tests run it down to 1 byte
+  // Inputs open at once (file descriptors and read buffers). A run of more
+  // files is read this many at a time: ParseRunToMemory merges what it keeps
+  // by time as if all were open; ParseRun's sink gets each group merged by
+  // time, one group after the other.
+  size_t max_open_inputs = 64;
   std::vector<std::string> kinds;   // keep only these kinds (empty = all)
-  // ParseRunToMemory: first and last N kept of each high-volume kind.
-  size_t keep_high_volume = 1000;
+  // ParseRunToMemory keeps the first and last N events of each producer's
+  // kind (see ParsedRun); batch_stats and http_access count as one producer.
+  size_t keep_high_volume = 1000;  // N for batch_stats and http_access
+  size_t keep_per_group = 1000;    // N for every other kind, per producer
+  // What the kept events may cost (estimated); past it every N is halved,
+  // down to 1, so memory follows the run's shape (kinds x producers), not its length.
+  size_t keep_bytes = size_t{40} << 20;
 };
 
 // What happened to one input stream.
@@ -58,13 +68,31 @@ std::vector<std::string> InputWarnings(const InputReport& report, const ParseOpt
 Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats,
                 const ParseOptions& options, EventSink* sink, std::vector<InputReport>* reports);
 
-// The same, collected in memory for the rules engine. High-volume kinds
-// (batch_stats, http_access) are capped (first and last N kept, plus counts in
-// `dropped`) so memory stays bounded.
+// What a run held beyond the events kept in memory.
+struct RunTotals {
+  uint64_t events = 0;  // every event parsed, kept or not
+  // `count` events of `kind` by one producer were not kept; all of them came
+  // before events[before] (that producer's oldest kept event past the gap;
+  // events.size() when none), which also says who printed them.
+  struct Dropped {
+    std::string kind;
+    size_t before = 0;
+    uint64_t count = 0;
+  };
+  std::vector<Dropped> dropped;
+};
+
+// The same, collected in memory for the rules engine, bounded whatever the
+// input's length: for each producer (kind, rank, local/tp/dp/pp rank, pid,
+// process, stream) the first and the last N events are kept in stream order
+// and the ones between counted (`totals`, `dropped`). What rules read of a
+// kind (its first and last values, who printed it, what came before and after
+// an error) stays exact; a log under N events per producer is kept whole.
 struct ParsedRun {
   std::vector<Event> events;
   std::vector<InputReport> inputs;
   nlohmann::json dropped = nlohmann::json::object();  // kind -> events not kept
+  RunTotals totals;
 };
 StatusOr<ParsedRun> ParseRunToMemory(const std::vector<std::string>& inputs, const FormatSet& formats,
                                      const ParseOptions& options);

@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <sys/resource.h>
+
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "parser/event_json.h"
 #include "parser/format_set.h"
@@ -191,6 +195,129 @@ TEST_F(ParseRunTest, TheLastHighVolumeEventsKeepTheirOrderAndValues) {
       EXPECT_EQ(dropped, count - want.size()) << "count " << count << " keep " << keep;
     }
   }
+}
+
+// Line i of a flood from TP rank `tp` (a weights_load_end whose number is i).
+std::string FloodLine(int tp, int i) { return LoadLine(0, tp, i); }
+int FloodNumber(const Event& e) { return static_cast<int>(e.fields()["avail_bytes"].get<double>() / (1 << 30)); }
+
+// A flood of one kind keeps, per producer, its first and last N events in
+// stream order; the ones between are counted, and told where they were.
+TEST_F(ParseRunTest, EachProducerKeepsItsFirstAndLastEvents) {
+  std::string text = "Decode batch. #running-req: 1\n";
+  for (int i = 0; i < 3000; ++i) text += FloodLine(i % 2, i);
+  text += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n";
+  ParseOptions opt;
+  opt.keep_per_group = 10;
+  auto run = ParseRunToMemory({Write("x.log", text)}, *formats_, opt);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  std::map<int, std::vector<int>> kept;  // tp rank -> numbers kept
+  for (const Event& e : run->events)
+    if (e.kind == "weights_load_end") kept[e.tp_rank].push_back(FloodNumber(e));
+  ASSERT_EQ(kept.size(), 2u);
+  for (int dev : {0, 1}) {
+    std::vector<int> want;
+    for (int k = 0; k < 10; ++k) want.push_back(dev + 2 * k);
+    for (int k = 1490; k < 1500; ++k) want.push_back(dev + 2 * k);
+    EXPECT_EQ(kept[dev], want) << "device " << dev;
+  }
+  EXPECT_EQ(run->events.front().kind, "batch_stats");
+  EXPECT_EQ(run->events.back().kind, "cuda_oom");
+  EXPECT_EQ(run->totals.events, 3002u);
+  EXPECT_EQ(run->dropped["weights_load_end"], 2960);
+  ASSERT_EQ(run->totals.dropped.size(), 2u);
+  for (const auto& d : run->totals.dropped) {
+    EXPECT_EQ(d.kind, "weights_load_end");
+    EXPECT_EQ(d.count, 1480u);
+    // The producer's first kept event after its gap.
+    ASSERT_LT(d.before, run->events.size());
+    const Event& after = run->events[d.before];
+    EXPECT_EQ(after.kind, "weights_load_end");
+    EXPECT_EQ(FloodNumber(after), 2980 + after.tp_rank);
+  }
+}
+
+// Past the memory budget every producer's head and tail are halved, never
+// below its first and last event; a log under the caps is kept whole.
+TEST_F(ParseRunTest, KeptEventsStayWithinTheBudget) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += FloodLine(i % 4, i);
+  ParseOptions opt;
+  opt.keep_bytes = 256 * 1024;
+  auto run = ParseRunToMemory({Write("x.log", text)}, *formats_, opt);
+  ASSERT_TRUE(run.ok());
+  EXPECT_LT(run->events.size(), 400u);
+  EXPECT_EQ(run->totals.events, 20000u);
+  std::map<int, std::pair<int, int>> ends;  // tp rank -> first, last number kept
+  for (const Event& e : run->events) {
+    int n = FloodNumber(e);
+    if (!ends.count(e.tp_rank)) ends[e.tp_rank].first = n;
+    ends[e.tp_rank].second = n;
+  }
+  for (int dev = 0; dev < 4; ++dev) {
+    EXPECT_EQ(ends[dev].first, dev);
+    EXPECT_EQ(ends[dev].second, 19996 + dev);
+  }
+  uint64_t dropped = 0;
+  for (const auto& d : run->totals.dropped) dropped += d.count;
+  EXPECT_EQ(dropped + run->events.size(), 20000u);
+
+  std::string small;
+  for (int i = 0; i < 1000; ++i) small += FloodLine(i % 4, i);
+  auto whole = ParseRunToMemory({Write("y.log", small)}, *formats_, ParseOptions());
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->events.size(), 1000u);
+  EXPECT_TRUE(whole->totals.dropped.empty());
+}
+
+// More inputs than may be open at once are read a group at a time and merged
+// by time as if all were open.
+TEST_F(ParseRunTest, InputsAreOpenAGroupAtATimeAndMergedAsOne) {
+  std::vector<std::string> files;
+  for (int f = 0; f < 7; ++f) {
+    std::string text;
+    for (int k = 0; k < 5; ++k) text += LoadLine(k * 7 + f * 3, f, k);  // files interleave in time
+    files.push_back(Write("r" + std::to_string(f) + ".log", text));
+  }
+  auto order = [&](size_t max_open) {
+    ParseOptions opt;
+    opt.max_open_inputs = max_open;
+    auto run = ParseRunToMemory(files, *formats_, opt);
+    EXPECT_TRUE(run.ok());
+    std::vector<std::pair<int, uint64_t>> out;
+    for (const Event& e : run->events) out.push_back({e.source, e.line});
+    return out;
+  };
+  auto all_open = order(64);
+  ASSERT_EQ(all_open.size(), 35u);
+  EXPECT_EQ(order(2), all_open);
+  EXPECT_EQ(order(1), all_open);
+}
+
+// A run of more files than the process may open (ulimit -n): every file is
+// read, none skipped, and the error in the last one is found.
+TEST_F(ParseRunTest, MoreFilesThanDescriptorsAreAllRead) {
+  std::vector<std::string> files;
+  for (int f = 0; f < 1100; ++f) {
+    char name[32];
+    std::snprintf(name, sizeof name, "d/r%04d.log", f);
+    std::string text = LoadLine(1, 0, f);
+    if (f == 1099) text += "[2025-10-14 10:00:02 TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n";
+    Write(name, text);
+  }
+  struct rlimit old;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+  struct rlimit low = old;
+  low.rlim_cur = std::min<rlim_t>(old.rlim_cur, 256);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  auto run = ParseRunToMemory({(dir_ / "d").string()}, *formats_, ParseOptions());
+  setrlimit(RLIMIT_NOFILE, &old);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->inputs.size(), 1100u);
+  for (const auto& in : run->inputs) EXPECT_EQ(in.error, "") << in.path;
+  EXPECT_EQ(run->events.size(), 1101u);
+  EXPECT_EQ(run->events.back().kind, "cuda_oom");
+  EXPECT_NE(run->events.back().file.find("r1099.log"), std::string::npos);
 }
 
 // A copy made in place equals its source, read before or after decoding,

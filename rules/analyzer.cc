@@ -26,6 +26,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs) const {
   AnalyzeOptions opts;
   opts.inputs = inputs;
   opts.warnings = load_warnings_;
+  opts.totals = &run->totals;
   for (const auto& in : run->inputs) {
     for (auto& w : InputWarnings(in, parse_)) opts.warnings.push_back(std::move(w));
   }

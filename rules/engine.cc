@@ -185,6 +185,7 @@ std::vector<RankState> BuildRanks(const RunIndex& run) {
   }
   std::vector<RankState> out;
   for (auto& [r, st] : ranks) {
+    st.events += run.DroppedOfRank(r);  // events not kept in memory (parser.h ParsedRun)
     st.last_phase = st.phases.empty() ? "" : st.phases.back();
     out.push_back(std::move(st));
   }
@@ -263,7 +264,7 @@ nlohmann::json BuildRepro(const RunIndex& run, const Diagnosis& d) {
 }  // namespace
 
 Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const AnalyzeOptions& options) {
-  RunIndex run(events);
+  RunIndex run(events, options.totals);
   Analysis a;
   a.warnings = options.warnings;
   a.run.framework = run.framework();
@@ -405,7 +406,7 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
                 std::to_string(e.line) + ": " + e.text.substr(0, 200);
   } else {
     a.root_cause = "none";
-    a.verdict = "healthy: no failure seen in " + std::to_string(events.size()) + " events" +
+    a.verdict = "healthy: no failure seen in " + std::to_string(run.total_events()) + " events" +
                 (run.ranks().empty() ? std::string() : " from " + std::to_string(run.ranks().size()) + " ranks");
   }
   return a;

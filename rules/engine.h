@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "parser/event.h"
+#include "parser/parser.h"
 #include "rules/analysis.h"
 #include "rules/rule.h"
 
@@ -26,6 +27,8 @@ struct AnalyzeOptions {
   std::vector<std::string> inputs;    // paths analysed (RunInfo::inputs)
   std::vector<std::string> warnings;  // per-input read problems to carry into the Analysis
   size_t max_anchors_per_rule = 256;  // anchors tried per rule (a log can hold thousands of timeouts)
+  // What the run held beyond `events` when only part was kept (ParsedRun::totals).
+  const RunTotals* totals = nullptr;
 };
 
 Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const AnalyzeOptions& options = {});

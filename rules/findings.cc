@@ -195,9 +195,10 @@ int FindingScope::TracebackRank() const {
   // does ("[... TP3] Scheduler hit an exception: Traceback ..."). Look back a
   // traceback's length in the same file.
   constexpr uint64_t kMaxTracebackLines = 64;
-  for (size_t i = anchor_; i-- > 0;) {
-    const Event& e = evs[i];
-    if (e.source != a.source) continue;
+  const auto& same_file = run_.OfSource(a.source);
+  auto at = std::lower_bound(same_file.begin(), same_file.end(), anchor_);
+  while (at != same_file.begin()) {
+    const Event& e = evs[*--at];
     if (e.line + kMaxTracebackLines < a.line) break;
     if (e.rank >= 0 && (e.kind == "worker_exception" || e.kind == "exception")) return e.rank;
   }
@@ -251,11 +252,15 @@ Value FindingScope::Call(std::string_view name, const std::vector<Value>& a) con
   }
   if (name == "lower") return a.empty() || a[0].is_null() ? Value() : Value(Lower(a[0].ToString()));
   if (name == "find_text") {
-    for (const Event& e : evs) {
-      Value v = Extract(FullText(e), str(0));
-      if (!v.is_null()) return v;
-    }
-    return Value();
+    // The same for every anchor: searched once per run.
+    const std::string re = str(0);
+    return run_.Cached<Value>("find_text\n" + re, [&] {
+      for (const Event& e : evs) {
+        Value v = Extract(FullText(e), re);
+        if (!v.is_null()) return v;
+      }
+      return Value();
+    });
   }
   if (name == "meanof" || name == "meanof_nonzero" || name == "sumof") {
     double sum = 0, n = 0;
@@ -280,35 +285,68 @@ Value FindingScope::Call(std::string_view name, const std::vector<Value>& a) con
     }
     return Value();
   }
-  if (name == "rank_count_before" || name == "rank_nth") {
+  if (name == "rank_count_before") {
+    // Binary searches in the kind's events of the rank and the rank-less ones.
     int rank = AnchorRank();
     size_t limit = anchor_ == RunScope::kNoAnchor ? evs.size() : anchor_;
+    const auto& by_rank = run_.Cached<std::map<int, std::vector<size_t>>>("of_kind_by_rank\n" + str(0), [&] {
+      std::map<int, std::vector<size_t>> m;
+      for (size_t i : run_.OfKind(str(0))) m[evs[i].rank < 0 ? -1 : evs[i].rank].push_back(i);
+      return m;
+    });
+    auto before = [&](int r) -> double {
+      auto it = by_rank.find(r);
+      if (it == by_rank.end()) return 0;
+      return static_cast<double>(std::lower_bound(it->second.begin(), it->second.end(), limit) - it->second.begin());
+    };
+    if (rank < 0) {
+      double n = 0;
+      for (const auto& [r, list] : by_rank) n += before(r);
+      return n;
+    }
+    return before(rank) + before(-1);
+  }
+  if (name == "rank_nth") {
+    int rank = AnchorRank();
     std::string field = str(1);
     double want = num(2).value_or(1);
     double n = 0;
     for (size_t i : run_.OfKind(str(0))) {
       const Event& e = evs[i];
       if (rank >= 0 && e.rank >= 0 && e.rank != rank) continue;
-      if (name == "rank_count_before") {
-        if (i < limit) ++n;
-        continue;
-      }
       if (!e.fields().contains(field)) continue;
       Value v = JsonToValue(e.fields()[field]);
       if (v.is_null()) continue;
       if (++n == want) return v;
     }
-    return name == "rank_count_before" ? Value(n) : Value();
+    return Value();
   }
   if (name == "phase") {
     if (anchor_ == RunScope::kNoAnchor) return Value();
+    // The last phase line before the anchor on its rank (or rank-less): binary
+    // searches in the run's phase lines of each rank, listed once.
     int rank = evs[anchor_].rank;
-    const char* phase = "startup";
-    for (size_t i = 0; i < anchor_; ++i) {
-      if (rank >= 0 && evs[i].rank >= 0 && evs[i].rank != rank) continue;
-      if (const char* p = PhaseAfter(evs[i].kind)) phase = p;
+    using Marks = std::map<int, std::vector<std::pair<size_t, const char*>>>;  // rank (-1: none) -> (index, phase)
+    const Marks& marks = run_.Cached<Marks>("phase_marks", [&] {
+      Marks m;
+      for (size_t i = 0; i < evs.size(); ++i)
+        if (const char* p = PhaseAfter(evs[i].kind)) m[evs[i].rank < 0 ? -1 : evs[i].rank].push_back({i, p});
+      return m;
+    });
+    std::pair<size_t, const char*> best = {0, nullptr};
+    auto last_before = [&](int r) {
+      auto it = marks.find(r);
+      if (it == marks.end()) return;
+      auto at = std::lower_bound(it->second.begin(), it->second.end(), std::make_pair(anchor_, (const char*)nullptr));
+      if (at != it->second.begin() && (!best.second || std::prev(at)->first > best.first)) best = *std::prev(at);
+    };
+    if (rank < 0) {
+      for (const auto& [r, list] : marks) last_before(r);
+    } else {
+      last_before(rank);
+      last_before(-1);
     }
-    return phase;
+    return best.second ? best.second : "startup";
   }
   if (name == "ceil_pow2") {
     auto x = num(0);

@@ -136,7 +136,15 @@ int CompareVersions(std::string_view a, std::string_view b) {
   return 0;
 }
 
-RunIndex::RunIndex(const std::vector<Event>& events) : events_(events) {
+RunIndex::RunIndex(const std::vector<Event>& events, const RunTotals* totals)
+    : events_(events), total_events_(events.size()), totals_(totals) {
+  if (totals_) {
+    total_events_ = std::max<uint64_t>(totals_->events, events.size());
+    for (const auto& d : totals_->dropped) {
+      dropped_of_kind_[d.kind] += d.count;
+      dropped_of_rank_[d.before < events.size() ? events[d.before].rank : -1] += d.count;
+    }
+  }
   std::map<std::string, int> family_votes;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
@@ -197,6 +205,33 @@ const std::vector<size_t>& RunIndex::OfKind(const std::string& kind) const {
   static const std::vector<size_t> kEmpty;
   auto it = by_kind_.find(kind);
   return it == by_kind_.end() ? kEmpty : it->second;
+}
+
+const std::vector<size_t>& RunIndex::OfSource(int source) const {
+  if (by_source_.empty())
+    for (size_t i = 0; i < events_.size(); ++i) by_source_[events_[i].source].push_back(i);
+  static const std::vector<size_t> kEmpty;
+  auto it = by_source_.find(source);
+  return it == by_source_.end() ? kEmpty : it->second;
+}
+
+uint64_t RunIndex::CountOf(const std::string& kind) const {
+  auto it = dropped_of_kind_.find(kind);
+  return OfKind(kind).size() + (it == dropped_of_kind_.end() ? 0 : it->second);
+}
+
+uint64_t RunIndex::CountBefore(const std::string& kind, size_t index) const {
+  const auto& idx = OfKind(kind);
+  uint64_t n = static_cast<uint64_t>(std::lower_bound(idx.begin(), idx.end(), index) - idx.begin());
+  if (totals_)
+    for (const auto& d : totals_->dropped)
+      if (d.kind == kind && d.before <= index) n += d.count;
+  return n;
+}
+
+uint64_t RunIndex::DroppedOfRank(int rank) const {
+  auto it = dropped_of_rank_.find(rank);
+  return it == dropped_of_rank_.end() ? 0 : it->second;
 }
 
 bool RunIndex::AnyText(const std::string& needle_in) const {
@@ -290,7 +325,7 @@ Value RunScope::Call(std::string_view name, const std::vector<Value>& a) const {
   const std::string kind = str(0);
   const auto& idx = run_.OfKind(kind);
 
-  if (name == "count") return static_cast<double>(idx.size());
+  if (name == "count") return static_cast<double>(run_.CountOf(kind));
   if (name == "has") return !idx.empty();
   if (name == "ranks") {
     std::set<int> r;
@@ -388,10 +423,7 @@ Value RunScope::Call(std::string_view name, const std::vector<Value>& a) const {
     return false;
   }
   if (name == "count_before") {
-    double n = 0;
-    for (size_t i : idx)
-      if (anchor_ == kNoAnchor || i < anchor_) ++n;
-    return n;
+    return static_cast<double>(anchor_ == kNoAnchor ? run_.CountOf(kind) : run_.CountBefore(kind, anchor_));
   }
   if (name == "ranks_where") {
     // ranks_where('kind', 'field', value): distinct ranks with an event of kind

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -22,18 +24,27 @@
 #include <nlohmann/json.hpp>
 
 #include "parser/event.h"
+#include "parser/parser.h"
 #include "rules/expr.h"
 
 namespace tpt {
 
 class RunIndex {
  public:
-  explicit RunIndex(const std::vector<Event>& events);
+  // `totals` (ParseRunToMemory's): what the run held beyond `events`, when
+  // only part of it was kept; null when `events` is the whole run.
+  explicit RunIndex(const std::vector<Event>& events, const RunTotals* totals = nullptr);
 
   const std::vector<Event>& events() const { return events_; }
   // Indices into events() of one kind, in stream order (empty when none).
   const std::vector<size_t>& OfKind(const std::string& kind) const;
   const std::set<int>& ranks() const { return ranks_; }  // ranks >= 0 that printed anything
+  // Events of the whole run, kept or not: all, of one kind, of one kind
+  // before events()[index], printed by one rank (-1: rank-less).
+  uint64_t total_events() const { return total_events_; }
+  uint64_t CountOf(const std::string& kind) const;
+  uint64_t CountBefore(const std::string& kind, size_t index) const;
+  uint64_t DroppedOfRank(int rank) const;
 
   const nlohmann::json& config() const { return config_; }  // merged server_args fields + args
   const std::map<std::string, std::string>& env() const { return env_; }
@@ -45,16 +56,33 @@ class RunIndex {
   // Some event's text (or traceback line) holds `needle`, case-insensitive;
   // cached, since a rule may ask for every one of its anchors.
   bool AnyText(const std::string& needle) const;
+  // Indices into events() of one input stream (Event::source), in stream order.
+  const std::vector<size_t>& OfSource(int source) const;
+
+  // What a rule function computes over the whole run, built on first ask and
+  // kept (a function asked at each of thousands of anchors stays O(events)).
+  template <class T>
+  const T& Cached(const std::string& key, const std::function<T()>& build) const {
+    auto& slot = cache_[key];
+    if (!slot) slot = std::make_shared<T>(build());
+    return *static_cast<const T*>(slot.get());
+  }
 
  private:
   const std::vector<Event>& events_;
   std::map<std::string, std::vector<size_t>> by_kind_;
   std::set<int> ranks_;
+  uint64_t total_events_ = 0;
+  const RunTotals* totals_ = nullptr;
+  std::map<std::string, uint64_t> dropped_of_kind_;
+  std::map<int, uint64_t> dropped_of_rank_;
   nlohmann::json config_ = nlohmann::json::object();
   std::map<std::string, std::string> env_;
   std::string framework_, version_, gpu_;
   double gpu_total_bytes_ = 0;
   mutable std::map<std::string, bool> any_text_cache_;  // one run is analysed by one thread
+  mutable std::map<std::string, std::shared_ptr<void>> cache_;
+  mutable std::map<int, std::vector<size_t>> by_source_;  // built on first OfSource
 };
 
 class RunScope : public Scope {

@@ -1,29 +1,21 @@
-// Replays every input in parser/fuzz/regressions/ (crashes the fuzzer found,
-// plus seeds) through the fuzz iteration; a regression aborts the test.
+// Replays every stored input of the parser's fuzz targets (crashes the
+// fuzzers found, plus seeds): parser/fuzz/regressions/ through the reader +
+// parser iteration, parser/fuzz/formats_regressions/ through the format loader.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
+#include "parser/fuzz/formats_fuzz_one.h"
 #include "parser/fuzz/fuzz_one.h"
+#include "parser/fuzz/replay.h"
 
 namespace tpt::fuzz {
 namespace {
 
 TEST(FuzzRegressions, EveryStoredInputRunsClean) {
-  std::filesystem::path dir = std::string(TPT_SOURCE_DIR) + "/parser/fuzz/regressions";
-  int n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string data = ss.str();
-    SCOPED_TRACE(entry.path().string());
-    FuzzOne(reinterpret_cast<const uint8_t*>(data.data()), data.size());
-    ++n;
-  }
-  EXPECT_GT(n, 0);
+  EXPECT_GT(ReplayDir(std::string(TPT_SOURCE_DIR) + "/parser/fuzz/regressions", FuzzOne), 0);
+}
+
+TEST(FuzzRegressions, EveryStoredFormatFileLoadsOrFailsCleanly) {
+  EXPECT_GT(ReplayDir(std::string(TPT_SOURCE_DIR) + "/parser/fuzz/formats_regressions", FuzzFormatsOne), 0);
 }
 
 }  // namespace

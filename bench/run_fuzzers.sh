@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# run_fuzzers.sh: long libFuzzer runs of every target, one at a time, under
+# nice (a script run by hand, never by CI; CI replays the stored inputs).
+#
+#   cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTPT_FUZZ=ON -DTPT_BUILD_TESTS=OFF
+#   cmake --build build-fuzz --target reader_parser_fuzzer formats_fuzzer rules_fuzzer plan_fuzzer
+#   bench/run_fuzzers.sh build-fuzz 900                 # 15 minutes each
+#   bench/run_fuzzers.sh build-fuzz 3600 rules plan     # an hour each, two of them
+#
+# Targets: reader_parser (logs), formats (--formats files), rules (rule and
+# finding files, expressions), plan (the plan / analysis JSON repro reads).
+# Each starts from its stored inputs plus the repository's own files of its
+# kind; what it learns stays in fuzz-out/<target>/corpus (ignored by git) and
+# crash/timeout/leak inputs land in fuzz-out/<target>/. Copy each found input
+# into the target's regressions folder (named in the table below) and fix it:
+# the regression tests replay those folders in every build. Prints one row
+# per target: runs, seconds, crashes.
+set -euo pipefail
+build=${1:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
+secs=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
+shift 2
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(reader_parser formats rules plan)
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$root/fuzz-out
+
+seed() {  # target dir: the repository's own inputs of the target's kind
+  local t=$1 d=$2 f
+  case $t in
+    reader_parser) cp "$root"/parser/fuzz/regressions/* "$d"/ ;;
+    formats)
+      cp "$root"/parser/fuzz/formats_regressions/* "$d"/
+      for f in "$root"/parser/formats/*.json; do (printf '1'; cat "$f") > "$d/formats_$(basename "$f")"; done ;;
+    rules)
+      cp "$root"/rules/fuzz/regressions/* "$d"/
+      for f in "$root"/rules/defs/*.json; do (printf '0'; cat "$f") > "$d/rule_$(basename "$f")"; done
+      for f in "$root"/rules/findings/*.json; do (printf '1'; cat "$f") > "$d/finding_$(basename "$f")"; done ;;
+    plan) cp "$root"/repro/fuzz/regressions/* "$root"/samples/repro/*.json "$d"/ ;;
+  esac
+}
+regressions() {
+  case $1 in
+    reader_parser) echo parser/fuzz/regressions ;;
+    formats) echo parser/fuzz/formats_regressions ;;
+    rules) echo rules/fuzz/regressions ;;
+    plan) echo repro/fuzz/regressions ;;
+  esac
+}
+bin_of() {
+  case $1 in
+    reader_parser) echo "$build/parser/fuzz/reader_parser_fuzzer" ;;
+    formats) echo "$build/parser/fuzz/formats_fuzzer" ;;
+    rules) echo "$build/rules/rules_fuzzer" ;;
+    plan) echo "$build/repro/plan_fuzzer" ;;
+  esac
+}
+
+echo "| target | runs | seconds | crashes/timeouts | regressions folder |"
+echo "|---|---:|---:|---:|---|"
+for t in "${targets[@]}"; do
+  bin=$(bin_of "$t")
+  [ -x "$bin" ] || { echo "run_fuzzers.sh: $bin not built (see the header)" >&2; exit 2; }
+  mkdir -p "$out/$t/corpus" "$out/$t/seeds"
+  seed "$t" "$out/$t/seeds"
+  before=$(ls "$out/$t" | grep -cE '^(crash|timeout|leak|oom)-' || true)
+  start=$(date +%s)
+  # -timeout: one input taking 25 s is a hang; -rss_limit_mb: 2 GiB is a leak or a blow-up.
+  nice -n 10 "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -max_len=16384 \
+    -artifact_prefix="$out/$t/" -print_final_stats=1 "$out/$t/corpus" "$out/$t/seeds" \
+    > "$out/$t.log" 2>&1 || true
+  took=$(( $(date +%s) - start ))
+  runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$out/$t.log" | grep -oE '[0-9]+$' | tail -1 || true)
+  after=$(ls "$out/$t" | grep -cE '^(crash|timeout|leak|oom)-' || true)
+  echo "| $t | ${runs:-?} | $took | $((after - before)) | $(regressions "$t") |"
+done
