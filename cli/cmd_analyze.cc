@@ -25,6 +25,7 @@
 #include "cli/color.h"
 #include "cli/commands.h"
 #include "cli/size_flag.h"
+#include "parser/parser.h"
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
@@ -79,11 +80,7 @@ std::string InputAt(const std::string& out, const std::vector<std::string>& inpu
     const fs::path dir = fs::weakly_canonical(in, ec);
     const auto rel = target.lexically_relative(dir);
     if (rel.empty() || *rel.begin() == "..") continue;
-    static const char* kLogExt[] = {".log", ".txt", ".out", ".err", ".gz", ".jsonl"};
-    const std::string ext = target.extension().string(), name = target.filename().string();
-    bool log = name.find(".log.") != std::string::npos;
-    for (const char* e : kLogExt) log |= ext == e;
-    if (log) return in;
+    if (ReadFromDirectory(target.string())) return in;
   }
   return "";
 }

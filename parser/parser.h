@@ -51,6 +51,10 @@ struct InputReport {
   std::string error;        // empty when read fine; else names the input and what to do
 };
 
+// True when a file of this name inside an input directory is read as a log
+// of the run (by its extension, or a text file without one).
+bool ReadFromDirectory(const std::string& path);
+
 // What a person must be told about one input that was read only in part: its
 // read error (truncated .gz, missing file, ...) and lines cut by the long-line
 // policy. Every command prints these words (analyze also puts them in its

@@ -270,7 +270,7 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     out << "- `" << x.id << "`" << (x.consequence ? " (consequence)" : "") << ": " << Para(x.title) << "\n";
   }
   if (!a.warnings.empty()) {
-    out << "\n**Warnings** (inputs read only in part)\n\n";
+    out << "\n**Warnings** (the analysis may be incomplete)\n\n";
     for (const std::string& w : a.warnings) out << "- ⚠️ " << Cell(w) << "\n";
   }
   if (!a.findings.empty()) {
