@@ -89,7 +89,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
     const double values[] = {r.weights_bytes, r.reserved_bytes, r.kv_pool_bytes, r.graphs_bytes,
                              std::max(0.0, r.left_bytes)};
     for (int s = 0; s < 5; ++s) {
-      if (values[s] <= 0) continue;
+      if (!(values[s] > 0)) continue;  // unknown (NaN) or nothing
       double w = values[s] * px;
       out << "<rect class=\"seg\" x=\"" << Num(x) << "\" y=\"" << Num(y + 4) << "\" width=\"" << Num(w)
           << "\" height=\"16\" fill=\"" << kSegments[s].color << "\"><title>rank " << r.rank << " "
@@ -97,7 +97,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
       x += w;
     }
     double free_x = label_w + r.free_at_init_bytes * px;
-    if (r.left_bytes < 0) {
+    if (IsShort(r)) {
       out << "<rect class=\"shortfall\" x=\"" << Num(free_x) << "\" y=\"" << Num(y + 4) << "\" width=\""
           << Num(-r.left_bytes * px) << "\" height=\"16\" fill=\"#c62828\" fill-opacity=\"0.85\"><title>rank "
           << r.rank << " shortfall: " << FormatBytes(-r.left_bytes) << "</title></rect>\n";
@@ -107,9 +107,9 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
           << Num(y + 24) << "\" stroke=\"#1d2330\" stroke-width=\"2\" stroke-dasharray=\"3,2\"><title>rank "
           << r.rank << " free at init: " << FormatBytes(r.free_at_init_bytes) << "</title></line>\n";
     }
-    std::string tail = r.left_bytes < 0 ? "short " + FormatBytes(-r.left_bytes) : "left " + FormatBytes(r.left_bytes);
+    std::string tail = IsShort(r) ? "short " + FormatBytes(-r.left_bytes) : "left " + FormatBytes(r.left_bytes);
     out << "<text x=\"" << Num(label_w + bar_w + 8) << "\" y=\"" << Num(y + 16) << "\""
-        << (r.left_bytes < 0 ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
+        << (IsShort(r) ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
   }
   out << "<text x=\"" << Num(label_w) << "\" y=\"" << Num(height - 4) << "\" class=\"muted\">0</text>"
       << "<text x=\"" << Num(label_w + bar_w) << "\" y=\"" << Num(height - 4) << "\" text-anchor=\"end\">"
@@ -122,7 +122,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
         << FormatBytes(r.weights_bytes) << "</td><td class=\"num\">" << FormatBytes(r.reserved_bytes)
         << "</td><td class=\"num\">" << FormatBytes(r.kv_pool_bytes) << "</td><td class=\"num\">"
         << FormatBytes(r.graphs_bytes) << "</td><td class=\"num\""
-        << (r.left_bytes < 0 ? " style=\"color:#c62828;font-weight:600\"" : "") << ">" << FormatBytes(r.left_bytes)
+        << (IsShort(r) ? " style=\"color:#c62828;font-weight:600\"" : "") << ">" << FormatBytes(r.left_bytes)
         << "</td></tr>\n";
   }
   out << "</table>\n";

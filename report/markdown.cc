@@ -68,7 +68,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
         << FormatBytes(r.free_at_init_bytes) << " | " << FormatBytes(r.weights_bytes) << " | "
         << FormatBytes(r.reserved_bytes) << " | " << FormatBytes(r.kv_pool_bytes) << " | "
         << FormatBytes(r.graphs_bytes) << " | "
-        << (r.left_bytes < 0 ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes))
+        << (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes))
         << " |\n";
   }
 }

@@ -46,7 +46,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
         << Pad(r.role.empty() ? "target" : r.role, 6) << Pad(FormatGiB(r.free_at_init_bytes), 11, true)
         << Pad(FormatGiB(r.weights_bytes), 10, true) << Pad(FormatGiB(r.reserved_bytes), 10, true)
         << Pad(FormatGiB(r.kv_pool_bytes), 10, true) << Pad(FormatGiB(r.graphs_bytes), 10, true)
-        << Pad(FormatGiB(r.left_bytes), 10, true) << (r.left_bytes < 0 ? "  SHORT" : "") << "\n";
+        << Pad(FormatGiB(r.left_bytes), 10, true) << (IsShort(r) ? "  SHORT" : "") << "\n";
   }
 }
 
@@ -57,7 +57,7 @@ void WriteTimeline(const Analysis& a, std::ostream& out) {
   for (const char* p : kPhases) out << Pad(p, 10);
   out << "stopped at\n";
   for (const RankState& r : a.ranks) {
-    out << "  " << Pad(RankLabel(r.rank), 4, true) << "  ";
+    out << "  " << Pad(r.role == "launcher" ? "main" : RankLabel(r.rank), 4, true) << "  ";
     int last = PhaseIndex(r.last_phase);
     for (int i = 0; i < kNumPhases; ++i) {
       bool reached = false;
@@ -142,7 +142,9 @@ class TextReporter : public Reporter {
       return;
     }
     out << report.runs.size() << " runs: " << report.diagnosed << " diagnosed, " << report.unclassified
-        << " unexplained, " << report.healthy << " healthy, " << report.errors << " unreadable; "
+        << " unexplained, " << report.healthy << " healthy, "
+        << (report.no_evidence ? std::to_string(report.no_evidence) + " with no evidence, " : std::string())
+        << report.errors << " unreadable; "
         << report.groups.size() << " distinct failure" << (report.groups.size() == 1 ? "" : "s") << "\n";
     if (!report.groups.empty()) {
       out << "\nGroups (same signature = same failure):\n";

@@ -1,6 +1,7 @@
 // plan.cc: a launch configuration -> predicted ledger, KV pool, failure and remedies.
 #include "rules/memory/plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -374,7 +375,9 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["tp"] = p.input.tp;
   j["pp"] = p.input.pp;
   j["cell_bytes"] = p.cell_bytes;
-  j[p.fraction_flag.substr(2)] = p.fraction;
+  std::string fraction_key = p.fraction_flag.substr(2);  // snake_case like every key (issue 16)
+  std::replace(fraction_key.begin(), fraction_key.end(), '-', '_');
+  j[fraction_key] = p.fraction;
   j["fraction_source"] = p.fraction_source;
   j["non_torch_bytes"] = p.non_torch_bytes;
   j["ledger"] = nlohmann::json::array({p.row});
@@ -385,6 +388,7 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["figures"] = p.figures;
   j["remedy"] = p.remedies;
   j["assumptions"] = p.assumptions;
+  WholeBytes(&j);
   return j;
 }
 
