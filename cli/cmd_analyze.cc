@@ -5,7 +5,14 @@
 // renders. Exit codes: 0 healthy, 1 failure diagnosed, 3 failure seen but not
 // classified, 2 usage or input error; with --runs, the worst over all runs
 // (2 > 3 > 1 > 0).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -16,9 +23,11 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/size_flag.h"
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
+#include "rules/memory/model_config.h"
 
 namespace tpt::cli {
 
@@ -35,7 +44,8 @@ struct AnalyzeConfig {
   int jobs = 0;         // 0 = all cores
   std::string rules_dir;
   std::string formats_dir;
-  size_t max_line_bytes = 1 << 20;
+  ByteSize max_line_bytes{1 << 20};
+  std::string model;    // model directory or config.json: figures the log does not print
   bool help = false;
 };
 
@@ -53,8 +63,36 @@ int Usage(const po::options_description& desc, FILE* out, int code) {
   return code;
 }
 
-// Writes `report` as `format` to `path` ("" = stdout). False (with a message
-// naming the file) when it cannot be written.
+namespace fs = std::filesystem;
+
+// The input a report file would overwrite: `out` is one of `inputs`, or a
+// log file inside an input directory (which the next run would read).
+// Empty when none.
+std::string InputAt(const std::string& out, const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  if (out.empty() || out == "-" || !fs::exists(out, ec)) return "";
+  const fs::path target = fs::weakly_canonical(out, ec);
+  for (const std::string& in : inputs) {
+    if (in == "-") continue;
+    if (fs::equivalent(out, in, ec)) return in;
+    if (!fs::is_directory(in, ec)) continue;
+    const fs::path dir = fs::weakly_canonical(in, ec);
+    const auto rel = target.lexically_relative(dir);
+    if (rel.empty() || *rel.begin() == "..") continue;
+    static const char* kLogExt[] = {".log", ".txt", ".out", ".err", ".gz", ".jsonl"};
+    const std::string ext = target.extension().string(), name = target.filename().string();
+    bool log = name.find(".log.") != std::string::npos;
+    for (const char* e : kLogExt) log |= ext == e;
+    if (log) return in;
+  }
+  return "";
+}
+
+// Writes `report` as `format` to `path` ("" = stdout). A file is written to a
+// temporary beside it and renamed over it at the end, so an interrupted or
+// failed write never leaves a cut report (devices and pipes are written in
+// place). False (with a message naming the file) when it cannot be written;
+// stdout's errors are reported by main().
 bool WriteReport(const report::Report& rep, report::Format format, const std::string& path) {
   auto reporter = report::MakeReporter(format);
   if (path.empty() || path == "-") {
@@ -62,16 +100,49 @@ bool WriteReport(const report::Report& rep, report::Format format, const std::st
     std::cout.flush();
     return static_cast<bool>(std::cout);
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    std::fprintf(stderr, "tptriage analyze: cannot write %s: check the directory exists and is writable\n",
-                 path.c_str());
+  struct stat st;
+  const bool exists = ::stat(path.c_str(), &st) == 0;  // through symlinks
+  if (exists && S_ISDIR(st.st_mode)) {
+    std::fprintf(stderr, "tptriage analyze: cannot write %s: it is a directory; name a file\n", path.c_str());
     return false;
   }
+  // The file to replace: a symlink's target (resolved one level at a time
+  // by the kernel when it exists; by hand when it does not yet).
+  std::error_code ec;
+  fs::path target = path;
+  if (exists && fs::is_symlink(path, ec)) {
+    target = fs::canonical(path, ec);
+    if (ec) target = path;
+  } else if (!exists && fs::is_symlink(path, ec)) {
+    const fs::path to = fs::read_symlink(path, ec);
+    if (!ec) target = to.is_absolute() ? to : fs::path(path).parent_path() / to;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {  // /dev/null, a FIFO, /dev/stdout: in place
+    std::ofstream out(path, std::ios::binary);
+    reporter->Write(rep, out);
+    out.close();
+    if (!out) std::fprintf(stderr, "tptriage analyze: writing %s failed\n", path.c_str());
+    return static_cast<bool>(out);
+  }
+  std::string tmp = target.string() + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    std::fprintf(stderr, "tptriage analyze: cannot write %s (%s): check the directory exists and is writable\n",
+                 path.c_str(), std::strerror(errno));
+    return false;
+  }
+  // The mode a plain create would give (mkstemp makes 0600), or the old file's.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
+  ::close(fd);
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   reporter->Write(rep, out);
   out.close();
-  if (!out) {
-    std::fprintf(stderr, "tptriage analyze: writing %s failed (disk full?)\n", path.c_str());
+  if (!out || ::rename(tmp.c_str(), target.c_str()) != 0) {
+    std::fprintf(stderr, "tptriage analyze: writing %s failed (%s); it was left as it was\n", path.c_str(),
+                 !out ? "disk full?" : std::strerror(errno));
+    ::unlink(tmp.c_str());
     return false;
   }
   return true;
@@ -91,6 +162,17 @@ report::RunResult AnalyzeOne(const Analyzer& analyzer, std::string name, const s
   return r;
 }
 
+// A run's warnings less the format-file ones printed once at load.
+std::vector<std::string> RunWarnings(const Analyzer& an, const report::RunResult& r) {
+  std::vector<std::string> out;
+  for (const auto& w : r.analysis.warnings) {
+    bool load = false;
+    for (const auto& l : an.load_warnings()) load |= w == l;
+    if (!load) out.push_back(w);
+  }
+  return out;
+}
+
 }  // namespace
 
 int RunAnalyze(const Args& args) {
@@ -106,7 +188,11 @@ int RunAnalyze(const Args& args) {
       ("jobs,j", po::value(&cfg.jobs)->default_value(0), "runs analysed at once with --runs (0 = all cores)")
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
-      ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
+      ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
+      ("model", po::value(&cfg.model),
+       "the run's model directory or config.json (no download): weights per rank, KV bytes per token and "
+       "context length from it fill what the log does not print");
   if (!ParseCommandLine(args, desc, "analyze", &cfg.logs)) return Usage(desc, stderr, kExitUsage);
   if (cfg.help) return Usage(desc, stdout, kExitHealthy);
   auto format = report::ParseFormat(cfg.format);
@@ -127,9 +213,15 @@ int RunAnalyze(const Args& args) {
     std::fprintf(stderr, "tptriage analyze: --jobs %d: expected 0 (all cores) or a positive count\n", cfg.jobs);
     return kExitUsage;
   }
-  if (cfg.max_line_bytes == 0) {
-    std::fprintf(stderr, "tptriage analyze: --max-line-bytes must be > 0\n");
-    return kExitUsage;
+  for (const auto& [flag, file] : {std::pair<const char*, const std::string&>{"--output", cfg.output},
+                                    std::pair<const char*, const std::string&>{"--html", cfg.html}}) {
+    std::vector<std::string> inputs = cfg.logs;
+    if (many) inputs.push_back(cfg.runs_dir);
+    if (std::string in = InputAt(file, inputs); !in.empty()) {
+      std::fprintf(stderr, "tptriage analyze: %s %s would overwrite the input log %s; write the report elsewhere\n",
+                   flag, file.c_str(), in.c_str());
+      return kExitUsage;
+    }
   }
   if (!cfg.html.empty() && !cfg.output.empty() && cfg.html == cfg.output) {
     std::fprintf(stderr, "tptriage analyze: --html and --output name the same file %s; give two files\n",
@@ -140,7 +232,7 @@ int RunAnalyze(const Args& args) {
   AnalyzerOptions opts;
   opts.rules_dir = cfg.rules_dir;
   opts.formats_dir = cfg.formats_dir;
-  opts.parse.max_line_bytes = cfg.max_line_bytes;
+  opts.parse.max_line_bytes = cfg.max_line_bytes.bytes;
   auto analyzer = Analyzer::Create(opts);
   if (!analyzer.ok()) {
     std::fprintf(stderr, "tptriage analyze: %s\n", analyzer.status().message().c_str());
@@ -159,6 +251,12 @@ int RunAnalyze(const Args& args) {
     results = report::AnalyzeInParallel(*inputs, {.jobs = cfg.jobs}, [&an](const report::RunInput& in) {
       return AnalyzeOne(an, in.name, {in.path});
     });
+    // Inputs read only in part, per run (the reports carry them too).
+    for (const auto& r : results) {
+      for (const auto& w : RunWarnings(*analyzer, r)) {
+        std::fprintf(stderr, "tptriage analyze: warning: run %s: %s\n", r.name.c_str(), w.c_str());
+      }
+    }
   } else {
     results.push_back(AnalyzeOne(*analyzer, cfg.logs.front(), cfg.logs));
     const report::RunResult& r = results.front();
@@ -168,7 +266,17 @@ int RunAnalyze(const Args& args) {
       // that records the failure (a junit <error>, a SARIF notification).
       if (*format == report::Format::kText) return kExitUsage;
     }
-    for (const auto& w : r.analysis.warnings) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
+    for (const auto& w : RunWarnings(*analyzer, r)) std::fprintf(stderr, "tptriage analyze: warning: %s\n", w.c_str());
+  }
+  if (!cfg.model.empty()) {
+    auto model = memory::LoadModel(cfg.model);
+    if (!model.ok()) {
+      std::fprintf(stderr, "tptriage analyze: %s\n", model.status().message().c_str());
+      return kExitUsage;
+    }
+    for (auto& r : results) {
+      if (r.error.empty()) memory::AddModelFigures(*model, &r.analysis);
+    }
   }
   report::Report rep = report::MakeReport(std::move(results), many, TPT_VERSION);
   int code = report::WorstExitCode(rep.runs);

@@ -16,6 +16,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/size_flag.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
 #include "rules/analysis.h"
@@ -35,7 +36,7 @@ struct DiffConfig {
   std::string format = "text";
   std::string formats_dir;
   std::string rules_dir;
-  size_t max_line_bytes = 1 << 20;
+  ByteSize max_line_bytes{1 << 20};
   bool help = false;
 };
 
@@ -58,7 +59,6 @@ int Usage(const po::options_description& desc, FILE* out, int code) {
 // Flags -> a checked config; the message says what to do.
 std::string Validate(DiffConfig& cfg) {
   if (cfg.format != "text" && cfg.format != "json") return "--format " + cfg.format + ": expected text or json";
-  if (cfg.max_line_bytes == 0) return "--max-line-bytes must be > 0";
   if (cfg.good.empty() && cfg.bad.empty()) {
     if (cfg.positional.size() != 2) {
       return "expected two runs, GOOD and BAD (got " + std::to_string(cfg.positional.size()) +
@@ -83,7 +83,7 @@ std::optional<diff::RunFacts> ReadRun(const char* side, const std::vector<std::s
     return std::nullopt;
   }
   for (const auto& in : run->inputs) {
-    if (!in.error.empty()) std::fprintf(stderr, "tptriage diff: warning: %s run: %s\n", side, in.error.c_str());
+    for (const auto& w : InputWarnings(in, opts)) std::fprintf(stderr, "tptriage diff: warning: %s run: %s\n", side, w.c_str());
   }
   if (run->events.empty()) {
     std::fprintf(stderr, "tptriage diff: warning: %s run: no server log line recognised in %s\n", side,
@@ -214,7 +214,8 @@ int RunDiff(const Args& args) {
       ("format", po::value(&cfg.format)->default_value("text"), "output: text | json")
       ("formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")
       ("rules", po::value(&cfg.rules_dir), "load rule files from DIR instead of the built-in ones")
-      ("max-line-bytes", po::value(&cfg.max_line_bytes), "match only the first N bytes of a longer line");
+      ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)");
   if (!ParseCommandLine(args, desc, "diff", &cfg.positional)) return Usage(desc, stderr, kExitUsage);
   if (cfg.help) return Usage(desc, stdout, 0);
   if (std::string err = Validate(cfg); !err.empty()) {
@@ -227,13 +228,14 @@ int RunDiff(const Args& args) {
     std::fprintf(stderr, "tptriage diff: %s\n", formats.status().message().c_str());
     return kExitUsage;
   }
+  for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage diff: warning: format file skipped: %s\n", p.c_str());
   auto rules = cfg.rules_dir.empty() ? RuleSet::LoadBuiltin() : RuleSet::LoadDir(cfg.rules_dir);
   if (!rules.ok()) {
     std::fprintf(stderr, "tptriage diff: %s\n", rules.status().message().c_str());
     return kExitUsage;
   }
   ParseOptions opts;
-  opts.max_line_bytes = cfg.max_line_bytes;
+  opts.max_line_bytes = cfg.max_line_bytes.bytes;
   auto good = ReadRun("GOOD", cfg.good, *formats, *rules, opts);
   auto bad = ReadRun("BAD", cfg.bad, *formats, *rules, opts);
   if (!good || !bad) return kExitUsage;

@@ -15,6 +15,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/size_flag.h"
 #include "parser/event_json.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
@@ -31,8 +32,8 @@ struct EventsConfig {
   std::vector<std::string> logs;
   std::vector<std::string> kinds;
   std::string formats_dir;
-  size_t max_line_bytes = 1 << 20;
-  size_t buffer_bytes = 1 << 20;
+  ByteSize max_line_bytes{1 << 20};
+  ByteSize buffer_bytes{1 << 20};
   bool summary_only = false;
 };
 
@@ -176,14 +177,14 @@ int RunEvents(const Args& args) {
   EventsConfig cfg;
   bool help = false;
   std::vector<std::string> kinds_raw;
-  std::string max_line = "1M", buffer = "1M";
   po::options_description desc("options");
   desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
       "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
       "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")(
-      "max-line-bytes", po::value(&max_line)->default_value("1M"),
-      "match only the first SIZE bytes of a longer line (K/M/G)")(
-      "buffer-bytes", po::value(&buffer)->default_value("1M"), "read buffer per input (K/M/G)")(
+      "max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
+      "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")(
+      "buffer-bytes", po::value(&cfg.buffer_bytes)->default_value(cfg.buffer_bytes, "1M"),
+      "largest read buffer per input (grown as needed; 4096, 64K, 1M, 1GiB)")(
       "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout");
   if (!ParseCommandLine(args, desc, "events", &cfg.logs)) return Usage(desc, stderr, 2);
   if (help) return Usage(desc, stdout, 0);
@@ -191,17 +192,6 @@ int RunEvents(const Args& args) {
     std::fprintf(stderr, "tptriage events: no LOG given\n\n");
     return Usage(desc, stderr, 2);
   }
-  auto ml = ParseByteSize(max_line);
-  auto bb = ParseByteSize(buffer);
-  if (!ml.ok() || !bb.ok() || *ml == 0 || *bb == 0) {
-    std::fprintf(stderr, "tptriage events: --max-line-bytes / --buffer-bytes: %s\n",
-                 !ml.ok() ? ml.status().message().c_str()
-                 : !bb.ok() ? bb.status().message().c_str()
-                            : "must be at least 1");
-    return 2;
-  }
-  cfg.max_line_bytes = *ml;
-  cfg.buffer_bytes = *bb;
   cfg.kinds = SplitComma(kinds_raw);
 
   auto formats = cfg.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(cfg.formats_dir);
@@ -209,11 +199,11 @@ int RunEvents(const Args& args) {
     std::fprintf(stderr, "tptriage events: %s\n", formats.status().message().c_str());
     return 2;
   }
-  for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage events: format file skipped: %s\n", p.c_str());
+  for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage events: warning: format file skipped: %s\n", p.c_str());
 
   ParseOptions opts;
-  opts.max_line_bytes = cfg.max_line_bytes;
-  opts.buffer_bytes = cfg.buffer_bytes;
+  opts.max_line_bytes = cfg.max_line_bytes.bytes;
+  opts.buffer_bytes = cfg.buffer_bytes.bytes;
   opts.kinds = cfg.kinds;
   static char out_buf[1 << 16];
   std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
@@ -228,10 +218,7 @@ int RunEvents(const Args& args) {
       some_failed = true;
       std::fprintf(stderr, "tptriage events: %s\n", r.error.c_str());
     }
-    if (r.long_lines > 0) {
-      std::fprintf(stderr, "tptriage events: %s: %llu line(s) longer than %zu bytes were cut (--max-line-bytes)\n",
-                   r.path.c_str(), static_cast<unsigned long long>(r.long_lines), cfg.max_line_bytes);
-    }
+    if (r.long_lines > 0) std::fprintf(stderr, "tptriage events: %s\n", LongLineWarning(r, opts).c_str());
   }
   if (!s.ok()) {
     std::fprintf(stderr, "tptriage events: %s\n", s.message().c_str());

@@ -6,6 +6,7 @@
 //       --mem-fraction-static 0.85 --format json
 //
 // Exit 0 when it fits, 1 when it predicts a failure, 2 on a usage error.
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -37,6 +38,10 @@ struct PlanFlags {
   int cuda_graph_max_bs = 0, chunked_prefill_size = 0, page_size = 1, block_size = 16;
   std::string cuda_graph_mem, activation_peak, non_torch, speculative_algorithm;
   std::string format = "text";
+  std::string server_version, model, draft_model;
+  int tp2 = 0, pp2 = 0, dp2 = 0, ep = 1, concurrency = 1;
+  bool enable_expert_parallel = false;
+  int64_t max_num_batched_tokens = 0, max_num_seqs = 0;
 };
 
 po::options_description Options(PlanFlags& f) {
@@ -44,18 +49,39 @@ po::options_description Options(PlanFlags& f) {
   d.add_options()
       ("help,h", "show this help")
       ("framework", po::value(&f.framework), "sglang | vllm (required)")
-      ("version", po::value(&f.version), "server version, e.g. 0.4.3.post4 or 0.10.1 (required; decides the formula era)")
+      ("server-version", po::value(&f.server_version),
+       "server version, e.g. 0.4.3.post4 or 0.10.1 (decides the formula era; without it the newest is assumed "
+       "and the answer says how much the version moves it)")
+      ("version", po::value(&f.version), "old name of --server-version")
+      ("model", po::value(&f.model),
+       "local model directory or its config.json (no download): layers, heads, MoE, MLA, quantization; "
+       "model.safetensors.index.json's total size when present")
+      ("speculative-draft-model-path", po::value(&f.draft_model), "draft model directory (its weights are added)")
       ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
       ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
-      ("gpu-mem", po::value(&f.gpu_mem), "GPU memory total instead of --gpu, e.g. 96GiB")
+      ("gpu-mem", po::value(&f.gpu_mem), "GPU memory total instead of --gpu, e.g. 96GiB (a size needs a unit)")
       ("free-at-init", po::value(&f.free_at_init),
        "free memory per rank after distributed init (SGLang \"Load weight begin. avail mem=\"); default: total - "
        "context - NCCL - custom all-reduce")
       ("avail-after-weights", po::value(&f.avail_after_weights),
        "SGLang: free memory after the weights (\"Load weight end. avail mem=\"), instead of --weights-per-rank")
-      ("tp", po::value(&f.tp), "tensor parallel size (default 1)")
+      ("tp", po::value(&f.tp), "tensor parallel size (default 1); also --tp-size, --tensor-parallel-size")
+      ("tp-size", po::value(&f.tp2), "SGLang's name of --tp")
+      ("tensor-parallel-size", po::value(&f.tp2), "vLLM's name of --tp")
       ("pp", po::value(&f.pp), "pipeline parallel size (default 1)")
+      ("pipeline-parallel-size", po::value(&f.pp2), "vLLM's name of --pp")
+      ("pp-size", po::value(&f.pp2), "SGLang's name of --pp")
       ("dp", po::value(&f.dp), "data parallel size (default 1)")
+      ("dp-size", po::value(&f.dp2), "SGLang's name of --dp")
+      ("data-parallel-size", po::value(&f.dp2), "vLLM's name of --dp")
+      ("ep", po::value(&f.ep), "expert parallel size (SGLang --ep-size; experts split over it)")
+      ("ep-size", po::value(&f.ep), "SGLang's name of --ep")
+      ("enable-expert-parallel", po::bool_switch(&f.enable_expert_parallel), "vLLM: experts over tp x dp ranks")
+      ("max-num-batched-tokens", po::value(&f.max_num_batched_tokens),
+       "vLLM: tokens of the profiling run (default by version and GPU)")
+      ("max-num-seqs", po::value(&f.max_num_seqs), "vLLM: sequences of the profiling sampler run (default by version)")
+      ("concurrency", po::value(&f.concurrency),
+       "full-length requests a useful KV pool must hold (default 1); remedies aim at it")
       ("enable-dp-attention", po::bool_switch(&f.enable_dp_attention), "SGLang DP attention (attention TP = tp/dp)")
       ("weights-per-rank", po::value(&f.weights_per_rank), "weights on one rank, e.g. 9.3GiB")
       ("params", po::value(&f.params), "parameter count instead of --weights-per-rank, e.g. 70B")
@@ -86,6 +112,15 @@ po::options_description Options(PlanFlags& f) {
 }
 
 StatusOr<double> Size(const std::string& flag, const std::string& text) {
+  // A bare number is ambiguous (bytes? the servers' "GB", which is GiB?): ask for the unit.
+  bool bare = !text.empty();
+  for (char c : text) {
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ' ')) bare = false;
+  }
+  if (bare) {
+    return InvalidArgumentError("--" + flag + " " + text + ": a size needs a unit, e.g. " + text +
+                                "GiB (the servers' \"GB\" is GiB) or " + text + "MiB");
+  }
   auto b = mem::ParseBytes(text);
   if (!b.ok()) return InvalidArgumentError("--" + flag + ": " + b.status().message());
   return *b;
@@ -113,9 +148,19 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
     return InvalidArgumentError("--framework '" + f.framework + "' is not supported; use sglang or vllm");
   }
   in.framework = f.framework;
-  if (f.version.empty()) return InvalidArgumentError("--version is required (e.g. 0.4.3.post4 or 0.10.1)");
-  if (auto v = mem::ParseVersion(f.version); !v.ok()) return InvalidArgumentError("--version: " + v.status().message());
-  in.version = f.version;
+  if (!f.version.empty() && !f.server_version.empty() && f.version != f.server_version) {
+    return InvalidArgumentError("--server-version and --version differ; give one (--version is the old name)");
+  }
+  std::string version = f.server_version.empty() ? f.version : f.server_version;
+  if (version.empty()) {
+    version = f.framework == "sglang" ? "0.5.9" : "0.21.0";
+    in.version_assumed = true;
+  }
+  if (auto v = mem::ParseVersion(version); !v.ok()) {
+    return InvalidArgumentError(std::string(f.server_version.empty() ? "--version" : "--server-version") + ": " +
+                                v.status().message());
+  }
+  in.version = version;
   in.vllm_engine = f.vllm_engine;
   if (!f.vllm_engine.empty() && f.framework != "vllm") return InvalidArgumentError("--vllm-engine applies to vllm only");
 
@@ -125,6 +170,9 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
     if (!g.ok()) return InvalidArgumentError("--gpu: " + g.status().message());
     in.gpu_name = g->name;
     in.total_bytes = g->memory_bytes;
+    in.gpu_arch = g->arch;
+    in.gpu_interconnect = g->interconnect;
+    if (auto alt = mem::GpuAmbiguity(f.gpu); !alt.empty()) in.gpu_name += " [assumed: " + alt + "]";
   } else if (vm.count("gpu-mem")) {
     auto b = Size("gpu-mem", f.gpu_mem);
     if (!b.ok()) return b.status();
@@ -143,12 +191,53 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
     if (!b.ok()) return b.status();
     in.avail_after_weights_bytes = *b;
   }
-  TPT_RETURN_IF_ERROR(Positive("tp", f.tp));
-  TPT_RETURN_IF_ERROR(Positive("pp", f.pp));
-  TPT_RETURN_IF_ERROR(Positive("dp", f.dp));
-  in.tp = f.tp;
-  in.pp = f.pp;
-  in.dp = f.dp;
+  int tp = f.tp, pp = f.pp, dp = f.dp;
+  for (auto [name, alias, value, target] :
+       {std::tuple{"tp", "tp-size/--tensor-parallel-size", f.tp2, &tp}, {"pp", "pp-size/--pipeline-parallel-size", f.pp2, &pp},
+        {"dp", "dp-size/--data-parallel-size", f.dp2, &dp}}) {
+    if (value == 0) continue;
+    if (vm.count(name) && *target != value) {
+      return InvalidArgumentError("--" + std::string(name) + " and --" + alias + " differ; give one");
+    }
+    *target = value;
+  }
+  TPT_RETURN_IF_ERROR(Positive("tp", tp));
+  TPT_RETURN_IF_ERROR(Positive("pp", pp));
+  TPT_RETURN_IF_ERROR(Positive("dp", dp));
+  TPT_RETURN_IF_ERROR(Positive("ep", f.ep));
+  TPT_RETURN_IF_ERROR(Positive("concurrency", f.concurrency));
+  if (tp > 1024) return InvalidArgumentError("--tp " + std::to_string(tp) + " is beyond any deployment (at most 1024)");
+  if (pp > 256) return InvalidArgumentError("--pp " + std::to_string(pp) + " is beyond any deployment (at most 256)");
+  if (dp > 4096 || f.ep > 4096) return InvalidArgumentError("--dp/--ep beyond any deployment (at most 4096)");
+  in.tp = tp;
+  in.pp = pp;
+  in.dp = dp;
+  in.ep = f.enable_expert_parallel ? tp * dp : f.ep;
+  in.concurrency = f.concurrency;
+  if (vm.count("max-num-batched-tokens")) {
+    TPT_RETURN_IF_ERROR(Positive("max-num-batched-tokens", f.max_num_batched_tokens));
+    in.max_num_batched_tokens = f.max_num_batched_tokens;
+  }
+  if (vm.count("max-num-seqs")) {
+    TPT_RETURN_IF_ERROR(Positive("max-num-seqs", f.max_num_seqs));
+    in.max_num_seqs = f.max_num_seqs;
+  }
+  if (!f.model.empty()) {
+    auto m = mem::LoadModel(f.model);
+    if (!m.ok()) return m.status();
+    in.model = *m;
+  }
+  if (!f.draft_model.empty()) {
+    auto d = mem::LoadModel(f.draft_model);
+    if (!d.ok()) return InvalidArgumentError("--speculative-draft-model-path: " + d.status().message());
+    mem::Sharding s;
+    s.framework = f.framework;
+    s.tp = tp;
+    auto w = mem::WeightsPerRank(*d, s);
+    if (!w.ok()) return w.status();
+    in.draft_weights_bytes = w->per_rank_bytes;
+    in.draft_layers = d->layers;
+  }
   in.enable_dp_attention = f.enable_dp_attention;
 
   auto dt = mem::WeightDtypeBytes(f.dtype);
@@ -164,7 +253,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
   } else if (vm.count("params")) {
     auto n = mem::ParseParamCount(f.params);
     if (!n.ok()) return InvalidArgumentError("--params: " + n.status().message());
-    in.weights_bytes = mem::WeightsPerRankBytes(*n, *dt, f.tp * f.pp);
+    in.weights_bytes = mem::WeightsPerRankBytes(*n, *dt, tp * pp);
   }
 
   for (auto [flag, v] : {std::pair{"layers", f.layers}, {"kv-heads", f.kv_heads}, {"head-dim", f.head_dim},

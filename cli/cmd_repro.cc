@@ -12,9 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -50,7 +53,7 @@ struct ReproConfig {
   std::optional<int> tp, pp, layers, hidden;
   std::optional<double> mfs, gmu, fix;
   std::optional<std::string> target_mem, free_at_init, weights, kv_bytes, car, car_max, graph_bs, framework;
-  std::string bench_ranks = "2,4,8", bench_min = "8KiB", bench_max = "64MiB";
+  std::string bench_ranks = "2,4,8", bench_min = "8KiB", bench_max = "64MiB", bench_mode = "auto";
   int bench_iters = 20;
 };
 
@@ -77,7 +80,36 @@ int Usage(const po::options_description& desc, FILE* out, int code) {
   return code;
 }
 
-void OnSigint(int) { CancelFlag().store(true); }
+// Until the replay starts (reading and analysing the input) there is
+// nothing to clean up, so SIGINT/SIGTERM end the process at once, by the
+// signal itself; during the replay they stop it cleanly (ranks abort their
+// communicators, memory goes back) and the report names the signal.
+std::atomic<bool> g_replaying{false};
+
+void OnSignal(int sig) {
+  if (!g_replaying.load()) {
+    const char* msg = sig == SIGTERM ? "tptriage repro: interrupted (SIGTERM) before the replay\n"
+                                     : "tptriage repro: interrupted (SIGINT) before the replay\n";
+    (void)!::write(2, msg, std::strlen(msg));
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);  // delivered as this handler returns
+    return;
+  }
+  CancelSignal().store(sig);
+  CancelFlag().store(true);
+}
+
+std::string SignalName(int sig) {
+  switch (sig) {
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    default: return "signal " + std::to_string(sig);
+  }
+}
 
 // Builds Overrides from the flags; errors name the flag.
 StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
@@ -129,7 +161,12 @@ bool LooksLikeJson(const std::string& path) {
   char c = 0;
   while (in.get(c)) {
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    return c == '{';
+    if (c == '{') return true;
+    if (c != '[') return false;
+    // "[2025-11-20 09:14:09 TP0] ..." is a log; a whole JSON array is JSON
+    // (refused as a plan, not analysed as a log). A log fails within a line.
+    std::ifstream again(path, std::ios::binary);
+    return nlohmann::json::accept(again);
   }
   return false;
 }
@@ -183,56 +220,72 @@ std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
   return o.str();
 }
 
-// Parent of a local one-process-per-rank run: spawns the ranks, waits with a
-// deadline, stops all when one fails.
-int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu) {
+// Parent of a local one-process-per-rank run: spawns the ranks (the same
+// command line, TPT_REPRO_RANK/WORLD/LOCAL_RANK set), waits with a deadline,
+// and when one rank dies or fails stops all others: it writes why to the
+// abort file (rank 0's verdict quotes it), sends SIGINT (each rank aborts its
+// communicator and frees its memory), SIGKILL 5 s later. When rank 0 itself
+// is gone, the verdict is printed here. `extra_env`: more variables for the
+// ranks. Returns rank 0's exit code, or inconclusive.
+int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu, const std::string& format,
+               const std::vector<std::string>& extra_env = {}) {
   char dir_tmpl[] = "/tmp/tptriage-repro-XXXXXX";
   if (mkdtemp(dir_tmpl) == nullptr) return Fail("cannot create a rendezvous directory under /tmp");
-  const std::string id_file = std::string(dir_tmpl) + "/nccl.id";
+  const std::string dir = dir_tmpl;
+  const std::string abort_file = dir + "/abort";
   std::vector<pid_t> pids;
   std::vector<std::string> argv_s = {"tptriage", "repro"};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
+  auto stop_started = [&] {
+    for (pid_t p : pids) kill(p, SIGKILL);
+    for (pid_t p : pids) waitpid(p, nullptr, 0);
+    std::filesystem::remove_all(dir);
+  };
   for (int r = 0; r < world; ++r) {
     std::vector<std::string> env_s;
     for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
     env_s.push_back("TPT_REPRO_RANK=" + std::to_string(r));
     env_s.push_back("TPT_REPRO_WORLD=" + std::to_string(world));
-    env_s.push_back("TPT_REPRO_LOCAL_RANK=" + std::to_string(same_gpu ? 0 : r));
-    // One GPU for all ranks (a functional check of this path): NCCL refuses two
-    // ranks of a communicator on one GPU unless each believes it is on its own
-    // host (then it talks over sockets; measured on NCCL 2.28).
-    if (same_gpu) env_s.push_back("NCCL_HOSTID=tptriage-repro-rank-" + std::to_string(r));
-    env_s.push_back("TPT_REPRO_ID_FILE=" + id_file);
+    env_s.push_back("TPT_REPRO_LOCAL_RANK=" + std::to_string(r));
+    // Fewer GPUs than ranks (a functional check of this path): the ranks
+    // share GPUs (launch.h), NCCL talks over sockets (process_group.h).
+    if (same_gpu) env_s.push_back("TPT_REPRO_SAME_GPU=1");
+    env_s.push_back("TPT_REPRO_ID_FILE=" + dir + "/nccl.id");
+    env_s.push_back("TPT_REPRO_ABORT_FILE=" + abort_file);
     env_s.push_back("NCCL_NVLS_ENABLE=0");
+    env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
     std::vector<char*> envp;
     for (auto& e : env_s) envp.push_back(e.data());
     envp.push_back(nullptr);
     pid_t pid = 0;
     if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()) != 0) {
-      for (pid_t p : pids) kill(p, SIGTERM);
+      stop_started();
       return Fail("cannot start rank " + std::to_string(r));
     }
     pids.push_back(pid);
   }
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<int> codes(world, -1);
-  int left = world, worst = 0;
+  std::vector<int> signals(world, 0);
+  int left = world;
   double rank0_done_at = -1;
   std::string failure;
+  double stop_s = -1;
   while (left > 0) {
     for (int r = 0; r < world; ++r) {
       if (codes[r] != -1) continue;
       int st = 0;
       if (waitpid(pids[r], &st, WNOHANG) != pids[r]) continue;
       codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      signals[r] = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
       --left;
-      if (r == 0) worst = codes[r];
       if (codes[r] > kExitFixFails && failure.empty()) {
         failure = "rank " + std::to_string(r) + " (pid " + std::to_string(pids[r]) + ") " +
-                  (WIFEXITED(st) ? "exited with " + std::to_string(codes[r]) : "was killed by signal " + std::to_string(WTERMSIG(st)));
+                  (WIFEXITED(st) ? "exited with " + std::to_string(codes[r])
+                                 : "was killed by " + SignalName(WTERMSIG(st)));
       }
     }
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -243,30 +296,116 @@ int SpawnRanks(const Args& args, int world, double deadline_s, bool same_gpu) {
       failure = "rank 0 finished but other ranks did not within 15 s (stuck in a collective rank 0 left)";
     }
     if (left > 0 && (!failure.empty() || CancelFlag().load() || waited > deadline_s)) {
-      if (failure.empty()) failure = CancelFlag().load() ? "interrupted" : "ranks still running after the deadline";
+      if (failure.empty()) failure = CancelFlag().load() ? CancelReason() : "ranks still running after the deadline";
+      {
+        std::ofstream a(abort_file + ".tmp");
+        a << failure << "\n";
+      }
+      std::rename((abort_file + ".tmp").c_str(), abort_file.c_str());
       for (int r = 0; r < world; ++r) {
         if (codes[r] == -1) kill(pids[r], SIGINT);  // each rank aborts its communicator and frees memory
       }
-      std::this_thread::sleep_for(std::chrono::seconds(5));
-      for (int r = 0; r < world; ++r) {
-        if (codes[r] == -1 && waitpid(pids[r], nullptr, WNOHANG) == 0) kill(pids[r], SIGKILL);
+      for (int i = 0; i < 250 && left > 0; ++i) {  // up to 5 s
+        for (int r = 0; r < world; ++r) {
+          int st = 0;
+          if (codes[r] == -1 && waitpid(pids[r], &st, WNOHANG) == pids[r]) {
+            codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            signals[r] = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+            --left;
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
       for (int r = 0; r < world; ++r) {
-        if (codes[r] == -1) waitpid(pids[r], nullptr, 0);
+        if (codes[r] == -1) {
+          kill(pids[r], SIGKILL);
+          waitpid(pids[r], nullptr, 0);
+          codes[r] = 128 + SIGKILL;
+          signals[r] = SIGKILL;
+          --left;
+        }
       }
+      stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - waited;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::filesystem::remove_all(dir_tmpl);
-  if (!failure.empty()) {
-    std::fprintf(stderr, "tptriage repro: %s; all ranks stopped. verdict: inconclusive\n", failure.c_str());
-    return kExitInconclusive;
+  std::filesystem::remove_all(dir);
+  if (failure.empty()) return codes[0];
+  char stopped[96];
+  std::snprintf(stopped, sizeof stopped, "all ranks stopped %.2f s after that", stop_s < 0 ? 0.0 : stop_s);
+  std::fprintf(stderr, "tptriage repro: %s; %s. verdict: inconclusive\n", failure.c_str(), stopped);
+  // Rank 0 printed its verdict (quoting the abort file) unless a signal
+  // ended it first: it is the one gone, or it was still reading the input.
+  if (signals[0] != 0) {
+    const std::string reason = "the run stopped: " + failure + "; " + stopped;
+    if (format == "json") {
+      std::cout << nlohmann::json{{"schema_version", kReproSchemaVersion},
+                                  {"verdict", {{"outcome", "inconclusive"}, {"reason", reason},
+                                               {"fix_outcome", "not checked"}, {"fix_reason", "rank 0 is gone"}}}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cout << "verdict: INCONCLUSIVE: " << reason << "\n";
+    }
   }
-  return worst;
+  return kExitInconclusive;
 }
 
-int RunBench(const ReproConfig& c) {
+std::atomic<bool> report_printed{false};
+
+// A rank told to stop (SIGINT/SIGTERM from a user, our launcher, torchrun or
+// mpirun) that has not wound down soon after is blocked in a call that does
+// not see the cancel: it prints the verdict (rank 0) and leaves without the
+// teardown; the driver frees its GPU memory at exit. Open MPI sends SIGKILL
+// soon after SIGTERM, so its ranks wait less.
+void StartWatchdog(const RankLayout& l, const std::string& format, bool verdict = true) {
+  std::thread([l, format, verdict] {
+    while (!CancelFlag().load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(l.launcher == "mpi" ? 300 : 2000));
+    if (verdict && (l.rank == 0 || l.colocated) && !report_printed.exchange(true)) {
+      const std::string reason = std::string("the run stopped at ") + CurrentStep().load() +
+                                 " for a reason that is not the server's: " + CancelReason() +
+                                 "; this rank did not wind down in time and exited without teardown";
+      if (format == "json") {
+        std::cout << nlohmann::json{{"schema_version", kReproSchemaVersion},
+                                    {"verdict", {{"outcome", "inconclusive"}, {"reason", reason},
+                                                 {"fix_outcome", "not checked"}, {"fix_reason", "the run was stopped"}}}}
+                         .dump(2)
+                  << "\n";
+      } else {
+        std::cout << "verdict: INCONCLUSIVE: " << reason << "\n";
+      }
+    }
+    std::fflush(nullptr);
+    std::cout.flush();
+    _exit(kExitInconclusive);
+  }).detach();
+}
+
+// Launcher-started ranks find rank 0 through NCCL_COMM_ID.
+Status PrepareLauncherComm(const RankLayout& l) {
+  if ((l.launcher != "torchrun" && l.launcher != "mpi" && l.launcher != "slurm") || std::getenv("NCCL_COMM_ID") != nullptr) {
+    return OkStatus();
+  }
+  const std::string id = NcclCommIdFromEnv(ProcessEnv());
+  if (id.empty()) {
+    return InvalidArgumentError("launched by " + l.launcher +
+                                " without MASTER_ADDR/MASTER_PORT (and not all ranks on this host): set them (or "
+                                "NCCL_COMM_ID=host:port) so the ranks can find rank 0");
+  }
+  setenv("NCCL_COMM_ID", id.c_str(), 1);
+  return OkStatus();
+}
+
+int BenchExit(const std::vector<BenchRow>& rows) {
+  for (const auto& s : SummarizeBench(rows)) {
+    if (s.wrong != 0) return kExitNotReproduced;  // wrong results
+  }
+  return 0;
+}
+
+int RunBench(const Args& args, const ReproConfig& c) {
   BenchOptions o;
   auto ranks = ParseIntList(c.bench_ranks);
   if (!ranks.ok()) return Fail("--bench-ranks: " + ranks.status().message());
@@ -284,21 +423,79 @@ int RunBench(const ReproConfig& c) {
   if (c.bench_iters < 1 || c.bench_iters > 10000) return Fail("--bench-iters: 1..10000");
   o.ops_per_graph = c.bench_iters;
   o.deadline_s = c.deadline_s;
+  if (c.bench_mode != "auto" && c.bench_mode != "colocated" && c.bench_mode != "processes") {
+    return Fail("--bench-mode '" + c.bench_mode + "': expected auto, colocated or processes");
+  }
   if (!CudaBackendBuilt()) return Fail("--bench-allreduce: GPU support was not built into this tptriage");
-  if (VisibleGpuCount() == 0) {
+  const int gpus = VisibleGpuCount();
+  if (gpus == 0) {
     std::fprintf(stderr, "tptriage repro: --bench-allreduce: no CUDA device visible\n");
     return kExitInconclusive;
   }
-  auto rows = RunAllreduceBench(o);
-  if (!rows.ok()) {
-    std::fprintf(stderr, "tptriage repro: --bench-allreduce: %s\n", rows.status().ToString().c_str());
+  const EnvLookup env = ProcessEnv();
+  if (auto world = LaunchedWorld(env)) {
+    // One rank of the processes mode (started by us, torchrun or mpirun).
+    auto layout = DetectLayout(env, *world, gpus);
+    if (!layout.ok()) return Fail(layout.status().message());
+    if (Status s = PrepareLauncherComm(*layout); !s.ok()) return Fail(s.message());
+    o.mode = "processes";
+    o.shared_gpu = layout->shared_gpu;
+    StartWatchdog(*layout, "text", /*verdict=*/false);
+    auto rows = RunAllreduceBenchRank(o, *layout);
+    if (!rows.ok()) {
+      std::fprintf(stderr, "tptriage repro: --bench-allreduce rank %d: %s\n", layout->rank,
+                   rows.status().ToString().c_str());
+      return kExitInconclusive;
+    }
+    if (layout->rank == 0) {
+      if (const char* f = std::getenv("TPT_REPRO_BENCH_OUT")) {
+        std::ofstream out(f);
+        out << BenchRowsToJson(*rows).dump() << "\n";
+        if (!out) return Fail(std::string("cannot write ") + f);
+      } else {
+        std::fputs(RenderBenchTable(o, *rows, GpuName()).c_str(), stdout);
+      }
+    }
+    return BenchExit(*rows);
+  }
+  const int most = *std::max_element(o.ranks.begin(), o.ranks.end());
+  const bool procs = c.bench_mode == "processes" || (c.bench_mode == "auto" && gpus >= most && gpus > 1);
+  if (!procs) {
+    auto rows = RunAllreduceBench(o);
+    if (!rows.ok()) {
+      std::fprintf(stderr, "tptriage repro: --bench-allreduce: %s\n", rows.status().ToString().c_str());
+      return kExitInconclusive;
+    }
+    std::fputs(RenderBenchTable(o, *rows, GpuName()).c_str(), stdout);
+    return BenchExit(*rows);
+  }
+  // Processes: one set of ranks per rank count, rank 0's rows through a file.
+  o.mode = "processes";
+  char dir_tmpl[] = "/tmp/tptriage-bench-XXXXXX";
+  if (mkdtemp(dir_tmpl) == nullptr) return Fail("cannot create a directory under /tmp");
+  std::vector<BenchRow> all;
+  std::string failed;
+  for (int n : o.ranks) {
+    const bool shared = gpus < n;
+    o.shared_gpu = o.shared_gpu || shared;
+    const std::string file = std::string(dir_tmpl) + "/rows-" + std::to_string(n) + ".json";
+    const int code = SpawnRanks(args, n, c.deadline_s * 10, shared, "text", {"TPT_REPRO_BENCH_OUT=" + file});
+    std::ifstream in(file);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    auto rows = BenchRowsFromJson(j);
+    if (!rows.ok() || (code != 0 && code != kExitNotReproduced)) {
+      failed += (failed.empty() ? "" : "; ") + std::to_string(n) + " ranks: exit " + std::to_string(code);
+      continue;
+    }
+    all.insert(all.end(), rows->begin(), rows->end());
+  }
+  std::filesystem::remove_all(dir_tmpl);
+  std::fputs(RenderBenchTable(o, all, GpuName() + " x " + std::to_string(gpus) + " visible").c_str(), stdout);
+  if (!failed.empty()) {
+    std::fprintf(stderr, "tptriage repro: --bench-allreduce: no rows for %s\n", failed.c_str());
     return kExitInconclusive;
   }
-  std::fputs(RenderBenchTable(o, *rows, GpuName()).c_str(), stdout);
-  for (const auto& r : *rows) {
-    if (r.one_shot.wrong != 0 || r.two_shot.wrong != 0) return kExitNotReproduced;  // wrong results
-  }
-  return 0;
+  return BenchExit(all);
 }
 
 }  // namespace
@@ -343,7 +540,10 @@ int RunRepro(const Args& args) {
       ("bench-ranks", po::value(&c.bench_ranks)->default_value("2,4,8"), "rank counts for --bench-allreduce")
       ("bench-min", po::value(&c.bench_min)->default_value("8KiB"), "smallest message")
       ("bench-max", po::value(&c.bench_max)->default_value("64MiB"), "largest message")
-      ("bench-iters", po::value(&c.bench_iters)->default_value(20), "all-reduces per graph");
+      ("bench-iters", po::value(&c.bench_iters)->default_value(20), "all-reduces per graph")
+      ("bench-mode", po::value(&c.bench_mode)->default_value("auto"),
+       "processes (one per rank over CUDA IPC; GPUs shared when too few) | colocated (all ranks on GPU 0) | auto "
+       "(processes when there is a GPU per rank)");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&c.inputs));
   po::options_description all;
@@ -363,15 +563,21 @@ int RunRepro(const Args& args) {
   if (c.backend != "cuda" && c.backend != "simulated") return Fail("--backend '" + c.backend + "': expected cuda or simulated");
   if (!(c.deadline_s > 0 && c.deadline_s <= 3600)) return Fail("--deadline: 0 < seconds <= 3600");
   setenv("NCCL_NVLS_ENABLE", "0", 1);  // never NVLink multicast, in this process and the ranks it starts
+  // Caught even where SIGINT was inherited ignored (a job started with &):
+  // a 100 MB log or a stdin pipe held open must not outlive Ctrl-C or kill.
   struct sigaction sa {};
-  sa.sa_handler = OnSigint;
+  sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
-  if (c.bench) return RunBench(c);
+  if (c.bench) {
+    g_replaying.store(true);
+    return RunBench(args, c);
+  }
 
   auto plan = LoadPlan(c);
   if (!plan.ok()) return Fail(plan.status().message());
+  g_replaying.store(true);
   auto ov = ToOverrides(c);
   if (!ov.ok()) return Fail(ov.status().message());
   if (Status s = ApplyOverrides(*ov, &*plan); !s.ok()) return Fail(s.message());
@@ -380,7 +586,14 @@ int RunRepro(const Args& args) {
 
   const int world = plan->tp * plan->pp;
   const int gpus = c.backend == "cuda" ? VisibleGpuCount() : 1;
-  auto layout = DetectLayout(ProcessEnv(), world, gpus, c.colocated || c.backend == "simulated");
+  // TPT_REPRO_SAME_GPU=1: one process per rank even on one GPU (checks the
+  // per-GPU path where only one GPU is lent; barriers across processes
+  // time-slice, so its timings mean nothing). With --backend simulated: one
+  // simulated device per process (tests of the launcher without a GPU).
+  const char* same = std::getenv("TPT_REPRO_SAME_GPU");
+  const bool same_gpu = same != nullptr && std::string(same) == "1" && world > 1;
+  auto layout =
+      DetectLayout(ProcessEnv(), world, gpus, c.colocated || (c.backend == "simulated" && !same_gpu));
   if (!layout.ok()) return Fail(layout.status().message());
 
   if (c.dry_run) {
@@ -395,32 +608,23 @@ int RunRepro(const Args& args) {
     }
     return 0;
   }
-  // TPT_REPRO_SAME_GPU=1: one process per rank even on one GPU (checks the
-  // per-GPU path where only one GPU is lent; barriers across processes
-  // time-slice, so it is slow and its timings mean nothing).
-  const char* same = std::getenv("TPT_REPRO_SAME_GPU");
-  const bool same_gpu = same != nullptr && std::string(same) == "1" && c.backend == "cuda" && world > 1;
   if (same_gpu && layout->launcher == "single") {
     layout->launcher = "spawn";
     layout->colocated = false;
     layout->real_ranks = world;
   }
   if (layout->launcher == "spawn" && !layout->colocated && world > 1) {
-    return SpawnRanks(args, world, c.deadline_s * 10, same_gpu);
+    return SpawnRanks(args, world, c.deadline_s * 10, same_gpu, c.format);
   }
-  if ((layout->launcher == "torchrun" || layout->launcher == "mpi" || layout->launcher == "slurm") &&
-      std::getenv("NCCL_COMM_ID") == nullptr) {
-    // Every rank derives the same NCCL id from NCCL_COMM_ID; rank 0 hosts its root.
-    const std::string id = NcclCommIdFromEnv(ProcessEnv());
-    if (id.empty()) {
-      return Fail("launched by " + layout->launcher +
-                  " without MASTER_ADDR/MASTER_PORT: set them (or NCCL_COMM_ID=host:port) so the ranks can find rank 0");
-    }
-    setenv("NCCL_COMM_ID", id.c_str(), 1);
-  }
+  if (Status s = PrepareLauncherComm(*layout); !s.ok()) return Fail(s.message());
   std::unique_ptr<DeviceBackend> be;
   if (c.backend == "simulated") {
-    be = MakeSimulatedBackend(SimulatedDevice{});
+    SimulatedDevice dev;
+    if (Status f = ParseSimulatedFaults(std::getenv("TPT_REPRO_SIM_FAULT"), std::getenv("TPT_REPRO_SIM_DELAY"), &dev);
+        !f.ok()) {
+      return Fail(f.message());
+    }
+    be = MakeSimulatedBackend(dev);
   } else {
     auto made = MakeCudaBackend();
     if (!made.ok()) {
@@ -433,15 +637,27 @@ int RunRepro(const Args& args) {
   opt.check_fix = !c.no_fix;
   opt.force = c.force;
   opt.step_deadline_s = c.deadline_s;
+  if (!layout->colocated && world > 1) StartWatchdog(*layout, c.format);
   ReproReport rep = Reproduce(*plan, *be, *layout, opt);
-  be.reset();  // every GPU allocation and the communicator go back before we print
-  if (layout->rank == 0 || layout->colocated) {
+  // A kernel that waits on a dead peer never finishes, and freeing memory
+  // would wait for it: report first, then leave without the teardown (the
+  // driver reclaims the process's GPU memory at exit).
+  const bool stuck = be->Stuck();
+  if (!stuck) be.reset();  // every GPU allocation and the communicator go back before we print
+  if (CancelFlag().load() && (layout->rank == 0 || layout->colocated)) {
+    std::fprintf(stderr, "tptriage repro: %s; the replay stopped\n", CancelReason().c_str());
+  }
+  if ((layout->rank == 0 || layout->colocated) && !report_printed.exchange(true)) {
     if (c.format == "json") {
       std::cout << RenderJson(rep).dump(2) << "\n";
     } else {
       std::cout << RenderText(rep);
     }
     std::cout.flush();
+  }
+  if (stuck) {
+    std::fflush(nullptr);
+    _exit(ExitCodeOf(rep.verdict));
   }
   return ExitCodeOf(rep.verdict);
 }

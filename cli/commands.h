@@ -13,10 +13,10 @@ namespace tpt::cli {
 
 using Args = std::vector<std::string>;
 
-int RunAnalyze(const Args& args);  // logs -> diagnosis (issue 3, 5, 7)
-int RunEvents(const Args& args);   // logs -> events as JSON Lines (issue 2)
-int RunPlan(const Args& args);     // what-if memory plan before a launch (issue 3)
-int RunRepro(const Args& args);    // reproduce a diagnosis on GPUs (issue 4)
-int RunDiff(const Args& args);     // compare a good and a bad run (issue 6)
+int RunAnalyze(const Args& args);  // logs -> diagnosis
+int RunEvents(const Args& args);   // logs -> events as JSON Lines
+int RunPlan(const Args& args);     // what-if memory plan before a launch
+int RunRepro(const Args& args);    // reproduce a diagnosis on GPUs
+int RunDiff(const Args& args);     // compare a good and a bad run
 
 }  // namespace tpt::cli

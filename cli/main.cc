@@ -1,6 +1,8 @@
 // main.cc: `tptriage <command> ...` dispatch.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <string>
 
 #include "cli/commands.h"
@@ -27,6 +29,19 @@ void PrintUsage(FILE* out) {
   std::fprintf(out, "\n`tptriage <command> --help` shows a command's options.\n");
 }
 
+// Output that did not reach stdout (a full disk, /dev/full, a closed file)
+// is an error like a failed -o: a message and exit 2, never a silent 0.
+int CheckStdout(const char* cmd, int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::fprintf(stderr, "tptriage %s: writing to stdout failed (%s); the output is incomplete\n", cmd,
+               err != 0 ? std::strerror(err) : "write error");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,14 +52,14 @@ int main(int argc, char** argv) {
   std::string name = argv[1];
   if (name == "-h" || name == "--help" || name == "help") {
     PrintUsage(stdout);
-    return 0;
+    return CheckStdout("help", 0);
   }
   if (name == "--version" || name == "version") {
     std::printf("tptriage %s\n", TPT_VERSION);
-    return 0;
+    return CheckStdout("version", 0);
   }
   for (const auto& c : kCommands) {
-    if (name == c.name) return c.run(tpt::cli::Args(argv + 2, argv + argc));
+    if (name == c.name) return CheckStdout(c.name, c.run(tpt::cli::Args(argv + 2, argv + argc)));
   }
   std::fprintf(stderr, "tptriage: unknown command '%s'\n\n", name.c_str());
   PrintUsage(stderr);

@@ -11,6 +11,8 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -342,15 +344,38 @@ StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict) {
   }
   std::sort(names.begin(), names.end());
   if (names.empty()) return NotFoundError("--formats " + dir + ": no *.json format files in it");
+  // A *.json entry that cannot be read (a directory, a symlink loop, no
+  // permission) is left out with a problem, like a file that does not parse.
   std::vector<FormatSource> files;
+  std::vector<std::string> unreadable;
   for (const auto& n : names) {
+    std::error_code fec;
+    if (std::filesystem::is_directory(n, fec)) {
+      unreadable.push_back(n + ": is a directory, not a format file");
+      continue;
+    }
+    errno = 0;
     std::ifstream in(n, std::ios::binary);
+    if (!in) {
+      const int e = errno;
+      unreadable.push_back(n + ": cannot read the format file" + (e != 0 ? " (" + std::string(std::strerror(e)) + ")" : ""));
+      continue;
+    }
     std::stringstream ss;
     ss << in.rdbuf();
-    if (!in) return NotFoundError(n + ": cannot read the format file");
+    if (in.bad()) {
+      unreadable.push_back(n + ": cannot read the format file");
+      continue;
+    }
     files.push_back({n, ss.str()});
   }
-  return Load(files, strict);
+  if (strict && !unreadable.empty()) return InvalidArgumentError(unreadable.front());
+  if (files.empty()) {
+    return NotFoundError("--formats " + dir + ": no readable *.json format file in it (" + unreadable.front() + ")");
+  }
+  auto set = Load(files, strict);
+  if (set.ok()) set->problems_.insert(set->problems_.begin(), unreadable.begin(), unreadable.end());
+  return set;
 }
 
 StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool strict, bool check_samples,
@@ -578,6 +603,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       TPT_RETURN_IF_ERROR(compile_at(path, item, "end", true, false, &b.end));
       TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), GroupsOf(*b.end), &b.fields));
       b.max_lines = item.value("max_lines", 500);
+      b.headerless = item.value("headerless", false);
       if (item.contains("set") && item["set"].is_object()) b.set = item["set"];
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample {lines, fields} is required");

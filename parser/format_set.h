@@ -136,6 +136,9 @@ struct BlockSpec {
   std::shared_ptr<re2::RE2> start, continuation, end;
   std::vector<FieldSpec> fields;  // groups of `end`
   size_t max_lines = 500;
+  // The start line is a frame of a traceback pasted without its header: it opens a
+  // record only when its producer has none open (inside one it is a frame).
+  bool headerless = false;
   nlohmann::json set = nlohmann::json::object();
 };
 

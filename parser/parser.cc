@@ -12,6 +12,7 @@
 #include "parser/rank_resolve.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"
+#include "parser/unpaste.h"
 
 namespace tpt {
 namespace {
@@ -101,6 +102,21 @@ double MergeKey(const Event& e, Clock* c, const double* global_day) {
 
 }  // namespace
 
+std::string LongLineWarning(const InputReport& r, const ParseOptions& options) {
+  if (r.long_lines == 0) return "";
+  const std::string name = r.path == "-" ? "<stdin>" : r.path;
+  return name + ": " + std::to_string(r.long_lines) + " line(s) longer than " + std::to_string(options.max_line_bytes) +
+         " bytes were cut (only their first " + std::to_string(options.max_line_bytes) +
+         " bytes were matched; raise --max-line-bytes to read them whole)";
+}
+
+std::vector<std::string> InputWarnings(const InputReport& r, const ParseOptions& options) {
+  std::vector<std::string> out;
+  if (!r.error.empty()) out.push_back(r.error);
+  if (std::string w = LongLineWarning(r, options); !w.empty()) out.push_back(std::move(w));
+  return out;
+}
+
 Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats, const ParseOptions& options,
                 EventSink* sink, std::vector<InputReport>* reports) {
   std::vector<InputReport> local;
@@ -139,12 +155,14 @@ Status ParseRun(const std::vector<std::string>& inputs, const FormatSet& formats
       } else if (opened->empty) {
         r.error = name + ": empty; nothing to read (was the log captured? check the redirect)";
       } else if (opened->looks_binary) {
-        r.error = name + ": looks binary (many NUL/control bytes), not a text log; pass the text log" +
+        r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +
                   std::string(opened->gzip ? "" : " (or its .gz)");
       } else {
         Stream s;
         s.report = reports->size();
-        s.events = std::make_unique<StreamEvents>(std::move(opened->source), formats, options, buffer,
+        // Pasted logs (quoted, fenced, boxed, hard-wrapped) read as printed: parser/unpaste.h.
+        auto unpasted = std::make_unique<UnpasteSource>(std::move(opened->source), &formats);
+        s.events = std::make_unique<StreamEvents>(std::move(unpasted), formats, options, buffer,
                                                   static_cast<int>(reports->size()), x.path);
         streams.push_back(std::move(s));
       }

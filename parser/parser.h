@@ -41,6 +41,13 @@ struct InputReport {
   std::string error;        // empty when read fine; else names the input and what to do
 };
 
+// What a person must be told about one input that was read only in part: its
+// read error (truncated .gz, missing file, ...) and lines cut by the long-line
+// policy. Every command prints these words (analyze also puts them in its
+// reports).
+std::string LongLineWarning(const InputReport& report, const ParseOptions& options);  // "" when none
+std::vector<std::string> InputWarnings(const InputReport& report, const ParseOptions& options);
+
 // Parse every input of one run and deliver events to `sink` in merged order.
 // Returns an error only when nothing could be read; per-input problems are in
 // `reports` (one per stream actually opened or attempted).

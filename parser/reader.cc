@@ -162,15 +162,60 @@ StatusOr<size_t> StringSource::Read(char* buf, size_t n) {
   return k;
 }
 
+// Bytes of `s` that are not part of a well-formed UTF-8 sequence; a sequence
+// cut by the end of `s` is not counted (the sniff reads a fixed-size head).
+size_t InvalidUtf8Bytes(std::string_view s) {
+  size_t bad = 0, i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c == 0xe0) len = 3, lo = 0xa0;
+    else if (c >= 0xe1 && c <= 0xef) len = 3, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c == 0xf0) len = 4, lo = 0x90;
+    else if (c >= 0xf1 && c <= 0xf3) len = 4;
+    else if (c == 0xf4) len = 4, hi = 0x8f;
+    if (len == 0) {
+      ++bad, ++i;
+      continue;
+    }
+    size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xbf)) break;
+    }
+    if (k == len) {
+      i += len;
+    } else if (i + k == n) {
+      break;  // cut by the end of the head
+    } else {
+      ++bad, ++i;
+    }
+  }
+  return bad;
+}
+
 bool LooksLikeText(std::string_view head) {
   if (head.empty()) return true;
   size_t nul = 0, ctrl = 0;
   for (unsigned char c : head) {
     if (c == 0) ++nul;
-    else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\b' && c != 0x1b) ++ctrl;
+    else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\b' && c != 0x1b) || c == 0x7f)
+      ++ctrl;
   }
   // A log may hold a few NULs (a file cut and zero-filled); a binary has many.
-  return nul * 100 <= head.size() && (nul + ctrl) * 10 <= head.size();
+  if (nul * 100 > head.size() || (nul + ctrl) * 10 > head.size()) return false;
+  // Uniform random bytes are ~10% C0 controls, so the check above passes a
+  // third of them; they are also ~45% invalid UTF-8, where a log written in
+  // any encoding a server uses (UTF-8; Latin-1 names in ASCII) has a few.
+  const size_t bad = InvalidUtf8Bytes(head);
+  return bad <= 8 || bad * 16 <= head.size();
 }
 
 StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name) {
@@ -209,21 +254,40 @@ StatusOr<OpenedInput> OpenInput(const std::string& path) {
 
 // ---- BlockReader -------------------------------------------------------------
 
+// A buffer starts at this size (or buffer_bytes when smaller) and doubles.
+constexpr size_t kInitialBuffer = 64 * 1024;
+
 BlockReader::BlockReader(ByteSource* source, size_t buffer_bytes, size_t max_line_bytes)
-    : source_(source), buf_(std::max<size_t>(buffer_bytes, 1)), max_line_bytes_(std::max<size_t>(max_line_bytes, 1)) {}
+    : source_(source),
+      max_buffer_(std::max<size_t>(buffer_bytes, 1)),
+      max_line_bytes_(std::max<size_t>(max_line_bytes, 1)) {
+  cap_ = std::min(max_buffer_, kInitialBuffer);
+  buf_.reset(new char[cap_]);
+}
 
 Status BlockReader::Fill() {
   if (begin_ > 0) {
-    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+    std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
-  auto r = source_->Read(buf_.data() + end_, buf_.size() - end_);
+  // Grow while the source keeps filling the buffer (a file, a fast pipe) or
+  // when a line leaves no room; never past buffer_bytes.
+  if ((last_fill_full_ || end_ == cap_) && cap_ < max_buffer_) {
+    const size_t cap = cap_ > max_buffer_ / 2 ? max_buffer_ : cap_ * 2;
+    std::unique_ptr<char[]> bigger(new char[cap]);
+    std::memcpy(bigger.get(), buf_.get(), end_);
+    buf_ = std::move(bigger);
+    cap_ = cap;
+  }
+  const size_t room = cap_ - end_;
+  auto r = source_->Read(buf_.get() + end_, room);
   if (!r.ok()) {
     eof_ = true;
     return r.status();
   }
   if (*r == 0) eof_ = true;
+  last_fill_full_ = *r == room;
   end_ += *r;
   bytes_ += *r;
   return OkStatus();
@@ -241,7 +305,7 @@ StatusOr<bool> BlockReader::Next(Block* block) {
       TPT_RETURN_IF_ERROR(Fill());
       continue;
     }
-    char* data = buf_.data() + begin_;
+    char* data = buf_.get() + begin_;
     size_t size = end_ - begin_;
     if (carry_active_) {
       const char* nl = static_cast<const char*>(std::memchr(data, '\n', size));
@@ -257,21 +321,30 @@ StatusOr<bool> BlockReader::Next(Block* block) {
       *block = Block{carry_, carry_offset_, carry_truncated_};
       return true;
     }
-    const char* last = static_cast<const char*>(memrchr(data, '\n', size));
+    // Only the bytes not searched before: a line arriving in pieces is not
+    // searched again from its start each time (quadratic on a long line).
+    searched_ += size - std::min(scanned_, size);
+    const char* last = scanned_ < size ? static_cast<const char*>(memrchr(data + scanned_, '\n', size - scanned_))
+                                       : nullptr;
     if (last) {
       size_t n = static_cast<size_t>(last - data) + 1;
       *block = Block{std::string_view(data, n), consumed_, false};
       begin_ += n;
       consumed_ += n;
+      scanned_ = 0;
       return true;
     }
+    scanned_ = size;
     if (eof_) {  // last line without a newline
       *block = Block{std::string_view(data, size), consumed_, false};
       begin_ = end_;
       consumed_ += size;
+      scanned_ = 0;
       return true;
     }
-    if (size < buf_.size()) {  // room left: read more of this line
+    // Room left (or the buffer may grow) and the line is not yet longer than
+    // the long-line policy keeps: read more of it in place.
+    if (size <= max_line_bytes_ && (size < cap_ || cap_ < max_buffer_)) {
       TPT_RETURN_IF_ERROR(Fill());
       continue;
     }
@@ -284,6 +357,7 @@ StatusOr<bool> BlockReader::Next(Block* block) {
     if (size > max_line_bytes_) carry_truncated_ = true;
     begin_ = end_;
     consumed_ += size;
+    scanned_ = 0;
   }
 }
 

@@ -2,9 +2,13 @@
 //
 // OpenInput() opens a file or "-" (stdin) and transparently inflates gzip
 // (detected by its magic bytes, not the name). BlockReader hands out blocks
-// of whole lines straight from a fixed-size buffer; a line longer than the
-// buffer is assembled in a side buffer capped at max_line_bytes (the rest of
-// it is skipped, never held) and handed out alone, flagged `truncated`.
+// of whole lines straight from its buffer, which starts small and grows up to
+// buffer_bytes only while reads keep filling it (a small file never costs the
+// whole size). A line longer than the buffer or than max_line_bytes is
+// assembled in a side buffer capped at max_line_bytes (the rest of it is
+// skipped, never held) and handed out alone, flagged `truncated` when cut.
+// Each byte is searched for '\n' once, however the source hands them out
+// (a pipe's 64 KiB at a time), so reading stays linear.
 //
 //   auto src = tpt::OpenInput("rank0.log.gz");
 //   tpt::BlockReader reader(src->get(), 1 << 20, 1 << 20);
@@ -53,8 +57,10 @@ StatusOr<OpenedInput> OpenInput(const std::string& path);
 // The same over an already open source (gzip + binary sniffing).
 StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name);
 
-// True when the bytes look like text: few NULs and few control characters
-// other than \t \n \r \f \b ESC. Invalid UTF-8 still counts as text.
+// True when the bytes look like text: few NULs, few control characters other
+// than \t \n \r \f \b ESC, and few bytes outside valid UTF-8. A stray
+// invalid byte (a Latin-1 name, a cut character) is still text; random or
+// compressed bytes (about half of them invalid UTF-8) are not.
 bool LooksLikeText(std::string_view head);
 
 struct Block {
@@ -69,16 +75,24 @@ class BlockReader {
   // False at end of input.
   StatusOr<bool> Next(Block* block);
   uint64_t bytes() const { return bytes_; }
+  // For tests: bytes allocated now, and bytes searched for '\n' so far.
+  size_t buffer_capacity() const { return cap_; }
+  uint64_t bytes_searched() const { return searched_; }
 
  private:
   Status Fill();
 
   ByteSource* source_;
-  std::vector<char> buf_;
+  std::unique_ptr<char[]> buf_;  // not zero-filled: only what is read is touched
+  size_t cap_ = 0;               // bytes allocated, <= max_buffer_
+  size_t max_buffer_;
   size_t begin_ = 0, end_ = 0;
+  size_t scanned_ = 0;           // bytes after begin_ known to hold no '\n'
+  bool last_fill_full_ = false;  // the last read filled all the room: grow
   bool eof_ = false;
   uint64_t consumed_ = 0;  // stream offset of buf_[begin_]
   uint64_t bytes_ = 0;
+  uint64_t searched_ = 0;
   size_t max_line_bytes_;
   // The long line being assembled.
   bool carry_active_ = false;

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace tpt {
 namespace {
@@ -134,6 +137,98 @@ TEST(OpenInput, BinaryAndEmptyAreFlagged) {
   text[10] = '\0';
   text[20] = '\xff';
   EXPECT_TRUE(LooksLikeText(text));
+}
+
+// random and compressed bytes passed the sniff one time in three
+// (only NUL/C0 bytes were counted; uniform bytes are ~10% C0).
+TEST(OpenInput, RandomBytesAreBinaryWhateverTheSeed) {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int seed = 0; seed < 200; ++seed) {
+    std::string head(8192, '\0');
+    for (char& c : head) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+      c = static_cast<char>(x >> 24);
+    }
+    EXPECT_FALSE(LooksLikeText(head)) << "seed " << seed;
+  }
+  // Random bytes with no control byte at all (the old check's blind spot).
+  std::string high;
+  for (int i = 0; i < 8192; ++i) high.push_back(static_cast<char>(0x80 + (i * 37) % 128));
+  EXPECT_FALSE(LooksLikeText(high));
+  // Compressed data looks like random bytes.
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "[2025-11-20 09:14:09 TP" + std::to_string(i % 8) + "] step " + std::to_string(i * 7919) + "\n";
+  std::string gz = Gzip(text);
+  EXPECT_FALSE(LooksLikeText(std::string_view(gz).substr(10)));
+}
+
+TEST(OpenInput, TextInOtherScriptsAndAFewBadBytesIsText) {
+  std::string cjk;
+  while (cjk.size() < 8192) cjk += "\xe6\x98\xbe\xe5\xad\x98\xe4\xb8\x8d\xe8\xb6\xb3 out of memory \xf0\x9f\x94\xa5\n";
+  cjk.resize(8191);  // cut inside a character: not counted against it
+  EXPECT_TRUE(LooksLikeText(cjk));
+  std::string latin1;
+  while (latin1.size() < 8192) latin1 += "user Jos\xe9 M\xfcller started rank 0 on node gpu-07 at 09:14:09\n";
+  EXPECT_TRUE(LooksLikeText(latin1));  // ~3% invalid bytes
+  EXPECT_TRUE(LooksLikeText("caf\xe9\n"));
+}
+
+// the buffer was allocated (and zero-filled) at --buffer-bytes
+// for every input, and a long line arriving in pieces was searched again from
+// its start after each piece.
+class DribbleSource : public ByteSource {
+ public:
+  DribbleSource(std::string data, size_t chunk) : data_(std::move(data)), chunk_(chunk) {}
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    size_t k = std::min({n, chunk_, data_.size() - pos_});
+    std::memcpy(buf, data_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+
+ private:
+  std::string data_;
+  size_t chunk_, pos_ = 0;
+};
+
+TEST(BlockReader, BufferGrowsOnlyAsTheInputNeeds) {
+  StringSource small("a short log\nof two lines\n");
+  BlockReader r(&small, size_t{1} << 30, 1 << 20);
+  Block b;
+  while (*r.Next(&b)) {
+  }
+  EXPECT_LE(r.buffer_capacity(), 64u * 1024);
+  // A big file read at once grows it, up to the limit.
+  StringSource big(std::string(1 << 20, 'x') + "\n");
+  BlockReader r2(&big, 256 * 1024, 4 << 20);
+  int blocks = 0;
+  while (*r2.Next(&b)) ++blocks;
+  EXPECT_EQ(r2.buffer_capacity(), 256u * 1024);
+  EXPECT_EQ(blocks, 1);
+}
+
+TEST(BlockReader, LongLineFromAPipeIsSearchedOnce) {
+  const size_t n = 4 << 20;
+  DribbleSource pipe(std::string(n, 'a') + "\nb\n", 4096);
+  BlockReader r(&pipe, size_t{1} << 30, size_t{1} << 30);
+  Block b;
+  std::vector<size_t> sizes;
+  while (*r.Next(&b)) sizes.push_back(b.text.size());
+  ASSERT_EQ(sizes.size(), 1u);
+  EXPECT_EQ(sizes[0], n + 3);
+  EXPECT_LE(r.bytes_searched(), 2 * (n + 3));  // was ~n^2 / 8192
+}
+
+TEST(BlockReader, LineLongerThanThePolicyIsNotHeldInTheBuffer) {
+  DribbleSource pipe(std::string(3 << 20, 'a') + "\nb\n", 65536);
+  BlockReader r(&pipe, size_t{1} << 30, 1 << 20);
+  Block b;
+  std::vector<std::pair<size_t, bool>> got;
+  while (*r.Next(&b)) got.push_back({b.text.size(), b.truncated});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], std::make_pair(size_t{1} << 20, true));
+  EXPECT_EQ(got[1].first, 2u);
+  EXPECT_LE(r.buffer_capacity(), 2u << 20);
 }
 
 TEST(OpenInput, MissingFileNamesThePath) {

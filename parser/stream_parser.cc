@@ -422,15 +422,17 @@ void StreamParser::ProcessSegment(std::string_view seg, const FormatSet::Previou
 
 void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std::string_view text, uint64_t offset,
                                 bool has_start, EventBatch* out) {
+  if (runaway_ && !msg.empty() && msg[0] != ' ' && msg[0] != '\t' && msg.substr(0, 6) != "File \"") runaway_ = false;
   std::string key = meta.Key();
   if (has_start) {
     for (size_t b = 0; b < formats_.blocks().size(); ++b) {
       const BlockSpec& spec = formats_.blocks()[b];
       if (!RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *spec.start)) continue;
+      if (spec.headerless && (OpenRecordFor(key) >= 0 || runaway_)) continue;  // a frame of the open (or runaway) record
       // A new record of the same producer replaces an unfinished one, which is cut.
       for (size_t i = 0; i < open_.size();) {
         if (open_[i].key == key) {
-          EmitCut(std::move(open_[i]), out);
+          if (!formats_.blocks()[open_[i].spec].headerless) EmitCut(std::move(open_[i]), out);
           open_.erase(open_.begin() + i);
         } else {
           ++i;
@@ -442,6 +444,13 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
       ob.key = key;
       meta.ApplyTo(&ob.event);
       ob.start_line = line_no_ + 1;
+      ob.after_frame = spec.headerless;
+      if (spec.headerless) {
+        // The start line is the record's first frame: kept with the others
+        // (the end line's text replaces the start's).
+        ob.event.extra_lines.push_back(SanitizeUtf8(msg));
+        ob.bytes += msg.size();
+      }
       ob.event.line = ob.start_line;
       ob.event.offset = offset;
       CapText(text, &ob.event.text);
@@ -451,25 +460,25 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
     }
   }
   if (open_.empty()) return;
-  // The record this line continues: same producer, or (a line naming no
-  // producer) the most recently opened one.
-  int idx = -1;
-  for (int i = static_cast<int>(open_.size()) - 1; i >= 0; --i) {
-    if (open_[i].key == key) {
-      idx = i;
-      break;
-    }
-  }
-  if (idx < 0 && key.empty()) idx = static_cast<int>(open_.size()) - 1;
+  int idx = OpenRecordFor(key);
   if (idx < 0) return;
   OpenBlock& ob = open_[idx];
   const BlockSpec& spec = formats_.blocks()[ob.spec];
   ++ob.lines_seen;
-  if (RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *spec.continuation)) {
+  bool cont = RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *spec.continuation);
+  bool code_line = false;
+  if (!cont && ob.after_frame) {
+    // A frame's source line whose indentation a paste collapsed: not the
+    // exception line, so still the record's.
+    nlohmann::json unused;
+    cont = code_line = !formats_.MatchBlockEnd(spec, msg, &unused);
+  }
+  if (cont) {
     if (ob.event.extra_lines.size() < kMaxExtraLines && ob.bytes + msg.size() <= kMaxExtraBytes) {
       ob.event.extra_lines.push_back(SanitizeUtf8(msg));
       ob.bytes += msg.size();
     }
+    ob.after_frame = !code_line && msg.find("File \"") != std::string_view::npos;
   } else {
     nlohmann::json fields;
     if (formats_.MatchBlockEnd(spec, msg, &fields)) {
@@ -490,17 +499,31 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
     }
     if (!key.empty() && ob.key == key) {
       // The same (prefixed) producer moved on before the exception line: cut.
-      EmitCut(std::move(ob), out);
+      // Frames that opened a record without a header and lead to no exception
+      // were quoted (torch.fx's 'Original traceback:', a stack logged as a
+      // warning), not a traceback: dropped. Only the log's end cuts them.
+      if (!spec.headerless) EmitCut(std::move(ob), out);
       open_.erase(open_.begin() + idx);
       return;
     }
     // Another producer's line interleaved with the record: skipped.
   }
   if (ob.lines_seen > formats_.blocks()[ob.spec].max_lines) {
-    // Longer than any real traceback (a runaway dump): still an exception, cut here.
-    EmitCut(std::move(ob), out);
+    // Longer than any real traceback (a runaway dump): still an exception, cut here;
+    // its further frames open no headerless record.
+    if (!formats_.blocks()[ob.spec].headerless) EmitCut(std::move(ob), out);
+    runaway_ = true;
     open_.erase(open_.begin() + idx);
   }
+}
+
+// The record a line of producer `key` continues: same producer, or (a line
+// naming no producer) the most recently opened one; -1 when none.
+int StreamParser::OpenRecordFor(const std::string& key) const {
+  for (int i = static_cast<int>(open_.size()) - 1; i >= 0; --i) {
+    if (open_[i].key == key) return i;
+  }
+  return key.empty() ? static_cast<int>(open_.size()) - 1 : -1;
 }
 
 void StreamParser::Emit(Event&& e, EventBatch* out) {
@@ -522,6 +545,7 @@ void StreamParser::EmitCut(OpenBlock&& ob, EventBatch* out) {
   fields["type"] = "";
   fields["cut"] = true;
   fields["traceback_line"] = ob.start_line;
+  for (auto it = spec.set.begin(); it != spec.set.end(); ++it) fields[it.key()] = it.value();
   e.source = source_;
   e.file = file_;
   Emit(std::move(e), out);

@@ -104,6 +104,7 @@ class StreamParser {
     uint64_t start_line;
     size_t lines_seen = 0;
     size_t bytes = 0;
+    bool after_frame = false;  // the last line kept was a frame (`File "...", line N`): its code line may follow unindented
   };
 
   static int OnHit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* ctx);
@@ -121,6 +122,8 @@ class StreamParser {
                     bool has_start, EventBatch* out);
   void Emit(Event&& e, EventBatch* out);
   void EmitCut(OpenBlock&& ob, EventBatch* out);
+  int OpenRecordFor(const std::string& key) const;
+  bool runaway_ = false;  // a record was just cut past max_lines: its further frames open none
   std::vector<unsigned> Scan(std::string_view text);
   // Hits of text in hits_ (ordered by end offset).
   void ScanHits(std::string_view text);

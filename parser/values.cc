@@ -642,22 +642,30 @@ void CopyKnownServerArgs(const nlohmann::json& args, nlohmann::json* fields) {
 
 StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   std::string_view t = Trim(text);
+  auto not_a_size = [&] {
+    return InvalidArgumentError("'" + std::string(text) +
+                                "' is not a size; write a whole number of bytes, e.g. 4096, 64K, 1M, 2G or 1MiB");
+  };
   size_t i = 0;
   while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
-  if (i == 0 || i > 15) {
-    return InvalidArgumentError("'" + std::string(text) + "' is not a size; write e.g. 4096, 64K, 1M or 2G");
+  if (i == 0 || i > 19) return not_a_size();  // "-1", "1.5M", "" and absurd lengths
+  const uint64_t n = std::stoull(std::string(t.substr(0, i)));
+  std::string unit = Lower(Trim(t.substr(i)));
+  // 1024-based like rules/memory's sizes (the servers' "GB" is GiB).
+  static constexpr struct {
+    const char* unit;
+    int shift;
+  } kUnits[] = {{"", 0},   {"b", 0},    {"k", 10},  {"kb", 10}, {"kib", 10}, {"m", 20},  {"mb", 20},
+                {"mib", 20}, {"g", 30}, {"gb", 30}, {"gib", 30}, {"t", 40},  {"tb", 40}, {"tib", 40}};
+  for (const auto& u : kUnits) {
+    if (unit != u.unit) continue;
+    if (n > (UINT64_MAX >> u.shift)) {
+      return InvalidArgumentError("'" + std::string(text) + "' is too large a size");
+    }
+    return n << u.shift;
   }
-  uint64_t n = std::stoull(std::string(t.substr(0, i)));
-  std::string unit = Lower(t.substr(i));
-  uint64_t mult = 0;
-  if (unit.empty() || unit == "b") mult = 1;
-  else if (unit == "k" || unit == "kb" || unit == "kib") mult = 1ULL << 10;
-  else if (unit == "m" || unit == "mb" || unit == "mib") mult = 1ULL << 20;
-  else if (unit == "g" || unit == "gb" || unit == "gib") mult = 1ULL << 30;
-  if (mult == 0) {
-    return InvalidArgumentError("'" + std::string(text) + "' has an unknown size unit; use K, M or G");
-  }
-  return n * mult;
+  return InvalidArgumentError("'" + std::string(text) +
+                              "' has an unknown size unit; use B, K/KiB, M/MiB, G/GiB or T/TiB (all 1024-based)");
 }
 
 bool StripAnsi(std::string* text) {

@@ -1,8 +1,11 @@
 // common.cc: escaping, units and selection helpers shared by the renderers.
 #include "report/common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "report/report.h"
 
 namespace tpt::report {
 
@@ -68,8 +71,16 @@ std::string XmlEscape(std::string_view s) {
   std::string valid = ValidUtf8(s);
   std::string out;
   out.reserve(valid.size() + 16);
-  for (char ch : valid) {
+  for (size_t i = 0; i < valid.size(); ++i) {
+    const char ch = valid[i];
     unsigned char c = static_cast<unsigned char>(ch);
+    // U+FFFE and U+FFFF (EF BF BE/BF): valid UTF-8, not XML 1.0 characters.
+    if (c == 0xEF && i + 2 < valid.size() && static_cast<unsigned char>(valid[i + 1]) == 0xBF &&
+        (static_cast<unsigned char>(valid[i + 2]) & 0xFE) == 0xBE) {
+      out += kReplacement;
+      i += 2;
+      continue;
+    }
     switch (ch) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -84,6 +95,45 @@ std::string XmlEscape(std::string_view s) {
         } else {
           out += ch;
         }
+    }
+  }
+  return out;
+}
+
+std::string StripControls(std::string_view s, bool keep_newlines) {
+  std::string valid = ValidUtf8(s);
+  std::string out;
+  out.reserve(valid.size());
+  for (size_t i = 0; i < valid.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(valid[i]);
+    const unsigned char c1 = i + 1 < valid.size() ? static_cast<unsigned char>(valid[i + 1]) : 0;
+    const unsigned char c2 = i + 2 < valid.size() ? static_cast<unsigned char>(valid[i + 2]) : 0;
+    if (c < 0x20 || c == 0x7F) {
+      const bool keep = c == '\t' || (keep_newlines && (c == '\n' || c == '\r'));
+      out += keep ? static_cast<char>(c) : ' ';
+    } else if (c == 0xC2 && c1 >= 0x80 && c1 <= 0x9F) {  // C1 control
+      out += ' ';
+      i += 1;
+    } else if (c == 0xE2 && c1 == 0x80 && (c2 == 0xA8 || c2 == 0xA9)) {  // U+2028, U+2029
+      out += ' ';
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::vector<WarningLine> CollectWarnings(const Report& report) {
+  std::vector<WarningLine> out;
+  for (const RunResult& run : report.runs) {
+    for (const std::string& w : run.analysis.warnings) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const WarningLine& l) { return l.text == w; });
+      if (it == out.end()) {
+        out.push_back({w, {}});
+        it = out.end() - 1;
+      }
+      it->runs.push_back(run.name);
     }
   }
   return out;

@@ -16,6 +16,8 @@
 
 namespace tpt::report {
 
+struct Report;  // report/report.h
+
 // Startup and serving phases in order (RankState::phases uses these names).
 inline constexpr const char* kPhases[] = {"init",    "dist_init", "weights", "kv_pool",
                                           "graphs",  "ready",     "serving"};
@@ -28,9 +30,25 @@ int PhaseIndex(std::string_view phase);
 std::string ValidUtf8(std::string_view s);
 
 // Escapes &, <, >, " and ' and replaces characters XML 1.0 forbids (C0
-// controls other than tab, newline, carriage return) with U+FFFD; the result
-// is valid UTF-8. Safe for XML/HTML text and attribute values.
+// controls other than tab, newline, carriage return; U+FFFE, U+FFFF) and DEL
+// with U+FFFD; the result is valid UTF-8. Safe for XML/HTML text and
+// attribute values.
 std::string XmlEscape(std::string_view s);
+
+// Valid UTF-8 with every control character a viewer might act on replaced by
+// a space: C0 (tab kept; newline and carriage return kept when
+// `keep_newlines`), DEL, C1 (U+0080..U+009F, NEL among them) and the Unicode
+// line and paragraph separators U+2028/U+2029.
+std::string StripControls(std::string_view s, bool keep_newlines);
+
+// The warnings of a report's runs (inputs read only in part, format files
+// skipped, lines cut), each once with the runs that carry it, in the order
+// first seen. Every format shows them: a report on cut logs must say so.
+struct WarningLine {
+  std::string text;
+  std::vector<std::string> runs;
+};
+std::vector<WarningLine> CollectWarnings(const Report& report);
 
 // Keeps the first `max_bytes` of `s` without cutting a UTF-8 sequence,
 // adding "..." when cut.

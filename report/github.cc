@@ -18,7 +18,8 @@ namespace tpt::report {
 
 std::string GithubEscapeData(std::string_view s) {
   std::string out;
-  for (char c : ValidUtf8(s)) {
+  // Raw controls would reach the annotation and the job log as they are.
+  for (char c : StripControls(s, /*keep_newlines=*/true)) {
     switch (c) {
       case '%': out += "%25"; break;
       case '\r': out += "%0D"; break;
@@ -106,6 +107,17 @@ class GithubReporter : public Reporter {
       for (const RunResult& run : report.runs) {
         if (run.error.empty() && run.exit_code != kExitHealthy) errors.push_back(FailureAnnotation(run, 1));
       }
+    }
+    // Inputs read only in part come first: the errors above may rest on them.
+    for (const WarningLine& w : CollectWarnings(report)) {
+      Annotation ann;
+      ann.title = "tptriage: input read only in part";
+      ann.message = (report.many ? "[" + w.runs.front() +
+                                       (w.runs.size() > 1 ? " +" + std::to_string(w.runs.size() - 1) + " more" : "") +
+                                       "] "
+                                 : std::string()) +
+                    w.text;
+      warnings.push_back(std::move(ann));
     }
     for (const RunResult& run : report.runs) {
       if (!run.error.empty()) {

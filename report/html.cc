@@ -78,7 +78,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
   for (size_t i = 0; i < a.ledger.size(); ++i) {
     const LedgerRow& r = a.ledger[i];
     double y = top + row_h * i;
-    out << "<text x=\"0\" y=\"" << Num(y + 16) << "\">rank " << r.rank
+    out << "<text x=\"0\" y=\"" << Num(y + 16) << "\">rank " << RankLabel(r.rank)
         << (r.role.empty() || r.role == "target" ? "" : " " + Esc(r.role)) << "</text>\n";
     if (r.total_bytes > 0) {
       out << "<rect x=\"" << Num(label_w) << "\" y=\"" << Num(y + 2) << "\" width=\"" << Num(r.total_bytes * px)
@@ -92,7 +92,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
       if (!(values[s] > 0)) continue;  // unknown (NaN) or nothing
       double w = values[s] * px;
       out << "<rect class=\"seg\" x=\"" << Num(x) << "\" y=\"" << Num(y + 4) << "\" width=\"" << Num(w)
-          << "\" height=\"16\" fill=\"" << kSegments[s].color << "\"><title>rank " << r.rank << " "
+          << "\" height=\"16\" fill=\"" << kSegments[s].color << "\"><title>rank " << RankLabel(r.rank) << " "
           << kSegments[s].name << ": " << FormatBytes(values[s]) << "</title></rect>\n";
       x += w;
     }
@@ -100,12 +100,12 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
     if (IsShort(r)) {
       out << "<rect class=\"shortfall\" x=\"" << Num(free_x) << "\" y=\"" << Num(y + 4) << "\" width=\""
           << Num(-r.left_bytes * px) << "\" height=\"16\" fill=\"#c62828\" fill-opacity=\"0.85\"><title>rank "
-          << r.rank << " shortfall: " << FormatBytes(-r.left_bytes) << "</title></rect>\n";
+          << RankLabel(r.rank) << " shortfall: " << FormatBytes(-r.left_bytes) << "</title></rect>\n";
     }
     if (r.free_at_init_bytes > 0) {
       out << "<line x1=\"" << Num(free_x) << "\" x2=\"" << Num(free_x) << "\" y1=\"" << Num(y) << "\" y2=\""
           << Num(y + 24) << "\" stroke=\"#1d2330\" stroke-width=\"2\" stroke-dasharray=\"3,2\"><title>rank "
-          << r.rank << " free at init: " << FormatBytes(r.free_at_init_bytes) << "</title></line>\n";
+          << RankLabel(r.rank) << " free at init: " << FormatBytes(r.free_at_init_bytes) << "</title></line>\n";
     }
     std::string tail = IsShort(r) ? "short " + FormatBytes(-r.left_bytes) : "left " + FormatBytes(r.left_bytes);
     out << "<text x=\"" << Num(label_w + bar_w + 8) << "\" y=\"" << Num(y + 16) << "\""
@@ -156,7 +156,7 @@ void WriteTimelineSvg(const Analysis& a, std::ostream& out) {
       bool failed_here = p == last && !r.first_error.empty();
       const char* fill = failed_here ? "#c62828" : reached ? "#3b6fb6" : "#eef1f5";
       out << "<rect x=\"" << Num(label_w + cell_w * p + 2) << "\" y=\"" << Num(y + 2) << "\" width=\""
-          << Num(cell_w - 4) << "\" height=\"18\" rx=\"3\" fill=\"" << fill << "\"><title>rank " << r.rank << " "
+          << Num(cell_w - 4) << "\" height=\"18\" rx=\"3\" fill=\"" << fill << "\"><title>rank " << RankLabel(r.rank) << " "
           << kPhases[p] << (failed_here ? ": first error " + Esc(r.first_error) : reached ? ": reached" : ": not reached")
           << "</title></rect>\n";
       if (failed_here) {
@@ -241,6 +241,23 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
   out << "</section>\n";
 }
 
+// Inputs read only in part (truncated .gz, missing files, cut lines): first,
+// so nobody reads the diagnosis below without knowing.
+void WriteWarnings(const Report& report, std::ostream& out) {
+  std::vector<WarningLine> warnings = CollectWarnings(report);
+  if (warnings.empty()) return;
+  out << "<h2>Warnings</h2>\n<ul class=\"warnings\">\n";
+  for (const WarningLine& w : warnings) {
+    out << "<li>";
+    if (report.many) {
+      out << "<b>" << Esc(w.runs.front()) << "</b>"
+          << (w.runs.size() > 1 ? " and " + std::to_string(w.runs.size() - 1) + " more run(s)" : "") << ": ";
+    }
+    out << Esc(w.text) << "</li>\n";
+  }
+  out << "</ul>\n";
+}
+
 void WriteGroups(const Report& report, std::ostream& out) {
   out << "<h2>Groups</h2>\n<p>" << report.runs.size() << " runs: " << report.diagnosed << " diagnosed, "
       << report.unclassified << " unexplained, " << report.healthy << " healthy, " << report.errors
@@ -275,6 +292,7 @@ class HtmlReporter : public Reporter {
         << kStyle << "</style></head>\n<body>\n<h1>tptriage report</h1>\n<p class=\"muted\">tptriage "
         << Esc(report.tool_version) << " &middot; " << report.runs.size() << " run" << (report.runs.size() == 1 ? "" : "s")
         << "</p>\n";
+    WriteWarnings(report, out);
     if (report.many) WriteGroups(report, out);
     std::vector<size_t> order;
     if (report.many) {

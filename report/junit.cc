@@ -65,6 +65,13 @@ class JunitReporter : public Reporter {
         out << "\n      <failure type=\"" << XmlEscape(a.root_cause) << "\" message=\""
             << XmlEscape(Truncate(message, 1000)) << "\">" << XmlEscape(FailureBody(run)) << "</failure>\n    ";
       }
+      if (run.error.empty() && !a.warnings.empty()) {
+        // Inputs read only in part: shown beside the result by every JUnit viewer.
+        std::string text;
+        for (const std::string& w : a.warnings) text += "warning: " + w + "\n";
+        out << (run.exit_code == kExitHealthy ? "\n      " : "  ") << "<system-err>" << XmlEscape(text)
+            << "</system-err>\n    ";
+      }
       out << "</testcase>\n";
     }
     out << "  </testsuite>\n</testsuites>\n";

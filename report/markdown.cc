@@ -15,12 +15,39 @@ namespace {
 constexpr size_t kMaxEvidence = 8;
 constexpr size_t kMaxRunsListed = 200;
 
-// Text for a table cell or a paragraph: HTML-escaped, no pipes or newlines.
+// Zero-width space: splits "@name", "#12" and "https://" so GitHub neither
+// notifies, links an issue nor autolinks (the reader sees the same text).
+constexpr std::string_view kZwsp = "&#8203;";
+
+bool IsWordByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+// Text for a table cell or a paragraph: HTML-escaped, no pipes or newlines,
+// and log text can neither mention anyone, reference an issue nor autolink.
 std::string Cell(std::string_view s) {
-  std::string escaped = XmlEscape(Truncate(s, 400));
+  std::string escaped = XmlEscape(Truncate(StripControls(s, false), 400));
   std::string out;
-  for (char c : escaped) {
-    if (c == '|') {
+  for (size_t i = 0; i < escaped.size(); ++i) {
+    const char c = escaped[i];
+    const char next = i + 1 < escaped.size() ? escaped[i + 1] : '\0';
+    if (c == '&') {  // an entity XmlEscape wrote ("&#39;"): kept whole
+      const size_t semi = escaped.find(';', i);
+      const size_t end = semi == std::string::npos ? i : semi;
+      out.append(escaped, i, end - i + 1);
+      i = end;
+    } else if ((c == '@' || c == '#') && IsWordByte(next)) {
+      out += c;
+      out += kZwsp;
+    } else if (c == ':' && next == '/' && i + 2 < escaped.size() && escaped[i + 2] == '/') {
+      out += kZwsp;  // scheme://: no autolink
+      out += c;
+    } else if (c == 'w' && escaped.compare(i, 4, "www.") == 0) {
+      out += "www";
+      out += kZwsp;
+      i += 2;
+    } else if (c == '|') {
       out += "\\|";
     } else if (c == '\n' || c == '\r') {
       out += ' ';
@@ -48,6 +75,17 @@ std::string Code(std::string_view raw) {
   std::string fence(longest + 1, '`');
   bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
   return pad ? fence + " " + s + " " + fence : fence + s + fence;
+}
+
+// A code span in a table cell: GFM splits cells at '|' before it sees code
+// spans, so each is escaped (and shown as '|' inside the span).
+std::string CodeCell(std::string_view raw) {
+  std::string code = Code(raw), out;
+  for (char c : code) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 // A fenced block that no line of the text can close.
@@ -135,6 +173,10 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     std::string repro = ReproCommand(a, *d);
     if (!repro.empty()) out << "\n**Reproduce:** " << Code(repro) << "\n";
   }
+  if (!a.warnings.empty()) {
+    out << "\n**Warnings** (inputs read only in part)\n\n";
+    for (const std::string& w : a.warnings) out << "- ⚠️ " << Cell(w) << "\n";
+  }
   if (!a.findings.empty()) {
     out << "\n**Findings**\n\n";
     for (const Finding& f : a.findings) {
@@ -158,12 +200,26 @@ class MarkdownReporter : public Reporter {
         << (report.groups.size() == 1 ? "" : "s") << "\n\n";
     out << "| diagnosed | unexplained | healthy | unreadable |\n|---:|---:|---:|---:|\n| " << report.diagnosed
         << " | " << report.unclassified << " | " << report.healthy << " | " << report.errors << " |\n\n";
+    if (std::vector<WarningLine> warnings = CollectWarnings(report); !warnings.empty()) {
+      out << "### Warnings\n\n";
+      size_t listed = 0;
+      for (const WarningLine& w : warnings) {
+        if (++listed > kMaxRunsListed) {
+          out << "- … " << warnings.size() - kMaxRunsListed << " more\n";
+          break;
+        }
+        out << "- ⚠️ " << Cell(w.runs.front())
+            << (w.runs.size() > 1 ? " and " + std::to_string(w.runs.size() - 1) + " more run(s)" : "") << ": "
+            << Cell(w.text) << "\n";
+      }
+      out << "\n";
+    }
     if (!report.groups.empty()) {
       out << "### Groups\n\n| signature | runs | root cause | title | message template |\n"
           << "|---|---:|---|---|---|\n";
       for (const Group& g : report.groups) {
         out << "| `" << g.signature << "` | " << g.runs.size() << " | `" << g.root_cause << "` | "
-            << Cell(g.title) << " | " << Code(g.message) << " |\n";
+            << Cell(g.title) << " | " << CodeCell(g.message) << " |\n";
       }
       out << "\n";
     }

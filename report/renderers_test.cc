@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "report/common.h"
 #include "report/renderers.h"
 #include "report/report.h"
 #include "report/test_fixtures.h"
@@ -98,6 +99,13 @@ TEST(TextReporter, ControlBytesNeverReachTheTerminal) {
   std::string out = Render(Format::kText, One(testing::KvNoRoom({.seed = 1, .hostile_text = true})));
   EXPECT_EQ(out.find('\x1b'), std::string::npos);
   EXPECT_EQ(out.find("\xff"), std::string::npos);
+  // C1 CSI (U+009B) and the line separator U+2028 are controls too.
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.diagnoses[0].explanation = "csi\xC2\x9B" "2J ls\xE2\x80\xA8 end";
+  std::string c1 = Render(Format::kText, One(a));
+  EXPECT_EQ(c1.find("\xC2\x9B"), std::string::npos);
+  EXPECT_EQ(c1.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_NE(c1.find("csi 2J ls  end"), std::string::npos) << c1;
 }
 
 TEST(TextReporter, ManyRunsListsGroupsWithCounts) {
@@ -255,6 +263,106 @@ TEST(HtmlReporter, LedgerBarsTimelineAndGroups) {
   EXPECT_NE(many.find("<table class=\"groups\">"), std::string::npos);
   EXPECT_EQ(Count(many, "<section class=\"run\""), 5u);  // 3 groups + healthy + unreadable
   EXPECT_EQ(many.find("http://") == std::string::npos || many.find("src=\"http") == std::string::npos, true);
+}
+
+
+// ---- Hostile log text in every format ----
+
+// U+FFFE/U+FFFF are valid UTF-8 but not XML 1.0 characters.
+TEST(JunitReporter, NoCharacterXmlForbids) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.diagnoses[0].explanation = "X\xEF\xBF\xBEY\xEF\xBF\xBFZ \x01\x7F end";
+  a.diagnoses[0].evidence[0].text = "calloc \xEF\xBF\xBE bytes";
+  std::string xml = Render(Format::kJunit, One(a));
+  EXPECT_EQ(xml.find("\xEF\xBF\xBE"), std::string::npos);
+  EXPECT_EQ(xml.find("\xEF\xBF\xBF"), std::string::npos);
+  EXPECT_NE(xml.find("X\xEF\xBF\xBDY\xEF\xBF\xBDZ"), std::string::npos);  // U+FFFD in their place
+  EXPECT_NE(XmlEscape("\xEF\xBF\xBD ok").find("\xEF\xBF\xBD ok"), std::string::npos);  // U+FFFD itself stays
+  if (Shell("command -v xmllint >/dev/null 2>&1") != 0) GTEST_SKIP() << "xmllint not installed";
+  EXPECT_EQ(Shell("xmllint --noout '" + TempFile("ffff.xml", xml) + "'"), 0);
+}
+
+// github annotations carried raw C0 controls, DEL and U+2028/2029.
+TEST(GithubReporter, NoRawControlCharacters) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.diagnoses[0].explanation = "bell\x07 bs\x08 vt\x0b ff\x0c del\x7f ls\xE2\x80\xA8 ps\xE2\x80\xA9 nel\xC2\x85 end";
+  std::string out = Render(Format::kGithub, One(a));
+  for (char c : out) {
+    unsigned char u = static_cast<unsigned char>(c);
+    EXPECT_FALSE((u < 0x20 && c != '\n') || u == 0x7F) << "control byte " << int(u);
+  }
+  EXPECT_EQ(out.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_EQ(out.find("\xE2\x80\xA9"), std::string::npos);
+  EXPECT_EQ(out.find("\xC2\x85"), std::string::npos);
+  EXPECT_NE(out.find("bell  bs  vt  ff  del  ls  ps  nel  end"), std::string::npos) << out;
+}
+
+// HTML tooltips said "rank -1" where every other format says "?".
+TEST(HtmlReporter, RanklessRowsNeverSayRankMinusOne) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.ledger[0].rank = -1;
+  a.ranks[0].rank = -1;
+  std::string html = Render(Format::kHtml, One(a));
+  EXPECT_EQ(html.find("rank -1"), std::string::npos);
+  EXPECT_NE(html.find("rank ? "), std::string::npos);
+}
+
+// SARIF URIs normalised, relative ones against %SRCROOT%.
+TEST(SarifReporter, UrisAreNormalisedWithABase) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.diagnoses[0].evidence[0].file = "logs/./run/../server.log";
+  a.diagnoses[0].evidence.push_back(a.diagnoses[0].evidence[0]);
+  a.diagnoses[0].evidence[1].file = "../outside/rank1.log";
+  auto j = nlohmann::json::parse(Render(Format::kSarif, One(a)));
+  const auto& locs = j["runs"][0]["results"][0]["locations"];
+  EXPECT_EQ(locs[0]["physicalLocation"]["artifactLocation"]["uri"], "logs/server.log");
+  EXPECT_EQ(locs[0]["physicalLocation"]["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+  std::string abs = locs[1]["physicalLocation"]["artifactLocation"]["uri"];
+  EXPECT_EQ(abs.rfind("file:///", 0), 0u) << abs;
+  EXPECT_EQ(abs.find(".."), std::string::npos) << abs;
+  EXPECT_FALSE(locs[1]["physicalLocation"]["artifactLocation"].contains("uriBaseId"));
+}
+
+// '|' in a table's code span cut the cell; mentions, refs and URLs from
+// log text stayed live in a PR comment.
+TEST(MarkdownReporter, PipesInTableCodeSpansAndNoLiveMentions) {
+  Report r = Many();
+  ASSERT_FALSE(r.groups.empty());
+  r.groups[0].message = "calloc `a|b` c|d <n>";
+  r.runs[0].analysis.diagnoses[0].explanation = "ping @octocat and @github/security about #1, see https://evil.example/x or www.evil.example; it's <b>";
+  std::string md = Render(Format::kMarkdown, r);
+  std::istringstream lines(md);
+  std::string line, row;
+  while (std::getline(lines, line)) {
+    if (line.find("calloc") != std::string::npos && line.rfind("| `", 0) == 0) row = line;
+  }
+  ASSERT_FALSE(row.empty()) << md;
+  // Every '|' inside the row's cells is escaped: the row has exactly the 6 cell separators.
+  size_t bars = 0;
+  for (size_t i = 0; i < row.size(); ++i) bars += row[i] == '|' && (i == 0 || row[i - 1] != '\\');
+  EXPECT_EQ(bars, 6u) << row;
+  EXPECT_NE(row.find("a\\|b"), std::string::npos) << row;
+  for (const char* live : {"@octocat", "@github", "#1", "https://", "www.evil"}) {
+    EXPECT_EQ(md.find(live), std::string::npos) << live;
+  }
+  EXPECT_NE(md.find("it&#39;s"), std::string::npos);  // entities kept whole
+}
+
+// warnings about inputs read only in part reached only text and JSON.
+TEST(Reporters, EveryFormatCarriesInputWarnings) {
+  const std::string w = "r1/cut.log.gz: the gzip stream is truncated (ends mid-member)";
+  Report many = Many();
+  many.runs[0].analysis.warnings.push_back(w);
+  std::vector<RunResult> one_runs;
+  Analysis healthy = testing::Healthy();
+  healthy.warnings.push_back(w);
+  one_runs.push_back(AsRun("run-a", healthy));
+  Report one = MakeReport(std::move(one_runs), false, "0.1.0");
+  for (Format f : {Format::kText, Format::kJson, Format::kMarkdown, Format::kJunit, Format::kSarif, Format::kGithub,
+                   Format::kHtml}) {
+    EXPECT_NE(Render(f, many).find("the gzip stream is truncated"), std::string::npos) << FormatName(f) << " --runs";
+    EXPECT_NE(Render(f, one).find("the gzip stream is truncated"), std::string::npos) << FormatName(f);
+  }
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
 // analysed run; ruleId is the root-cause or finding id; locations point at
 // the log files with line numbers (a log is the artifact, not source code);
 // partialFingerprints carry the failure signature so repeats dedupe.
-#include <ostream>
+#include <filesystem>
 #include <map>
+#include <ostream>
 
 #include "report/common.h"
 #include "report/renderers.h"
@@ -17,10 +18,23 @@ constexpr size_t kMaxLocations = 20;  // GitHub accepts 1,000 a result
 
 using nlohmann::json;
 
-// A relative reference stays relative (GitHub resolves it against the
-// checkout); an absolute path becomes a file: URI. Characters outside the
-// URI unreserved/path set are percent-encoded.
-std::string PathToUri(const std::string& path) {
+// A relative reference stays relative, normalised ("a/./b/../c" -> "a/c"),
+// against the uriBaseId %SRCROOT% (GitHub resolves it against the checkout);
+// an absolute path, or a relative one that climbs out of the working
+// directory ("../x.log"), becomes a file: URI. Characters outside the URI
+// unreserved/path set are percent-encoded.
+std::string PathToUri(const std::string& raw, bool* relative) {
+  std::string path = raw;
+  if (raw != "-") {
+    std::filesystem::path p = std::filesystem::path(raw).lexically_normal();
+    if (p.is_relative() && !p.empty() && *p.begin() == "..") {
+      std::error_code ec;
+      std::filesystem::path abs = std::filesystem::absolute(p, ec);
+      if (!ec) p = abs.lexically_normal();
+    }
+    path = p.string();
+  }
+  *relative = !path.starts_with("/");
   std::string out = path.starts_with("/") ? "file://" : "";
   static const char* kHex = "0123456789ABCDEF";
   for (unsigned char c : path) {
@@ -38,7 +52,10 @@ std::string PathToUri(const std::string& path) {
 }
 
 json Location(const Evidence& e) {
-  json physical = {{"artifactLocation", {{"uri", PathToUri(e.file.empty() ? "-" : e.file)}}}};
+  bool relative = false;
+  json artifact = {{"uri", PathToUri(e.file.empty() ? "-" : e.file, &relative)}};
+  if (relative) artifact["uriBaseId"] = "%SRCROOT%";
+  json physical = {{"artifactLocation", std::move(artifact)}};
   if (e.line > 0) {
     physical["region"] = {{"startLine", e.line}, {"snippet", {{"text", ValidUtf8(Truncate(e.text, 1000))}}}};
   }
@@ -124,6 +141,11 @@ class SarifReporter : public Reporter {
     for (const RunResult& run : report.runs) {
       if (run.error.empty()) continue;
       notifications.push_back({{"level", "error"}, {"message", {{"text", ValidUtf8(run.name + ": " + run.error)}}}});
+    }
+    // Inputs read only in part: the results above may be missing some.
+    for (const WarningLine& w : CollectWarnings(report)) {
+      std::string text = report.many ? "[" + w.runs.front() + "] " + w.text : w.text;
+      notifications.push_back({{"level", "warning"}, {"message", {{"text", ValidUtf8(text)}}}});
     }
     json invocation = {{"executionSuccessful", report.errors == 0}};
     if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);

@@ -28,12 +28,12 @@ std::string Percent(double fraction) {
   return buf;
 }
 
-// Log text on one terminal line: valid UTF-8, no control characters.
+// Log text on one terminal line: valid UTF-8, no control characters (C1's
+// U+009B is a CSI to some terminals; U+2028 breaks the line in others).
 std::string OneLine(std::string_view s) {
-  std::string out;
-  for (char c : ValidUtf8(s)) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out += (u < 0x20 || u == 0x7F) ? ' ' : c;
+  std::string out = StripControls(s, /*keep_newlines=*/false);
+  for (char& c : out) {
+    if (c == '\t') c = ' ';
   }
   return Truncate(out, kMaxLine);
 }
@@ -167,6 +167,8 @@ class TextReporter : public Reporter {
       out << Pad(run.analysis.root_cause, 26) << " "
           << Pad(run.analysis.signature.empty() ? "-" : run.analysis.signature, 13)
           << OneLine(run.analysis.verdict) << "\n";
+      // Inputs read only in part: the verdict above may rest on what was cut.
+      for (const std::string& w : run.analysis.warnings) out << "    warning: " << OneLine(w) << "\n";
     }
   }
 };

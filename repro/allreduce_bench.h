@@ -14,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "parser/status.h"
+#include "repro/backend.h"
 
 namespace tpt::repro {
 
@@ -25,6 +28,8 @@ struct BenchOptions {
   int ops_per_graph = 20;  // all-reduces captured back to back in one graph
   int replays = 5;         // timed graph launches (after one warm-up)
   double deadline_s = 60;
+  std::string mode = "colocated";  // or "processes"
+  bool shared_gpu = false;         // processes mode: ranks' processes share GPUs
 };
 
 struct BenchCell {
@@ -36,10 +41,33 @@ struct BenchCell {
 struct BenchRow {
   int ranks = 0;
   int64_t bytes = 0;
-  BenchCell one_shot, two_shot, nccl;
+  BenchCell one_shot, two_shot, nccl;  // nccl.time_us == 0: not measured
 };
 
+// Co-located: every rank count of opt.ranks in this process on GPU 0.
 StatusOr<std::vector<BenchRow>> RunAllreduceBench(const BenchOptions& opt);
+// Processes: this process's part as rank layout.rank of layout.world; every
+// rank returns the same rows (times max over ranks, #wrong summed).
+StatusOr<std::vector<BenchRow>> RunAllreduceBenchRank(const BenchOptions& opt, const RankLayout& layout);
+
+// Per rank count: where two-shot overtakes one-shot and NCCL the best custom
+// kernel (the smallest size from which it is faster at every larger size;
+// -1: nowhere), and one-shot/NCCL time over 8-256 KiB.
+struct BenchSummary {
+  int ranks = 0;
+  int64_t two_shot_from = -1;
+  bool nccl_measured = false;
+  int64_t nccl_from = -1;
+  double small_ratio_min = 0, small_ratio_max = 0;  // one-shot / NCCL, 8-256 KiB rows
+  int small_rows = 0;
+  int64_t wrong = 0;  // all cells
+};
+std::vector<BenchSummary> SummarizeBench(const std::vector<BenchRow>& rows);
+
 std::string RenderBenchTable(const BenchOptions& opt, const std::vector<BenchRow>& rows, const std::string& device);
+
+// Rows through a file between a rank and the process that started it.
+nlohmann::json BenchRowsToJson(const std::vector<BenchRow>& rows);
+StatusOr<std::vector<BenchRow>> BenchRowsFromJson(const nlohmann::json& j);
 
 }  // namespace tpt::repro

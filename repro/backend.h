@@ -34,6 +34,10 @@ struct RankLayout {
   int real_ranks = 1;     // ranks that run for real (world in per-GPU mode, 1 co-located)
   std::string nccl_id_file;   // rank 0 writes the ncclUniqueId here, others read it (local spawn)
   std::string launcher;       // "torchrun", "mpi", "slurm", "spawn", "single"
+  // Several ranks' processes share one GPU (TPT_REPRO_SAME_GPU=1 with fewer
+  // GPUs than ranks: a functional check of the per-process path; NCCL then
+  // talks over sockets and memory figures are each rank's share).
+  bool shared_gpu = false;
 };
 
 struct GraphSpec {
@@ -81,10 +85,25 @@ class DeviceBackend {
   // Frees everything Allocate, InitCustomAllreduce and CaptureDecodeGraphs
   // made; keeps the context and the communicator for the next run.
   virtual void Release() = 0;
+  // The communicator is gone (a peer died, or it was aborted) or work of
+  // ours still runs on the device and will not finish (a kernel
+  // waits on a peer that died): freeing would wait for it forever, so
+  // Release leaves the memory to the process's exit, and the caller reports,
+  // then exits without the CUDA runtime's teardown.
+  virtual bool Stuck() const { return false; }
 };
 
-// Set by the SIGINT handler; every wait checks it.
+// Set by the SIGINT/SIGTERM handler; every wait checks it.
 std::atomic<bool>& CancelFlag();
+// The signal that set CancelFlag (SIGINT, SIGTERM), 0 when none did.
+std::atomic<int>& CancelSignal();
+// Why the run was cancelled, for the verdict: the reason our launcher wrote
+// (TPT_REPRO_ABORT_FILE: "rank 1 (pid 4242) was killed by SIGKILL"), else
+// the signal ("interrupted (SIGTERM)", "interrupted (SIGINT, Ctrl-C)"), plus
+// which peer processes of this host are gone (repro/launch.h PeerProcess).
+std::string CancelReason();
+// The step the runner is in (a string literal), for a watchdog's message.
+std::atomic<const char*>& CurrentStep();
 
 // A device in software: what a GPU and its libraries would report.
 struct SimulatedDevice {
@@ -97,7 +116,18 @@ struct SimulatedDevice {
   bool hang_in_graphs = false;                     // a rank never reaches the barrier
   std::string fail_step;                           // InitComm / InitCustomAllreduce fail (tests)
   int real_ranks_free_skew_bytes = 0;              // rank r sees r x skew less (per-GPU mode tests)
+  // Fault injection for tests of the per-process path (one simulated device
+  // per process; ranks exchange nothing and take their peers' figures as
+  // their own): rank die_rank SIGKILLs itself on reaching die_step
+  // (custom_ar, ballast, weights, kv_pool, cuda_graphs), and every such step
+  // takes step_delay_s (cancellable).
+  int die_rank = -1;
+  std::string die_step;
+  double step_delay_s = 0;
 };
+// "kill:RANK:STEP" (TPT_REPRO_SIM_FAULT) and a delay in seconds
+// (TPT_REPRO_SIM_DELAY) into `d`; errors name the variable.
+Status ParseSimulatedFaults(const char* fault, const char* delay, SimulatedDevice* d);
 std::unique_ptr<DeviceBackend> MakeSimulatedBackend(const SimulatedDevice& device);
 
 // The CUDA backend, or UNAVAILABLE naming why (not built with CUDA, no device).

@@ -20,26 +20,14 @@
 #include "kernels/cuda_check.h"
 #include "kernels/custom_allreduce.h"
 #include "repro/backend.h"
+#include "repro/launch.h"
+#include "repro/process_group.h"
 
 namespace tpt::repro {
 namespace {
 
 using kernels::DeviceBuffer;
 using kernels::Stream;
-
-Status NcclStatus(ncclResult_t r, const char* what, int rank, ncclComm_t comm) {
-  if (r == ncclSuccess || r == ncclInProgress) return OkStatus();
-  std::string msg = std::string(what) + " failed on rank " + std::to_string(rank) + ": " + ncclGetErrorString(r);
-  if (comm != nullptr) {
-    const char* last = ncclGetLastError(comm);
-    if (last != nullptr && *last) msg += " (" + std::string(last) + ")";
-  }
-  return InternalError(msg);
-}
-// The communicator is non-blocking (so a stuck init can be aborted): a call
-// may return ncclInProgress before its work is on the stream, so every call
-// is followed by polling until the communicator reports ncclSuccess.
-#define TPT_NCCL_RETURN(expr) TPT_RETURN_IF_ERROR(NcclDone((expr), #expr))
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -66,16 +54,7 @@ class IpcMapping {
 
 class CudaBackend : public DeviceBackend {
  public:
-  ~CudaBackend() override {
-    Release();
-    if (comm_ != nullptr) {
-      if (comm_broken_) {
-        ncclCommAbort(comm_);
-      } else {
-        ncclCommDestroy(comm_);
-      }
-    }
-  }
+  ~CudaBackend() override { Release(); }
 
   std::string Name() const override { return "cuda"; }
   std::vector<std::string> Banner() const override { return banner_; }
@@ -97,6 +76,15 @@ class CudaBackend : public DeviceBackend {
     auto s = Stream::Create();
     if (!s.ok()) return s.status();
     stream_ = std::move(*s);
+    if (layout.shared_gpu) {
+      // Ranks' processes share this GPU: each sees an equal share of it (after
+      // a reserve for every rank's context and communicator), not the device.
+      int sharers = 0, gpus = 1;
+      cudaGetDeviceCount(&gpus);
+      for (int r = 0; r < layout.world; ++r) sharers += (r % std::max(gpus, 1)) == layout.local_rank;
+      sharers = std::max(sharers, 1);
+      share_ = (static_cast<int64_t>(prop_.totalGlobalMem) - sharers * (int64_t(3) << 29)) / sharers;
+    }
     char line[512];
     std::snprintf(line, sizeof line, "rank %d%s: host %s pid %d device %d bus %s %s (%zu MiB, %d SMs, cc %d.%d)",
                   layout.rank, layout.colocated ? " (measured; co-located ranks share this device)" : "", host,
@@ -111,37 +99,24 @@ class CudaBackend : public DeviceBackend {
   StatusOr<MemInfo> GetMemInfo() override {
     size_t free = 0, total = 0;
     TPT_CUDA_RETURN(cudaMemGetInfo(&free, &total));
+    if (share_ > 0) {
+      // Shared GPU: this rank's share less what it allocated (never more than the device has).
+      return MemInfo{std::min<int64_t>(static_cast<int64_t>(free), share_ - tracked_), share_};
+    }
     return MemInfo{static_cast<int64_t>(free), static_cast<int64_t>(total)};
   }
 
   Status InitComm() override {
-    const int n = layout_.colocated ? 1 : layout_.world;
-    const int rank = layout_.colocated ? 0 : layout_.rank;
-    ncclUniqueId id;
-    TPT_RETURN_IF_ERROR(GetUniqueId(&id));
-    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;  // so a stuck init can be aborted
-    TPT_NCCL_RETURN(ncclCommInitRankConfig(&comm_, n, id, rank, &config));
-    TPT_RETURN_IF_ERROR(WaitNccl("ncclCommInitRank", 120));
-    auto scratch = DeviceBuffer::Allocate(4096);
-    if (!scratch.ok()) return scratch.status();
-    scratch_ = std::move(*scratch);
+    TPT_RETURN_IF_ERROR(group_pg_.Init(layout_, stream_.get()));
+    comm_up_ = true;
     return OkStatus();
   }
 
-  StatusOr<int64_t> AllReduceMin(int64_t v) override {
-    TPT_CUDA_RETURN(cudaMemcpyAsync(scratch_.get(), &v, sizeof v, cudaMemcpyHostToDevice, stream_.get()));
-    TPT_NCCL_RETURN(ncclAllReduce(scratch_.get(), scratch_.get(), 1, ncclInt64, ncclMin, comm_, stream_.get()));
-    TPT_RETURN_IF_ERROR(WaitStreamAndComm(stream_.get(), 60, "all_reduce(MIN)"));
-    int64_t out = 0;
-    TPT_CUDA_RETURN(cudaMemcpy(&out, scratch_.get(), sizeof out, cudaMemcpyDeviceToHost));
-    return out;
-  }
+  StatusOr<int64_t> AllReduceMin(int64_t v) override { return group_pg_.AllReduceMin(v); }
 
   StatusOr<std::vector<int64_t>> AllGather(int64_t v) override {
-    const int n = layout_.colocated ? 1 : layout_.world;
-    std::vector<int64_t> out(n);
-    TPT_RETURN_IF_ERROR(AllGatherBytes(&v, sizeof v, out.data()));
+    std::vector<int64_t> out(group_pg_.size());
+    TPT_RETURN_IF_ERROR(group_pg_.AllGatherBytes(&v, sizeof v, out.data()));
     return out;
   }
 
@@ -155,12 +130,13 @@ class CudaBackend : public DeviceBackend {
     auto own = kernels::OwnBuffers::Allocate(static_cast<size_t>(max_bytes));
     if (!own.ok()) return own.status();
     own_ = std::move(*own);
+    tracked_ += Rounded(own_.meta.bytes()) + Rounded(own_.staging.bytes()) + Rounded(own_.rank_data.bytes());
     // Exchange IPC handles of meta and staging over NCCL (all-gather of bytes).
     cudaIpcMemHandle_t mine[2];
     TPT_CUDA_RETURN(cudaIpcGetMemHandle(&mine[0], own_.meta.get()));
     TPT_CUDA_RETURN(cudaIpcGetMemHandle(&mine[1], own_.staging.get()));
     std::vector<cudaIpcMemHandle_t> all(2 * world);
-    TPT_RETURN_IF_ERROR(AllGatherBytes(mine, sizeof mine, all.data()));
+    TPT_RETURN_IF_ERROR(group_pg_.AllGatherBytes(mine, sizeof mine, all.data()));
     std::vector<void*> metas(world), stagings(world);
     for (int r = 0; r < world; ++r) {
       if (r == layout_.rank) {
@@ -176,7 +152,8 @@ class CudaBackend : public DeviceBackend {
       }
     }
     auto car = kernels::CustomAllreduce::Create(world, layout_.rank, metas, stagings, own_.rank_data.get(),
-                                                own_.rank_data.bytes(), static_cast<size_t>(max_bytes), kernels::kMaxBlocks);
+                                                own_.rank_data.bytes(), static_cast<size_t>(max_bytes),
+                                                BlocksPerRank());
     if (!car.ok()) return car.status();
     car_ = std::move(*car);
     return OkStatus();
@@ -184,19 +161,55 @@ class CudaBackend : public DeviceBackend {
 
   Status Allocate(const std::string& tag, int64_t bytes, bool touch) override {
     if (bytes <= 0) return OkStatus();
+    if (share_ > 0 && tracked_ + Rounded(bytes) > share_) {
+      return UnavailableError(tag + ": cudaMalloc(" + std::to_string(bytes) + " B): out of memory in this rank's share (" +
+                              std::to_string(share_ >> 20) + " MiB) of the GPU its processes share, " +
+                              std::to_string((share_ - tracked_) >> 20) + " MiB left");
+    }
     auto b = DeviceBuffer::Allocate(static_cast<size_t>(bytes));
     if (!b.ok()) return UnavailableError(tag + ": " + b.status().message());
     if (touch) {
       TPT_CUDA_RETURN(cudaMemsetAsync(b->get(), 0, b->bytes(), stream_.get()));
       TPT_RETURN_IF_ERROR(kernels::WaitStream(stream_.get(), 120, &CancelFlag(), "writing " + tag));
     }
+    tracked_ += Rounded(b->bytes());
     allocations_.push_back(std::move(*b));
     return OkStatus();
   }
 
   StatusOr<GraphResult> CaptureDecodeGraphs(const GraphSpec& spec) override;
 
+  bool Stuck() const override {
+    auto busy = [](cudaStream_t st) { return st != nullptr && cudaStreamQuery(st) == cudaErrorNotReady; };
+    if (comm_up_ && !group_pg_.ok()) return true;  // aborted or left behind: a peer is gone or stuck
+    if (comm_up_ && group_pg_.size() > 1 && !DeadPeers().empty()) return true;  // its collectives never finish
+    if (busy(stream_.get())) return true;
+    if (group_ != nullptr) {
+      for (int r = 0; r < group_->world(); ++r) {
+        if (busy(group_->stream(r))) return true;
+      }
+    }
+    return false;
+  }
+
   void Release() override {
+    if (Stuck()) {
+      // cudaFree would wait for the stuck kernel: hand everything to a heap
+      // object that is never freed; the driver reclaims it at process exit.
+      struct Abandoned {
+        std::vector<DeviceBuffer> a, b;
+        std::unique_ptr<kernels::ColocatedGroup> g;
+        kernels::OwnBuffers own;
+        std::vector<IpcMapping> m1, m2;
+      };
+      new Abandoned{std::move(allocations_), std::move(activations_), std::move(group_), std::move(own_),
+                    std::move(peer_maps_), std::move(graph_peer_maps_)};
+      execs_.clear();
+      events_.clear();
+      car_.reset();
+      tracked_ = 0;
+      return;
+    }
     for (auto e : execs_) cudaGraphExecDestroy(e);
     execs_.clear();
     for (auto e : events_) cudaEventDestroy(e);
@@ -208,108 +221,22 @@ class CudaBackend : public DeviceBackend {
     graph_peer_maps_.clear();
     own_ = kernels::OwnBuffers{};
     allocations_.clear();
+    tracked_ = 0;
   }
 
  private:
-  Status GetUniqueId(ncclUniqueId* id) {
-    if (layout_.colocated || layout_.world == 1 || std::getenv("NCCL_COMM_ID") != nullptr) {
-      // NCCL_COMM_ID (launcher mode): every rank derives the same id locally.
-      TPT_NCCL_RETURN(ncclGetUniqueId(id));
-      return OkStatus();
-    }
-    if (layout_.nccl_id_file.empty()) {
-      return InvalidArgumentError("rank " + std::to_string(layout_.rank) +
-                                  ": no way to share the NCCL id: set MASTER_ADDR and MASTER_PORT (or NCCL_COMM_ID)");
-    }
-    const std::string& path = layout_.nccl_id_file;
-    if (layout_.rank == 0) {
-      TPT_NCCL_RETURN(ncclGetUniqueId(id));
-      const std::string tmp = path + ".tmp";
-      {
-        std::ofstream out(tmp, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(id), sizeof *id);
-        if (!out) return InternalError("cannot write the NCCL id to " + tmp);
-      }
-      if (std::rename(tmp.c_str(), path.c_str()) != 0) return InternalError("cannot rename " + tmp + " to " + path);
-      return OkStatus();
-    }
-    const double t0 = Now();
-    for (;;) {
-      std::ifstream in(path, std::ios::binary);
-      if (in && in.read(reinterpret_cast<char*>(id), sizeof *id)) return OkStatus();
-      if (CancelFlag().load()) return CancelledError("waiting for the NCCL id from rank 0: interrupted");
-      if (Now() - t0 > 60) {
-        return DeadlineExceededError("rank " + std::to_string(layout_.rank) + ": no NCCL id from rank 0 in " + path +
-                                     " after 60 s; did rank 0 start?");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-
-  Status NcclDone(ncclResult_t r, const char* what) {
-    if (r == ncclInProgress) return WaitNccl(what, 60);
-    return NcclStatus(r, what, layout_.rank, comm_);
-  }
-
-  // Polls the communicator until it leaves ncclInProgress.
-  Status WaitNccl(const std::string& what, double deadline_s) {
-    const double t0 = Now();
-    for (;;) {
-      ncclResult_t st = ncclSuccess;
-      ncclResult_t r = ncclCommGetAsyncError(comm_, &st);
-      if (r != ncclSuccess) st = r;
-      if (st == ncclSuccess) return OkStatus();
-      if (st != ncclInProgress) {
-        comm_broken_ = true;
-        return NcclStatus(st, what.c_str(), layout_.rank, comm_);
-      }
-      if (CancelFlag().load() || Now() - t0 > deadline_s) {
-        ncclCommAbort(comm_);
-        comm_ = nullptr;
-        if (CancelFlag().load()) return CancelledError(what + ": interrupted; communicator aborted");
-        return DeadlineExceededError(what + ": no progress after " + std::to_string(deadline_s) +
-                                     " s; communicator aborted (is every rank running?)");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-
-  // Waits for a stream that runs NCCL work: stream done, or an async NCCL
-  // error, or the deadline (then the communicator is aborted).
+  static int64_t Rounded(int64_t b) { return (b + (int64_t(2) << 20) - 1) / (int64_t(2) << 20) * (int64_t(2) << 20); }
+  Status NcclDone(ncclResult_t r, const char* what) { return group_pg_.Check(r, what); }
   Status WaitStreamAndComm(cudaStream_t s, double deadline_s, const std::string& what) {
-    const double t0 = Now();
-    for (;;) {
-      ncclResult_t st = ncclSuccess;
-      if (comm_ != nullptr) ncclCommGetAsyncError(comm_, &st);
-      if (st != ncclSuccess && st != ncclInProgress) {
-        comm_broken_ = true;
-        return NcclStatus(st, what.c_str(), layout_.rank, comm_);
-      }
-      cudaError_t e = cudaStreamQuery(s);
-      if (e == cudaSuccess && st == ncclSuccess) return OkStatus();  // InProgress: work may not be enqueued yet
-      if (e != cudaSuccess && e != cudaErrorNotReady) return kernels::CudaStatus(e, what.c_str(), __FILE__, __LINE__);
-      if (CancelFlag().load() || Now() - t0 > deadline_s) {
-        if (comm_ != nullptr) ncclCommAbort(comm_);
-        comm_ = nullptr;
-        if (CancelFlag().load()) return CancelledError(what + ": interrupted; communicator aborted");
-        return DeadlineExceededError(what + ": still running after " + std::to_string(deadline_s) +
-                                     " s on rank " + std::to_string(layout_.rank) + "; communicator aborted");
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
+    return group_pg_.Wait(s, deadline_s, what);
   }
-
-  // ncclAllGather of `bytes` from every real rank into `out` (host).
-  Status AllGatherBytes(const void* mine, size_t bytes, void* out) {
-    const int n = layout_.colocated ? 1 : layout_.world;
-    auto buf = DeviceBuffer::Allocate(bytes * (n + 1));
-    if (!buf.ok()) return buf.status();
-    char* send = static_cast<char*>(buf->get()) + bytes * n;
-    TPT_CUDA_RETURN(cudaMemcpyAsync(send, mine, bytes, cudaMemcpyHostToDevice, stream_.get()));
-    TPT_NCCL_RETURN(ncclAllGather(send, buf->get(), bytes, ncclChar, comm_, stream_.get()));
-    TPT_RETURN_IF_ERROR(WaitStreamAndComm(stream_.get(), 60, "all_gather"));
-    TPT_CUDA_RETURN(cudaMemcpy(out, buf->get(), bytes * n, cudaMemcpyDeviceToHost));
-    return OkStatus();
+  Status AllGatherBytes(const void* mine, size_t bytes, void* out) { return group_pg_.AllGatherBytes(mine, bytes, out); }
+  // Blocks per rank: all of them with a GPU each; with ranks' processes on
+  // one GPU their kernels time-slice, so a cap changes nothing but is kept
+  // for when they run concurrently (MPS).
+  int BlocksPerRank() const {
+    if (!layout_.shared_gpu) return kernels::kMaxBlocks;
+    return kernels::MaxBlocksPerRank(prop_.multiProcessorCount, layout_.world);
   }
 
   // Per-GPU mode: exchange the captured inputs' IPC handles and register them.
@@ -350,9 +277,10 @@ class CudaBackend : public DeviceBackend {
   cudaDeviceProp prop_{};
   std::vector<std::string> banner_;
   Stream stream_;
-  ncclComm_t comm_ = nullptr;
-  bool comm_broken_ = false;
-  DeviceBuffer scratch_;
+  ProcessGroup group_pg_;
+  bool comm_up_ = false;
+  int64_t share_ = 0;    // shared GPU: this rank's share of it (0: the whole device is ours)
+  int64_t tracked_ = 0;  // bytes this rank allocated (what its share is charged)
   std::vector<DeviceBuffer> allocations_;
   // Custom all-reduce: co-located group, or this rank's buffers + IPC peers.
   std::unique_ptr<kernels::ColocatedGroup> group_;
@@ -413,7 +341,7 @@ StatusOr<GraphResult> CudaBackend::CaptureDecodeGraphs(const GraphSpec& spec) {
         if (use_custom) {
           st = car_of(r).AllReduce(h, o, count, DType::kBFloat16, algo, stream_of(r));
         } else if (!co || r == 0) {  // co-located: only the measured rank has a (1-rank) communicator
-          st = NcclDone(ncclAllReduce(h, o, count, ncclBfloat16, ncclSum, comm_, stream_of(r)), "ncclAllReduce");
+          st = NcclDone(ncclAllReduce(h, o, count, ncclBfloat16, ncclSum, group_pg_.comm(), stream_of(r)), "ncclAllReduce");
         }
       }
     }
@@ -468,7 +396,8 @@ StatusOr<GraphResult> CudaBackend::CaptureDecodeGraphs(const GraphSpec& spec) {
   char note[256];
   std::snprintf(note, sizeof note, "bs %d step replays in %.0f us (%s)", largest_bs, res.replay_us,
                 co ? (custom ? "all ranks' kernels on this GPU: not an NVLink timing" : "rank 0 only, 1-rank NCCL")
-                   : "one GPU per rank");
+                   : layout_.shared_gpu ? "ranks' processes share one GPU and time-slice: not a timing"
+                                        : "one GPU per rank");
   res.note = note;
   return res;
 }

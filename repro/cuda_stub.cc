@@ -18,4 +18,8 @@ StatusOr<std::vector<BenchRow>> RunAllreduceBench(const BenchOptions&) {
   return UnavailableError("--bench-allreduce needs GPU support, which was not built into this tptriage");
 }
 
+StatusOr<std::vector<BenchRow>> RunAllreduceBenchRank(const BenchOptions&, const RankLayout&) {
+  return UnavailableError("--bench-allreduce needs GPU support, which was not built into this tptriage");
+}
+
 }  // namespace tpt::repro

@@ -1,57 +1,170 @@
 #!/usr/bin/env bash
 # gpu_check.sh: every GPU check of repro/ and kernels/ in one go, for a lent
-# GPU machine (or any box with a GPU). Writes logs under $OUT.
+# GPU machine (or any box with a GPU). Logs go to OUT_DIR/logs.tgz, a short
+# summary to OUT_DIR/summary.log (and stdout).
 #
 #   repro/gpu_check.sh BIN_DIR OUT_DIR
 #
 # BIN_DIR holds tptriage, tpt_kernels_tests, tpt_repro_gpu_tests,
 # tpt_repro_tests and lib/ (shared libraries the target lacks: libre2,
-# libboost_program_options, libhs). Runs: the GPU unit tests (custom
-# all-reduce exact for 2/4/8 co-located ranks, eager and in graphs; the CUDA
-# backend), the founding case (SGLang TP=8 on an emulated 96 GB card at
-# mem_fraction_static 0.50 and 0.55, fix 0.77) with time to verdict, and the
-# all-reduce benchmark. Never changes GPU settings; NCCL_NVLS_ENABLE=0.
+# libboost_program_options, libhs). Runs:
+#  - the GPU unit tests (custom all-reduce exact for 2/4/8 co-located ranks,
+#    eager and in graphs; the CUDA backend);
+#  - the founding case (SGLang TP=8, emulated 96 GB card, mem_fraction_static
+#    0.50 and 0.55, fix 0.77): one process per GPU when there are 8 GPUs,
+#    else co-located;
+#  - the one-process-per-rank path with N = min(GPUs, 8) ranks, or 2 and 4
+#    ranks sharing one GPU (scaled plan): under tptriage's own launcher,
+#    torchrun, and Open MPI's variables (mpirun when installed), and a rank
+#    SIGKILLed mid-run;
+#  - the all-reduce benchmark co-located and one process per rank.
+# GPU memory in use is read after each multi-process run. Never changes GPU
+# settings; NCCL_NVLS_ENABLE=0.
 set -uo pipefail
-BIN=${1:?usage: gpu_check.sh BIN_DIR OUT_DIR}
+BIN=$(cd "${1:?usage: gpu_check.sh BIN_DIR OUT_DIR}" && pwd)
 OUT=${2:?usage: gpu_check.sh BIN_DIR OUT_DIR}
-mkdir -p "$OUT"
+L="$OUT/logs"
+mkdir -p "$L"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export LD_LIBRARY_PATH="$BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # NCCL: the system's, else the one in the PyTorch wheel.
 if ! ldconfig -p | grep -q 'libnccl.so.2 '; then
-  for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib /usr/local/lib/python3*/dist-packages/nvidia/nccl/lib; do
+  for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib /usr/local/lib/python3*/dist-packages/nvidia/nccl/lib \
+           $(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__) + "/lib")' 2>/dev/null); do
     [ -e "$d/libnccl.so.2" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d" && break
   done
 fi
+T="$BIN/tptriage"
 SAMPLE=samples/repro/sglang_tp8_rtxpro6000.json
+S="$OUT/summary.log"
+say() { echo "$*" | tee -a "$S"; }
+gpu_used() { nvidia-smi --query-gpu=index,memory.used --format=csv,noheader | tr '\n' ' '; }
+apps() { nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader | wc -l; }
+NGPU=$(nvidia-smi -L | wc -l)
 rc=0
 {
-  date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,compute_mode --format=csv
-  ldd "$BIN/tptriage" | grep -E 'nccl|re2|boost|hs|not found'
-} > "$OUT/env.log" 2>&1
-for t in tpt_kernels_tests tpt_repro_gpu_tests tpt_repro_tests; do
-  echo "== $t" >> "$OUT/tests.log"
-  "$BIN/$t" --gtest_brief=1 >> "$OUT/tests.log" 2>&1 || { rc=1; echo "FAILED: $t" >> "$OUT/tests.log"; }
+  date -u; uname -r; nvidia-smi; nvidia-smi topo -m
+  ldd "$T" | grep -E 'nccl|re2|boost|hs|not found'
+  echo "torchrun: $(command -v torchrun) mpirun: $(command -v mpirun)"; mpirun --version 2>&1 | head -1
+  python3 -c 'import torch; print("torch", torch.__version__, "nccl", torch.cuda.nccl.version())' 2>&1
+} > "$L/env.log" 2>&1
+say "== $(date -u +%FT%TZ) $NGPU GPU(s): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c | tr -s ' ')"
+say "torchrun: $(command -v torchrun || echo none); mpirun: $(command -v mpirun || echo none)"
+for t in tpt_kernels_tests tpt_repro_gpu_tests; do  # (tpt_repro_tests read samples by the build's path: CPU CTest)
+  echo "== $t" >> "$L/tests.log"
+  timeout 300 "$BIN/$t" --gtest_brief=1 >> "$L/tests.log" 2>&1 || { rc=1; say "FAILED: $t"; }
 done
-tail -3 "$OUT/tests.log"
-for f in 0.50 0.55; do
-  s=$(date +%s%N)
-  "$BIN/tptriage" repro "$SAMPLE" --mem-fraction-static $f > "$OUT/founding-$f.txt" 2>&1
-  code=$?
-  e=$(date +%s%N)
-  echo "founding case f=$f: exit $code, process wall $(( (e - s) / 1000000 )) ms" | tee -a "$OUT/summary.log"
-  grep -E '^(verdict|fix check|time to verdict)' "$OUT/founding-$f.txt" | tee -a "$OUT/summary.log"
-done
-"$BIN/tptriage" repro "$SAMPLE" --format json > "$OUT/founding-0.50.json" 2>&1
-# The one-process-per-rank path (spawn, NCCL id file, IPC custom all-reduce,
-# graph buffers registered over IPC, per-rank all-gathers) with 2 ranks on the
-# one GPU: functional only (shared memory, time-sliced barriers).
-TPT_REPRO_SAME_GPU=1 timeout 300 "$BIN/tptriage" repro "$SAMPLE" --tp 2 --free-at-init 60GiB --weights 16GiB \
-  --cuda-graph-bs 1,8 --layers 4 --fix 0.6 --force > "$OUT/per-gpu-2ranks.txt" 2>&1
-echo "per-GPU path, 2 ranks on one GPU: exit $?" | tee -a "$OUT/summary.log"
-grep -E '^(verdict|fix check)|FAILED|rank [01]' "$OUT/per-gpu-2ranks.txt" | head -12 | tee -a "$OUT/summary.log"
-"$BIN/tptriage" repro --bench-allreduce > "$OUT/bench.txt" 2>&1 || rc=1
-cat "$OUT/bench.txt"
-# Nothing of ours may stay on the GPU.
-nvidia-smi --query-gpu=memory.used --format=csv >> "$OUT/env.log" 2>&1
+say "unit tests: $(grep -h 'PASSED\|FAILED' "$L/tests.log" | tr '\n' ' ')"
+
+# run NAME TIMEOUT CMD...: runs a repro, records exit, wall, verdict and GPU use after.
+run() {
+  local name=$1 to=$2; shift 2
+  local s=$(date +%s%N)
+  timeout "$to" "$@" > "$L/$name.txt" 2>&1
+  local code=$? e=$(date +%s%N)
+  sleep 0.5
+  say "-- $name: exit $code, wall $(( (e - s) / 1000000 )) ms, GPU used after: $(gpu_used), compute apps left: $(apps)"
+  grep -E '^(verdict|fix check|time to verdict)|tptriage repro:|^killing|ms after the kill|mode:|"outcome"' "$L/$name.txt" | head -14 | sed 's/^/     /' | tee -a "$S"
+}
+
+# The founding case: one process per GPU when there are 8, else co-located.
+for f in 0.50 0.55; do run founding-$f 120 "$T" repro "$SAMPLE" --mem-fraction-static $f; done
+run founding-0.50-json 120 "$T" repro "$SAMPLE" --format json
+
+# One process per rank: N real GPUs (founding plan at tp=N), or ranks sharing GPU 0 (scaled plan).
+if [ "$NGPU" -ge 2 ]; then
+  N=$(( NGPU >= 8 ? 8 : (NGPU >= 4 ? 4 : 2) ))
+  PLAN=("$SAMPLE" --tp $N); export -n TPT_REPRO_SAME_GPU
+else
+  N=2
+  PLAN=("$SAMPLE" --tp 2 --free-at-init 60GiB --weights 40GiB --cuda-graph-bs 1,8,32,160 --layers 8)
+  export TPT_REPRO_SAME_GPU=1
+fi
+for f in 0.50 0.55; do run spawn-$N-$f 120 "$T" repro "${PLAN[@]}" --mem-fraction-static $f; done
+if [ "$NGPU" -lt 2 ]; then
+  run spawn-4-0.50 120 "$T" repro "$SAMPLE" --tp 4 --free-at-init 30GiB --weights 20GiB --cuda-graph-bs 1,8,32,160 --layers 8
+  # The founding case's 8 ranks as 8 processes on the one GPU (share 16.4 GiB each; scaled plan).
+  P8=("$SAMPLE" --tp 8 --free-at-init 14GiB --weights 10GiB --cuda-graph-bs 1,8,32,160 --layers 8)
+  for f in 0.50 0.55; do run spawn-8-$f 120 "$T" repro "${P8[@]}" --mem-fraction-static $f; done
+  run torchrun-8 120 python3 -m torch.distributed.run --standalone --nproc-per-node 8 --no-python "$T" repro "${P8[@]}"
+  command -v mpirun > /dev/null && run mpirun-8 120 mpirun --allow-run-as-root --oversubscribe -np 8 -x NCCL_NVLS_ENABLE -x TPT_REPRO_SAME_GPU -x LD_LIBRARY_PATH "$T" repro "${P8[@]}"
+fi
+# torchrun.
+if python3 -c 'import torch.distributed.run' 2>/dev/null; then
+  run torchrun-$N 120 python3 -m torch.distributed.run --standalone --nproc-per-node $N --no-python "$T" repro "${PLAN[@]}"
+fi
+# Open MPI: mpirun when there, else its variables set by hand (no MASTER_*: the port comes from the job id).
+if command -v mpirun > /dev/null; then
+  run mpirun-$N 120 mpirun --allow-run-as-root -np $N -x NCCL_NVLS_ENABLE -x TPT_REPRO_SAME_GPU -x LD_LIBRARY_PATH "$T" repro "${PLAN[@]}"
+fi
+ompi() {
+  local pids=()
+  for r in $(seq 0 $((N - 1))); do
+    OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=$N OMPI_COMM_WORLD_LOCAL_RANK=$r OMPI_COMM_WORLD_LOCAL_SIZE=$N \
+      PMIX_NAMESPACE=tpt-check-$$ "$T" repro "${PLAN[@]}" > "$L/ompi-vars-rank$r.txt" 2>&1 &
+    pids+=($!)
+  done
+  local code=0
+  for p in "${pids[@]}"; do wait $p || code=$?; done
+  cat "$L/ompi-vars-rank0.txt"; for r in $(seq 1 $((N - 1))); do cat "$L/ompi-vars-rank$r.txt"; done
+  return $code
+}
+run ompi-vars-$N 120 bash -c "$(declare -f ompi); T='$T' N=$N L='$L'; PLAN=($(printf '%q ' "${PLAN[@]}")); ompi"
+
+# A rank SIGKILLed mid-run: the others stop, the verdict names it.
+# kill_when ENV_MATCH MIB CMD...: runs CMD, finds the tptriage process whose
+# environment has ENV_MATCH, waits until it holds more than MIB of GPU memory
+# (0: 0.3 s after it appears), SIGKILLs it, and waits for CMD.
+kill_when() {
+  local match=$1 mib=$2; shift 2
+  "$@" & local parent=$!
+  local victim="" p
+  for i in $(seq 1 500); do
+    for p in /proc/[0-9]*; do
+      grep -q tptriage $p/cmdline 2>/dev/null && tr '\0' '\n' 2>/dev/null < $p/environ | grep -qx "$match" && victim=${p#/proc/}
+    done
+    [ -n "$victim" ] && break; sleep 0.02
+  done
+  if [ "$mib" = 0 ]; then sleep 0.3; else
+    for i in $(seq 1 300); do
+      used=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | awk -F', ' -v p="$victim" '$1==p{print $2}')
+      [ -n "$used" ] && [ "$used" -gt "$mib" ] && break; sleep 0.05
+    done
+  fi
+  local t0=$(date +%s%N)
+  echo "killing $match: pid $victim (GPU memory ${used:-?} MiB) at $(date +%T.%N)"; kill -9 "$victim"
+  wait $parent; local code=$?
+  echo "exit $code, $(( ($(date +%s%N) - t0) / 1000000 )) ms after the kill"
+  return $code
+}
+K="$(declare -f kill_when); PLAN=($(printf '%q ' "${PLAN[@]}"))"
+run kill-rank1 60 bash -c "$K; kill_when TPT_REPRO_RANK=1 20000 '$T' repro \"\${PLAN[@]}\" --deadline 20"
+run kill-rank1-early 60 bash -c "$K; kill_when TPT_REPRO_RANK=1 0 '$T' repro \"\${PLAN[@]}\" --deadline 20"
+run kill-rank0 60 bash -c "$K; kill_when TPT_REPRO_RANK=0 20000 '$T' repro \"\${PLAN[@]}\" --deadline 20"
+if [ "$NGPU" -lt 2 ]; then
+  K8="$(declare -f kill_when); PLAN=($(printf '%q ' "${P8[@]}"))"
+  run kill8-rank5 60 bash -c "$K8; kill_when TPT_REPRO_RANK=5 8000 '$T' repro \"\${PLAN[@]}\" --deadline 20"
+fi
+if python3 -c 'import torch.distributed.run' 2>/dev/null; then
+  run torchrun-kill-rank1 60 bash -c "$K; kill_when RANK=1 20000 python3 -m torch.distributed.run --standalone --nproc-per-node $N --no-python '$T' repro \"\${PLAN[@]}\" --deadline 20"
+fi
+if command -v mpirun > /dev/null; then
+  run mpirun-kill-rank1 60 bash -c "$K; kill_when OMPI_COMM_WORLD_RANK=1 20000 mpirun --allow-run-as-root -np $N -x NCCL_NVLS_ENABLE -x TPT_REPRO_SAME_GPU -x LD_LIBRARY_PATH '$T' repro \"\${PLAN[@]}\" --deadline 20"
+fi
+export -n TPT_REPRO_SAME_GPU
+
+# All-reduce benchmark: co-located, then one process per rank.
+timeout 120 "$T" repro --bench-allreduce --bench-mode colocated > "$L/bench-colocated.txt" 2>&1 || rc=1
+say "-- bench colocated: exit $?; $(grep -c '^ ' "$L/bench-colocated.txt") rows"
+if [ "$NGPU" -ge 2 ]; then
+  R=$( [ "$NGPU" -ge 8 ] && echo 2,4,8 || { [ "$NGPU" -ge 4 ] && echo 2,4 || echo 2; } )
+  timeout 200 "$T" repro --bench-allreduce --bench-mode processes --bench-ranks $R > "$L/bench-processes.txt" 2>&1 || rc=1
+else
+  timeout 200 "$T" repro --bench-allreduce --bench-mode processes --bench-ranks 2,4,8 --bench-iters 2 > "$L/bench-processes.txt" 2>&1 || rc=1
+fi
+say "-- bench processes: GPU used after: $(gpu_used)"
+grep '^#' "$L/bench-processes.txt" | tail -5 | tee -a "$S"
+cp "$L/bench-processes.txt" "$L/bench-colocated.txt" "$OUT/" 2>/dev/null
+say "== end $(date -u +%T), GPU used: $(gpu_used)"
+tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
 exit $rc

@@ -1,7 +1,16 @@
 // launch.cc: rank layout from launcher environments.
 #include "repro/launch.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "repro/backend.h"
 
 namespace tpt::repro {
 namespace {
@@ -44,11 +53,38 @@ EnvLookup ProcessEnv() {
 std::string NcclCommIdFromEnv(const EnvLookup& env) {
   auto addr = env("MASTER_ADDR");
   auto port = env("MASTER_PORT");
-  if (!addr || !port) return "";
-  char* end = nullptr;
-  const long p = std::strtol(port->c_str(), &end, 10);
-  if (*end != '\0' || p <= 0 || p >= 65535) return "";
-  return *addr + ":" + std::to_string(p + 1);
+  if (addr && port) {
+    char* end = nullptr;
+    const long p = std::strtol(port->c_str(), &end, 10);
+    if (*end != '\0' && !port->empty()) return "";
+    if (p <= 0 || p >= 65535) return "";
+    return *addr + ":" + std::to_string(p + 1);
+  }
+  // mpirun / srun on one host set no MASTER_*: every rank of the job derives
+  // the same loopback port from the job's id (all ranks must be local).
+  struct Job {
+    const char* size;
+    const char* local_size;
+    std::vector<const char*> ids;
+  };
+  const Job jobs[] = {
+      {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "OMPI_MCA_orte_ess_jobid"}},
+      {"SLURM_NTASKS", "SLURM_NTASKS_PER_NODE", {"SLURM_JOB_ID", "SLURM_STEP_ID"}},
+  };
+  for (const Job& j : jobs) {
+    auto size = env(j.size);
+    auto local = env(j.local_size);
+    if (!size || !local || *size != *local) continue;
+    std::string id;
+    for (const char* name : j.ids) {
+      if (auto v = env(name)) id += *v + "/";
+    }
+    if (id.empty()) continue;
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
+    return "127.0.0.1:" + std::to_string(30000 + h % 20000);
+  }
+  return "";
 }
 
 StatusOr<RankLayout> DetectLayout(const EnvLookup& env, int world, int gpus, bool force_colocated) {
@@ -74,6 +110,11 @@ StatusOr<RankLayout> DetectLayout(const EnvLookup& env, int world, int gpus, boo
     }
     l.rank = *rank;
     l.local_rank = local.value_or(*rank);
+    auto same = env("TPT_REPRO_SAME_GPU");
+    if (same && *same == "1" && gpus > 0 && world > gpus) {
+      l.shared_gpu = true;
+      l.local_rank %= gpus;
+    }
     if (gpus > 0 && l.local_rank >= gpus) {
       return InvalidArgumentError(std::string(n.local) + "=" + std::to_string(l.local_rank) + " but this host has " +
                                   std::to_string(gpus) + " GPU(s); one GPU per rank is needed in launcher mode");
@@ -96,6 +137,88 @@ StatusOr<RankLayout> DetectLayout(const EnvLookup& env, int world, int gpus, boo
     l.real_ranks = 1;
   }
   return l;
+}
+
+std::optional<int> LaunchedWorld(const EnvLookup& env) {
+  for (const Names& n : kLaunchers) {
+    Status err;
+    auto rank = IntVar(env, n.rank, &err);
+    auto size = IntVar(env, n.world, &err);
+    if (err.ok() && rank && size && *size > 1) return *size;
+  }
+  return std::nullopt;
+}
+
+namespace {
+std::mutex peers_mu;
+std::vector<PeerProcess>& Peers() {
+  static std::vector<PeerProcess> p;
+  return p;
+}
+}  // namespace
+
+uint64_t HostKey() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  char ns[128] = {0};
+  const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);  // "pid:[4026531836]"
+  std::string key = std::string(host) + "|" + (n > 0 ? std::string(ns, size_t(n)) : "");
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+void SetPeers(std::vector<PeerProcess> peers) {
+  std::lock_guard<std::mutex> lock(peers_mu);
+  Peers() = std::move(peers);
+}
+
+bool ProcessAlive(int64_t pid) {
+  if (pid <= 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!stat || !std::getline(stat, line)) return kill(static_cast<pid_t>(pid), 0) == 0;
+  // "pid (comm) S ...": the state follows the last ')'.
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return true;
+  const char state = line[close + 2];
+  return state != 'Z' && state != 'X';
+}
+
+std::string DeadPeers() {
+  std::lock_guard<std::mutex> lock(peers_mu);
+  const uint64_t me = HostKey();
+  std::string out;
+  for (const PeerProcess& p : Peers()) {
+    if (p.host != me || p.pid == getpid() || ProcessAlive(p.pid)) continue;
+    if (!out.empty()) out += ", ";
+    out += "rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) + ") is gone";
+  }
+  return out;
+}
+
+std::string CancelReason() {
+  std::string why;
+  if (const char* f = std::getenv("TPT_REPRO_ABORT_FILE")) {
+    std::ifstream in(f);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    why = ss.str();
+    while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
+    if (!why.empty()) why = "stopped by tptriage's launcher: " + why;
+  }
+  if (why.empty()) {
+    const int sig = CancelSignal().load();
+    why = sig == SIGTERM  ? "interrupted (SIGTERM)"
+          : sig == SIGINT ? "interrupted (SIGINT, Ctrl-C)"
+          : sig > 0       ? "interrupted (signal " + std::to_string(sig) + ")"
+                          : "interrupted";
+  }
+  if (why.rfind("stopped by", 0) != 0) {  // the launcher's reason already names the rank
+    const std::string dead = DeadPeers();
+    if (!dead.empty()) why += "; " + dead;
+  }
+  return why;
 }
 
 }  // namespace tpt::repro

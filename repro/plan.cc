@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "rules/memory/memory_model.h"
 
@@ -54,14 +56,22 @@ template <typename T>
 Status ReadNumber(const json& j, const char* key, const std::string& name, T* out) {
   if (!j.contains(key) || j[key].is_null()) return OkStatus();
   if (j[key].is_number()) {
-    *out = j[key].get<T>();
+    const double d = j[key].get<double>();
+    // A count (tp, layers, ...) is whole: 2.5 ranks is an error, not 2.
+    if constexpr (std::is_integral_v<T>) {
+      if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 1e15) {
+        return InvalidArgumentError(name + ": $." + key + " must be a whole number; got " + j[key].dump());
+      }
+    }
+    *out = static_cast<T>(d);
     return OkStatus();
   }
   if (j[key].is_string()) {  // logs give numbers as text at times ("0.5")
     const std::string s = j[key].get<std::string>();
     char* end = nullptr;
     double d = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() && *end == '\0') {
+    const bool whole = !std::is_integral_v<T> || (std::isfinite(d) && d == std::floor(d) && std::fabs(d) <= 1e15);
+    if (end != s.c_str() && *end == '\0' && whole) {
       *out = static_cast<T>(d);
       return OkStatus();
     }
@@ -153,6 +163,7 @@ Status ParseBarePlan(const json& j, const std::string& name, Plan* p) {
   TPT_RETURN_IF_ERROR(ReadNumber(j, "gpu_memory_utilization", name, &p->gpu_memory_utilization));
   TPT_RETURN_IF_ERROR(ReadSize(j, "kv_bytes_per_token", name, &p->kv_bytes_per_token));
   TPT_RETURN_IF_ERROR(ReadNumber(j, "max_total_tokens", name, &p->max_total_tokens));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "context_length", name, &p->context_length));
   if (j.contains("custom_allreduce") && !j["custom_allreduce"].is_null()) {
     if (!j["custom_allreduce"].is_boolean()) return InvalidArgumentError(name + ": $.custom_allreduce must be true or false");
     p->custom_allreduce = j["custom_allreduce"].get<bool>();
@@ -207,6 +218,11 @@ Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& 
   }
   if (p->gpu_memory_utilization == 0 && config.contains("gpu_memory_utilization")) {
     TPT_RETURN_IF_ERROR(ReadNumber(config, "gpu_memory_utilization", name + " (run.config)", &p->gpu_memory_utilization));
+  }
+  for (const char* k : {"context_length", "max_model_len", "max_seq_len"}) {
+    if (p->context_length == 0 && config.contains(k) && config[k].is_number()) {
+      TPT_RETURN_IF_ERROR(ReadNumber(config, k, name + " (run.config)", &p->context_length));
+    }
   }
   // Ledger: per-rank figures of the target model.
   if (a.contains("ledger") && a["ledger"].is_array()) {
@@ -282,6 +298,11 @@ StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
   } else {
     TPT_RETURN_IF_ERROR(ParseBarePlan(j, name, &p));
     if (p.failed_step.empty()) p.failed_step = StepOfRootCause(p.root_cause);
+    // A plan that names a KV size means it; 0 is not "unknown" (leave it out for that).
+    if (j.contains("kv_bytes_per_token") && !j["kv_bytes_per_token"].is_null() && p.kv_bytes_per_token <= 0) {
+      return InvalidArgumentError(name + ": $.kv_bytes_per_token must be > 0; got " + j["kv_bytes_per_token"].dump() +
+                                  " (leave it out when the log printed no KV size)");
+    }
   }
   // The card's total from the GPU catalog when the log did not print it.
   if (p.card_total_bytes == 0 && !p.gpu.empty()) {
@@ -339,6 +360,9 @@ Status ApplyOverrides(const Overrides& o, Plan* p) {
     p->weights_bytes = *o.weights_bytes;
     p->weights_per_rank.clear();
   }
+  // The log's free-memory figures belong to its free at init and weights:
+  // compared with a replay of other numbers they would show false gaps.
+  if (o.free_at_init_bytes || o.weights_bytes) p->logged_free_after.clear();
   if (o.kv_bytes_per_token) {
     p->kv_bytes_per_token = *o.kv_bytes_per_token;
     p->kv_bytes_per_token_assumed = false;
@@ -355,6 +379,13 @@ Status ApplyOverrides(const Overrides& o, Plan* p) {
     }
   }
   return OkStatus();
+}
+
+// Plan text quoted in a message: printable ASCII, cut short.
+static std::string Printable(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return s.size() > 64 ? out + "..." : out;
 }
 
 Status ValidatePlan(const Plan& p) {
@@ -401,9 +432,27 @@ Status ValidatePlan(const Plan& p) {
     return bad("hidden_size must be a multiple of 8 in 8..65536 (--hidden-size)");
   }
   if (p.num_layers < 1 || p.num_layers > 1024) return bad("num_layers must be 1..1024 (--layers)");
+  static constexpr const char* kSteps[] = {kStepContext,    kStepComm,    kStepCustomAr, kStepBallast, kStepFreeAtInit,
+                                           kStepWeights,    kStepKvFormula, kStepKvPool,  kStepGraphs};
+  if (!p.failed_step.empty() &&
+      std::find(std::begin(kSteps), std::end(kSteps), p.failed_step) == std::end(kSteps)) {
+    std::string known;
+    for (const char* s : kSteps) known += (known.empty() ? "" : ", ") + std::string(s);
+    return bad("failed_step '" + Printable(p.failed_step) + "' is not a start-up step repro replays (" + known + ")");
+  }
   for (const auto& [k, v] : p.fix) {
-    if ((k == "mem_fraction_static" || k == "gpu_memory_utilization") && !(v > 0 && v <= 1)) {
-      return bad("fix " + k + " must be in (0, 1]");
+    if (k == "mem_fraction_static" || k == "gpu_memory_utilization") {
+      if (!(v > 0 && v <= 1)) return bad("fix " + k + " must be in (0, 1]");
+    } else if (k == "tp") {
+      if (!(v >= 1 && v <= 64 && v == std::floor(v))) return bad("fix tp must be a whole number of ranks, 1..64");
+    } else if (k == "max_total_tokens") {
+      if (!(v >= 1 && v <= 1e12 && v == std::floor(v))) return bad("fix max_total_tokens must be a whole number >= 1");
+    } else {
+      // Unknown keys would leave the fix run equal to the failing one and
+      // report "the fix fails" about a remedy never tried.
+      return bad("fix key '" + Printable(k) +
+                 "' is not a setting repro can change; use mem_fraction_static, gpu_memory_utilization, tp or "
+                 "max_total_tokens");
     }
   }
   return OkStatus();
@@ -491,6 +540,7 @@ json PlanToJson(const Plan& p) {
             {"kv_bytes_per_token", p.kv_bytes_per_token},
             {"kv_bytes_per_token_assumed", p.kv_bytes_per_token_assumed},
             {"max_total_tokens", p.max_total_tokens},
+            {"context_length", p.context_length},
             {"custom_allreduce", p.custom_allreduce},
             {"custom_allreduce_max_bytes", p.custom_allreduce_max_bytes},
             {"cuda_graph_bs", p.cuda_graph_bs},

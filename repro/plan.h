@@ -59,6 +59,8 @@ struct Plan {
   int64_t kv_bytes_per_token = 0;
   bool kv_bytes_per_token_assumed = false;  // the log gave none: kAssumedKvBytesPerToken
   int64_t max_total_tokens = 0;       // SGLang --max-total-tokens (0 = unset)
+  int64_t context_length = 0;         // longest request (SGLang context_length, vLLM max_model_len; 0 = unknown):
+                                      // a fix must leave a pool that holds one
   bool custom_allreduce = true;
   int64_t custom_allreduce_max_bytes = 8 * kMiB;
   std::vector<int> cuda_graph_bs;     // batch sizes captured (empty: graphs disabled)

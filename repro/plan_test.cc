@@ -99,6 +99,40 @@ TEST(ValidatePlan, SaysWhichFlagSuppliesAMissingFigure) {
   EXPECT_NE(ValidatePlan(p).message().find("--framework"), std::string::npos);
 }
 
+// plans with an unknown fix key, a fractional TP, an unknown
+// failed step or zero KV bytes were accepted (the fix run repeated the
+// failing configuration and the report said the fix fails).
+TEST(ValidatePlan, RefusesWhatItCannotReplayFaithfully) {
+  Plan p;
+  p.framework = "sglang";
+  p.tp = 2;
+  p.card_total_bytes = 80 * kGiB;
+  p.free_at_init_bytes = 79 * kGiB;
+  p.weights_bytes = 30 * kGiB;
+  p.mem_fraction_static = 0.9;
+  p.kv_bytes_per_token = 1 << 17;
+  p.failed_step = kStepKvFormula;
+  ASSERT_TRUE(ValidatePlan(p).ok());
+  Plan q = p;
+  q.fix["mem_fraction_statc"] = 0.77;
+  EXPECT_NE(ValidatePlan(q).message().find("fix key 'mem_fraction_statc'"), std::string::npos);
+  q = p;
+  q.fix["tp"] = 2.5;
+  EXPECT_NE(ValidatePlan(q).message().find("fix tp must be a whole number"), std::string::npos);
+  q = p;
+  q.failed_step = "; rm -rf /";
+  EXPECT_NE(ValidatePlan(q).message().find("is not a start-up step"), std::string::npos);
+  auto frac = PlanFromJson(nlohmann::json::parse(R"({"framework":"sglang","tp":2.5})"), "f.json");
+  ASSERT_FALSE(frac.ok());
+  EXPECT_NE(frac.status().message().find("$.tp must be a whole number"), std::string::npos);
+  auto text_frac = PlanFromJson(nlohmann::json::parse(R"({"framework":"sglang","tp":"2.5"})"), "f.json");
+  EXPECT_FALSE(text_frac.ok());
+  auto zero_kv = PlanFromJson(nlohmann::json::parse(R"({"framework":"sglang","kv_bytes_per_token":0})"), "z.json");
+  ASSERT_FALSE(zero_kv.ok());
+  EXPECT_NE(zero_kv.status().message().find("kv_bytes_per_token must be > 0"), std::string::npos);
+  EXPECT_TRUE(PlanFromJson(nlohmann::json::parse(R"({"framework":"sglang","tp":"8"})"), "s.json").ok());
+}
+
 TEST(ApplyOverrides, FlagsWinAndFixValueFollowsTheFramework) {
   auto p = LoadPlanFile(kSamples + "sglang_tp8_rtxpro6000.json");
   ASSERT_TRUE(p.ok());

@@ -119,7 +119,10 @@ nlohmann::json RunJson(const RunResult& run) {
 std::string RenderText(const ReproReport& r) {
   std::ostringstream o;
   o << "tptriage repro " << TPT_REPRO_VERSION << " (backend: " << r.backend << ", mode: "
-    << (r.layout.colocated ? "co-located" : "one process per rank") << ", launcher: " << r.layout.launcher << ")\n";
+    << (r.layout.colocated ? "co-located"
+        : r.layout.shared_gpu ? "one process per rank, " + std::to_string(r.layout.world) + " ranks sharing GPUs"
+                              : "one process per rank")
+    << ", launcher: " << r.layout.launcher << ")\n";
   for (const auto& b : r.banner) o << "  " << b << "\n";
   o << "\n" << DescribePlan(r.original.plan);
   const char* measured = r.backend == "simulated" ? "sim" : "measured";
@@ -139,7 +142,7 @@ nlohmann::json RenderJson(const ReproReport& r) {
   nlohmann::json j = {{"schema_version", kReproSchemaVersion},
                       {"tool_version", TPT_REPRO_VERSION},
                       {"backend", r.backend},
-                      {"mode", r.layout.colocated ? "colocated" : "per_gpu"},
+                      {"mode", r.layout.colocated ? "colocated" : r.layout.shared_gpu ? "per_process_shared_gpu" : "per_gpu"},
                       {"launcher", r.layout.launcher},
                       {"world", r.layout.world},
                       {"representative_rank", r.layout.rank},

@@ -26,9 +26,10 @@ class StepRunner {
   template <typename Fn>
   bool Step(const char* name, Fn&& fn) {
     if (CancelFlag().load()) {
-      Stop(name, "interrupted (Ctrl-C)", /*tool=*/true);
+      Stop(name, CancelReason(), /*tool=*/true);
       return false;
     }
+    CurrentStep().store(name);
     StepRecord rec;
     rec.step = name;
     rec.start_s = Now() - t0_;
@@ -50,7 +51,12 @@ class StepRunner {
       // Out of memory is the server's failure being reproduced; anything
       // else (deadline, API error, cancel) is ours.
       const bool oom = s.code() == StatusCode::kUnavailable && s.message().find("out of memory") != std::string::npos;
-      Stop(name, oom ? "CUDA out of memory: " + s.message() : s.ToString(), !oom);
+      if (CancelFlag().load()) {
+        const std::string why = CancelReason();
+        Stop(name, s.message().find(why) != std::string::npos ? why : why + " (" + s.message() + ")", /*tool=*/true);
+      } else {
+        Stop(name, oom ? "CUDA out of memory: " + s.message() : s.ToString(), !oom);
+      }
       return false;
     }
     return true;
@@ -371,16 +377,34 @@ Verdict Judge(const Plan& plan, const RunResult& orig, const RunResult* fix) {
   }
   if (fix == nullptr) {
     v.fix_outcome = "not checked";
-    v.fix_reason = plan.fix.empty() ? "the diagnosis carries no remedy to check" : "fix check disabled (--no-fix)";
+    v.fix_reason = plan.fix.empty()     ? "the diagnosis carries no remedy to check"
+                   : CancelFlag().load() ? CancelReason() + " before the fix check"
+                                         : "fix check disabled (--no-fix)";
   } else if (fix->tool_error) {
     v.fix_outcome = "inconclusive";
     v.fix_reason = "stopped at " + fix->failed_step + ": " + fix->failure;
+  } else if (fix->failed_step.empty() && fix->kv.computed && plan.context_length > 0 &&
+             fix->kv.tokens < plan.context_length) {
+    // A positive pool is not a working server: it must hold one request of the context
+    // length (issue 19; the founding case's floor 0.77 leaves 81 MiB, about 1,300 tokens).
+    v.fix_outcome = "fails";
+    v.fix_reason = fix->label + ": every step passed but the KV pool " + FormatBytes(int64_t(fix->kv.pool_bytes)) +
+                   " (" + std::to_string(fix->kv.tokens) + " tokens) is shorter than one request of the context length " +
+                   std::to_string(plan.context_length) + ": the server starts and cannot serve it";
   } else if (fix->failed_step.empty()) {
     v.fix_outcome = "passes";
     v.fix_reason = fix->label + ": every step passed" +
                    (fix->kv.computed ? ", KV pool " + FormatBytes(int64_t(fix->kv.pool_bytes)) + " (" +
                                            std::to_string(fix->kv.tokens) + " tokens)"
                                      : "");
+    if (fix->kv.computed && plan.context_length > 0) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), ", %.2fx the context length %lld", double(fix->kv.tokens) / plan.context_length,
+                    static_cast<long long>(plan.context_length));
+      v.fix_reason += buf;
+    } else if (fix->kv.computed) {
+      v.fix_reason += " (no context length known: whether that is useful is not checked)";
+    }
   } else {
     v.fix_outcome = "fails";
     v.fix_reason = fix->label + ": failed at " + fix->failed_step + ": " + fix->failure;
@@ -397,7 +421,7 @@ ReproReport Reproduce(const Plan& plan, DeviceBackend& be, const RankLayout& lay
   rep.banner = be.Banner();
   be.Release();
   const bool can_fix = !rep.original.tool_error || rep.original.failed_step != kStepContext;
-  if (opt.check_fix && !plan.fix.empty() && can_fix && !CancelFlag().load()) {
+  if (opt.check_fix && !plan.fix.empty() && can_fix && !CancelFlag().load() && !be.Stuck()) {
     Plan fixed = WithFix(plan);
     RunResult r = RunPlan(fixed, be, layout, opt, /*first=*/rep.original.steps.size() < 2);
     r.label = FixLabel(plan);
@@ -405,6 +429,10 @@ ReproReport Reproduce(const Plan& plan, DeviceBackend& be, const RankLayout& lay
     be.Release();
   }
   rep.verdict = Judge(plan, rep.original, rep.fix ? &*rep.fix : nullptr);
+  if (!rep.fix && opt.check_fix && !plan.fix.empty() && !CancelFlag().load()) {
+    rep.verdict.fix_reason = "not run: the run as logged was stopped at " + rep.original.failed_step +
+                             (rep.original.failed_step == kStepContext ? " (no GPU to run it on)" : "");
+  }
   rep.time_to_verdict_s = Now() - t0;
   if (layout.colocated && layout.world > 1) {
     rep.notes.push_back("co-located mode: " + std::to_string(layout.world) + " ranks on one GPU; rank " +
@@ -417,6 +445,12 @@ ReproReport Reproduce(const Plan& plan, DeviceBackend& be, const RankLayout& lay
                           " ranks' buffers and kernels run on this GPU (real barriers and registered graph buffers; "
                           "latencies are not NVLink figures)");
     }
+  }
+  if (layout.shared_gpu) {
+    rep.notes.push_back("one process per rank, but the ranks' processes share GPUs (TPT_REPRO_SAME_GPU=1, fewer GPUs "
+                        "than ranks): each rank's free memory is its equal share of the GPU less what it allocated, "
+                        "not a device reading; NCCL runs over sockets; custom all-reduce kernels time-slice, so "
+                        "their timings mean nothing. A functional check of the per-process path");
   }
   rep.notes.push_back("the original card is emulated by a ballast: free memory matches the log's free at init; the "
                       "formulas use the card's total (" + FormatBytes(plan.card_total_bytes) + "), not this GPU's");

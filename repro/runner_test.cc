@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "repro/launch.h"
 
 namespace tpt::repro {
@@ -30,6 +32,25 @@ const StepRecord* FindStep(const RunResult& r, const std::string& name) {
     if (s.step == name) return &s;
   }
   return nullptr;
+}
+
+// Issue 19: the fix check asks for a useful pool, not only a positive one. The floor
+// 0.77 leaves about 81 MiB (1,300 tokens of 64 KiB): with a 32,768-token context the
+// server would start and refuse every full-length request.
+TEST(Reproduce, FixThatLeavesAUselessPoolFails) {
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  Plan plan = Founding();
+  plan.context_length = 32768;
+  ReproReport rep = Reproduce(plan, *be, Colocated(8), ReproOptions{});
+  ASSERT_TRUE(rep.fix.has_value());
+  EXPECT_EQ(rep.verdict.fix_outcome, "fails") << rep.verdict.fix_reason;
+  EXPECT_NE(rep.verdict.fix_reason.find("shorter than one request of the context length 32768"), std::string::npos)
+      << rep.verdict.fix_reason;
+  // A fix that holds the context passes and says by how much.
+  plan.fix["mem_fraction_static"] = 0.80;
+  rep = Reproduce(plan, *be, Colocated(8), ReproOptions{});
+  EXPECT_EQ(rep.verdict.fix_outcome, "passes") << rep.verdict.fix_reason;
+  EXPECT_NE(rep.verdict.fix_reason.find("the context length 32768"), std::string::npos) << rep.verdict.fix_reason;
 }
 
 TEST(Reproduce, FoundingCaseReproducesAndTheFixPasses) {
@@ -182,6 +203,22 @@ TEST(Reproduce, CtrlCStopsTheRunAsInconclusive) {
   EXPECT_EQ(rep.verdict.outcome, "inconclusive");
   EXPECT_NE(rep.original.failure.find("interrupted"), std::string::npos);
   EXPECT_FALSE(rep.fix.has_value());
+}
+
+// a SIGTERM was reported as "Ctrl-C", and the fix check as
+// "disabled (--no-fix)" when the run was only interrupted.
+TEST(Reproduce, SigtermIsNamedAndTheFixIsNotClaimedDisabled) {
+  CancelSignal().store(SIGTERM);
+  CancelFlag().store(true);
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  ReproReport rep = Reproduce(Founding(), *be, Colocated(8), ReproOptions{});
+  CancelFlag().store(false);
+  CancelSignal().store(0);
+  EXPECT_EQ(rep.verdict.outcome, "inconclusive");
+  EXPECT_NE(rep.original.failure.find("SIGTERM"), std::string::npos) << rep.original.failure;
+  EXPECT_EQ(rep.original.failure.find("Ctrl-C"), std::string::npos) << rep.original.failure;
+  EXPECT_EQ(rep.verdict.fix_reason.find("--no-fix"), std::string::npos) << rep.verdict.fix_reason;
+  EXPECT_NE(rep.verdict.fix_reason.find("interrupted (SIGTERM)"), std::string::npos) << rep.verdict.fix_reason;
 }
 
 TEST(Judge, NoFailingStepInThePlanIsInconclusive) {

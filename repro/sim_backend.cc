@@ -1,6 +1,12 @@
 // sim_backend.cc: a DeviceBackend that keeps books instead of calling CUDA,
 // with the memory figures measured on the H200 (anchors-allreduce.md §4.1).
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
 #include <map>
+#include <string>
+#include <thread>
 
 #include "repro/backend.h"
 
@@ -9,6 +15,16 @@ namespace tpt::repro {
 std::atomic<bool>& CancelFlag() {
   static std::atomic<bool> flag{false};
   return flag;
+}
+
+std::atomic<const char*>& CurrentStep() {
+  static std::atomic<const char*> step{"start"};
+  return step;
+}
+
+std::atomic<int>& CancelSignal() {
+  static std::atomic<int> signo{0};
+  return signo;
 }
 
 namespace {
@@ -34,17 +50,22 @@ class SimulatedBackend : public DeviceBackend {
     return Charge("nccl", d_.nccl_bytes, &fixed_);
   }
   StatusOr<int64_t> AllReduceMin(int64_t v) override { return v; }
-  StatusOr<std::vector<int64_t>> AllGather(int64_t v) override { return std::vector<int64_t>{v}; }
+  StatusOr<std::vector<int64_t>> AllGather(int64_t v) override {
+    return std::vector<int64_t>(layout_.colocated ? 1 : layout_.world, v);
+  }
   Status InitCustomAllreduce(int world, int64_t max_bytes) override {
+    TPT_RETURN_IF_ERROR(Fault("custom_ar"));
     if (d_.fail_step == "custom_ar") return InternalError("simulated cudaIpcOpenMemHandle failure: peer access is not supported");
     // meta (Signal + tmp) + staging + 8 MiB rank_data, for every rank on this device.
     const int64_t per_rank = Round(2560 + max_bytes) + Round(max_bytes) + Round(8 << 20);
     return Charge("custom_ar", per_rank * (layout_.colocated ? world : 1), &released_);
   }
   Status Allocate(const std::string& tag, int64_t bytes, bool touch) override {
+    TPT_RETURN_IF_ERROR(Fault(tag));
     return Charge(tag, bytes, &released_);
   }
   StatusOr<GraphResult> CaptureDecodeGraphs(const GraphSpec& spec) override {
+    TPT_RETURN_IF_ERROR(Fault("cuda_graphs"));
     if (d_.hang_in_graphs) {
       return DeadlineExceededError("graph replay: still running after " + std::to_string(spec.deadline_s) +
                                    " s (deadline " + std::to_string(spec.deadline_s) + " s); a rank is not progressing");
@@ -64,6 +85,14 @@ class SimulatedBackend : public DeviceBackend {
   }
 
  private:
+  Status Fault(const std::string& step) {
+    if (layout_.rank == d_.die_rank && step == d_.die_step) raise(SIGKILL);
+    for (double t = 0; t < d_.step_delay_s; t += 0.01) {
+      if (CancelFlag().load()) return CancelledError(step + ": " + CancelReason());
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return OkStatus();
+  }
   int64_t Round(int64_t b) const { return (b + d_.granularity - 1) / d_.granularity * d_.granularity; }
   Status Charge(const std::string& tag, int64_t bytes, int64_t* bucket) {
     const int64_t r = Round(bytes);
@@ -85,6 +114,29 @@ class SimulatedBackend : public DeviceBackend {
 };
 
 }  // namespace
+
+Status ParseSimulatedFaults(const char* fault, const char* delay, SimulatedDevice* d) {
+  if (fault != nullptr && *fault) {
+    const std::string f = fault;
+    const size_t a = f.find(':'), b = f.find(':', a == std::string::npos ? a : a + 1);
+    char* end = nullptr;
+    const long rank = a == std::string::npos ? -1 : std::strtol(f.c_str() + a + 1, &end, 10);
+    if (f.compare(0, a, "kill") != 0 || b == std::string::npos || rank < 0 || end != f.c_str() + b || b + 1 >= f.size()) {
+      return InvalidArgumentError("TPT_REPRO_SIM_FAULT='" + f + "': expected kill:RANK:STEP");
+    }
+    d->die_rank = static_cast<int>(rank);
+    d->die_step = f.substr(b + 1);
+  }
+  if (delay != nullptr && *delay) {
+    char* end = nullptr;
+    const double s = std::strtod(delay, &end);
+    if (*end != '\0' || !(s >= 0 && s <= 60)) {
+      return InvalidArgumentError(std::string("TPT_REPRO_SIM_DELAY='") + delay + "': expected seconds, 0..60");
+    }
+    d->step_delay_s = s;
+  }
+  return OkStatus();
+}
 
 std::unique_ptr<DeviceBackend> MakeSimulatedBackend(const SimulatedDevice& device) {
   return std::make_unique<SimulatedBackend>(device);

@@ -16,7 +16,7 @@ StatusOr<Analyzer> Analyzer::Create(const AnalyzerOptions& options) {
   an.parse_ = options.parse;
   auto formats = options.formats_dir.empty() ? FormatSet::LoadBuiltin() : FormatSet::LoadDir(options.formats_dir);
   if (!formats.ok()) return formats.status();
-  an.load_warnings_ = formats->problems();
+  for (const auto& p : formats->problems()) an.load_warnings_.push_back("format file skipped: " + p);
   an.formats_ = std::make_shared<const FormatSet>(std::move(*formats));
   auto rules = options.rules_dir.empty() ? RuleSet::LoadBuiltin() : RuleSet::LoadDir(options.rules_dir);
   if (!rules.ok()) return rules.status();
@@ -74,8 +74,9 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   opts.inputs = inputs_in;
   opts.warnings = load_warnings_;
   opts.warnings.insert(opts.warnings.end(), dup_warnings.begin(), dup_warnings.end());
-  for (const auto& in : run->inputs)
-    if (!in.error.empty()) opts.warnings.push_back(in.error);
+  for (const auto& in : run->inputs) {
+    for (auto& w : InputWarnings(in, parse_)) opts.warnings.push_back(std::move(w));
+  }
   static const StatusOr<FindingSet> findings = FindingSet::LoadBuiltin();
 
   std::vector<size_t> starts = SplitLaunches(run->events);

@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <initializer_list>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 
 namespace tpt {
@@ -175,6 +178,12 @@ class Unary : public Expr {
 
 // ---- Parser ----
 
+// Deepest expression tree, and deepest nesting of the parser's recursion,
+// accepted. Rules need a handful of levels; the limit keeps a hostile rule
+// file (10,000 parentheses, a chain of 100,000 `or`s) from overflowing the
+// stack in the parser, in Eval or in the tree's destructor.
+constexpr int kMaxExprDepth = 100;
+
 class Parser {
  public:
   explicit Parser(std::string_view t) : t_(t) {}
@@ -189,11 +198,38 @@ class Parser {
 
  private:
   std::string At(const std::string& what) const {
-    return "col " + std::to_string(p_ + 1) + ": " + what + " in '" + std::string(t_) + "'";
+    // A hostile expression can be megabytes long: quote its start only.
+    const std::string text = t_.size() <= 200 ? std::string(t_) : std::string(t_.substr(0, 160)) + "...";
+    return "col " + std::to_string(p_ + 1) + ": " + what + " in '" + text + "'";
   }
   void Fail(const std::string& what) {
     if (err_.empty()) err_ = At(what);
   }
+  void TooDeep() {
+    Fail("nested more than " + std::to_string(kMaxExprDepth) +
+         " levels deep (parentheses, not, unary minus, calls, or a chain of operators); split the rule's "
+         "condition into simpler ones");
+  }
+  // Records `node`'s depth in the tree (1 + its deepest child).
+  ExprPtr Node(ExprPtr node, std::initializer_list<const ExprPtr*> kids) {
+    int d = 0;
+    for (const ExprPtr* k : kids) {
+      auto it = depth_.find(k->get());
+      d = std::max(d, it == depth_.end() ? 1 : it->second);
+    }
+    depth_[node.get()] = d + 1;
+    if (d + 1 > kMaxExprDepth) TooDeep();
+    return node;
+  }
+  // Guards one level of the parser's own recursion.
+  struct Nest {
+    explicit Nest(Parser* p) : p_(p) {
+      if (++p_->nest_ > kMaxExprDepth) p_->TooDeep();
+    }
+    ~Nest() { --p_->nest_; }
+    bool ok() const { return p_->err_.empty(); }
+    Parser* p_;
+  };
   void Skip() {
     while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
   }
@@ -211,53 +247,77 @@ class Parser {
 
   ExprPtr ParseOr() {
     ExprPtr l = ParseAnd();
-    while (err_.empty() && (Eat("or") || Eat("||"))) l = std::make_shared<Binary>(Op::kOr, l, ParseAnd());
+    while (err_.empty() && (Eat("or") || Eat("||"))) {
+      ExprPtr r = ParseAnd();
+      l = Node(std::make_shared<Binary>(Op::kOr, l, r), {&l, &r});
+    }
     return l;
   }
   ExprPtr ParseAnd() {
     ExprPtr l = ParseNot();
-    while (err_.empty() && (Eat("and") || Eat("&&"))) l = std::make_shared<Binary>(Op::kAnd, l, ParseNot());
+    while (err_.empty() && (Eat("and") || Eat("&&"))) {
+      ExprPtr r = ParseNot();
+      l = Node(std::make_shared<Binary>(Op::kAnd, l, r), {&l, &r});
+    }
     return l;
   }
   ExprPtr ParseNot() {
-    if (Eat("not")) return std::make_shared<Unary>('!', ParseNot());
-    Skip();
-    if (p_ < t_.size() && t_[p_] == '!' && !(p_ + 1 < t_.size() && t_[p_ + 1] == '=')) {
-      ++p_;
-      return std::make_shared<Unary>('!', ParseNot());
+    bool neg = Eat("not");
+    if (!neg) {
+      Skip();
+      if (p_ < t_.size() && t_[p_] == '!' && !(p_ + 1 < t_.size() && t_[p_ + 1] == '=')) {
+        ++p_;
+        neg = true;
+      }
     }
-    return ParseCmp();
+    if (!neg) return ParseCmp();
+    Nest nest(this);
+    if (!nest.ok()) return std::make_shared<Literal>(Value());
+    ExprPtr e = ParseNot();
+    return Node(std::make_shared<Unary>('!', e), {&e});
   }
   ExprPtr ParseCmp() {
     ExprPtr l = ParseAdd();
     static constexpr std::pair<std::string_view, Op> kOps[] = {
         {"==", Op::kEq}, {"!=", Op::kNe}, {"<=", Op::kLe}, {">=", Op::kGe}, {"<", Op::kLt}, {">", Op::kGt}};
     for (const auto& [tok, op] : kOps) {
-      if (err_.empty() && Eat(tok)) return std::make_shared<Binary>(op, l, ParseAdd());
+      if (err_.empty() && Eat(tok)) {
+        ExprPtr r = ParseAdd();
+        return Node(std::make_shared<Binary>(op, l, r), {&l, &r});
+      }
     }
     return l;
   }
   ExprPtr ParseAdd() {
     ExprPtr l = ParseMul();
     while (err_.empty()) {
-      if (Eat("+")) l = std::make_shared<Binary>(Op::kAdd, l, ParseMul());
-      else if (Eat("-")) l = std::make_shared<Binary>(Op::kSub, l, ParseMul());
+      Op op;
+      if (Eat("+")) op = Op::kAdd;
+      else if (Eat("-")) op = Op::kSub;
       else break;
+      ExprPtr r = ParseMul();
+      l = Node(std::make_shared<Binary>(op, l, r), {&l, &r});
     }
     return l;
   }
   ExprPtr ParseMul() {
     ExprPtr l = ParseUnary();
     while (err_.empty()) {
-      if (Eat("*")) l = std::make_shared<Binary>(Op::kMul, l, ParseUnary());
-      else if (Eat("/")) l = std::make_shared<Binary>(Op::kDiv, l, ParseUnary());
+      Op op;
+      if (Eat("*")) op = Op::kMul;
+      else if (Eat("/")) op = Op::kDiv;
       else break;
+      ExprPtr r = ParseUnary();
+      l = Node(std::make_shared<Binary>(op, l, r), {&l, &r});
     }
     return l;
   }
   ExprPtr ParseUnary() {
-    if (Eat("-")) return std::make_shared<Unary>('-', ParseUnary());
-    return ParsePrimary();
+    if (!Eat("-")) return ParsePrimary();
+    Nest nest(this);
+    if (!nest.ok()) return std::make_shared<Literal>(Value());
+    ExprPtr e = ParseUnary();
+    return Node(std::make_shared<Unary>('-', e), {&e});
   }
   ExprPtr ParsePrimary() {
     Skip();
@@ -269,6 +329,8 @@ class Parser {
     char c = t_[p_];
     if (c == '(') {
       ++p_;
+      Nest nest(this);
+      if (!nest.ok()) return null;
       ExprPtr e = ParseOr();
       if (!Eat(")")) Fail("expected ')'");
       return e;
@@ -303,6 +365,8 @@ class Parser {
       if (name == "false") return std::make_shared<Literal>(Value(false));
       if (name == "null") return null;
       if (Eat("(")) {
+        Nest nest(this);
+        if (!nest.ok()) return null;
         std::vector<ExprPtr> args;
         if (!Eat(")")) {
           do {
@@ -310,7 +374,15 @@ class Parser {
           } while (err_.empty() && Eat(","));
           if (!Eat(")")) Fail("expected ')' or ',' in the arguments of " + name);
         }
-        return std::make_shared<Call>(name, std::move(args));
+        int d = 0;
+        for (const auto& a : args) {
+          auto it = depth_.find(a.get());
+          d = std::max(d, it == depth_.end() ? 1 : it->second);
+        }
+        ExprPtr call = std::make_shared<Call>(name, std::move(args));
+        depth_[call.get()] = d + 1;
+        if (d + 1 > kMaxExprDepth) TooDeep();
+        return call;
       }
       return std::make_shared<Var>(name);
     }
@@ -321,6 +393,8 @@ class Parser {
   std::string_view t_;
   size_t p_ = 0;
   std::string err_;
+  int nest_ = 0;
+  std::unordered_map<const Expr*, int> depth_;  // nodes above leaves
 };
 
 bool AllNumbers(const std::vector<Value>& a) {

@@ -123,5 +123,34 @@ TEST(ExprTest, ParseErrorsNameTheColumn) {
   }
 }
 
+// 10,000 nested parentheses overflowed the parser's stack
+// (SIGSEGV at rule load); long chains built trees Eval and the destructor
+// could not walk.
+TEST(ExprTest, DeepNestingIsAnErrorNotACrash) {
+  auto nest = [](const std::string& open, const std::string& leaf, const std::string& close, int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += open;
+    s += leaf;
+    for (int i = 0; i < n; ++i) s += close;
+    return s;
+  };
+  std::vector<std::string> deep = {
+      nest("(", "true", ")", 10000),   nest("not ", "true", "", 50000), nest("!", "true", "", 200000),
+      nest("-", "1", "", 100000),      nest("abs(", "1", ")", 10000),   nest("", "x", " or x", 100000),
+      nest("", "1", " + 1", 100000),   nest("", "a", " and a", 1000),
+  };
+  for (const auto& text : deep) {
+    auto e = ParseExpr(text);
+    ASSERT_FALSE(e.ok()) << text.substr(0, 40);
+    EXPECT_NE(e.status().message().find("nested more than 100 levels"), std::string::npos) << e.status().message();
+    EXPECT_LT(e.status().message().size(), 600u);  // quotes the start, not megabytes
+  }
+  // Up to the limit is fine.
+  MapScope s;
+  EXPECT_TRUE(Eval(nest("(", "true", ")", 90), s).Truthy());
+  EXPECT_TRUE(Eval(nest("not not ", "true", "", 45), s).Truthy());
+  EXPECT_DOUBLE_EQ(Eval(nest("", "1", " + 1", 90), s).number(), 91);
+}
+
 }  // namespace
 }  // namespace tpt

@@ -1,4 +1,4 @@
-// findings.h: findings beyond the crash (issue 7), as data.
+// findings.h: findings beyond the crash, as data.
 //
 // A finding is something the on-call engineer should know about a run whether
 // or not it crashed: custom all-reduce forced on PCIe, a kernel without an
@@ -70,7 +70,7 @@ StatusOr<FindingRule> ParseFindingRule(const std::string& file, const std::strin
 std::vector<Finding> EvaluateFindings(const RunIndex& run, const FindingSet& set);
 
 // EvaluateFindings into a->findings, plus "draft" ledger rows for a
-// speculative draft model when the ledger has none (issue 7).
+// speculative draft model when the ledger has none.
 void AddFindings(const std::vector<Event>& events, const FindingSet& set, Analysis* a);
 
 // The scope finding expressions run in: RunScope plus

@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "parser/format_set.h"
 #include "rules/analyzer.h"
+#include "rules/run_view.h"
 
 namespace tpt {
 namespace {
@@ -88,6 +90,31 @@ TEST(RulesLintTest, SamplesGiveTheExpectedResult) {
       for (const auto& d : a->diagnoses) EXPECT_NE(d.rule, r.id) << log << ": " << Summary(*a);
     }
   }
+}
+
+
+// Every error kind the parser can emit (a failure kind of parser/EVENTS.md
+// "Errors" or "Consequences" that some built-in pattern or block yields) is
+// the anchor of at least one rule, as a cause, a symptom or a consequence:
+// otherwise a log holding only that error would read `unknown` forever.
+TEST(RulesLintTest, EveryFailureKindTheParserEmitsIsClaimedByARule) {
+  auto formats = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(formats.ok()) << formats.status().message();
+  std::set<std::string> emitted;
+  for (const PatternSpec& p : formats->patterns()) emitted.insert(p.kind);
+  for (const BlockSpec& b : formats->blocks()) emitted.insert(b.kind);
+  std::set<std::string> claimed;
+  for (const Rule& r : TheAnalyzer().rules().rules())
+    for (const std::string& k : r.anchor_kinds) claimed.insert(k);
+  int failure_kinds = 0;
+  for (const std::string& k : emitted) {
+    if (!IsFailureKind(k)) continue;
+    ++failure_kinds;
+    EXPECT_TRUE(claimed.count(k)) << "event kind '" << k
+                                  << "' is emitted by parser/formats but no rule anchors it: add it to a rule's anchor "
+                                     "(cause, symptom or consequence)";
+  }
+  EXPECT_GE(failure_kinds, 30);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // findings_founding_test.cc: the tptriage binary shows the findings beyond the
-// crash (issue 7) in its JSON and text output, on the founding case and on a
+// crash in its JSON and text output, on the founding case and on a
 // healthy run.
 //
 // The founding box (samples/founding/, 8x RTX PRO 6000 Blackwell on PCIe with

@@ -99,7 +99,7 @@ TEST(FindingSamples, NegativesDoNotGiveTheFinding) {
   }
 }
 
-// The figures the samples were written to show (issue 7's numbers).
+// The figures the samples were written to show.
 nlohmann::json FiguresOf(const std::string& id, const std::string& sample) {
   for (const auto& f : FindingsOf(kSamples / id / sample))
     if (f.id == id) return f.figures;

@@ -45,7 +45,8 @@ TEST(PlanCliTest, FoundingCasePredictsNoRoomAndExitsOne) {
   EXPECT_NEAR(j["ledger"][0]["left_bytes"].get<double>() / kGiB, -25.3, 1e-6);
   EXPECT_DOUBLE_EQ(j["figures"]["min_viable_mem_fraction_static"].get<double>(), 0.77);
   EXPECT_EQ(j["remedy"][0]["flag"], "--mem-fraction-static");
-  EXPECT_EQ(j["remedy"][0]["value"], "0.77");
+  EXPECT_EQ(j["remedy"][0]["value"], "0.78");  // useful: 8,192 tokens (no context length given)
+  EXPECT_EQ(j["remedy"][1]["value"], "0.77");  // the floor
   EXPECT_NE(j["error"].get<std::string>().find("Not enough memory"), std::string::npos);
 }
 
@@ -117,12 +118,137 @@ TEST(PlanCliTest, UsageErrorsNameTheFlagAndExitTwo) {
       {"--framework sglang --version main --gpu H100", "--version"},
       {"--framework sglang --version 0.5.3 --gpu H100 stray.log", "positional"},
       {"--frame sglang", "--frame"},
+      // Issue 19: sizes need a unit; absurd values are refused with the reason.
+      {"--framework sglang --version 0.5.3 --gpu-mem 95GiB --free-at-init 94 --weights-per-rank 9GiB --cell-bytes 1024",
+       "a size needs a unit, e.g. 94GiB"},
+      {"--framework vllm --version 0.10.1 --gpu H100 --tp 100000 --params 7B --cell-bytes 1024", "beyond any deployment"},
+      {"--framework vllm --version 0.10.1 --gpu H100 --gpu-memory-utilization 0 --params 7B --cell-bytes 1024",
+       "--gpu-memory-utilization must be in (0, 1]"},
+      {"--framework vllm --version 0.10.1 --gpu H100 --gpu-memory-utilization nan --params 7B --cell-bytes 1024",
+       "--gpu-memory-utilization must be in (0, 1]"},
+      {"--framework vllm --server-version 0.10.1 --version 0.11.0 --gpu H100", "differ"},
+      {"--framework vllm --tp 4 --tensor-parallel-size 8 --gpu H100", "differ"},
+      {"--framework vllm --gpu H100 --model /nonexistent/dir", "nothing is downloaded"},
   };
   for (const auto& c : cases) {
     PlanRun r = Plan(c.args, /*with_stderr=*/true);
     EXPECT_EQ(r.rc, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.args << "\n" << r.out;
   }
+}
+
+std::string ModelDir(const std::string& name) {
+  return std::string("'") + TPT_SOURCE_DIR + "/samples/models/" + name + "'";
+}
+
+TEST(PlanCliTest, ModelConfigDrivesWeightsKvAndContext) {
+  // Qwen3-32B on 2x H100 with vLLM 0.11: everything from config.json and the flags.
+  PlanRun r = Plan("--model " + ModelDir("qwen3-32b") +
+                   " --framework vllm --server-version 0.11.0 --gpu H100 --tensor-parallel-size 2 --format json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["weights"]["per_rank_bytes"].get<double>() / kGiB, 30.55, 0.1);
+  EXPECT_EQ(j["cell_bytes"], 64 * 2 * 4 * 128 * 2);  // 4 of 8 KV heads per rank
+  EXPECT_EQ(j["context_length"], 40960);            // max_position_embeddings
+  EXPECT_GT(j["max_concurrency"].get<double>(), 1.0);
+  EXPECT_GT(j["figures"]["activation_peak_bytes"].get<double>(), 0.0);  // not the old optimistic 0
+  bool ranged = false;
+  for (const auto& s : j["sensitivity"]) ranged = ranged || s["kv_tokens_low"] < s["kv_tokens_high"];
+  EXPECT_TRUE(ranged) << "the answer says how much the assumptions move it";
+}
+
+TEST(PlanCliTest, TpMustSplitHeadsAndTheUnknownVersionIsSaid) {
+  PlanRun r = Plan("--model " + ModelDir("codellama-13b-instruct") + " --framework vllm --gpu A100 --tp 6", true);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find("40 attention heads"), std::string::npos) << r.out;
+  r = Plan("--model " + ModelDir("qwen3-32b") + " --framework sglang --gpu A100 --tp 2");
+  EXPECT_NE(r.out.find("server version not given"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("server version unknown"), std::string::npos) << r.out;  // its range
+  EXPECT_NE(r.out.find("A100 also comes with 40 GB"), std::string::npos) << r.out;  // ambiguous name
+}
+
+TEST(PlanCliTest, WeightsLargerThanTheCardAreWeightsOomWithTheSmallestTp) {
+  // D15: 700B bf16 on 4x H100 used to say kv_pool_no_room and double TP each time.
+  PlanRun r = Plan("--framework vllm --server-version 0.11.0 --gpu H100 --tp 4 --params 700B --dtype bf16 "
+                   "--layers 80 --kv-heads 8 --head-dim 128 --max-model-len 8192 --format json");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["failure"], "weights_oom");
+  ASSERT_FALSE(j["remedy"].empty());
+  EXPECT_EQ(j["remedy"][0]["flag"], "--tensor-parallel-size");
+  EXPECT_EQ(j["remedy"][0]["value"], "32");  // 16 still leaves 81.5 GiB per rank on a 79 GiB card
+  PlanRun fixed = Plan("--framework vllm --server-version 0.11.0 --gpu H100 --tp 32 --params 700B --dtype bf16 "
+                       "--layers 80 --kv-heads 8 --head-dim 128 --max-model-len 8192 --format json");
+  EXPECT_EQ(fixed.rc, 0) << fixed.out;
+}
+
+TEST(PlanCliTest, AppliedRemedyFits) {
+  // Llama-3.1-70B TP 2 on H100 at 131072 context: the remedy must fit when applied.
+  const std::string base = "--model " + ModelDir("llama-3.1-70b-instruct") +
+                           " --framework sglang --server-version 0.5.3 --gpu H100 --tp 2 --format json";
+  PlanRun r = Plan(base + " --mem-fraction-static 0.80");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["remedy"].empty());
+  for (const auto& rem : j["remedy"]) {
+    if (rem["flag"] != "--mem-fraction-static") continue;
+    PlanRun again = Plan(base + " --mem-fraction-static " + rem["value"].get<std::string>());
+    auto k = nlohmann::json::parse(again.out);
+    EXPECT_FALSE(k["failure"] == "kv_pool_no_room") << rem.dump();
+    if (rem["why"].get<std::string>().find("holds") != std::string::npos) {
+      EXPECT_EQ(again.rc, 0) << rem.dump() << again.out;
+      EXPECT_GE(k["kv_tokens"].get<int64_t>(), 131072);
+    }
+  }
+}
+
+// Issue 19: every remedy has a value when the log gives the figures. The vLLM KV-too-small
+// sample logs the weights (7.51 GiB), the pool (3.72 GiB), what one request needs (8.00 GiB)
+// and the utilization (0.5): 0.5 x (7.51 + 8.00) / (7.51 + 3.72) = 0.69 -> 0.70 at most.
+TEST(PlanCliTest, AnalyzeKvTooSmallUtilizationRemedyHasAValue) {
+  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze '" + TPT_SOURCE_DIR +
+                    "/samples/logs/vllm-v1-tp2-kv-too-small.log' --format json 2>/dev/null";
+  PlanRun r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 4096> chunk;
+  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) r.out.append(chunk.data(), n);
+  pclose(pipe);
+  auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& d : j["diagnoses"]) {
+    for (const auto& rem : d["remedy"]) {
+      if (rem["flag"] != "--gpu-memory-utilization") continue;
+      found = true;
+      EXPECT_EQ(rem["value"], "0.70") << rem.dump();
+    }
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
+// analyze --model: the same memory model fills what the log does not print.
+TEST(PlanCliTest, AnalyzeWithModelAddsItsFigures) {
+  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze '" + TPT_SOURCE_DIR +
+                    "/samples/logs/vllm-v1-tp2-kv-too-small.log' --model " + ModelDir("llama-3.1-8b-instruct") +
+                    " --format json 2>/dev/null";
+  PlanRun r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 4096> chunk;
+  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) r.out.append(chunk.data(), n);
+  pclose(pipe);
+  auto j = nlohmann::json::parse(r.out);
+  const nlohmann::json* f = nullptr;
+  for (const auto& x : j["findings"]) {
+    if (x["id"] == "model_figures") f = &x;
+  }
+  ASSERT_NE(f, nullptr) << r.out;
+  // Llama-3.1-8B at TP 2: the log's "Model loading took 7.5100 GiB" and vLLM's "8.00 GiB KV
+  // cache is needed" for 131072 tokens come out of config.json + the index.
+  EXPECT_NEAR((*f)["figures"]["model_weights_gib"].get<double>(), 7.51, 0.01);
+  EXPECT_EQ((*f)["figures"]["model_kv_bytes_per_token"], 65536);
+  EXPECT_NE((*f)["advice"].get<std::string>().find("needs 8.00 GiB of KV"), std::string::npos) << f->dump();
+  EXPECT_NE((*f)["advice"].get<std::string>().find("agrees"), std::string::npos) << f->dump();
 }
 
 TEST(PlanCliTest, HelpExitsZero) {

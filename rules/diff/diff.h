@@ -1,4 +1,4 @@
-// diff.h: compare a working launch with a failing one (`tptriage diff`, issue 6).
+// diff.h: compare a working launch with a failing one (`tptriage diff`).
 //
 // Compare() takes the facts of a GOOD and a BAD run (run_facts.h) and finds
 //  - every difference: configuration (flags, environment, TP/PP/DP/EP, model,

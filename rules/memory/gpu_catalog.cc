@@ -128,3 +128,34 @@ StatusOr<GpuInfo> FindGpu(std::string_view name) {
 }
 
 }  // namespace tpt::memory
+
+namespace tpt::memory {
+
+std::string GpuAmbiguity(std::string_view name) {
+  // Names that cover parts with different memory: what was assumed, and the other choices.
+  static constexpr struct {
+    const char* key;
+    const char* text;
+  } kAmbiguous[] = {
+      {"a100", "A100 SXM 80GB (A100 also comes with 40 GB: --gpu A100-40G)"},
+      {"nvidiaa100", "A100 SXM 80GB (A100 also comes with 40 GB: --gpu A100-40G)"},
+      {"h100", "H100 SXM 80GB (H100 NVL has 94 GB: --gpu H100-NVL)"},
+      {"h20", "H20 96GB (H20 also comes with 141 GB: --gpu H20-141G)"},
+      {"v100", "V100 SXM2 16GB (V100 also comes with 32 GB: --gpu V100-32G)"},
+      {"gb200", "GB200 186GB per GPU (HBM3e; the Grace CPU memory is not counted)"},
+      {"gh200", "GH200 96GB (GH200 also comes with 144 GB HBM3e: --gpu GH200-144G)"},
+      {"rtxpro6000", "RTX PRO 6000 Blackwell 96GB (the older RTX 6000 Ada has 48 GB: --gpu RTX-6000-Ada)"},
+      {"mi300", "MI300X 192GB (MI300A shares 128 GB with the CPU)"},
+  };
+  std::string key;
+  for (char c : name) {
+    if (c == ' ' || c == '-' || c == '_') continue;
+    key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  for (const auto& a : kAmbiguous) {
+    if (key == a.key) return a.text;
+  }
+  return "";
+}
+
+}  // namespace tpt::memory

@@ -29,7 +29,12 @@ TEST(GpuCatalogTest, LookupByAliasAndDeviceString) {
   EXPECT_EQ(FindGpu("H100_SXM")->interconnect, "nvlink");
   EXPECT_EQ(FindGpu("NVIDIA RTX PRO 6000 Blackwell Server Edition")->sm, 120);
   EXPECT_EQ(FindGpu("NVIDIA A100-SXM4-40GB")->name, "A100 SXM 40GB");
-  EXPECT_EQ(FindGpu("nvidia h200 nvl")->name, "H200 141GB");  // longest contained name wins
+  EXPECT_EQ(FindGpu("nvidia h200 nvl")->name, "H200 NVL 141GB");  // its own entry (PCIe part)
+  EXPECT_EQ(FindGpu("NVIDIA H200 141GB HBM3e")->name, "H200 141GB");  // longest contained name wins
+  EXPECT_EQ(FindGpu("AMD Instinct MI300X")->arch, "cdna3");
+  EXPECT_EQ(FindGpu("GB200")->name, "GB200 186GB");
+  EXPECT_FALSE(GpuAmbiguity("A100").empty());
+  EXPECT_TRUE(GpuAmbiguity("A100-40G").empty());
   EXPECT_EQ(FindGpu("Tesla T4")->sm, 75);
   auto none = FindGpu("Voodoo 3");
   ASSERT_FALSE(none.ok());

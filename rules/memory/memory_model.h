@@ -271,6 +271,9 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
 // Case-insensitive lookup by name or alias; ignores spaces, '-' and '_'
 // ("h100-sxm", "NVIDIA H100 80GB HBM3"). Error lists close names.
 StatusOr<GpuInfo> FindGpu(std::string_view name);
+// Non-empty when `name` covers parts with different memory (A100 40/80 GB, GB200...):
+// the part assumed and how to name the others.
+std::string GpuAmbiguity(std::string_view name);
 
 // ---------------------------------------------------------------------------
 // Weights and start-up overhead (for `tptriage plan` without a log).

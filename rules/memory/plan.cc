@@ -99,15 +99,22 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
                                 FormatGiB(p.free_at_init_bytes) + ")");
   }
   p.weights_bytes = p.free_at_init_bytes - avail;
-  if (avail < 0) {
-    p.assumptions.push_back("the weights (" + FormatGiB(p.weights_bytes) + " per rank) do not fit in the free memory (" +
-                            FormatGiB(p.free_at_init_bytes) + "): loading would fail with a CUDA OOM first");
-    avail = 0;
-  }
+  const bool weights_oom = avail < 0;
+  if (weights_oom) avail = 0;
 
   auto cell = CellBytes(in, [&](const KvDims& d) { return SglangCellBytes(d, attn_tp, *era); });
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
+  if (*era == SglangEra::kY2026 && (in.speculative_algorithm == "EAGLE" || in.speculative_algorithm == "EAGLE3") &&
+      in.dims.layers > 0 && !in.cell_bytes) {
+    // sglang-source.md §1.2(e): EAGLE targets price the draft's KV into the target's pool,
+    // cell x (1 + draft layers / layers).
+    const int draft = in.draft_layers > 0 ? in.draft_layers : 1;
+    p.cell_bytes = static_cast<int64_t>(std::llround(p.cell_bytes * (1.0 + static_cast<double>(draft) / in.dims.layers)));
+    p.assumptions.push_back("KV cell x (1 + " + std::to_string(draft) + "/" + std::to_string(in.dims.layers) +
+                            ") for the " + in.speculative_algorithm + " draft's KV" +
+                            (in.draft_layers > 0 ? "" : " (1 draft layer assumed)"));
+  }
 
   p.fraction_flag = "--mem-fraction-static";
   if (in.mem_fraction_static) {
@@ -128,6 +135,21 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     if (!def.ok()) return def.status();
     p.fraction = def->mem_fraction_static;
     p.fraction_source = "default: " + def->rule;
+    auto v = ParseVersion(in.version);
+    if (in.model && in.model->vision_params > 0 && v.ok() && CompareVersions(*v, {0, 4, 8}) >= 0) {
+      // server_args.adjust_mem_fraction_for_vlm (with the post-#7054 heuristic; our reading
+      // of the versions): x 0.95 x clamp(1 - 0.1 (ratio - 1), 0.8, 1.05), ratio = the ViT's
+      // layers x hidden^2 over ViT-L/14's 24 x 1024^2.
+      const double ratio = static_cast<double>(in.model->vision_layers_attr) * in.model->vision_hidden_attr *
+                           in.model->vision_hidden_attr / (24.0 * 1024 * 1024);
+      const double factor = 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+      p.fraction *= factor;
+      p.fraction_source += "; x " + Fixed2(factor) + " for the vision tower (adjust_mem_fraction_for_vlm)";
+    }
+    if (!(p.fraction > 0.05)) {
+      return InvalidArgumentError("the version's default --mem-fraction-static comes out at " + Fixed2(p.fraction) +
+                                  " for this GPU and parallelism; give --mem-fraction-static");
+    }
   }
 
   SglangKvInput kv;
@@ -161,7 +183,13 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   if (r->mem_fraction_for_context) p.figures["mem_fraction_for_context"] = *r->mem_fraction_for_context;
 
   const double min_f = r->min_viable_mem_fraction_static;
-  if (r->fails) {
+  if (weights_oom) {
+    p.fits = false;
+    p.failure = "weights_oom";
+    p.kv_tokens = 0;
+    p.error = "the weights (" + FormatGiB(p.weights_bytes) + " per rank) do not fit in the free memory (" +
+              FormatGiB(p.free_at_init_bytes) + "): loading fails with a CUDA out-of-memory error";
+  } else if (r->fails) {
     p.fits = false;
     p.failure = "kv_pool_no_room";
     p.error = r->error;
@@ -272,7 +300,9 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     p.row.reserved_bytes = 0;
     p.row.left_bytes = p.free_at_init_bytes - r->requested_bytes;
   }
-  p.kv_tokens = r->fails ? 0 : r->kv_tokens;
+  // A pool shorter than max_model_len exists (vLLM prints it in the error); no pool otherwise.
+  p.kv_tokens = r->no_cache_blocks || r->startup_check_fails ? 0 : r->kv_tokens;
+  const bool weights_oom = !r->startup_check_fails && p.weights_bytes + p.non_torch_bytes > p.free_at_init_bytes;
   p.figures = {{"requested_bytes", r->requested_bytes},
                {"non_kv_bytes", r->non_kv_bytes},
                {"graphs_in_budget_bytes", r->graphs_in_budget_bytes},
@@ -281,6 +311,8 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                {"kv_tokens", r->kv_tokens},
                {"estimated_max_model_len", r->estimated_max_model_len},
                {"min_util_one_block", r->min_util_one_block},
+               {"activation_peak_bytes", kv.activation_peak_bytes},
+               {"cuda_graph_bytes", kv.cuda_graph_bytes},
                {"max_util_startup", r->max_util_startup}};
   if (r->min_util_max_model_len) p.figures["min_util_max_model_len"] = *r->min_util_max_model_len;
 
@@ -290,7 +322,13 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                                     "no --gpu-memory-utilization works: the pool needs >= " + need +
                                         " but only " + Fixed2(hi) + " of the card is free at startup"));
   };
-  if (r->startup_check_fails) {
+  if (weights_oom) {
+    p.fits = false;
+    p.failure = "weights_oom";
+    p.kv_tokens = 0;
+    p.error = "the weights (" + FormatGiB(p.weights_bytes) + " per rank) do not fit in the free memory (" +
+              FormatGiB(p.free_at_init_bytes) + "): \"Failed to load model - not enough GPU memory\" (CUDA out of memory)";
+  } else if (r->startup_check_fails) {
     p.fits = false;
     p.failure = "startup_free_memory_short";
     if (hi >= lo) {
@@ -335,9 +373,7 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   return p;
 }
 
-}  // namespace
-
-StatusOr<Plan> MakePlan(const PlanInput& in) {
+StatusOr<Plan> MakePlanCore(const PlanInput& in) {
   if (in.framework != "sglang" && in.framework != "vllm") {
     return InvalidArgumentError("--framework '" + in.framework + "' is not supported; use sglang or vllm");
   }
@@ -348,12 +384,13 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
   if (in.free_at_init_bytes) {
     p.free_at_init_bytes = *in.free_at_init_bytes;
   } else {
-    p.free_at_init_bytes = DefaultFreeAtInit(in.total_bytes, in.tp);
-    p.assumptions.push_back("free at init " + FormatGiB(p.free_at_init_bytes) +
-                            " = total - CUDA context 0.61 GiB" + std::string(in.tp > 1 ? " - NCCL 0.54 GiB" : "") +
-                            std::string(in.tp == 2 || in.tp == 4 || in.tp == 6 || in.tp == 8
-                                            ? " - custom all-reduce 24 MiB" : "") +
-                            " (measured on H200); pass --free-at-init from the log to override");
+    p.free_at_init_bytes = in.total_bytes - InitOverheadBytes(in.gpu_arch, in.gpu_interconnect, in.tp);
+    p.assumptions.push_back("free at init " + FormatGiB(p.free_at_init_bytes) + " = total - " +
+                            FormatGiB(in.total_bytes - p.free_at_init_bytes) +
+                            " (CUDA context, NCCL and custom all-reduce for " +
+                            (in.gpu_arch.empty() ? std::string("an unknown GPU family (Hopper figures)") : in.gpu_arch) +
+                            (in.gpu_interconnect.empty() ? "" : ", " + in.gpu_interconnect) + ", tp " +
+                            std::to_string(in.tp) + "); pass --free-at-init from the log to override");
   }
   if (p.free_at_init_bytes > in.total_bytes) {
     return InvalidArgumentError("--free-at-init (" + FormatGiB(p.free_at_init_bytes) + ") is more than the GPU memory (" +
@@ -363,6 +400,420 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
     return InvalidArgumentError("--free-at-init must be > 0 (got " + FormatGiB(p.free_at_init_bytes) + ")");
   }
   return in.framework == "sglang" ? PlanSglang(in, std::move(p)) : PlanVllm(in, std::move(p));
+}
+
+}  // namespace
+
+double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp) {
+  // CUDA context + torch: 620.8 MiB measured on H200 (Hopper/Blackwell data-centre parts);
+  // about 0.29 GiB on Ada/Ampere PCIe cards (L4: 22.05 total - 21.63 free - 0.13 NCCL).
+  // NCCL: 558 MiB on NVLink Hopper (NVLS, more channels), 0.13 GiB on PCIe (L4 TP4,
+  // "Init torch distributed ends. mem usage=0.13 GB"). Custom all-reduce: 24 MiB when
+  // it is on (tp 2, 4, 6, 8; tp > 2 only with NVLink). ROCm (MI300X): 9.35 GiB
+  // between the card's 191.98 GiB and "Load weight begin. avail mem=182.63" (corpus).
+  if (arch == "cdna3") return 9.35 * kGiB;
+  const bool big = arch.empty() || arch == "hopper" || arch == "blackwell";
+  const bool nvlink = interconnect.empty() || interconnect == "nvlink";
+  double bytes = big ? kTorchContextBytes : 0.29 * kGiB;
+  if (tp > 1) bytes += nvlink && big ? kNcclCommBytes : 0.13 * kGiB;
+  if ((tp == 2 || tp == 4 || tp == 6 || tp == 8) && (nvlink || tp == 2)) bytes += kCustomAllReduceBytes;
+  return bytes;
+}
+
+namespace {
+
+constexpr int64_t kUsefulTokensWithoutContext = 8192;
+constexpr double kVllmGraphEstimateBytes = 0.25 * kGiB;  // corpus: 0.06 - 0.36 GiB "took"/"Estimated"
+
+bool IsVllmV1(const PlanInput& in) {
+  auto era = VllmEraForVersion(in.version, in.vllm_engine);
+  return era.ok() && *era != VllmEra::kV0PeakWholeGpu && *era != VllmEra::kV0InstancePeak &&
+         *era != VllmEra::kV0Profiling && !(in.vllm_engine == "v0");
+}
+
+// Fills what the model's files and the server's defaults give; records each assumption.
+StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assumptions,
+                           std::optional<WeightEstimate>& west) {
+  PlanInput in = user;
+  const bool vllm = in.framework == "vllm";
+  if (in.model) {
+    const ModelConfig& m = *in.model;
+    const int attn_tp = !vllm && in.enable_dp_attention ? std::max(1, in.tp / in.dp) : in.tp;
+    TPT_RETURN_IF_ERROR(CheckTensorParallel(m, attn_tp, in.framework));
+    if (!in.weights_bytes && !in.avail_after_weights_bytes) {
+      Sharding s;
+      s.framework = in.framework;
+      s.tp = in.tp;
+      s.pp = in.pp;
+      s.ep = in.ep;
+      s.dp = in.dp;
+      s.enable_dp_attention = in.enable_dp_attention;
+      auto w = WeightsPerRank(m, s);
+      if (!w.ok()) return w.status();
+      west = *w;
+      in.weights_bytes = w->per_rank_bytes;
+      assumptions.push_back("weights " + FormatGiB(w->per_rank_bytes) + " per rank from " + w->source + " (" +
+                            (m.quant.method.empty() ? m.torch_dtype : m.quant.scheme) + ")");
+      if (in.draft_weights_bytes) {
+        in.weights_bytes = *in.weights_bytes + *in.draft_weights_bytes;
+        assumptions.push_back("draft model weights " + FormatGiB(*in.draft_weights_bytes) + " per rank added");
+      }
+    }
+    if (!in.cell_bytes && in.dims.layers == 0) {
+      KvDims d = KvDimsOf(m, in.pp);
+      in.dims = d;
+      if (m.SlidingLayers() > 0 || m.LinearLayers() > 0) {
+        assumptions.push_back("KV for " + std::to_string(m.AttentionLayers()) + " attention layers (" +
+                              std::to_string(m.SlidingLayers()) + " sliding-window, priced as full as the "
+                              "servers' token count does; " + std::to_string(m.LinearLayers()) +
+                              " linear/mamba layers keep per-request state, not per-token KV)");
+      }
+    }
+    if (in.weight_dtype == "bf16" && m.torch_dtype.find("float16") != std::string::npos &&
+        m.torch_dtype.find("bfloat16") == std::string::npos) {
+      in.weight_dtype = "fp16";
+    }
+    if (!in.context_length && m.max_position > 0) {
+      in.context_length = m.max_position;
+      assumptions.push_back("context length " + std::to_string(m.max_position) +
+                            " = max_position_embeddings (the servers' default); pass --context-length/--max-model-len");
+    }
+  }
+  if (vllm) {
+    const bool v1 = IsVllmV1(in);
+    auto v = ParseVersion(in.version);
+    const bool big_defaults = v.ok() && CompareVersions(*v, {0, 9}) >= 0 && in.total_bytes >= 70 * kGiB &&
+                              in.gpu_arch != "ampere";
+    if (!in.max_num_batched_tokens) {
+      if (v1) {
+        in.max_num_batched_tokens = big_defaults ? 8192 : 2048;
+      } else {
+        int64_t len = in.context_length.value_or(2048);
+        in.max_num_batched_tokens = len > 32768 ? 2048 : std::max<int64_t>(len, 2048);  // V0: chunked prefill above 32K
+      }
+    }
+    if (!in.max_num_seqs) in.max_num_seqs = v1 && big_defaults ? 1024 : 256;
+    if (!in.activation_peak_bytes && in.model) {
+      double peak = VllmActivationPeakBytes(*in.model, in.tp, *in.max_num_batched_tokens,
+                                            std::min(*in.max_num_seqs, *in.max_num_batched_tokens));
+      // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
+      // emptying the cache (vllm-source.md §1.2 (a), (b)): the caching allocator's reserve
+      // over the allocated peak counts too. 1.2x reproduces Qwen1.5-7B-GPTQ on an RTX 3090
+      // with vLLM 0.3.0 (24,320 KV tokens logged); from 0.6.4 torch's allocated peak is used.
+      auto era = VllmEraForVersion(in.version, in.vllm_engine);
+      const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
+      if (reserved) peak *= 1.2;
+      in.activation_peak_bytes = peak;
+      assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
+                            std::to_string(*in.max_num_batched_tokens) + " tokens and " +
+                            std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
+                            (user.max_num_batched_tokens ? "" : ": the version's default") + ")" +
+                            (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") +
+                            (in.model->vision_params > 0 ? "; the vision encoder's profiling peak is a rough estimate "
+                                                           "(it can be twice as large)"
+                                                         : ""));
+    }
+    auto era = VllmEraForVersion(in.version, in.vllm_engine);
+    if (era.ok() && *era == VllmEra::kV1GraphsInBudget && !in.cuda_graph_bytes) {
+      in.cuda_graph_bytes = kVllmGraphEstimateBytes;
+      assumptions.push_back("CUDA graph estimate " + FormatGiB(kVllmGraphEstimateBytes) +
+                            " inside the budget (vLLM >= 0.21; logged 0.06-0.36 GiB); pass --cuda-graph-mem");
+    }
+  }
+  return in;
+}
+
+StatusOr<Plan> Run(const PlanInput& user) {
+  std::vector<std::string> assumptions;
+  std::optional<WeightEstimate> west;
+  auto in = Derive(user, assumptions, west);
+  if (!in.ok()) return in.status();
+  auto p = MakePlanCore(*in);
+  if (!p.ok()) return p.status();
+  p->input = user;
+  p->assumptions.insert(p->assumptions.begin(), assumptions.begin(), assumptions.end());
+  p->weights = west;
+  if (in->context_length) p->input.context_length = in->context_length;
+  return p;
+}
+
+// The pool a useful server needs: `concurrency` requests of the context length.
+int64_t UsefulTokens(const PlanInput& in, const Plan& p) {
+  int64_t ctx = p.input.context_length.value_or(kUsefulTokensWithoutContext);
+  return ctx * std::max(in.concurrency, 1);
+}
+
+// Smallest (or, `largest`, the largest) fraction (2 decimals) in [from, to] whose plan
+// fits and holds `tokens`.
+std::optional<std::pair<double, Plan>> SmallestFraction(const PlanInput& in, double from, double to, int64_t tokens,
+                                                         bool largest = false) {
+  const int lo = static_cast<int>(std::ceil(from * 100 - 1e-9)), hi = static_cast<int>(std::floor(to * 100 + 1e-9));
+  for (int i = lo; i <= hi; ++i) {
+    const int k = largest ? hi - (i - lo) : i;
+    PlanInput t = in;
+    double f = k / 100.0;
+    if (in.framework == "sglang") t.mem_fraction_static = f;
+    else t.gpu_memory_utilization = f;
+    auto p = Run(t);
+    if (p.ok() && p->fits && p->kv_tokens >= tokens) return std::make_pair(f, *p);
+  }
+  return std::nullopt;
+}
+
+// The input with another TP: weights re-derived from the model, or scaled when they were given.
+PlanInput WithTp(const PlanInput& in, int tp) {
+  PlanInput t = in;
+  t.tp = tp;
+  if (!in.model) {
+    double w = in.weights_bytes.value_or(0);
+    if (in.avail_after_weights_bytes) {
+      w = in.free_at_init_bytes.value_or(in.total_bytes) - *in.avail_after_weights_bytes;
+      t.avail_after_weights_bytes.reset();
+    }
+    t.weights_bytes = w * in.tp / tp;
+    if (in.cell_bytes && in.dims.kv_lora_rank == 0) t.cell_bytes = std::max<int64_t>(1, *in.cell_bytes * in.tp / tp);
+  }
+  return t;
+}
+
+std::vector<int> TpCandidates(const PlanInput& in) {
+  std::vector<int> out;
+  std::vector<int> valid = in.model ? ValidTensorParallelSizes(*in.model, 64) : std::vector<int>{1, 2, 4, 8, 16, 32, 64};
+  for (int tp : valid) {
+    if (tp > in.tp) out.push_back(tp);
+  }
+  return out;
+}
+
+void AddRemedies(const PlanInput& in, Plan& p) {
+  if (p.fits || p.failure == "cuda_graph_capture_oom") return;  // graphs: the core's bs/fraction remedies
+  const bool sglang = in.framework == "sglang";
+  const std::string flag = sglang ? "--mem-fraction-static" : "--gpu-memory-utilization";
+  const int64_t useful = UsefulTokens(in, p);
+  std::string useful_what = p.input.context_length
+                                ? std::to_string(std::max(in.concurrency, 1)) + " request(s) of " +
+                                      WithCommas(*p.input.context_length) + " tokens"
+                                : WithCommas(useful) + " tokens (no context length given)";
+  std::vector<Remedy> out;
+  // A fraction only helps when the weights load.
+  if (p.failure != "weights_oom") {
+    // Too little KV: the smallest fraction that is enough (the rest stays for activations
+    // and graphs). Too much asked of the card (startup check): the largest that passes.
+    const bool down = p.failure == "startup_free_memory_short";
+    auto useful_f = SmallestFraction(in, 0.01, down ? p.fraction : 0.99, useful, down);
+    // The floor: the server starts. SGLang starts with a pool shorter than the context
+    // (long requests are refused); vLLM refuses to start (max_model_len check).
+    PlanInput starts = in;
+    if (in.framework == "sglang") starts.context_length = 1;
+    auto floor_f = SmallestFraction(starts, 0.01, down ? p.fraction : 0.99, 1, down);
+    if (useful_f) {
+      out.push_back(MakeRemedy(flag, Fixed2(useful_f->first), useful_f->first > p.fraction ? "increase" : "decrease",
+                               "holds " + useful_what + ": a pool of " + WithCommas(useful_f->second.kv_tokens) +
+                                   " tokens (checked with this plan)"));
+    }
+    if (useful_f && floor_f && !down && floor_f->first < useful_f->first) {
+      out.push_back(MakeRemedy(flag, Fixed2(floor_f->first), floor_f->first > p.fraction ? "increase" : "decrease",
+                               "the floor: the server starts, with a pool of only " +
+                                   WithCommas(floor_f->second.kv_tokens) + " tokens"));
+    }
+    if (useful_f && p.failure == "kv_pool_too_small" && p.input.context_length) {
+      const bool sg = in.framework == "sglang";
+      out.push_back(MakeRemedy(sg ? "--context-length" : "--max-model-len", std::to_string(p.kv_tokens), "decrease",
+                               "or keep " + flag + " " + Fixed2(p.fraction) +
+                                   ": the longest request the predicted pool holds"));
+    }
+    if (useful_f) {
+      p.remedies = out;
+      return;
+    }
+  }
+  // No fraction gives a useful pool: the smallest TP that does, at the fraction in use
+  // when one does (the remedy is then the one change), else with the fraction it needs.
+  bool tp_found = false;
+  for (int pass = 0; pass < 2 && !tp_found; ++pass) {
+    for (int tp : TpCandidates(in)) {
+      PlanInput t = WithTp(in, tp);
+      std::optional<std::pair<double, Plan>> at;
+      if (pass == 0) {
+        auto direct = Run(t);
+        if (direct.ok() && direct->fits && direct->kv_tokens >= useful) at = std::make_pair(direct->fraction, *direct);
+      } else {
+        at = SmallestFraction(t, 0.01, 0.99, useful);
+      }
+      if (!at) continue;
+      std::string why = "smallest TP whose plan fits and holds " + useful_what + ": " +
+                        FormatGiB(at->second.weights_bytes) + " weights per rank, " +
+                        WithCommas(at->second.kv_tokens) + " KV tokens " +
+                        (pass == 0 ? "at " : "with ") + flag + " " + Fixed2(at->first) +
+                        (pass == 0 ? "" : " (set both)");
+      if (tp > 8) why += " (more than 8 GPUs: multi-node)";
+      out.push_back(MakeRemedy(sglang ? "--tp" : "--tensor-parallel-size", std::to_string(tp), "increase", why));
+      tp_found = true;
+      break;
+    }
+  }
+  // Quantisation: FP8 weights at the same TP.
+  if (in.model && in.model->quant.method.empty()) {
+    PlanInput t = in;
+    ModelConfig q = *in.model;
+    q.quant.method = "fp8";
+    q.quant.scheme = "fp8 (suggested)";
+    q.quant.linear_bytes = 1.0 + 4.0 / (128.0 * 128.0);
+    q.index_total_bytes.reset();
+    t.model = q;
+    std::optional<std::pair<double, Plan>> at;
+    bool same = false;
+    if (auto direct = Run(t); direct.ok() && direct->fits && direct->kv_tokens >= useful) {
+      at = std::make_pair(direct->fraction, *direct);
+      same = true;
+    } else {
+      at = SmallestFraction(t, 0.01, 0.99, useful);
+    }
+    if (at) {
+      out.push_back(MakeRemedy("--quantization", "fp8", "set",
+                               "an FP8 checkpoint (or on-the-fly fp8) at tp " + std::to_string(in.tp) + ": " +
+                                   FormatGiB(at->second.weights_bytes) + " weights per rank, " +
+                                   WithCommas(at->second.kv_tokens) + " KV tokens " + (same ? "at " : "with ") + flag +
+                                   " " + Fixed2(at->first) + (same ? "" : " (set both)")));
+    }
+  }
+  // Context: the longest request a safe fraction holds (the user's, or the version's
+  // default for SGLang / 0.90 for vLLM, whichever is larger), then the floor.
+  if (p.failure != "weights_oom" && p.input.context_length) {
+    PlanInput starts = in;
+    starts.context_length = 1;
+    auto floor_f = SmallestFraction(starts, 0.01, 0.99, 1);
+    double cap = std::max(p.fraction, 0.90);
+    if (sglang) {
+      SglangDefaultsInput d;
+      d.version = in.version;
+      d.gpu_capacity_bytes = in.total_bytes;
+      d.tp = in.tp;
+      d.pp = in.pp;
+      if (auto def = SglangDefaultMemFraction(d); def.ok()) cap = std::max(p.fraction, def->mem_fraction_static);
+    }
+    if (floor_f && floor_f->first <= cap + 1e-9) {
+      int64_t best = 0;
+      double best_f = floor_f->first;
+      for (int k = static_cast<int>(floor_f->first * 100 + 0.5); k <= static_cast<int>(cap * 100 + 1e-6); ++k) {
+        PlanInput t = in;
+        t.context_length = 1;
+        (sglang ? t.mem_fraction_static : t.gpu_memory_utilization) = k / 100.0;
+        auto r = Run(t);
+        if (r.ok() && r->fits && r->kv_tokens > best) {
+          best = r->kv_tokens;
+          best_f = k / 100.0;
+        }
+      }
+      if (best > 0) {
+        out.push_back(MakeRemedy(sglang ? "--context-length" : "--max-model-len", std::to_string(best), "decrease",
+                                 "the longest request the pool can hold (at " + flag + " " + Fixed2(best_f) + ")"));
+      }
+    }
+    if (floor_f) {
+      out.push_back(MakeRemedy(flag, Fixed2(floor_f->first), floor_f->first > p.fraction ? "increase" : "decrease",
+                               "the floor: the server starts, with a pool of only " +
+                                   WithCommas(floor_f->second.kv_tokens) + " tokens"));
+    }
+  }
+  if (out.empty()) {
+    out.push_back(MakeRemedy("--tp", "", "increase",
+                             "nothing tried fits (TP up to 64" + std::string(in.model ? ", fp8" : "") +
+                                 "): the model needs more GPUs or smaller weights"));
+  }
+  p.remedies = out;
+}
+
+void AddSensitivity(const PlanInput& in, Plan& p) {
+  auto vary = [&](const std::string& what, PlanInput lo, PlanInput hi) {
+    auto a = Run(lo), b = Run(hi);
+    if (!a.ok() || !b.ok()) return;
+    Sensitivity s;
+    s.assumption = what;
+    s.kv_tokens_low = std::min(a->kv_tokens, b->kv_tokens);
+    s.kv_tokens_high = std::max(a->kv_tokens, b->kv_tokens);
+    s.fits_low = a->kv_tokens <= b->kv_tokens ? a->fits : b->fits;
+    s.fits_high = a->kv_tokens <= b->kv_tokens ? b->fits : a->fits;
+    if (s.kv_tokens_low != p.kv_tokens || s.kv_tokens_high != p.kv_tokens || s.fits_low != p.fits ||
+        s.fits_high != p.fits) {
+      p.sensitivity.push_back(s);
+    }
+  };
+  const bool sglang = in.framework == "sglang";
+  const double w = p.weights_bytes;
+  if (in.model && !in.weights_bytes && !in.avail_after_weights_bytes) {
+    const double spread = p.weights && p.weights->index_total_bytes ? 0.01 : 0.03;
+    PlanInput lo = in, hi = in;
+    lo.weights_bytes = w * (1 + spread);
+    hi.weights_bytes = w * (1 - spread);
+    lo.model.reset();
+    hi.model.reset();
+    for (PlanInput* t : {&lo, &hi}) {
+      KvDims d = KvDimsOf(*in.model, in.pp);
+      if (t->dims.layers == 0) t->dims = d;
+      t->context_length = p.input.context_length;
+      if (!sglang && !t->activation_peak_bytes && p.figures.contains("activation_peak_bytes")) {
+        t->activation_peak_bytes = p.figures["activation_peak_bytes"].get<double>();
+      }
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), "weights per rank +/-%.0f%% (%s)", spread * 100,
+                  p.weights && p.weights->index_total_bytes ? "index total known" : "config estimate");
+    vary(buf, lo, hi);
+  }
+  if (!in.free_at_init_bytes) {
+    PlanInput lo = in, hi = in;
+    lo.free_at_init_bytes = p.free_at_init_bytes - 0.5 * kGiB;
+    hi.free_at_init_bytes = std::min(in.total_bytes, p.free_at_init_bytes + 0.25 * kGiB);
+    vary("free memory at init -0.5/+0.25 GiB (context, NCCL by GPU and driver)", lo, hi);
+  }
+  if (!sglang && !in.activation_peak_bytes) {
+    double a = p.figures.contains("activation_peak_bytes") ? p.figures["activation_peak_bytes"].get<double>() : 0;
+    PlanInput lo = in, hi = in;
+    lo.activation_peak_bytes = std::max(a * 1.5, 0.5 * kGiB);
+    hi.activation_peak_bytes = a * 0.5;
+    vary("activation peak x0.5-x1.5 (profiling run estimate)", lo, hi);
+  }
+  if (in.version_assumed) {
+    std::vector<std::string> others = sglang ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}
+                                             : std::vector<std::string>{"0.10.1", "0.11.0", "0.21.0"};
+    int64_t lo_t = p.kv_tokens, hi_t = p.kv_tokens;
+    bool lo_fit = p.fits, hi_fit = p.fits;
+    for (const auto& v : others) {
+      PlanInput t = in;
+      t.version = v;
+      t.version_assumed = false;
+      auto r = Run(t);
+      if (!r.ok()) continue;
+      if (r->kv_tokens < lo_t) { lo_t = r->kv_tokens; lo_fit = r->fits; }
+      if (r->kv_tokens > hi_t) { hi_t = r->kv_tokens; hi_fit = r->fits; }
+    }
+    p.sensitivity.push_back({"server version unknown (" + others.front() + " - " + others.back() + ")", lo_t, hi_t,
+                             lo_fit, hi_fit});
+  }
+}
+
+}  // namespace
+
+StatusOr<Plan> MakePlan(const PlanInput& in) {
+  if (in.tp > 1024 || in.pp > 256 || in.dp > 4096 || in.ep > 4096) {
+    return InvalidArgumentError("--tp " + std::to_string(in.tp) + " / --pp " + std::to_string(in.pp) + " / --dp " +
+                                std::to_string(in.dp) + " is beyond any deployment (tp <= 1024, pp <= 256)");
+  }
+  if (in.concurrency < 1) return InvalidArgumentError("--concurrency must be >= 1");
+  auto p = Run(in);
+  if (!p.ok()) return p.status();
+  if (in.version_assumed) {
+    p->assumptions.insert(p->assumptions.begin(),
+                          "server version not given: " + in.version + " assumed (newest formulas); pass --server-version");
+  }
+  if (in.model) p->model_summary = DescribeModel(*in.model);
+  if (p->input.context_length && *p->input.context_length > 0) {
+    p->max_concurrency = static_cast<double>(p->kv_tokens) / static_cast<double>(*p->input.context_length);
+  }
+  AddRemedies(in, *p);
+  AddSensitivity(in, *p);
+  return p;
 }
 
 nlohmann::json PlanToJson(const Plan& p) {
@@ -388,6 +839,25 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["figures"] = p.figures;
   j["remedy"] = p.remedies;
   j["assumptions"] = p.assumptions;
+  j["context_length"] = p.input.context_length ? nlohmann::json(*p.input.context_length) : nlohmann::json();
+  j["max_concurrency"] = p.max_concurrency;
+  j["sensitivity"] = nlohmann::json::array();
+  for (const auto& s : p.sensitivity) {
+    j["sensitivity"].push_back({{"assumption", s.assumption},
+                                {"kv_tokens_low", s.kv_tokens_low},
+                                {"kv_tokens_high", s.kv_tokens_high},
+                                {"fits_low", s.fits_low},
+                                {"fits_high", s.fits_high}});
+  }
+  if (!p.model_summary.empty()) j["model"] = p.model_summary;
+  if (p.weights) {
+    j["weights"] = {{"per_rank_bytes", p.weights->per_rank_bytes},
+                    {"loaded_total_bytes", p.weights->loaded_total_bytes},
+                    {"config_total_bytes", p.weights->config_total_bytes},
+                    {"source", p.weights->source},
+                    {"notes", p.weights->notes}};
+    if (p.weights->index_total_bytes) j["weights"]["index_total_bytes"] = *p.weights->index_total_bytes;
+  }
   WholeBytes(&j);
   return j;
 }
@@ -404,6 +874,7 @@ std::string PlanToText(const Plan& p) {
                                              : p.input.gpu_name + " (" + FormatGiB(p.input.total_bytes) + ")";
   line("plan: " + p.input.framework + " " + p.input.version + " [" + p.era + "], tp " + std::to_string(p.input.tp) +
        " x " + gpu);
+  if (!p.model_summary.empty()) line("model: " + p.model_summary);
   line(p.fraction_flag + " " + Fixed2(p.fraction) + " (" + p.fraction_source + ")");
   line("");
   line("per rank                    GiB");
@@ -418,13 +889,34 @@ std::string PlanToText(const Plan& p) {
   line("  left               " + gib(p.row.left_bytes) + (p.row.left_bytes < 0 ? "   (shortfall)" : ""));
   line("");
   if (p.fits) {
-    line("fits: " + WithCommas(p.kv_tokens) + " KV tokens per rank");
+    std::string conc;
+    if (p.max_concurrency > 0) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), "; maximum concurrency for %s tokens per request: %.2fx",
+                    WithCommas(*p.input.context_length).c_str(), p.max_concurrency);
+      conc = buf;
+    }
+    line("fits: a KV pool of " + WithCommas(p.kv_tokens) + " tokens (the server's pool; every rank holds its share)" +
+         conc);
   } else {
     line("predicted failure: " + p.failure);
     if (!p.error.empty()) line("  " + p.error);
   }
   for (const auto& r : p.remedies) line("remedy: " + r.flag + " " + r.value + " (" + r.direction + "): " + r.why);
   for (const auto& a : p.assumptions) line("assumed: " + a);
+  if (p.weights) {
+    for (const auto& n : p.weights->notes) line("weights: " + n);
+  }
+  if (!p.sensitivity.empty()) {
+    int64_t lo = p.kv_tokens, hi = p.kv_tokens;
+    for (const auto& s : p.sensitivity) {
+      line("range: " + s.assumption + ": " + WithCommas(s.kv_tokens_low) + " - " + WithCommas(s.kv_tokens_high) +
+           " KV tokens" + (s.fits_low != s.fits_high || s.fits_low != p.fits ? " (the outcome changes)" : ""));
+      lo = std::min(lo, s.kv_tokens_low);
+      hi = std::max(hi, s.kv_tokens_high);
+    }
+    line("range: all together about " + WithCommas(lo) + " - " + WithCommas(hi) + " KV tokens");
+  }
   return out;
 }
 

@@ -22,6 +22,7 @@
 
 #include "rules/analysis.h"
 #include "rules/memory/memory_model.h"
+#include "rules/memory/model_config.h"
 
 namespace tpt::memory {
 
@@ -54,6 +55,24 @@ struct PlanInput {
   std::optional<int64_t> max_total_tokens;        // SGLang --max-total-tokens
   std::optional<double> activation_peak_bytes;    // vLLM
   std::optional<double> non_torch_bytes;          // vLLM
+  // From the model's files (--model): weights, KV dims and activations are derived
+  // when not given; the context length defaults to max_position_embeddings.
+  std::optional<ModelConfig> model;
+  int ep = 1;                                     // expert-parallel size (vLLM: tp x dp with EP on)
+  std::optional<int64_t> max_num_batched_tokens;  // vLLM profiling run size
+  std::optional<int64_t> max_num_seqs;            // vLLM sampler rows in profiling
+  int concurrency = 1;                            // full-length requests a useful pool must hold
+  bool version_assumed = false;                   // the user gave no version; `version` is our default
+  std::string gpu_arch, gpu_interconnect;         // from the catalog ("" when only the size is known)
+  std::optional<double> draft_weights_bytes;      // speculative draft model, per rank
+  int draft_layers = 0;                           // its layers (0: 1 assumed for EAGLE heads)
+};
+
+// How much one assumption moves the predicted pool: the KV tokens at its low and high end.
+struct Sensitivity {
+  std::string assumption;
+  int64_t kv_tokens_low = 0, kv_tokens_high = 0;
+  bool fits_low = true, fits_high = true;
 };
 
 struct Plan {
@@ -73,10 +92,18 @@ struct Plan {
   nlohmann::json figures = nlohmann::json::object();  // era-specific numbers (bytes)
   std::vector<Remedy> remedies;
   std::vector<std::string> assumptions;  // defaults the prediction rests on
+  std::vector<Sensitivity> sensitivity;  // range of the KV pool over the uncertain inputs
+  std::optional<WeightEstimate> weights; // when derived from --model
+  std::string model_summary;             // DescribeModel, when --model was given
+  double max_concurrency = 0;            // vLLM-style: KV tokens / context length (0 when unknown)
 };
 
 // Errors name the flag to fix (e.g. "--layers/--kv-heads/--head-dim or --cell-bytes").
 StatusOr<Plan> MakePlan(const PlanInput& in);
+// Context/NCCL/custom all-reduce taken at init on an otherwise empty card, by GPU family,
+// interconnect and TP (sglang-source.md §3, anchors-allreduce.md §4.1; L4 and A100 from the
+// corpus's "Init torch distributed ends. mem usage=" and "Load weight begin. avail mem=").
+double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp);
 nlohmann::json PlanToJson(const Plan& plan);
 std::string PlanToText(const Plan& plan);
 

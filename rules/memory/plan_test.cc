@@ -26,10 +26,14 @@ TEST(PlanTest, FoundingCasePredictsNoRoomWithRemedy) {
   EXPECT_NEAR(p->row.left_bytes / kGiB, -25.3, 1e-6);
   EXPECT_NEAR(p->row.weights_bytes / kGiB, 72.3, 1e-6);
   EXPECT_NEAR(p->row.reserved_bytes / kGiB, 47.0, 1e-6);
-  ASSERT_FALSE(p->remedies.empty());
+  ASSERT_GE(p->remedies.size(), 2u);
+  // Useful first: 0.78 holds 8,192 tokens (no context length given); then the floor
+  // 0.77, which starts the server with about 81 MiB of KV (1,310 tokens).
   EXPECT_EQ(p->remedies[0].flag, "--mem-fraction-static");
-  EXPECT_EQ(p->remedies[0].value, "0.77");
+  EXPECT_EQ(p->remedies[0].value, "0.78");
   EXPECT_EQ(p->remedies[0].direction, "increase");
+  EXPECT_EQ(p->remedies[1].value, "0.77");
+  EXPECT_NE(p->remedies[1].why.find("1,310 tokens"), std::string::npos) << p->remedies[1].why;
   nlohmann::json j = PlanToJson(*p);
   EXPECT_EQ(j["failure"], "kv_pool_no_room");
   // Byte counts are whole bytes in JSON (issue 16).
@@ -74,10 +78,17 @@ TEST(PlanTest, SglangContextTooLong) {
   ASSERT_TRUE(p.ok());
   EXPECT_FALSE(p->fits);
   EXPECT_EQ(p->failure, "kv_pool_too_small");
-  ASSERT_GE(p->remedies.size(), 2u);
-  EXPECT_EQ(p->remedies[0].value, "0.86");
-  EXPECT_EQ(p->remedies[1].flag, "--context-length");
-  EXPECT_EQ(p->remedies[1].value, std::to_string(p->kv_tokens));
+  ASSERT_GE(p->remedies.size(), 3u);
+  EXPECT_EQ(p->remedies[0].value, "0.86");  // useful: holds one 131072-token request
+  EXPECT_EQ(p->remedies[1].value, "0.77");  // the floor
+  EXPECT_EQ(p->remedies[2].flag, "--context-length");
+  EXPECT_EQ(p->remedies[2].value, std::to_string(p->kv_tokens));
+  // Applying the useful remedy fits.
+  in.mem_fraction_static = 0.86;
+  auto fixed = MakePlan(in);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_TRUE(fixed->fits);
+  EXPECT_GE(fixed->kv_tokens, 131072);
 }
 
 TEST(PlanTest, SglangGraphsLargerThanReservedSlice) {
@@ -161,6 +172,73 @@ TEST(PlanTest, ErrorsNameWhatIsMissing) {
   in = FoundingSglang(0.5);
   in.framework = "tgi";
   EXPECT_FALSE(MakePlan(in).ok());
+}
+
+}  // namespace
+}  // namespace tpt::memory
+
+namespace tpt::memory {
+namespace {
+
+ModelConfig SampleModel(const std::string& name) {
+  auto m = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/" + name);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : ModelConfig();
+}
+
+TEST(PlanModelTest, SglangVisionTowerLowersTheDefaultFraction) {
+  PlanInput in;
+  in.framework = "sglang";
+  in.version = "0.5.3";
+  in.total_bytes = 22.05 * kGiB;
+  in.model = SampleModel("qwen2.5-vl-7b-instruct-awq");
+  auto with = MakePlan(in);
+  ASSERT_TRUE(with.ok()) << with.status().ToString();
+  PlanInput text = in;
+  text.model->vision_params = 0;
+  auto without = MakePlan(text);
+  ASSERT_TRUE(without.ok());
+  // ViT 24 (num_hidden_layers absent) x 1280^2 over 24 x 1024^2: 0.95 x (1 - 0.1 x 0.5625).
+  EXPECT_NEAR(with->fraction / without->fraction, 0.95 * (1 - 0.1 * 0.5625), 1e-9);
+  EXPECT_NE(with->fraction_source.find("vision tower"), std::string::npos);
+}
+
+TEST(PlanModelTest, Sglang2026EaglePricesTheDraftKv) {
+  PlanInput in;
+  in.framework = "sglang";
+  in.version = "0.5.9";
+  in.total_bytes = 139.8 * kGiB;
+  in.tp = 2;
+  in.mem_fraction_static = 0.85;
+  in.model = SampleModel("qwen3-32b");
+  auto base = MakePlan(in);
+  in.speculative_algorithm = "EAGLE3";
+  auto eagle = MakePlan(in);
+  ASSERT_TRUE(base.ok() && eagle.ok());
+  EXPECT_EQ(eagle->cell_bytes, base->cell_bytes * 65 / 64);  // one draft layer over 64
+}
+
+TEST(PlanModelTest, WeightsOomAndTheSmallestTpThatFits) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.11.0";
+  in.total_bytes = 79.11 * kGiB;
+  in.gpu_arch = "hopper";
+  in.model = SampleModel("llama-3.1-70b-instruct");
+  in.context_length = 32768;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->failure, "weights_oom");
+  ASSERT_FALSE(p->remedies.empty());
+  EXPECT_EQ(p->remedies[0].flag, "--tensor-parallel-size");
+  // TP 2 (65.8 GiB per rank) leaves too little at 0.9 for a 32K request; TP 4 is the
+  // smallest that fits as it is.
+  EXPECT_EQ(p->remedies[0].value, "4") << p->remedies[0].why;
+  in.tp = 4;
+  auto fixed = MakePlan(in);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_TRUE(fixed->fits) << fixed->error;
+  EXPECT_GE(fixed->kv_tokens, 32768);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // sglang_model.cc: SGLang's KV pool sizing (profile_max_num_token) by era, the
 // "Not enough memory" failure, the minimum viable --mem-fraction-static, and the
-// default fraction. Every formula cites /work/shared/knowledge/sglang-source.md.
+// default fraction. Every formula cites docs/knowledge/sglang-source.md.
 #include <cmath>
 #include <cstdio>
 #include <string>

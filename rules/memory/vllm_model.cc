@@ -1,7 +1,7 @@
 // vllm_model.cc: vLLM's KV budget by era (V0 determine_num_available_blocks, V1
 // determine_available_memory), the startup free-memory check, the block/token
 // count, the max-model-len check and the minimum viable gpu_memory_utilization.
-// Every formula cites /work/shared/knowledge/vllm-source.md.
+// Every formula cites docs/knowledge/vllm-source.md.
 #include <cmath>
 #include <cstdio>
 #include <string>

@@ -1,0 +1,68 @@
+// size_flag.h: byte-size flags (--max-line-bytes, --buffer-bytes): one syntax
+// and one range check for every command.
+//
+// Declare the flag with a ByteSize and Boost parses it through
+// parser/values.h ParseByteSize (4096, 64K, 1M, 2G, 1MiB, ...); a bad value is
+// a Boost error naming the flag and the text, printed by ParseCommandLine
+// (cli/args.h) like any other bad flag:
+//
+//   ByteSize max_line{1 << 20};
+//   desc.add_options()("max-line-bytes", po::value(&max_line)->default_value(max_line, "1M"), "...");
+//
+// The range is the same for every byte flag: at least 1 byte (0 and -1 are
+// refused, not wrapped) and at most kMaxByteFlag, which keeps a single line
+// or buffer from taking more memory than a log could need.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <boost/any.hpp>
+#include <boost/program_options/errors.hpp>
+#include <boost/program_options/value_semantic.hpp>
+
+#include "parser/values.h"
+
+namespace tpt::cli {
+
+inline constexpr uint64_t kMaxByteFlag = uint64_t{1} << 30;  // 1 GiB
+
+struct ByteSize {
+  uint64_t bytes = 0;
+};
+
+// A bad byte-size flag; Boost fills in the option's name.
+class ByteSizeError : public boost::program_options::error_with_option_name {
+ public:
+  ByteSizeError(const std::string& text, const std::string& why)
+      : error_with_option_name("the argument ('%value%') for option '%canonical_option%' is invalid: " + why) {
+    set_substitute("value", text);
+  }
+};
+
+// Text -> ByteSize in the flags' range; the error says what to write.
+inline StatusOr<uint64_t> ParseByteFlag(const std::string& text) {
+  auto n = ParseByteSize(text);
+  if (!n.ok()) return n.status();
+  if (*n == 0) return InvalidArgumentError("a size of 0 bytes; give at least 1 (e.g. 1M)");
+  if (*n > kMaxByteFlag) return InvalidArgumentError("more than the 1G this flag allows");
+  return *n;
+}
+
+// Boost.ProgramOptions' hook for ByteSize (found by argument-dependent lookup).
+inline void validate(boost::any& v, const std::vector<std::string>& values, ByteSize*, int) {
+  boost::program_options::validators::check_first_occurrence(v);
+  const std::string& text = boost::program_options::validators::get_single_string(values);
+  auto n = ParseByteFlag(text);
+  if (!n.ok()) {
+    std::string why = n.status().message();
+    // ParseByteSize's message starts by quoting the text; the template quotes it already.
+    const std::string quoted = "'" + text + "' ";
+    if (why.rfind(quoted, 0) == 0) why = why.substr(quoted.size());
+    throw ByteSizeError(text, why);
+  }
+  v = boost::any(ByteSize{*n});
+}
+
+}  // namespace tpt::cli

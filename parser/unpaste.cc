@@ -1,0 +1,480 @@
+// unpaste.cc: see unpaste.h.
+#include "parser/unpaste.h"
+
+#include <hs/hs.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "parser/event.h"
+#include "parser/format_set.h"
+
+namespace tpt {
+
+namespace {
+
+constexpr size_t kWindow = 8;        // lines of look-ahead for joins
+constexpr size_t kMaxJoin = 6;       // continuation lines one line may take
+constexpr size_t kLearnBytes = 1 << 20;
+constexpr size_t kMaxJoinedBytes = 16 * 1024;
+constexpr size_t kMinWrapped = 30;  // a wrapped line was long (terminals and authors wrap at 70+; a long word moves early)
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+size_t Utf8Length(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+const char kBar[] = "\xE2\x94\x82";       // │
+const char kTopLeft[] = "\xE2\x95\xAD";   // ╭
+const char kBotLeft[] = "\xE2\x95\xB0";   // ╰
+const char kArrow[] = "\xE2\x9D\xB1";     // ❱
+
+}  // namespace
+
+bool DecodeHtmlEntities(std::string* line) {
+  if (line->find('&') == std::string::npos) return false;
+  static const std::pair<const char*, const char*> kEntities[] = {
+      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&#x27;", "'"}, {"&apos;", "'"},
+      {"&#34;", "\""}, {"&nbsp;", " "}, {"&#47;", "/"}, {"&amp;", "&"}};
+  std::string out;
+  out.reserve(line->size());
+  bool changed = false;
+  for (size_t i = 0; i < line->size();) {
+    if ((*line)[i] == '&') {
+      bool hit = false;
+      for (const auto& [from, to] : kEntities) {
+        size_t n = std::strlen(from);
+        if (line->compare(i, n, from) == 0) {
+          out += to;
+          i += n;
+          hit = changed = true;
+          break;
+        }
+      }
+      if (hit) continue;
+    }
+    out += (*line)[i++];
+  }
+  if (changed) line->swap(out);
+  return changed;
+}
+
+bool StripLiteralAnsi(std::string* line) {
+  // `^[[0;36m` (caret notation of ESC), `\033[0m`, `\x1b[1m`, `\e[0m`, `\u001b[32m`.
+  static const char* kIntro[] = {"^[[", "\\033[", "\\x1b[", "\\e[", "\\u001b[", "\\x1B["};
+  bool changed = false;
+  for (const char* intro : kIntro) {
+    size_t n = std::strlen(intro);
+    for (size_t p = line->find(intro); p != std::string::npos; p = line->find(intro, p)) {
+      size_t q = p + n;
+      while (q < line->size() && (IsDigit((*line)[q]) || (*line)[q] == ';')) ++q;
+      if (q < line->size() && (*line)[q] == 'm') {
+        line->erase(p, q + 1 - p);
+        changed = true;
+      } else {
+        p = q;
+      }
+    }
+  }
+  return changed;
+}
+
+bool IsFenceOrElision(std::string_view line) {
+  std::string_view t = Trim(line);
+  if (t.empty()) return false;
+  if (StartsWith(t, "```") || StartsWith(t, "~~~")) {
+    // ```text, ```log, ``` : a fence, not code holding backticks.
+    for (char c : t.substr(3))
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '_')) return false;
+    return true;
+  }
+  if (t == "[...]" || t == "(...)" || t == "<snip>" || t == "[snip]" || t == "\xE2\x80\xA6" /* … */) return true;
+  if (t.size() >= 3 && t.find_first_not_of('.') == std::string_view::npos) return true;
+  return false;
+}
+
+long GutterNumber(std::string_view line, size_t* text_start) {
+  size_t i = 0;
+  while (i < line.size() && i < 8 && line[i] == ' ') ++i;
+  size_t d = i;
+  while (i < line.size() && IsDigit(line[i]) && i - d < 7) ++i;
+  if (i == d || i - d > 6) return -1;
+  long n = std::strtol(std::string(line.substr(d, i - d)).c_str(), nullptr, 10);
+  if (i < line.size() && line[i] == '\t') {
+    *text_start = i + 1;
+    return n;
+  }
+  size_t j = i;
+  while (j < line.size() && line[j] == ' ') ++j;
+  if (j < line.size() && line[j] == '|') {
+    ++j;
+  } else if (line.substr(j, 3) == kBar) {
+    j += 3;
+  } else {
+    return -1;
+  }
+  if (j < line.size() && line[j] == ' ') ++j;
+  *text_start = j;
+  return n;
+}
+
+bool UnboxRichLine(std::string* line) {
+  size_t top = line->find(kTopLeft), bot = line->find(kBotLeft), bar = line->find(kBar);
+  size_t first = std::min({top, bot, bar});
+  if (first == std::string::npos) return false;
+  std::string prefix = line->substr(0, first);
+  // The prefix before a box is a wrapper's (docker compose) or nothing.
+  if (first == top) {
+    if (line->find("Traceback", top) == std::string::npos) return false;
+    *line = prefix + "Traceback (most recent call last):";
+    return true;
+  }
+  if (first == bot) {
+    *line = prefix;
+    return true;
+  }
+  std::string_view rest = Trim(std::string_view(*line).substr(bar + 3));
+  if (rest.size() < 3 || rest.substr(rest.size() - 3) != kBar) return false;  // not a box row
+  std::string_view inner = Trim(rest.substr(0, rest.size() - 3));
+  std::string out = prefix;
+  if (StartsWith(inner, kArrow)) {
+    // `❱ 312 │   │   raise RuntimeError(`: the raising line's code.
+    std::string_view c = Trim(inner.substr(3));
+    size_t d = 0;
+    while (d < c.size() && IsDigit(c[d])) ++d;
+    c = Trim(c.substr(d));
+    while (StartsWith(c, kBar)) c = Trim(c.substr(3));
+    out += "    " + std::string(c);
+  } else if (!inner.empty() && !StartsWith(inner, kBar) && !IsDigit(inner[0])) {
+    // `/path/file.py:312 in init_memory_pool`
+    size_t in = inner.rfind(" in ");
+    size_t colon = in == std::string_view::npos ? in : inner.rfind(':', in);
+    if (in != std::string_view::npos && colon != std::string_view::npos && colon > 0) {
+      std::string_view num = inner.substr(colon + 1, in - colon - 1);
+      bool digits = !num.empty() && std::all_of(num.begin(), num.end(), IsDigit);
+      std::string_view fn = Trim(inner.substr(in + 4));
+      if (digits && !fn.empty() && fn.find(' ') == std::string_view::npos) {
+        out += "  File \"" + std::string(inner.substr(0, colon)) + "\", line " + std::string(num) + ", in " + std::string(fn);
+      }
+    }
+  }
+  *line = out;
+  return true;
+}
+
+UnpasteSource::UnpasteSource(std::unique_ptr<ByteSource> inner, const FormatSet* formats)
+    : inner_(std::move(inner)), formats_(formats) {
+  if (formats_ && formats_->literal_db()) hs_alloc_scratch(const_cast<hs_database_t*>(formats_->literal_db()), &scratch_);
+}
+
+UnpasteSource::~UnpasteSource() {
+  if (scratch_) hs_free_scratch(scratch_);
+}
+
+Status UnpasteSource::Pull() {
+  char buf[64 * 1024];
+  auto n = inner_->Read(buf, sizeof buf);
+  if (!n.ok()) {
+    // A cut .gz: the lines before the cut are handed on first, the error after them.
+    error_ = n.status();
+    inner_done_ = true;
+    n = size_t{0};
+  }
+  if (*n == 0) {
+    inner_done_ = true;
+  } else {
+    raw_.append(buf, *n);
+  }
+  size_t pos = 0;
+  while (true) {
+    size_t nl = raw_.find('\n', pos);
+    if (nl == std::string::npos) {
+      if (!inner_done_ || pos >= raw_.size()) break;
+      nl = raw_.size();
+    }
+    Line l;
+    l.newline = nl < raw_.size();
+    l.text.assign(raw_, pos, nl - pos);
+    pos = nl + 1;
+    if (!l.text.empty() && l.text.back() == '\r') l.text.pop_back();
+    DecodeHtmlEntities(&l.text);
+    StripLiteralAnsi(&l.text);
+    size_t start = 0;
+    long g = GutterNumber(l.text, &start);
+    if (g >= 0 && !gutter_ && !lines_.empty() && g == last_gutter_ + 1) {
+      gutter_ = true;
+      size_t s0 = 0;
+      std::string& prev = lines_.back().text;
+      if (GutterNumber(prev, &s0) >= 0) prev.erase(0, s0);
+    }
+    last_gutter_ = g;
+    if (gutter_ && g >= 0) l.text.erase(0, start);
+    if (IsFenceOrElision(l.text)) l.text.clear();
+    UnboxRichLine(&l.text);
+    lines_.push_back(std::move(l));
+  }
+  raw_.erase(0, std::min(pos, raw_.size()));
+  // A line longer than the parser takes: hand it on in pieces (the reader cuts it).
+  if (raw_.size() > line_bytes_limit_) {
+    lines_.push_back({raw_, false});
+    raw_.clear();
+  }
+  return OkStatus();
+}
+
+void UnpasteSource::Learn() {
+  learned_ = true;
+  // A terminal cuts every long line at one width: several lines of exactly
+  // that length, none longer, several different ones.
+  std::map<size_t, std::set<std::string_view>> by_len;
+  size_t longest = 0, counted = 0;
+  for (const Line& l : lines_) {
+    size_t n = Utf8Length(l.text);
+    if (!l.newline) continue;  // a cut last line says nothing
+    longest = std::max(longest, n);
+    if (n >= 40 && by_len[n].size() < 8) by_len[n].insert(l.text);
+    ++counted;
+  }
+  if (longest < 40 || !by_len.count(longest) || by_len[longest].size() < 3) return;
+  // And the lines of that length go on in a line with no start of its own
+  // (a log whose lines merely share one length, `[time TP0] Decode batch ...`,
+  // goes on in its next record).
+  size_t with_next = 0, continued = 0;
+  for (size_t i = 0; i + 1 < lines_.size() && with_next < 64; ++i) {
+    if (!lines_[i].newline || Utf8Length(lines_[i].text) != longest) continue;
+    ++with_next;
+    continued += !HasOwnStart(lines_[i + 1].text);
+  }
+  if (continued >= 3 && continued * 5 >= with_next * 4) width_ = longest;
+}
+
+bool UnpasteSource::HasOwnStart(std::string_view line) const {
+  if (!formats_) return false;
+  LineMeta meta;
+  FormatSet::Stripped st = formats_->StripLine(line, &meta);
+  return st.begin > 0 || meta.HasProducer();
+}
+
+// Could `line` be the rest of a line the author wrapped between words? Not a
+// line of its own: not blank or indented (a frame), no prefix, not a
+// traceback header or an exception line.
+bool UnpasteSource::ContinuesWrapped(std::string_view line) const {
+  // One leading space: a terminal cut at a space. Two or a tab: indentation.
+  if (!line.empty() && line[0] == ' ' && line.size() > 1 && line[1] != ' ' && line[1] != '\t') line.remove_prefix(1);
+  if (line.empty() || line[0] == ' ' || line[0] == '\t') return false;
+  if (StartsWith(line, "Traceback") || StartsWith(line, "File \"") || StartsWith(line, "During handling") ||
+      StartsWith(line, "The above exception"))
+    return false;
+  // `SomeError: ...`, `torch.OutOfMemoryError: ...`, `KeyError: 'x'`
+  size_t colon = line.find(": ");
+  if (colon != std::string_view::npos && colon < 128) {
+    std::string_view type = line.substr(0, colon);
+    bool ident = std::all_of(type.begin(), type.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+    if (ident && (type.find("Error") != std::string_view::npos || type.find("Exception") != std::string_view::npos ||
+                  type.find("Warning") != std::string_view::npos || type.find("Interrupt") != std::string_view::npos))
+      return false;
+  }
+  return !HasOwnStart(line);
+}
+
+namespace {
+struct HitCtx {
+  const std::vector<LiteralTarget>* targets;
+  std::vector<int> patterns;
+};
+int OnLiteral(unsigned id, unsigned long long, unsigned long long, unsigned, void* ctx) {
+  auto* c = static_cast<HitCtx*>(ctx);
+  if (id < c->targets->size() && (*c->targets)[id].type == LiteralTarget::kPattern) c->patterns.push_back((*c->targets)[id].index);
+  return 0;
+}
+}  // namespace
+
+int UnpasteSource::PatternScore(std::string_view line, std::vector<int>* hit) {
+  if (!formats_ || !scratch_ || line.empty()) return -1;
+  HitCtx ctx{&formats_->targets(), {}};
+  if (hit->empty()) {
+    // The patterns whose literal is in the line; a joined text is scored on
+    // the same ones (a later line's own pattern never pulls it in).
+    hs_scan(formats_->literal_db(), line.data(), static_cast<unsigned>(std::min<size_t>(line.size(), 1u << 30)), 0, scratch_,
+            &OnLiteral, &ctx);
+    if (ctx.patterns.empty()) return -1;
+    std::sort(ctx.patterns.begin(), ctx.patterns.end());
+    ctx.patterns.erase(std::unique(ctx.patterns.begin(), ctx.patterns.end()), ctx.patterns.end());
+    *hit = ctx.patterns;
+  } else {
+    ctx.patterns = *hit;
+  }
+  LineMeta meta;
+  FormatSet::Stripped st = formats_->StripLine(line, &meta);
+  std::string_view msg = line.substr(st.begin, st.end - st.begin);
+  int best = 0;
+  for (int p : ctx.patterns) {
+    Event e;
+    std::string err;
+    if (formats_->MatchPattern(formats_->patterns()[p], msg, &e, &err)) {
+      int score = 1;
+      for (const auto& [k, v] : e.fields().items())
+        if (!v.is_null()) ++score;
+      best = std::max(best, score);
+    }
+  }
+  return best;
+}
+
+std::vector<int> UnpasteSource::Scores(std::string_view line, const std::vector<int>& patterns) {
+  std::vector<int> out(patterns.size(), 0);
+  LineMeta meta;
+  FormatSet::Stripped st = formats_->StripLine(line, &meta);
+  std::string_view msg = line.substr(st.begin, st.end - st.begin);
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    Event e;
+    std::string err;
+    if (formats_->MatchPattern(formats_->patterns()[patterns[i]], msg, &e, &err)) {
+      out[i] = 1;
+      for (const auto& [k, v] : e.fields().items())
+        if (!v.is_null()) ++out[i];
+    }
+  }
+  return out;
+}
+
+// The last line of a cut log may end inside a record: a value that runs into
+// the end inside an unclosed parenthesis (`WorkNCCL(SeqNum=40`, `OpType=ALLRED`)
+// is partial and never evidence (it would differ from another rank's whole
+// value). It is dropped; a complete value before the cut stays.
+void TrimPartialTail(std::string* t) {
+  size_t i = t->size();
+  while (i > 0 && (std::isalnum(static_cast<unsigned char>((*t)[i - 1])) || (*t)[i - 1] == '.' || (*t)[i - 1] == '_')) --i;
+  if (i == t->size() || i == 0 || ((*t)[i - 1] != '=' && (*t)[i - 1] != ':')) return;
+  if (std::count(t->begin(), t->end(), '(') <= std::count(t->begin(), t->end(), ')')) return;
+  t->resize(i);
+}
+
+void UnpasteSource::EmitFront() {
+  Line first = std::move(lines_.front());
+  lines_.pop_front();
+  size_t took = 0;
+  auto take = [&](const char* sep) {
+    Line next = std::move(lines_.front());
+    lines_.pop_front();
+    first.text += sep;
+    first.text += next.text;
+    first.newline = next.newline;
+    ++took;
+  };
+  // 1. A terminal's wrap: a line of exactly the width goes on in the next.
+  while (width_ && took < 64 && !lines_.empty() && first.text.size() < kMaxJoinedBytes &&
+         Utf8Length(first.text) == width_ * (took + 1) && !HasOwnStart(lines_.front().text)) {
+    take("");
+  }
+  // 2. A traceback frame cut before its function name.
+  if (took == 0 && !lines_.empty()) {
+    std::string_view t = first.text;
+    size_t f = t.find("File \"");
+    if (f != std::string_view::npos && Trim(t.substr(0, f)).empty() && t.find(", in ", f) == std::string_view::npos &&
+        !lines_.front().text.empty() && lines_.front().text[0] != ' ') {
+      bool in_quotes = t.find('"', f + 6) == std::string_view::npos;
+      take(in_quotes ? "" : " ");
+    }
+  }
+  // 3. A long line followed by lines with no start of their own: joined when
+  //    the joined text matches a pattern better than any of its lines does
+  //    alone (a pattern's literal on the first line whose regex fails there,
+  //    or a prefix whose message went on to the next lines). A later line's
+  //    own complete match never pulls it in: it scores as well alone.
+  // (A next line that starts as this one does, `[2025-`, `(Worker`, `INFO `, is
+  // a line of its own: most lines of a prefixed log stop there, unscanned.)
+  auto same_start = [](std::string_view a, std::string_view b) { return a.size() >= 3 && b.size() >= 3 && a.substr(0, 3) == b.substr(0, 3); };
+  if (took == 0 && !lines_.empty() && Utf8Length(first.text) >= kMinWrapped && !same_start(first.text, lines_.front().text) &&
+      ContinuesWrapped(lines_.front().text)) {
+    size_t n = 0;
+    std::string all = first.text;
+    while (n < std::min(kMaxJoin, lines_.size()) && (n == 0 || ContinuesWrapped(lines_[n].text)) &&
+           all.size() + lines_[n].text.size() < kMaxJoinedBytes) {
+      all += " " + lines_[n].text;
+      ++n;
+    }
+    std::vector<int> hit;
+    if (PatternScore(all, &hit) >= 0) {
+      // Per pattern: its best score on any one line of the window alone.
+      std::vector<int> alone = Scores(first.text, hit);
+      for (size_t k = 0; k < n; ++k) {
+        std::vector<int> v = Scores(lines_[k].text, hit);
+        for (size_t p = 0; p < v.size(); ++p) alone[p] = std::max(alone[p], v[p]);
+      }
+      std::string best, joined = first.text;
+      size_t best_took = 0;
+      int best_gain = 0;
+      for (size_t k = 0; k < n; ++k) {
+        for (const char* sep : {" ", ""}) {
+          std::string cand = joined + sep + lines_[k].text;
+          std::vector<int> v = Scores(cand, hit);
+          int gain = 0;
+          for (size_t p = 0; p < v.size(); ++p) gain = std::max(gain, v[p] - alone[p]);
+          if (gain > best_gain) {
+            best_gain = gain;
+            best = cand;
+            best_took = k + 1;
+          }
+        }
+        joined += " " + lines_[k].text;
+      }
+      if (best_took > 0) {
+        first.newline = lines_[best_took - 1].newline;
+        for (size_t k = 0; k < best_took; ++k) lines_.pop_front();
+        first.text = std::move(best);
+        took = best_took;
+      }
+    }
+  }
+  if (!first.newline) TrimPartialTail(&first.text);
+  out_ += first.text;
+  if (first.newline || took > 0) out_ += '\n';
+  out_.append(took, '\n');
+  if (!first.newline && took > 0) out_.pop_back();  // the log was cut here: keep it unterminated
+}
+
+StatusOr<size_t> UnpasteSource::Read(char* buf, size_t n) {
+  while (out_.size() - out_pos_ < n) {
+    if (!inner_done_ && (!learned_ || lines_.size() <= kWindow)) {
+      size_t before = lines_.size();
+      Status s = Pull();
+      if (!s.ok()) return s;
+      for (size_t i = before; i < lines_.size(); ++i) held_ += lines_[i].text.size() + 1;
+      if (!learned_ && (held_ >= kLearnBytes || inner_done_)) Learn();
+      continue;
+    }
+    if (!learned_) Learn();
+    if (lines_.empty()) break;
+    if (out_pos_ > 0) {
+      out_.erase(0, out_pos_);
+      out_pos_ = 0;
+    }
+    EmitFront();
+  }
+  size_t k = std::min(n, out_.size() - out_pos_);
+  if (k == 0 && !error_.ok()) return error_;
+  std::memcpy(buf, out_.data() + out_pos_, k);
+  out_pos_ += k;
+  if (out_pos_ == out_.size()) {
+    out_.clear();
+    out_pos_ = 0;
+  }
+  return k;
+}
+
+}  // namespace tpt

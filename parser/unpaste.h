@@ -1,0 +1,94 @@
+// unpaste.h: undo what pasting does to a log, before the parser reads it.
+//
+// Logs reach us copied out of terminals, issues and chat: quoted, fenced, with
+// line-number gutters, HTML entities, colours pasted as the text `^[[0;36m`,
+// tracebacks pretty-printed in rich/typer boxes, long lines hard-wrapped by a
+// terminal at a fixed column or by the author between words. UnpasteSource
+// sits between the byte source and the BlockReader and gives the parser the
+// log as it was printed:
+//
+//   - `&lt;` `&gt;` `&amp;` `&quot;` `&#39;` decoded;
+//   - literal caret/escaped colour codes (`^[[0;36m`, `\033[0m`, `\x1b[1m`) removed;
+//   - code-fence lines (```` ``` ````, `~~~`) and elision lines (`....`, `[...]`) blank;
+//   - a line-number gutter (`  12 | `, `12\t`) stripped once two consecutive
+//     lines carry consecutive numbers;
+//   - rich/typer boxes turned back into Python frames: the `Traceback` rule
+//     line into the header, `│ path.py:LINE in fn │` into `  File "path.py",
+//     line LINE, in fn`, the `❱` line into the code line, the rest blank;
+//   - hard wraps rejoined: when the file is cut at one terminal width (several
+//     lines of exactly that length, none longer) a line of that length takes
+//     the next; a traceback frame cut before its function takes the next line;
+//     and a line holding a pattern's literal whose regex fails on it (or
+//     reads fewer fields) takes the next lines that have no prefix of their
+//     own, while the joined text matches better.
+//
+// Joined lines are followed by as many empty lines as they took, so every
+// later line keeps its line number (evidence stays right). Memory: the first
+// 1 MiB (to learn a terminal width) and a window of 8 lines.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/reader.h"
+
+struct hs_scratch;
+
+namespace tpt {
+
+class FormatSet;
+
+// The line transforms, one line at a time (tests call them directly). Each
+// returns true when it changed the line.
+bool DecodeHtmlEntities(std::string* line);
+bool StripLiteralAnsi(std::string* line);
+bool IsFenceOrElision(std::string_view line);
+// `  12 | text`, `12\ttext`, `  12 │ text`: the number, and where the text starts;
+// -1 when the line has no gutter.
+long GutterNumber(std::string_view line, size_t* text_start);
+// A rich/typer traceback box line rewritten as CPython prints the same part.
+bool UnboxRichLine(std::string* line);
+
+class UnpasteSource : public ByteSource {
+ public:
+  // `formats` may be null (no literal-guided joins); it must outlive the source.
+  UnpasteSource(std::unique_ptr<ByteSource> inner, const FormatSet* formats);
+  ~UnpasteSource() override;
+  StatusOr<size_t> Read(char* buf, size_t n) override;
+
+ private:
+  struct Line {
+    std::string text;
+    bool newline = true;  // ended with '\n' (the last line of a cut log may not)
+  };
+  Status Pull();                 // more raw bytes -> lines_ (normalised)
+  void Learn();                  // terminal width from the first lines
+  void EmitFront();              // the window's first line (joined) -> out_
+  bool HasOwnStart(std::string_view line) const;
+  bool ContinuesWrapped(std::string_view line) const;
+  // Best (fields + 1) of the patterns in `hit` (filled with those whose literal
+  // is in `line` when empty) that match `line`; 0 none matches; -1 no literal.
+  int PatternScore(std::string_view line, std::vector<int>* hit);
+  std::vector<int> Scores(std::string_view line, const std::vector<int>& patterns);  // (fields + 1) per pattern, 0 no match
+
+  std::unique_ptr<ByteSource> inner_;
+  const FormatSet* formats_;
+  hs_scratch* scratch_ = nullptr;
+  std::string raw_;         // bytes not yet cut into lines
+  bool inner_done_ = false;
+  std::deque<Line> lines_;  // normalised, waiting for their window
+  std::string out_;
+  size_t out_pos_ = 0;
+  bool learned_ = false;
+  size_t width_ = 0;        // terminal width the file is cut at (0: none)
+  bool gutter_ = false;     // a line-number gutter was seen
+  long last_gutter_ = -2;
+  size_t line_bytes_limit_ = 1 << 20;
+  size_t held_ = 0;
+  Status error_ = OkStatus();  // the inner source's error, returned once its lines are out         // bytes in lines_ before the width is learned
+};
+
+}  // namespace tpt

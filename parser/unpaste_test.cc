@@ -1,0 +1,143 @@
+// unpaste_test.cc: UnpasteSource and its line transforms (unpaste.h).
+#include "parser/unpaste.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "parser/format_set.h"
+
+namespace tpt {
+namespace {
+
+// Everything the source gives, read in small pieces (the window and the
+// learning buffer must not depend on the reader's buffer size).
+std::string ReadAll(const std::string& in, const FormatSet* formats, size_t piece = 7) {
+  UnpasteSource src(std::make_unique<StringSource>(in), formats);
+  std::string out;
+  char buf[64];
+  while (true) {
+    auto n = src.Read(buf, std::min(piece, sizeof buf));
+    EXPECT_TRUE(n.ok());
+    if (!n.ok() || *n == 0) break;
+    out.append(buf, *n);
+  }
+  return out;
+}
+
+const FormatSet* Formats() {
+  static const FormatSet* f = [] {
+    auto s = FormatSet::LoadBuiltin();
+    EXPECT_TRUE(s.ok());
+    return new FormatSet(std::move(*s));
+  }();
+  return f;
+}
+
+size_t Lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+TEST(Unpaste, HtmlEntities) {
+  std::string l = "  File &quot;x.py&quot;, line 3, in &lt;module&gt; &amp;&amp; &#39;a&#39; &unknown;";
+  EXPECT_TRUE(DecodeHtmlEntities(&l));
+  EXPECT_EQ(l, "  File \"x.py\", line 3, in <module> && 'a' &unknown;");
+  std::string plain = "no entity & here";
+  EXPECT_FALSE(DecodeHtmlEntities(&plain));
+}
+
+TEST(Unpaste, LiteralAnsi) {
+  std::string l = "^[[1;36m(Worker_TP0 pid=4)^[[0;0m \\033[32mINFO\\033[0m x ^[[ not a code";
+  EXPECT_TRUE(StripLiteralAnsi(&l));
+  EXPECT_EQ(l, "(Worker_TP0 pid=4) INFO x ^[[ not a code");
+}
+
+TEST(Unpaste, FencesAndElisions) {
+  EXPECT_TRUE(IsFenceOrElision("```"));
+  EXPECT_TRUE(IsFenceOrElision("  ```text"));
+  EXPECT_TRUE(IsFenceOrElision("...."));
+  EXPECT_TRUE(IsFenceOrElision("[...]"));
+  EXPECT_FALSE(IsFenceOrElision("```python print(1)```"));
+  EXPECT_FALSE(IsFenceOrElision("Loading..."));
+  EXPECT_FALSE(IsFenceOrElision(""));
+}
+
+TEST(Unpaste, Gutter) {
+  size_t at = 0;
+  EXPECT_EQ(GutterNumber("  12 | text", &at), 12);
+  EXPECT_EQ(std::string("  12 | text").substr(at), "text");
+  EXPECT_EQ(GutterNumber("7\tx", &at), 7);
+  EXPECT_EQ(GutterNumber("12: rank label", &at), -1);  // Slurm's label, not a gutter
+  // Stripped only once two consecutive lines carry consecutive numbers.
+  EXPECT_EQ(ReadAll("  1 | a\n  2 | b\n  3 | c\n", nullptr), "a\nb\nc\n");
+  EXPECT_EQ(ReadAll("  1 | a\nplain\n", nullptr), "  1 | a\nplain\n");
+}
+
+TEST(Unpaste, RichBox) {
+  std::string in =
+      "╭──── Traceback (most recent call last) ────╮\n"
+      "│ /srt/model_runner.py:312 in init_memory_pool │\n"
+      "│                                              │\n"
+      "│   309 │   │   │   )                          │\n"
+      "│ ❱ 312 │   │   raise RuntimeError(            │\n"
+      "╰──────────────────────────────────────────────╯\n"
+      "RuntimeError: Not enough memory.\n";
+  std::string out = ReadAll(in, nullptr);
+  EXPECT_EQ(out,
+            "Traceback (most recent call last):\n"
+            "  File \"/srt/model_runner.py\", line 312, in init_memory_pool\n"
+            "\n\n"
+            "    raise RuntimeError(\n"
+            "\n"
+            "RuntimeError: Not enough memory.\n");
+  EXPECT_EQ(Lines(out), Lines(in));
+}
+
+TEST(Unpaste, TerminalWidthJoinKeepsLineNumbers) {
+  std::string line = "[2025-06-10 10:01:11 TP3] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.";
+  std::string in;
+  for (int i = 0; i < 4; ++i) {
+    std::string l = line;
+    l[23] = static_cast<char>('0' + i);  // TP0..TP3
+    for (size_t p = 0; p < l.size(); p += 40) in += l.substr(p, 40) + "\n";
+  }
+  in += "end\n";
+  std::string out = ReadAll(in, Formats());
+  EXPECT_EQ(Lines(out), Lines(in));
+  EXPECT_NE(out.find(line + "\n"), std::string::npos) << out;
+}
+
+TEST(Unpaste, WordWrapJoinedOnlyWhenAPatternMatchesBetter) {
+  std::string in =
+      "[2025-06-10 10:01:11 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16,\n"
+      "avail mem=45.63 GB, mem usage=32.87 GB.\n"
+      "[2025-06-10 10:01:12 TP0] next\n";
+  std::string out = ReadAll(in, Formats());
+  EXPECT_EQ(out,
+            "[2025-06-10 10:01:11 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=45.63 GB, "
+            "mem usage=32.87 GB.\n\n[2025-06-10 10:01:12 TP0] next\n");
+  // A complete line followed by a line of its own: untouched.
+  std::string two =
+      "INFO:     Application startup complete. The server is ready for requests now.\n"
+      "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use\n";
+  EXPECT_EQ(ReadAll(two, Formats()), two);
+}
+
+TEST(Unpaste, FrameCutBeforeItsFunction) {
+  std::string in =
+      "Traceback (most recent call last):\n"
+      "  File \"/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py\", line 300, in\n"
+      "init_memory_pool\n"
+      "    raise RuntimeError(\n"
+      "RuntimeError: x\n";
+  std::string out = ReadAll(in, Formats());
+  EXPECT_NE(out.find("line 300, in init_memory_pool\n\n"), std::string::npos) << out;
+}
+
+TEST(Unpaste, CutLastLineStaysUnterminated) {
+  EXPECT_EQ(ReadAll("a\nb", nullptr), "a\nb");
+  EXPECT_EQ(ReadAll("", nullptr), "");
+}
+
+}  // namespace
+}  // namespace tpt
