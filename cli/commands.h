@@ -18,5 +18,6 @@ int RunEvents(const Args& args);   // logs -> events as JSON Lines
 int RunPlan(const Args& args);     // what-if memory plan before a launch
 int RunRepro(const Args& args);    // reproduce a diagnosis on GPUs
 int RunDiff(const Args& args);     // compare a good and a bad run
+int RunLog(const Args& args);      // the run's lines merged by time, tagged by rank
 
 }  // namespace tpt::cli

@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"plan", tpt::cli::RunPlan, "predict the memory ledger and KV pool of a launch"},
     {"repro", tpt::cli::RunRepro, "reproduce a diagnosis on this box's GPUs"},
     {"diff", tpt::cli::RunDiff, "compare a working run with a failing one"},
+    {"log", tpt::cli::RunLog, "read LOG... as one view: merged by time, tagged by rank"},
 };
 
 void PrintUsage(FILE* out) {

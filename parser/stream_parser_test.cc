@@ -478,3 +478,39 @@ TEST(StreamParser, PdshHostPrefixNeedsTheSameHostOnThePreviousLine) {
 
 }  // namespace
 }  // namespace tpt
+
+// A traceback pasted from its middle: the first frame opens the record (no
+// header), the exception line closes it; frames quoted inside a producer's
+// other lines (torch.fx's 'Original traceback:') and leading to no exception
+// are dropped, not reported as a cut exception; the log's end cuts a record.
+namespace tpt {
+namespace {
+TEST(StreamParser, HeaderlessTracebackOpensAtItsFirstFrame) {
+  auto fs = testing::TestFormats();
+  ASSERT_TRUE(fs.ok());
+  Result r = ParseAll(*fs,
+                      "  File \"/srt/model_runner.py\", line 300, in init_memory_pool\n"
+                      "    raise RuntimeError(\n"
+                      "RuntimeError: Not enough memory.\n",
+                      4096);
+  ASSERT_EQ(r.raw.size(), 1u);
+  EXPECT_EQ(r.raw[0].kind, "exception");
+  EXPECT_EQ(r.raw[0].fields()["type"], "RuntimeError");
+  EXPECT_EQ(r.raw[0].fields()["headerless"], true);
+  ASSERT_FALSE(r.raw[0].extra_lines.empty());
+  EXPECT_NE(r.raw[0].extra_lines[0].find("in init_memory_pool"), std::string::npos);  // its first frame kept
+
+  Result quoted = ParseAll(*fs,
+                           "[rank0]: Original traceback:\n"
+                           "[rank0]:   File \"/m/deepseek_v2.py\", line 1475, in forward\n"
+                           "[rank0]:     hidden_states, residual = layer(\n"
+                           "[rank0]: Use tlparse to see the full graph.\n",
+                           4096);
+  EXPECT_TRUE(quoted.raw.empty());
+
+  Result cut = ParseAll(*fs, "  File \"/srt/a.py\", line 3, in f\n    g()\n", 4096);
+  ASSERT_EQ(cut.raw.size(), 1u);
+  EXPECT_EQ(cut.raw[0].fields()["cut"], true);
+}
+}  // namespace
+}  // namespace tpt

@@ -43,6 +43,24 @@ const char kTopLeft[] = "\xE2\x95\xAD";   // ╭
 const char kBotLeft[] = "\xE2\x95\xB0";   // ╰
 const char kArrow[] = "\xE2\x9D\xB1";     // ❱
 
+// Which kinds of pasted text a line can hold, from one pass over its bytes.
+struct Bytes {
+  bool amp = false, esc = false, fence = false, box = false;
+};
+Bytes BytesOf(std::string_view s) {
+  Bytes b;
+  for (char c : s) {
+    switch (c) {
+      case '&': b.amp = true; break;
+      case '^': case '\\': b.esc = true; break;
+      case '`': case '~': b.fence = true; break;
+      case '\xE2': b.box = true; break;  // first byte of │ ╭ ╰ ❱
+      default: break;
+    }
+  }
+  return b;
+}
+
 }  // namespace
 
 bool DecodeHtmlEntities(std::string* line) {
@@ -211,8 +229,10 @@ Status UnpasteSource::Pull() {
     l.text.assign(raw_, pos, nl - pos);
     pos = nl + 1;
     if (!l.text.empty() && l.text.back() == '\r') l.text.pop_back();
-    DecodeHtmlEntities(&l.text);
-    StripLiteralAnsi(&l.text);
+    // One pass says which transforms can apply (most lines: none).
+    const Bytes b = BytesOf(l.text);
+    if (b.amp) DecodeHtmlEntities(&l.text);
+    if (b.esc) StripLiteralAnsi(&l.text);
     size_t start = 0;
     long g = GutterNumber(l.text, &start);
     if (g >= 0 && !gutter_ && !lines_.empty() && g == last_gutter_ + 1) {
@@ -223,8 +243,8 @@ Status UnpasteSource::Pull() {
     }
     last_gutter_ = g;
     if (gutter_ && g >= 0) l.text.erase(0, start);
-    if (IsFenceOrElision(l.text)) l.text.clear();
-    UnboxRichLine(&l.text);
+    if ((b.fence || l.text.size() <= 8) && IsFenceOrElision(l.text)) l.text.clear();
+    if (b.box) UnboxRichLine(&l.text);
     lines_.push_back(std::move(l));
   }
   raw_.erase(0, std::min(pos, raw_.size()));
@@ -302,6 +322,18 @@ int OnLiteral(unsigned id, unsigned long long, unsigned long long, unsigned, voi
   return 0;
 }
 }  // namespace
+
+bool UnpasteSource::LiteralHits(std::string_view line, std::vector<int>* hit) {
+  hit->clear();
+  if (!formats_ || !scratch_ || line.empty()) return false;
+  HitCtx ctx{&formats_->targets(), {}};
+  hs_scan(formats_->literal_db(), line.data(), static_cast<unsigned>(std::min<size_t>(line.size(), 1u << 30)), 0, scratch_,
+          &OnLiteral, &ctx);
+  std::sort(ctx.patterns.begin(), ctx.patterns.end());
+  ctx.patterns.erase(std::unique(ctx.patterns.begin(), ctx.patterns.end()), ctx.patterns.end());
+  *hit = std::move(ctx.patterns);
+  return !hit->empty();
+}
 
 int UnpasteSource::PatternScore(std::string_view line, std::vector<int>* hit) {
   if (!formats_ || !scratch_ || line.empty()) return -1;
@@ -399,8 +431,13 @@ void UnpasteSource::EmitFront() {
   // (A next line that starts as this one does, `[2025-`, `(Worker`, `INFO `, is
   // a line of its own: most lines of a prefixed log stop there, unscanned.)
   auto same_start = [](std::string_view a, std::string_view b) { return a.size() >= 3 && b.size() >= 3 && a.substr(0, 3) == b.substr(0, 3); };
-  if (took == 0 && !lines_.empty() && Utf8Length(first.text) >= kMinWrapped && !same_start(first.text, lines_.front().text) &&
+  std::vector<int> hit;
+  if (took == 0 && !lines_.empty() && first.text.size() >= kMinWrapped && !same_start(first.text, lines_.front().text) &&
+      Utf8Length(first.text) >= kMinWrapped &&
+      LiteralHits(first.text + " " + lines_.front().text + (lines_.size() > 1 ? " " + lines_[1].text : std::string()), &hit) &&
       ContinuesWrapped(lines_.front().text)) {
+    // The patterns whose literal is on the first three lines (a literal only on a
+    // later line belongs to a line of its own) and the lines that could go on.
     size_t n = 0;
     std::string all = first.text;
     while (n < std::min(kMaxJoin, lines_.size()) && (n == 0 || ContinuesWrapped(lines_[n].text)) &&
@@ -408,8 +445,7 @@ void UnpasteSource::EmitFront() {
       all += " " + lines_[n].text;
       ++n;
     }
-    std::vector<int> hit;
-    if (PatternScore(all, &hit) >= 0) {
+    {
       // Per pattern: its best score on any one line of the window alone.
       std::vector<int> alone = Scores(first.text, hit);
       for (size_t k = 0; k < n; ++k) {

@@ -71,6 +71,7 @@ class UnpasteSource : public ByteSource {
   bool ContinuesWrapped(std::string_view line) const;
   // Best (fields + 1) of the patterns in `hit` (filled with those whose literal
   // is in `line` when empty) that match `line`; 0 none matches; -1 no literal.
+  bool LiteralHits(std::string_view line, std::vector<int>* hit);  // patterns whose literal is in `line`
   int PatternScore(std::string_view line, std::vector<int>* hit);
   std::vector<int> Scores(std::string_view line, const std::vector<int>& patterns);  // (fields + 1) per pattern, 0 no match
 

@@ -141,3 +141,17 @@ TEST(Unpaste, CutLastLineStaysUnterminated) {
 
 }  // namespace
 }  // namespace tpt
+
+namespace tpt {
+namespace {
+// A cut last line: a value that runs into the end inside an unclosed
+// parenthesis is dropped (never evidence); a complete last line stays.
+TEST(Unpaste, CutLastLineDropsAPartialValue) {
+  EXPECT_EQ(ReadAll("x\n[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=40", nullptr),
+            "x\n[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=");
+  EXPECT_EQ(ReadAll("x\nWorkNCCL(SeqNum=4021, OpType=ALLRED", nullptr), "x\nWorkNCCL(SeqNum=4021, OpType=");
+  EXPECT_EQ(ReadAll("x\nChild process unexpectedly failed with an exit code 9. pid=4121", nullptr),
+            "x\nChild process unexpectedly failed with an exit code 9. pid=4121");
+}
+}  // namespace
+}  // namespace tpt

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
+
+#include "repro/plan.h"
 
 #include "report/report.h"
 
@@ -264,6 +267,219 @@ std::string RunSummary(const RunInfo& run) {
   par("EP", run.ep);
   if (!run.gpu.empty()) s += ", " + run.gpu;
   return s;
+}
+
+}  // namespace tpt::report
+
+// ---- The answer first. ----
+
+namespace tpt::report {
+
+std::vector<std::string> Wrap(std::string_view text, size_t width, size_t first_width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    size_t j = text.find(' ', i);
+    if (j == std::string_view::npos) j = text.size();
+    std::string_view word = text.substr(i, j - i);
+    i = j;
+    if (word.empty()) continue;
+    size_t cap = lines.empty() && first_width > 0 ? first_width : width;
+    if (!line.empty() && line.size() + 1 + word.size() > cap) {
+      lines.push_back(std::move(line));
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  // A first line that could not take even one word is left empty.
+  return lines;
+}
+
+namespace {
+
+bool IsEnvName(std::string_view s) {
+  if (s.empty() || !(s[0] >= 'A' && s[0] <= 'Z')) return false;
+  for (char c : s) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+bool IsOneFlag(std::string_view s) {
+  return s.size() > 2 && s.substr(0, 2) == "--" && s.find_first_of(" /") == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string RemedyCommand(const Remedy& r) {
+  if (!r.command.empty()) return r.command;
+  if (IsOneFlag(r.flag)) {
+    if (!r.value.empty()) return r.flag + " " + ShellQuote(r.value);
+    // A switch is copyable as is; a size with no value is advice, not a line.
+    return r.direction == "set" ? r.flag : "";
+  }
+  if (IsEnvName(r.flag)) {
+    if (r.direction == "unset") return "unset " + r.flag;
+    if (!r.value.empty()) return "export " + r.flag + "=" + ShellQuote(r.value);
+  }
+  return "";
+}
+
+Fix FixOf(const Diagnosis& d) {
+  Fix fix;
+  for (const Remedy& r : d.remedy) {
+    if (!r.value.empty() || !RemedyCommand(r).empty()) {
+      fix.recommended = &r;
+      break;
+    }
+  }
+  if (fix.recommended == nullptr) return fix;
+  const Remedy& rec = *fix.recommended;
+  for (const Remedy& r : d.remedy) {
+    if (&r != &rec && r.flag == rec.flag && !r.value.empty() && r.value != rec.value) {
+      fix.floor = &r;
+      break;
+    }
+  }
+  if (IsOneFlag(rec.flag)) {
+    std::string key = rec.flag.substr(2);
+    for (char& c : key) c = c == '-' ? '_' : c;
+    if (auto it = d.figures.find(key); it != d.figures.end() && it->is_number()) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f", it->get<double>());
+      fix.now = buf;
+    }
+  }
+  return fix;
+}
+
+std::string RankRanges(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += RankLabel(ranks[i]);
+    if (j > i) out += (j == i + 1 ? "," : "-") + RankLabel(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<int> MissingRanks(const Analysis& a) {
+  std::set<int> seen;
+  for (const RankState& r : a.ranks) {
+    if (r.rank >= 0) seen.insert(r.rank);
+  }
+  int expected = std::max(1, a.run.tp) * std::max(1, a.run.pp);
+  if (a.run.tp <= 0) expected = seen.empty() ? 0 : *seen.rbegin() + 1;
+  // A log that shows only some ranks' lines (rank 0's file, a driver's
+  // output) says nothing of the others: only name gaps among ranks seen.
+  if (seen.size() <= 1) return {};
+  std::vector<int> missing;
+  for (int r = 0; r < expected && r < 4096; ++r) {
+    if (!seen.count(r)) missing.push_back(r);
+  }
+  return missing;
+}
+
+bool MemoryExplains(const Analysis& a) {
+  if (a.ledger.empty()) return false;
+  if (a.root_cause == "none") return true;
+  for (const LedgerRow& r : a.ledger) {
+    if (r.left_bytes < 0) return true;
+  }
+  static const char* kMemoryCauses[] = {"kv_pool_no_room",        "kv_pool_too_small", "startup_free_memory_short",
+                                        "weights_oom",            "warmup_oom",        "cuda_graph_capture_oom",
+                                        "runtime_oom",            "kv_pool_exhausted"};
+  for (const char* c : kMemoryCauses) {
+    if (a.root_cause == c) return true;
+  }
+  return false;
+}
+
+bool PhasesExplain(const Analysis& a) {
+  static const char* kRuntimeCauses[] = {"nccl_timeout_hang", "collective_desync",     "runtime_oom",
+                                         "kv_pool_exhausted", "illegal_memory_access", "hardware_fault",
+                                         "nccl_error"};
+  for (const char* c : kRuntimeCauses) {
+    if (a.root_cause == c) return false;
+  }
+  const RankState* first = FirstFailingRank(a);
+  if (first == nullptr) return a.root_cause != "none" || !a.ranks.empty();
+  int phase = PhaseIndex(first->last_phase);
+  return phase >= 0 && phase < PhaseIndex("ready");
+}
+
+double TimeAxis::At(double ts, bool tod) const {
+  double t = (time_of_day && !tod) ? std::fmod(ts, 86400.0) : ts;
+  return t - t0;
+}
+
+double TimeAxis::OfLine(const Evidence& e, double ts, bool tod) const {
+  if (!ok) return -1;
+  if (ts > 0) return At(ts, tod);
+  auto it = timed_lines.find(e.file);
+  if (it == timed_lines.end() || e.line == 0) return -1;
+  auto after = std::upper_bound(it->second.begin(), it->second.end(), std::make_pair(e.line, 1e300));
+  if (after == it->second.begin()) return -1;
+  return std::prev(after)->second;
+}
+
+TimeAxis MakeTimeAxis(const Analysis& a) {
+  TimeAxis ax;
+  for (const RankState& r : a.ranks) {
+    for (const RankMark& m : r.marks) ax.time_of_day |= (m.ts > 0 && m.time_of_day);
+    ax.time_of_day |= (r.last_line_ts > 0 && r.last_line_time_of_day);
+  }
+  bool any = false;
+  double lo = 0, hi = 0;
+  auto add = [&](double ts, bool tod) {
+    if (ts <= 0) return;
+    double t = (ax.time_of_day && !tod) ? std::fmod(ts, 86400.0) : ts;
+    if (!any || t < lo) lo = t;
+    if (!any || t > hi) hi = t;
+    any = true;
+  };
+  for (const RankState& r : a.ranks) {
+    for (const RankMark& m : r.marks) add(m.ts, m.time_of_day);
+    add(r.last_line_ts, r.last_line_time_of_day);
+  }
+  ax.ok = any;
+  ax.t0 = lo;
+  ax.t1 = hi;
+  for (const RankState& r : a.ranks) {
+    for (const RankMark& m : r.marks) {
+      if (m.ts > 0) ax.timed_lines[m.evidence.file].push_back({m.evidence.line, ax.At(m.ts, m.time_of_day)});
+    }
+    if (r.last_line_ts > 0) {
+      ax.timed_lines[r.last_evidence.file].push_back(
+          {r.last_evidence.line, ax.At(r.last_line_ts, r.last_line_time_of_day)});
+    }
+  }
+  for (auto& [file, v] : ax.timed_lines) std::sort(v.begin(), v.end());
+  return ax;
+}
+
+ReproLines ReproFor(const Analysis& a, const Diagnosis& d) {
+  ReproLines out;
+  std::string cmd = ReproCommand(a, d);
+  if (cmd.empty()) return out;
+  // Ask repro's own plan code: a command it would refuse is not offered.
+  nlohmann::json j = a;
+  auto plan = repro::PlanFromJson(j, "analysis");
+  if (!plan.ok() || !repro::ValidatePlan(*plan).ok()) return out;
+  out.gpu = cmd;
+  size_t comment = cmd.find("  #");
+  out.dry_run = comment == std::string::npos ? cmd + " --dry-run"
+                                             : cmd.substr(0, comment) + " --dry-run" + cmd.substr(comment);
+  return out;
 }
 
 }  // namespace tpt::report

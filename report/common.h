@@ -8,6 +8,7 @@
 //   out << FormatBytes(row.kv_pool_bytes);  // "12.40 GiB"
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,5 +90,67 @@ std::string RunSummary(const RunInfo& run);
 
 // Quotes an argument for a POSIX shell when it needs it.
 std::string ShellQuote(std::string_view s);
+
+// ---- The answer first (issue 21): what every renderer leads with. ----
+
+// `text` cut at spaces into lines of at most `width` bytes (the first line at
+// most `first_width`, when given); a word longer than its line gets a line of
+// its own, whole (never cut, never "...").
+std::vector<std::string> Wrap(std::string_view text, size_t width, size_t first_width = 0);
+
+// A line a user can paste into a shell or a launch command: the rule's
+// command when it gave one ("dmesg -T | grep -i xid"), `--flag value` for a
+// server flag, `export NAME=value` / `unset NAME` for an environment
+// variable; "" when the remedy is advice with no line to copy.
+std::string RemedyCommand(const Remedy& r);
+
+// The fix to lead with: the primary diagnosis' first remedy that has a value
+// or a line to copy, the floor (a later remedy of the same flag with another
+// value), and the value in use when the diagnosis' figures name the flag
+// ("--mem-fraction-static" -> figures.mem_fraction_static).
+struct Fix {
+  const Remedy* recommended = nullptr;
+  const Remedy* floor = nullptr;
+  std::string now;  // "0.50", "" unknown
+};
+Fix FixOf(const Diagnosis& d);
+
+// "0-3,5,7-8" for sorted, distinct ranks.
+std::string RankRanges(std::vector<int> ranks);
+
+// Ranks the run's layout expects (tp x pp, else the highest rank seen + 1)
+// that printed nothing: the ones to look at in a hang.
+std::vector<int> MissingRanks(const Analysis& a);
+
+// Memory explains the failure (a KV-pool, OOM or free-memory cause, a SHORT
+// ledger row) or the run is healthy: the ledger is worth showing.
+bool MemoryExplains(const Analysis& a);
+// Phases explain the failure: a startup failure that stopped before `ready`
+// and is not a hang or a runtime fault. Else the renderers show the per-rank
+// timeline of first error and last line.
+bool PhasesExplain(const Analysis& a);
+
+// Times on one axis: seconds since the run's first timed mark. Logs that print
+// only a time of day are put on the same axis as dated lines (UTC day
+// seconds). `ok` is false when the run has no times at all.
+struct TimeAxis {
+  bool ok = false;
+  bool time_of_day = false;
+  double t0 = 0, t1 = 0;  // first and last time, in axis units
+  double At(double ts, bool tod) const;  // seconds since t0
+  // A line without a time takes the time of the last timed line before it in
+  // the same file (any rank): seconds since t0, or -1 when none is known.
+  double OfLine(const Evidence& e, double ts, bool tod) const;
+  std::map<std::string, std::vector<std::pair<uint64_t, double>>> timed_lines;  // file -> (line, seconds), sorted
+};
+TimeAxis MakeTimeAxis(const Analysis& a);
+
+// The repro command lines when `repro` can run this diagnosis (its plan code
+// accepts the analysis), else both empty.
+struct ReproLines {
+  std::string gpu;      // tptriage repro LOG...
+  std::string dry_run;  // the same with --dry-run: what it would run, no GPU needed
+};
+ReproLines ReproFor(const Analysis& a, const Diagnosis& d);
 
 }  // namespace tpt::report

@@ -9,12 +9,15 @@
 // XmlEscape, so a log line holding <script> is shown, never run.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <sstream>
 
 #include "report/common.h"
 #include "report/renderers.h"
+#include "rules/memory/memory_model.h"
 
 namespace tpt::report {
 
@@ -44,6 +47,14 @@ pre{background:#f6f8fa;border:1px solid var(--line);padding:8px;overflow-x:auto;
 code{background:#f3f5f8;padding:0 3px;border-radius:3px}
 .legend span{display:inline-block;margin-right:14px;font-size:12px} .legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
 svg text{font:12px system-ui,sans-serif;fill:#1d2330} .run{margin-bottom:36px}
+.answer{display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap;margin:6px 0 10px}
+.answer .what{flex:1 1 520px;min-width:320px} .answer .fix{flex:0 1 400px;min-width:280px}
+.fix{border:2px solid var(--ok);border-radius:8px;padding:8px 12px;background:#f1f8f2}
+.fix h3{margin:0 0 4px;color:var(--ok)} .fix pre{margin:4px 0;background:#fff;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere}
+.fix.none{border-color:var(--warn);background:#fff8ec} .fix.none h3{color:var(--warn)} .fix p{margin:4px 0}
+pre.evidence{white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere}
+svg .lane-bg{fill:#f6f8fa} svg .lane.missing .lane-bg{fill:#fff;stroke:#c62828;stroke-dasharray:4,3}
+details>summary{cursor:pointer}
 )";
 
 struct Segment {
@@ -61,8 +72,74 @@ void WriteLegend(std::ostream& out) {
   out << "<span><i style=\"background:none;border-left:2px dashed #1d2330;width:0\"></i>free at init</span></div>\n";
 }
 
+// The fixed bar: the ledger row recomputed with the fix by SGLang's own
+// formula (rules/memory); nullopt when the fix is not a fraction SGLang sizes
+// its pool with, or the row lacks the figures.
+std::optional<LedgerRow> WithFix(const Analysis& a, const Fix& fix, const LedgerRow& r) {
+  if (fix.recommended == nullptr || a.run.framework != "sglang" || fix.recommended->flag != "--mem-fraction-static")
+    return std::nullopt;
+  char* end = nullptr;
+  double f = std::strtod(fix.recommended->value.c_str(), &end);
+  if (end == fix.recommended->value.c_str() || !(f > 0 && f <= 1)) return std::nullopt;
+  if (!(r.free_at_init_bytes > 0) || !(r.weights_bytes > 0) || r.weights_bytes >= r.free_at_init_bytes)
+    return std::nullopt;
+  memory::SglangKvInput in;
+  if (auto era = memory::SglangEraForVersion(a.run.version); era.ok()) in.era = *era;
+  in.free_at_init_bytes = r.free_at_init_bytes;
+  in.avail_after_weights_bytes = r.free_at_init_bytes - r.weights_bytes;
+  in.mem_fraction_static = f;
+  in.cell_bytes = 1;  // bytes, not tokens: the pool's size is what the bar shows
+  auto kv = memory::SglangKvPool(in);
+  if (!kv.ok()) return std::nullopt;
+  LedgerRow out = r;
+  out.reserved_bytes = kv->reserved_bytes;
+  out.kv_pool_bytes = std::max(0.0, kv->rest_bytes);
+  out.graphs_bytes = 0;
+  out.left_bytes = std::min(0.0, kv->rest_bytes);
+  return out;
+}
+
+// One stacked bar: weights, reserved, KV pool, graphs, left; shortfall past
+// the free-at-init line in red.
+void WriteBar(const LedgerRow& r, double x0, double y, double px, const std::string& who, std::ostream& out) {
+  double x = x0;
+  const double values[] = {r.weights_bytes, r.reserved_bytes, r.kv_pool_bytes, r.graphs_bytes,
+                           std::max(0.0, r.left_bytes)};
+  for (int s = 0; s < 5; ++s) {
+    if (!(values[s] > 0)) continue;
+    double w = values[s] * px;
+    out << "<rect class=\"seg\" x=\"" << Num(x) << "\" y=\"" << Num(y) << "\" width=\"" << Num(w)
+        << "\" height=\"16\" fill=\"" << kSegments[s].color << "\"><title>" << Esc(who) << " " << kSegments[s].name
+        << ": " << FormatBytes(values[s]) << "</title></rect>\n";
+    x += w;
+  }
+  double free_x = x0 + r.free_at_init_bytes * px;
+  if (IsShort(r)) {
+    out << "<rect class=\"shortfall\" x=\"" << Num(free_x) << "\" y=\"" << Num(y) << "\" width=\""
+        << Num(-r.left_bytes * px) << "\" height=\"16\" fill=\"#c62828\" fill-opacity=\"0.85\"><title>" << Esc(who)
+        << " shortfall: " << FormatBytes(-r.left_bytes) << "</title></rect>\n";
+  }
+  if (r.free_at_init_bytes > 0) {
+    out << "<line x1=\"" << Num(free_x) << "\" x2=\"" << Num(free_x) << "\" y1=\"" << Num(y - 3) << "\" y2=\""
+        << Num(y + 19) << "\" stroke=\"#1d2330\" stroke-width=\"2\" stroke-dasharray=\"3,2\"><title>" << Esc(who)
+        << " free at init: " << FormatBytes(r.free_at_init_bytes) << "</title></line>\n";
+  }
+}
+
 void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
-  const double label_w = 110, bar_w = 640, row_h = 30, top = 8;
+  const RankState* first = FirstFailingRank(a);
+  int hot = first != nullptr ? first->rank : -2;
+  if (hot < 0) {
+    for (const LedgerRow& r : a.ledger) {
+      if (IsShort(r)) {
+        hot = r.rank;
+        break;
+      }
+    }
+  }
+  Fix fix;
+  if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) fix = FixOf(*d);
+  const double label_w = 130, bar_w = 620, row_h = 30, top = 8;
   double scale_max = 1;
   for (const LedgerRow& r : a.ledger) {
     double used = r.weights_bytes + r.reserved_bytes + r.kv_pool_bytes + r.graphs_bytes;
@@ -70,108 +147,243 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
                           r.free_at_init_bytes - std::min(0.0, r.left_bytes)});
   }
   double px = bar_w / scale_max;
-  double height = top + row_h * a.ledger.size() + 22;
+  // Rows: each rank as logged; the failing rank also "with the fix".
+  struct Bar {
+    LedgerRow row;
+    std::string label;
+    bool fixed = false;
+  };
+  std::vector<Bar> bars;
+  for (const LedgerRow& r : a.ledger) {
+    std::string label = "rank " + RankLabel(r.rank) + (r.role.empty() || r.role == "target" ? "" : " " + r.role);
+    bool is_hot = r.rank == hot && (r.role.empty() || r.role == "target");
+    auto fixed = is_hot ? WithFix(a, fix, r) : std::nullopt;
+    bars.push_back({r, label + (fixed ? " as logged" : ""), false});
+    if (fixed) bars.push_back({*fixed, "with the fix (" + fix.recommended->value + ")", true});
+  }
+  double height = top + row_h * bars.size() + 22;
   out << "<h3>Memory ledger per rank</h3>\n";
   WriteLegend(out);
   out << "<svg class=\"ledger\" role=\"img\" aria-label=\"memory ledger per rank\" width=\"" << Num(label_w + bar_w + 160)
       << "\" height=\"" << Num(height) << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
-  for (size_t i = 0; i < a.ledger.size(); ++i) {
-    const LedgerRow& r = a.ledger[i];
+  double card = 0;
+  for (const LedgerRow& r : a.ledger) card = std::max(card, r.total_bytes);
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const Bar& b = bars[i];
     double y = top + row_h * i;
-    out << "<text x=\"0\" y=\"" << Num(y + 16) << "\">rank " << RankLabel(r.rank)
-        << (r.role.empty() || r.role == "target" ? "" : " " + Esc(r.role)) << "</text>\n";
-    if (r.total_bytes > 0) {
-      out << "<rect x=\"" << Num(label_w) << "\" y=\"" << Num(y + 2) << "\" width=\"" << Num(r.total_bytes * px)
-          << "\" height=\"20\" fill=\"none\" stroke=\"#d8dde6\"><title>total " << FormatBytes(r.total_bytes)
-          << "</title></rect>\n";
+    bool is_hot = !b.fixed && b.row.rank == hot;
+    if (is_hot) {
+      out << "<rect class=\"hot\" x=\"0\" y=\"" << Num(y) << "\" width=\"" << Num(label_w + bar_w + 150)
+          << "\" height=\"26\" fill=\"#fdecea\" rx=\"4\"/>\n";
     }
-    double x = label_w;
-    const double values[] = {r.weights_bytes, r.reserved_bytes, r.kv_pool_bytes, r.graphs_bytes,
-                             std::max(0.0, r.left_bytes)};
-    for (int s = 0; s < 5; ++s) {
-      if (!(values[s] > 0)) continue;  // unknown (NaN) or nothing
-      double w = values[s] * px;
-      out << "<rect class=\"seg\" x=\"" << Num(x) << "\" y=\"" << Num(y + 4) << "\" width=\"" << Num(w)
-          << "\" height=\"16\" fill=\"" << kSegments[s].color << "\"><title>rank " << RankLabel(r.rank) << " "
-          << kSegments[s].name << ": " << FormatBytes(values[s]) << "</title></rect>\n";
-      x += w;
-    }
-    double free_x = label_w + r.free_at_init_bytes * px;
-    if (IsShort(r)) {
-      out << "<rect class=\"shortfall\" x=\"" << Num(free_x) << "\" y=\"" << Num(y + 4) << "\" width=\""
-          << Num(-r.left_bytes * px) << "\" height=\"16\" fill=\"#c62828\" fill-opacity=\"0.85\"><title>rank "
-          << RankLabel(r.rank) << " shortfall: " << FormatBytes(-r.left_bytes) << "</title></rect>\n";
-    }
-    if (r.free_at_init_bytes > 0) {
-      out << "<line x1=\"" << Num(free_x) << "\" x2=\"" << Num(free_x) << "\" y1=\"" << Num(y) << "\" y2=\""
-          << Num(y + 24) << "\" stroke=\"#1d2330\" stroke-width=\"2\" stroke-dasharray=\"3,2\"><title>rank "
-          << RankLabel(r.rank) << " free at init: " << FormatBytes(r.free_at_init_bytes) << "</title></line>\n";
-    }
-    std::string tail = IsShort(r) ? "short " + FormatBytes(-r.left_bytes) : "left " + FormatBytes(r.left_bytes);
+    out << "<text x=\"4\" y=\"" << Num(y + 16) << "\""
+        << (is_hot ? " style=\"fill:#c62828;font-weight:700\"" : b.fixed ? " style=\"fill:#2e7d32;font-weight:600\"" : "")
+        << ">" << Esc(b.label) << "</text>\n";
+    WriteBar(b.row, label_w, y + 4, px, b.label, out);
+    std::string tail = b.row.left_bytes < 0 ? "short " + FormatBytes(-b.row.left_bytes)
+                       : b.fixed            ? "KV pool " + FormatBytes(b.row.kv_pool_bytes)
+                                            : "left " + FormatBytes(b.row.left_bytes);
     out << "<text x=\"" << Num(label_w + bar_w + 8) << "\" y=\"" << Num(y + 16) << "\""
-        << (IsShort(r) ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
+        << (b.row.left_bytes < 0 ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
   }
-  out << "<text x=\"" << Num(label_w) << "\" y=\"" << Num(height - 4) << "\" class=\"muted\">0</text>"
-      << "<text x=\"" << Num(label_w + bar_w) << "\" y=\"" << Num(height - 4) << "\" text-anchor=\"end\">"
-      << FormatBytes(scale_max) << "</text>\n</svg>\n";
-  out << "<table><tr><th>rank</th><th>role</th><th>free at init</th><th>weights</th><th>reserved</th>"
-         "<th>KV pool</th><th>graphs</th><th>left</th></tr>\n";
+  if (card > 0) {
+    double x = label_w + card * px;
+    out << "<line class=\"card\" x1=\"" << Num(x) << "\" x2=\"" << Num(x) << "\" y1=\"2\" y2=\"" << Num(height - 16)
+        << "\" stroke=\"#1d2330\" stroke-width=\"1.5\"><title>the card's total: " << FormatBytes(card)
+        << "</title></line>\n<text x=\"" << Num(x) << "\" y=\"" << Num(height - 4)
+        << "\" text-anchor=\"middle\">card " << FormatBytes(card) << "</text>\n";
+  }
+  out << "<text x=\"" << Num(label_w) << "\" y=\"" << Num(height - 4) << "\" class=\"muted\">0</text>\n</svg>\n";
+  out << "<details><summary>Ledger as a table</summary>\n<table><tr><th>ranks</th><th>role</th><th>free at init</th>"
+         "<th>weights</th><th>reserved</th><th>KV pool</th><th>graphs</th><th>left</th></tr>\n";
+  // Identical rows once, with their ranks (as in the text report).
+  std::vector<std::pair<std::string, std::vector<int>>> rows;
   for (const LedgerRow& r : a.ledger) {
-    out << "<tr><td class=\"num\">" << RankLabel(r.rank) << "</td><td>" << Esc(r.role.empty() ? "target" : r.role)
-        << "</td><td class=\"num\">" << FormatBytes(r.free_at_init_bytes) << "</td><td class=\"num\">"
-        << FormatBytes(r.weights_bytes) << "</td><td class=\"num\">" << FormatBytes(r.reserved_bytes)
-        << "</td><td class=\"num\">" << FormatBytes(r.kv_pool_bytes) << "</td><td class=\"num\">"
-        << FormatBytes(r.graphs_bytes) << "</td><td class=\"num\""
-        << (IsShort(r) ? " style=\"color:#c62828;font-weight:600\"" : "") << ">" << FormatBytes(r.left_bytes)
-        << "</td></tr>\n";
+    std::string cells = "<td>" + Esc(r.role.empty() ? "target" : r.role) + "</td><td class=\"num\">" +
+                        FormatBytes(r.free_at_init_bytes) + "</td><td class=\"num\">" + FormatBytes(r.weights_bytes) +
+                        "</td><td class=\"num\">" + FormatBytes(r.reserved_bytes) + "</td><td class=\"num\">" +
+                        FormatBytes(r.kv_pool_bytes) + "</td><td class=\"num\">" + FormatBytes(r.graphs_bytes) +
+                        "</td><td class=\"num\"" +
+                        (IsShort(r) ? " style=\"color:#c62828;font-weight:600\"" : "") + ">" +
+                        FormatBytes(r.left_bytes) + "</td>";
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
+    if (it == rows.end()) {
+      rows.push_back({cells, {r.rank}});
+    } else {
+      it->second.push_back(r.rank);
+    }
   }
-  out << "</table>\n";
+  for (const auto& [cells, ranks] : rows) out << "<tr><td>" << RankRanges(ranks) << "</td>" << cells << "</tr>\n";
+  out << "</table></details>\n";
 }
 
-void WriteTimelineSvg(const Analysis& a, std::ostream& out) {
+const char* PhaseColor(const std::string& phase) {
+  static const char* kColors[] = {"#cfd8e3", "#b3c7e6", "#3b6fb6", "#43a047", "#8e5cc2", "#7cb342", "#a5d6a7"};
+  int i = PhaseIndex(phase);
+  return i < 0 ? "#cfd8e3" : kColors[i];
+}
+
+std::string Secs(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s >= 100 || s == 0 ? "%.0f s" : "%.1f s", s);
+  return buf;
+}
+
+// A real time axis: one lane per rank (missing ranks as empty lanes), phases
+// as spans, the first error marked, warnings and timeouts placed in time,
+// long silences drawn; hovering any mark shows its log line.
+void WriteTimeAxis(const Analysis& a, std::ostream& out) {
   const RankState* first = FirstFailingRank(a);
-  const double label_w = 70, cell_w = 92, row_h = 26, top = 24;
-  double height = top + row_h * a.ranks.size() + 6;
-  out << "<h3>Ranks and phases</h3>\n<svg class=\"timeline\" role=\"img\" aria-label=\"phase timeline per rank\" "
-         "width=\""
-      << Num(label_w + cell_w * kNumPhases + 240) << "\" height=\"" << Num(height)
-      << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
-  for (int p = 0; p < kNumPhases; ++p) {
-    out << "<text x=\"" << Num(label_w + cell_w * p + cell_w / 2) << "\" y=\"14\" text-anchor=\"middle\">" << kPhases[p]
+  TimeAxis ax = MakeTimeAxis(a);
+  std::vector<int> missing = MissingRanks(a);
+  struct Lane {
+    const RankState* r;  // nullptr: a missing rank
+    int rank;
+  };
+  std::vector<Lane> lanes;
+  for (const RankState& r : a.ranks) lanes.push_back({&r, r.rank});
+  for (int m : missing) lanes.push_back({nullptr, m});
+  std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& x, const Lane& y) { return x.rank < y.rank; });
+  const double label_w = 90, plot_w = 760, lane_h = 26, top = 10;
+  double span = ax.ok ? std::max(ax.t1 - ax.t0, 1.0) : kNumPhases;
+  auto X = [&](double t) { return label_w + plot_w * std::clamp(t / span, 0.0, 1.0); };
+  // Without times, phases are drawn in order, one slot each.
+  auto XOf = [&](const RankMark& m, const RankState& r) {
+    if (ax.ok) {
+      double t = ax.OfLine(m.evidence, m.ts, m.time_of_day);
+      return X(t < 0 ? 0 : t);
+    }
+    int p = PhaseIndex(m.type == "phase" ? m.label : r.last_phase);
+    return X(std::max(0, p) + (m.type == "phase" ? 0.0 : 0.5));
+  };
+  double height = top + lane_h * lanes.size() + 30;
+  out << "<h3>Timeline</h3>\n<p class=\"muted\">"
+      << (ax.ok ? "One lane per rank; time from the run's first timed line. "
+                : "The log prints no times: phases are drawn in order, not to scale. ")
+      << "Hover a mark for its log line.</p>\n";
+  out << "<svg class=\"timeline\" role=\"img\" aria-label=\"time axis per rank\" width=\"" << Num(label_w + plot_w + 20)
+      << "\" height=\"" << Num(height) << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    const Lane& l = lanes[i];
+    double y = top + lane_h * i;
+    std::string who = l.rank < 0 ? "launcher" : "rank " + RankLabel(l.rank);
+    out << "<g class=\"lane" << (l.r == nullptr ? " missing" : "") << "\" data-rank=\"" << l.rank << "\">"
+        << "<rect class=\"lane-bg\" x=\"" << Num(label_w) << "\" y=\"" << Num(y + 2) << "\" width=\"" << Num(plot_w)
+        << "\" height=\"" << Num(lane_h - 6) << "\"/>"
+        << "<text x=\"4\" y=\"" << Num(y + 16) << "\""
+        << (l.r != nullptr && l.r == first ? " style=\"fill:#c62828;font-weight:700\"" : "") << ">" << who
         << "</text>\n";
-  }
-  double t0 = 0;
-  for (const RankState& r : a.ranks) {
-    if (r.first_ts > 0 && (t0 == 0 || r.first_ts < t0)) t0 = r.first_ts;
-  }
-  for (size_t i = 0; i < a.ranks.size(); ++i) {
-    const RankState& r = a.ranks[i];
-    double y = top + row_h * i;
-    out << "<text x=\"0\" y=\"" << Num(y + 15) << "\">" << (r.rank < 0 ? "no rank" : "rank " + RankLabel(r.rank))
-        << "</text>\n";
-    int last = PhaseIndex(r.last_phase);
-    for (int p = 0; p < kNumPhases; ++p) {
-      bool reached = false;
-      for (const auto& ph : r.phases) reached |= (PhaseIndex(ph) == p);
-      bool failed_here = p == last && !r.first_error.empty();
-      const char* fill = failed_here ? "#c62828" : reached ? "#3b6fb6" : "#eef1f5";
-      out << "<rect x=\"" << Num(label_w + cell_w * p + 2) << "\" y=\"" << Num(y + 2) << "\" width=\""
-          << Num(cell_w - 4) << "\" height=\"18\" rx=\"3\" fill=\"" << fill << "\"><title>rank " << RankLabel(r.rank) << " "
-          << kPhases[p] << (failed_here ? ": first error " + Esc(r.first_error) : reached ? ": reached" : ": not reached")
+    if (l.r == nullptr) {
+      out << "<text x=\"" << Num(label_w + 8) << "\" y=\"" << Num(y + 16)
+          << "\" style=\"fill:#c62828\">no line from this rank in the log</text></g>\n";
+      continue;
+    }
+    const RankState& r = *l.r;
+    double end_t = ax.OfLine(r.last_evidence, r.last_line_ts, r.last_line_time_of_day);
+    double end_x = ax.ok ? X(std::max(0.0, end_t)) : X(std::max(0, PhaseIndex(r.last_phase)) + 1.0);
+    // Phase spans: from each phase's first line to the next phase's (or the last line).
+    std::vector<const RankMark*> phases;
+    for (const RankMark& m : r.marks) {
+      if (m.type == "phase") phases.push_back(&m);
+    }
+    for (size_t p = 0; p < phases.size(); ++p) {
+      double x0 = XOf(*phases[p], r);
+      double x1 = p + 1 < phases.size() ? XOf(*phases[p + 1], r) : end_x;
+      if (!ax.ok) x1 = X(std::max(0, PhaseIndex(phases[p]->label)) + 1.0);
+      out << "<rect class=\"phase\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 5) << "\" width=\""
+          << Num(std::max(2.0, x1 - x0)) << "\" height=\"14\" fill=\"" << PhaseColor(phases[p]->label)
+          << "\"><title>" << who << " " << Esc(phases[p]->label) << " from "
+          << Esc(EvidenceLocation(phases[p]->evidence)) << ": " << Esc(phases[p]->evidence.text)
           << "</title></rect>\n";
-      if (failed_here) {
-        out << "<text x=\"" << Num(label_w + cell_w * p + cell_w / 2) << "\" y=\"" << Num(y + 15)
-            << "\" text-anchor=\"middle\" style=\"fill:#fff;font-weight:700\">&#x2715;</text>\n";
+    }
+    // Silences that end in a timeout (a watchdog's wait): more than a fifth of
+    // the run and 30 s with no line.
+    if (ax.ok) {
+      std::vector<std::pair<double, bool>> ts;  // seconds, ends a silence worth showing
+      for (const RankMark& m : r.marks) {
+        double t = ax.OfLine(m.evidence, m.ts, m.time_of_day);
+        if (t >= 0) ts.push_back({t, m.type == "timeout"});
+      }
+      if (end_t >= 0) ts.push_back({end_t, false});
+      std::sort(ts.begin(), ts.end());
+      for (size_t k = 1; k < ts.size(); ++k) {
+        double gap = ts[k].first - ts[k - 1].first;
+        if (!ts[k].second || gap < 30 || gap < span / 5) continue;
+        double x0 = X(ts[k - 1].first), x1 = X(ts[k].first);
+        out << "<g class=\"gap\"><rect x=\"" << Num(x0) << "\" y=\"" << Num(y + 2) << "\" width=\"" << Num(x1 - x0)
+            << "\" height=\"" << Num(lane_h - 6) << "\" fill=\"#fff3e0\" stroke=\"#b26a00\" stroke-dasharray=\"6,4\"/>"
+            << "<text x=\"" << Num((x0 + x1) / 2) << "\" y=\"" << Num(y + 16)
+            << "\" text-anchor=\"middle\" style=\"fill:#b26a00;font-size:11px\">" << Secs(gap)
+            << " with no line</text><title>" << who << ": nothing logged for " << Secs(gap) << "</title></g>\n";
       }
     }
-    std::string note = r.first_error.empty() ? "stopped at " + r.last_phase : r.first_error;
-    if (r.first_error_ts > 0 && t0 > 0) note += " at +" + Num(r.first_error_ts - t0) + " s";
-    if (&r == first) note += "  \u2190 failed first";
-    out << "<text x=\"" << Num(label_w + cell_w * kNumPhases + 8) << "\" y=\"" << Num(y + 15) << "\""
-        << (&r == first ? " class=\"first-failed\" style=\"fill:#c62828;font-weight:600\"" : "") << ">" << Esc(note)
-        << "</text>\n";
+    // Warnings, timeouts and errors; the run's first error larger.
+    for (const RankMark& m : r.marks) {
+      if (m.type == "phase") continue;
+      double x = XOf(m, r);
+      bool is_first = &r == first && m.evidence.line == r.first_error_evidence.line &&
+                      m.evidence.file == r.first_error_evidence.file;
+      double mt = ax.OfLine(m.evidence, m.ts, m.time_of_day);
+      std::string title = who + " " + m.label + " at " + (mt >= 0 ? "+" + Secs(mt) + " " : "") +
+                          EvidenceLocation(m.evidence) + ": " + m.evidence.text;
+      out << "<g class=\"mark " << m.type << (is_first ? " first-error" : "") << "\"><title>" << Esc(title)
+          << "</title>";
+      if (is_first) {
+        out << "<circle cx=\"" << Num(x) << "\" cy=\"" << Num(y + 12) << "\" r=\"9\" fill=\"#c62828\"/><text x=\""
+            << Num(x) << "\" y=\"" << Num(y + 16) << "\" text-anchor=\"middle\" style=\"fill:#fff;font-weight:700\">"
+            << "&#x2715;</text><text x=\"" << Num(x - 12) << "\" y=\"" << Num(y + 16)
+            << "\" text-anchor=\"end\" style=\"fill:#c62828;font-weight:700\">first error</text>";
+      } else if (m.type == "error") {
+        out << "<circle cx=\"" << Num(x) << "\" cy=\"" << Num(y + 12) << "\" r=\"5\" fill=\"#c62828\"/>";
+      } else if (m.type == "timeout") {
+        out << "<rect x=\"" << Num(x - 5) << "\" y=\"" << Num(y + 7) << "\" width=\"10\" height=\"10\" fill=\"#6a1b9a\""
+            << " transform=\"rotate(45 " << Num(x) << " " << Num(y + 12) << ")\"/>";
+      } else {
+        out << "<path d=\"M" << Num(x) << " " << Num(y + 5) << " l6 12 h-12 z\" fill=\"#b26a00\"/>";
+      }
+      out << "</g>\n";
+    }
+    if (!r.last_evidence.text.empty()) {
+      out << "<g class=\"mark last\"><title>" << who << " last line, " << Esc(EvidenceLocation(r.last_evidence))
+          << ": " << Esc(r.last_evidence.text) << "</title><line x1=\"" << Num(end_x) << "\" x2=\"" << Num(end_x)
+          << "\" y1=\"" << Num(y + 3) << "\" y2=\"" << Num(y + 21) << "\" stroke=\"#1d2330\" stroke-width=\"2\"/></g>\n";
+    }
+    out << "</g>\n";
+  }
+  // The axis.
+  double ay = top + lane_h * lanes.size() + 4;
+  out << "<line x1=\"" << Num(label_w) << "\" x2=\"" << Num(label_w + plot_w) << "\" y1=\"" << Num(ay) << "\" y2=\""
+      << Num(ay) << "\" stroke=\"#5b6475\"/>\n";
+  if (ax.ok) {
+    const double steps[] = {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400};
+    double step = steps[0];
+    for (double st : steps) {
+      step = st;
+      if (span / st <= 8) break;
+    }
+    for (double t = 0; t <= span + 1e-9; t += step) {
+      out << "<line x1=\"" << Num(X(t)) << "\" x2=\"" << Num(X(t)) << "\" y1=\"" << Num(ay) << "\" y2=\""
+          << Num(ay + 4) << "\" stroke=\"#5b6475\"/><text x=\"" << Num(X(t)) << "\" y=\"" << Num(ay + 16)
+          << "\" text-anchor=\"middle\" class=\"muted\">+" << Secs(t) << "</text>\n";
+    }
+  } else {
+    for (int p = 0; p < kNumPhases; ++p) {
+      out << "<text x=\"" << Num(X(p + 0.5)) << "\" y=\"" << Num(ay + 16) << "\" text-anchor=\"middle\">" << kPhases[p]
+          << "</text>\n";
+    }
   }
   out << "</svg>\n";
+  out << "<div class=\"legend\"><span><i style=\"background:#c62828;border-radius:6px\"></i>error</span>"
+         "<span><i style=\"background:#6a1b9a\"></i>timeout</span><span><i style=\"background:#b26a00\"></i>warning</span>"
+         "<span><i style=\"background:none;border-left:2px solid #1d2330;width:0\"></i>last line</span>";
+  for (int p = 0; p < kNumPhases; ++p) {
+    out << "<span><i style=\"background:" << PhaseColor(kPhases[p]) << "\"></i>" << kPhases[p] << "</span>";
+  }
+  out << "</div>\n";
+  if (!missing.empty()) {
+    out << "<p><b>Missing:</b> rank" << (missing.size() == 1 ? " " : "s ") << RankRanges(missing)
+        << " printed no line: a rank the others wait for, or a log that was not collected.</p>\n";
+  }
 }
 
 const char* BadgeClass(const RunResult& run) {
@@ -183,6 +395,39 @@ const char* BadgeClass(const RunResult& run) {
   }
 }
 
+// The fix call-out beside the verdict: the line to copy, the value in use,
+// its effect and the floor.
+void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
+  if (d == nullptr) {
+    if (a.root_cause == "none") return;
+    out << "<aside class=\"fix none\"><h3>Fix</h3><p>None known: no rule explains this failure. The lines below are "
+           "where it shows.</p></aside>\n";
+    return;
+  }
+  Fix fix = FixOf(*d);
+  if (fix.recommended == nullptr) {
+    out << "<aside class=\"fix none\"><h3>Fix</h3>";
+    if (d->remedy.empty()) {
+      out << "<p>No remedy known for this cause; the evidence says where to look.</p>";
+    } else {
+      out << "<p><b>" << Esc(d->remedy.front().flag) << "</b>: " << Esc(d->remedy.front().why) << "</p>";
+    }
+    out << "</aside>\n";
+    return;
+  }
+  const Remedy& r = *fix.recommended;
+  std::string line = RemedyCommand(r);
+  if (line.empty()) line = r.flag + (r.value.empty() ? "" : " " + r.value);
+  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << Esc(line) << "</pre>";
+  if (!fix.now.empty()) out << "<p class=\"muted\">now " << Esc(fix.now) << "</p>";
+  if (!r.why.empty()) out << "<p>" << Esc(r.why) << "</p>";
+  if (fix.floor != nullptr) {
+    out << "<p><b>Floor</b> " << Esc(fix.floor->value) << (fix.floor->why.empty() ? "" : ": " + Esc(fix.floor->why))
+        << "</p>";
+  }
+  out << "</aside>\n";
+}
+
 void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
   const Analysis& a = run.analysis;
   out << "<section class=\"run\" id=\"run-" << index << "\">\n<h2>" << Esc(run.name) << " <span class=\"badge "
@@ -191,25 +436,28 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
     out << "<p>" << Esc(run.error) << "</p>\n</section>\n";
     return;
   }
-  out << "<p class=\"verdict\">" << Esc(a.verdict.empty() ? a.root_cause : a.verdict) << "</p>\n<p class=\"muted\">"
-      << Esc(RunSummary(a.run)) << (a.signature.empty() ? "" : " &middot; signature <code>" + Esc(a.signature) + "</code>")
-      << "</p>\n";
   const Diagnosis* d = PrimaryDiagnosis(a);
+  out << "<div class=\"answer\"><div class=\"what\"><p class=\"verdict\">"
+      << Esc(a.verdict.empty() ? a.root_cause : a.verdict) << "</p>\n<p class=\"muted\">";
   if (d != nullptr) {
     char conf[16];
     std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
-    out << "<p><b>Root cause</b> <code>" << Esc(d->id) << "</code> (confidence " << conf << "): "
-        << Esc(d->explanation.empty() ? d->title : d->explanation) << "</p>\n";
+    out << "confidence " << conf << " (<code>" << Esc(d->id) << "</code>) &middot; ";
   }
-  if (!a.ledger.empty()) WriteLedgerSvg(a, out);
-  if (!a.ranks.empty()) WriteTimelineSvg(a, out);
+  out << Esc(RunSummary(a.run));
+  if (const RankState* first = FirstFailingRank(a); first != nullptr && first->rank >= 0) {
+    out << " &middot; rank " << first->rank << " failed first";
+  }
+  out << (a.signature.empty() ? "" : " &middot; signature <code>" + Esc(a.signature) + "</code>") << "</p></div>\n";
+  WriteFixBox(a, d, out);
+  out << "</div>\n";
   if (d != nullptr) {
     if (!d->evidence.empty()) {
       out << "<h3>Evidence</h3>\n<pre class=\"evidence\">";
       for (size_t i = 0; i < d->evidence.size() && i < kMaxEvidence; ++i) {
         const Evidence& e = d->evidence[i];
         out << Esc(EvidenceLocation(e)) << (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") << ": "
-            << Esc(Truncate(e.text, 2000)) << "\n";
+            << Esc(e.text) << "\n";
       }
       out << "</pre>\n";
     }
@@ -218,18 +466,42 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
       for (const RuledOut& r : d->ruled_out) out << "<li><code>" << Esc(r.id) << "</code>: " << Esc(r.reason) << "</li>\n";
       out << "</ul>\n";
     }
-    if (!d->remedy.empty()) {
-      out << "<h3>Remedy</h3>\n<ul>\n";
-      for (const Remedy& r : d->remedy) {
-        out << "<li><code>" << Esc(r.flag + (r.value.empty() ? "" : " " + r.value)) << "</code>"
-            << (r.direction.empty() ? "" : " (" + Esc(r.direction) + ")") << (r.why.empty() ? "" : ": " + Esc(r.why))
-            << "</li>\n";
-      }
-      out << "</ul>\n";
-    }
-    std::string repro = ReproCommand(a, *d);
-    if (!repro.empty()) out << "<h3>Reproduce on a GPU</h3>\n<pre>" << Esc(repro) << "</pre>\n";
   }
+  if (MemoryExplains(a)) WriteLedgerSvg(a, out);
+  if (!a.ranks.empty()) WriteTimeAxis(a, out);
+  if (d != nullptr) {
+    Fix fix = FixOf(*d);
+    bool header = false;
+    for (const Remedy& r : d->remedy) {
+      if (&r == fix.recommended) continue;
+      if (!header) out << "<h3>" << (fix.recommended != nullptr ? "Also try" : "Remedy") << "</h3>\n<ul>\n";
+      header = true;
+      std::string line = RemedyCommand(r);
+      out << "<li>";
+      if (!line.empty()) {
+        out << "<code>" << Esc(line) << "</code>";
+      } else {
+        out << "<b>" << Esc(r.flag + (r.value.empty() ? "" : " " + r.value)) << "</b>"
+            << (r.direction.empty() ? "" : " (" + Esc(r.direction) + ")");
+      }
+      out << (r.why.empty() ? "" : ": " + Esc(r.why)) << "</li>\n";
+    }
+    if (header) out << "</ul>\n";
+    ReproLines repro = ReproFor(a, *d);
+    if (!repro.gpu.empty()) {
+      out << "<h3>Reproduce on a GPU</h3>\n<pre>" << Esc(repro.gpu) << "</pre>\n<p class=\"muted\">Without a GPU, see "
+          << "what it would run:</p><pre>" << Esc(repro.dry_run) << "</pre>\n";
+    }
+  }
+  bool also = false;
+  for (const Diagnosis& x : a.diagnoses) {
+    if (&x == d) continue;
+    if (!also) out << "<h3>Also seen</h3>\n<ul>\n";
+    also = true;
+    out << "<li><code>" << Esc(x.id) << "</code>" << (x.consequence ? " (consequence)" : "") << ": " << Esc(x.title)
+        << "</li>\n";
+  }
+  if (also) out << "</ul>\n";
   if (!a.findings.empty()) {
     out << "<h3>Findings</h3>\n<ul>\n";
     for (const Finding& f : a.findings) {
@@ -293,31 +565,54 @@ class HtmlReporter : public Reporter {
         << Esc(report.tool_version) << " &middot; " << report.runs.size() << " run" << (report.runs.size() == 1 ? "" : "s")
         << "</p>\n";
     WriteWarnings(report, out);
-    if (report.many) WriteGroups(report, out);
-    std::vector<size_t> order;
     if (report.many) {
-      // The first run of each group, then the runs that are not in a group.
-      std::vector<bool> listed(report.runs.size(), false);
+      WriteGroups(report, out);
+      // Details on demand: each group's first run folded (the first open),
+      // runs that could not be read or were not explained after; the whole
+      // list of runs is one compact table, folded too.
+      bool first = true;
+      size_t shown = 0;
       for (const Group& g : report.groups) {
-        order.push_back(g.runs.front());
-        listed[g.runs.front()] = true;
+        if (++shown > kMaxRunSections) break;
+        out << "<details class=\"group\"" << (first ? " open" : "") << "><summary><code>" << Esc(g.signature)
+            << "</code> &times;" << g.runs.size() << " &middot; <code>" << Esc(g.root_cause) << "</code>: "
+            << Esc(g.title) << "</summary>\n";
+        WriteRun(report.runs[g.runs.front()], g.runs.front(), out);
+        out << "</details>\n";
+        first = false;
       }
       for (size_t i = 0; i < report.runs.size(); ++i) {
-        if (!listed[i] && report.runs[i].analysis.signature.empty()) order.push_back(i);
+        const RunResult& r = report.runs[i];
+        if (!r.analysis.signature.empty() || r.exit_code == kExitHealthy) continue;
+        if (++shown > kMaxRunSections) break;
+        out << "<details class=\"group\"><summary>" << Esc(r.name) << " &middot; "
+            << Esc(r.error.empty() ? r.analysis.root_cause : "unreadable") << "</summary>\n";
+        WriteRun(r, i, out);
+        out << "</details>\n";
       }
+      out << "<details><summary>All " << report.runs.size() << " runs</summary>\n<table class=\"runs\"><tr><th>run</th>"
+          << "<th>outcome</th><th>signature</th><th>verdict</th></tr>\n";
+      for (const RunResult& r : report.runs) {
+        out << "<tr><td>" << Esc(r.name) << "</td><td><span class=\"badge " << BadgeClass(r) << "\">"
+            << Esc(r.error.empty() ? r.analysis.root_cause : "unreadable") << "</span></td><td><code>"
+            << Esc(r.analysis.signature) << "</code></td><td>"
+            << Esc(Truncate(r.error.empty() ? r.analysis.verdict : r.error, 160)) << "</td></tr>\n";
+      }
+      out << "</table></details>\n";
     } else {
-      for (size_t i = 0; i < report.runs.size(); ++i) order.push_back(i);
-    }
-    size_t shown = 0;
-    for (size_t i : order) {
-      if (++shown > kMaxRunSections) break;
-      WriteRun(report.runs[i], i, out);
+      for (size_t i = 0; i < report.runs.size(); ++i) WriteRun(report.runs[i], i, out);
     }
     // Marks the page as rendered (tests/html_check.sh reads it back from the
     // DOM): proves the script ran and counts the pictures drawn.
     out << "<script nonce=\"" << nonce << "\">\n"
         << "(function(){var n=document.querySelectorAll('svg').length;"
-           "document.documentElement.setAttribute('data-tpt-rendered',String(n));"
+           "var h=document.documentElement;h.setAttribute('data-tpt-rendered',String(n));"
+           // Read back by tests/html_check.sh: where the first fix call-out sits and
+           // how many rank lanes the first time axis has.
+           "var f=document.querySelector('.fix');if(f)h.setAttribute('data-tpt-fix-top',"
+           "String(Math.round(f.getBoundingClientRect().top+window.scrollY)));"
+           "var t=document.querySelector('svg.timeline');if(t)h.setAttribute('data-tpt-lanes',"
+           "String(t.querySelectorAll('g.lane:not([data-rank=\"-1\"])').length));"
            "document.querySelectorAll('table.groups tr').forEach(function(tr){tr.addEventListener('click',function(){"
            "var a=tr.querySelector('a');if(a)location.hash=a.getAttribute('href');});});})();\n"
         << "</script>\n</body></html>\n";

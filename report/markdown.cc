@@ -26,8 +26,8 @@ bool IsWordByte(char c) {
 
 // Text for a table cell or a paragraph: HTML-escaped, no pipes or newlines,
 // and log text can neither mention anyone, reference an issue nor autolink.
-std::string Cell(std::string_view s) {
-  std::string escaped = XmlEscape(Truncate(StripControls(s, false), 400));
+std::string Cell(std::string_view s, size_t max_bytes = 400) {
+  std::string escaped = XmlEscape(Truncate(StripControls(s, false), max_bytes));
   std::string out;
   for (size_t i = 0; i < escaped.size(); ++i) {
     const char c = escaped[i];
@@ -61,9 +61,12 @@ std::string Cell(std::string_view s) {
   return out;
 }
 
+// Prose (verdicts, reasons, findings) whole: escaped like a cell, never cut.
+std::string Para(std::string_view s) { return Cell(s, 1 << 20); }
+
 // An inline code span whose fence is longer than any backtick run inside.
 std::string Code(std::string_view raw) {
-  std::string s = ValidUtf8(Truncate(raw, 400));
+  std::string s = ValidUtf8(Truncate(raw, 1000));
   for (char& c : s) {
     if (c == '\n' || c == '\r') c = ' ';
   }
@@ -99,26 +102,73 @@ std::string Fence(const std::string& body) {
 }
 
 void WriteLedger(const Analysis& a, std::ostream& out) {
-  out << "\n| rank | role | free at init | weights | reserved | KV pool | graphs | left |\n"
-      << "|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  out << "\n**Memory ledger per rank**\n\n| ranks | role | free at init | weights | reserved | KV pool | graphs | left |\n"
+      << "|---|---|---:|---:|---:|---:|---:|---:|\n";
+  // Identical rows once, labelled with their ranks.
+  std::vector<std::pair<std::string, std::vector<int>>> rows;
   for (const LedgerRow& r : a.ledger) {
-    out << "| " << RankLabel(r.rank) << " | " << Cell(r.role.empty() ? "target" : r.role) << " | "
-        << FormatBytes(r.free_at_init_bytes) << " | " << FormatBytes(r.weights_bytes) << " | "
-        << FormatBytes(r.reserved_bytes) << " | " << FormatBytes(r.kv_pool_bytes) << " | "
-        << FormatBytes(r.graphs_bytes) << " | "
-        << (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes))
-        << " |\n";
+    std::string cells = Cell(r.role.empty() ? "target" : r.role) + " | " + FormatBytes(r.free_at_init_bytes) + " | " +
+                        FormatBytes(r.weights_bytes) + " | " + FormatBytes(r.reserved_bytes) + " | " +
+                        FormatBytes(r.kv_pool_bytes) + " | " + FormatBytes(r.graphs_bytes) + " | " +
+                        (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes));
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
+    if (it == rows.end()) {
+      rows.push_back({cells, {r.rank}});
+    } else {
+      it->second.push_back(r.rank);
+    }
   }
+  for (const auto& [cells, ranks] : rows) out << "| " << RankRanges(ranks) << " | " << cells << " |\n";
 }
 
-void WriteTimeline(const Analysis& a, std::ostream& out) {
+void WritePhases(const Analysis& a, std::ostream& out) {
   const RankState* first = FirstFailingRank(a);
-  out << "\n| rank | phases reached | stopped at | first error |\n|---:|---|---|---|\n";
+  out << "\n**Ranks and phases**\n\n| ranks | phases reached | stopped at | first error |\n|---|---|---|---|\n";
+  std::vector<std::pair<std::string, std::vector<int>>> rows;
   for (const RankState& r : a.ranks) {
     std::string phases;
     for (const auto& p : r.phases) phases += (phases.empty() ? "" : " → ") + p;
-    out << "| " << RankLabel(r.rank) << " | " << Cell(phases) << " | " << Cell(r.last_phase) << " | "
-        << Cell(r.first_error) << (&r == first ? " **(first)**" : "") << " |\n";
+    std::string cells = Cell(phases) + " | " + Cell(r.last_phase) + " | " + Cell(r.first_error) +
+                        (&r == first ? " **(first)**" : "");
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
+    if (it == rows.end()) {
+      rows.push_back({cells, {r.rank}});
+    } else {
+      it->second.push_back(r.rank);
+    }
+  }
+  for (const auto& [cells, ranks] : rows) {
+    out << "| " << (ranks.size() == 1 && ranks[0] < 0 ? "launcher" : RankRanges(ranks)) << " | " << cells << " |\n";
+  }
+}
+
+std::string Secs(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s >= 100 ? "+%.0f s" : "+%.1f s", s);
+  return buf;
+}
+
+// Hangs and runtime failures: each rank's first error and last line, in time.
+void WriteRankTimeline(const Analysis& a, std::ostream& out) {
+  const RankState* first = FirstFailingRank(a);
+  TimeAxis ax = MakeTimeAxis(a);
+  out << "\n**Ranks: first error and last line**" << (ax.ok ? " (seconds from the first timed line)" : "")
+      << "\n\n| rank | first error | at | last line | at |\n|---|---|---|---|---|\n";
+  auto when = [&](const Evidence& e, double ts, bool tod) {
+    double t = ax.OfLine(e, ts, tod);
+    return t >= 0 ? Secs(t) : std::string();
+  };
+  for (const RankState& r : a.ranks) {
+    out << "| " << (r.rank < 0 ? "launcher" : RankLabel(r.rank)) << " | "
+        << (r.first_error.empty() ? "none" : Code(r.first_error) + (&r == first ? " **(first)**" : "") + " " +
+                                                 Cell(r.first_error_evidence.text))
+        << " | " << (r.first_error.empty() ? "" : when(r.first_error_evidence, r.first_error_ts, false)) << " | " << Cell(r.last_evidence.text) << " | "
+        << when(r.last_evidence, r.last_line_ts, r.last_line_time_of_day) << " |\n";
+  }
+  std::vector<int> missing = MissingRanks(a);
+  if (!missing.empty()) {
+    out << "\n**Missing:** rank" << (missing.size() == 1 ? " " : "s ") << RankRanges(missing)
+        << " printed no line: a rank the others wait for, or a log that was not collected.\n";
   }
 }
 
@@ -131,26 +181,47 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
   }
   const char* icon = run.exit_code == kExitHealthy ? "✅" : run.exit_code == kExitDiagnosed ? "❌" : "⚠️";
   out << h << " " << icon << " " << Cell(run.name) << ": `" << a.root_cause << "`\n\n";
-  out << "**" << Cell(a.verdict.empty() ? a.root_cause : a.verdict) << "**\n\n";
-  out << Cell(RunSummary(a.run));
-  if (!a.signature.empty()) out << " · signature `" << a.signature << "`";
-  out << "\n";
   const Diagnosis* d = PrimaryDiagnosis(a);
+  // The answer first: verdict, fix, confidence.
+  out << "**" << Para(a.verdict.empty() ? a.root_cause : a.verdict) << "**\n\n";
   if (d != nullptr) {
+    Fix fix = FixOf(*d);
+    if (fix.recommended != nullptr) {
+      const Remedy& r = *fix.recommended;
+      std::string line = RemedyCommand(r);
+      if (line.empty()) line = r.flag + (r.value.empty() ? "" : " " + r.value);
+      out << "**Fix:** " << Code(line);
+      if (!fix.now.empty()) out << " (now " << Cell(fix.now) << ")";
+      if (!r.why.empty()) out << ": " << Para(r.why);
+      if (fix.floor != nullptr) {
+        out << "; floor " << Code(fix.floor->value);
+        if (!fix.floor->why.empty()) out << " (" << Para(fix.floor->why) << ")";
+      }
+      out << "\n\n";
+    } else if (!d->remedy.empty()) {
+      out << "**Fix:** " << Cell(d->remedy.front().flag) << ": " << Para(d->remedy.front().why) << "\n\n";
+    } else {
+      out << "**Fix:** no remedy known for this cause; the evidence says where to look.\n\n";
+    }
     char conf[16];
     std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
-    out << "\n**Root cause** (`" << d->id << "`, confidence " << conf << "): "
-        << Cell(d->explanation.empty() ? d->title : d->explanation) << "\n";
+    out << "Confidence " << conf << " (`" << d->id << "`) · ";
+  } else if (a.root_cause == "unknown") {
+    out << "**Fix:** none known: no rule explains this failure; the lines below are where it shows.\n\n";
   }
-  if (!a.ledger.empty()) WriteLedger(a, out);
-  if (!a.ranks.empty()) WriteTimeline(a, out);
+  out << Cell(RunSummary(a.run));
+  if (const RankState* first = FirstFailingRank(a); first != nullptr && first->rank >= 0) {
+    out << " · rank " << first->rank << " failed first";
+  }
+  if (!a.signature.empty()) out << " · signature `" << a.signature << "`";
+  out << "\n";
   if (d != nullptr) {
     if (!d->evidence.empty()) {
       std::ostringstream body;
       for (size_t i = 0; i < d->evidence.size() && i < kMaxEvidence; ++i) {
         const Evidence& e = d->evidence[i];
-        body << EvidenceLocation(e) << (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") << ": "
-             << Truncate(e.text, 300) << "\n";
+        body << EvidenceLocation(e) << (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") << ": " << e.text
+             << "\n";
       }
       std::string text = ValidUtf8(body.str());
       std::string fence = Fence(text);
@@ -159,19 +230,42 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     }
     if (!d->ruled_out.empty()) {
       out << "\n**What it is NOT**\n\n";
-      for (const RuledOut& r : d->ruled_out) out << "- `" << r.id << "`: " << Cell(r.reason) << "\n";
+      for (const RuledOut& r : d->ruled_out) out << "- `" << r.id << "`: " << Para(r.reason) << "\n";
     }
-    if (!d->remedy.empty()) {
-      out << "\n**Remedy**\n\n";
-      for (const Remedy& r : d->remedy) {
-        out << "- " << Code(r.flag + (r.value.empty() ? "" : " " + r.value));
-        if (!r.direction.empty()) out << " (" << Cell(r.direction) << ")";
-        if (!r.why.empty()) out << ": " << Cell(r.why);
-        out << "\n";
-      }
+  }
+  if (MemoryExplains(a)) WriteLedger(a, out);
+  if (!a.ranks.empty() && a.root_cause != "none") {
+    if (PhasesExplain(a)) {
+      WritePhases(a, out);
+    } else {
+      WriteRankTimeline(a, out);
     }
-    std::string repro = ReproCommand(a, *d);
-    if (!repro.empty()) out << "\n**Reproduce:** " << Code(repro) << "\n";
+  }
+  if (d != nullptr) {
+    Fix fix = FixOf(*d);
+    bool header = false;
+    for (const Remedy& r : d->remedy) {
+      if (&r == fix.recommended) continue;
+      if (!header) out << "\n**" << (fix.recommended != nullptr ? "Also try" : "Remedy") << "**\n\n";
+      header = true;
+      std::string line = RemedyCommand(r);
+      out << "- " << (line.empty() ? Cell(r.flag + (r.value.empty() ? "" : " " + r.value)) +
+                                         (r.direction.empty() ? "" : " (" + Cell(r.direction) + ")")
+                                   : Code(line));
+      if (!r.why.empty()) out << ": " << Para(r.why);
+      out << "\n";
+    }
+    ReproLines repro = ReproFor(a, *d);
+    if (!repro.gpu.empty()) {
+      out << "\n**Reproduce on a GPU:** " << Code(repro.gpu) << " (without a GPU: " << Code(repro.dry_run) << ")\n";
+    }
+  }
+  bool also = false;
+  for (const Diagnosis& x : a.diagnoses) {
+    if (&x == d) continue;
+    if (!also) out << "\n**Also seen**\n\n";
+    also = true;
+    out << "- `" << x.id << "`" << (x.consequence ? " (consequence)" : "") << ": " << Para(x.title) << "\n";
   }
   if (!a.warnings.empty()) {
     out << "\n**Warnings** (inputs read only in part)\n\n";
@@ -180,8 +274,8 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
   if (!a.findings.empty()) {
     out << "\n**Findings**\n\n";
     for (const Finding& f : a.findings) {
-      out << "- " << Cell(f.severity) << ": " << Cell(f.title);
-      if (!f.advice.empty()) out << ". " << Cell(f.advice);
+      out << "- " << Cell(f.severity) << ": " << Para(f.title);
+      if (!f.advice.empty()) out << ". " << Para(f.advice);
       out << "\n";
     }
   }

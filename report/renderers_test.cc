@@ -65,24 +65,129 @@ int Shell(const std::string& cmd) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-TEST(TextReporter, OneRunShowsEverySection) {
+TEST(TextReporter, AnswerFirstThenEvidenceLedgerRanks) {
   std::string out = Render(Format::kText, One(testing::KvNoRoom({.seed = 1})));
-  EXPECT_NE(out.find("Verdict: KV cache pool has no room: rank 1 is"), std::string::npos) << out;
-  EXPECT_NE(out.find("Root cause [kv_pool_no_room, confidence 92%]: After 62.30 GiB of weights"), std::string::npos);
-  EXPECT_NE(out.find("free@init   weights  reserved   KV pool    graphs      left"), std::string::npos);
+  // The first three lines: the verdict once, the fix, the confidence.
+  std::istringstream lines(out);
+  std::string l1, l2, l3;
+  std::getline(lines, l1);
+  std::getline(lines, l2);
+  std::getline(lines, l3);
+  EXPECT_EQ(l1.rfind("Verdict: KV cache pool has no room: rank 1 is", 0), 0u) << out;
+  EXPECT_EQ(l2.rfind("Fix: --mem-fraction-static 0.93: the reserved slice", 0), 0u) << out;
+  EXPECT_EQ(l3.rfind("Confidence: 92% (kv_pool_no_room)", 0), 0u) << out;
+  EXPECT_EQ(Count(out, "KV cache pool has no room: rank 1 is"), 1u) << "the verdict is printed once";
+  EXPECT_EQ(out.find("Root cause ["), std::string::npos);
+  // Then evidence, what it is NOT, the ledger, the ranks, in that order.
+  size_t ev = out.find("\nEvidence:\n"), nt = out.find("\nWhat it is NOT:\n"), led = out.find("\nMemory ledger"),
+         rk = out.find("\nRanks and phases");
+  ASSERT_NE(ev, std::string::npos);
+  ASSERT_NE(nt, std::string::npos);
+  ASSERT_NE(led, std::string::npos);
+  ASSERT_NE(rk, std::string::npos);
+  EXPECT_LT(ev, nt);
+  EXPECT_LT(nt, led);
+  EXPECT_LT(led, rk);
   EXPECT_EQ(Count(out, "SHORT"), 1u) << "only rank 1 is short";
-  // The shortfall stands in its own column, apart from the graphs figure.
   EXPECT_TRUE(std::regex_search(out, std::regex(R"(\d\.\d\d +-\d+\.\d\d  SHORT)"))) << out;
+  // Identical ledger rows collapse; the odd rank keeps its own line.
+  EXPECT_NE(out.find("\n  0,2,3     target"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  1         target"), std::string::npos) << out;
   EXPECT_NE(out.find("<- failed first"), std::string::npos);
   EXPECT_NE(out.find("logs/run-1001/server.log:829 rank 1: [2026-"), std::string::npos) << out;
   EXPECT_NE(out.find("What it is NOT:\n  - custom_allreduce_buffers: allocates ~24 MiB"), std::string::npos);
-  EXPECT_NE(out.find("--mem-fraction-static 0.93 (increase): the reserved slice"), std::string::npos);
-  EXPECT_NE(out.find("Reproduce on a GPU:\n  tptriage repro logs/run-1001/server.log\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("Also try:\n  --tp-size 8\n      halves the weight shard"), std::string::npos) << out;
+  // repro's plan code accepts this run: the command, and --dry-run for a box with no GPU.
+  EXPECT_NE(out.find("tptriage repro logs/run-1001/server.log\n  tptriage repro logs/run-1001/server.log --dry-run\n"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("[warning] Custom all-reduce disabled"), std::string::npos);
   EXPECT_NE(out.find("process_crashed (consequence)"), std::string::npos);
 }
 
-TEST(TextReporter, RanklessLinesShowAsQuestionMark) {
+TEST(TextReporter, FindingsAndReasonsAreWrappedWholeNeverCut) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  std::string advice;
+  for (int i = 0; i < 60; ++i) advice += "word" + std::to_string(i) + " ";
+  advice += "THE-END";
+  a.findings.front().advice = advice;
+  a.diagnoses.front().ruled_out.front().reason = advice;
+  std::string out = Render(Format::kText, One(a));
+  EXPECT_EQ(Count(out, "THE-END"), 2u) << out;
+  EXPECT_EQ(out.find("word59 THE-END..."), std::string::npos);
+  std::istringstream lines(out);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("word") != std::string::npos) {
+      EXPECT_LE(line.size(), 100u) << line;
+      ++n;
+    }
+  }
+  EXPECT_GE(n, 6) << "wrapped over several lines";
+}
+
+TEST(TextReporter, RemediesThatAreNotFlagsAreLinesToCopy) {
+  Analysis a = testing::NcclTimeout(3);
+  Diagnosis& d = a.diagnoses.front();
+  d.remedy = {{"TORCH_NCCL_DUMP_ON_TIMEOUT", "1", "set", "dump each rank's collectives", ""},
+              {"dmesg", "", "set", "look for Xid errors", "dmesg -T | grep -i xid"},
+              {"SOME_FLAG", "", "unset", "drop it", ""},
+              {"BIOS ACS / IOMMU", "off", "set", "advice only", ""}};
+  std::string out = Render(Format::kText, One(a));
+  EXPECT_NE(out.find("\nFix: export TORCH_NCCL_DUMP_ON_TIMEOUT=1: dump"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  dmesg -T | grep -i xid\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  unset SOME_FLAG\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  - BIOS ACS / IOMMU off (set): advice only"), std::string::npos) << out;
+  EXPECT_EQ(out.find("(set)\n"), std::string::npos) << out;
+}
+
+TEST(TextReporter, HangShowsPerRankTimelineAndMissingRanks) {
+  Analysis a = testing::NcclTimeout(3);
+  a.run.tp = 4;
+  a.root_cause = "nccl_timeout_hang";
+  const std::string file = a.run.inputs.front();
+  for (int r : {0, 1, 3}) {
+    RankState s;
+    s.rank = r;
+    s.phases = {"init", "dist_init"};
+    s.last_phase = "dist_init";
+    s.marks.push_back({100, false, "phase", "init", {file, 1, r, "start"}});
+    if (r != 3) {
+      s.first_error = "watchdog_timeout";
+      s.first_error_evidence = {file, static_cast<uint64_t>(700 + r), r, "Watchdog caught collective timeout"};
+      s.marks.push_back({700, false, "timeout", "watchdog_timeout", s.first_error_evidence});
+    }
+    s.last_evidence = {file, static_cast<uint64_t>(800 + r), r, "last words of rank " + std::to_string(r)};
+    s.last_line_ts = 710;
+    a.ranks.push_back(s);
+  }
+  a.ranks.erase(a.ranks.begin());  // the fixture's own rank
+  std::string out = Render(Format::kText, One(a));
+  EXPECT_EQ(out.find("Ranks and phases"), std::string::npos) << "a hang is about time, not phases";
+  EXPECT_NE(out.find("Ranks: first error and last line"), std::string::npos) << out;
+  EXPECT_NE(out.find("rank 0    error +600 s    watchdog_timeout"), std::string::npos) << out;
+  EXPECT_NE(out.find("rank 3    no error"), std::string::npos) << out;
+  EXPECT_NE(out.find("last words of rank 3"), std::string::npos) << out;
+  EXPECT_NE(out.find("missing   rank 2:"), std::string::npos) << out;
+  std::string md = Render(Format::kMarkdown, One(a));
+  EXPECT_NE(md.find("**Missing:** rank 2 "), std::string::npos) << md;
+  std::string html = Render(Format::kHtml, One(a));
+  EXPECT_EQ(Count(html, "<g class=\"lane"), 4u) << "ranks 0-3, the missing one as an empty lane";
+  EXPECT_EQ(Count(html, "<g class=\"lane missing\" data-rank=\"2\">"), 1u);
+  EXPECT_NE(html.find("600 s with no line"), std::string::npos) << "the watchdog wait is visible";
+}
+
+TEST(TextReporter, ReproOnlyWhenReproSupportsTheRun) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.diagnoses.front().repro = {{"framework", "torch"}, {"tp", 4}};  // repro knows sglang and vllm only
+  for (Format f : {Format::kText, Format::kMarkdown, Format::kHtml}) {
+    std::string out = Render(f, One(a));
+    EXPECT_EQ(out.find("tptriage repro"), std::string::npos) << out;
+  }
+}
+
+TEST(TextReporter, RanklessLinesShowAsLauncher) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   RankState s;
   s.rank = -1;
@@ -91,8 +196,8 @@ TEST(TextReporter, RanklessLinesShowAsQuestionMark) {
   s.first_error = "signal";
   a.ranks.push_back(s);
   std::string out = Render(Format::kText, One(a));
-  EXPECT_NE(out.find("\n     ?  X         .  "), std::string::npos) << out;
-  EXPECT_NE(Render(Format::kHtml, One(a)).find(">no rank</text>"), std::string::npos);
+  EXPECT_NE(out.find("\n  launcher  X         .  "), std::string::npos) << out;
+  EXPECT_NE(Render(Format::kHtml, One(a)).find(">launcher</text>"), std::string::npos);
 }
 
 TEST(TextReporter, ControlBytesNeverReachTheTerminal) {
@@ -102,6 +207,7 @@ TEST(TextReporter, ControlBytesNeverReachTheTerminal) {
   // C1 CSI (U+009B) and the line separator U+2028 are controls too.
   Analysis a = testing::KvNoRoom({.seed = 1});
   a.diagnoses[0].explanation = "csi\xC2\x9B" "2J ls\xE2\x80\xA8 end";
+  a.verdict = a.diagnoses[0].explanation;  // the text report prints the verdict, once
   std::string c1 = Render(Format::kText, One(a));
   EXPECT_EQ(c1.find("\xC2\x9B"), std::string::npos);
   EXPECT_EQ(c1.find("\xE2\x80\xA8"), std::string::npos);
@@ -146,9 +252,12 @@ TEST(MarkdownReporter, TablesAndEscapedCells) {
   a.verdict = "pipe | and <b>tag</b>";
   std::string out = Render(Format::kMarkdown, One(a));
   EXPECT_NE(out.find("**pipe \\| and &lt;b&gt;tag&lt;/b&gt;**"), std::string::npos) << out;
-  EXPECT_NE(out.find("| rank | role | free at init | weights | reserved | KV pool | graphs | left |"), std::string::npos);
+  EXPECT_NE(out.find("| ranks | role | free at init | weights | reserved | KV pool | graphs | left |"), std::string::npos);
   EXPECT_NE(out.find("(short)"), std::string::npos);
-  EXPECT_NE(out.find("`--mem-fraction-static 0.93` (increase)"), std::string::npos);
+  EXPECT_NE(out.find("**Fix:** `--mem-fraction-static 0.93`"), std::string::npos) << out;
+  // The answer leads: the fix comes before the evidence and the ledger.
+  EXPECT_LT(out.find("**Fix:**"), out.find("Evidence"));
+  EXPECT_LT(out.find("Evidence"), out.find("| ranks | role"));
   std::string many = Render(Format::kMarkdown, Many());
   EXPECT_NE(many.find("## tptriage: 6 runs, 3 distinct failures"), std::string::npos);
   EXPECT_NE(many.find("| 2 | `kv_pool_no_room` |"), std::string::npos) << many;
@@ -252,19 +361,47 @@ TEST(HtmlReporter, HostileLogTextIsEscaped) {
   EXPECT_NE(out.find("default-src 'none'"), std::string::npos);
 }
 
-TEST(HtmlReporter, LedgerBarsTimelineAndGroups) {
+TEST(HtmlReporter, FixBesideVerdictLedgerWithTheFixTimeAxisAndGroups) {
   std::string one = Render(Format::kHtml, One(testing::KvNoRoom({.seed = 1})));
-  EXPECT_EQ(Count(one, "class=\"shortfall\""), 1u);
+  // The fix call-out sits in the answer block, before every chart.
+  size_t fix = one.find("<aside class=\"fix\">");
+  ASSERT_NE(fix, std::string::npos);
+  EXPECT_LT(one.find("<div class=\"answer\">"), fix);
+  EXPECT_LT(fix, one.find("<svg class=\"ledger\""));
+  EXPECT_NE(one.find("<pre class=\"copy\">--mem-fraction-static 0.93</pre>"), std::string::npos);
   EXPECT_EQ(Count(one, "<svg class=\"ledger\""), 1u);
   EXPECT_EQ(Count(one, "<svg class=\"timeline\""), 1u);
+  // The card's total drawn, the failing rank highlighted, and its bar with the fix.
+  EXPECT_EQ(Count(one, "<line class=\"card\""), 1u);
+  EXPECT_EQ(Count(one, "<rect class=\"hot\""), 1u);
+  EXPECT_NE(one.find(">rank 1 as logged</text>"), std::string::npos) << one;
+  EXPECT_EQ(Count(one, ">with the fix (0.93)</text>"), 1u);
+  EXPECT_EQ(Count(one, "class=\"shortfall\""), 1u) << "the fixed bar has no shortfall";
+  EXPECT_EQ(Count(one, "<g class=\"lane"), 4u);
   EXPECT_NE(one.find("failed first"), std::string::npos);
-  EXPECT_NE(one.find("rank 1 shortfall: "), std::string::npos);
   std::string many = Render(Format::kHtml, Many());
   EXPECT_NE(many.find("<table class=\"groups\">"), std::string::npos);
-  EXPECT_EQ(Count(many, "<section class=\"run\""), 5u);  // 3 groups + healthy + unreadable
+  // Details on demand: one folded section a group, plus the unreadable run; the
+  // healthy run is only a row of the runs table.
+  EXPECT_EQ(Count(many, "<section class=\"run\""), 4u);
+  EXPECT_EQ(Count(many, "<details class=\"group\""), 4u);
+  EXPECT_NE(many.find("<summary>All 6 runs</summary>"), std::string::npos);
   EXPECT_EQ(many.find("http://") == std::string::npos || many.find("src=\"http") == std::string::npos, true);
 }
 
+TEST(HtmlReporter, NoLedgerChartWhereMemoryDoesNotExplainTheFailure) {
+  Analysis a = testing::NcclTimeout(3);
+  a.root_cause = "nccl_timeout_hang";
+  LedgerRow row;
+  row.rank = 0;
+  row.free_at_init_bytes = 70.0 * (1 << 30);
+  row.weights_bytes = 30.0 * (1 << 30);
+  row.left_bytes = 40.0 * (1 << 30);
+  a.ledger.push_back(row);
+  std::string html = Render(Format::kHtml, One(a));
+  EXPECT_EQ(html.find("<svg class=\"ledger\""), std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"timeline\""), std::string::npos);
+}
 
 // ---- Hostile log text in every format ----
 
@@ -330,6 +467,7 @@ TEST(MarkdownReporter, PipesInTableCodeSpansAndNoLiveMentions) {
   ASSERT_FALSE(r.groups.empty());
   r.groups[0].message = "calloc `a|b` c|d <n>";
   r.runs[0].analysis.diagnoses[0].explanation = "ping @octocat and @github/security about #1, see https://evil.example/x or www.evil.example; it's <b>";
+  r.runs[0].analysis.verdict = r.runs[0].analysis.diagnoses[0].explanation;  // what markdown prints
   std::string md = Render(Format::kMarkdown, r);
   std::istringstream lines(md);
   std::string line, row;

@@ -101,8 +101,8 @@ Analysis KvNoRoom(const KvNoRoomOptions& o) {
                                                          std::to_string(short_gib).substr(0, 4) + " GiB shortfall"});
   d.remedy.push_back({"--mem-fraction-static", "0.93", "increase",
                       "the reserved slice is 1 - mem_fraction_static of total memory; a larger fraction leaves room "
-                      "for the KV pool"});
-  d.remedy.push_back({"--tp-size", std::to_string(o.tp * 2), "increase", "halves the weight shard per rank"});
+                      "for the KV pool", ""});
+  d.remedy.push_back({"--tp-size", std::to_string(o.tp * 2), "increase", "halves the weight shard per rank", ""});
   d.repro = {{"framework", "sglang"}, {"tp", o.tp}, {"mem_fraction_static", 0.88}};
   a.diagnoses.push_back(d);
   Diagnosis c;

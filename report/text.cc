@@ -3,6 +3,7 @@
 // One run: verdict, root cause in one sentence, the per-rank memory ledger
 // (or the rank/phase timeline), evidence, what it is NOT, remedy, repro
 // command, findings. Many runs: the groups with counts, then one line a run.
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -16,6 +17,7 @@ namespace {
 
 constexpr size_t kMaxEvidence = 8;
 constexpr size_t kMaxLine = 240;
+constexpr size_t kWidth = 100;  // wrapped paragraphs (findings, reasons, evidence)
 
 std::string Pad(std::string s, size_t width, bool right = false) {
   if (s.size() >= width) return s;
@@ -30,46 +32,160 @@ std::string Percent(double fraction) {
 
 // Log text on one terminal line: valid UTF-8, no control characters (C1's
 // U+009B is a CSI to some terminals; U+2028 breaks the line in others).
-std::string OneLine(std::string_view s) {
+std::string Clean(std::string_view s) {
   std::string out = StripControls(s, /*keep_newlines=*/false);
   for (char& c : out) {
     if (c == '\t') c = ' ';
   }
-  return Truncate(out, kMaxLine);
+  return out;
+}
+
+std::string OneLine(std::string_view s) { return Truncate(Clean(s), kMaxLine); }
+
+// `first` then `text` whole, wrapped at spaces; continuation lines indented
+// to `indent` columns.
+void WriteWrapped(std::ostream& out, const std::string& first, std::string_view text, size_t indent) {
+  size_t rest = kWidth > indent + 20 ? kWidth - indent : 20;
+  size_t head = first.size() + 20 <= kWidth ? kWidth - first.size() : 20;
+  std::vector<std::string> lines = Wrap(Clean(text), rest, head);
+  out << first << lines.front() << "\n";
+  for (size_t i = 1; i < lines.size(); ++i) out << std::string(indent, ' ') << lines[i] << "\n";
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s >= 100 ? "+%.0f s" : "+%.1f s", s);
+  return buf;
+}
+
+// The three lines an engineer on call reads first: the verdict, the fix (with
+// its effect and the floor) and how sure we are.
+void WriteAnswer(const Analysis& a, const Diagnosis* d, std::ostream& out) {
+  out << "Verdict: " << Clean(a.verdict.empty() ? a.root_cause : a.verdict) << "\n";
+  std::string ranks;
+  if (const RankState* first = FirstFailingRank(a); first != nullptr && first->rank >= 0) {
+    ranks = " · rank " + RankLabel(first->rank) + " failed first";
+  }
+  if (d == nullptr) {
+    if (a.root_cause == "unknown") out << "Fix: none known: no rule explains this failure; read the lines below\n";
+    out << "Run: " << Clean(RunSummary(a.run)) << ranks << "\n";
+    return;
+  }
+  Fix fix = FixOf(*d);
+  if (fix.recommended != nullptr) {
+    const Remedy& r = *fix.recommended;
+    std::string line = RemedyCommand(r);
+    if (line.empty()) line = r.flag + (r.value.empty() ? "" : " " + r.value);
+    out << "Fix: " << Clean(line);
+    if (!fix.now.empty()) out << " (now " << fix.now << ")";
+    if (!r.why.empty()) out << ": " << Clean(r.why);
+    if (fix.floor != nullptr) {
+      out << "; floor " << Clean(fix.floor->value);
+      if (!fix.floor->why.empty()) out << " (" << Clean(fix.floor->why) << ")";
+    }
+    out << "\n";
+  } else if (!d->remedy.empty()) {
+    out << "Fix: " << Clean(d->remedy.front().flag) << ": " << Clean(d->remedy.front().why) << "\n";
+  } else {
+    out << "Fix: no remedy known for this cause; the evidence below says where to look\n";
+  }
+  out << "Confidence: " << Percent(d->confidence) << " (" << d->id << ") · " << Clean(RunSummary(a.run)) << ranks
+      << "\n";
+}
+
+// Rows that print the same, as one line labelled with their ranks.
+struct Collapsed {
+  std::string cells;
+  std::vector<int> ranks;
+};
+
+template <typename Row, typename CellsFn>
+std::vector<Collapsed> Collapse(const std::vector<Row>& rows, CellsFn cells) {
+  std::vector<Collapsed> out;
+  for (const Row& r : rows) {
+    std::string c = cells(r);
+    auto it = std::find_if(out.begin(), out.end(), [&](const Collapsed& x) { return x.cells == c; });
+    if (it == out.end()) {
+      out.push_back({c, {r.rank}});
+    } else {
+      it->ranks.push_back(r.rank);
+    }
+  }
+  return out;
 }
 
 void WriteLedger(const Analysis& a, std::ostream& out) {
   out << "\nMemory ledger per rank (GiB):\n";
-  out << "  rank  role    free@init   weights  reserved   KV pool    graphs      left\n";
-  for (const LedgerRow& r : a.ledger) {
-    out << "  " << Pad(RankLabel(r.rank), 4, true) << "  "
-        << Pad(r.role.empty() ? "target" : r.role, 6) << Pad(FormatGiB(r.free_at_init_bytes), 11, true)
-        << Pad(FormatGiB(r.weights_bytes), 10, true) << Pad(FormatGiB(r.reserved_bytes), 10, true)
-        << Pad(FormatGiB(r.kv_pool_bytes), 10, true) << Pad(FormatGiB(r.graphs_bytes), 10, true)
-        << Pad(FormatGiB(r.left_bytes), 10, true) << (IsShort(r) ? "  SHORT" : "") << "\n";
+  out << "  ranks     role    free@init   weights  reserved   KV pool    graphs      left\n";
+  for (const Collapsed& c : Collapse(a.ledger, [](const LedgerRow& r) {
+         return Pad(r.role.empty() ? "target" : r.role, 6) + Pad(FormatGiB(r.free_at_init_bytes), 11, true) +
+                Pad(FormatGiB(r.weights_bytes), 10, true) + Pad(FormatGiB(r.reserved_bytes), 10, true) +
+                Pad(FormatGiB(r.kv_pool_bytes), 10, true) + Pad(FormatGiB(r.graphs_bytes), 10, true) +
+                Pad(FormatGiB(r.left_bytes), 10, true) + (IsShort(r) ? "  SHORT" : "");
+       })) {
+    out << "  " << Pad(RankRanges(c.ranks), 8) << "  " << c.cells << "\n";
   }
 }
 
-void WriteTimeline(const Analysis& a, std::ostream& out) {
+// Startup failures: which phase each rank reached and where it failed.
+void WritePhases(const Analysis& a, std::ostream& out) {
   const RankState* first = FirstFailingRank(a);
   out << "\nRanks and phases (# reached, X where its first error came):\n";
-  out << "  rank  ";
+  out << "  ranks     ";
   for (const char* p : kPhases) out << Pad(p, 10);
   out << "stopped at\n";
+  for (const Collapsed& c : Collapse(a.ranks, [&](const RankState& r) {
+         std::string cells;
+         int last = PhaseIndex(r.last_phase);
+         for (int i = 0; i < kNumPhases; ++i) {
+           bool reached = false;
+           for (const auto& p : r.phases) reached |= (PhaseIndex(p) == i);
+           std::string cell = reached ? "#" : ".";
+           if (i == last && !r.first_error.empty()) cell = "X";
+           cells += Pad(cell, 10);
+         }
+         cells += r.last_phase.empty() ? "?" : r.last_phase;
+         if (!r.first_error.empty()) cells += "  " + r.first_error;
+         if (&r == first) cells += "  <- failed first";
+         return cells;
+       })) {
+    std::string label = c.ranks.size() == 1 && c.ranks[0] < 0 ? "launcher" : RankRanges(c.ranks);
+    out << "  " << Pad(label, 8) << "  " << c.cells << "\n";
+  }
+}
+
+// Hangs and runtime failures: when each rank logged its first error and its
+// last line, and which ranks logged nothing.
+void WriteRankTimeline(const Analysis& a, std::ostream& out) {
+  const RankState* first = FirstFailingRank(a);
+  TimeAxis ax = MakeTimeAxis(a);
+  out << "\nRanks: first error and last line" << (ax.ok ? " (seconds from the first timed line)" : "") << ":\n";
+  auto when = [&](const Evidence& e, double ts, bool tod) {
+    double t = ax.OfLine(e, ts, tod);
+    return t >= 0 ? Pad(Seconds(t), 9) + " " : std::string();
+  };
   for (const RankState& r : a.ranks) {
-    out << "  " << Pad(r.role == "launcher" ? "main" : RankLabel(r.rank), 4, true) << "  ";
-    int last = PhaseIndex(r.last_phase);
-    for (int i = 0; i < kNumPhases; ++i) {
-      bool reached = false;
-      for (const auto& p : r.phases) reached |= (PhaseIndex(p) == i);
-      std::string cell = reached ? "#" : ".";
-      if (i == last && !r.first_error.empty()) cell = "X";
-      out << Pad(cell, 10);
+    std::string who = r.rank < 0 ? "launcher" : "rank " + RankLabel(r.rank);
+    std::string head = "  " + Pad(who, 9) + " ";
+    if (!r.first_error.empty()) {
+      const Evidence& e = r.first_error_evidence;
+      out << head << "error " << when(e, r.first_error_ts, false) << r.first_error << (&r == first ? " (failed first)" : "") << "  "
+          << Clean(EvidenceLocation(e)) << "\n";
+      WriteWrapped(out, std::string(14, ' '), e.text, 14);
+    } else {
+      out << head << "no error\n";
     }
-    out << (r.last_phase.empty() ? "?" : r.last_phase);
-    if (!r.first_error.empty()) out << "  " << r.first_error;
-    if (&r == first) out << "  <- failed first";
-    out << "\n";
+    if (!r.last_evidence.text.empty() && r.last_evidence.line != r.first_error_evidence.line) {
+      out << std::string(12, ' ') << "last  " << when(r.last_evidence, r.last_line_ts, r.last_line_time_of_day)
+          << Clean(EvidenceLocation(r.last_evidence)) << "\n";
+      WriteWrapped(out, std::string(14, ' '), r.last_evidence.text, 14);
+    }
+  }
+  std::vector<int> missing = MissingRanks(a);
+  if (!missing.empty()) {
+    out << "  missing   rank" << (missing.size() == 1 ? " " : "s ") << RankRanges(missing)
+        << ": no line of " << (missing.size() == 1 ? "it" : "theirs")
+        << " in the log; a rank the others wait for (or whose log was not collected)\n";
   }
 }
 
@@ -78,24 +194,41 @@ void WriteDiagnosis(const Analysis& a, const Diagnosis& d, std::ostream& out) {
     out << "\nEvidence:\n";
     for (size_t i = 0; i < d.evidence.size() && i < kMaxEvidence; ++i) {
       const Evidence& e = d.evidence[i];
-      out << "  " << EvidenceLocation(e);
-      if (e.rank >= 0) out << " rank " << e.rank;
-      out << ": " << OneLine(e.text) << "\n";
+      std::string head = "  " + EvidenceLocation(e) + (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") + ": ";
+      WriteWrapped(out, head, e.text, 6);
     }
     if (d.evidence.size() > kMaxEvidence) {
-      out << "  ... and " << d.evidence.size() - kMaxEvidence << " more lines\n";
+      out << "  ... and " << d.evidence.size() - kMaxEvidence << " more lines (--format json has them all)\n";
     }
   }
   if (!d.ruled_out.empty()) {
     out << "\nWhat it is NOT:\n";
-    for (const RuledOut& r : d.ruled_out) out << "  - " << r.id << ": " << OneLine(r.reason) << "\n";
+    for (const RuledOut& r : d.ruled_out) WriteWrapped(out, "  - " + r.id + ": ", r.reason, 6);
   }
-  if (!d.remedy.empty()) {
-    out << "\nRemedy:\n";
-    for (const Remedy& r : d.remedy) out << "  " << OneLine(RemedyLine(r)) << "\n";
+}
+
+void WriteRemedies(const Analysis& a, const Diagnosis& d, std::ostream& out) {
+  Fix fix = FixOf(d);
+  bool header = false;
+  for (const Remedy& r : d.remedy) {
+    if (&r == fix.recommended) continue;
+    if (!header) out << "\n" << (fix.recommended != nullptr ? "Also try:" : "Remedy:") << "\n";
+    header = true;
+    std::string line = RemedyCommand(r);
+    if (line.empty()) {
+      WriteWrapped(out, "  - " + r.flag + (r.value.empty() ? "" : " " + r.value) +
+                            (r.direction.empty() ? "" : " (" + r.direction + ")") + ": ",
+                   r.why, 6);
+    } else {
+      out << "  " << Clean(line) << "\n";
+      if (!r.why.empty()) WriteWrapped(out, "      ", r.why, 6);
+    }
   }
-  std::string repro = ReproCommand(a, d);
-  if (!repro.empty()) out << "\nReproduce on a GPU:\n  " << ValidUtf8(repro) << "\n";
+  ReproLines repro = ReproFor(a, d);
+  if (!repro.gpu.empty()) {
+    out << "\nReproduce on a GPU (or see what it would run, no GPU needed):\n  " << Clean(repro.gpu) << "\n  "
+        << Clean(repro.dry_run) << "\n";
+  }
 }
 
 void WriteRun(const RunResult& run, std::ostream& out) {
@@ -104,35 +237,34 @@ void WriteRun(const RunResult& run, std::ostream& out) {
     out << "ERROR: " << OneLine(run.error) << "\n";
     return;
   }
-  out << "Verdict: " << OneLine(a.verdict.empty() ? a.root_cause : a.verdict) << "\n";
-  out << "Run: " << OneLine(RunSummary(a.run)) << "\n";
   const Diagnosis* primary = PrimaryDiagnosis(a);
-  if (primary != nullptr) {
-    out << "\nRoot cause [" << primary->id << ", confidence " << Percent(primary->confidence)
-        << "]: " << OneLine(primary->explanation.empty() ? primary->title : primary->explanation) << "\n";
-  } else if (a.root_cause == "unknown") {
-    out << "\nRoot cause: a failure is visible but no rule explains it.\n";
-  }
-  if (!a.ledger.empty()) WriteLedger(a, out);
-  if (!a.ranks.empty() && (a.ledger.empty() || FirstFailingRank(a) != nullptr)) WriteTimeline(a, out);
+  WriteAnswer(a, primary, out);
   if (primary != nullptr) WriteDiagnosis(a, *primary, out);
+  if (MemoryExplains(a)) WriteLedger(a, out);
+  if (!a.ranks.empty() && a.root_cause != "none") {
+    if (PhasesExplain(a)) {
+      WritePhases(a, out);
+    } else {
+      WriteRankTimeline(a, out);
+    }
+  }
+  if (primary != nullptr) WriteRemedies(a, *primary, out);
   bool header = false;
   for (const Diagnosis& d : a.diagnoses) {
     if (&d == primary) continue;
     if (!header) out << "\nAlso seen:\n";
     header = true;
-    out << "  - " << d.id << (d.consequence ? " (consequence)" : "") << ": " << OneLine(d.title) << "\n";
+    WriteWrapped(out, "  - " + d.id + (d.consequence ? " (consequence)" : "") + ": ", d.title, 6);
   }
   if (!a.findings.empty()) {
     out << "\nFindings:\n";
     for (const Finding& f : a.findings) {
-      out << "  [" << f.severity << "] " << OneLine(f.title);
-      if (!f.advice.empty()) out << " -- " << OneLine(f.advice);
-      out << "\n";
+      WriteWrapped(out, "  [" + f.severity + "] ", f.title + (f.advice.empty() ? "" : ". " + f.advice), 4);
     }
   }
   for (const std::string& w : a.warnings) out << "warning: " << OneLine(w) << "\n";
 }
+
 
 class TextReporter : public Reporter {
  public:

@@ -39,6 +39,7 @@ struct Remedy {
   std::string value;      // "0.78"
   std::string direction;  // "increase" | "decrease" | "set" | "unset"
   std::string why;
+  std::string command;    // a line to copy when the remedy is not a flag: "dmesg -T | grep -i xid"
 };
 
 struct Diagnosis {
@@ -65,6 +66,18 @@ struct Finding {
   std::string advice;
 };
 
+// A moment in one rank's life, for the time axis of reports: the first line
+// of a phase, a warning, an error or a timeout, with the line itself.
+inline constexpr size_t kMaxRankMarks = 24;  // warnings and errors kept a rank (phases are few)
+
+struct RankMark {
+  double ts = 0;                 // seconds; 0 when the line has no time
+  bool time_of_day = false;      // ts counts from midnight (the log printed no date)
+  std::string type;              // "phase" | "warning" | "error" | "timeout"
+  std::string label;             // the phase name or the event kind
+  Evidence evidence;
+};
+
 struct RankState {
   int rank = -1;                    // -1: the lines of no rank (the launcher / main process of a ranked run)
   std::string role = "rank";        // "rank", or "launcher" for the rank -1 row of a run that has ranks
@@ -76,6 +89,10 @@ struct RankState {
   double first_ts = 0, last_ts = 0; // 0 when the log has no timestamps
   double first_error_ts = 0;
   uint64_t events = 0;
+  Evidence last_evidence;           // its last line understood (where it stopped)
+  double last_line_ts = 0;          // that line's time (0 unknown); time_of_day as in marks
+  bool last_line_time_of_day = false;
+  std::vector<RankMark> marks;      // in log order; phases, then at most kMaxRankMarks warnings/errors
 };
 
 // One row of the per-rank memory ledger (bytes; negative left = shortfall).
@@ -131,12 +148,14 @@ struct Analysis {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, file, line, rank, text)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RuledOut, id, reason)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why, command)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnosis, id, rule, confidence, title, explanation,
                                                 evidence, figures, ruled_out, remedy, repro, consequence, rank)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, figures, advice)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankMark, ts, time_of_day, type, label, evidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, role, host, phases, last_phase, first_error,
-                                                first_error_evidence, first_ts, last_ts, first_error_ts, events)
+                                                first_error_evidence, first_ts, last_ts, first_error_ts, events,
+                                                last_evidence, last_line_ts, last_line_time_of_day, marks)
 // Byte counts are integers in JSON; an unknown one is null.
 inline void to_json(nlohmann::json& j, const LedgerRow& r) {
   auto bytes = [](double b) -> nlohmann::json {

@@ -119,6 +119,48 @@ const char* PhaseOf(const std::string& kind) {
   return it == kPhases.end() ? nullptr : it->second;
 }
 
+// What a line means on a rank's time axis: "timeout", "error", "warning", or
+// "" (not marked).
+std::string MarkType(const Event& e) {
+  if (e.kind.find("timeout") != std::string::npos || e.kind == "hang_warning") return "timeout";
+  if (e.kind == "nccl_warn" || e.kind.find("warn") != std::string::npos) return "warning";
+  if (!e.consequence && IsFailureKind(e.kind)) return "error";
+  return "";
+}
+
+// Keeps the rank's last line, the first line of each phase and its first
+// kMaxRankMarks warnings and errors, each with its time, for the reports'
+// time axis (report/html.cc) and per-rank timeline (report/text.cc).
+void AddMark(const Event& e, RankState* st) {
+  st->last_evidence = ToEvidence(e);
+  if (e.ts) {
+    st->last_line_ts = *e.ts;
+    st->last_line_time_of_day = e.ts_is_time_of_day;
+  }
+  RankMark m;
+  if (e.ts) {
+    m.ts = *e.ts;
+    m.time_of_day = e.ts_is_time_of_day;
+  }
+  const char* ph = PhaseOf(e.kind);
+  if (ph == nullptr && st->marks.empty() && MarkType(e).empty()) ph = "init";  // the rank's first line
+  bool new_phase = ph != nullptr && std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
+                     return x.type == "phase" && x.label == ph;
+                   });
+  if (new_phase) {
+    m.type = "phase";
+    m.label = ph;
+  } else {
+    m.type = MarkType(e);
+    if (m.type.empty()) return;
+    size_t kept = std::count_if(st->marks.begin(), st->marks.end(), [](const RankMark& x) { return x.type != "phase"; });
+    if (kept >= kMaxRankMarks) return;
+    m.label = e.kind;
+  }
+  m.evidence = ToEvidence(e);
+  st->marks.push_back(std::move(m));
+}
+
 std::vector<RankState> BuildRanks(const RunIndex& run) {
   std::map<int, RankState> ranks;
   for (const Event& e : run.events()) {
@@ -140,6 +182,7 @@ std::vector<RankState> BuildRanks(const RunIndex& run) {
       st.first_error_evidence = ToEvidence(e);
       if (e.ts && !e.ts_is_time_of_day) st.first_error_ts = *e.ts;
     }
+    AddMark(e, &st);
   }
   std::vector<RankState> out;
   for (auto& [r, st] : ranks) {
@@ -360,7 +403,8 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     }
     for (const auto& rem : rule.remedy) {
       if (rem.when && !rem.when->Eval(scope).Truthy()) continue;
-      Remedy r{rem.flag, FillTemplate(rem.value, scope), rem.direction, FillTemplate(rem.why, scope)};
+      Remedy r{rem.flag, FillTemplate(rem.value, scope), rem.direction, FillTemplate(rem.why, scope),
+               FillTemplate(rem.command, scope)};
       if (!PointsPastValueInUse(run, r)) continue;
       d.remedy.push_back(std::move(r));
     }

@@ -270,13 +270,15 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
       auto value = Str(c, m, path, "value", false);
       auto dir = Str(c, m, path, "direction", true);
       auto why = Str(c, m, path, "why", true);
-      for (auto* s : {&flag, &value, &dir, &why})
+      auto command = Str(c, m, path, "command", false);
+      for (auto* s : {&flag, &value, &dir, &why, &command})
         if (!s->ok()) return s->status();
-      d.flag = *flag, d.value = *value, d.direction = *dir, d.why = *why;
+      d.flag = *flag, d.value = *value, d.direction = *dir, d.why = *why, d.command = *command;
       static const std::set<std::string> kDirs = {"increase", "decrease", "set", "unset"};
       if (!kDirs.count(d.direction)) return c.Error(path + ".direction", "expected increase, decrease, set or unset");
       TPT_RETURN_IF_ERROR(c.CheckTemplate(path + ".value", d.value));
       TPT_RETURN_IF_ERROR(c.CheckTemplate(path + ".why", d.why));
+      TPT_RETURN_IF_ERROR(c.CheckTemplate(path + ".command", d.command));
       if (m.contains("when")) {
         auto e = c.Expr(path + ".when", m["when"]);
         if (!e.ok()) return e.status();

@@ -32,6 +32,7 @@ struct Template {
 
 struct RemedyDef {
   std::string flag, value, direction, why;
+  std::string command;  // a line to copy when the remedy is not a flag (`dmesg -T | grep -i xid`)
   ExprPtr when;  // null: always
 };
 

@@ -896,8 +896,8 @@ std::string PlanToText(const Plan& p) {
                     WithCommas(*p.input.context_length).c_str(), p.max_concurrency);
       conc = buf;
     }
-    line("fits: a KV pool of " + WithCommas(p.kv_tokens) + " tokens (the server's pool; every rank holds its share)" +
-         conc);
+    line("fits: a KV pool of " + WithCommas(p.kv_tokens) +
+         " tokens (the server's pool: SGLang's max_total_num_tokens, vLLM's GPU KV cache size)" + conc);
   } else {
     line("predicted failure: " + p.failure);
     if (!p.error.empty()) line("  " + p.error);

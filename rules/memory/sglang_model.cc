@@ -244,7 +244,7 @@ StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in)
   out.cuda_graph_max_bs = bs;
   if (!(gpu_mb > 0)) {
     out.mem_fraction_static = 0.88;
-    out.rule = "post-#7054 heuristic without a known GPU capacity: 0.88";
+    out.rule = "SGLang's default (2025 builds on) without a known GPU capacity: 0.88";
     return out;
   }
   double reserved = 512;                              // constant metadata
@@ -263,7 +263,7 @@ StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in)
   }
   out.reserved_mb = reserved;
   out.mem_fraction_static = std::round((gpu_mb - reserved) / gpu_mb * 1000.0) / 1000.0;
-  out.rule = "post-#7054 heuristic: (gpu_mem - reserved) / gpu_mem, reserved = 512 + max(chunked_prefill,2048)x1.5 "
+  out.rule = "SGLang's default (2025 builds on): (gpu_mem - reserved) / gpu_mem, reserved = 512 + max(chunked_prefill,2048)x1.5 "
              "+ cuda_graph_max_bs x2 + tp x pp/8 x 1024 MB (>= 10 GiB above 60 GiB)";
   return out;
 }

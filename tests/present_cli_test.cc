@@ -1,0 +1,169 @@
+// present_cli_test.cc: the built binary on the bundled samples: every report
+// leads with the answer (verdict, fix, confidence) in text, markdown and HTML;
+// no internal reference name reaches any output; `tptriage log` merges a run's
+// lines by time, tagged by rank, with -C context, --kinds and --rank filters.
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/cli_run.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+tpt::test::CmdResult Tpt(const std::string& args) {
+  return tpt::test::RunCmd(std::string("'") + TPTRIAGE_BIN + "' " + args);
+}
+
+std::string Sample(const std::string& rel) { return std::string(TPT_SOURCE_DIR) + "/samples/" + rel; }
+
+// The hand-written samples of each framework and the founding case.
+std::vector<std::string> BundledSamples() {
+  std::vector<std::string> out;
+  for (const char* dir : {"logs", "founding"}) {
+    for (const auto& e : fs::directory_iterator(Sample(dir))) {
+      if (e.is_regular_file() && e.path().extension() == ".log") out.push_back(e.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) v.push_back(line);
+  return v;
+}
+
+TEST(AnswerFirst, EverySampleLeadsWithVerdictFixConfidence) {
+  for (const std::string& log : BundledSamples()) {
+    SCOPED_TRACE(log);
+    auto text = Tpt("analyze '" + log + "'");
+    ASSERT_FALSE(text.out.empty());
+    auto lines = Lines(text.out);
+    EXPECT_EQ(lines[0].rfind("Verdict: ", 0), 0u) << text.out;
+    if (text.rc == 1) {  // diagnosed: the fix and the confidence next
+      ASSERT_GE(lines.size(), 3u);
+      EXPECT_EQ(lines[1].rfind("Fix: ", 0), 0u) << text.out;
+      EXPECT_EQ(lines[2].rfind("Confidence: ", 0), 0u) << text.out;
+      // The verdict once: its sentence is not repeated as a "root cause".
+      EXPECT_EQ(text.out.find("Root cause ["), std::string::npos);
+      EXPECT_EQ(text.out.find(" (set): "), std::string::npos) << "remedies are lines to copy, not 'X (set)'";
+      auto md = Tpt("analyze '" + log + "' --format markdown");
+      size_t fix = md.out.find("**Fix:**");
+      ASSERT_NE(fix, std::string::npos) << md.out;
+      size_t ev = md.out.find("<summary>Evidence</summary>");
+      if (ev != std::string::npos) {
+        EXPECT_LT(fix, ev);
+      }
+      auto html = Tpt("analyze '" + log + "' --format html");
+      size_t aside = html.out.find("<aside class=\"fix");
+      ASSERT_NE(aside, std::string::npos);
+      EXPECT_LT(aside, html.out.find("<h3>"));
+    }
+  }
+}
+
+TEST(AnswerFirst, FoundingCaseCollapsesIdenticalRanksAndOffersReproWithDryRun) {
+  auto r = Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "'");
+  EXPECT_EQ(r.rc, 1);
+  auto lines = Lines(r.out);
+  EXPECT_EQ(lines[1].rfind("Fix: --mem-fraction-static 0.", 0), 0u) << r.out;
+  EXPECT_NE(lines[1].find("(now 0.50)"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  0-7 +target +94\\.00"))) << r.out;
+  EXPECT_NE(r.out.find("tptriage repro"), std::string::npos);
+  EXPECT_NE(r.out.find("--dry-run\n"), std::string::npos) << r.out;
+  // Findings whole: the custom all-reduce finding's last sentence is there.
+  EXPECT_NE(r.out.find("tptriage repro --bench-allreduce --tp 8"), std::string::npos) << r.out;
+}
+
+TEST(AnswerFirst, HangShowsRanksInTimeNotPhasesAndNoRepro) {
+  auto r = Tpt("analyze '" + Sample("logs/nccl-warn-hang-tp4.log") + "'");
+  EXPECT_EQ(r.out.find("Ranks and phases"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Ranks: first error and last line"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("watchdog_timeout"), std::string::npos);
+  EXPECT_NE(r.out.find("Fix: export TORCH_NCCL_DUMP_ON_TIMEOUT=1"), std::string::npos) << r.out;
+  // repro replays SGLang/vLLM memory set-ups; a torch NCCL hang is not one.
+  EXPECT_EQ(r.out.find("tptriage repro"), std::string::npos) << r.out;
+}
+
+TEST(AnswerFirst, NoInternalReferenceNamesInAnyOutput) {
+  const std::regex internal(R"(anchors-[a-z]|knowledge/|post-#[0-9]|sglang-source\.md|vllm-source\.md)");
+  std::vector<std::string> logs = BundledSamples();
+  for (const auto& e : fs::recursive_directory_iterator(Sample("findings"))) {
+    if (e.is_regular_file() && e.path().extension() == ".log") logs.push_back(e.path().string());
+  }
+  for (const std::string& log : logs) {
+    auto r = Tpt("analyze '" + log + "' --format json");
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(r.out, m, internal)) << log << ": " << m.str(0);
+  }
+  auto plan = Tpt("plan --help");
+  EXPECT_FALSE(std::regex_search(plan.out, internal));
+}
+
+TEST(LogView, MergesByTimeTaggedByRankWithEvidenceMarked) {
+  auto r = Tpt("log --no-pager '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "'");
+  EXPECT_EQ(r.rc, 0);
+  auto lines = Lines(r.out);
+  ASSERT_GT(lines.size(), 20u);
+  // Tagged with the rank; times from the first timed line, in order.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n[ >] +\+[0-9.]+s r3 +weights_load_begin)"))) << r.out;
+  double last = -1;
+  bool ordered = true;
+  std::regex ts(R"(^[ >] +\+([0-9.]+)s )");
+  for (const std::string& l : lines) {
+    std::smatch m;
+    if (!std::regex_search(l, m, ts)) continue;
+    double t = std::stod(m.str(1));
+    ordered &= t >= last;
+    last = t;
+  }
+  EXPECT_TRUE(ordered) << r.out;
+  // The diagnosis' evidence is marked; wrappers are gone (the text starts at the server's own line).
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n> .* r0 .*RuntimeError: Not enough memory)"))) << r.out;
+}
+
+TEST(LogView, ContextRankAndKindFilters) {
+  std::string log = "'" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "'";
+  auto all = Tpt("log --no-pager " + log);
+  auto ctx = Tpt("log --no-pager -C 1 " + log);
+  EXPECT_EQ(ctx.rc, 0);
+  EXPECT_LT(Lines(ctx.out).size(), Lines(all.out).size());
+  EXPECT_NE(ctx.out.find("\n--\n"), std::string::npos) << "separated stretches, like grep -C";
+  for (const std::string& l : Lines(ctx.out)) {
+    if (l == "--") continue;
+    EXPECT_TRUE(l[0] == '>' || l[0] == ' ') << l;
+  }
+  auto r2 = Tpt("log --no-pager --rank 2 " + log);
+  for (const std::string& l : Lines(r2.out)) {
+    if (l.rfind("  ", 0) == 0 && l.find_first_not_of(' ') > 30) continue;  // a traceback body line
+    EXPECT_TRUE(std::regex_search(l, std::regex(R"(^[ >] +(\+[0-9.]+s)? +r2 )"))) << l;
+  }
+  auto k = Tpt("log --no-pager --kinds weights_load_begin,weights_load_end " + log);
+  EXPECT_EQ(Lines(k.out).size(), 16u) << k.out;  // 8 ranks x begin and end
+  auto bad = Tpt("log --rank x " + log);
+  EXPECT_EQ(bad.rc, 2);
+}
+
+TEST(LogView, PagerOnlyOnATerminal) {
+  // Into a pipe the view is plain text even when $PAGER is set.
+  auto r = tpt::test::RunCmd("PAGER='sed s/^/PAGED/' '" + std::string(TPTRIAGE_BIN) + "' log '" +
+                             Sample("logs/nccl-warn-hang-tp4.log") + "'");
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out.find("PAGED"), std::string::npos);
+  EXPECT_NE(r.out.find("watchdog_timeout"), std::string::npos);
+  auto stdin_run = tpt::test::RunCmd("'" + std::string(TPTRIAGE_BIN) + "' log - < '" +
+                                     Sample("logs/nccl-warn-hang-tp4.log") + "'");
+  EXPECT_EQ(stdin_run.rc, 0);
+  EXPECT_NE(stdin_run.out.find("> "), std::string::npos) << "evidence marked from stdin too";
+}
+
+}  // namespace
