@@ -393,7 +393,7 @@ bool MemoryExplains(const Analysis& a) {
   if (a.ledger.empty()) return false;
   if (a.root_cause == "none") return true;
   for (const LedgerRow& r : a.ledger) {
-    if (r.left_bytes < 0) return true;
+    if (IsShort(r)) return true;
   }
   static const char* kMemoryCauses[] = {"kv_pool_no_room",        "kv_pool_too_small", "startup_free_memory_short",
                                         "weights_oom",            "warmup_oom",        "cuda_graph_capture_oom",

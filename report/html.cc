@@ -180,11 +180,11 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
         << (is_hot ? " style=\"fill:#c62828;font-weight:700\"" : b.fixed ? " style=\"fill:#2e7d32;font-weight:600\"" : "")
         << ">" << Esc(b.label) << "</text>\n";
     WriteBar(b.row, label_w, y + 4, px, b.label, out);
-    std::string tail = b.row.left_bytes < 0 ? "short " + FormatBytes(-b.row.left_bytes)
+    std::string tail = IsShort(b.row) ? "short " + FormatBytes(-b.row.left_bytes)
                        : b.fixed            ? "KV pool " + FormatBytes(b.row.kv_pool_bytes)
                                             : "left " + FormatBytes(b.row.left_bytes);
     out << "<text x=\"" << Num(label_w + bar_w + 8) << "\" y=\"" << Num(y + 16) << "\""
-        << (b.row.left_bytes < 0 ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
+        << (IsShort(b.row) ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
   }
   if (card > 0) {
     double x = label_w + card * px;
