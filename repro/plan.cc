@@ -231,8 +231,13 @@ Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& 
       if (row.value("role", "target") != "target") continue;
       const int r = row.value("rank", -1);
       if (r < 0) continue;
-      by_rank[r] = {row.value("free_at_init_bytes", 0.0), row.value("weights_bytes", 0.0)};
-      if (p->card_total_bytes == 0 && row.value("total_bytes", 0.0) > 0) {
+      // Unknown ledger cells are null (rules/analysis.h): read as "not given".
+      auto bytes = [&row](const char* k) {
+        auto it = row.find(k);
+        return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
+      };
+      by_rank[r] = {bytes("free_at_init_bytes"), bytes("weights_bytes")};
+      if (p->card_total_bytes == 0 && bytes("total_bytes") > 0) {
         p->card_total_bytes = static_cast<int64_t>(row["total_bytes"].get<double>());
       }
     }
