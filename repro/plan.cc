@@ -273,9 +273,24 @@ Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& 
   return OkStatus();
 }
 
+StatusOr<Plan> PlanFromJsonImpl(const json& j, const std::string& name);
+
 }  // namespace
 
+// A field of the wrong type (a ledger row's "role" as a number, ...) made
+// nlohmann::json throw out of repro (abort): it is a bad input like any other.
 StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
+  try {
+    return PlanFromJsonImpl(j, name);
+  } catch (const json::exception& e) {
+    return InvalidArgumentError(name + ": a field has the wrong type (" + e.what() +
+                                "); pass analyze's JSON or a repro plan as they were written");
+  }
+}
+
+namespace {
+
+StatusOr<Plan> PlanFromJsonImpl(const json& j, const std::string& name) {
   Plan p;
   p.source = name;
   if (!j.is_object()) return InvalidArgumentError(name + ": expected a JSON object (analyze's JSON or a repro plan)");
@@ -328,6 +343,8 @@ StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
   }
   return p;
 }
+
+}  // namespace
 
 StatusOr<Plan> LoadPlanFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
