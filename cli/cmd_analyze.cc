@@ -25,6 +25,7 @@
 #include "cli/color.h"
 #include "cli/commands.h"
 #include "cli/size_flag.h"
+#include "parser/parser.h"
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
@@ -55,10 +56,13 @@ struct AnalyzeConfig {
 };
 
 // --fail-on: which outcomes make the exit code non-zero. Outcomes rank
-// error (2) > unknown (3) > failure (1) > healthy (0); --fail-on X fails on X
-// and anything worse, and keeps the code so CI can still tell them apart.
+// error (2) > unknown (3) = no evidence (4) > failure (1) > healthy (0);
+// --fail-on X fails on X and anything worse, and keeps the code so CI can
+// still tell them apart (no evidence is never a pass by default).
 int ApplyFailOn(int code, const std::string& fail_on) {
-  auto rank = [](int c) { return c == kExitUsage ? 3 : c == kExitUnclassified ? 2 : c == kExitDiagnosed ? 1 : 0; };
+  auto rank = [](int c) {
+    return c == kExitUsage ? 3 : (c == kExitUnclassified || c == kExitNoEvidence) ? 2 : c == kExitDiagnosed ? 1 : 0;
+  };
   int threshold = fail_on == "never" ? 4 : fail_on == "error" ? 3 : fail_on == "unknown" ? 2 : 1;
   return rank(code) >= threshold ? code : kExitHealthy;
 }
@@ -79,11 +83,7 @@ std::string InputAt(const std::string& out, const std::vector<std::string>& inpu
     const fs::path dir = fs::weakly_canonical(in, ec);
     const auto rel = target.lexically_relative(dir);
     if (rel.empty() || *rel.begin() == "..") continue;
-    static const char* kLogExt[] = {".log", ".txt", ".out", ".err", ".gz", ".jsonl"};
-    const std::string ext = target.extension().string(), name = target.filename().string();
-    bool log = name.find(".log.") != std::string::npos;
-    for (const char* e : kLogExt) log |= ext == e;
-    if (log) return in;
+    if (ReadFromDirectory(target.string())) return in;
   }
   return "";
 }

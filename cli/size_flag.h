@@ -60,6 +60,7 @@ inline void validate(boost::any& v, const std::vector<std::string>& values, Byte
     // ParseByteSize's message starts by quoting the text; the template quotes it already.
     const std::string quoted = "'" + text + "' ";
     if (why.rfind(quoted, 0) == 0) why = why.substr(quoted.size());
+    if (why.rfind("is ", 0) == 0) why = why.substr(3);  // "... is invalid: not a size; ..."
     throw ByteSizeError(text, why);
   }
   v = boost::any(ByteSize{*n});

@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt::kernels {
 

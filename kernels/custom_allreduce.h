@@ -24,7 +24,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/ipc_allreduce.h"
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt::kernels {
 

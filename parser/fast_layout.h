@@ -31,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace re2 {
 class RE2;

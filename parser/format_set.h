@@ -20,7 +20,7 @@
 
 #include "parser/event.h"
 #include "parser/fast_layout.h"
-#include "parser/status.h"
+#include "base/status.h"
 #include "parser/values.h"
 
 struct hs_database;

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parser/event.h"
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt {
 class DeferredDecoder;

@@ -66,7 +66,7 @@ void ExpandInputs(const std::vector<std::string>& inputs, std::vector<Expanded>*
       const fs::path& p = it->path();
       std::string name = p.filename().string();
       if (!name.empty() && name[0] == '.') continue;
-      if (HasLogExtension(p) || ExtensionlessText(p)) found.push_back(p.string());
+      if (ReadFromDirectory(p.string())) found.push_back(p.string());
     }
     std::sort(found.begin(), found.end());
     if (found.empty()) {
@@ -102,6 +102,11 @@ double MergeKey(const Event& e, Clock* c, const double* global_day) {
 }
 
 }  // namespace
+
+bool ReadFromDirectory(const std::string& path) {
+  const fs::path p(path);
+  return HasLogExtension(p) || ExtensionlessText(p);
+}
 
 std::string LongLineWarning(const InputReport& r, const ParseOptions& options) {
   if (r.long_lines == 0) return "";

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "parser/event.h"
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt {
 
@@ -50,6 +50,10 @@ struct InputReport {
   uint64_t long_lines = 0;  // lines cut by the long-line policy
   std::string error;        // empty when read fine; else names the input and what to do
 };
+
+// True when a file of this name inside an input directory is read as a log
+// of the run (by its extension, or a text file without one).
+bool ReadFromDirectory(const std::string& path);
 
 // What a person must be told about one input that was read only in part: its
 // read error (truncated .gz, missing file, ...) and lines cut by the long-line

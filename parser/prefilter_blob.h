@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 
 struct hs_database;
 

@@ -28,7 +28,7 @@
 //   if ((*dfa)->Match("[12] rank0: x", &members)) ...  // members == {0}
 #pragma once
 
-#include "parser/status.h"
+#include "base/status.h"
 
 #include <cstdint>
 #include <memory>

@@ -65,6 +65,17 @@ void RankResolver::Observe(Event* e) {
     if (recent.size() >= 16) recent.erase(recent.begin());
     recent.push_back({e->line, e->rank, e->local_rank, e->dp_rank, e->pp_rank, e->tp_rank, e->ep_rank});
   }
+  if (e->kind == "nccl_comm_init" && e->pid >= 0) {
+    auto rk = e->fields().find("comm_rank"), nr = e->fields().find("nranks");
+    if (rk != e->fields().end() && nr != e->fields().end() && rk->is_number_integer() && nr->is_number_integer()) {
+      int64_t r = rk->get<int64_t>(), n = nr->get<int64_t>();
+      if (r >= 0 && n > r && n < (1 << 20)) {
+        CommRank& c = pid_ranks_[std::make_pair(e->host, e->pid)];
+        if (n > c.nranks) c = {static_cast<int>(n), static_cast<int>(r), false};
+        else if (n == c.nranks && r != c.rank) c.ambiguous = true;
+      }
+    }
+  }
   if (tp_size_arg_ == 0) tp_size_arg_ = SizeFromServerArgs(*e, "tp_size");
   if (pp_size_arg_ == 0) pp_size_arg_ = SizeFromServerArgs(*e, "pp_size");
   if (e->tp_rank < 0) return;
@@ -74,6 +85,13 @@ void RankResolver::Observe(Event* e) {
 }
 
 void RankResolver::Assign(Event* e) const {
+  if (e->rank < 0 && e->pid >= 0 && !pid_ranks_.empty()) {
+    auto it = pid_ranks_.find(std::make_pair(e->host, e->pid));
+    if (it != pid_ranks_.end() && !it->second.ambiguous) {
+      e->rank = it->second.rank;
+      return;
+    }
+  }
   if (max_tp_ < 0 || e->rank >= 0 || e->tp_rank < 0) return;
   bool tp_is_global = std::all_of(tp_groups_.begin(), tp_groups_.end(),
                                   [](const auto& g) { return g.second.size() == 1; });

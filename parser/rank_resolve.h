@@ -14,7 +14,12 @@
 //   4. sets a global rank where rank is -1 and tp_rank is known: tp_rank when
 //      the run's tp ranks never repeat across (dp, pp) (SGLang DP attention:
 //      TP is already global), else (dp * pp_size + pp) * tp_size + tp with
-//      sizes from a server_args event, else the largest rank seen + 1.
+//      sizes from a server_args event, else the largest rank seen + 1,
+//   5. gives a line of a process (host and pid, NCCL's `host:pid:tid [dev]`)
+//      the rank its own `ncclCommInitRank ... rank N nranks M` line names,
+//      from the largest communicator that process joined (the world, not a
+//      TP subgroup); a process whose lines name two ranks at that size is
+//      left alone. `[dev]` is the CUDA device (local_rank), never the rank.
 // The rule is documented in parser/README.md ("Ranks").
 //
 //   tpt::ResolveRanks(&run.events);   // ParseRunToMemory does this
@@ -54,6 +59,12 @@ class RankResolver {
   std::map<std::string, std::vector<Who>> recent_;
   int tp_size_arg_ = 0, pp_size_arg_ = 0;  // from the first server_args that has them
   std::map<int, std::set<std::pair<int, int>>> tp_groups_;  // tp rank -> (dp, pp) pairs
+  // (host, pid) -> the rank its largest communicator gave it (step 5).
+  struct CommRank {
+    int nranks = 0, rank = -1;
+    bool ambiguous = false;
+  };
+  std::map<std::pair<std::string, int>, CommRank> pid_ranks_;
 };
 
 // Events parsed from one line (a traceback's last line is its `exception` and,

@@ -134,6 +134,39 @@ TEST(ResolveRanks, NoTpRanksLeavesEventsAlone) {
   EXPECT_EQ(ev[1].rank, -1);
 }
 
+Event Nccl(std::string kind, std::string host, int pid, int dev, int comm_rank = -1, int nranks = 0) {
+  Event e;
+  e.kind = std::move(kind);
+  e.host = std::move(host);
+  e.pid = pid;
+  e.local_rank = dev;
+  if (comm_rank >= 0) {
+    e.fields()["comm_rank"] = comm_rank;
+    e.fields()["nranks"] = nranks;
+  }
+  return e;
+}
+
+// NCCL's `host:pid:tid [dev]`: [dev] is the CUDA device, the rank is what the
+// process's own ncclCommInitRank line says, in its largest communicator.
+TEST(ResolveRanks, NcclLinesTakeTheRankOfTheirProcessInitLine) {
+  std::vector<Event> ev = {
+      Nccl("nccl_warn", "node7", 40213, 0),               // before its init line: the run is resolved whole
+      Nccl("nccl_comm_init", "node7", 40213, 0, 1, 2),    // a TP subgroup of 2: rank 1 there
+      Nccl("nccl_comm_init", "node7", 40213, 0, 6, 8),    // the world of 8: rank 6
+      Nccl("nccl_comm_init", "node8", 40213, 0, 2, 8),    // same pid on another host: another process
+      Nccl("nccl_warn", "node8", 40213, 0),
+      Nccl("nccl_warn", "node9", 5, 1),                   // no init line: unknown, not device 1
+      Nccl("nccl_comm_init", "node9", 7, 0, 1, 4),        // one pid that names two ranks at one size
+      Nccl("nccl_comm_init", "node9", 7, 0, 3, 4),
+      Nccl("nccl_warn", "node9", 7, 0)};
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[0].rank, 6);
+  EXPECT_EQ(ev[4].rank, 2);
+  EXPECT_EQ(ev[5].rank, -1);
+  EXPECT_EQ(ev[8].rank, -1);
+}
+
 // Whole parser: real line shapes through the builtin formats get a rank.
 TEST(ResolveRanks, ParseRunToMemoryResolvesPrefixRanks) {
   namespace fs = std::filesystem;

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt {
 

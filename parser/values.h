@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "report/report.h"
 
 namespace tpt::report {

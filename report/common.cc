@@ -152,6 +152,7 @@ std::string Truncate(std::string_view s, size_t max_bytes) {
 }
 
 std::string FormatBytes(double bytes) {
+  if (!KnownBytes(bytes)) return "?";
   char buf[64];
   double gib = bytes / (1024.0 * 1024 * 1024);
   if (std::fabs(gib) >= 1.0 || bytes == 0) {
@@ -163,8 +164,10 @@ std::string FormatBytes(double bytes) {
 }
 
 std::string FormatGiB(double bytes) {
+  if (!KnownBytes(bytes)) return "?";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", bytes / (1024.0 * 1024 * 1024));
+  double gib = bytes / (1024.0 * 1024 * 1024);
+  std::snprintf(buf, sizeof buf, "%.2f", std::fabs(gib) < 0.005 ? 0.0 : gib);  // never "-0.00"
   return buf;
 }
 
@@ -177,9 +180,10 @@ const Diagnosis* PrimaryDiagnosis(const Analysis& a) {
 
 const RankState* FirstFailingRank(const Analysis& a) {
   // The rank the primary diagnosis points at, when it has an error of its own.
-  if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr && !d->evidence.empty() && d->evidence[0].rank >= 0) {
+  if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) {
+    int blamed = d->rank >= 0 ? d->rank : (!d->evidence.empty() ? d->evidence[0].rank : -1);
     for (const RankState& r : a.ranks) {
-      if (r.rank == d->evidence[0].rank && !r.first_error.empty()) return &r;
+      if (blamed >= 0 && r.rank == blamed && !r.first_error.empty()) return &r;
     }
   }
   // Else the earliest error among numbered ranks; lines without a rank last.
@@ -421,7 +425,7 @@ bool MemoryExplains(const Analysis& a) {
   if (a.ledger.empty()) return false;
   if (a.root_cause == "none") return true;
   for (const LedgerRow& r : a.ledger) {
-    if (r.left_bytes < 0) return true;
+    if (IsShort(r)) return true;
   }
   static const char* kMemoryCauses[] = {"kv_pool_no_room",        "kv_pool_too_small", "startup_free_memory_short",
                                         "weights_oom",            "warmup_oom",        "cuda_graph_capture_oom",

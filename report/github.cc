@@ -111,7 +111,7 @@ class GithubReporter : public Reporter {
     // Inputs read only in part come first: the errors above may rest on them.
     for (const WarningLine& w : CollectWarnings(report)) {
       Annotation ann;
-      ann.title = "tptriage: input read only in part";
+      ann.title = "tptriage: the analysis may be incomplete";
       ann.message = (report.many ? "[" + w.runs.front() +
                                        (w.runs.size() > 1 ? " +" + std::to_string(w.runs.size() - 1) + " more" : "") +
                                        "] "

@@ -114,7 +114,7 @@ void WriteBar(const LedgerRow& r, double x0, double y, double px, const std::str
     x += w;
   }
   double free_x = x0 + r.free_at_init_bytes * px;
-  if (r.left_bytes < 0) {
+  if (IsShort(r)) {
     out << "<rect class=\"shortfall\" x=\"" << Num(free_x) << "\" y=\"" << Num(y) << "\" width=\""
         << Num(-r.left_bytes * px) << "\" height=\"16\" fill=\"#c62828\" fill-opacity=\"0.85\"><title>" << Esc(who)
         << " shortfall: " << FormatBytes(-r.left_bytes) << "</title></rect>\n";
@@ -131,7 +131,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
   int hot = first != nullptr ? first->rank : -2;
   if (hot < 0) {
     for (const LedgerRow& r : a.ledger) {
-      if (r.left_bytes < 0) {
+      if (IsShort(r)) {
         hot = r.rank;
         break;
       }
@@ -180,11 +180,11 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
         << (is_hot ? " style=\"fill:#c62828;font-weight:700\"" : b.fixed ? " style=\"fill:#2e7d32;font-weight:600\"" : "")
         << ">" << Esc(b.label) << "</text>\n";
     WriteBar(b.row, label_w, y + 4, px, b.label, out);
-    std::string tail = b.row.left_bytes < 0 ? "short " + FormatBytes(-b.row.left_bytes)
+    std::string tail = IsShort(b.row) ? "short " + FormatBytes(-b.row.left_bytes)
                        : b.fixed            ? "KV pool " + FormatBytes(b.row.kv_pool_bytes)
                                             : "left " + FormatBytes(b.row.left_bytes);
     out << "<text x=\"" << Num(label_w + bar_w + 8) << "\" y=\"" << Num(y + 16) << "\""
-        << (b.row.left_bytes < 0 ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
+        << (IsShort(b.row) ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
   }
   if (card > 0) {
     double x = label_w + card * px;
@@ -204,7 +204,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
                         "</td><td class=\"num\">" + FormatBytes(r.reserved_bytes) + "</td><td class=\"num\">" +
                         FormatBytes(r.kv_pool_bytes) + "</td><td class=\"num\">" + FormatBytes(r.graphs_bytes) +
                         "</td><td class=\"num\"" +
-                        (r.left_bytes < 0 ? " style=\"color:#c62828;font-weight:600\"" : "") + ">" +
+                        (IsShort(r) ? " style=\"color:#c62828;font-weight:600\"" : "") + ">" +
                         FormatBytes(r.left_bytes) + "</td>";
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
     if (it == rows.end()) {

@@ -29,7 +29,7 @@ nlohmann::json ReportToJson(const Report& report) {
   doc["schema_version"] = kSchemaVersion;
   doc["tool"] = {{"name", "tptriage"}, {"version", report.tool_version}};
   doc["summary"] = {{"runs", report.runs.size()},           {"diagnosed", report.diagnosed},
-                    {"unclassified", report.unclassified},  {"healthy", report.healthy},
+                    {"unclassified", report.unclassified}, {"no_evidence", report.no_evidence},  {"healthy", report.healthy},
                     {"errors", report.errors},              {"groups", report.groups.size()},
                     {"exit_code", WorstExitCode(report.runs)}};
   nlohmann::json runs = nlohmann::json::array();

@@ -110,7 +110,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
     std::string cells = Cell(r.role.empty() ? "target" : r.role) + " | " + FormatBytes(r.free_at_init_bytes) + " | " +
                         FormatBytes(r.weights_bytes) + " | " + FormatBytes(r.reserved_bytes) + " | " +
                         FormatBytes(r.kv_pool_bytes) + " | " + FormatBytes(r.graphs_bytes) + " | " +
-                        (r.left_bytes < 0 ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes));
+                        (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes));
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
     if (it == rows.end()) {
       rows.push_back({cells, {r.rank}});
@@ -270,7 +270,7 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     out << "- `" << x.id << "`" << (x.consequence ? " (consequence)" : "") << ": " << Para(x.title) << "\n";
   }
   if (!a.warnings.empty()) {
-    out << "\n**Warnings** (inputs read only in part)\n\n";
+    out << "\n**Warnings** (the analysis may be incomplete)\n\n";
     for (const std::string& w : a.warnings) out << "- ⚠️ " << Cell(w) << "\n";
   }
   if (!a.findings.empty()) {

@@ -15,9 +15,10 @@ namespace {
 int Severity(int exit_code) {
   switch (exit_code) {
     case kExitHealthy: return 0;
-    case kExitDiagnosed: return 1;
-    case kExitUnclassified: return 2;
-    default: return 3;  // kExitUsage and anything unexpected
+    case kExitNoEvidence: return 1;
+    case kExitDiagnosed: return 2;
+    case kExitUnclassified: return 3;
+    default: return 4;  // kExitUsage and anything unexpected
   }
 }
 
@@ -43,9 +44,10 @@ Report MakeReport(std::vector<RunResult> runs, bool many, std::string tool_versi
       case kExitHealthy: ++report.healthy; break;
       case kExitDiagnosed: ++report.diagnosed; break;
       case kExitUnclassified: ++report.unclassified; break;
+      case kExitNoEvidence: ++report.no_evidence; break;
       default: ++report.errors; break;
     }
-    if (!run.error.empty() || run.exit_code == kExitHealthy) continue;
+    if (!run.error.empty() || run.exit_code == kExitHealthy || run.exit_code == kExitNoEvidence) continue;
     Signature sig = ComputeSignature(run.analysis);
     if (sig.id.empty()) continue;
     run.analysis.signature = sig.id;

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "rules/analysis.h"
 #include "rules/engine.h"  // ExitCodeFor: the exit code of one Analysis
 
@@ -49,10 +49,11 @@ struct Report {
   std::vector<RunResult> runs;
   std::vector<Group> groups;      // failed runs only; most runs first
   size_t healthy = 0, diagnosed = 0, unclassified = 0, errors = 0;
+  size_t no_evidence = 0;  // runs whose input holds nothing understood (exit 4)
 };
 
 // Exit code of a set of runs: the worst of them, ranked
-// input error (2) > unexplained failure (3) > diagnosed (1) > healthy (0).
+// input error (2) > unexplained failure (3) > diagnosed (1) > no evidence (4) > healthy (0).
 int WorstExitCode(const std::vector<RunResult>& runs);
 
 // Fills each failed run's signature, groups the runs and counts outcomes.

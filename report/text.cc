@@ -123,7 +123,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
          return Pad(r.role.empty() ? "target" : r.role, 6) + Pad(FormatGiB(r.free_at_init_bytes), 11, true) +
                 Pad(FormatGiB(r.weights_bytes), 10, true) + Pad(FormatGiB(r.reserved_bytes), 10, true) +
                 Pad(FormatGiB(r.kv_pool_bytes), 10, true) + Pad(FormatGiB(r.graphs_bytes), 10, true) +
-                Pad(FormatGiB(r.left_bytes), 10, true) + (r.left_bytes < 0 ? "  SHORT" : "");
+                Pad(FormatGiB(r.left_bytes), 10, true) + (IsShort(r) ? "  SHORT" : "");
        })) {
     out << "  " << Pad(RankRanges(c.ranks), 8) << "  " << c.cells << "\n";
   }
@@ -276,7 +276,9 @@ class TextReporter : public Reporter {
       return;
     }
     out << report.runs.size() << " runs: " << report.diagnosed << " diagnosed, " << report.unclassified
-        << " unexplained, " << report.healthy << " healthy, " << report.errors << " unreadable; "
+        << " unexplained, " << report.healthy << " healthy, "
+        << (report.no_evidence ? std::to_string(report.no_evidence) + " with no evidence, " : std::string())
+        << report.errors << " unreadable; "
         << report.groups.size() << " distinct failure" << (report.groups.size() == 1 ? "" : "s") << "\n";
     if (!report.groups.empty()) {
       out << "\nGroups (same signature = same failure):\n";

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "repro/backend.h"
 
 namespace tpt::repro {

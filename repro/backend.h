@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt::repro {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "repro/backend.h"
 
 namespace tpt::repro {

@@ -231,8 +231,13 @@ Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& 
       if (row.value("role", "target") != "target") continue;
       const int r = row.value("rank", -1);
       if (r < 0) continue;
-      by_rank[r] = {row.value("free_at_init_bytes", 0.0), row.value("weights_bytes", 0.0)};
-      if (p->card_total_bytes == 0 && row.value("total_bytes", 0.0) > 0) {
+      // Unknown ledger cells are null (rules/analysis.h): read as "not given".
+      auto bytes = [&row](const char* k) {
+        auto it = row.find(k);
+        return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
+      };
+      by_rank[r] = {bytes("free_at_init_bytes"), bytes("weights_bytes")};
+      if (p->card_total_bytes == 0 && bytes("total_bytes") > 0) {
         p->card_total_bytes = static_cast<int64_t>(row["total_bytes"].get<double>());
       }
     }
@@ -268,9 +273,24 @@ Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& 
   return OkStatus();
 }
 
+StatusOr<Plan> PlanFromJsonImpl(const json& j, const std::string& name);
+
 }  // namespace
 
+// A field of the wrong type (a ledger row's "role" as a number, ...) made
+// nlohmann::json throw out of repro (abort): it is a bad input like any other.
 StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
+  try {
+    return PlanFromJsonImpl(j, name);
+  } catch (const json::exception& e) {
+    return InvalidArgumentError(name + ": a field has the wrong type (" + e.what() +
+                                "); pass analyze's JSON or a repro plan as they were written");
+  }
+}
+
+namespace {
+
+StatusOr<Plan> PlanFromJsonImpl(const json& j, const std::string& name) {
   Plan p;
   p.source = name;
   if (!j.is_object()) return InvalidArgumentError(name + ": expected a JSON object (analyze's JSON or a repro plan)");
@@ -323,6 +343,8 @@ StatusOr<Plan> PlanFromJson(const json& j, const std::string& name) {
   }
   return p;
 }
+
+}  // namespace
 
 StatusOr<Plan> LoadPlanFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

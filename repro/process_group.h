@@ -17,7 +17,7 @@
 #include <string>
 
 #include "kernels/cuda_check.h"
-#include "parser/status.h"
+#include "base/status.h"
 #include "repro/backend.h"
 
 namespace tpt::repro {

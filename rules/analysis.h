@@ -10,6 +10,9 @@
 //   auto back = j.get<tpt::Analysis>();   // and back
 #pragma once
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -51,6 +54,7 @@ struct Diagnosis {
   std::vector<Remedy> remedy;
   nlohmann::json repro = nlohmann::json::object();  // plan parameters for `tptriage repro`
   bool consequence = false;  // a consequence of another diagnosis (ranked below causes)
+  int rank = -1;             // the rank it blames: the rule's `suspect_rank` figure, else its anchor's; -1 unknown
 };
 
 struct Finding {
@@ -75,7 +79,8 @@ struct RankMark {
 };
 
 struct RankState {
-  int rank = -1;
+  int rank = -1;                    // -1: the lines of no rank (the launcher / main process of a ranked run)
+  std::string role = "rank";        // "rank", or "launcher" for the rank -1 row of a run that has ranks
   std::string host;
   std::vector<std::string> phases;  // phases reached in order: init, dist_init, weights, kv_pool, graphs, ready, serving
   std::string last_phase;
@@ -91,12 +96,20 @@ struct RankState {
 };
 
 // One row of the per-rank memory ledger (bytes; negative left = shortfall).
+// A figure the log neither printed nor lets us derive is kUnknownBytes (NaN):
+// `?` in text, null in JSON, never 0.
+inline constexpr double kUnknownBytes = std::numeric_limits<double>::quiet_NaN();
+inline bool KnownBytes(double b) { return std::isfinite(b); }
 struct LedgerRow {
   int rank = -1;
   std::string role;  // "target" or "draft"
   double total_bytes = 0, free_at_init_bytes = 0, weights_bytes = 0, reserved_bytes = 0,
          kv_pool_bytes = 0, graphs_bytes = 0, left_bytes = 0;
 };
+// Logs print GB with two decimals: a left within this of 0 is balanced, not short.
+inline constexpr double kLedgerToleranceBytes = 0.05 * 1024 * 1024 * 1024;
+// SHORT: left is known (every input it needs was read) and below 0 by more than rounding.
+inline bool IsShort(const LedgerRow& r) { return KnownBytes(r.left_bytes) && r.left_bytes < -kLedgerToleranceBytes; }
 
 struct RunInfo {
   std::string framework;  // "sglang", "vllm", "tgi", "trtllm", "lmdeploy", "torch", "nccl", ""
@@ -107,9 +120,21 @@ struct RunInfo {
   std::vector<std::string> inputs;                   // files analysed
 };
 
+// One start of the server in a log that holds several (restart loops,
+// concatenated logs): where it began and what it concluded.
+struct Launch {
+  int index = 0;            // 1-based
+  std::string file;
+  uint64_t first_line = 0;  // its start line
+  std::string root_cause;
+  std::string verdict;
+};
+
 struct Analysis {
   int schema_version = kSchemaVersion;
-  std::string root_cause = "none";  // taxonomy id, "none" healthy, "unknown" unexplained failure
+  // taxonomy id, "none" healthy, "unknown" unexplained failure, "no_evidence"
+  // nothing understood (no phase, no server line): never called healthy
+  std::string root_cause = "none";
   std::string verdict;              // one line for a person
   std::string signature;            // stable grouping id (report/grouping)
   RunInfo run;
@@ -118,29 +143,82 @@ struct Analysis {
   std::vector<Diagnosis> diagnoses;  // ranked: primary first
   std::vector<Finding> findings;
   std::vector<std::string> warnings; // inputs that could not be read, etc.
+  std::vector<Launch> launches;      // when the server started more than once: each start, the last analysed above
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, file, line, rank, text)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RuledOut, id, reason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why, command)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnosis, id, rule, confidence, title, explanation,
-                                                evidence, figures, ruled_out, remedy, repro, consequence)
+                                                evidence, figures, ruled_out, remedy, repro, consequence, rank)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, figures, advice)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankMark, ts, time_of_day, type, label, evidence)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, host, phases, last_phase, first_error,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, role, host, phases, last_phase, first_error,
                                                 first_error_evidence, first_ts, last_ts, first_error_ts, events,
                                                 last_evidence, last_line_ts, last_line_time_of_day, marks)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LedgerRow, rank, role, total_bytes, free_at_init_bytes,
-                                                weights_bytes, reserved_bytes, kv_pool_bytes, graphs_bytes,
-                                                left_bytes)
+// Byte counts are integers in JSON; an unknown one is null.
+inline void to_json(nlohmann::json& j, const LedgerRow& r) {
+  auto bytes = [](double b) -> nlohmann::json {
+    return KnownBytes(b) ? nlohmann::json(static_cast<int64_t>(std::llround(b))) : nlohmann::json(nullptr);
+  };
+  j = nlohmann::json{{"rank", r.rank},
+                     {"role", r.role},
+                     {"total_bytes", bytes(r.total_bytes)},
+                     {"free_at_init_bytes", bytes(r.free_at_init_bytes)},
+                     {"weights_bytes", bytes(r.weights_bytes)},
+                     {"reserved_bytes", bytes(r.reserved_bytes)},
+                     {"kv_pool_bytes", bytes(r.kv_pool_bytes)},
+                     {"graphs_bytes", bytes(r.graphs_bytes)},
+                     {"left_bytes", bytes(r.left_bytes)}};
+}
+inline void from_json(const nlohmann::json& j, LedgerRow& r) {
+  auto bytes = [&](const char* k) {
+    auto it = j.find(k);
+    return it != j.end() && it->is_number() ? it->get<double>() : kUnknownBytes;
+  };
+  r.rank = j.value("rank", -1);
+  r.role = j.value("role", std::string());
+  r.total_bytes = bytes("total_bytes");
+  r.free_at_init_bytes = bytes("free_at_init_bytes");
+  r.weights_bytes = bytes("weights_bytes");
+  r.reserved_bytes = bytes("reserved_bytes");
+  r.kv_pool_bytes = bytes("kv_pool_bytes");
+  r.graphs_bytes = bytes("graphs_bytes");
+  r.left_bytes = bytes("left_bytes");
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunInfo, framework, version, tp, pp, dp, ep, gpu, config, inputs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, index, file, first_line, root_cause, verdict)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Analysis, schema_version, root_cause, verdict, signature, run,
-                                                ranks, ledger, diagnoses, findings, warnings)
+                                                ranks, ledger, diagnoses, findings, warnings, launches)
+
+// Byte counts are whole numbers in every JSON document (analyze, plan, diff,
+// repro): a number under a key ending in "_bytes" (or "_bytes_per_rank")
+// becomes an integer, recursively; null stays null.
+inline void WholeBytes(nlohmann::json* j) {
+  auto is_bytes_key = [](const std::string& k) {
+    auto ends = [&k](const char* s) {
+      size_t n = std::char_traits<char>::length(s);
+      return k.size() >= n && k.compare(k.size() - n, n, s) == 0;
+    };
+    return ends("_bytes") || ends("_bytes_per_rank");
+  };
+  if (j->is_object()) {
+    for (auto it = j->begin(); it != j->end(); ++it) {
+      if (it->is_number_float() && is_bytes_key(it.key()) && std::isfinite(it->get<double>()))
+        *it = static_cast<int64_t>(std::llround(it->get<double>()));
+      else if (it->is_structured())
+        WholeBytes(&*it);
+    }
+  } else if (j->is_array()) {
+    for (auto& x : *j) WholeBytes(&x);
+  }
+}
 
 // Exit codes of analyze (documented in README.md).
 inline constexpr int kExitHealthy = 0;
 inline constexpr int kExitDiagnosed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitUnclassified = 3;
+inline constexpr int kExitNoEvidence = 4;  // nothing in the input says a server ran: neither healthy nor failed
 
 }  // namespace tpt

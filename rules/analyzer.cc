@@ -8,6 +8,7 @@
 #include "rules/engine.h"
 #include "rules/findings.h"
 #include "rules/generated_defs.h"
+#include "rules/launches.h"
 
 namespace tpt {
 
@@ -59,22 +60,102 @@ StatusOr<Analyzer> Analyzer::Create(const AnalyzerOptions& options) {
   return an;
 }
 
-StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs) const {
+namespace {
+
+// The same file or stdin named twice is read once ("- -" would split one
+// stream between two inputs); an error for stdin, a warning for a file.
+StatusOr<std::vector<std::string>> DistinctInputs(const std::vector<std::string>& inputs,
+                                                  std::vector<std::string>* warnings) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  bool stdin_seen = false;
+  for (const std::string& in : inputs) {
+    if (in == "-") {
+      if (stdin_seen)
+        return InvalidArgumentError("'-' (stdin) is given twice: stdin is one stream; give it once");
+      stdin_seen = true;
+      out.push_back(in);
+      continue;
+    }
+    std::error_code ec;
+    fs::path canon = fs::weakly_canonical(fs::path(in), ec);
+    std::string key = ec ? in : canon.string();
+    if (!seen.insert(key).second) {
+      warnings->push_back(in + " is given more than once: read once");
+      continue;
+    }
+    out.push_back(in);
+  }
+  return out;
+}
+
+std::string Shorten(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n) + "..." : s; }
+
+}  // namespace
+
+StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) const {
+  std::vector<std::string> dup_warnings;
+  auto distinct = DistinctInputs(inputs_in, &dup_warnings);
+  if (!distinct.ok()) return distinct.status();
+  const std::vector<std::string>& inputs = *distinct;
   auto run = ParseRunToMemory(inputs, *formats_, parse_);
   if (!run.ok()) return run.status();
+  // Two runs are never merged into one verdict.
+  if (std::string why = DifferentRuns(run->events); !why.empty()) {
+    return InvalidArgumentError("these inputs are not one run (" + why +
+                                "): analyse each run on its own, or put each run in its own folder and use --runs DIR");
+  }
   AnalyzeOptions opts;
-  opts.inputs = inputs;
+  opts.inputs = inputs_in;
   opts.warnings = load_warnings_;
   opts.totals = &run->totals;
+  opts.warnings.insert(opts.warnings.end(), dup_warnings.begin(), dup_warnings.end());
   for (const auto& in : run->inputs) {
     for (auto& w : InputWarnings(in, parse_)) opts.warnings.push_back(std::move(w));
   }
-  Analysis a = Analyze(run->events, *rules_, opts);
-  // Findings beyond the crash (rules/findings.h): never change root_cause.
   static const StatusOr<FindingSet> findings = FindingSet::LoadBuiltin();
-  if (findings.ok()) AddFindings(run->events, *findings, &a);
-  else a.warnings.push_back(findings.status().message());
-  return a;
+
+  std::vector<size_t> starts = SplitLaunches(run->events);
+  if (starts.size() <= 1) {
+    Analysis a = Analyze(run->events, *rules_, opts);
+    // Findings beyond the crash (issue 7, rules/findings.h): never change root_cause.
+    if (findings.ok()) AddFindings(run->events, *findings, &a);
+    else a.warnings.push_back(findings.status().message());
+    return a;
+  }
+  // The server started several times in this log: each launch on its own,
+  // the last one is the answer.
+  std::vector<Launch> launches;
+  Analysis last;
+  std::vector<Event> part;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : run->events.size();
+    part.assign(run->events.begin() + begin, run->events.begin() + end);
+    Analysis a = Analyze(part, *rules_, opts);
+    launches.push_back({static_cast<int>(k + 1), part.front().file, part.front().line, a.root_cause, a.verdict});
+    if (k + 1 == starts.size()) {
+      if (findings.ok()) AddFindings(part, *findings, &a);
+      else a.warnings.push_back(findings.status().message());
+      last = std::move(a);
+    }
+  }
+  size_t same = 0;
+  for (auto it = launches.rbegin(); it != launches.rend() && it->root_cause == last.root_cause; ++it) ++same;
+  std::string head = "started " + std::to_string(launches.size()) + " times (from line " +
+                     std::to_string(launches.front().first_line) + ", " + std::to_string(launches.back().first_line) +
+                     " last); ";
+  if (same == launches.size())
+    head += "every launch ended the same way; the last: ";
+  else if (same > 1)
+    head += "the last " + std::to_string(same) + " ended the same way (launch " +
+            std::to_string(launches.size() - same) + ": " + launches[launches.size() - same - 1].root_cause +
+            "); the last: ";
+  else
+    head += "the launch before ended as " + launches[launches.size() - 2].root_cause + ", the last: ";
+  last.verdict = head + Shorten(last.verdict, 400);
+  last.launches = std::move(launches);
+  return last;
 }
 
 }  // namespace tpt

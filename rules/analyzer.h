@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "parser/parser.h"
-#include "parser/status.h"
+#include "base/status.h"
 #include "rules/analysis.h"
 #include "rules/rule.h"
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -187,6 +188,7 @@ std::vector<RankState> BuildRanks(const RunIndex& run) {
   for (auto& [r, st] : ranks) {
     st.events += run.DroppedOfRank(r);  // events not kept in memory (parser.h ParsedRun)
     st.last_phase = st.phases.empty() ? "" : st.phases.back();
+    if (r < 0 && !run.ranks().empty()) st.role = "launcher";
     out.push_back(std::move(st));
   }
   return out;
@@ -209,6 +211,30 @@ std::optional<bool> CustomAllReduceOn(const RunIndex& run) {
   return std::nullopt;
 }
 
+// A remedy that "increases" a flag must point above the value the run used
+// (and "decrease" below it): --mem-fraction-static 0.85 (increase) when 0.88
+// ran is refuted by the log itself. False for such a remedy; true when the
+// flag's value in use is not printed or the value is not a number.
+bool PointsPastValueInUse(const RunIndex& run, const Remedy& r) {
+  if (r.direction != "increase" && r.direction != "decrease") return true;
+  if (r.flag.rfind("--", 0) != 0) return true;
+  std::string key = r.flag.substr(2);
+  std::replace(key.begin(), key.end(), '-', '_');
+  if (!run.config().contains(key)) return true;
+  Value used = JsonToValue(run.config()[key]);
+  char* end = nullptr;
+  double want = std::strtod(r.value.c_str(), &end);
+  if (!used.is_number() || r.value.empty() || end == r.value.c_str() || *end != '\0') return true;
+  return r.direction == "increase" ? want > used.number() : want < used.number();
+}
+
+// Positive evidence that the input is a run at all: at least one line was
+// understood (any event; a failure event makes the run "unknown" before this
+// is asked). Without it "no failure seen" is no evidence, not health
+// (README.md, /etc/services, a metadata.json, random text, a training log
+// whose lines no format knows).
+bool GotSomewhere(const RunIndex& run) { return !run.events().empty(); }
+
 Value CallBuiltinOr(const Scope& s, std::string_view name, const std::vector<Value>& args) {
   Value out;
   if (CallBuiltin(name, args, &out)) return out;
@@ -229,7 +255,13 @@ nlohmann::json BuildRepro(const RunIndex& run, const Diagnosis& d) {
   if (!r.contains("tp") && !run.ranks().empty()) r["tp"] = static_cast<int>(run.ranks().size());
   if (!run.gpu().empty()) r["gpu"] = run.gpu();
   auto put = [&](const char* key, Value v) {
-    if (v.is_number()) r[key] = v.number();
+    if (!v.is_number()) return;
+    // Byte counts are integers in JSON.
+    std::string_view k(key);
+    if (k.find("_bytes") != std::string_view::npos && k != "kv_bytes_per_token")
+      r[key] = static_cast<int64_t>(std::llround(v.number()));
+    else
+      r[key] = v.number();
   };
   put("total_bytes", CallBuiltinOr(s, "coalesce", {s.Lookup("gpu_total_bytes"), s.Call("maxof", {"cuda_oom", "total_bytes"}),
                                                    s.Call("maxof", {"memory_profile", "total_bytes"})}));
@@ -332,17 +364,26 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     }
     d.consequence = rule.tier == Tier::kConsequence;
     const Event& anchor = events[f.anchor];
+    // A rule that names a suspect (`suspect_rank`) blames it, or no rank when it
+    // cannot tell; otherwise the rank that printed the anchor.
+    d.rank = anchor.rank;
+    if (auto it = f.vars.find("suspect_rank"); it != f.vars.end())
+      d.rank = it->second.is_number() && it->second.number() >= 0 ? static_cast<int>(it->second.number()) : -1;
     d.evidence.push_back(ToEvidence(anchor));
     std::set<size_t> quoted = {f.anchor};
     RunScope rank_scope(run, f.anchor);
     for (const auto& k : rule.evidence_kinds) {
       // The nearest such line before the anchor on its rank, else the first anywhere.
-      std::optional<size_t> pick;
+      // A suspect's own line (a figure of the rank it blames) comes first.
+      std::optional<size_t> pick, suspects;
+      int who = d.rank >= 0 ? d.rank : anchor.rank;
       for (size_t i : run.OfKind(k)) {
         const Event& e = events[i];
-        bool same = anchor.rank < 0 || e.rank < 0 || e.rank == anchor.rank;
+        bool same = who < 0 || e.rank < 0 || e.rank == who;
         if (same && i < f.anchor) pick = i;
+        if (!suspects && who >= 0 && e.rank == who) suspects = i;
       }
+      if (!pick) pick = suspects;
       if (!pick && !run.OfKind(k).empty()) pick = run.OfKind(k).front();
       if (pick && quoted.insert(*pick).second) d.evidence.push_back(ToEvidence(events[*pick]));
     }
@@ -354,7 +395,8 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     }
     for (const auto& [k, v] : f.vars) {
       if (k.empty() || k[0] == '_' || v.is_null()) continue;
-      d.figures[k] = ValueToJson(v);
+      bool bytes = k.size() > 6 && k.compare(k.size() - 6, 6, "_bytes") == 0 && v.is_number();
+      d.figures[k] = bytes ? nlohmann::json(static_cast<int64_t>(std::llround(v.number()))) : ValueToJson(v);
     }
     for (const auto& ro : rule.ruled_out) {
       if (ro.when && !ro.when->Eval(scope).Truthy()) continue;
@@ -362,11 +404,33 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     }
     for (const auto& rem : rule.remedy) {
       if (rem.when && !rem.when->Eval(scope).Truthy()) continue;
-      d.remedy.push_back({rem.flag, FillTemplate(rem.value, scope), rem.direction, FillTemplate(rem.why, scope),
-                          FillTemplate(rem.command, scope)});
+      Remedy r{rem.flag, FillTemplate(rem.value, scope), rem.direction, FillTemplate(rem.why, scope),
+               FillTemplate(rem.command, scope)};
+      if (!PointsPastValueInUse(run, r)) continue;
+      d.remedy.push_back(std::move(r));
+    }
+    // A suspect other than the anchor's rank: quote its own last line before the
+    // anchor, so the reader sees what it was doing when the others waited.
+    bool suspect_quoted = false;
+    for (const Evidence& ev : d.evidence) suspect_quoted |= ev.rank == d.rank;
+    if (d.rank >= 0 && d.rank != anchor.rank && !suspect_quoted) {
+      std::optional<size_t> last;
+      for (size_t i = 0; i < events.size() && (i < f.anchor || !last); ++i)
+        if (events[i].rank == d.rank) last = i;
+      if (last && quoted.insert(*last).second) d.evidence.insert(d.evidence.begin() + 1, ToEvidence(events[*last]));
     }
     d.repro = BuildRepro(run, d);
     a.diagnoses.push_back(std::move(d));
+  }
+
+  // A cause the primary diagnosis rules out with its own figures is not shown
+  // beside it (startup_free_memory_short: "not kv_pool_no_room, the pool fits").
+  if (!a.diagnoses.empty()) {
+    std::set<std::string> refuted;
+    for (const RuledOut& r : a.diagnoses.front().ruled_out) refuted.insert(r.id);
+    a.diagnoses.erase(std::remove_if(a.diagnoses.begin() + 1, a.diagnoses.end(),
+                                     [&](const Diagnosis& d) { return refuted.count(d.id) > 0; }),
+                      a.diagnoses.end());
   }
 
   // The first own failure of any rank, for "unknown" and the verdict.
@@ -389,12 +453,17 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     const Diagnosis& d = a.diagnoses.front();
     a.root_cause = d.id;
     std::string where;
-    if (!d.evidence.empty() && d.evidence.front().rank >= 0) {
-      where = " (rank " + std::to_string(d.evidence.front().rank);
-      size_t n = 0;
-      for (const auto& rs : a.ranks)
-        if (!rs.first_error.empty()) ++n;
-      if (n > 1) where += ", " + std::to_string(n) + " of " + std::to_string(a.ranks.size()) + " ranks failed";
+    if (d.rank >= 0) {
+      // Ranks only: the launcher's lines (rank -1) are not a rank.
+      where = " (rank " + std::to_string(d.rank);
+      size_t failed = 0, ranks = 0;
+      for (const auto& rs : a.ranks) {
+        if (rs.rank < 0) continue;
+        ++ranks;
+        if (!rs.first_error.empty()) ++failed;
+      }
+      size_t world = std::max(ranks, static_cast<size_t>(run.WorldSize()));
+      if (failed > 1) where += ", " + std::to_string(failed) + " of " + std::to_string(world) + " ranks failed";
       where += ")";
     }
     a.verdict = d.id + where + ": " + d.explanation;
@@ -404,6 +473,10 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     a.verdict = "unknown: a failure was seen but no rule explains it: " + e.kind +
                 (e.rank >= 0 ? " on rank " + std::to_string(e.rank) : std::string()) + " at " + e.file + ":" +
                 std::to_string(e.line) + ": " + e.text.substr(0, 200);
+  } else if (!GotSomewhere(run)) {
+    a.root_cause = "no_evidence";
+    a.verdict = "no evidence: no line of the input was understood (0 events: no server, engine, NCCL or torch "
+                "line): was the right file given? Without evidence this is not called healthy.";
   } else {
     a.root_cause = "none";
     a.verdict = "healthy: no failure seen in " + std::to_string(run.total_events()) + " events" +
@@ -414,6 +487,7 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
 
 int ExitCodeFor(const Analysis& a) {
   if (a.root_cause == "none") return kExitHealthy;
+  if (a.root_cause == "no_evidence") return kExitNoEvidence;
   if (a.root_cause == "unknown") return kExitUnclassified;
   return kExitDiagnosed;
 }

@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 
 namespace tpt {
 

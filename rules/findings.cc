@@ -15,6 +15,7 @@
 
 #include <re2/re2.h>
 
+#include "base/strings.h"
 #include "rules/generated_defs.h"
 #include "rules/memory/memory_model.h"
 #include "rules/rule.h"
@@ -96,11 +97,6 @@ StatusOr<std::string> Str(const Checker& c, const ojson& obj, const std::string&
   }
   if (!obj[key].is_string()) return c.Error(path + "." + key, "expected a string");
   return obj[key].get<std::string>();
-}
-
-std::string Lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
 }
 
 std::string FullText(const Event& e) {

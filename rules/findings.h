@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "parser/event.h"
-#include "parser/status.h"
+#include "base/status.h"
 #include "rules/analysis.h"
 #include "rules/expr.h"
 #include "rules/run_view.h"

@@ -1,6 +1,7 @@
 // ledger.cc: per-rank memory figures -> memory::BuildLedger.
 #include "rules/ledger.h"
 
+#include <algorithm>
 #include <map>
 
 #include "rules/memory/memory_model.h"
@@ -18,38 +19,58 @@ double Field(const Event& e, const char* key) {
 }  // namespace
 
 std::vector<LedgerRow> BuildLedger(const RunIndex& run) {
+  // Every column starts unknown; a figure is only shown when a line printed it
+  // or it follows from printed figures (never 0 for "not printed").
   struct Seen {
     memory::RankMemory m;
     bool any = false;
-    double avail_after_weights = -1;
-    double avail_before_dist_init = -1;
+    double avail_after_weights = kUnknownBytes;
+    double avail_before_dist_init = kUnknownBytes;
+    bool reached_kv = false, reached_graphs = false;  // a line of that phase was seen on the rank
   };
   std::map<int, Seen> ranks;
   auto first = [](double* slot, double v) {
-    if (v >= 0 && *slot == 0) *slot = v;
+    if (v >= 0 && !KnownBytes(*slot)) *slot = v;
   };
   for (const Event& e : run.events()) {
-    Seen& s = ranks[e.rank];
-    s.m.rank = e.rank;
+    auto [it, fresh] = ranks.try_emplace(e.rank);
+    Seen& s = it->second;
+    if (fresh) {
+      s.m.rank = e.rank;
+      s.m.total_bytes = s.m.free_at_init_bytes = s.m.weights_bytes = s.m.reserved_bytes = s.m.kv_pool_bytes =
+          s.m.graphs_bytes = kUnknownBytes;
+    }
     if (e.kind == "weights_load_begin") {
       first(&s.m.free_at_init_bytes, Field(e, "avail_bytes"));
     } else if (e.kind == "dist_init_begin") {
       // Before NCCL and the CUDA context of init: only when nothing later says.
-      if (s.avail_before_dist_init < 0) s.avail_before_dist_init = Field(e, "avail_bytes");
+      if (!KnownBytes(s.avail_before_dist_init) && Field(e, "avail_bytes") >= 0)
+        s.avail_before_dist_init = Field(e, "avail_bytes");
     } else if (e.kind == "dist_init_end") {
       first(&s.m.free_at_init_bytes, Field(e, "avail_bytes"));
     } else if (e.kind == "weights_load_end") {
       first(&s.m.weights_bytes, Field(e, "weights_bytes"));
-      if (s.avail_after_weights < 0) s.avail_after_weights = Field(e, "avail_bytes");
+      if (!KnownBytes(s.avail_after_weights) && Field(e, "avail_bytes") >= 0) s.avail_after_weights = Field(e, "avail_bytes");
     } else if (e.kind == "memory_profile") {
+      s.reached_kv = true;
       first(&s.m.total_bytes, Field(e, "total_bytes"));
+      first(&s.m.free_at_init_bytes, Field(e, "free_bytes"));  // vLLM's own free-memory figure
       first(&s.m.weights_bytes, Field(e, "weights_bytes"));
       first(&s.m.kv_pool_bytes, Field(e, "kv_cache_bytes"));
+    } else if (e.kind == "free_memory_below_util") {
+      first(&s.m.total_bytes, Field(e, "total_bytes"));
+      first(&s.m.free_at_init_bytes, Field(e, "free_bytes"));
     } else if (e.kind == "kv_pool_alloc") {
+      s.reached_kv = true;
       double kv = Field(e, "kv_bytes");
       if (kv < 0 && Field(e, "k_bytes") >= 0 && Field(e, "v_bytes") >= 0) kv = Field(e, "k_bytes") + Field(e, "v_bytes");
       first(&s.m.kv_pool_bytes, kv);
-    } else if (e.kind == "graph_capture_end") {
+    } else if (e.kind == "memory_pool_end") {
+      s.reached_kv = true;
+      continue;
+    } else if (e.kind == "graph_capture_begin" || e.kind == "graph_capture_end") {
+      s.reached_graphs = true;
+      if (e.kind == "graph_capture_begin") continue;
       first(&s.m.graphs_bytes, Field(e, "graph_bytes"));
     } else if (e.kind == "cuda_oom") {
       first(&s.m.total_bytes, Field(e, "total_bytes"));
@@ -61,29 +82,59 @@ std::vector<LedgerRow> BuildLedger(const RunIndex& run) {
   RunScope scope(run, RunScope::kNoAnchor);
   Value f = scope.Lookup("config.mem_fraction_static");
   bool sglang = run.framework() == "sglang";
-  std::vector<memory::RankMemory> rows;
+  // Graph capture is often printed by one rank only (SGLang's TP0): the others
+  // that got as far as the pool captured too, by an amount not printed.
+  bool any_graphs = false;
+  for (const auto& [rank, s] : ranks) any_graphs |= s.reached_graphs;
+  std::vector<LedgerRow> rows;
   for (auto& [rank, s] : ranks) {
     if (!s.any) continue;
-    if (s.m.free_at_init_bytes == 0 && s.avail_before_dist_init > 0) s.m.free_at_init_bytes = s.avail_before_dist_init;
-    if (s.m.total_bytes == 0 && run.gpu_total_bytes() > 0) s.m.total_bytes = run.gpu_total_bytes();
+    s.reached_graphs |= any_graphs && s.reached_kv;
+    memory::RankMemory& m = s.m;
+    if (!KnownBytes(m.free_at_init_bytes) && KnownBytes(s.avail_before_dist_init)) m.free_at_init_bytes = s.avail_before_dist_init;
+    // SGLang's "Load weight end. avail mem=A, mem usage=U" without its begin
+    // line: free before the weights was A + U.
+    if (!KnownBytes(m.free_at_init_bytes) && KnownBytes(s.avail_after_weights) && KnownBytes(m.weights_bytes))
+      m.free_at_init_bytes = s.avail_after_weights + m.weights_bytes;
+    if (!KnownBytes(m.total_bytes) && run.gpu_total_bytes() > 0) m.total_bytes = run.gpu_total_bytes();
     // Weights printed as "avail" only: what loading took.
-    if (s.m.weights_bytes == 0 && s.m.free_at_init_bytes > 0 && s.avail_after_weights >= 0)
-      s.m.weights_bytes = s.m.free_at_init_bytes - s.avail_after_weights;
+    if (!KnownBytes(m.weights_bytes) && KnownBytes(m.free_at_init_bytes) && KnownBytes(s.avail_after_weights))
+      m.weights_bytes = m.free_at_init_bytes - s.avail_after_weights;
     // SGLang keeps (1 - f) of the free memory at init back (sglang-source.md §1.1).
-    if (sglang && f.is_number() && s.m.free_at_init_bytes > 0 && s.avail_after_weights >= 0) {
+    if (sglang && f.is_number() && KnownBytes(m.free_at_init_bytes) && KnownBytes(s.avail_after_weights)) {
       memory::SglangKvInput in;
-      in.free_at_init_bytes = s.m.free_at_init_bytes;
+      in.free_at_init_bytes = m.free_at_init_bytes;
       in.avail_after_weights_bytes = s.avail_after_weights;
       in.mem_fraction_static = f.number();
       in.cell_bytes = 1;
-      if (auto r = memory::SglangKvPool(in); r.ok()) s.m.reserved_bytes = r->reserved_bytes;
+      if (auto r = memory::SglangKvPool(in); r.ok()) m.reserved_bytes = r->reserved_bytes;
     }
     // A rank that printed phase lines but no figure has nothing to show.
-    if (s.m.free_at_init_bytes == 0 && s.m.weights_bytes == 0 && s.m.kv_pool_bytes == 0 && s.m.graphs_bytes == 0)
+    if (!KnownBytes(m.free_at_init_bytes) && !KnownBytes(m.weights_bytes) && !KnownBytes(m.kv_pool_bytes) &&
+        !KnownBytes(m.graphs_bytes))
       continue;
-    rows.push_back(s.m);
+    // left needs free and weights; a pool or graphs never allocated (the rank
+    // stopped before that phase) hold 0 bytes; SGLang's reserved slice needs f.
+    memory::RankMemory sum = m;
+    auto zero_if = [](double* v, bool cond) {
+      if (!KnownBytes(*v) && cond) *v = 0;
+    };
+    zero_if(&sum.kv_pool_bytes, !s.reached_kv);
+    zero_if(&sum.graphs_bytes, !s.reached_graphs);
+    zero_if(&sum.reserved_bytes, !sglang);
+    LedgerRow row = memory::BuildLedgerRow(sum);
+    row.total_bytes = m.total_bytes;
+    row.kv_pool_bytes = KnownBytes(m.kv_pool_bytes) || s.reached_kv ? m.kv_pool_bytes : 0;
+    row.graphs_bytes = KnownBytes(m.graphs_bytes) || s.reached_graphs ? m.graphs_bytes : 0;
+    row.reserved_bytes = m.reserved_bytes;
+    if (!KnownBytes(row.left_bytes)) row.left_bytes = kUnknownBytes;
+    rows.push_back(row);
   }
-  return memory::BuildLedger(rows);
+  std::stable_sort(rows.begin(), rows.end(), [](const LedgerRow& a, const LedgerRow& b) {
+    if (a.role != b.role) return a.role == "target";
+    return a.rank < b.rank;
+  });
+  return rows;
 }
 
 }  // namespace tpt

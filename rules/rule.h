@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "rules/expr.h"
 
 namespace tpt {

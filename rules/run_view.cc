@@ -10,17 +10,12 @@
 
 #include <re2/re2.h>
 
+#include "base/strings.h"
 #include "rules/generated_defs.h"
 
 namespace tpt {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool ContainsCaseless(std::string_view hay, std::string_view needle) {
   if (needle.empty()) return true;
@@ -41,7 +36,8 @@ const std::set<std::string_view>& Functions() {
       "count", "has", "ranks", "first", "last", "minof", "maxof", "seen_before", "seen_after", "count_before",
       "missing_ranks", "first_rank", "contains", "matches", "any_text", "version_ge", "version_lt",
       "kind_before", "rank_value", "count_where", "argmin_rank", "argmax_rank", "near_text",
-      "frames", "innermost_function", "innermost_code", "innermost_file", "ranks_where"};
+      "frames", "innermost_function", "innermost_code", "innermost_file", "ranks_where",
+      "ranks_without", "rank_without"};
   return f;
 }
 
@@ -199,6 +195,13 @@ RunIndex::RunIndex(const std::vector<Event>& events, const RunTotals* totals)
       for (const auto& [fam, n] : family_votes)
         if (n > best) best = n, framework_ = fam;
   }
+  if (!ranks_.empty()) world_size_ = *ranks_.rbegin() + 1;
+  for (size_t i : OfKind("nccl_comm_init")) {
+    Value n = events[i].fields().contains("nranks") ? JsonToValue(events[i].fields()["nranks"]) : Value();
+    if (n.is_number() && n.number() > world_size_ && n.number() < (1 << 16)) world_size_ = static_cast<int>(n.number());
+  }
+  int64_t tp = ConfigInt("tp_size"), pp = std::max(ConfigInt("pp_size"), 1);
+  if (tp > 0 && tp * pp > world_size_ && tp * pp < (1 << 16)) world_size_ = static_cast<int>(tp * pp);
 }
 
 const std::vector<size_t>& RunIndex::OfKind(const std::string& kind) const {
@@ -260,7 +263,7 @@ bool RunScope::IsFunction(std::string_view name) { return Functions().count(name
 
 bool RunScope::IsVariable(std::string_view n) {
   static const std::set<std::string_view> kPlain = {"framework", "version", "tp", "pp", "dp", "ep",
-                                                    "nranks", "gpu", "gpu_total_bytes"};
+                                                    "nranks", "gpu", "gpu_total_bytes", "world_size"};
   if (kPlain.count(n)) return true;
   for (std::string_view p : {"anchor.", "config.", "env."})
     if (n.size() > p.size() && n.substr(0, p.size()) == p) return true;
@@ -312,6 +315,7 @@ Value RunScope::Lookup(std::string_view n) const {
   if (n == "gpu") return run_.gpu().empty() ? Value() : Value(run_.gpu());
   if (n == "gpu_total_bytes") return run_.gpu_total_bytes() > 0 ? Value(run_.gpu_total_bytes()) : Value();
   if (n == "nranks") return static_cast<double>(run_.ranks().size());
+  if (n == "world_size") return run_.WorldSize() > 0 ? Value(run_.WorldSize()) : Value();
   if (n == "tp" || n == "pp" || n == "dp" || n == "ep") {
     int v = run_.ConfigInt((std::string(n) + "_size").c_str());
     return v > 0 ? Value(v) : Value();
@@ -338,6 +342,23 @@ Value RunScope::Call(std::string_view name, const std::vector<Value>& a) const {
     for (size_t i : idx)
       if (evs[i].rank >= 0) r.insert(evs[i].rank);
     return static_cast<double>(run_.ranks().size() - std::min(run_.ranks().size(), r.size()));
+  }
+  if (name == "ranks_without" || name == "rank_without") {
+    // The ranks of the run (0 .. world size - 1) with no event of `kind`: the
+    // ones the others waited for. A list "2, 5" / the one rank; null when none
+    // (or, for rank_without, when more than one).
+    std::set<int> with;
+    for (size_t i : idx)
+      if (evs[i].rank >= 0) with.insert(evs[i].rank);
+    if (with.empty()) return Value();
+    std::vector<int> without;
+    for (int r = 0; r < run_.WorldSize() && without.size() <= 64; ++r)
+      if (!with.count(r)) without.push_back(r);
+    if (without.empty()) return Value();
+    if (name == "rank_without") return without.size() == 1 ? Value(without[0]) : Value();
+    std::string list;
+    for (int r : without) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    return list;
   }
   if (name == "first_rank") {
     for (size_t i : idx)

@@ -53,6 +53,9 @@ class RunIndex {
   const std::string& gpu() const { return gpu_; }
   double gpu_total_bytes() const { return gpu_total_bytes_; }
   int ConfigInt(const char* key) const;  // 0 when not printed
+  // How many ranks the run has: the largest NCCL communicator, tp x pp, or the
+  // highest rank seen + 1, whichever is largest; 0 when no rank is known.
+  int WorldSize() const { return world_size_; }
   // Some event's text (or traceback line) holds `needle`, case-insensitive;
   // cached, since a rule may ask for every one of its anchors.
   bool AnyText(const std::string& needle) const;
@@ -80,6 +83,7 @@ class RunIndex {
   std::map<std::string, std::string> env_;
   std::string framework_, version_, gpu_;
   double gpu_total_bytes_ = 0;
+  int world_size_ = 0;
   mutable std::map<std::string, bool> any_text_cache_;  // one run is analysed by one thread
   mutable std::map<std::string, std::shared_ptr<void>> cache_;
   mutable std::map<int, std::vector<size_t>> by_source_;  // built on first OfSource

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <set>
 
+#include "base/strings.h"
+
 namespace tpt::diff {
 namespace {
 
@@ -87,11 +89,6 @@ int RankOf(const Event& e) {
 // a speculative draft worker repeats the startup lines afterwards.
 void SetOnce(std::optional<double>& slot, std::optional<double> v) {
   if (v && !slot) slot = v;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 void Derive(RankMemory& m) {

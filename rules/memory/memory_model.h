@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "rules/analysis.h"
 
 namespace tpt::memory {

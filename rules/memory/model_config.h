@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parser/status.h"
+#include "base/status.h"
 #include "rules/memory/memory_model.h"
 
 namespace tpt::memory {

@@ -826,7 +826,9 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["tp"] = p.input.tp;
   j["pp"] = p.input.pp;
   j["cell_bytes"] = p.cell_bytes;
-  j[p.fraction_flag.substr(2)] = p.fraction;
+  std::string fraction_key = p.fraction_flag.substr(2);  // snake_case like every key (issue 16)
+  std::replace(fraction_key.begin(), fraction_key.end(), '-', '_');
+  j[fraction_key] = p.fraction;
   j["fraction_source"] = p.fraction_source;
   j["non_torch_bytes"] = p.non_torch_bytes;
   j["ledger"] = nlohmann::json::array({p.row});
@@ -856,6 +858,7 @@ nlohmann::json PlanToJson(const Plan& p) {
                     {"notes", p.weights->notes}};
     if (p.weights->index_total_bytes) j["weights"]["index_total_bytes"] = *p.weights->index_total_bytes;
   }
+  WholeBytes(&j);
   return j;
 }
 

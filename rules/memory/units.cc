@@ -6,22 +6,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "base/strings.h"
 #include "rules/memory/memory_model.h"
 
 namespace tpt::memory {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // Splits "9.3GiB" into 9.3 and "gib". Error when no leading number.
 struct NumberAndUnit {

@@ -1,0 +1,126 @@
+// launches.cc: see launches.h.
+#include "rules/launches.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace tpt {
+
+namespace {
+
+// Configuration keys that one run prints the same way in every file.
+constexpr const char* kRunKeys[] = {"tp_size", "pp_size", "model_path", "model", "mem_fraction_static",
+                                    "gpu_memory_utilization", "max_model_len", "context_length"};
+
+std::string Scalar(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number_integer()) return std::to_string(j.get<int64_t>());
+  if (j.is_number()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", j.get<double>());
+    return buf;
+  }
+  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
+  return "";
+}
+
+struct FileView {
+  std::map<std::string, std::string> config;  // first printed value of each run key
+  double first_ts = NAN, last_ts = NAN;        // absolute timestamps only
+};
+
+bool IsFailure(const Event& e);
+bool IsProgress(const std::string& kind);
+
+}  // namespace
+
+std::string DifferentRuns(const std::vector<Event>& events) {
+  std::map<std::string, FileView> files;
+  for (const Event& e : events) {
+    if (e.file.empty()) continue;
+    FileView& f = files[e.file];
+    if (e.kind == "server_args") {
+      const nlohmann::json& fields = e.fields();
+      for (const char* k : kRunKeys) {
+        const nlohmann::json* v = nullptr;
+        if (fields.contains(k)) v = &fields[k];
+        else if (fields.contains("args") && fields["args"].is_object() && fields["args"].contains(k)) v = &fields["args"][k];
+        if (v != nullptr && !f.config.count(k)) {
+          std::string s = Scalar(*v);
+          if (!s.empty()) f.config[k] = s;
+        }
+      }
+    }
+    if (e.ts && !e.ts_is_time_of_day) {
+      if (std::isnan(f.first_ts)) f.first_ts = *e.ts;
+      f.last_ts = *e.ts;
+    }
+  }
+  if (files.size() < 2) return "";
+  for (auto a = files.begin(); a != files.end(); ++a) {
+    for (auto b = std::next(a); b != files.end(); ++b) {
+      for (const char* k : kRunKeys) {
+        auto x = a->second.config.find(k), y = b->second.config.find(k);
+        if (x != a->second.config.end() && y != b->second.config.end() && x->second != y->second)
+          return a->first + " has " + k + "=" + x->second + " but " + b->first + " has " + k + "=" + y->second;
+      }
+      // Files of one run share its clock: more than a day between them is two
+      // runs (a day, not hours: one file may print local time, another UTC).
+      constexpr double kGap = 26 * 3600;
+      const FileView &p = a->second, &q = b->second;
+      if (!std::isnan(p.first_ts) && !std::isnan(q.first_ts) &&
+          (q.first_ts > p.last_ts + kGap || p.first_ts > q.last_ts + kGap))
+        return a->first + " and " + b->first + " were written more than a day apart (their timestamps do not overlap)";
+    }
+  }
+  return "";
+}
+
+namespace {
+
+bool IsFailure(const Event& e) {
+  static const std::set<std::string> kEnds = {"cuda_oom", "not_enough_memory", "exception", "worker_exception",
+                                              "sigquit", "child_failed", "engine_dead", "worker_died",
+                                              "watchdog_timeout", "signal", "min_viable_fraction_error"};
+  return e.consequence || kEnds.count(e.kind) > 0;
+}
+
+bool IsProgress(const std::string& kind) {
+  static const std::set<std::string> kProgress = {"dist_init_begin", "dist_init_end", "weights_load_begin",
+                                                  "weights_load_end", "memory_profile", "kv_pool_alloc",
+                                                  "memory_pool_end", "graph_capture_begin", "graph_capture_end",
+                                                  "startup_complete", "batch_stats", "http_access"};
+  return kProgress.count(kind) > 0;
+}
+
+}  // namespace
+
+std::vector<size_t> SplitLaunches(const std::vector<Event>& events) {
+  std::vector<size_t> starts = {0};
+  std::set<std::string> files;
+  for (const Event& e : events) files.insert(e.file);
+  if (files.size() != 1) return starts;
+  // A start line begins a new launch only once the current one got somewhere
+  // and died: a server prints its configuration more than once while starting
+  // (vLLM's API server and engine, a speculative draft), never after its end.
+  bool progressed = false, ended = false, seen_start = false;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    if (e.kind == "server_args") {
+      if (seen_start && ended) {
+        starts.push_back(i);
+        progressed = ended = false;
+      }
+      seen_start = true;
+      continue;
+    }
+    if (IsProgress(e.kind)) progressed = true;
+    if (IsFailure(e) && (progressed || seen_start)) ended = true;
+  }
+  return starts;
+}
+
+}  // namespace tpt

@@ -1,0 +1,322 @@
+// consistency_test.cc: the built `tptriage analyze` never contradicts its own
+// figures, ranks and runs (issue 16): the rank it blames, the rank counts, a
+// remedy against the value in use, on the bundled samples.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_run.h"
+
+namespace {
+
+using Result = tpt::test::CmdResult;
+using nlohmann::json;
+
+Result Analyze(const std::string& args, bool merge_stderr = false) {
+  return tpt::test::RunCmd(std::string("'") + TPTRIAGE_BIN + "' analyze " + args, merge_stderr);
+}
+
+std::string Sample(const std::string& rel) { return std::string("'") + TPT_SOURCE_DIR + "/samples/" + rel + "'"; }
+
+json AnalyzeJson(const std::string& rel, int want_rc = 1) {
+  Result r = Analyze("--format json " + Sample(rel));
+  EXPECT_EQ(r.rc, want_rc) << rel << "\n" << r.out;
+  return json::parse(r.out, nullptr, false);
+}
+
+// NCCL's `host:pid:tid [2]` lines belong to the rank pid 40213's own init line
+// names; rank 2 logged the WARN and no timeout, so it is the one waited for.
+TEST(Consistency, NcclHangBlamesTheRankWithoutATimeout) {
+  json j = AnalyzeJson("logs/nccl-warn-hang-tp4.log");
+  EXPECT_EQ(j["root_cause"], "nccl_timeout_hang");
+  const json& d = j["diagnoses"][0];
+  EXPECT_EQ(d["rank"], 2) << d.dump(1);
+  EXPECT_EQ(d["figures"]["suspect_rank"], 2);
+  EXPECT_EQ(d["figures"]["ranks_silent"], "2");
+  std::string verdict = j["verdict"];
+  EXPECT_NE(verdict.find("(rank 2"), std::string::npos) << verdict;
+  bool quoted = false;
+  for (const auto& e : d["evidence"]) quoted |= e["rank"] == 2 && e["text"].get<std::string>().find("NCCL WARN") != std::string::npos;
+  EXPECT_TRUE(quoted) << d["evidence"].dump(1);
+}
+
+// The launcher's lines (sigquit, Killed) are not a rank: 8 of 8, never 9 of 9.
+TEST(Consistency, LauncherIsNotCountedAsARank) {
+  json j = AnalyzeJson("founding/sglang-tp8-rtxpro6000-mfs050.log");
+  std::string verdict = j["verdict"];
+  EXPECT_NE(verdict.find("8 of 8 ranks failed"), std::string::npos) << verdict;
+  int launchers = 0;
+  for (const auto& r : j["ranks"]) {
+    if (r["rank"] == -1) {
+      EXPECT_EQ(r["role"], "launcher");
+      ++launchers;
+    } else {
+      EXPECT_EQ(r["role"], "rank");
+    }
+  }
+  EXPECT_EQ(launchers, 1);
+  json t = AnalyzeJson("logs/sglang-tp2-not-enough-memory.log");
+  EXPECT_NE(t["verdict"].get<std::string>().find("2 of 2 ranks failed"), std::string::npos) << t["verdict"];
+  Result text = Analyze(Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"));
+  EXPECT_NE(text.out.find("\n  launcher "), std::string::npos) << text.out;  // present's layout names the row
+}
+
+// extra_process: rank 2 started with 16 GiB less; the imbalance line printed
+// on rank 0 does not make rank 0 the culprit.
+TEST(Consistency, ExtraProcessNamesTheShortRank) {
+  json j = AnalyzeJson("diff/extra_process/bad");
+  EXPECT_EQ(j["root_cause"], "startup_free_memory_short");
+  EXPECT_EQ(j["diagnoses"][0]["rank"], 2);
+  EXPECT_EQ(j["verdict"].get<std::string>().rfind("startup_free_memory_short (rank 2", 0), 0u) << j["verdict"];
+}
+
+// job-1187: the pool fits on the ranks that printed their figures (+1.2 GiB at
+// the minimum, +35.9 GiB on the others); rank 2 started with half the memory.
+// Never "kv_pool_no_room ... at least 0.85 (increase)" while 0.88 ran.
+TEST(Consistency, PoolThatFitsIsNotNoRoomTheOddRankIs) {
+  for (const char* run : {"runs/ci/job-1187", "runs/ci/job-1203", "runs/ci/job-1240.log"}) {
+    json j = AnalyzeJson(run);
+    EXPECT_EQ(j["root_cause"], "startup_free_memory_short") << run;
+    for (const auto& d : j["diagnoses"]) {
+      EXPECT_NE(d["id"], "kv_pool_no_room") << run;
+      for (const auto& rem : d["remedy"]) EXPECT_NE(rem["flag"], "--mem-fraction-static") << run << rem.dump();
+    }
+  }
+  json j = AnalyzeJson("runs/ci/job-1187");
+  EXPECT_EQ(j["diagnoses"][0]["rank"], 2);
+  EXPECT_NEAR(j["diagnoses"][0]["figures"]["held_gib"].get<double>(), 39.40, 0.01);
+}
+
+}  // namespace
+
+namespace {
+
+// Honest figures: a cell the log did not print is null (JSON) / `?` (text),
+// never 0; byte counts are integers; a healthy run is never SHORT.
+TEST(ConsistencyLedger, UnknownCellsAreNullNeverZero) {
+  json j = AnalyzeJson("logs/vllm-v1-tp2-healthy.log", 0);
+  ASSERT_FALSE(j["ledger"].empty()) << j.dump(1);
+  for (const auto& row : j["ledger"]) {
+    // vLLM 0.11 printed neither the free memory nor the GPU total here.
+    EXPECT_TRUE(row["free_at_init_bytes"].is_null()) << row.dump();
+    EXPECT_TRUE(row["total_bytes"].is_null()) << row.dump();
+    EXPECT_TRUE(row["left_bytes"].is_null()) << row.dump();
+    EXPECT_TRUE(row["weights_bytes"].is_number_integer()) << row.dump();
+  }
+  Result text = Analyze(Sample("logs/vllm-v1-tp2-healthy.log"));
+  EXPECT_EQ(text.out.find("SHORT"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("?"), std::string::npos) << text.out;
+}
+
+TEST(ConsistencyLedger, HealthyRunIsNeverShort) {
+  for (const char* log : {"logs/sglang-tp4-healthy.log", "logs/vllm-v1-tp2-healthy.log", "diff/extra_process/good",
+                          "runs/ci/job-1195"}) {
+    Result text = Analyze(Sample(log));
+    EXPECT_EQ(text.rc, 0) << log << "\n" << text.out;
+    EXPECT_EQ(text.out.find("SHORT"), std::string::npos) << log << "\n" << text.out;
+  }
+}
+
+TEST(ConsistencyLedger, ByteCountsAreIntegers) {
+  json j = AnalyzeJson("founding/sglang-tp8-rtxpro6000-mfs050.log");
+  for (const auto& row : j["ledger"])
+    for (const char* k : {"free_at_init_bytes", "weights_bytes", "reserved_bytes", "left_bytes"})
+      EXPECT_TRUE(row[k].is_number_integer()) << k << " " << row.dump();
+  const json& repro = j["diagnoses"][0]["repro"];
+  for (const char* k : {"free_at_init_bytes", "avail_after_weights_bytes", "weights_bytes_per_rank"})
+    EXPECT_TRUE(repro[k].is_number_integer()) << k << " " << repro.dump();
+  // The founding shortfall is computed from known inputs: SHORT stays.
+  Result text = Analyze(Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"));
+  EXPECT_NE(text.out.find("SHORT"), std::string::npos) << text.out;
+}
+
+// SGLang's "Load weight end. avail mem=A, mem usage=U" without the begin line:
+// free at init is A + U, derived, not 0.
+TEST(ConsistencyLedger, SglangFreeAtInitFromWeightLoadEnd) {
+  std::string path = ::testing::TempDir() + "/tpt_ledger_no_begin.log";
+  {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(
+        "[2026-03-01 09:12:01] server_args=ServerArgs(model_path='/m', mem_fraction_static=0.5, tp_size=2)\n"
+        "[2026-03-01 09:13:40 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=21.70 GB, mem usage=72.30 GB.\n"
+        "[2026-03-01 09:13:40 TP1] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=21.70 GB, mem usage=72.30 GB.\n",
+        f);
+    std::fclose(f);
+  }
+  Result r = Analyze("--format json '" + path + "'");
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_EQ(j["ledger"].size(), 2u) << j.dump(1);
+  EXPECT_NEAR(j["ledger"][0]["free_at_init_bytes"].get<double>() / 1073741824.0, 94.0, 1e-6);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+
+namespace {
+
+// TGI: "Shard ready" then the warm-up's OOM and "Not enough memory to handle
+// 32768 prefill tokens": warmup_oom, remedy the flag the log names.
+TEST(Consistency, TgiWarmupFailureIsWarmupOomWithItsFlag) {
+  json j = AnalyzeJson("logs/tgi-warmup-oom-2shards.log");
+  EXPECT_EQ(j["root_cause"], "warmup_oom") << j["verdict"];
+  bool flag = false;
+  for (const auto& r : j["diagnoses"][0]["remedy"]) flag |= r["flag"] == "--max-batch-prefill-tokens";
+  EXPECT_TRUE(flag) << j["diagnoses"][0].dump(1);
+}
+
+}  // namespace
+
+namespace {
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f != nullptr) {
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  return path;
+}
+
+std::string ReadSample(const std::string& rel) {
+  std::string path = std::string(TPT_SOURCE_DIR) + "/samples/" + rel, out;
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+// No evidence is not health: a file with nothing understood is exit 4,
+// `no_evidence`, never "healthy".
+TEST(ConsistencyEvidence, NothingUnderstoodIsNoEvidenceNotHealthy) {
+  std::string prose = WriteTemp("tpt_prose.txt",
+                                "Shopping list\nmilk, eggs, bread\nThe quick brown fox jumps over the lazy dog.\n"
+                                "ssh 22/tcp # The Secure Shell (SSH) Protocol\n");
+  std::string meta = WriteTemp("metadata.json", "{\"job\": 1187, \"status\": \"finished\", \"runner\": \"gpu-7\"}\n");
+  for (const std::string& p : {prose, meta}) {
+    Result r = Analyze("--format json '" + p + "'");
+    EXPECT_EQ(r.rc, 4) << p << "\n" << r.out;
+    json j = json::parse(r.out, nullptr, false);
+    if (p.find("README") == std::string::npos) {
+      EXPECT_EQ(j["root_cause"], "no_evidence") << p;
+    }
+    EXPECT_NE(j["root_cause"], "none") << p;
+    Result t = Analyze("'" + p + "'");
+    EXPECT_EQ(t.out.find("Verdict: healthy"), std::string::npos) << t.out;
+  }
+  // A healthy run with its phases stays healthy.
+  EXPECT_EQ(Analyze(Sample("logs/sglang-tp4-healthy.log")).rc, 0);
+}
+
+// Two runs are never merged into one verdict.
+TEST(ConsistencyRuns, DifferentRunsAreRefusedWithAHint) {
+  Result r = Analyze(Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + " " + Sample("logs/sglang-tp4-healthy.log"),
+                     true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("not one run"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tp_size"), std::string::npos) << r.out;
+  // A directory holding both, given without --runs: the same.
+  std::string dir = ::testing::TempDir() + "/tpt_two_runs";
+  std::string mk = "mkdir -p '" + dir + "' && cp " + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + " " +
+                   Sample("logs/sglang-tp4-healthy.log") + " '" + dir + "/'";
+  ASSERT_EQ(std::system(mk.c_str()), 0);
+  Result d = Analyze("'" + dir + "'", true);
+  EXPECT_EQ(d.rc, 2) << d.out;
+  EXPECT_NE(d.out.find("--runs"), std::string::npos) << d.out;
+}
+
+TEST(ConsistencyRuns, StdinTwiceIsRefusedSameFileTwiceIsReadOnce) {
+  std::string founding = Sample("founding/sglang-tp8-rtxpro6000-mfs050.log");
+  Result r = Analyze("- - < " + founding, true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("stdin"), std::string::npos) << r.out;
+  json once = json::parse(Analyze("--format json " + founding).out, nullptr, false);
+  Result twice = Analyze("--format json " + founding + " " + founding);
+  EXPECT_EQ(twice.rc, 1);
+  json j = json::parse(twice.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << twice.out;
+  EXPECT_EQ(j["verdict"], once["verdict"]);
+  uint64_t ev_once = 0, ev_twice = 0;
+  for (const auto& r0 : once["ranks"]) ev_once += r0["events"].get<uint64_t>();
+  for (const auto& r1 : j["ranks"]) ev_twice += r1["events"].get<uint64_t>();
+  EXPECT_EQ(ev_once, ev_twice);
+  bool warned = false;
+  for (const auto& w : j["warnings"]) warned |= w.get<std::string>().find("more than once") != std::string::npos;
+  EXPECT_TRUE(warned) << j["warnings"].dump();
+}
+
+// A log in which the server started several times: split at its start
+// lines, the last launch is the answer, each launch listed.
+TEST(ConsistencyRuns, RestartLoopIsSplitIntoLaunches) {
+  std::string one = ReadSample("founding/sglang-tp8-rtxpro6000-mfs050.log");
+  std::string two = ReadSample("founding/sglang-tp8-rtxpro6000-mfs055.log");
+  ASSERT_FALSE(one.empty());
+  std::string loop = WriteTemp("tpt_restart_loop.log", one + two + two);
+  Result r = Analyze("--format json '" + loop + "'");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_EQ(j["launches"].size(), 3u) << j.dump(1);
+  for (const auto& l : j["launches"]) EXPECT_EQ(l["root_cause"], "kv_pool_no_room");
+  std::string verdict = j["verdict"];
+  EXPECT_EQ(verdict.rfind("started 3 times", 0), 0u) << verdict;
+  // The last launch's figures (0.55), not a merge of the three.
+  EXPECT_DOUBLE_EQ(j["diagnoses"][0]["figures"]["mem_fraction_static"].get<double>(), 0.55);
+  EXPECT_NE(verdict.find("8 of 8 ranks failed"), std::string::npos) << verdict;
+  // One start only: no launches listed.
+  json single = AnalyzeJson("founding/sglang-tp8-rtxpro6000-mfs050.log");
+  EXPECT_TRUE(single["launches"].empty());
+}
+
+}  // namespace
+
+namespace {
+
+// Every key of every object, recursively, with its value.
+void Walk(const json& j, const std::string& path, const std::function<void(const std::string&, const std::string&, const json&)>& f) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      f(path + "/" + it.key(), it.key(), it.value());
+      Walk(it.value(), path + "/" + it.key(), f);
+    }
+  } else if (j.is_array()) {
+    for (const auto& x : j) Walk(x, path + "[]", f);
+  }
+}
+
+// One key style (snake_case) and whole byte counts across analyze, plan, diff, repro.
+TEST(ConsistencyJson, SnakeCaseKeysAndIntegerBytesEverywhere) {
+  std::string bin = std::string("'") + TPTRIAGE_BIN + "' ";
+  const std::vector<std::string> cmds = {
+      bin + "analyze --format json " + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log"),
+      bin + "plan --framework sglang --version 0.5.3 --gpu 'RTX PRO 6000' --tp 8 --free-at-init 94GiB "
+            "--avail-after-weights 21.7GiB --cell-bytes 65536 --mem-fraction-static 0.5 --format json",
+      bin + "diff --format json " + Sample("diff/extra_process/good") + " " + Sample("diff/extra_process/bad"),
+      bin + "repro --dry-run --format json " + Sample("repro/sglang_tp8_not_enough_memory.log")};
+  for (const std::string& c : cmds) {
+    Result r = tpt::test::RunCmd(c);
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << c << "\n" << r.out;
+    Walk(j, "", [&](const std::string& path, const std::string& key, const json& v) {
+      // Configuration read from a log keeps the log's own names.
+      if (path.find("/config/") != std::string::npos || path.find("/differences") != std::string::npos) return;
+      bool snake = !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
+      EXPECT_TRUE(snake) << c << ": key " << path;
+      if (key.size() > 6 && key.compare(key.size() - 6, 6, "_bytes") == 0 && !v.is_null())
+        EXPECT_TRUE(v.is_number_integer()) << c << ": " << path << " = " << v.dump();
+    });
+  }
+}
+
+}  // namespace
