@@ -325,7 +325,9 @@ std::string RemedyCommand(const Remedy& r) {
   }
   if (IsEnvName(r.flag)) {
     if (r.direction == "unset") return "unset " + r.flag;
-    if (!r.value.empty()) return "export " + r.flag + "=" + ShellQuote(r.value);
+    // "increase NCCL to 2.19.3" is an upgrade, not a variable to export.
+    if (!r.value.empty() && (r.direction.empty() || r.direction == "set"))
+      return "export " + r.flag + "=" + ShellQuote(r.value);
   }
   return "";
 }

@@ -16,8 +16,8 @@
 #include <sstream>
 
 #include "report/common.h"
+#include "report/fix.h"
 #include "report/renderers.h"
-#include "rules/memory/memory_model.h"
 
 namespace tpt::report {
 
@@ -83,19 +83,13 @@ std::optional<LedgerRow> WithFix(const Analysis& a, const Fix& fix, const Ledger
   if (end == fix.recommended->value.c_str() || !(f > 0 && f <= 1)) return std::nullopt;
   if (!(r.free_at_init_bytes > 0) || !(r.weights_bytes > 0) || r.weights_bytes >= r.free_at_init_bytes)
     return std::nullopt;
-  memory::SglangKvInput in;
-  if (auto era = memory::SglangEraForVersion(a.run.version); era.ok()) in.era = *era;
-  in.free_at_init_bytes = r.free_at_init_bytes;
-  in.avail_after_weights_bytes = r.free_at_init_bytes - r.weights_bytes;
-  in.mem_fraction_static = f;
-  in.cell_bytes = 1;  // bytes, not tokens: the pool's size is what the bar shows
-  auto kv = memory::SglangKvPool(in);
-  if (!kv.ok()) return std::nullopt;
+  SglangAt kv;
+  if (!SglangPoolAt(a, r.free_at_init_bytes, r.free_at_init_bytes - r.weights_bytes, f, &kv)) return std::nullopt;
   LedgerRow out = r;
-  out.reserved_bytes = kv->reserved_bytes;
-  out.kv_pool_bytes = std::max(0.0, kv->rest_bytes);
+  out.reserved_bytes = kv.reserved_bytes;
+  out.kv_pool_bytes = std::max(0.0, kv.rest_bytes);
   out.graphs_bytes = 0;
-  out.left_bytes = std::min(0.0, kv->rest_bytes);
+  out.left_bytes = std::min(0.0, kv.rest_bytes);
   return out;
 }
 
@@ -404,29 +398,33 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
            "where it shows.</p></aside>\n";
     return;
   }
-  Fix fix = FixOf(*d);
-  if (fix.recommended == nullptr) {
-    out << "<aside class=\"fix none\"><h3>Fix</h3>";
-    if (fix.advice != nullptr) {
-      out << "<p><b>" << Esc(fix.advice->flag) << "</b>: " << Esc(fix.advice->why) << "</p>";
-    } else if (fix.refuted) {
-      out << "<p>Unknown: the remedy the rule computed contradicts the value in use.</p>";
+  FixView v = DescribeFix(a, *d);
+  if (v.kind != FixView::kLine) {
+    out << "<aside class=\"fix none\"><h3>Fix</h3><p>";
+    if (v.kind == FixView::kAdvice) {
+      out << "<b>" << Esc(v.line) << "</b>" << (v.why.empty() ? "" : ": " + Esc(v.why));
+    } else if (v.kind == FixView::kRefuted) {
+      out << "Unknown: the remedy the rule computed contradicts the value in use.";
     } else {
-      out << "<p>No remedy known for this cause; the evidence says where to look.</p>";
+      out << "No remedy known for this cause; the evidence says where to look.";
     }
-    out << "</aside>\n";
+    out << "</p></aside>\n";
     return;
   }
-  const Remedy& r = *fix.recommended;
-  std::string line = RemedyCommand(r);
-  if (line.empty()) line = r.flag + (r.value.empty() ? "" : " " + r.value);
-  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << Esc(line) << "</pre>";
-  if (!fix.now.empty()) out << "<p class=\"muted\">now " << Esc(fix.now) << "</p>";
-  if (!r.why.empty()) out << "<p>" << Esc(r.why) << "</p>";
-  if (fix.floor != nullptr) {
-    out << "<p><b>Floor</b> " << Esc(fix.floor->value) << (fix.floor->why.empty() ? "" : ": " + Esc(fix.floor->why))
-        << "</p>";
+  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << Esc(v.line) << "</pre>";
+  if (!v.now.empty()) out << "<p class=\"muted\">now " << Esc(v.now) << "</p>";
+  if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << Esc(e) << "</p>";
+  if (!v.floor.empty()) {
+    out << "<p><b>Floor</b> ";
+    if (v.floor == v.value) {
+      out << "this is the smallest value that starts";
+    } else {
+      std::string fe = FixEffectText(v.floor_effect);
+      out << Esc(v.floor) << (!fe.empty() ? " (" + Esc(fe) + ")" : v.floor_why.empty() ? "" : ": " + Esc(v.floor_why));
+    }
+    out << "</p>";
   }
+  if (!v.why.empty()) out << "<p>" << Esc(v.why) << "</p>";
   out << "</aside>\n";
 }
 
@@ -609,6 +607,7 @@ class HtmlReporter : public Reporter {
     out << "<script nonce=\"" << nonce << "\">\n"
         << "(function(){var n=document.querySelectorAll('svg').length;"
            "var h=document.documentElement;h.setAttribute('data-tpt-rendered',String(n));"
+           "h.setAttribute('data-tpt-height',String(h.scrollHeight));"
            // Read back by tests/html_check.sh: where the first fix call-out sits and
            // how many rank lanes the first time axis has.
            "var f=document.querySelector('.fix');if(f)h.setAttribute('data-tpt-fix-top',"

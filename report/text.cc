@@ -9,6 +9,7 @@
 #include <string>
 
 #include "report/common.h"
+#include "report/fix.h"
 #include "report/renderers.h"
 
 namespace tpt::report {
@@ -71,26 +72,8 @@ void WriteAnswer(const Analysis& a, const Diagnosis* d, std::ostream& out) {
     out << "Run: " << Clean(RunSummary(a.run)) << ranks << "\n";
     return;
   }
-  Fix fix = FixOf(*d);
-  if (fix.recommended != nullptr) {
-    const Remedy& r = *fix.recommended;
-    std::string line = RemedyCommand(r);
-    if (line.empty()) line = r.flag + (r.value.empty() ? "" : " " + r.value);
-    out << "Fix: " << Clean(line);
-    if (!fix.now.empty()) out << " (now " << fix.now << ")";
-    if (!r.why.empty()) out << ": " << Clean(r.why);
-    if (fix.floor != nullptr) {
-      out << "; floor " << Clean(fix.floor->value);
-      if (!fix.floor->why.empty()) out << " (" << Clean(fix.floor->why) << ")";
-    }
-    out << "\n";
-  } else if (fix.advice != nullptr) {
-    out << "Fix: " << Clean(fix.advice->flag) << ": " << Clean(fix.advice->why) << "\n";
-  } else if (fix.refuted) {
-    out << "Fix: unknown: the remedy the rule computed contradicts the value in use; see the ledger\n";
-  } else {
-    out << "Fix: no remedy known for this cause; the evidence below says where to look\n";
-  }
+  auto plain = [](const std::string& x) { return Clean(x); };
+  out << "Fix: " << FixSentence(DescribeFix(a, *d), plain, plain) << "\n";
   out << "Confidence: " << Percent(d->confidence) << " (" << d->id << ") · " << Clean(RunSummary(a.run)) << ranks
       << "\n";
 }

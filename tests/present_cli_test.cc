@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/cli_run.h"
 
@@ -76,12 +77,46 @@ TEST(AnswerFirst, FoundingCaseCollapsesIdenticalRanksAndOffersReproWithDryRun) {
   EXPECT_EQ(r.rc, 1);
   auto lines = Lines(r.out);
   EXPECT_EQ(lines[1].rfind("Fix: --mem-fraction-static 0.", 0), 0u) << r.out;
-  EXPECT_NE(lines[1].find("(now 0.50)"), std::string::npos) << r.out;
+  EXPECT_NE(lines[1].find("(now 0.50, the floor)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  0-7 +target +94\\.00"))) << r.out;
   EXPECT_NE(r.out.find("tptriage repro"), std::string::npos);
   EXPECT_NE(r.out.find("--dry-run\n"), std::string::npos) << r.out;
   // Findings whole: the custom all-reduce finding's last sentence is there.
   EXPECT_NE(r.out.find("tptriage repro --bench-allreduce --tp 8"), std::string::npos) << r.out;
+}
+
+// The fix's effect comes from the memory model on the run's own figures, as
+// fields (JSON "fix") and on the text's second line.
+TEST(AnswerFirst, FixCarriesItsEffectAndFloor) {
+  auto j = nlohmann::json::parse(
+      Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "' --format json").out);
+  const auto& fix = j.at("fix");
+  EXPECT_EQ(fix.at("line"), "--mem-fraction-static 0.77");
+  EXPECT_EQ(fix.at("now"), "0.50");
+  EXPECT_EQ(fix.at("floor").at("value"), "0.77") << "0.77 is the smallest fraction that starts";
+  // 21.7 GiB after the weights less (1 - 0.77) x 94 GiB reserved: a pool of under 0.1 GiB, but positive.
+  double pool = fix.at("effect").at("kv_pool_bytes").get<double>();
+  EXPECT_GT(pool, 0.0);
+  EXPECT_LT(pool, 0.1 * 1024 * 1024 * 1024);
+  EXPECT_TRUE(fix.at("effect").at("kv_tokens").is_null()) << "no bytes per token in this log: unknown, not 0";
+  auto text = Lines(Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "'").out);
+  EXPECT_EQ(text[1].rfind("Fix: --mem-fraction-static 0.77 (now 0.50, the floor) gives KV pool 81.9 MiB a rank", 0), 0u)
+      << text[1];
+
+  auto v = nlohmann::json::parse(
+      Tpt("analyze '" + Sample("logs/vllm-v1-tp2-kv-too-small.log") + "' --format json").out);
+  const auto& vf = v.at("fix");
+  EXPECT_EQ(vf.at("line"), "--max-model-len 60944");
+  EXPECT_EQ(vf.at("now"), "131072");
+  EXPECT_EQ(vf.at("effect").at("kv_tokens"), 60944);
+  EXPECT_EQ(vf.at("effect").at("requests"), 1);
+  auto vt = Lines(Tpt("analyze '" + Sample("logs/vllm-v1-tp2-kv-too-small.log") + "'").out);
+  EXPECT_NE(vt[1].find("60,944 tokens = 1 request of 60,944 tokens"), std::string::npos) << vt[1];
+
+  // An upgrade is advice, not a variable to export.
+  auto up = Tpt("analyze '" + Sample("rules/custom_ar_nccl_2_18_ipc/pos_ray_worker.log") + "'");
+  EXPECT_EQ(up.out.find("export NCCL="), std::string::npos) << up.out;
+  EXPECT_NE(up.out.find("Fix: NCCL >= 2.19.3"), std::string::npos) << up.out;
 }
 
 TEST(AnswerFirst, HangShowsRanksInTimeNotPhasesAndNoRepro) {
