@@ -123,7 +123,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
 }
 
 void WritePhases(const Analysis& a, std::ostream& out) {
-  const RankState* first = FirstFailingRank(a);
+  const RankState* first = ShownFirstRank(a);
   out << "\n**Ranks and phases**\n\n| ranks | phases reached | stopped at | first error |\n|---|---|---|---|\n";
   std::vector<std::pair<std::string, std::vector<int>>> rows;
   for (const RankState& r : a.ranks) {
@@ -151,7 +151,7 @@ std::string Secs(double s) {
 
 // Hangs and runtime failures: each rank's first error and last line, in time.
 void WriteRankTimeline(const Analysis& a, std::ostream& out) {
-  const RankState* first = FirstFailingRank(a);
+  const RankState* first = ShownFirstRank(a);
   TimeAxis ax = MakeTimeAxis(a);
   out << "\n**Ranks: first error and last line**" << (ax.ok ? " (seconds from the first timed line)" : "")
       << "\n\n| rank | first error | at | last line | at |\n|---|---|---|---|---|\n";
@@ -194,9 +194,7 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     out << "**Fix:** none known: no rule explains this failure; the lines below are where it shows.\n\n";
   }
   out << Cell(RunSummary(a.run));
-  if (const RankState* first = FirstFailingRank(a); first != nullptr && first->rank >= 0) {
-    out << " · rank " << first->rank << " failed first";
-  }
+  if (std::string note = RankNote(a); !note.empty()) out << " · " << note;
   if (!a.signature.empty()) out << " · signature `" << a.signature << "`";
   out << "\n";
   if (d != nullptr) {

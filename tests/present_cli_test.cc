@@ -129,6 +129,42 @@ TEST(AnswerFirst, HangShowsRanksInTimeNotPhasesAndNoRepro) {
   EXPECT_EQ(r.out.find("tptriage repro"), std::string::npos) << r.out;
 }
 
+// A hang whose lines carry no times: the ranks still come in the order the
+// log holds their errors, and a rank with no line is named (text) and drawn
+// as an empty lane (HTML). With times, the watchdog's wait is drawn.
+TEST(AnswerFirst, HangWithoutTimesKeepsOrderAndNamesMissingRanks) {
+  std::string dir = ::testing::TempDir();
+  std::string untimed = dir + "/hang-untimed.log", missing = dir + "/hang-missing.log";
+  std::string src = Sample("logs/nccl-warn-hang-tp4.log");
+  // Strip the date prefix and glog's time (E304 02:27:08.408271257 -> E).
+  ASSERT_EQ(tpt::test::RunCmd("sed -E 's/^\\[2026-03-04 [0-9:]+\\] //; s/\\[E304 [0-9:.]+ /[E /' '" + src +
+                              "' > '" + untimed + "' && grep -v '\\[2\\]' '" + untimed + "' > '" + missing + "'")
+                .rc,
+            0);
+  auto r = Tpt("analyze '" + untimed + "'");
+  EXPECT_NE(r.out.find("in the order they failed (the log prints no times: in the order of its lines)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find(" s    "), std::string::npos) << "no invented times";
+  size_t r2 = r.out.find("1. rank 2 "), r0 = r.out.find("2. rank 0 ");
+  EXPECT_NE(r2, std::string::npos) << r.out;
+  EXPECT_NE(r0, std::string::npos) << r.out;
+  auto m = Tpt("analyze '" + missing + "'");
+  EXPECT_NE(m.out.find("missing   rank 2: no line of it in the log"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("rank 2 blamed (no line of it in the log)"), std::string::npos) << m.out;
+  EXPECT_EQ(m.out.find("failed first"), std::string::npos) << "a rank that merely timed out is not the one to blame";
+  auto h = Tpt("analyze '" + missing + "' --format html");
+  EXPECT_NE(h.out.find("<g class=\"lane missing\" data-rank=\"2\">"), std::string::npos);
+  EXPECT_NE(h.out.find("placed in the order the log holds them"), std::string::npos);
+  // With times: the 600 s watchdog wait is drawn and named, in HTML and text.
+  auto timed = Tpt("analyze '" + src + "' --format html");
+  EXPECT_NE(timed.out.find("<g class=\"wait\">"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(timed.out, std::regex(">59[89] s wait, then the timeout<"))) << "the 600 s wait";
+  auto tt = Tpt("analyze '" + src + "'");
+  EXPECT_TRUE(std::regex_search(tt.out, std::regex("1\\. rank 2 .*\n(.*\n)*.*~ 59[89] s wait, then the timeout ~\n  2\\. rank 0")))
+      << tt.out;
+}
+
 TEST(AnswerFirst, NoInternalReferenceNamesInAnyOutput) {
   const std::regex internal(R"(anchors-[a-z]|knowledge/|post-#[0-9]|sglang-source\.md|vllm-source\.md)");
   std::vector<std::string> logs = BundledSamples();
