@@ -9,6 +9,7 @@
 #include "rules/findings.h"
 #include "rules/generated_defs.h"
 #include "rules/launches.h"
+#include "rules/prose.h"
 
 namespace tpt {
 
@@ -101,6 +102,9 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   const std::vector<std::string>& inputs = *distinct;
   auto run = ParseRunToMemory(inputs, *formats_, parse_);
   if (!run.ok()) return run.status();
+  // A document quoting log lines (a README, a design note) is not a log.
+  size_t prose = 0;
+  std::vector<std::string> documents = DropProse(*formats_, &run->events, &run->totals, &prose);
   // Two runs are never merged into one verdict.
   if (std::string why = DifferentRuns(run->events); !why.empty()) {
     return InvalidArgumentError("these inputs are not one run (" + why +
@@ -111,6 +115,9 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   opts.warnings = load_warnings_;
   opts.totals = &run->totals;
   opts.warnings.insert(opts.warnings.end(), dup_warnings.begin(), dup_warnings.end());
+  for (const std::string& doc : documents)
+    opts.warnings.push_back(doc + " reads as a document, not a log: it quotes log messages in prose; " +
+                            std::to_string(prose) + " such line(s) were not taken as evidence");
   for (const auto& in : run->inputs) {
     for (auto& w : InputWarnings(in, parse_)) opts.warnings.push_back(std::move(w));
   }
