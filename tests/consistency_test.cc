@@ -3,6 +3,7 @@
 // remedy against the value in use, on the bundled samples.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -317,6 +318,125 @@ TEST(ConsistencyJson, SnakeCaseKeysAndIntegerBytesEverywhere) {
         EXPECT_TRUE(v.is_number_integer()) << c << ": " << path << " = " << v.dump();
     });
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A document that quotes log lines is prose, not a log (issue 16): the
+// project's own README ("The server dies with \"Not enough memory...\"")
+// was diagnosed kv_pool_no_room. Every markdown file of the project is
+// no evidence; a log pasted into a document with its marks still counts.
+TEST(ConsistencyEvidence, DocumentsQuotingLogLinesAreNoEvidence) {
+  namespace fs = std::filesystem;
+  size_t docs = 0;
+  for (auto it = fs::recursive_directory_iterator(TPT_SOURCE_DIR); it != fs::recursive_directory_iterator(); ++it) {
+    std::string name = it->path().filename().string();
+    if (it->is_directory() && (name == ".git" || name.rfind("build", 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || it->path().extension() != ".md") continue;
+    ++docs;
+    Result r = Analyze("--format json '" + it->path().string() + "'");
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << it->path() << "\n" << r.out;
+    EXPECT_EQ(j["root_cause"], "no_evidence") << it->path() << ": " << j["verdict"];
+    EXPECT_EQ(r.rc, 4) << it->path();
+  }
+  EXPECT_GE(docs, 10u);
+  // A results note naming a NCCL WARN in a sentence: understood, but no run.
+  std::string note = WriteTemp("tpt_results.md",
+                               "Results\n\n(main 3d5dd23): 1,000,000 NCCL WARN lines (68 MB) took 2.1 GB; 1 GiB of\n"
+                               "NCCL INFO lines aborted.\n");
+  Result n = Analyze("--format json '" + note + "'");
+  EXPECT_EQ(n.rc, 4) << n.out;
+  // An issue body: the prose mentions the error, the fenced log proves it.
+  std::string issue = WriteTemp(
+      "tpt_issue.md",
+      "### Describe the bug\n\nThe server dies with \"Not enough memory. Please try to increase "
+      "--mem-fraction-static\" on 2 GPUs.\n\n```\n"
+      "[2025-09-02 10:00:01] server_args=ServerArgs(model_path='m', tp_size=2, mem_fraction_static=0.5)\n"
+      "[2025-09-02 10:00:08 TP0] Load weight begin. avail mem=94.00 GB\n"
+      "[2025-09-02 10:01:08 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=21.70 GB, "
+      "mem usage=72.30 GB.\n"
+      "[2025-09-02 10:01:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "  File \"/sglang/srt/managers/scheduler.py\", line 100, in run_scheduler_process\n"
+      "    scheduler = Scheduler(server_args)\n"
+      "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n```\n");
+  json i = json::parse(Analyze("--format json '" + issue + "'").out, nullptr, false);
+  EXPECT_EQ(i["root_cause"], "kv_pool_no_room") << i.dump(1);
+  // A one-line paste of the error itself is a log line, not a mention.
+  std::string line = WriteTemp("tpt_one_line.log",
+                               "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
+                               "Current value: mem_fraction_static=0.2\n");
+  EXPECT_EQ(json::parse(Analyze("--format json '" + line + "'").out, nullptr, false)["root_cause"], "kv_pool_no_room");
+}
+
+// `none` needs a run that got somewhere; a training job's NCCL set-up is one
+// (no serving phases needed).
+TEST(ConsistencyEvidence, TrainingLogWithNcclInitIsHealthy) {
+  std::string log = WriteTemp(
+      "tpt_train.log",
+      "W1201 10:00:00.123000 4242 torch/distributed/run.py:793] *****************************************\n"
+      "node1:4301:4301 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+      "node1:4301:4301 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "node1:4302:4302 [1] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "node1:4301:4350 [0] NCCL INFO comm 0x5566 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0xabc - "
+      "Init COMPLETE\n"
+      "epoch 0 step 100 loss 2.31\n");
+  Result r = Analyze("--format json '" + log + "'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(json::parse(r.out, nullptr, false)["root_cause"], "none");
+}
+
+}  // namespace
+
+namespace {
+
+std::string HealthyVllmStart() {
+  std::string log = ReadSample("logs/vllm-v1-tp2-healthy.log"), out;
+  size_t n = 0;
+  for (size_t i = 0; i < log.size() && n < 20; ++i) {
+    out += log[i];
+    n += log[i] == '\n';
+  }
+  return out;
+}
+
+// A line that says "error" which no rule explains is `unknown`, the line
+// quoted; never healthy (issue 16). An error the server went on after (a
+// request's) did not end the run; an INFO line naming the word is no error.
+TEST(ConsistencyEvidence, UnexplainedErrorLineIsUnknownWithTheLine) {
+  const std::string start = HealthyVllmStart();
+  ASSERT_FALSE(start.empty());
+  const std::vector<std::string> errors = {
+      "(EngineCore_DP0 pid=3010) ERROR 10-14 09:13:50 [gpu_worker.py:300] Could not reach the weights store: 403\n",
+      "Error: DownloadError\n",
+      "FATAL: the NIC mlx5_0 went down\n",
+      "ERROR:root:the tokenizer service is gone\n"};
+  for (const std::string& line : errors) {
+    std::string path = WriteTemp("tpt_error_line.log", start + line);
+    Result r = Analyze("--format json '" + path + "'");
+    EXPECT_EQ(r.rc, 3) << line << r.out;
+    json j = json::parse(r.out, nullptr, false);
+    EXPECT_EQ(j["root_cause"], "unknown") << line;
+    std::string quoted = line.substr(line.find(line.find("ERROR 10-14") != std::string::npos ? "ERROR" : line.substr(0, 5)), 20);
+    EXPECT_NE(j["verdict"].get<std::string>().find(quoted), std::string::npos) << j["verdict"];
+  }
+  // A request's error, then more serving: healthy.
+  std::string served = WriteTemp(
+      "tpt_request_error.log",
+      ReadSample("logs/vllm-v1-tp2-healthy.log") +
+          "(APIServer pid=2871) ERROR 10-14 09:15:02 [serving_chat.py:1118] Error in chat completion stream generator.\n"
+          "(APIServer pid=2871) INFO:     127.0.0.1:40124 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n");
+  EXPECT_EQ(Analyze("'" + served + "'").rc, 0);
+  // INFO naming the word: no error.
+  std::string info = WriteTemp("tpt_info_error.log",
+                               start + "(EngineCore_DP0 pid=3010) INFO 10-14 09:13:50 [core.py:700] retry policy: "
+                                       "ERROR budget 3\n");
+  EXPECT_EQ(Analyze("'" + info + "'").rc, 0);
 }
 
 }  // namespace
