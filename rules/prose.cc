@@ -117,11 +117,17 @@ bool QuotedInProse(std::string_view text, size_t match_begin) {
 std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>* events, RunTotals* totals,
                                    size_t* dropped) {
   std::map<std::pair<std::string, std::string>, const PatternSpec*> index;
+  // A line with one marked event is program output (a traceback's exception
+  // line also read by a message pattern): all its events are.
+  std::set<std::pair<int, uint64_t>> marked_lines;
+  for (const Event& e : *events)
+    if (Marked(e)) marked_lines.insert({e.source, e.line});
+  auto marked = [&](const Event& e) { return marked_lines.count({e.source, e.line}) > 0; };
   // Pass 1: the files that quote a message in prose.
   std::set<int> documents;
   std::vector<std::string> names;
   for (const Event& e : *events) {
-    if (documents.count(e.source) || Marked(e)) continue;
+    if (documents.count(e.source) || marked(e)) continue;
     if (QuotedInProse(e.text, MatchBegin(PatternOf(formats, e, &index), e))) {
       documents.insert(e.source);
       names.push_back(e.file);
@@ -139,7 +145,7 @@ std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>*
     if (documents.count(e.source)) {
       size_t begin = MatchBegin(PatternOf(formats, e, &index), e);
       bool quoted = QuotedInProse(e.text, begin);
-      keep = !quoted && !DocumentOnly(e.text) && (Marked(e) || begin == std::string_view::npos || LogStart(std::string_view(e.text).substr(0, begin)));
+      keep = !quoted && !DocumentOnly(e.text) && (marked(e) || begin == std::string_view::npos || LogStart(std::string_view(e.text).substr(0, begin)));
     }
     if (!keep) {
       ++*dropped;

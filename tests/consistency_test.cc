@@ -93,6 +93,18 @@ TEST(Consistency, PoolThatFitsIsNotNoRoomTheOddRankIs) {
   EXPECT_NEAR(j["diagnoses"][0]["figures"]["held_gib"].get<double>(), 39.40, 0.01);
 }
 
+// The CI hang jobs: every rank's watchdog fired but one; that rank is the one
+// the others waited for, and it is named (as in nccl-warn-hang-tp4).
+TEST(Consistency, CiHangJobsNameTheRankTheOthersWaitedFor) {
+  for (const auto& [run, rank] : std::vector<std::pair<std::string, int>>{{"runs/ci/job-1191", 3}, {"runs/ci/job-1222", 6}}) {
+    json j = AnalyzeJson(run);
+    EXPECT_EQ(j["root_cause"], "nccl_timeout_hang") << run;
+    EXPECT_EQ(j["diagnoses"][0]["rank"], rank) << run << "\n" << j["verdict"];
+    EXPECT_EQ(j["verdict"].get<std::string>().rfind("nccl_timeout_hang (rank " + std::to_string(rank), 0), 0u)
+        << j["verdict"];
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -437,6 +449,152 @@ TEST(ConsistencyEvidence, UnexplainedErrorLineIsUnknownWithTheLine) {
                                start + "(EngineCore_DP0 pid=3010) INFO 10-14 09:13:50 [core.py:700] retry policy: "
                                        "ERROR budget 3\n");
   EXPECT_EQ(Analyze("'" + info + "'").rc, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// Every bundled sample agrees with its README (samples/logs/README.md,
+// samples/founding/README.md, samples/runs/make_runs.py): the verdict, the
+// rank blamed, the rank count, the remedy and the figure the README names.
+struct SampleExpectation {
+  const char* sample;
+  const char* root_cause;
+  int rank;               // the primary diagnosis' rank; -2: not checked
+  const char* ranks;      // "N of M ranks failed" in the verdict, or ""
+  const char* flag;       // the first remedy's flag, or ""
+  const char* value;      // its value, or ""
+  const char* figure;     // text the verdict must hold, or ""
+};
+
+TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
+  const SampleExpectation kTable[] = {
+      {"founding/sglang-tp8-rtxpro6000-mfs050.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.77", "-25.3 GiB"},
+      {"founding/sglang-tp8-rtxpro6000-mfs055.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.77", "-20.6 GiB"},
+      {"logs/sglang-tp4-healthy.log", "none", -2, "", "", "", "from 4 ranks"},
+      {"logs/sglang-tp2-not-enough-memory.log", "kv_pool_no_room", -2, "2 of 2", "--mem-fraction-static", "0.91", "-1.6 GiB"},
+      {"logs/vllm-v1-tp2-healthy.log", "none", -2, "", "", "", "from 2 ranks"},
+      {"logs/vllm-v1-tp2-kv-too-small.log", "kv_pool_too_small", -2, "", "--max-model-len", "60944", "3.72 GiB"},
+      {"logs/nccl-warn-hang-tp4.log", "nccl_timeout_hang", 2, "", "TORCH_NCCL_DUMP_ON_TIMEOUT", "1", "rank 2 logged no timeout"},
+      {"logs/torch-childfailed-oom-rank1.log", "runtime_oom", 1, "", "", "", "1.95 GiB with 1.21 GiB free"},
+      {"logs/tgi-warmup-oom-2shards.log", "warmup_oom", -2, "", "--max-batch-prefill-tokens", "", "4.00 GiB with 2.91 GiB free"},
+      {"logs/trtllm-kv-insufficient-tp2.log", "warmup_oom", 1, "", "", "", "108.86 GiB of 140.06 GiB"},
+      {"logs/lmdeploy-turbomind-oom.log", "warmup_oom", -2, "", "", "", "before the server was ready"},
+      {"logs/xid-79-fallen-off-bus.log", "hardware_fault", -2, "", "", "", "0000:81:00"},
+      {"runs/ci/job-1187", "startup_free_memory_short", 2, "", "", "", "39.10 GiB free"},
+      {"runs/ci/job-1203", "startup_free_memory_short", 0, "", "", "", "38.45 GiB free"},
+      {"runs/ci/job-1240.log", "startup_free_memory_short", 5, "", "", "", "21.70 GiB free"},
+      {"runs/ci/job-1191", "nccl_timeout_hang", 3, "7 of 8", "", "", "rank 3 logged no timeout"},
+      {"runs/ci/job-1222", "nccl_timeout_hang", 6, "7 of 8", "", "", "rank 6 logged no timeout"},
+      {"runs/ci/job-1195", "none", -2, "", "", "", "from 4 ranks"},
+  };
+  for (const SampleExpectation& e : kTable) {
+    SCOPED_TRACE(e.sample);
+    Result r = Analyze("--format json " + Sample(e.sample));
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out;
+    EXPECT_EQ(j["root_cause"], e.root_cause);
+    EXPECT_EQ(r.rc, std::string(e.root_cause) == "none" ? 0 : 1);
+    std::string verdict = j["verdict"];
+    if (*e.figure) EXPECT_NE(verdict.find(e.figure), std::string::npos) << verdict;
+    if (*e.ranks) EXPECT_NE(verdict.find(std::string(e.ranks) + " ranks failed"), std::string::npos) << verdict;
+    if (std::string(e.root_cause) == "none") {
+      EXPECT_TRUE(j["diagnoses"].empty());
+      continue;
+    }
+    ASSERT_FALSE(j["diagnoses"].empty());
+    const json& d = j["diagnoses"][0];
+    if (e.rank != -2) EXPECT_EQ(d["rank"], e.rank) << verdict;
+    if (*e.flag) {
+      ASSERT_FALSE(d["remedy"].empty()) << d.dump(1);
+      EXPECT_EQ(d["remedy"][0]["flag"], e.flag);
+      EXPECT_EQ(d["remedy"][0]["value"], e.value);
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 18 D6: a .gz cut in the middle of start-up is read in part: what was
+// read holds no failure, but that is not health.
+TEST(ConsistencyEvidence, TruncatedGzMidStartupIsNotHealthy) {
+  std::string gz = ::testing::TempDir() + "/tpt_cut_startup.log.gz";
+  ASSERT_EQ(std::system(("gzip -c " + Sample("logs/sglang-tp4-healthy.log") + " | head -c 1500 > '" + gz + "'").c_str()), 0);
+  Result r = Analyze("--format json '" + gz + "'");
+  EXPECT_EQ(r.rc, 3) << r.out;
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_EQ(j["root_cause"], "unknown");
+  EXPECT_NE(j["verdict"].get<std::string>().find("read only in part"), std::string::npos) << j["verdict"];
+  bool warned = false;
+  for (const auto& w : j["warnings"]) warned |= w.get<std::string>().find("truncated") != std::string::npos;
+  EXPECT_TRUE(warned) << j["warnings"].dump();
+  // The whole file, compressed whole, is healthy.
+  std::string whole = ::testing::TempDir() + "/tpt_whole.log.gz";
+  ASSERT_EQ(std::system(("gzip -c " + Sample("logs/sglang-tp4-healthy.log") + " > '" + whole + "'").c_str()), 0);
+  EXPECT_EQ(Analyze("'" + whole + "'").rc, 0);
+}
+
+// Issue 18 D16: a symlink in a --runs directory that leads back to it (or
+// loops) is no run; a link to another run is that run, analysed once.
+TEST(ConsistencyRuns, SymlinksInRunsDirAreNotRuns) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(::testing::TempDir()) / "tpt_runs_links";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "job-1");
+  fs::copy_file(std::string(TPT_SOURCE_DIR) + "/samples/logs/sglang-tp4-healthy.log", dir / "job-1" / "server.log");
+  fs::copy_file(std::string(TPT_SOURCE_DIR) + "/samples/founding/sglang-tp8-rtxpro6000-mfs050.log", dir / "job-2.log");
+  fs::create_directory_symlink(".", dir / "self");
+  fs::create_directory_symlink("..", dir / "parent");
+  fs::create_symlink("loop", dir / "loop");
+  fs::create_directory_symlink("job-1", dir / "latest");
+  Result r = Analyze("--runs '" + dir.string() + "' --format json");
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  std::vector<std::string> names;
+  for (const auto& run : j["runs"]) names.push_back(run["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"job-1", "job-2.log"}));
+  Result e = tpt::test::RunCmd(std::string("{ '") + TPTRIAGE_BIN + "' analyze --runs '" + dir.string() +
+                               "' --format json 2>&1 >/dev/null; }");
+  for (const char* link : {"self", "parent", "loop", "latest"})
+    EXPECT_NE(e.out.find(std::string("--runs: ") + link + ":"), std::string::npos) << link << "\n" << e.out;
+}
+
+}  // namespace
+
+namespace {
+
+// Healthy start-ups one after the other (a server stopped and started again,
+// logs concatenated) are launches like failing ones; a folder whose
+// subfolders each started the server says it may hold several runs.
+TEST(ConsistencyRuns, HealthyConcatenatedStartsAreLaunches) {
+  for (const char* rel : {"logs/sglang-tp4-healthy.log", "logs/vllm-v1-tp2-healthy.log"}) {
+    std::string one = ReadSample(rel);
+    std::string path = WriteTemp("tpt_healthy_twice.log", one + one + one);
+    Result r = Analyze("--format json '" + path + "'");
+    EXPECT_EQ(r.rc, 0) << rel << "\n" << r.out;
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_EQ(j["launches"].size(), 3u) << rel << "\n" << j["verdict"];
+    for (const auto& l : j["launches"]) EXPECT_EQ(l["root_cause"], "none");
+    std::string verdict = j["verdict"];
+    EXPECT_EQ(verdict.rfind("started 3 times", 0), 0u) << verdict;
+    // The last launch's count, not the file's.
+    json single = json::parse(Analyze("--format json " + Sample(rel)).out, nullptr, false);
+    std::string tail = single["verdict"];
+    EXPECT_NE(verdict.find(tail), std::string::npos) << verdict << "\n" << tail;
+  }
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(::testing::TempDir()) / "tpt_two_jobs";
+  fs::remove_all(dir);
+  for (const char* job : {"job-a", "job-b"}) {
+    fs::create_directories(dir / job);
+    fs::copy_file(std::string(TPT_SOURCE_DIR) + "/samples/logs/sglang-tp4-healthy.log", dir / job / "server.log");
+  }
+  Result r = Analyze("'" + dir.string() + "'", true);
+  EXPECT_NE(r.out.find("2 folders that each started the server (job-a, job-b)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--runs"), std::string::npos) << r.out;
 }
 
 }  // namespace
