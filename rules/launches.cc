@@ -108,20 +108,26 @@ std::vector<size_t> SplitLaunches(const std::vector<Event>& events) {
   // while starting (vLLM's API server and engine, a speculative draft), never
   // after its end. Healthy starts one after the other (a server stopped and
   // started again, logs concatenated) are launches too.
+  // The lines between the last one of a launch that moved (a phase, a
+  // failure) and the next start line (a version banner, an environment
+  // dump) belong to the next launch.
   bool progressed = false, ended = false, up = false, seen_start = false;
+  size_t last_moved = 0;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     if (e.kind == "server_args") {
       if (seen_start && (ended || up)) {
-        starts.push_back(i);
+        starts.push_back(std::max(last_moved + 1, starts.back() + 1));
         progressed = ended = up = false;
       }
       seen_start = true;
+      last_moved = i;
       continue;
     }
     if (IsProgress(e.kind)) progressed = true;
     if (e.kind == "startup_complete" || e.kind == "batch_stats" || e.kind == "http_access") up = true;
     if (IsFailure(e) && (progressed || seen_start)) ended = true;
+    if (IsProgress(e.kind) || IsFailure(e)) last_moved = i;
   }
   return starts;
 }
