@@ -2,7 +2,11 @@
 // leads with the answer (verdict, fix, confidence) in text, markdown and HTML;
 // no internal reference name reaches any output; `tptriage log` merges a run's
 // lines by time, tagged by rank, with -C context, --kinds and --rank filters.
+#include <sys/resource.h>
+
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -222,6 +226,67 @@ TEST(LogView, ContextRankAndKindFilters) {
   EXPECT_EQ(Lines(k.out).size(), 16u) << k.out;  // 8 ranks x begin and end
   auto bad = Tpt("log --rank x " + log);
   EXPECT_EQ(bad.rc, 2);
+}
+
+// --raw: every line of the input, the ones the parser did not understand too,
+// each exactly once.
+TEST(LogView, RawShowsEveryLineOnce) {
+  for (const std::string& log : BundledSamples()) {
+    SCOPED_TRACE(log);
+    auto r = Tpt("log --no-pager --raw '" + log + "'");
+    EXPECT_EQ(r.rc, 0);
+    std::vector<std::string> shown = Lines(r.out);
+    std::ifstream in(log);
+    std::vector<std::string> file;
+    for (std::string l; std::getline(in, l);) file.push_back(l);
+    ASSERT_EQ(shown.size(), file.size()) << r.out;
+    // Each line as written ends one line of the view (after its 39-column head).
+    std::map<std::string, int> want;
+    for (std::string l : file) {
+      for (char& c : l) c = (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+      ++want[l];
+    }
+    // The head is 39 columns, wider when the kind's name is longer than 20.
+    for (const std::string& l : shown) {
+      bool found = false;
+      for (size_t k = 39; k <= l.size() && k <= 80 && !found; ++k) {
+        if (l[k - 1] != ' ') continue;
+        auto it = want.find(l.substr(k));
+        if (it != want.end() && it->second > 0) {
+          --it->second;
+          found = true;
+        }
+      }
+      EXPECT_TRUE(found) << "not a line of the input, or shown twice: " << l;
+    }
+    for (const auto& [line, n] : want) EXPECT_EQ(n, 0) << "not shown: " << line;
+  }
+}
+
+// A log of 120,000 lines: every line comes out (the view streams; it used to
+// keep a bounded sample of the events and drop the rest), in bounded memory.
+TEST(LogView, BigInputStreamsEveryLineInBoundedMemory) {
+  std::string big = ::testing::TempDir() + "/big-serving.log";
+  {
+    std::ifstream head(Sample("logs/sglang-tp4-healthy.log"));
+    std::ofstream out(big);
+    std::string l;
+    for (int i = 0; i < 59 && std::getline(head, l); ++i) out << l << "\n";
+    char buf[256];
+    for (int i = 0; i < 120000; ++i) {
+      std::snprintf(buf, sizeof buf,
+                    "[2025-09-02 %02d:%02d:%02d TP%d] Decode batch. #running-req: 128, #token: %d, token usage: 0.14, "
+                    "cuda graph: True, gen throughput (token/s): 3011.42, #queue-req: 0, \n",
+                    10 + i / 36000, (i / 600) % 60, (i / 10) % 60, i % 4, 61440 + i % 1000);
+      out << buf;
+    }
+  }
+  auto r = tpt::test::RunCmd("'" + std::string(TPTRIAGE_BIN) + "' log --no-pager '" + big + "' | grep -c 'Decode batch'");
+  EXPECT_EQ(r.out, "120000\n");
+  struct rusage ru {};
+  getrusage(RUSAGE_CHILDREN, &ru);
+  EXPECT_LT(ru.ru_maxrss, 200 * 1024) << "KiB: the largest child of this test";
+  std::remove(big.c_str());
 }
 
 TEST(LogView, PagerOnlyOnATerminal) {
