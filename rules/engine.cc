@@ -53,7 +53,7 @@ bool SurvivedException(const std::vector<Event>& events, size_t i) {
 bool IgnorableException(const RunIndex& run, size_t i) {
   const Event& e = run.events()[i];
   if (e.kind != "exception") return false;
-  if (e.fields().value("type", "") == "KeyboardInterrupt") return true;
+  if (e.Get("type").string() == "KeyboardInterrupt") return true;
   Value frames = RunScope(run, i).Call("frames", {});
   return frames.is_string() && (frames.str() == "__del__" || frames.str().rfind("__del__ > ", 0) == 0);
 }

@@ -261,9 +261,9 @@ Value FindingScope::Call(std::string_view name, const std::vector<Value>& a) con
   if (name == "meanof" || name == "meanof_nonzero" || name == "sumof") {
     double sum = 0, n = 0;
     for (size_t i : run_.OfKind(str(0))) {
-      const auto& f = evs[i].fields();
-      if (!f.contains(str(1))) continue;
-      Value v = JsonToValue(f[str(1)]);
+      FieldValue f = evs[i].Get(str(1));
+      if (!f.present()) continue;
+      Value v = JsonToValue(f.json());
       if (!v.is_number() || (name == "meanof_nonzero" && v.number() == 0)) continue;
       sum += v.number();
       ++n;
@@ -310,8 +310,9 @@ Value FindingScope::Call(std::string_view name, const std::vector<Value>& a) con
     for (size_t i : run_.OfKind(str(0))) {
       const Event& e = evs[i];
       if (rank >= 0 && e.rank >= 0 && e.rank != rank) continue;
-      if (!e.fields().contains(field)) continue;
-      Value v = JsonToValue(e.fields()[field]);
+      FieldValue f = e.Get(field);
+      if (!f.present()) continue;
+      Value v = JsonToValue(f.json());
       if (v.is_null()) continue;
       if (++n == want) return v;
     }
@@ -592,13 +593,14 @@ namespace {
 
 bool DraftClass(const Event& e) {
   const RE2* p = Pattern("(Eagle|NextN|MTP|Draft|Medusa)");
-  return e.fields().contains("model_class") && p &&
-         RE2::PartialMatch(JsonToValue(e.fields()["model_class"]).ToString(), *p);
+  FieldValue model_class = e.Get("model_class");
+  return model_class.present() && p && RE2::PartialMatch(JsonToValue(model_class.json()).ToString(), *p);
 }
 
 double Num(const Event& e, const char* key) {
-  if (!e.fields().contains(key)) return -1;
-  Value v = JsonToValue(e.fields()[key]);
+  FieldValue f = e.Get(key);
+  if (!f.present()) return -1;
+  Value v = JsonToValue(f.json());
   return v.is_number() ? v.number() : -1;
 }
 
@@ -617,7 +619,7 @@ std::vector<LedgerRow> DraftLedger(const RunIndex& run) {
   std::map<int, PerRank> ranks;
   for (const Event& e : run.events()) {
     PerRank& pr = ranks[e.rank];
-    bool draft_role = e.fields().contains("role") && e.fields()["role"] == "draft";
+    bool draft_role = e.Get("role").string() == "draft";
     if (e.kind == "weights_load_begin") {
       if (++pr.loads_begun == 2 && speculative) pr.m.free_at_init_bytes = std::max(0.0, Num(e, "avail_bytes"));
     } else if (e.kind == "weights_load_end") {

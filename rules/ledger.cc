@@ -11,8 +11,9 @@ namespace tpt {
 namespace {
 
 double Field(const Event& e, const char* key) {
-  if (!e.fields().contains(key)) return -1;
-  Value v = JsonToValue(e.fields()[key]);
+  FieldValue f = e.Get(key);
+  if (!f.present()) return -1;
+  Value v = JsonToValue(f.json());
   return v.is_number() ? v.number() : -1;
 }
 
