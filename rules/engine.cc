@@ -68,10 +68,9 @@ bool SaysError(const Event& e) {
   if (e.pattern_id != "error_level") return true;
   // error_level matched any line holding the word: the text before the
   // message (the stripped prefix) must hold it as the level.
-  const nlohmann::json& f = e.fields();
-  auto it = f.find("message");
-  if (it == f.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) return false;
-  size_t pos = e.text.find(it->get_ref<const std::string&>());
+  FieldValue message = e.Get("message");
+  if (!message.is_string() || message.json().get_ref<const std::string&>().empty()) return false;
+  size_t pos = e.text.find(message.json().get_ref<const std::string&>());
   if (pos == std::string::npos || pos == 0) return false;
   static const re2::RE2 kLevel("(?:^|\\W)(?:ERROR|CRITICAL|FATAL)(?:\\W|$)");
   return re2::RE2::PartialMatch(re2::StringPiece(e.text.data(), pos), kLevel);
