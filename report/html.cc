@@ -188,6 +188,10 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
         << "\" text-anchor=\"middle\">card " << FormatBytes(card) << "</text>\n";
   }
   out << "<text x=\"" << Num(label_w) << "\" y=\"" << Num(height - 4) << "\" class=\"muted\">0</text>\n</svg>\n";
+  if (!(card > 0)) {
+    out << "<p class=\"muted card-unknown\">The log does not print the card's total memory: each bar is drawn "
+           "against the rank's free memory at init (the dashed line).</p>\n";
+  }
   out << "<details><summary>Ledger as a table</summary>\n<table><tr><th>ranks</th><th>role</th><th>free at init</th>"
          "<th>weights</th><th>reserved</th><th>KV pool</th><th>graphs</th><th>left</th></tr>\n";
   // Identical rows once, with their ranks (as in the text report).
@@ -486,8 +490,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
       if (!line.empty()) {
         out << "<code>" << Esc(line) << "</code>";
       } else {
-        out << "<b>" << Esc(r.flag + (r.value.empty() ? "" : " " + r.value)) << "</b>"
-            << (r.direction.empty() ? "" : " (" + Esc(r.direction) + ")");
+        out << "<b>" << Esc(Advice(r)) << "</b>";
       }
       out << (r.why.empty() ? "" : ": " + Esc(r.why)) << "</li>\n";
     }
