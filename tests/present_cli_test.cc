@@ -140,6 +140,13 @@ TEST(AnswerFirst, HangShowsRanksInTimeNotPhasesAndNoRepro) {
   EXPECT_NE(founding.out.find(">with the fix (0.77)</text>"), std::string::npos);
   EXPECT_NE(founding.out.find("<rect class=\"hot\""), std::string::npos) << "the failing rank highlighted";
   EXPECT_NE(founding.out.find("card-unknown"), std::string::npos) << "no total in this log: said, not drawn";
+  // Unknown figures do not break the scale: vLLM's weights and KV pool both
+  // fit the 620 px chart when the log printed no free memory at init.
+  auto v = Tpt("analyze '" + Sample("logs/vllm-v1-tp2-kv-too-small.log") + "' --format html");
+  std::smatch seg;
+  ASSERT_TRUE(std::regex_search(v.out, seg, std::regex(R"re(<rect class="seg" x="130.0" y="[0-9.]+" width="([0-9.]+)")re")));
+  EXPECT_LT(std::stod(seg.str(1)), 620.0) << "the weights bar ran off the chart";
+  EXPECT_NE(v.out.find("KV pool: 3.72 GiB"), std::string::npos) << "the pool drawn";
   // repro replays SGLang/vLLM memory set-ups; a torch NCCL hang is not one.
   EXPECT_EQ(r.out.find("tptriage repro"), std::string::npos) << r.out;
 }
