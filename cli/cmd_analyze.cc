@@ -29,7 +29,8 @@
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
-#include "rules/memory/model_config.h"
+#include "memory/model_config.h"
+#include "rules/model_figures.h"
 
 namespace tpt::cli {
 

@@ -227,7 +227,7 @@ int RunDiff(const Args& args) {
   diff::DiffResult r = diff::Compare(*good, *bad);
   if (cfg.format == "json") {
     json j = r;
-    WholeBytes(&j);  // byte counts are integers in JSON (rules/analysis.h)
+    WholeBytes(&j);  // byte counts are integers in JSON (memory/ledger.h)
     std::cout << j.dump(2) << "\n";
   } else {
     RenderText(std::cout, r);

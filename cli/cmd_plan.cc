@@ -1,5 +1,5 @@
 // cmd_plan.cc: `tptriage plan`: predict the per-rank memory ledger and KV pool of a
-// launch before running it (rules/memory/plan.h does the work).
+// launch before running it (memory/launch_plan.h does the work).
 //
 //   tptriage plan --framework sglang --version 0.4.3.post4 --gpu L4 --tp 4   (one command)
 //       --weights-per-rank 15.54GiB --layers 64 --kv-heads 8 --head-dim 128
@@ -16,8 +16,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "rules/memory/memory_model.h"
-#include "rules/memory/plan.h"
+#include "memory/memory_model.h"
+#include "memory/launch_plan.h"
 
 namespace tpt::cli {
 namespace {

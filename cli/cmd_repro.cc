@@ -193,7 +193,7 @@ std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
   step("ballast: free memory := the log's free at init (" + FormatBytes(p.free_at_init_bytes) + ")");
   step("free at init: all_reduce MIN over ranks");
   step("weights: " + FormatBytes(p.weights_bytes) + " per rank, allocated and written");
-  step("the server's KV formula on the measured numbers (rules/memory)");
+  step("the server's KV formula on the measured numbers (memory/)");
   step("KV pool allocation");
   if (!p.cuda_graph_bs.empty()) {
     step("CUDA graph capture of a decode-like step: " + std::to_string(p.num_layers) + " layers x all-reduce of bs x " +

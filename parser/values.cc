@@ -641,7 +641,7 @@ StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   if (i == 0 || i > 19) return not_a_size();  // "-1", "1.5M", "" and absurd lengths
   const uint64_t n = std::stoull(std::string(t.substr(0, i)));
   std::string unit = Lower(Trim(t.substr(i)));
-  // 1024-based like rules/memory's sizes (the servers' "GB" is GiB).
+  // 1024-based like memory/ sizes (the servers' "GB" is GiB).
   static constexpr struct {
     const char* unit;
     int shift;

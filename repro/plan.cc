@@ -10,7 +10,7 @@
 #include <sstream>
 #include <type_traits>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::repro {
 namespace {

@@ -1,9 +1,9 @@
-// models.cc: named adapters from rule inputs to rules/memory/memory_model.h.
+// models.cc: named adapters from rule inputs to memory/memory_model.h.
 #include "rules/models.h"
 
 #include <cmath>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt {
 

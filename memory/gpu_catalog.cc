@@ -1,5 +1,5 @@
 // gpu_catalog.cc: the GPU catalog (gpu_catalog.json, embedded at build time by
-// rules/memory/CMakeLists.txt into gpu_catalog_data.cc) and name lookup.
+// memory/CMakeLists.txt into gpu_catalog_data.cc) and name lookup.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 
@@ -94,7 +94,7 @@ std::string_view EmbeddedGpuCatalogJson() { return kGpuCatalogJson; }
 
 const std::vector<GpuInfo>& GpuCatalog() {
   static const std::vector<GpuInfo>* catalog = [] {
-    auto parsed = ParseGpuCatalog(kGpuCatalogJson, "rules/memory/gpu_catalog.json (embedded)");
+    auto parsed = ParseGpuCatalog(kGpuCatalogJson, "memory/gpu_catalog.json (embedded)");
     // A broken embedded catalog is caught by gpu_catalog_test; at run time degrade to empty.
     return new std::vector<GpuInfo>(parsed.ok() ? std::move(*parsed) : std::vector<GpuInfo>{});
   }();

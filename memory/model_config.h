@@ -25,7 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 
@@ -126,21 +126,5 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
 
 // One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
 std::string DescribeModel(const ModelConfig& m);
-
-}  // namespace tpt::memory
-
-namespace tpt {
-struct Analysis;
-}
-
-namespace tpt::memory {
-
-// `analyze --model`: what the model's files say about the run an analysis describes
-// (its framework, version, TP/PP and configuration): weights per rank, KV bytes per
-// token, the context length. Memory diagnoses get them as `model_*` figures where the
-// log printed none, and one info finding ("model_figures") carries them with a
-// comparison against the weights the log printed. Returns false (and changes nothing)
-// when the run's parallelism does not fit the model (the finding then says why).
-bool AddModelFigures(const ModelConfig& m, Analysis* a);
 
 }  // namespace tpt::memory

@@ -1,11 +1,11 @@
-// plan.cc: a launch configuration -> predicted ledger, KV pool, failure and remedies.
-#include "rules/memory/plan.h"
+// launch_plan.cc: a launch configuration -> predicted ledger, KV pool, failure and remedies.
+#include "memory/launch_plan.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "rules/memory/numeric.h"
+#include "memory/numeric.h"
 
 namespace tpt::memory {
 namespace {

@@ -1,8 +1,8 @@
 // memory_model.h: the memory formulas of SGLang and vLLM, by version, in one place.
 //
 // Both the rules engine (rules/) and the GPU reproduction (repro/) call these
-// functions; nothing here reads a log or links the parser (only the header-only
-// Status type of parser/status.h, and LedgerRow of rules/analysis.h). Inputs are
+// functions; nothing here reads a log, links the parser or includes rules/ (only
+// base/status.h and the LedgerRow of memory/ledger.h). Inputs are
 // plain numbers in BYTES (SGLang prints GiB as "GB": convert with kGiB).
 // Sources are cited per function as "sglang-source.md §1.2(c)" etc. (the team's
 // knowledge notes, which quote the servers' code at named commits).
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "rules/analysis.h"
+#include "memory/ledger.h"
 
 namespace tpt::memory {
 
@@ -214,7 +214,7 @@ struct VllmKvResult {
 StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in);
 
 // ---------------------------------------------------------------------------
-// Per-rank ledger (rows of rules/analysis.h LedgerRow).
+// Per-rank ledger (rows of memory/ledger.h LedgerRow).
 
 struct RankMemory {
   int rank = -1;
@@ -252,7 +252,7 @@ StatusOr<int> LargestGraphBatchSize(const std::vector<GraphMemPoint>& points, do
                                     int max_candidate = 1024, const std::vector<int>& candidates = {});
 
 // ---------------------------------------------------------------------------
-// GPU catalog (rules/memory/gpu_catalog.json, embedded at build time).
+// GPU catalog (memory/gpu_catalog.json, embedded at build time).
 
 struct GpuInfo {
   std::string name;                 // canonical, e.g. "H100 SXM 80GB"

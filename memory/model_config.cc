@@ -1,6 +1,6 @@
 // model_config.cc: config.json -> ModelConfig; weights per rank; KV dims; vLLM's
 // profiling activation peak. See model_config.h for the sharding rules.
-#include "rules/memory/model_config.h"
+#include "memory/model_config.h"
 
 #include <algorithm>
 #include <cmath>

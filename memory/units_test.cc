@@ -1,7 +1,7 @@
 // units_test.cc: versions, dtypes, sizes, parameter counts, start-up overhead.
 #include <gtest/gtest.h>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/strings.h"
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 namespace {
