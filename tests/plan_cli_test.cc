@@ -2,6 +2,7 @@
 // (0 fits, 1 predicted failure, 2 usage error) and messages that name the flag.
 #include <array>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <sys/wait.h>
 
@@ -64,6 +65,32 @@ TEST(PlanCliTest, FitsAtTheRemedyAndExitsZero) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["fits"], true);
   EXPECT_GT(j["kv_tokens"].get<int64_t>(), 0);
+}
+
+// Every key of plan's JSON is snake_case like analyze/diff/repro: the fraction sits under
+// mem_fraction_static / gpu_memory_utilization, never the flag's hyphenated name.
+TEST(PlanCliTest, JsonKeysAreSnakeCase) {
+  std::function<void(const nlohmann::json&, const std::string&)> check = [&](const nlohmann::json& j,
+                                                                            const std::string& path) {
+    if (j.is_array()) {
+      for (const auto& x : j) check(x, path + "[]");
+    } else if (j.is_object()) {
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        EXPECT_EQ(it.key().find('-'), std::string::npos) << path << "." << it.key();
+        if (path != "$.figures") check(it.value(), path + "." + it.key());
+      }
+    }
+  };
+  PlanRun s = Plan(kFounding + "--mem-fraction-static 0.77");
+  auto js = nlohmann::json::parse(s.out);
+  EXPECT_DOUBLE_EQ(js["mem_fraction_static"].get<double>(), 0.77);
+  check(js, "$");
+  PlanRun v = Plan(
+      "--framework vllm --version 0.10.1 --gpu-mem 47.38GiB --free-at-init 31.44GiB --gpu-memory-utilization 0.95 "
+      "--params 7B --dtype bf16 --layers 32 --kv-heads 8 --head-dim 128 --format json");
+  auto jv = nlohmann::json::parse(v.out);
+  EXPECT_DOUBLE_EQ(jv["gpu_memory_utilization"].get<double>(), 0.95);
+  check(jv, "$");
 }
 
 // QwQ-32B on 4xL4 (v0.4.3.post4): the knowledge notes' check, 46,611 tokens in the log.
