@@ -3,7 +3,7 @@
 // `--bench-allreduce`: custom all-reduce against NCCL.
 //
 // Flags -> ReproConfig (the only place that sees a variables_map) -> plan
-// (repro/plan.h) with overrides -> layout (repro/launch.h) -> backend (cuda or
+// (repro/repro_plan.h) with overrides -> layout (repro/launch.h) -> backend (cuda or
 // simulated) -> Reproduce (repro/runner.h) -> text or JSON.
 // Exit codes: 0 reproduced (and the fix passes), 1 not reproduced, 2 usage or
 // input error, 3 inconclusive, 4 reproduced but the fix fails.

@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "repro/plan.h"
+#include "repro/repro_plan.h"
 
 #include "report/report.h"
 

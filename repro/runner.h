@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "repro/backend.h"
-#include "repro/plan.h"
+#include "repro/repro_plan.h"
 
 namespace tpt::repro {
 

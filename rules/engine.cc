@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "rules/ledger.h"
-#include "rules/models.h"
-#include "rules/run_view.h"
+#include "rules/ledger_from_events.h"
+#include "rules/memory_calls.h"
+#include "rules/run_index.h"
 
 namespace tpt {
 

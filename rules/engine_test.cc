@@ -1,6 +1,6 @@
 // engine_test.cc: rules over hand-made events: figures, ranking, none/unknown.
 #include "rules/engine.h"
-#include "rules/run_view.h"
+#include "rules/run_index.h"
 
 #include <cmath>
 

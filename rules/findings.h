@@ -7,7 +7,7 @@
 // rules/findings/<id>.json (language: rules/findings/README.md) evaluated after
 // the diagnosis; a finding never changes root_cause or the exit code.
 //
-// The expression language is the rules' (rules/expr.h, rules/run_view.h) with a
+// The expression language is the rules' (rules/expr.h, rules/run_index.h) with a
 // few functions findings need on top (FindingScope below).
 //
 //   auto findings = tpt::FindingSet::LoadBuiltin();
@@ -23,7 +23,7 @@
 #include "base/status.h"
 #include "rules/analysis.h"
 #include "rules/expr.h"
-#include "rules/run_view.h"
+#include "rules/run_index.h"
 
 namespace tpt {
 

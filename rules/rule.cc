@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "rules/models.h"
-#include "rules/run_view.h"
+#include "rules/memory_calls.h"
+#include "rules/run_index.h"
 
 namespace tpt {
 

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rules/run_view.h"
+#include "rules/run_index.h"
 
 namespace tpt {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "parser/format_set.h"
 #include "rules/analyzer.h"
-#include "rules/run_view.h"
+#include "rules/run_index.h"
 
 namespace tpt {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "repro/backend.h"
 #include "repro/launch.h"
-#include "repro/plan.h"
+#include "repro/repro_plan.h"
 #include "repro/runner.h"
 
 namespace tpt::fuzz {

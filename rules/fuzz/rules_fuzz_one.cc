@@ -7,7 +7,7 @@
 #include "rules/engine.h"
 #include "rules/findings.h"
 #include "rules/rule.h"
-#include "rules/run_view.h"
+#include "rules/run_index.h"
 
 namespace tpt::fuzz {
 namespace {

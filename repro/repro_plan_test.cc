@@ -1,6 +1,6 @@
-// plan_test.cc: plans from JSON (bare and analyze's Analysis), overrides,
+// repro_plan_test.cc: plans from JSON (bare and analyze's Analysis), overrides,
 // validation messages, and the size/list parsers.
-#include "repro/plan.h"
+#include "repro/repro_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// plan.cc: plans from JSON and flags, validation, and their description.
-#include "repro/plan.h"
+// repro_plan.cc: plans from JSON and flags, validation, and their description.
+#include "repro/repro_plan.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
-// models.cc: named adapters from rule inputs to memory/memory_model.h.
-#include "rules/models.h"
+// memory_calls.cc: named adapters from rule inputs to memory/memory_model.h.
+#include "rules/memory_calls.h"
 
 #include <cmath>
 

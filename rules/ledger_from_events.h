@@ -1,4 +1,4 @@
-// ledger.h: the per-rank memory ledger of a run (memory/ledger.h LedgerRow),
+// ledger_from_events.h: the per-rank memory ledger of a run (memory/ledger.h LedgerRow),
 // read from each rank's startup lines and summed by memory/.
 //
 //   tpt::RunIndex run(events);
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "rules/analysis.h"
-#include "rules/run_view.h"
+#include "rules/run_index.h"
 
 namespace tpt {
 

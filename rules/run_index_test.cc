@@ -1,6 +1,6 @@
-// run_view_test.cc: RunIndex over a run of which only part was kept in
+// run_index_test.cc: RunIndex over a run of which only part was kept in
 // memory (parser.h ParsedRun::totals): counts are of the whole run.
-#include "rules/run_view.h"
+#include "rules/run_index.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// models.h: memory-model calls a rule can make by name ("model": {"name": ...}).
+// memory_calls.h: memory-model calls a rule can make by name ("model": {"name": ...}).
 //
 // Each entry adapts one function of memory/memory_model.h (where every
 // formula lives) to named inputs and outputs, so a rule file can say

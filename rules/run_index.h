@@ -1,4 +1,4 @@
-// run_view.h: the events of one run, indexed for rules, and the Scope rule
+// run_index.h: the events of one run, indexed for rules, and the Scope rule
 // expressions are evaluated in.
 //
 // RunIndex is built once per run: events by kind, ranks, the configuration

@@ -1,5 +1,5 @@
-// ledger.cc: per-rank memory figures -> memory::BuildLedger.
-#include "rules/ledger.h"
+// ledger_from_events.cc: per-rank memory figures -> memory::BuildLedger.
+#include "rules/ledger_from_events.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-// plan.h: what `tptriage repro` runs: the parameters of one server launch,
+// repro_plan.h: what `tptriage repro` runs: the parameters of one server launch,
 // taken from a diagnosis (analyze's JSON, Diagnosis::repro) and overridden by
 // flags. Field names are the JSON keys (repro/README.md lists them).
 //

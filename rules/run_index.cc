@@ -1,5 +1,5 @@
-// run_view.cc: event index and the rule-expression scope.
-#include "rules/run_view.h"
+// run_index.cc: event index and the rule-expression scope.
+#include "rules/run_index.h"
 
 #include <algorithm>
 #include <cctype>
