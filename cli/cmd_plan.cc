@@ -15,6 +15,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/args.h"
+#include "base/units.h"
 #include "cli/commands.h"
 #include "memory/memory_model.h"
 #include "memory/launch_plan.h"
@@ -112,17 +113,9 @@ po::options_description Options(PlanFlags& f) {
   return d;
 }
 
+// A memory size needs a unit (a bare "94" is more likely GiB than bytes): base/units.h.
 StatusOr<double> Size(const std::string& flag, const std::string& text) {
-  // A bare number is ambiguous (bytes? the servers' "GB", which is GiB?): ask for the unit.
-  bool bare = !text.empty();
-  for (char c : text) {
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ' ')) bare = false;
-  }
-  if (bare) {
-    return InvalidArgumentError("--" + flag + " " + text + ": a size needs a unit, e.g. " + text +
-                                "GiB (the servers' \"GB\" is GiB) or " + text + "MiB");
-  }
-  auto b = mem::ParseBytes(text);
+  auto b = ParseSize(text, BareNumber::kNeedsUnit);
   if (!b.ok()) return InvalidArgumentError("--" + flag + ": " + b.status().message());
   return *b;
 }

@@ -105,10 +105,11 @@ StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
   o.gpu_memory_utilization = c.gmu;
   o.fix_value = c.fix;
   o.framework = c.framework;
-  auto size = [](const std::optional<std::string>& v, const char* flag,
-                 std::optional<int64_t>* out) -> Status {
+  // GPU-sized figures need a unit, as in plan; byte counts may be bare (base/units.h).
+  auto size = [](const std::optional<std::string>& v, const char* flag, std::optional<int64_t>* out,
+                 BareNumber bare = BareNumber::kNeedsUnit) -> Status {
     if (!v) return OkStatus();
-    auto b = ParseSize(*v);
+    auto b = ParseSize(*v, bare);
     if (!b.ok()) return InvalidArgumentError(std::string(flag) + ": " + b.status().message());
     *out = *b;
     return OkStatus();
@@ -116,8 +117,8 @@ StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
   TPT_RETURN_IF_ERROR(size(c.target_mem, "--target-gpu-mem", &o.card_total_bytes));
   TPT_RETURN_IF_ERROR(size(c.free_at_init, "--free-at-init", &o.free_at_init_bytes));
   TPT_RETURN_IF_ERROR(size(c.weights, "--weights", &o.weights_bytes));
-  TPT_RETURN_IF_ERROR(size(c.kv_bytes, "--kv-bytes-per-token", &o.kv_bytes_per_token));
-  TPT_RETURN_IF_ERROR(size(c.car_max, "--custom-allreduce-max", &o.custom_allreduce_max_bytes));
+  TPT_RETURN_IF_ERROR(size(c.kv_bytes, "--kv-bytes-per-token", &o.kv_bytes_per_token, BareNumber::kBytes));
+  TPT_RETURN_IF_ERROR(size(c.car_max, "--custom-allreduce-max", &o.custom_allreduce_max_bytes, BareNumber::kBytes));
   if (c.car) {
     if (*c.car == "on") {
       o.custom_allreduce = true;

@@ -296,9 +296,7 @@ double DefaultFreeAtInit(double total_bytes, int tp);
 // ---------------------------------------------------------------------------
 // Sizes.
 
-// "96GiB", "9.3G", "512MiB", "1.5 TB", "123456" (bytes) -> bytes. K/M/G/T with or
-// without "iB"/"B" are binary (1024-based) like the servers' "GB". Error names the text.
-StatusOr<double> ParseBytes(std::string_view text);
+// Sizes ("96GiB", "9.3G"): base/units.h ParseSize, the one grammar of every input.
 // "70B", "7.6b", "405B", "1.5T", "350M" -> parameter count.
 StatusOr<double> ParseParamCount(std::string_view text);
 // bytes -> "21.70 GiB" (negative keeps its sign).

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -18,9 +19,9 @@ struct PlanRun {
   std::string out;
 };
 
-// Runs `tptriage plan ARGS`; stderr joins stdout when `with_stderr`.
-PlanRun Plan(const std::string& args, bool with_stderr = false) {
-  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' plan " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+// Runs `ENV tptriage ARGS` (any command); stderr joins stdout when `with_stderr`.
+PlanRun Tpt(const std::string& args, bool with_stderr = false, const std::string& env = "") {
+  std::string cmd = env + " '" + TPTRIAGE_BIN + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null") + " </dev/null";
   PlanRun run;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -30,6 +31,9 @@ PlanRun Plan(const std::string& args, bool with_stderr = false) {
   run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return run;
 }
+
+// Runs `tptriage plan ARGS`.
+PlanRun Plan(const std::string& args, bool with_stderr = false) { return Tpt("plan " + args, with_stderr); }
 
 const std::string kFounding =
     "--framework sglang --version 0.5.3 --gpu-mem 95GiB --free-at-init 94GiB --avail-after-weights 21.7GiB "
@@ -91,6 +95,50 @@ TEST(PlanCliTest, JsonKeysAreSnakeCase) {
   auto jv = nlohmann::json::parse(v.out);
   EXPECT_DOUBLE_EQ(jv["gpu_memory_utilization"].get<double>(), 0.95);
   check(jv, "$");
+}
+
+// One size syntax everywhere (base/units.h): plan, repro and analyze accept the same
+// forms and refuse the same bad ones, each with a message that names the flag and
+// quotes the text. Only a bare number differs, as documented: a byte-count flag
+// (--max-line-bytes) reads it as bytes, a GPU-memory flag asks for a unit.
+TEST(SizeSyntax, PlanReproAndAnalyzeAgree) {
+  const std::string src = TPT_SOURCE_DIR;
+  auto run = [](const std::string& args) { return Tpt(args, /*with_stderr=*/true); };
+  struct Cmd {
+    const char* name;
+    std::string prefix, suffix;
+    const char* flag;
+  };
+  const std::vector<Cmd> cmds = {
+      {"plan", "plan --framework sglang --server-version 0.5.3 --gpu-mem 95GiB --avail-after-weights 21.7GiB "
+               "--cell-bytes 65536 --free-at-init ", "", "--free-at-init"},
+      {"repro", "repro '" + src + "/samples/repro/sglang_tp8_rtxpro6000.json' --backend simulated --dry-run --free-at-init ",
+       "", "--free-at-init"},
+      {"analyze", "analyze '" + src + "/samples/founding/' --format json --max-line-bytes ", "", "--max-line-bytes"},
+  };
+  for (const char* good : {"512MiB", "512 MiB", "0.5GiB", "512M", "524288K", "512mb", "1.5K"}) {
+    for (const auto& c : cmds) {
+      PlanRun r = run(c.prefix + "'" + good + "'" + c.suffix);
+      for (const char* refusal : {"not a size", "size unit", "needs a unit", "whole number of bytes"}) {
+        EXPECT_EQ(r.out.find(refusal), std::string::npos) << c.name << " refused " << good << ": " << r.out;
+      }
+    }
+  }
+  for (const char* bad : {"lots", "-1", "1e9", "12 parsecs", "5X", "1.2.3G", "GiB"}) {
+    for (const auto& c : cmds) {
+      PlanRun r = run(c.prefix + "'" + bad + "'" + c.suffix);
+      EXPECT_EQ(r.rc, 2) << c.name << " accepted " << bad << ": " << r.out;
+      EXPECT_NE(r.out.find(c.flag), std::string::npos) << c.name << " " << bad << ": " << r.out;
+      EXPECT_NE(r.out.find(bad), std::string::npos) << c.name << " " << bad << ": " << r.out;
+    }
+  }
+  // The documented difference: a bare number.
+  EXPECT_NE(run(cmds[2].prefix + "4096").rc, 2);
+  for (int i : {0, 1}) {
+    PlanRun r = run(cmds[i].prefix + "94");
+    EXPECT_EQ(r.rc, 2) << cmds[i].name << ": " << r.out;
+    EXPECT_NE(r.out.find("a size needs a unit, e.g. 94GiB"), std::string::npos) << cmds[i].name << ": " << r.out;
+  }
 }
 
 // QwQ-32B on 4xL4 (v0.4.3.post4): the knowledge notes' check, 46,611 tokens in the log.
