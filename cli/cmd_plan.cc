@@ -28,7 +28,7 @@ namespace mem = tpt::memory;
 
 // Flags as typed on the command line (stage one); ValidatePlanFlags makes a PlanInput.
 struct PlanFlags {
-  std::string framework, version, vllm_engine, gpu, gpu_mem, free_at_init, avail_after_weights;
+  std::string framework, version, vllm_engine, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
   int tp = 1, pp = 1, dp = 1;
   bool enable_dp_attention = false;
   std::string weights_per_rank, params, dtype = "bf16";
@@ -61,6 +61,7 @@ po::options_description Options(PlanFlags& f) {
       ("speculative-draft-model-path", po::value(&f.draft_model), "draft model directory (its weights are added)")
       ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
       ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
+      ("gpu-catalog", po::value(&f.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("gpu-mem", po::value(&f.gpu_mem), "GPU memory total instead of --gpu, e.g. 96GiB (a size needs a unit)")
       ("free-at-init", po::value(&f.free_at_init),
        "free memory per rank after distributed init (SGLang \"Load weight begin. avail mem=\"); default: total - "
@@ -339,6 +340,7 @@ int RunPlan(const Args& args) {
   po::options_description desc = Options(flags);
   po::variables_map vm;
   if (auto code = ParseCommandLine(args, desc, "plan", /*positional=*/nullptr, &vm)) return *code;
+  if (Status st = memory::LoadUserGpuCatalog(flags.gpu_catalog); !st.ok()) return UsageError(st.message());
   auto input = ValidatePlanFlags(flags, vm);
   if (!input.ok()) return UsageError(input.status().message());
   auto plan = memory::MakePlan(*input);

@@ -31,6 +31,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "memory/memory_model.h"
 #include "repro/allreduce_bench.h"
 #include "repro/launch.h"
 #include "repro/runner.h"
@@ -56,6 +57,7 @@ struct ReproConfig {
   std::optional<std::string> target_mem, free_at_init, weights, kv_bytes, car, car_max, graph_bs, framework;
   std::string bench_ranks = "2,4,8", bench_min = "8KiB", bench_max = "64MiB", bench_mode = "auto";
   int bench_iters = 20;
+  std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
 };
 
 int Fail(const std::string& msg) {
@@ -507,6 +509,7 @@ int RunRepro(const Args& args) {
       ("mem-fraction-static", opt_dbl(&c.mfs), "SGLang --mem-fraction-static as logged")
       ("gpu-memory-utilization", opt_dbl(&c.gmu), "vLLM --gpu-memory-utilization as logged")
       ("target-gpu-mem", opt_str(&c.target_mem), "the original card's memory, e.g. 96GiB")
+      ("gpu-catalog", po::value(&c.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("free-at-init", opt_str(&c.free_at_init), "free memory per rank at init, e.g. 94GiB")
       ("weights", opt_str(&c.weights), "weight bytes per rank, e.g. 72.3GiB")
       ("kv-bytes-per-token", opt_str(&c.kv_bytes), "KV cache bytes per token per rank")
@@ -529,6 +532,7 @@ int RunRepro(const Args& args) {
        "processes (one per rank over CUDA IPC; GPUs shared when too few) | colocated (all ranks on GPU 0) | auto "
        "(processes when there is a GPU per rank)");
   if (auto code = ParseCommandLine(args, desc, "repro", &c.inputs, nullptr, kExitReproUsage)) return *code;
+  if (Status st = memory::LoadUserGpuCatalog(c.gpu_catalog); !st.ok()) return Fail(st.message());
   if (c.format != "text" && c.format != "json") return Fail("--format '" + c.format + "': expected text or json");
   if (c.backend != "cuda" && c.backend != "simulated") return Fail("--backend '" + c.backend + "': expected cuda or simulated");
   if (!(c.deadline_s > 0 && c.deadline_s <= 3600)) return Fail("--deadline: 0 < seconds <= 3600");

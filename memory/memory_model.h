@@ -262,9 +262,25 @@ struct GpuInfo {
   int sm = 0;                       // 90, 80, 120...
   std::string interconnect;         // "nvlink" | "pcie"
 };
-// The embedded catalog, parsed once. Never fails: a broken file yields an empty
-// catalog here and fails gpu_catalog_test (which parses EmbeddedGpuCatalogJson()).
+// The embedded catalog, parsed once, with the user's catalog file merged over it
+// (LoadGpuCatalogFile). Never fails: a broken embedded file yields an empty catalog
+// here and fails gpu_catalog_test (which parses EmbeddedGpuCatalogJson()).
 const std::vector<GpuInfo>& GpuCatalog();
+// A catalog file users keep for their own cards, in gpu_catalog.json's shape
+// ({"gpus": [{"name", "aliases", "memory_gib", "arch", "sm", "interconnect"}]}),
+// merged over the built-in catalog: an entry whose name or an alias names a built-in
+// entry replaces it (a corrected memory figure), any other is added. Errors name the
+// file and the entry (`FILE: /gpus/2/memory_gib: ...`); nothing is merged then.
+Status LoadGpuCatalogFile(const std::string& path);
+// The merge itself: `user` over `base` as above; `source` names the user's file in errors.
+StatusOr<std::vector<GpuInfo>> MergeGpuCatalog(const std::vector<GpuInfo>& base, const std::vector<GpuInfo>& user,
+                                               std::string_view source);
+// The catalog file read when no --gpu-catalog is given: $TPTRIAGE_GPU_CATALOG when
+// set, else $XDG_CONFIG_HOME/tptriage/gpus.json (~/.config/tptriage/gpus.json) when
+// that file exists; "" when there is none.
+std::string DefaultGpuCatalogPath();
+// --gpu-catalog FILE, or the default file when `flag` is empty: loads it (once).
+Status LoadUserGpuCatalog(const std::string& flag);
 std::string_view EmbeddedGpuCatalogJson();
 // Parses a catalog document; `source` names it in errors (file + JSON path + hint).
 StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::string_view source);

@@ -2,6 +2,7 @@
 // (0 fits, 1 predicted failure, 2 usage error) and messages that name the flag.
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -139,6 +140,41 @@ TEST(SizeSyntax, PlanReproAndAnalyzeAgree) {
     EXPECT_EQ(r.rc, 2) << cmds[i].name << ": " << r.out;
     EXPECT_NE(r.out.find("a size needs a unit, e.g. 94GiB"), std::string::npos) << cmds[i].name << ": " << r.out;
   }
+}
+
+// A GPU catalog file users extend: --gpu-catalog FILE, or $TPTRIAGE_GPU_CATALOG;
+// a bad entry is refused naming the file and the entry.
+TEST(PlanCliTest, GpuCatalogFileAddsCards) {
+  const std::string dir = testing::TempDir();
+  const std::string good = dir + "/tpt_gpus_good.json", bad = dir + "/tpt_gpus_bad.json";
+  {
+    std::ofstream(good) << R"({"gpus":[{"name":"Acme X1 64GB","aliases":["acme x1"],"memory_gib":63.5,)"
+                           R"("arch":"hopper","sm":90,"interconnect":"pcie"}]})";
+    std::ofstream(bad) << R"({"gpus":[{"name":"Acme X1 64GB","memory_gib":"lots","arch":"hopper","sm":90,)"
+                          R"("interconnect":"pcie"}]})";
+  }
+  const std::string args = "--framework sglang --version 0.5.3 --gpu 'Acme X1' --free-at-init 62GiB "
+                           "--avail-after-weights 30GiB --cell-bytes 65536 --mem-fraction-static 0.8 --format json";
+  PlanRun unknown = Plan(args, true);
+  EXPECT_EQ(unknown.rc, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("not in the catalog"), std::string::npos) << unknown.out;
+  PlanRun r = Plan("--gpu-catalog '" + good + "' " + args);
+  ASSERT_NE(r.rc, 2) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpu"]["name"], "Acme X1 64GB");
+  EXPECT_NEAR(j["gpu"]["total_bytes"].get<double>(), 63.5 * kGiB, 1);
+  // The default location: $TPTRIAGE_GPU_CATALOG.
+  std::string cmd = "TPTRIAGE_GPU_CATALOG='" + good + "' '" + TPTRIAGE_BIN + "' plan " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  std::array<char, 4096> chunk;
+  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) out.append(chunk.data(), n);
+  pclose(pipe);
+  EXPECT_NE(out.find("Acme X1 64GB"), std::string::npos) << out;
+  PlanRun b = Plan("--gpu-catalog '" + bad + "' " + args, true);
+  EXPECT_EQ(b.rc, 2) << b.out;
+  EXPECT_NE(b.out.find(bad + ": /gpus/0/memory_gib"), std::string::npos) << b.out;
 }
 
 // QwQ-32B on 4xL4 (v0.4.3.post4): the knowledge notes' check, 46,611 tokens in the log.
