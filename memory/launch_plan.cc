@@ -436,6 +436,27 @@ namespace {
 
 constexpr double kVllmGraphEstimateBytes = 0.25 * kGiB;  // corpus: 0.06 - 0.36 GiB "took"/"Estimated"
 
+// vLLM V0's profiling run of a multimodal model (worker/model_runner.py profile_run,
+// multimodal/profiling.py): the sequences are max(1, min(max_num_seqs, T // M)) with M
+// the dummy's multimodal tokens at max_model_len; each holds the largest image and,
+// when the processor takes video, one video filling the rest of its T / seqs tokens
+// (at least one frame pair); a dummy prompt is never cut shorter than its items.
+struct MmDummy {
+  int64_t seqs = 1, lm_tokens = 0, mm_tokens = 0;
+};
+MmDummy VllmV0MultimodalDummy(const ModelConfig& m, int64_t tokens, int64_t max_seqs, int64_t max_model_len) {
+  const int64_t item = std::max<int64_t>(m.mm_item_tokens, 1);
+  auto mm_tokens = [&](int64_t seq_len) {
+    return item + (m.mm_video ? std::max(item, (seq_len - item) / item * item) : 0);
+  };
+  MmDummy d;
+  d.seqs = std::max<int64_t>(1, std::min(max_seqs, tokens / mm_tokens(max_model_len)));
+  const int64_t seq_len = tokens / d.seqs;
+  d.mm_tokens = d.seqs * mm_tokens(seq_len);
+  d.lm_tokens = d.seqs * std::max(seq_len, mm_tokens(seq_len));
+  return d;
+}
+
 bool IsVllmV1(const PlanInput& in) {
   auto era = VllmEraForVersion(in.version, in.vllm_engine);
   return era.ok() && *era != VllmEra::kV0PeakWholeGpu && *era != VllmEra::kV0InstancePeak &&
@@ -502,11 +523,27 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         int64_t len = in.context_length.value_or(2048);
         in.max_num_batched_tokens = len > 32768 ? 2048 : std::max<int64_t>(len, 2048);  // V0: chunked prefill above 32K
       }
+      // SchedulerConfig raises the default for multimodal models to hold their items
+      // (_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS, 5120).
+      if (in.model && in.model->vision_params > 0) {
+        in.max_num_batched_tokens = std::max<int64_t>(*in.max_num_batched_tokens, 5120);
+      }
     }
     if (!in.max_num_seqs) in.max_num_seqs = v1 && big_defaults ? 1024 : 256;
     if (!in.activation_peak_bytes && in.model) {
-      double peak = VllmActivationPeakBytes(*in.model, in.tp, *in.max_num_batched_tokens,
-                                            std::min(*in.max_num_seqs, *in.max_num_batched_tokens));
+      int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
+      double held = 0;
+      std::string mm_note;
+      if (!v1 && in.model->mm_item_tokens > 0) {
+        const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
+        tokens = d.lm_tokens;
+        seqs = d.seqs;
+        held = static_cast<double>(d.mm_tokens) * in.model->hidden * in.model->dtype_bytes;
+        mm_note = "; V0 profiles " + std::to_string(d.seqs) + " dummy sequence(s) holding the largest image (" +
+                  std::to_string(in.model->mm_item_tokens) + " tokens)" + (in.model->mm_video ? " and one video" : "") +
+                  ": the language model runs over " + std::to_string(d.lm_tokens) + " tokens";
+      }
+      double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs) + held;
       // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
       // emptying the cache (vllm-source.md §1.2 (a), (b)): the caching allocator's reserve
       // over the allocated peak counts too. 1.2x reproduces Qwen1.5-7B-GPTQ on an RTX 3090
@@ -519,7 +556,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                             std::to_string(*in.max_num_batched_tokens) + " tokens and " +
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
                             (user.max_num_batched_tokens ? "" : ": the version's default") + ")" +
-                            (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") +
+                            (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
                             (in.model->vision_params > 0 ? "; the vision encoder's profiling peak is a rough estimate "
                                                            "(it can be twice as large)"
                                                          : ""));

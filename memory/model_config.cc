@@ -416,6 +416,9 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
       if (v.contains("spatial_merge_size") && v.contains("temporal_patch_size")) {
         // Qwen2/2.5-VL processors: max_pixels 12,845,056 (16,384 merged tokens) per image.
         m.vision_max_patches = 12845056 / (static_cast<int64_t>(patch) * patch);
+        const int merge = std::max(Num<int>(v, {"spatial_merge_size"}).value_or(2), 1);
+        m.mm_item_tokens = m.vision_max_patches / (static_cast<int64_t>(merge) * merge);
+        m.mm_video = true;
       } else {
         int64_t side = Num<int>(v, {"image_size"}).value_or(448) / std::max(patch, 1);
         m.vision_max_patches = side * side;

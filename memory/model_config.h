@@ -67,6 +67,12 @@ struct ModelConfig {
   // absent, e.g. Qwen2.5-VL's "depth") and hidden_size (1024 when absent).
   int vision_layers_attr = 24, vision_hidden_attr = 1024;
   int64_t vision_max_patches = 0;  // patches of the largest image the processor makes (profiling)
+  // What vLLM's profiler puts in a dummy prompt (multimodal/profiling.py): the language
+  // model tokens of the largest image, and whether the processor takes video too (one
+  // dummy video then fills the rest of the sequence, at least one frame pair). Known for
+  // the Qwen2/2.5/3-VL processors (merged 2x2 patches, max_pixels 12,845,056); 0 otherwise.
+  int64_t mm_item_tokens = 0;
+  bool mm_video = false;
   std::string vision_note;
   QuantInfo quant;
   // model.safetensors.index.json

@@ -177,6 +177,24 @@ TEST(PlanCliTest, GpuCatalogFileAddsCards) {
   EXPECT_NE(b.out.find(bad + ": /gpus/0/memory_gib"), std::string::npos) << b.out;
 }
 
+// vLLM V0 profiles a multimodal model on a dummy prompt holding its largest image and a
+// video (Qwen2.5-VL: 16,384 + 16,384 tokens) however short max_model_len is, so the
+// language model's activation peak is that of 32,768 tokens: 4.92 GiB logged on a
+// Jetson Orin (vLLM 0.7.3), not the 2.3 GiB of the encoder alone.
+TEST(PlanCliTest, VllmV0ProfilesTheMultimodalDummyPrompt) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen2.5-vl-7b-instruct-awq' ";
+  PlanRun r = Plan(model + "--framework vllm --server-version 0.7.3 --vllm-engine v0 --gpu jetson-orin-32g "
+                           "--gpu-memory-utilization 0.4 --max-model-len 4096 --format json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  const double peak = j["figures"]["activation_peak_bytes"].get<double>() / kGiB;
+  EXPECT_GT(peak, 4.92 * 0.9);
+  EXPECT_LT(peak, 4.92 * 1.1);
+  bool said = false;
+  for (const auto& a : j["assumptions"]) said = said || a.get<std::string>().find("over 32768 tokens") != std::string::npos;
+  EXPECT_TRUE(said) << r.out;
+}
+
 // QwQ-32B on 4xL4 (v0.4.3.post4): the knowledge notes' check, 46,611 tokens in the log.
 TEST(PlanCliTest, ModelDimsAndCatalogGpu) {
   PlanRun r = Plan(
