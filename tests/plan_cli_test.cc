@@ -115,7 +115,7 @@ TEST(SizeSyntax, PlanReproAndAnalyzeAgree) {
                "--cell-bytes 65536 --free-at-init ", "", "--free-at-init"},
       {"repro", "repro '" + src + "/samples/repro/sglang_tp8_rtxpro6000.json' --backend simulated --dry-run --free-at-init ",
        "", "--free-at-init"},
-      {"analyze", "analyze '" + src + "/samples/founding/' --format json --max-line-bytes ", "", "--max-line-bytes"},
+      {"analyze", "analyze '" + src + "/samples/founding/sglang-tp8-rtxpro6000-mfs050.log' --format json --max-line-bytes ", "", "--max-line-bytes"},
   };
   for (const char* good : {"512MiB", "512 MiB", "0.5GiB", "512M", "524288K", "512mb", "1.5K"}) {
     for (const auto& c : cmds) {
