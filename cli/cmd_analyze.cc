@@ -292,11 +292,13 @@ int RunAnalyze(const Args& args) {
 
   std::vector<report::RunResult> results;
   if (many) {
-    auto inputs = report::ListRuns(cfg.runs_dir);
+    std::vector<std::string> skipped;
+    auto inputs = report::ListRuns(cfg.runs_dir, &skipped);
     if (!inputs.ok()) {
       std::fprintf(stderr, "tptriage analyze: %s\n", inputs.status().message().c_str());
       return kExitUsage;
     }
+    for (const auto& w : skipped) std::fprintf(stderr, "tptriage analyze: warning: --runs: %s\n", w.c_str());
     const Analyzer& an = *analyzer;
     results = report::AnalyzeInParallel(*inputs, {.jobs = cfg.jobs}, [&an](const report::RunInput& in) {
       return AnalyzeOne(an, in.name, {in.path});

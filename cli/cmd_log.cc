@@ -3,11 +3,17 @@
 // What users open lnav for: every line the parser understood, from every rank
 // and file, merged by time, launcher wrappers stripped (docker, kubectl, srun,
 // torchrun prefixes), each tagged with its rank and kind; traceback bodies
-// kept under their line. The diagnosis' evidence lines are marked `>`; with
-// `-C N` only they are shown, with N lines of the merged view around each.
+// kept under their line. `--raw` shows every line of the inputs as written
+// (the ones the parser did not understand too), each after the lines of its
+// file before it. The diagnosis' evidence lines are marked `>`; with `-C N`
+// only they are shown, with N lines of the merged view around each.
 // `--kinds` and `--rank` filter. On a terminal the output goes through
 // $PAGER (else `less -R -F -X`), like git does; into a pipe or file it is
 // plain text.
+//
+// Memory is bounded whatever the input's size: the parser streams the merged
+// events (ParseRun) and the view writes each line as it comes, keeping only
+// the last N lines for -C N.
 //
 // Exit codes: 0 shown, 2 usage error or nothing readable.
 #include <unistd.h>
@@ -15,6 +21,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -28,6 +37,7 @@
 #include "cli/commands.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
+#include "parser/reader.h"
 #include "rules/analyzer.h"
 
 namespace tpt::cli {
@@ -42,6 +52,7 @@ struct LogConfig {
   std::vector<int> ranks;           // keep only these ranks; -1 = lines with no rank
   int context = -1;                 // -C N: evidence lines with N lines around; -1 = every line
   bool pager = true;
+  bool raw = false;                 // every line of the inputs, as written
   std::string formats_dir;
 };
 
@@ -68,22 +79,19 @@ std::string Printable(std::string_view s) {
 }
 
 // "+12.3s" from the run's first timed line; time-of-day lines on the same
-// axis as dated ones (UTC day seconds), as the reports do.
+// axis as dated ones (UTC day seconds) when the run has any, as the reports
+// do (`time_of_day` comes from the analysis: the view streams, so it cannot
+// look ahead). The events come merged by time, so the first timed one starts
+// the clock.
 class Clock {
  public:
-  explicit Clock(const std::vector<Event>& events) {
-    for (const Event& e : events) tod_ |= (e.ts && e.ts_is_time_of_day);
-    for (const Event& e : events) {
-      if (!e.ts) continue;
-      double t = Norm(e);
-      if (!any_ || t < t0_) t0_ = t;
-      any_ = true;
-    }
-  }
-  std::string Of(const Event& e) const {
-    if (!e.ts || !any_) return "        ";
+  explicit Clock(bool time_of_day) : tod_(time_of_day) {}
+  std::string Of(const Event& e) {
+    if (!e.ts) return std::string(9, ' ');  // as wide as "%+8.1fs"
+    double t = Norm(e);
+    if (!any_) t0_ = t, any_ = true;
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%+8.1fs", Norm(e) - t0_);
+    std::snprintf(buf, sizeof buf, "%+8.1fs", t - t0_);
     return buf;
   }
 
@@ -120,6 +128,174 @@ class Output {
   FILE* pipe_ = nullptr;
 };
 
+// The lines of one input as written, read forward as the view needs them
+// (--raw): each is opened once, when its first event comes.
+class RawFile {
+ public:
+  explicit RawFile(const std::string& path) {
+    auto in = OpenInput(path);
+    if (!in.ok()) return;
+    input_ = std::move(*in);
+    reader_ = std::make_unique<BlockReader>(input_.source.get(), 1 << 16, 1 << 20);
+  }
+  uint64_t line() const { return line_; }  // lines handed out so far
+  // The next line, without its newline; false at the end.
+  bool Next(std::string* out) {
+    while (pos_ >= block_.size()) {
+      if (reader_ == nullptr) return false;
+      Block b;
+      auto more = reader_->Next(&b);
+      if (!more.ok() || !*more) {
+        reader_.reset();
+        return false;
+      }
+      block_.assign(b.text);
+      pos_ = 0;
+    }
+    size_t nl = block_.find('\n', pos_);
+    if (nl == std::string::npos) nl = block_.size();
+    out->assign(block_, pos_, nl - pos_);
+    if (!out->empty() && out->back() == '\r') out->pop_back();
+    pos_ = nl + 1;
+    ++line_;
+    return true;
+  }
+
+ private:
+  OpenedInput input_;
+  std::unique_ptr<BlockReader> reader_;
+  std::string block_;
+  size_t pos_ = 0;
+  uint64_t line_ = 0;
+};
+
+// The width of a line's head ("> +12.3s r0    kind                 "), blank:
+// where a line the parser did not understand, or a traceback line, starts.
+const std::string kBlankHead(39, ' ');
+
+// Writes the view as the merged events stream in: filters, evidence marks,
+// -C context from a ring of the last N lines, --raw's unparsed lines.
+class View : public EventSink {
+ public:
+  View(const LogConfig& cfg, const std::set<std::pair<std::string, uint64_t>>& evidence, bool time_of_day,
+       Output* out)
+      : cfg_(cfg), evidence_(evidence), clock_(time_of_day), out_(out) {}
+
+  bool OnEvent(const Event& e) override {
+    bool filtered = !cfg_.kinds.empty() || !cfg_.ranks.empty();
+    if (!Kept(e)) {
+      if (cfg_.raw && !filtered) Drain(e.file, e.line);  // (a kind filter drops unparsed lines too)
+      return true;
+    }
+    if (e.file == last_file_ && e.line == last_line_) return true;  // one view line a source line
+    last_file_ = e.file;
+    last_line_ = e.line;
+    if (cfg_.raw) {
+      if (!filtered) Drain(e.file, e.line - 1);
+      RawFile& f = Raw(e.file);
+      std::string text = Printable(e.text);
+      std::string raw;
+      if (f.line() < e.line) {
+        while (f.line() < e.line && f.Next(&raw)) {
+        }
+        if (f.line() == e.line) text = Printable(raw);
+      }
+      // The traceback body follows as the file's next lines (the next event
+      // of this file, or Finish, drains them), so no line is shown twice.
+      Emit(Head(e) + text + "\n", evidence_.count({e.file, e.line}) > 0);
+      return true;
+    }
+    std::string line = Head(e) + Printable(e.text) + "\n";
+    for (const std::string& x : e.extra_lines) line += kBlankHead + Printable(x) + "\n";
+    Emit(line, evidence_.count({e.file, e.line}) > 0);
+    return true;
+  }
+
+  // --raw: what is left of every file after its last event.
+  void Finish() {
+    if (!cfg_.raw || !cfg_.kinds.empty() || !cfg_.ranks.empty()) return;
+    for (auto& [path, f] : raw_) Drain(path, UINT64_MAX);
+  }
+  size_t shown() const { return shown_; }
+
+ private:
+  bool Kept(const Event& e) const {
+    if (!cfg_.kinds.empty() && std::find(cfg_.kinds.begin(), cfg_.kinds.end(), e.kind) == cfg_.kinds.end())
+      return false;
+    if (!cfg_.ranks.empty() &&
+        std::find(cfg_.ranks.begin(), cfg_.ranks.end(), e.rank < 0 ? -1 : e.rank) == cfg_.ranks.end())
+      return false;
+    return true;
+  }
+
+  std::string Head(const Event& e) {
+    char head[96];
+    std::snprintf(head, sizeof head, "%s %s %-5s %-20s ", evidence_.count({e.file, e.line}) ? ">" : " ",
+                  clock_.Of(e).c_str(), RankTag(e).c_str(), e.kind.c_str());
+    return head;
+  }
+
+  RawFile& Raw(const std::string& path) {
+    auto it = raw_.find(path);
+    if (it == raw_.end()) it = raw_.emplace(path, std::make_unique<RawFile>(path)).first;
+    return *it->second;
+  }
+
+  // --raw: the lines of `path` up to `through` that no event claimed.
+  void Drain(const std::string& path, uint64_t through) {
+    RawFile& f = Raw(path);
+    std::string raw;
+    while (f.line() < through && f.Next(&raw)) {
+      Emit(kBlankHead + Printable(raw) + "\n", false);
+    }
+  }
+
+  // Every line of the view passes here: shown at once, or (with -C N) kept
+  // in a ring of N until an evidence line calls it, then N lines after.
+  void Emit(const std::string& line, bool is_evidence) {
+    if (cfg_.context < 0) {
+      Write(line);
+      return;
+    }
+    if (is_evidence) {
+      if (skipped_ && shown_ > 0) out_->Write("--\n");
+      skipped_ = false;
+      for (const std::string& l : ring_) Write(l);
+      ring_.clear();
+      Write(line);
+      after_ = cfg_.context;
+      return;
+    }
+    if (after_ > 0) {
+      --after_;
+      Write(line);
+      return;
+    }
+    ring_.push_back(line);
+    if (ring_.size() > static_cast<size_t>(cfg_.context)) {
+      ring_.pop_front();
+      skipped_ = true;
+    }
+  }
+
+  void Write(const std::string& s) {
+    out_->Write(s);
+    ++shown_;
+  }
+
+  const LogConfig& cfg_;
+  const std::set<std::pair<std::string, uint64_t>>& evidence_;
+  Clock clock_;
+  Output* out_;
+  std::map<std::string, std::unique_ptr<RawFile>> raw_;
+  std::deque<std::string> ring_;
+  int after_ = 0;
+  bool skipped_ = false;
+  size_t shown_ = 0;
+  std::string last_file_;
+  uint64_t last_line_ = 0;
+};
+
 // Stdin is read twice (analysis and view): kept in a temporary file.
 std::string SpoolStdin() {
   char path[] = "/tmp/tptriage-log-XXXXXX";
@@ -142,6 +318,7 @@ int RunLog(const Args& args) {
       "context,C", po::value(&cfg.context), "show only the evidence lines, with N lines of the merged view around each")(
       "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
       "rank", po::value(&ranks_raw)->composing(), "keep only these ranks: 0,3 (launcher: lines with no rank)")(
+      "raw", po::bool_switch(&cfg.raw), "every line of the inputs as written, the ones not understood too")(
       "no-pager", po::bool_switch(&no_pager), "never page, even on a terminal")(
       "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones");
   if (auto code = ParseCommandLine(args, desc, "log", &cfg.logs)) return *code;
@@ -198,77 +375,34 @@ int RunLog(const Args& args) {
     std::fprintf(stderr, "tptriage log: %s\n", formats.status().message().c_str());
     return kExitUsage;
   }
-  ParseOptions popts;
-  popts.keep_high_volume = 1 << 30;  // a view shows every line
-  auto run = ParseRunToMemory(cfg.logs, *formats, popts);
-  if (!run.ok()) {
-    std::fprintf(stderr, "tptriage log: %s\n", run.status().message().c_str());
-    return kExitUsage;
-  }
-  for (const auto& r : run->inputs) {
-    if (!r.error.empty()) std::fprintf(stderr, "tptriage log: %s\n", r.error.c_str());
-  }
   // The evidence lines: the diagnoses' and each rank's first error.
   std::set<std::pair<std::string, uint64_t>> evidence;
+  bool time_of_day = false;
   if (auto a = analyzer->Run(cfg.logs); a.ok()) {
     for (const Diagnosis& d : a->diagnoses) {
       for (const Evidence& e : d.evidence) evidence.insert({e.file, e.line});
     }
     for (const RankState& r : a->ranks) {
       if (!r.first_error.empty()) evidence.insert({r.first_error_evidence.file, r.first_error_evidence.line});
+      for (const RankMark& m : r.marks) time_of_day |= (m.ts > 0 && m.time_of_day);
+      time_of_day |= (r.last_line_ts > 0 && r.last_line_time_of_day);
     }
   }
-
-  const std::vector<Event>& events = run->events;
-  auto kept = [&](const Event& e) {
-    if (!cfg.kinds.empty() && std::find(cfg.kinds.begin(), cfg.kinds.end(), e.kind) == cfg.kinds.end()) return false;
-    if (!cfg.ranks.empty() && std::find(cfg.ranks.begin(), cfg.ranks.end(), e.rank < 0 ? -1 : e.rank) == cfg.ranks.end())
-      return false;
-    return true;
-  };
-  // One line of the view per source line (a line can hold several events).
-  std::vector<size_t> view;
-  for (size_t i = 0; i < events.size(); ++i) {
-    if (!kept(events[i])) continue;
-    if (!view.empty()) {
-      const Event& p = events[view.back()];
-      if (p.file == events[i].file && p.line == events[i].line) continue;
-    }
-    view.push_back(i);
-  }
-  std::vector<bool> show(view.size(), cfg.context < 0);
-  std::vector<bool> is_evidence(view.size(), false);
-  for (size_t k = 0; k < view.size(); ++k) {
-    const Event& e = events[view[k]];
-    if (!evidence.count({e.file, e.line})) continue;
-    is_evidence[k] = true;
-    if (cfg.context < 0) continue;
-    size_t lo = k >= static_cast<size_t>(cfg.context) ? k - cfg.context : 0;
-    size_t hi = std::min(view.size() - 1, k + cfg.context);
-    for (size_t j = lo; j <= hi; ++j) show[j] = true;
-  }
-
-  Clock clock(events);
+  ParseOptions popts;
+  if (!cfg.raw) popts.kinds = cfg.kinds;  // --raw needs every event to place the unparsed lines
   Output out(cfg.pager);
-  bool gap = false;
-  size_t shown = 0;
-  for (size_t k = 0; k < view.size(); ++k) {
-    if (!show[k]) {
-      gap = shown > 0;
-      continue;
-    }
-    if (gap) out.Write("--\n");
-    gap = false;
-    ++shown;
-    const Event& e = events[view[k]];
-    char head[96];
-    std::snprintf(head, sizeof head, "%s %s %-5s %-20s ", is_evidence[k] ? ">" : " ", clock.Of(e).c_str(),
-                  RankTag(e).c_str(), e.kind.c_str());
-    std::string line = head + Printable(e.text) + "\n";
-    for (const std::string& x : e.extra_lines) line += std::string(38, ' ') + Printable(x) + "\n";
-    out.Write(line);
+  View view(cfg, evidence, time_of_day, &out);
+  std::vector<InputReport> reports;
+  Status st = ParseRun(cfg.logs, *formats, popts, &view, &reports);
+  if (!st.ok()) {
+    std::fprintf(stderr, "tptriage log: %s\n", st.message().c_str());
+    return kExitUsage;
   }
-  if (shown == 0) {
+  view.Finish();
+  for (const auto& r : reports) {
+    if (!r.error.empty()) std::fprintf(stderr, "tptriage log: %s\n", r.error.c_str());
+  }
+  if (view.shown() == 0) {
     std::fprintf(stderr, "tptriage log: no line %s\n",
                  cfg.context >= 0 ? "of evidence (no diagnosis pointed at a line); drop -C to see every line"
                                   : "matched the filters");

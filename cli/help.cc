@@ -92,10 +92,12 @@ const std::vector<CommandDoc>& CommandDocs() {
       {"log", "read LOG... as one view: merged by time, tagged by rank",
        "tptriage log [options] [LOG...]",
        "The run's lines merged by time, wrappers stripped, each tagged with its rank\n"
-       "and kind; the diagnosis' evidence lines are marked '>'. LOG: files,\n"
-       "directories, .gz, or - for stdin; all of them are one run.",
+       "and kind; the diagnosis' evidence lines are marked '>'. --raw: every line as\n"
+       "written, the ones not understood too. Streams: any size, bounded memory.\n"
+       "LOG: files, directories, .gz, or - for stdin; all of them are one run.",
        "tptriage log rank0.log rank1.log\n"
-       "tptriage log server.log -C 3 --rank 0,3",
+       "tptriage log server.log -C 3 --rank 0,3\n"
+       "tptriage log server.log --raw",
        "0  printed\n"
        "2  usage or input error"},
       {"schema", "print the JSON Schema of a JSON output",

@@ -15,7 +15,7 @@ namespace tpt::report {
 
 namespace fs = std::filesystem;
 
-StatusOr<std::vector<RunInput>> ListRuns(const std::string& dir) {
+StatusOr<std::vector<RunInput>> ListRuns(const std::string& dir, std::vector<std::string>* skipped) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     return NotFoundError("--runs " + dir + ": no such directory; give a directory with one subdirectory or log file per run");
@@ -26,12 +26,44 @@ StatusOr<std::vector<RunInput>> ListRuns(const std::string& dir) {
   std::vector<RunInput> runs;
   fs::directory_iterator it(dir, ec);
   if (ec) return NotFoundError("--runs " + dir + ": cannot list it (" + ec.message() + ")");
+  const fs::path root = fs::canonical(dir, ec);
+  std::vector<std::pair<std::string, fs::path>> links;  // (name, where it points)
+  std::vector<fs::path> real;                           // entries that are not links
+  auto skip = [&](const std::string& why) {
+    if (skipped != nullptr) skipped->push_back(why);
+  };
   for (const fs::directory_entry& e : it) {
     std::string name = e.path().filename().string();
     if (name.empty() || name[0] == '.') continue;
     std::error_code type_ec;
+    if (e.is_symlink(type_ec)) {
+      // A link is a run only when it leads to one: not into a loop, not back
+      // to DIR or a folder above it (that would hold every run again).
+      std::error_code link_ec;
+      fs::path target = fs::canonical(e.path(), link_ec);
+      if (link_ec) {
+        skip(name + ": a symbolic link that does not resolve (" + link_ec.message() + "); left out");
+        continue;
+      }
+      auto [end, _] = std::mismatch(target.begin(), target.end(), root.begin(), root.end());
+      if (!root.empty() && end == target.end()) {
+        skip(name + ": a symbolic link to " + target.string() + ", which holds --runs " + dir +
+             " itself; left out (it would hold every run again)");
+        continue;
+      }
+      links.emplace_back(name, target);
+    } else {
+      real.push_back(fs::canonical(e.path(), type_ec));
+    }
     if (!e.is_directory(type_ec) && !e.is_regular_file(type_ec)) continue;
     runs.push_back({name, e.path().string()});
+  }
+  // A link to another entry of DIR is that run again.
+  for (const auto& [name, target] : links) {
+    if (std::find(real.begin(), real.end(), target) == real.end()) continue;
+    skip(name + ": a symbolic link to " + target.filename().string() + ", a run already in --runs " + dir +
+         "; left out (analysed once)");
+    runs.erase(std::remove_if(runs.begin(), runs.end(), [&](const RunInput& r) { return r.name == name; }), runs.end());
   }
   std::sort(runs.begin(), runs.end(), [](const RunInput& a, const RunInput& b) { return a.name < b.name; });
   if (runs.empty()) {

@@ -27,8 +27,10 @@ struct RunInput {
 };
 
 // The entries of `dir` (subdirectories and regular files; hidden ones
-// skipped), sorted by name. Errors name the directory and what to do.
-StatusOr<std::vector<RunInput>> ListRuns(const std::string& dir);
+// skipped), sorted by name. Errors name the directory and what to do. A
+// symbolic link that loops, leads back to `dir` (or above it) or to another
+// entry of `dir` is no run: left out, with why in `skipped` (may be null).
+StatusOr<std::vector<RunInput>> ListRuns(const std::string& dir, std::vector<std::string>* skipped = nullptr);
 
 struct BatchOptions {
   int jobs = 0;  // 0 = all cores (std::thread::hardware_concurrency)

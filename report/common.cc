@@ -204,6 +204,39 @@ const RankState* FirstFailingRank(const Analysis& a) {
   return best;
 }
 
+namespace {
+
+// The rank the primary diagnosis blames when that rank has no error of its
+// own (or no line at all); -1 otherwise. *seen: it logged something.
+int SilentBlamedRank(const Analysis& a, bool* seen) {
+  const Diagnosis* d = PrimaryDiagnosis(a);
+  *seen = false;
+  if (d == nullptr || d->rank < 0) return -1;
+  for (const RankState& r : a.ranks) {
+    if (r.rank != d->rank) continue;
+    if (!r.first_error.empty()) return -1;
+    *seen = true;
+  }
+  return d->rank;
+}
+
+}  // namespace
+
+const RankState* ShownFirstRank(const Analysis& a) {
+  bool seen = false;
+  return SilentBlamedRank(a, &seen) >= 0 ? nullptr : FirstFailingRank(a);
+}
+
+std::string RankNote(const Analysis& a) {
+  bool seen = false;
+  if (int blamed = SilentBlamedRank(a, &seen); blamed >= 0) {
+    return "rank " + std::to_string(blamed) + " blamed (" +
+           (seen ? "it logged no error" : "no line of it in the log") + ")";
+  }
+  const RankState* first = FirstFailingRank(a);
+  return first != nullptr && first->rank >= 0 ? "rank " + std::to_string(first->rank) + " failed first" : "";
+}
+
 std::string RankLabel(int rank) { return rank < 0 ? "?" : std::to_string(rank); }
 
 std::string EvidenceLocation(const Evidence& e) {
@@ -325,7 +358,9 @@ std::string RemedyCommand(const Remedy& r) {
   }
   if (IsEnvName(r.flag)) {
     if (r.direction == "unset") return "unset " + r.flag;
-    if (!r.value.empty()) return "export " + r.flag + "=" + ShellQuote(r.value);
+    // "increase NCCL to 2.19.3" is an upgrade, not a variable to export.
+    if (!r.value.empty() && (r.direction.empty() || r.direction == "set"))
+      return "export " + r.flag + "=" + ShellQuote(r.value);
   }
   return "";
 }
@@ -497,6 +532,33 @@ TimeAxis MakeTimeAxis(const Analysis& a) {
   }
   for (auto& [file, v] : ax.timed_lines) std::sort(v.begin(), v.end());
   return ax;
+}
+
+std::vector<Wait> TimeoutWaits(const Analysis& a, const TimeAxis& ax) {
+  std::vector<Wait> out;
+  if (!ax.ok) return out;
+  std::vector<std::pair<double, bool>> points;  // seconds, is a timeout
+  for (const RankState& r : a.ranks) {
+    for (const RankMark& m : r.marks) {
+      double t = ax.OfLine(m.evidence, m.ts, m.time_of_day);
+      if (t >= 0) points.push_back({t, m.type == "timeout"});
+    }
+    double t = ax.OfLine(r.last_evidence, r.last_line_ts, r.last_line_time_of_day);
+    if (t >= 0 && !r.last_evidence.text.empty()) points.push_back({t, false});
+  }
+  std::sort(points.begin(), points.end());
+  double span = ax.t1 - ax.t0;
+  for (size_t k = 1; k < points.size(); ++k) {
+    if (!points[k].second) continue;
+    double from = points[k - 1].first, to = points[k].first;
+    if (to - from < 30 || to - from < span / 5) continue;
+    if (!out.empty() && from <= out.back().to) {
+      out.back().to = std::max(out.back().to, to);
+    } else {
+      out.push_back({from, to});
+    }
+  }
+  return out;
 }
 
 ReproLines ReproFor(const Analysis& a, const Diagnosis& d) {

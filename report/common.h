@@ -70,6 +70,13 @@ const Diagnosis* PrimaryDiagnosis(const Analysis& a);
 // timed ones), then the rank-less lines (rank -1); nullptr if none.
 const RankState* FirstFailingRank(const Analysis& a);
 
+// For display: the first failing rank, or nullptr when the primary diagnosis
+// blames a rank that logged no error (a hang's silent rank): the rank that
+// merely timed out first is then not the one to look at.
+const RankState* ShownFirstRank(const Analysis& a);
+// "rank 3 failed first", "rank 2 blamed (no line of it in the log)", or "".
+std::string RankNote(const Analysis& a);
+
 // "3", or "none" for lines that carry no rank (rank -1).
 std::string RankLabel(int rank);
 
@@ -146,6 +153,14 @@ struct TimeAxis {
   std::map<std::string, std::vector<std::pair<uint64_t, double>>> timed_lines;  // file -> (line, seconds), sorted
 };
 TimeAxis MakeTimeAxis(const Analysis& a);
+
+// The waits that end in a timeout (a watchdog firing): from the run's last
+// timed mark before a timeout to the timeout, when that is at least 30 s and
+// a fifth of the run; overlapping waits merged. Seconds on `ax`.
+struct Wait {
+  double from = 0, to = 0;
+};
+std::vector<Wait> TimeoutWaits(const Analysis& a, const TimeAxis& ax);
 
 // The repro command lines when `repro` can run this diagnosis (its plan code
 // accepts the analysis), else both empty.

@@ -16,8 +16,8 @@
 #include <sstream>
 
 #include "report/common.h"
+#include "report/fix.h"
 #include "report/renderers.h"
-#include "memory/memory_model.h"
 
 namespace tpt::report {
 
@@ -46,7 +46,7 @@ th{background:#f3f5f8} td.num{text-align:right;font-variant-numeric:tabular-nums
 pre{background:#f6f8fa;border:1px solid var(--line);padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:12.5px}
 code{background:#f3f5f8;padding:0 3px;border-radius:3px}
 .legend span{display:inline-block;margin-right:14px;font-size:12px} .legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
-svg text{font:12px system-ui,sans-serif;fill:#1d2330} .run{margin-bottom:36px}
+svg text{font:12px system-ui,sans-serif;fill:#1d2330} svg text.halo{paint-order:stroke;stroke:#fff;stroke-width:3px} .run{margin-bottom:36px}
 .answer{display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap;margin:6px 0 10px}
 .answer .what{flex:1 1 520px;min-width:320px} .answer .fix{flex:0 1 400px;min-width:280px}
 .fix{border:2px solid var(--ok);border-radius:8px;padding:8px 12px;background:#f1f8f2}
@@ -83,19 +83,13 @@ std::optional<LedgerRow> WithFix(const Analysis& a, const Fix& fix, const Ledger
   if (end == fix.recommended->value.c_str() || !(f > 0 && f <= 1)) return std::nullopt;
   if (!(r.free_at_init_bytes > 0) || !(r.weights_bytes > 0) || r.weights_bytes >= r.free_at_init_bytes)
     return std::nullopt;
-  memory::SglangKvInput in;
-  if (auto era = memory::SglangEraForVersion(a.run.version); era.ok()) in.era = *era;
-  in.free_at_init_bytes = r.free_at_init_bytes;
-  in.avail_after_weights_bytes = r.free_at_init_bytes - r.weights_bytes;
-  in.mem_fraction_static = f;
-  in.cell_bytes = 1;  // bytes, not tokens: the pool's size is what the bar shows
-  auto kv = memory::SglangKvPool(in);
-  if (!kv.ok()) return std::nullopt;
+  SglangAt kv;
+  if (!SglangPoolAt(a, r.free_at_init_bytes, r.free_at_init_bytes - r.weights_bytes, f, &kv)) return std::nullopt;
   LedgerRow out = r;
-  out.reserved_bytes = kv->reserved_bytes;
-  out.kv_pool_bytes = std::max(0.0, kv->rest_bytes);
+  out.reserved_bytes = kv.reserved_bytes;
+  out.kv_pool_bytes = std::max(0.0, kv.rest_bytes);
   out.graphs_bytes = 0;
-  out.left_bytes = std::min(0.0, kv->rest_bytes);
+  out.left_bytes = std::min(0.0, kv.rest_bytes);
   return out;
 }
 
@@ -127,7 +121,7 @@ void WriteBar(const LedgerRow& r, double x0, double y, double px, const std::str
 }
 
 void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
-  const RankState* first = FirstFailingRank(a);
+  const RankState* first = ShownFirstRank(a);
   int hot = first != nullptr ? first->rank : -2;
   if (hot < 0) {
     for (const LedgerRow& r : a.ledger) {
@@ -233,7 +227,7 @@ std::string Secs(double s) {
 // as spans, the first error marked, warnings and timeouts placed in time,
 // long silences drawn; hovering any mark shows its log line.
 void WriteTimeAxis(const Analysis& a, std::ostream& out) {
-  const RankState* first = FirstFailingRank(a);
+  const RankState* first = ShownFirstRank(a);
   TimeAxis ax = MakeTimeAxis(a);
   std::vector<int> missing = MissingRanks(a);
   struct Lane {
@@ -244,25 +238,47 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
   for (const RankState& r : a.ranks) lanes.push_back({&r, r.rank});
   for (int m : missing) lanes.push_back({nullptr, m});
   std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& x, const Lane& y) { return x.rank < y.rank; });
-  const double label_w = 90, plot_w = 760, lane_h = 26, top = 10;
-  double span = ax.ok ? std::max(ax.t1 - ax.t0, 1.0) : kNumPhases;
+  const double label_w = 90, plot_w = 760, lane_h = 26, top = 20;  // room above the lanes for the waits' labels
+  // Without times, the lines are placed in the order the log holds them (one
+  // slot each, by file and line): order is all a log without times tells.
+  std::vector<std::pair<std::string, uint64_t>> order;
+  if (!ax.ok) {
+    for (const RankState& r : a.ranks) {
+      for (const RankMark& m : r.marks) order.push_back({m.evidence.file, m.evidence.line});
+      if (!r.last_evidence.text.empty()) order.push_back({r.last_evidence.file, r.last_evidence.line});
+    }
+    std::sort(order.begin(), order.end());
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+  }
+  auto Slot = [&](const Evidence& e) {
+    auto it = std::lower_bound(order.begin(), order.end(), std::make_pair(e.file, e.line));
+    return static_cast<double>(it - order.begin()) + 0.5;
+  };
+  double span = ax.ok ? std::max(ax.t1 - ax.t0, 1.0) : std::max<double>(1, order.size());
   auto X = [&](double t) { return label_w + plot_w * std::clamp(t / span, 0.0, 1.0); };
-  // Without times, phases are drawn in order, one slot each.
-  auto XOf = [&](const RankMark& m, const RankState& r) {
+  auto XOf = [&](const RankMark& m, const RankState&) {
     if (ax.ok) {
       double t = ax.OfLine(m.evidence, m.ts, m.time_of_day);
       return X(t < 0 ? 0 : t);
     }
-    int p = PhaseIndex(m.type == "phase" ? m.label : r.last_phase);
-    return X(std::max(0, p) + (m.type == "phase" ? 0.0 : 0.5));
+    return X(Slot(m.evidence));
   };
   double height = top + lane_h * lanes.size() + 30;
   out << "<h3>Timeline</h3>\n<p class=\"muted\">"
       << (ax.ok ? "One lane per rank; time from the run's first timed line. "
-                : "The log prints no times: phases are drawn in order, not to scale. ")
+                : "The log prints no times: its lines are placed in the order the log holds them, left to right "
+                  "(not to scale). ")
       << "Hover a mark for its log line.</p>\n";
   out << "<svg class=\"timeline\" role=\"img\" aria-label=\"time axis per rank\" width=\"" << Num(label_w + plot_w + 20)
       << "\" height=\"" << Num(height) << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
+  // Waits that ended in a timeout (a watchdog's 600 s), across every lane.
+  std::vector<Wait> waits = TimeoutWaits(a, ax);
+  for (const Wait& w : waits) {
+    double x0 = X(w.from), x1 = X(w.to), h = lane_h * lanes.size();
+    out << "<g class=\"wait\"><rect x=\"" << Num(x0) << "\" y=\"" << Num(top) << "\" width=\"" << Num(x1 - x0)
+        << "\" height=\"" << Num(h) << "\" fill=\"#fff3e0\" stroke=\"#b26a00\" stroke-dasharray=\"6,4\"/>"
+        << "<title>" << Secs(w.to - w.from) << " from the last line before it to the timeout</title></g>\n";
+  }
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& l = lanes[i];
     double y = top + lane_h * i;
@@ -280,7 +296,7 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
     }
     const RankState& r = *l.r;
     double end_t = ax.OfLine(r.last_evidence, r.last_line_ts, r.last_line_time_of_day);
-    double end_x = ax.ok ? X(std::max(0.0, end_t)) : X(std::max(0, PhaseIndex(r.last_phase)) + 1.0);
+    double end_x = ax.ok ? X(std::max(0.0, end_t)) : X(Slot(r.last_evidence));
     // Phase spans: from each phase's first line to the next phase's (or the last line).
     std::vector<const RankMark*> phases;
     for (const RankMark& m : r.marks) {
@@ -289,33 +305,11 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
     for (size_t p = 0; p < phases.size(); ++p) {
       double x0 = XOf(*phases[p], r);
       double x1 = p + 1 < phases.size() ? XOf(*phases[p + 1], r) : end_x;
-      if (!ax.ok) x1 = X(std::max(0, PhaseIndex(phases[p]->label)) + 1.0);
       out << "<rect class=\"phase\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 5) << "\" width=\""
           << Num(std::max(2.0, x1 - x0)) << "\" height=\"14\" fill=\"" << PhaseColor(phases[p]->label)
           << "\"><title>" << who << " " << Esc(phases[p]->label) << " from "
           << Esc(EvidenceLocation(phases[p]->evidence)) << ": " << Esc(phases[p]->evidence.text)
           << "</title></rect>\n";
-    }
-    // Silences that end in a timeout (a watchdog's wait): more than a fifth of
-    // the run and 30 s with no line.
-    if (ax.ok) {
-      std::vector<std::pair<double, bool>> ts;  // seconds, ends a silence worth showing
-      for (const RankMark& m : r.marks) {
-        double t = ax.OfLine(m.evidence, m.ts, m.time_of_day);
-        if (t >= 0) ts.push_back({t, m.type == "timeout"});
-      }
-      if (end_t >= 0) ts.push_back({end_t, false});
-      std::sort(ts.begin(), ts.end());
-      for (size_t k = 1; k < ts.size(); ++k) {
-        double gap = ts[k].first - ts[k - 1].first;
-        if (!ts[k].second || gap < 30 || gap < span / 5) continue;
-        double x0 = X(ts[k - 1].first), x1 = X(ts[k].first);
-        out << "<g class=\"gap\"><rect x=\"" << Num(x0) << "\" y=\"" << Num(y + 2) << "\" width=\"" << Num(x1 - x0)
-            << "\" height=\"" << Num(lane_h - 6) << "\" fill=\"#fff3e0\" stroke=\"#b26a00\" stroke-dasharray=\"6,4\"/>"
-            << "<text x=\"" << Num((x0 + x1) / 2) << "\" y=\"" << Num(y + 16)
-            << "\" text-anchor=\"middle\" style=\"fill:#b26a00;font-size:11px\">" << Secs(gap)
-            << " with no line</text><title>" << who << ": nothing logged for " << Secs(gap) << "</title></g>\n";
-      }
     }
     // Warnings, timeouts and errors; the run's first error larger.
     for (const RankMark& m : r.marks) {
@@ -331,8 +325,11 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
       if (is_first) {
         out << "<circle cx=\"" << Num(x) << "\" cy=\"" << Num(y + 12) << "\" r=\"9\" fill=\"#c62828\"/><text x=\""
             << Num(x) << "\" y=\"" << Num(y + 16) << "\" text-anchor=\"middle\" style=\"fill:#fff;font-weight:700\">"
-            << "&#x2715;</text><text x=\"" << Num(x - 12) << "\" y=\"" << Num(y + 16)
-            << "\" text-anchor=\"end\" style=\"fill:#c62828;font-weight:700\">first error</text>";
+            << "&#x2715;</text>";
+        // The label left of the mark, or right of it when it would cover the lane's name.
+        bool right = x - 12 - 70 < label_w;
+        out << "<text x=\"" << Num(right ? x + 12 : x - 12) << "\" y=\"" << Num(y + 16) << "\" text-anchor=\""
+            << (right ? "start" : "end") << "\" class=\"halo\" style=\"fill:#c62828;font-weight:700\">first error</text>";
       } else if (m.type == "error") {
         out << "<circle cx=\"" << Num(x) << "\" cy=\"" << Num(y + 12) << "\" r=\"5\" fill=\"#c62828\"/>";
       } else if (m.type == "timeout") {
@@ -349,6 +346,11 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
           << "\" y1=\"" << Num(y + 3) << "\" y2=\"" << Num(y + 21) << "\" stroke=\"#1d2330\" stroke-width=\"2\"/></g>\n";
     }
     out << "</g>\n";
+  }
+  for (const Wait& w : waits) {
+    out << "<text class=\"halo\" x=\"" << Num((X(w.from) + X(w.to)) / 2) << "\" y=\"" << Num(top - 5)
+        << "\" text-anchor=\"middle\" style=\"fill:#b26a00;font-size:11px\">" << Secs(w.to - w.from)
+        << " wait, then the timeout</text>\n";
   }
   // The axis.
   double ay = top + lane_h * lanes.size() + 4;
@@ -367,10 +369,9 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
           << "\" text-anchor=\"middle\" class=\"muted\">+" << Secs(t) << "</text>\n";
     }
   } else {
-    for (int p = 0; p < kNumPhases; ++p) {
-      out << "<text x=\"" << Num(X(p + 0.5)) << "\" y=\"" << Num(ay + 16) << "\" text-anchor=\"middle\">" << kPhases[p]
-          << "</text>\n";
-    }
+    out << "<text x=\"" << Num(label_w) << "\" y=\"" << Num(ay + 16) << "\" class=\"muted\">earlier in the log</text>"
+        << "<text x=\"" << Num(label_w + plot_w) << "\" y=\"" << Num(ay + 16)
+        << "\" text-anchor=\"end\" class=\"muted\">later &#x2192;</text>\n";
   }
   out << "</svg>\n";
   out << "<div class=\"legend\"><span><i style=\"background:#c62828;border-radius:6px\"></i>error</span>"
@@ -404,29 +405,33 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
            "where it shows.</p></aside>\n";
     return;
   }
-  Fix fix = FixOf(*d);
-  if (fix.recommended == nullptr) {
-    out << "<aside class=\"fix none\"><h3>Fix</h3>";
-    if (fix.advice != nullptr) {
-      out << "<p><b>" << Esc(fix.advice->flag) << "</b>: " << Esc(fix.advice->why) << "</p>";
-    } else if (fix.refuted) {
-      out << "<p>Unknown: the remedy the rule computed contradicts the value in use.</p>";
+  FixView v = DescribeFix(a, *d);
+  if (v.kind != FixView::kLine) {
+    out << "<aside class=\"fix none\"><h3>Fix</h3><p>";
+    if (v.kind == FixView::kAdvice) {
+      out << "<b>" << Esc(v.line) << "</b>" << (v.why.empty() ? "" : ": " + Esc(v.why));
+    } else if (v.kind == FixView::kRefuted) {
+      out << "Unknown: the remedy the rule computed contradicts the value in use.";
     } else {
-      out << "<p>No remedy known for this cause; the evidence says where to look.</p>";
+      out << "No remedy known for this cause; the evidence says where to look.";
     }
-    out << "</aside>\n";
+    out << "</p></aside>\n";
     return;
   }
-  const Remedy& r = *fix.recommended;
-  std::string line = RemedyCommand(r);
-  if (line.empty()) line = r.flag + (r.value.empty() ? "" : " " + r.value);
-  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << Esc(line) << "</pre>";
-  if (!fix.now.empty()) out << "<p class=\"muted\">now " << Esc(fix.now) << "</p>";
-  if (!r.why.empty()) out << "<p>" << Esc(r.why) << "</p>";
-  if (fix.floor != nullptr) {
-    out << "<p><b>Floor</b> " << Esc(fix.floor->value) << (fix.floor->why.empty() ? "" : ": " + Esc(fix.floor->why))
-        << "</p>";
+  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << Esc(v.line) << "</pre>";
+  if (!v.now.empty()) out << "<p class=\"muted\">now " << Esc(v.now) << "</p>";
+  if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << Esc(e) << "</p>";
+  if (!v.floor.empty()) {
+    out << "<p><b>Floor</b> ";
+    if (v.floor == v.value) {
+      out << "this is the smallest value that starts";
+    } else {
+      std::string fe = FixEffectText(v.floor_effect);
+      out << Esc(v.floor) << (!fe.empty() ? " (" + Esc(fe) + ")" : v.floor_why.empty() ? "" : ": " + Esc(v.floor_why));
+    }
+    out << "</p>";
   }
+  if (!v.why.empty()) out << "<p>" << Esc(v.why) << "</p>";
   out << "</aside>\n";
 }
 
@@ -447,9 +452,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
     out << "confidence " << conf << " (<code>" << Esc(d->id) << "</code>) &middot; ";
   }
   out << Esc(RunSummary(a.run));
-  if (const RankState* first = FirstFailingRank(a); first != nullptr && first->rank >= 0) {
-    out << " &middot; rank " << first->rank << " failed first";
-  }
+  if (std::string note = RankNote(a); !note.empty()) out << " &middot; " << Esc(note);
   out << (a.signature.empty() ? "" : " &middot; signature <code>" + Esc(a.signature) + "</code>") << "</p></div>\n";
   WriteFixBox(a, d, out);
   out << "</div>\n";
@@ -609,6 +612,7 @@ class HtmlReporter : public Reporter {
     out << "<script nonce=\"" << nonce << "\">\n"
         << "(function(){var n=document.querySelectorAll('svg').length;"
            "var h=document.documentElement;h.setAttribute('data-tpt-rendered',String(n));"
+           "h.setAttribute('data-tpt-height',String(h.scrollHeight));"
            // Read back by tests/html_check.sh: where the first fix call-out sits and
            // how many rank lanes the first time axis has.
            "var f=document.querySelector('.fix');if(f)h.setAttribute('data-tpt-fix-top',"

@@ -5,6 +5,8 @@
 //    "groups":[{"signature","canonical","root_cause","title","message","count","runs":[names]}]}
 #include <ostream>
 
+#include "report/common.h"
+#include "report/fix.h"
 #include "report/renderers.h"
 
 namespace tpt::report {
@@ -19,11 +21,19 @@ class JsonReporter : public Reporter {
   }
 };
 
+// The Analysis and, when it has a primary diagnosis, the fix to lead with
+// (report/fix.h): the line, the value in use, its effect and the floor.
+nlohmann::json AnalysisJson(const Analysis& a) {
+  nlohmann::json j = a;
+  if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) j["fix"] = FixJson(DescribeFix(a, *d));
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json ReportToJson(const Report& report) {
   if (!report.many && report.runs.size() == 1 && report.runs[0].error.empty()) {
-    return report.runs[0].analysis;
+    return AnalysisJson(report.runs[0].analysis);
   }
   nlohmann::json doc;
   doc["schema_version"] = kSchemaVersion;
@@ -38,7 +48,7 @@ nlohmann::json ReportToJson(const Report& report) {
     if (!r.error.empty()) {
       j["error"] = r.error;
     } else {
-      j["analysis"] = r.analysis;
+      j["analysis"] = AnalysisJson(r.analysis);
     }
     runs.push_back(std::move(j));
   }

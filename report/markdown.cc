@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/common.h"
+#include "report/fix.h"
 #include "report/renderers.h"
 
 namespace tpt::report {
@@ -122,7 +123,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
 }
 
 void WritePhases(const Analysis& a, std::ostream& out) {
-  const RankState* first = FirstFailingRank(a);
+  const RankState* first = ShownFirstRank(a);
   out << "\n**Ranks and phases**\n\n| ranks | phases reached | stopped at | first error |\n|---|---|---|---|\n";
   std::vector<std::pair<std::string, std::vector<int>>> rows;
   for (const RankState& r : a.ranks) {
@@ -150,7 +151,7 @@ std::string Secs(double s) {
 
 // Hangs and runtime failures: each rank's first error and last line, in time.
 void WriteRankTimeline(const Analysis& a, std::ostream& out) {
-  const RankState* first = FirstFailingRank(a);
+  const RankState* first = ShownFirstRank(a);
   TimeAxis ax = MakeTimeAxis(a);
   out << "\n**Ranks: first error and last line**" << (ax.ok ? " (seconds from the first timed line)" : "")
       << "\n\n| rank | first error | at | last line | at |\n|---|---|---|---|---|\n";
@@ -185,26 +186,7 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
   // The answer first: verdict, fix, confidence.
   out << "**" << Para(a.verdict.empty() ? a.root_cause : a.verdict) << "**\n\n";
   if (d != nullptr) {
-    Fix fix = FixOf(*d);
-    if (fix.recommended != nullptr) {
-      const Remedy& r = *fix.recommended;
-      std::string line = RemedyCommand(r);
-      if (line.empty()) line = r.flag + (r.value.empty() ? "" : " " + r.value);
-      out << "**Fix:** " << Code(line);
-      if (!fix.now.empty()) out << " (now " << Cell(fix.now) << ")";
-      if (!r.why.empty()) out << ": " << Para(r.why);
-      if (fix.floor != nullptr) {
-        out << "; floor " << Code(fix.floor->value);
-        if (!fix.floor->why.empty()) out << " (" << Para(fix.floor->why) << ")";
-      }
-      out << "\n\n";
-    } else if (fix.advice != nullptr) {
-      out << "**Fix:** " << Cell(fix.advice->flag) << ": " << Para(fix.advice->why) << "\n\n";
-    } else if (fix.refuted) {
-      out << "**Fix:** unknown: the remedy the rule computed contradicts the value in use.\n\n";
-    } else {
-      out << "**Fix:** no remedy known for this cause; the evidence says where to look.\n\n";
-    }
+    out << "**Fix:** " << FixSentence(DescribeFix(a, *d), Code, Para) << "\n\n";
     char conf[16];
     std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
     out << "Confidence " << conf << " (`" << d->id << "`) · ";
@@ -212,9 +194,7 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     out << "**Fix:** none known: no rule explains this failure; the lines below are where it shows.\n\n";
   }
   out << Cell(RunSummary(a.run));
-  if (const RankState* first = FirstFailingRank(a); first != nullptr && first->rank >= 0) {
-    out << " · rank " << first->rank << " failed first";
-  }
+  if (std::string note = RankNote(a); !note.empty()) out << " · " << note;
   if (!a.signature.empty()) out << " · signature `" << a.signature << "`";
   out << "\n";
   if (d != nullptr) {

@@ -175,7 +175,8 @@ TEST(TextReporter, HangShowsPerRankTimelineAndMissingRanks) {
   std::string html = Render(Format::kHtml, One(a));
   EXPECT_EQ(Count(html, "<g class=\"lane"), 4u) << "ranks 0-3, the missing one as an empty lane";
   EXPECT_EQ(Count(html, "<g class=\"lane missing\" data-rank=\"2\">"), 1u);
-  EXPECT_NE(html.find("600 s with no line"), std::string::npos) << "the watchdog wait is visible";
+  EXPECT_NE(html.find(">600 s wait, then the timeout<"), std::string::npos) << "the watchdog wait is visible";
+  EXPECT_NE(out.find("~ 600 s wait, then the timeout ~"), std::string::npos) << out;
 }
 
 TEST(TextReporter, NeverLeadsWithARemedyItsFiguresRefute) {

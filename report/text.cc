@@ -4,11 +4,13 @@
 // (or the rank/phase timeline), evidence, what it is NOT, remedy, repro
 // command, findings. Many runs: the groups with counts, then one line a run.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <string>
 
 #include "report/common.h"
+#include "report/fix.h"
 #include "report/renderers.h"
 
 namespace tpt::report {
@@ -62,35 +64,15 @@ std::string Seconds(double s) {
 // its effect and the floor) and how sure we are.
 void WriteAnswer(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   out << "Verdict: " << Clean(a.verdict.empty() ? a.root_cause : a.verdict) << "\n";
-  std::string ranks;
-  if (const RankState* first = FirstFailingRank(a); first != nullptr && first->rank >= 0) {
-    ranks = " · rank " + RankLabel(first->rank) + " failed first";
-  }
+  std::string ranks = RankNote(a);
+  if (!ranks.empty()) ranks = " · " + ranks;
   if (d == nullptr) {
     if (a.root_cause == "unknown") out << "Fix: none known: no rule explains this failure; read the lines below\n";
     out << "Run: " << Clean(RunSummary(a.run)) << ranks << "\n";
     return;
   }
-  Fix fix = FixOf(*d);
-  if (fix.recommended != nullptr) {
-    const Remedy& r = *fix.recommended;
-    std::string line = RemedyCommand(r);
-    if (line.empty()) line = r.flag + (r.value.empty() ? "" : " " + r.value);
-    out << "Fix: " << Clean(line);
-    if (!fix.now.empty()) out << " (now " << fix.now << ")";
-    if (!r.why.empty()) out << ": " << Clean(r.why);
-    if (fix.floor != nullptr) {
-      out << "; floor " << Clean(fix.floor->value);
-      if (!fix.floor->why.empty()) out << " (" << Clean(fix.floor->why) << ")";
-    }
-    out << "\n";
-  } else if (fix.advice != nullptr) {
-    out << "Fix: " << Clean(fix.advice->flag) << ": " << Clean(fix.advice->why) << "\n";
-  } else if (fix.refuted) {
-    out << "Fix: unknown: the remedy the rule computed contradicts the value in use; see the ledger\n";
-  } else {
-    out << "Fix: no remedy known for this cause; the evidence below says where to look\n";
-  }
+  auto plain = [](const std::string& x) { return Clean(x); };
+  out << "Fix: " << FixSentence(DescribeFix(a, *d), plain, plain) << "\n";
   out << "Confidence: " << Percent(d->confidence) << " (" << d->id << ") · " << Clean(RunSummary(a.run)) << ranks
       << "\n";
 }
@@ -131,7 +113,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
 
 // Startup failures: which phase each rank reached and where it failed.
 void WritePhases(const Analysis& a, std::ostream& out) {
-  const RankState* first = FirstFailingRank(a);
+  const RankState* first = ShownFirstRank(a);
   out << "\nRanks and phases (# reached, X where its first error came):\n";
   out << "  ranks     ";
   for (const char* p : kPhases) out << Pad(p, 10);
@@ -156,36 +138,72 @@ void WritePhases(const Analysis& a, std::ostream& out) {
   }
 }
 
-// Hangs and runtime failures: when each rank logged its first error and its
-// last line, and which ranks logged nothing.
+// Hangs and runtime failures: each rank's first error and last line, in the
+// order the ranks failed (by time; by position in the log when it prints no
+// times), the waits that ended in a timeout between them, then the ranks with
+// no error and the ranks that logged nothing.
 void WriteRankTimeline(const Analysis& a, std::ostream& out) {
-  const RankState* first = FirstFailingRank(a);
+  const RankState* first = ShownFirstRank(a);
   TimeAxis ax = MakeTimeAxis(a);
-  out << "\nRanks: first error and last line" << (ax.ok ? " (seconds from the first timed line)" : "") << ":\n";
+  struct Row {
+    const RankState* r;
+    double t;  // seconds on the axis, -1 unknown
+  };
+  std::vector<Row> rows;
+  for (const RankState& r : a.ranks) {
+    double t = r.first_error.empty() ? -1 : ax.OfLine(r.first_error_evidence, r.first_error_ts, false);
+    rows.push_back({&r, t});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
+    bool xe = !x.r->first_error.empty(), ye = !y.r->first_error.empty();
+    if (xe != ye) return xe;  // the ranks with an error first
+    if (!xe) return x.r->rank < y.r->rank;
+    if ((x.t >= 0) != (y.t >= 0)) return x.t >= 0;  // timed before untimed
+    const Evidence &ex = x.r->first_error_evidence, &ey = y.r->first_error_evidence;
+    // Times apart by more than a second decide; else the log's order (lines of
+    // one second, or a time only inherited from the line before).
+    if (x.t >= 0 && std::abs(x.t - y.t) >= 1) return x.t < y.t;
+    return ex.file != ey.file ? ex.file < ey.file : ex.line < ey.line;  // log order
+  });
+  out << "\nRanks: first error and last line, in the order they failed "
+      << (ax.ok ? "(seconds from the first timed line)" : "(the log prints no times: in the order of its lines)")
+      << ":\n";
   auto when = [&](const Evidence& e, double ts, bool tod) {
     double t = ax.OfLine(e, ts, tod);
     return t >= 0 ? Pad(Seconds(t), 9) + " " : std::string();
   };
-  for (const RankState& r : a.ranks) {
+  std::vector<Wait> waits = TimeoutWaits(a, ax);
+  size_t next_wait = 0;
+  int order = 0;
+  for (const Row& row : rows) {
+    const RankState& r = *row.r;
+    // A watchdog's wait that ended before this rank's error.
+    while (next_wait < waits.size() && row.t >= 0 && waits[next_wait].to <= row.t + 1e-6 &&
+           !r.first_error.empty()) {
+      out << std::string(15, ' ') << "~ " << Seconds(waits[next_wait].to - waits[next_wait].from).substr(1)
+          << " wait, then the timeout ~\n";
+      ++next_wait;
+    }
     std::string who = r.rank < 0 ? "launcher" : "rank " + RankLabel(r.rank);
-    std::string head = "  " + Pad(who, 9) + " ";
+    std::string num = r.first_error.empty() ? "" : std::to_string(++order) + ".";
+    std::string head = "  " + Pad(num, 3) + Pad(who, 9) + " ";
     if (!r.first_error.empty()) {
       const Evidence& e = r.first_error_evidence;
       out << head << "error " << when(e, r.first_error_ts, false) << r.first_error << (&r == first ? " (failed first)" : "") << "  "
           << Clean(EvidenceLocation(e)) << "\n";
-      WriteWrapped(out, std::string(14, ' '), e.text, 14);
+      WriteWrapped(out, std::string(17, ' '), e.text, 17);
     } else {
       out << head << "no error\n";
     }
     if (!r.last_evidence.text.empty() && r.last_evidence.line != r.first_error_evidence.line) {
-      out << std::string(12, ' ') << "last  " << when(r.last_evidence, r.last_line_ts, r.last_line_time_of_day)
+      out << std::string(15, ' ') << "last  " << when(r.last_evidence, r.last_line_ts, r.last_line_time_of_day)
           << Clean(EvidenceLocation(r.last_evidence)) << "\n";
-      WriteWrapped(out, std::string(14, ' '), r.last_evidence.text, 14);
+      WriteWrapped(out, std::string(17, ' '), r.last_evidence.text, 17);
     }
   }
   std::vector<int> missing = MissingRanks(a);
   if (!missing.empty()) {
-    out << "  missing   rank" << (missing.size() == 1 ? " " : "s ") << RankRanges(missing)
+    out << "     missing   rank" << (missing.size() == 1 ? " " : "s ") << RankRanges(missing)
         << ": no line of " << (missing.size() == 1 ? "it" : "theirs")
         << " in the log; a rank the others wait for (or whose log was not collected)\n";
   }

@@ -9,6 +9,7 @@
 #include "rules/findings.h"
 #include "rules/generated_defs.h"
 #include "rules/launches.h"
+#include "rules/prose.h"
 
 namespace tpt {
 
@@ -92,6 +93,21 @@ StatusOr<std::vector<std::string>> DistinctInputs(const std::vector<std::string>
 
 std::string Shorten(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n) + "..." : s; }
 
+// A healthy verdict needs the whole run: an input that stopped part way (a
+// truncated or corrupt .gz, a read error after some lines) may have lost the
+// failure. `none` becomes `unknown`, naming the input; a diagnosis stands.
+void NotHealthyWhenPartlyRead(const std::vector<InputReport>& inputs, Analysis* a) {
+  if (a->root_cause != "none") return;
+  for (const InputReport& in : inputs) {
+    if (in.error.empty() || in.bytes == 0) continue;
+    a->root_cause = "unknown";
+    a->verdict = "unknown: no failure seen in what was read, but " + (in.path == "-" ? std::string("stdin") : in.path) +
+                 " was read only in part (" + Shorten(in.error, 160) +
+                 "): the rest of the run may hold the failure; get the whole log";
+    return;
+  }
+}
+
 }  // namespace
 
 StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) const {
@@ -101,6 +117,9 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   const std::vector<std::string>& inputs = *distinct;
   auto run = ParseRunToMemory(inputs, *formats_, parse_);
   if (!run.ok()) return run.status();
+  // A document quoting log lines (a README, a design note) is not a log.
+  size_t prose = 0;
+  std::vector<std::string> documents = DropProse(*formats_, &run->events, &run->totals, &prose);
   // Two runs are never merged into one verdict.
   if (std::string why = DifferentRuns(run->events); !why.empty()) {
     return InvalidArgumentError("these inputs are not one run (" + why +
@@ -111,6 +130,22 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   opts.warnings = load_warnings_;
   opts.totals = &run->totals;
   opts.warnings.insert(opts.warnings.end(), dup_warnings.begin(), dup_warnings.end());
+  // A folder given as one run whose subfolders each started the server: say
+  // so (a CI artifacts tree wants --runs); a run split by node looks alike.
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (in == "-" || !std::filesystem::is_directory(in, ec)) continue;
+    std::vector<std::string> folders = FoldersWithOwnStarts(in, run->events);
+    if (folders.size() < 2) continue;
+    std::string list;
+    for (size_t i = 0; i < folders.size() && i < 4; ++i) list += (i ? ", " : "") + folders[i];
+    if (folders.size() > 4) list += ", ...";
+    opts.warnings.push_back(in + " holds " + std::to_string(folders.size()) + " folders that each started the server (" +
+                            list + "): analysed as ONE run; if each folder is a run, use --runs " + in);
+  }
+  for (const std::string& doc : documents)
+    opts.warnings.push_back(doc + " reads as a document, not a log: it quotes log messages in prose; " +
+                            std::to_string(prose) + " such line(s) were not taken as evidence");
   for (const auto& in : run->inputs) {
     for (auto& w : InputWarnings(in, parse_)) opts.warnings.push_back(std::move(w));
   }
@@ -122,17 +157,22 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     // Findings beyond the crash (issue 7, rules/findings.h): never change root_cause.
     if (findings.ok()) AddFindings(run->events, *findings, &a);
     else a.warnings.push_back(findings.status().message());
+    NotHealthyWhenPartlyRead(run->inputs, &a);
     return a;
   }
   // The server started several times in this log: each launch on its own,
   // the last one is the answer.
   std::vector<Launch> launches;
   Analysis last;
+  // The whole file's totals (counts, events not kept) are not a launch's.
+  AnalyzeOptions part_opts = opts;
+  part_opts.totals = nullptr;
   std::vector<Event> part;
   for (size_t k = 0; k < starts.size(); ++k) {
     size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : run->events.size();
     part.assign(run->events.begin() + begin, run->events.begin() + end);
-    Analysis a = Analyze(part, *rules_, opts);
+    Analysis a = Analyze(part, *rules_, part_opts);
+    if (k + 1 == starts.size()) NotHealthyWhenPartlyRead(run->inputs, &a);  // the cut is in the last
     launches.push_back({static_cast<int>(k + 1), part.front().file, part.front().line, a.root_cause, a.verdict});
     if (k + 1 == starts.size()) {
       if (findings.ok()) AddFindings(part, *findings, &a);

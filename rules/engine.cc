@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include <re2/re2.h>
+
 #include "rules/ledger_from_events.h"
 #include "rules/memory_calls.h"
 #include "rules/run_index.h"
@@ -57,6 +59,28 @@ bool IgnorableException(const RunIndex& run, size_t i) {
   Value frames = RunScope(run, i).Call("frames", {});
   return frames.is_string() && (frames.str() == "__del__" || frames.str().rfind("__del__ > ", 0) == 0);
 }
+
+// A line that says it is an error (parser/formats/generic.json error_message,
+// error_level): an error level in its producer prefix or its first word. No
+// rule reads it; it makes a run with no diagnosis `unknown`, never healthy.
+bool SaysError(const Event& e) {
+  if (e.kind != "error_line") return false;
+  if (e.pattern_id != "error_level") return true;
+  // error_level matched any line holding the word: the text before the
+  // message (the stripped prefix) must hold it as the level.
+  const nlohmann::json& f = e.fields();
+  auto it = f.find("message");
+  if (it == f.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) return false;
+  size_t pos = e.text.find(it->get_ref<const std::string&>());
+  if (pos == std::string::npos || pos == 0) return false;
+  static const re2::RE2 kLevel("(?:^|\\W)(?:ERROR|CRITICAL|FATAL)(?:\\W|$)");
+  return re2::RE2::PartialMatch(re2::StringPiece(e.text.data(), pos), kLevel);
+}
+
+// After an error line its producer (its rank, else its file) still reached a
+// phase or served: the error did not end the run (a request's error, a
+// component that fell back).
+bool ProgressedAfter(const std::vector<Event>& events, size_t i);
 
 // Evaluates `rule` with `anchor` bound; the rule's names on success.
 std::optional<std::map<std::string, Value>> Evaluate(const Rule& rule, const RunIndex& run, size_t anchor) {
@@ -117,6 +141,16 @@ const char* PhaseOf(const std::string& kind) {
       {"retraction", "serving"}};
   auto it = kPhases.find(kind);
   return it == kPhases.end() ? nullptr : it->second;
+}
+
+bool ProgressedAfter(const std::vector<Event>& events, size_t i) {
+  const Event& e = events[i];
+  for (size_t j = i + 1; j < events.size(); ++j) {
+    const Event& n = events[j];
+    bool same = e.rank >= 0 ? n.rank == e.rank : n.file == e.file;
+    if (same && PhaseOf(n.kind) != nullptr) return true;
+  }
+  return false;
 }
 
 // What a line means on a rank's time axis: "timeout", "error", "warning", or
@@ -228,12 +262,20 @@ bool PointsPastValueInUse(const RunIndex& run, const Remedy& r) {
   return r.direction == "increase" ? want > used.number() : want < used.number();
 }
 
-// Positive evidence that the input is a run at all: at least one line was
-// understood (any event; a failure event makes the run "unknown" before this
-// is asked). Without it "no failure seen" is no evidence, not health
-// (README.md, /etc/services, a metadata.json, random text, a training log
-// whose lines no format knows).
-bool GotSomewhere(const RunIndex& run) { return !run.events().empty(); }
+// Positive evidence of a run that got somewhere: a startup phase reached
+// (engine.cc PhaseOf), or a line that only a running job prints (its
+// configuration, an NCCL communicator set up, a rank assigned, a clean exit).
+// A warning, an environment variable or a GPU name alone is not a run. Without
+// it "no failure seen" is no evidence, not health (README.md, /etc/services,
+// a metadata.json, random text, a results table naming an NCCL WARN).
+bool GotSomewhere(const RunIndex& run) {
+  static const std::set<std::string> kRunning = {"server_args",     "framework_version", "nccl_version",
+                                                 "nccl_comm_init",  "nccl_transport",    "nccl_net",
+                                                 "rank_assignment", "engine_ready",      "process_exit"};
+  for (const Event& e : run.events())
+    if (PhaseOf(e.kind) != nullptr || kRunning.count(e.kind)) return true;
+  return false;
+}
 
 Value CallBuiltinOr(const Scope& s, std::string_view name, const std::vector<Value>& args) {
   Value out;
@@ -441,6 +483,17 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
       break;
     }
   }
+  // Lines that say "error" which no rule reads and after which their
+  // producer made no progress: quoted when nothing else explains the run.
+  std::vector<size_t> error_lines;
+  for (size_t i = 0; i < events.size() && error_lines.size() < 8; ++i) {
+    if (!SaysError(events[i]) || ProgressedAfter(events, i)) continue;
+    if (!error_lines.empty() && events[error_lines.back()].source == events[i].source &&
+        events[error_lines.back()].line == events[i].line)
+      continue;  // one line, two patterns
+    error_lines.push_back(i);
+  }
+  if (!first_failure && !error_lines.empty()) first_failure = error_lines.front();
   if (!first_failure) {
     for (size_t i = 0; i < events.size(); ++i)
       if (events[i].consequence) {
@@ -473,10 +526,27 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     a.verdict = "unknown: a failure was seen but no rule explains it: " + e.kind +
                 (e.rank >= 0 ? " on rank " + std::to_string(e.rank) : std::string()) + " at " + e.file + ":" +
                 std::to_string(e.line) + ": " + e.text.substr(0, 200);
+    if (error_lines.size() > 1 && e.kind == "error_line")
+      a.verdict += " (" + std::to_string(error_lines.size() - 1) + " more error line(s): ranks[].first_error_evidence)";
+    // Each producer's first unexplained error line is its first error, quoted.
+    for (size_t i : error_lines) {
+      const Event& x = events[i];
+      for (RankState& rs : a.ranks) {
+        if (rs.rank != x.rank || !rs.first_error.empty()) continue;
+        rs.first_error = x.kind;
+        rs.first_error_evidence = ToEvidence(x);
+        if (x.ts && !x.ts_is_time_of_day) rs.first_error_ts = *x.ts;
+      }
+    }
   } else if (!GotSomewhere(run)) {
     a.root_cause = "no_evidence";
-    a.verdict = "no evidence: no line of the input was understood (0 events: no server, engine, NCCL or torch "
-                "line): was the right file given? Without evidence this is not called healthy.";
+    a.verdict = run.events().empty()
+                    ? "no evidence: no line of the input was understood (0 events: no server, engine, NCCL or torch "
+                      "line): was the right file given? Without evidence this is not called healthy."
+                    : "no evidence: " + std::to_string(run.total_events()) +
+                          " line(s) understood, but none shows a run that got somewhere (no startup phase, no NCCL "
+                          "communicator, no server configuration): was the whole log given? Without evidence this "
+                          "is not called healthy.";
   } else {
     a.root_cause = "none";
     a.verdict = "healthy: no failure seen in " + std::to_string(run.total_events()) + " events" +

@@ -103,24 +103,46 @@ std::vector<size_t> SplitLaunches(const std::vector<Event>& events) {
   std::set<std::string> files;
   for (const Event& e : events) files.insert(e.file);
   if (files.size() != 1) return starts;
-  // A start line begins a new launch only once the current one got somewhere
-  // and died: a server prints its configuration more than once while starting
-  // (vLLM's API server and engine, a speculative draft), never after its end.
-  bool progressed = false, ended = false, seen_start = false;
+  // A start line begins a new launch only once the current one died or was
+  // up (ready, or serving): a server prints its configuration more than once
+  // while starting (vLLM's API server and engine, a speculative draft), never
+  // after its end. Healthy starts one after the other (a server stopped and
+  // started again, logs concatenated) are launches too.
+  // The lines between the last one of a launch that moved (a phase, a
+  // failure) and the next start line (a version banner, an environment
+  // dump) belong to the next launch.
+  bool progressed = false, ended = false, up = false, seen_start = false;
+  size_t last_moved = 0;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     if (e.kind == "server_args") {
-      if (seen_start && ended) {
-        starts.push_back(i);
-        progressed = ended = false;
+      if (seen_start && (ended || up)) {
+        starts.push_back(std::max(last_moved + 1, starts.back() + 1));
+        progressed = ended = up = false;
       }
       seen_start = true;
+      last_moved = i;
       continue;
     }
     if (IsProgress(e.kind)) progressed = true;
+    if (e.kind == "startup_complete" || e.kind == "batch_stats" || e.kind == "http_access") up = true;
     if (IsFailure(e) && (progressed || seen_start)) ended = true;
+    if (IsProgress(e.kind) || IsFailure(e)) last_moved = i;
   }
   return starts;
+}
+
+std::vector<std::string> FoldersWithOwnStarts(const std::string& dir, const std::vector<Event>& events) {
+  std::string base = dir;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  base += '/';
+  std::set<std::string> folders;
+  for (const Event& e : events) {
+    if (e.kind != "server_args" || e.file.compare(0, base.size(), base) != 0) continue;
+    size_t slash = e.file.find('/', base.size());
+    if (slash != std::string::npos) folders.insert(e.file.substr(base.size(), slash - base.size()));
+  }
+  return {folders.begin(), folders.end()};
 }
 
 }  // namespace tpt

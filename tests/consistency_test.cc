@@ -3,6 +3,7 @@
 // remedy against the value in use, on the bundled samples.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -90,6 +91,18 @@ TEST(Consistency, PoolThatFitsIsNotNoRoomTheOddRankIs) {
   json j = AnalyzeJson("runs/ci/job-1187");
   EXPECT_EQ(j["diagnoses"][0]["rank"], 2);
   EXPECT_NEAR(j["diagnoses"][0]["figures"]["held_gib"].get<double>(), 39.40, 0.01);
+}
+
+// The CI hang jobs: every rank's watchdog fired but one; that rank is the one
+// the others waited for, and it is named (as in nccl-warn-hang-tp4).
+TEST(Consistency, CiHangJobsNameTheRankTheOthersWaitedFor) {
+  for (const auto& [run, rank] : std::vector<std::pair<std::string, int>>{{"runs/ci/job-1191", 3}, {"runs/ci/job-1222", 6}}) {
+    json j = AnalyzeJson(run);
+    EXPECT_EQ(j["root_cause"], "nccl_timeout_hang") << run;
+    EXPECT_EQ(j["diagnoses"][0]["rank"], rank) << run << "\n" << j["verdict"];
+    EXPECT_EQ(j["verdict"].get<std::string>().rfind("nccl_timeout_hang (rank " + std::to_string(rank), 0), 0u)
+        << j["verdict"];
+  }
 }
 
 }  // namespace
@@ -317,6 +330,271 @@ TEST(ConsistencyJson, SnakeCaseKeysAndIntegerBytesEverywhere) {
         EXPECT_TRUE(v.is_number_integer()) << c << ": " << path << " = " << v.dump();
     });
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A document that quotes log lines is prose, not a log (issue 16): the
+// project's own README ("The server dies with \"Not enough memory...\"")
+// was diagnosed kv_pool_no_room. Every markdown file of the project is
+// no evidence; a log pasted into a document with its marks still counts.
+TEST(ConsistencyEvidence, DocumentsQuotingLogLinesAreNoEvidence) {
+  namespace fs = std::filesystem;
+  size_t docs = 0;
+  for (auto it = fs::recursive_directory_iterator(TPT_SOURCE_DIR); it != fs::recursive_directory_iterator(); ++it) {
+    std::string name = it->path().filename().string();
+    if (it->is_directory() && (name == ".git" || name.rfind("build", 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || it->path().extension() != ".md") continue;
+    ++docs;
+    Result r = Analyze("--format json '" + it->path().string() + "'");
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << it->path() << "\n" << r.out;
+    EXPECT_EQ(j["root_cause"], "no_evidence") << it->path() << ": " << j["verdict"];
+    EXPECT_EQ(r.rc, 4) << it->path();
+  }
+  EXPECT_GE(docs, 10u);
+  // A results note naming a NCCL WARN in a sentence: understood, but no run.
+  std::string note = WriteTemp("tpt_results.md",
+                               "Results\n\n(main 3d5dd23): 1,000,000 NCCL WARN lines (68 MB) took 2.1 GB; 1 GiB of\n"
+                               "NCCL INFO lines aborted.\n");
+  Result n = Analyze("--format json '" + note + "'");
+  EXPECT_EQ(n.rc, 4) << n.out;
+  // An issue body: the prose mentions the error, the fenced log proves it.
+  std::string issue = WriteTemp(
+      "tpt_issue.md",
+      "### Describe the bug\n\nThe server dies with \"Not enough memory. Please try to increase "
+      "--mem-fraction-static\" on 2 GPUs.\n\n```\n"
+      "[2025-09-02 10:00:01] server_args=ServerArgs(model_path='m', tp_size=2, mem_fraction_static=0.5)\n"
+      "[2025-09-02 10:00:08 TP0] Load weight begin. avail mem=94.00 GB\n"
+      "[2025-09-02 10:01:08 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=21.70 GB, "
+      "mem usage=72.30 GB.\n"
+      "[2025-09-02 10:01:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "  File \"/sglang/srt/managers/scheduler.py\", line 100, in run_scheduler_process\n"
+      "    scheduler = Scheduler(server_args)\n"
+      "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n```\n");
+  json i = json::parse(Analyze("--format json '" + issue + "'").out, nullptr, false);
+  EXPECT_EQ(i["root_cause"], "kv_pool_no_room") << i.dump(1);
+  // A one-line paste of the error itself is a log line, not a mention.
+  std::string line = WriteTemp("tpt_one_line.log",
+                               "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
+                               "Current value: mem_fraction_static=0.2\n");
+  EXPECT_EQ(json::parse(Analyze("--format json '" + line + "'").out, nullptr, false)["root_cause"], "kv_pool_no_room");
+}
+
+// `none` needs a run that got somewhere; a training job's NCCL set-up is one
+// (no serving phases needed).
+TEST(ConsistencyEvidence, TrainingLogWithNcclInitIsHealthy) {
+  std::string log = WriteTemp(
+      "tpt_train.log",
+      "W1201 10:00:00.123000 4242 torch/distributed/run.py:793] *****************************************\n"
+      "node1:4301:4301 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+      "node1:4301:4301 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "node1:4302:4302 [1] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "node1:4301:4350 [0] NCCL INFO comm 0x5566 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0xabc - "
+      "Init COMPLETE\n"
+      "epoch 0 step 100 loss 2.31\n");
+  Result r = Analyze("--format json '" + log + "'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(json::parse(r.out, nullptr, false)["root_cause"], "none");
+}
+
+}  // namespace
+
+namespace {
+
+std::string HealthyVllmStart() {
+  std::string log = ReadSample("logs/vllm-v1-tp2-healthy.log"), out;
+  size_t n = 0;
+  for (size_t i = 0; i < log.size() && n < 20; ++i) {
+    out += log[i];
+    n += log[i] == '\n';
+  }
+  return out;
+}
+
+// A line that says "error" which no rule explains is `unknown`, the line
+// quoted; never healthy (issue 16). An error the server went on after (a
+// request's) did not end the run; an INFO line naming the word is no error.
+TEST(ConsistencyEvidence, UnexplainedErrorLineIsUnknownWithTheLine) {
+  const std::string start = HealthyVllmStart();
+  ASSERT_FALSE(start.empty());
+  const std::vector<std::string> errors = {
+      "(EngineCore_DP0 pid=3010) ERROR 10-14 09:13:50 [gpu_worker.py:300] Could not reach the weights store: 403\n",
+      "Error: DownloadError\n",
+      "FATAL: the NIC mlx5_0 went down\n",
+      "ERROR:root:the tokenizer service is gone\n"};
+  for (const std::string& line : errors) {
+    std::string path = WriteTemp("tpt_error_line.log", start + line);
+    Result r = Analyze("--format json '" + path + "'");
+    EXPECT_EQ(r.rc, 3) << line << r.out;
+    json j = json::parse(r.out, nullptr, false);
+    EXPECT_EQ(j["root_cause"], "unknown") << line;
+    std::string quoted = line.substr(line.find(line.find("ERROR 10-14") != std::string::npos ? "ERROR" : line.substr(0, 5)), 20);
+    EXPECT_NE(j["verdict"].get<std::string>().find(quoted), std::string::npos) << j["verdict"];
+  }
+  // A request's error, then more serving: healthy.
+  std::string served = WriteTemp(
+      "tpt_request_error.log",
+      ReadSample("logs/vllm-v1-tp2-healthy.log") +
+          "(APIServer pid=2871) ERROR 10-14 09:15:02 [serving_chat.py:1118] Error in chat completion stream generator.\n"
+          "(APIServer pid=2871) INFO:     127.0.0.1:40124 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n");
+  EXPECT_EQ(Analyze("'" + served + "'").rc, 0);
+  // INFO naming the word: no error.
+  std::string info = WriteTemp("tpt_info_error.log",
+                               start + "(EngineCore_DP0 pid=3010) INFO 10-14 09:13:50 [core.py:700] retry policy: "
+                                       "ERROR budget 3\n");
+  EXPECT_EQ(Analyze("'" + info + "'").rc, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// Every bundled sample agrees with its README (samples/logs/README.md,
+// samples/founding/README.md, samples/runs/make_runs.py): the verdict, the
+// rank blamed, the rank count, the remedy and the figure the README names.
+struct SampleExpectation {
+  const char* sample;
+  const char* root_cause;
+  int rank;               // the primary diagnosis' rank; -2: not checked
+  const char* ranks;      // "N of M ranks failed" in the verdict, or ""
+  const char* flag;       // the first remedy's flag, or ""
+  const char* value;      // its value, or ""
+  const char* figure;     // text the verdict must hold, or ""
+};
+
+TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
+  const SampleExpectation kTable[] = {
+      {"founding/sglang-tp8-rtxpro6000-mfs050.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.77", "-25.3 GiB"},
+      {"founding/sglang-tp8-rtxpro6000-mfs055.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.77", "-20.6 GiB"},
+      {"logs/sglang-tp4-healthy.log", "none", -2, "", "", "", "from 4 ranks"},
+      {"logs/sglang-tp2-not-enough-memory.log", "kv_pool_no_room", -2, "2 of 2", "--mem-fraction-static", "0.91", "-1.6 GiB"},
+      {"logs/vllm-v1-tp2-healthy.log", "none", -2, "", "", "", "from 2 ranks"},
+      {"logs/vllm-v1-tp2-kv-too-small.log", "kv_pool_too_small", -2, "", "--max-model-len", "60944", "3.72 GiB"},
+      {"logs/nccl-warn-hang-tp4.log", "nccl_timeout_hang", 2, "", "TORCH_NCCL_DUMP_ON_TIMEOUT", "1", "rank 2 logged no timeout"},
+      {"logs/torch-childfailed-oom-rank1.log", "runtime_oom", 1, "", "", "", "1.95 GiB with 1.21 GiB free"},
+      {"logs/tgi-warmup-oom-2shards.log", "warmup_oom", -2, "", "--max-batch-prefill-tokens", "", "4.00 GiB with 2.91 GiB free"},
+      {"logs/trtllm-kv-insufficient-tp2.log", "warmup_oom", 1, "", "", "", "108.86 GiB of 140.06 GiB"},
+      {"logs/lmdeploy-turbomind-oom.log", "warmup_oom", -2, "", "", "", "before the server was ready"},
+      {"logs/xid-79-fallen-off-bus.log", "hardware_fault", -2, "", "", "", "0000:81:00"},
+      {"runs/ci/job-1187", "startup_free_memory_short", 2, "", "", "", "39.10 GiB free"},
+      {"runs/ci/job-1203", "startup_free_memory_short", 0, "", "", "", "38.45 GiB free"},
+      {"runs/ci/job-1240.log", "startup_free_memory_short", 5, "", "", "", "21.70 GiB free"},
+      {"runs/ci/job-1191", "nccl_timeout_hang", 3, "7 of 8", "", "", "rank 3 logged no timeout"},
+      {"runs/ci/job-1222", "nccl_timeout_hang", 6, "7 of 8", "", "", "rank 6 logged no timeout"},
+      {"runs/ci/job-1195", "none", -2, "", "", "", "from 4 ranks"},
+  };
+  for (const SampleExpectation& e : kTable) {
+    SCOPED_TRACE(e.sample);
+    Result r = Analyze("--format json " + Sample(e.sample));
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out;
+    EXPECT_EQ(j["root_cause"], e.root_cause);
+    EXPECT_EQ(r.rc, std::string(e.root_cause) == "none" ? 0 : 1);
+    std::string verdict = j["verdict"];
+    if (*e.figure) EXPECT_NE(verdict.find(e.figure), std::string::npos) << verdict;
+    if (*e.ranks) EXPECT_NE(verdict.find(std::string(e.ranks) + " ranks failed"), std::string::npos) << verdict;
+    if (std::string(e.root_cause) == "none") {
+      EXPECT_TRUE(j["diagnoses"].empty());
+      continue;
+    }
+    ASSERT_FALSE(j["diagnoses"].empty());
+    const json& d = j["diagnoses"][0];
+    if (e.rank != -2) EXPECT_EQ(d["rank"], e.rank) << verdict;
+    if (*e.flag) {
+      ASSERT_FALSE(d["remedy"].empty()) << d.dump(1);
+      EXPECT_EQ(d["remedy"][0]["flag"], e.flag);
+      EXPECT_EQ(d["remedy"][0]["value"], e.value);
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 18 D6: a .gz cut in the middle of start-up is read in part: what was
+// read holds no failure, but that is not health.
+TEST(ConsistencyEvidence, TruncatedGzMidStartupIsNotHealthy) {
+  std::string gz = ::testing::TempDir() + "/tpt_cut_startup.log.gz";
+  ASSERT_EQ(std::system(("gzip -c " + Sample("logs/sglang-tp4-healthy.log") + " | head -c 1500 > '" + gz + "'").c_str()), 0);
+  Result r = Analyze("--format json '" + gz + "'");
+  EXPECT_EQ(r.rc, 3) << r.out;
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_EQ(j["root_cause"], "unknown");
+  EXPECT_NE(j["verdict"].get<std::string>().find("read only in part"), std::string::npos) << j["verdict"];
+  bool warned = false;
+  for (const auto& w : j["warnings"]) warned |= w.get<std::string>().find("truncated") != std::string::npos;
+  EXPECT_TRUE(warned) << j["warnings"].dump();
+  // The whole file, compressed whole, is healthy.
+  std::string whole = ::testing::TempDir() + "/tpt_whole.log.gz";
+  ASSERT_EQ(std::system(("gzip -c " + Sample("logs/sglang-tp4-healthy.log") + " > '" + whole + "'").c_str()), 0);
+  EXPECT_EQ(Analyze("'" + whole + "'").rc, 0);
+}
+
+// Issue 18 D16: a symlink in a --runs directory that leads back to it (or
+// loops) is no run; a link to another run is that run, analysed once.
+TEST(ConsistencyRuns, SymlinksInRunsDirAreNotRuns) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(::testing::TempDir()) / "tpt_runs_links";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "job-1");
+  fs::copy_file(std::string(TPT_SOURCE_DIR) + "/samples/logs/sglang-tp4-healthy.log", dir / "job-1" / "server.log");
+  fs::copy_file(std::string(TPT_SOURCE_DIR) + "/samples/founding/sglang-tp8-rtxpro6000-mfs050.log", dir / "job-2.log");
+  fs::create_directory_symlink(".", dir / "self");
+  fs::create_directory_symlink("..", dir / "parent");
+  fs::create_symlink("loop", dir / "loop");
+  fs::create_directory_symlink("job-1", dir / "latest");
+  Result r = Analyze("--runs '" + dir.string() + "' --format json");
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  std::vector<std::string> names;
+  for (const auto& run : j["runs"]) names.push_back(run["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"job-1", "job-2.log"}));
+  Result e = tpt::test::RunCmd(std::string("{ '") + TPTRIAGE_BIN + "' analyze --runs '" + dir.string() +
+                               "' --format json 2>&1 >/dev/null; }");
+  for (const char* link : {"self", "parent", "loop", "latest"})
+    EXPECT_NE(e.out.find(std::string("--runs: ") + link + ":"), std::string::npos) << link << "\n" << e.out;
+}
+
+}  // namespace
+
+namespace {
+
+// Healthy start-ups one after the other (a server stopped and started again,
+// logs concatenated) are launches like failing ones; a folder whose
+// subfolders each started the server says it may hold several runs.
+TEST(ConsistencyRuns, HealthyConcatenatedStartsAreLaunches) {
+  for (const char* rel : {"logs/sglang-tp4-healthy.log", "logs/vllm-v1-tp2-healthy.log"}) {
+    std::string one = ReadSample(rel);
+    std::string path = WriteTemp("tpt_healthy_twice.log", one + one + one);
+    Result r = Analyze("--format json '" + path + "'");
+    EXPECT_EQ(r.rc, 0) << rel << "\n" << r.out;
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_EQ(j["launches"].size(), 3u) << rel << "\n" << j["verdict"];
+    for (const auto& l : j["launches"]) EXPECT_EQ(l["root_cause"], "none");
+    std::string verdict = j["verdict"];
+    EXPECT_EQ(verdict.rfind("started 3 times", 0), 0u) << verdict;
+    // The last launch's count, not the file's.
+    json single = json::parse(Analyze("--format json " + Sample(rel)).out, nullptr, false);
+    std::string tail = single["verdict"];
+    EXPECT_NE(verdict.find(tail), std::string::npos) << verdict << "\n" << tail;
+  }
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(::testing::TempDir()) / "tpt_two_jobs";
+  fs::remove_all(dir);
+  for (const char* job : {"job-a", "job-b"}) {
+    fs::create_directories(dir / job);
+    fs::copy_file(std::string(TPT_SOURCE_DIR) + "/samples/logs/sglang-tp4-healthy.log", dir / job / "server.log");
+  }
+  Result r = Analyze("'" + dir.string() + "'", true);
+  EXPECT_NE(r.out.find("2 folders that each started the server (job-a, job-b)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--runs"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -2,13 +2,18 @@
 // leads with the answer (verdict, fix, confidence) in text, markdown and HTML;
 // no internal reference name reaches any output; `tptriage log` merges a run's
 // lines by time, tagged by rank, with -C context, --kinds and --rank filters.
+#include <sys/resource.h>
+
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/cli_run.h"
 
@@ -76,12 +81,46 @@ TEST(AnswerFirst, FoundingCaseCollapsesIdenticalRanksAndOffersReproWithDryRun) {
   EXPECT_EQ(r.rc, 1);
   auto lines = Lines(r.out);
   EXPECT_EQ(lines[1].rfind("Fix: --mem-fraction-static 0.", 0), 0u) << r.out;
-  EXPECT_NE(lines[1].find("(now 0.50)"), std::string::npos) << r.out;
+  EXPECT_NE(lines[1].find("(now 0.50, the floor)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  0-7 +target +94\\.00"))) << r.out;
   EXPECT_NE(r.out.find("tptriage repro"), std::string::npos);
   EXPECT_NE(r.out.find("--dry-run\n"), std::string::npos) << r.out;
   // Findings whole: the custom all-reduce finding's last sentence is there.
   EXPECT_NE(r.out.find("tptriage repro --bench-allreduce --tp 8"), std::string::npos) << r.out;
+}
+
+// The fix's effect comes from the memory model on the run's own figures, as
+// fields (JSON "fix") and on the text's second line.
+TEST(AnswerFirst, FixCarriesItsEffectAndFloor) {
+  auto j = nlohmann::json::parse(
+      Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "' --format json").out);
+  const auto& fix = j.at("fix");
+  EXPECT_EQ(fix.at("line"), "--mem-fraction-static 0.77");
+  EXPECT_EQ(fix.at("now"), "0.50");
+  EXPECT_EQ(fix.at("floor").at("value"), "0.77") << "0.77 is the smallest fraction that starts";
+  // 21.7 GiB after the weights less (1 - 0.77) x 94 GiB reserved: a pool of under 0.1 GiB, but positive.
+  double pool = fix.at("effect").at("kv_pool_bytes").get<double>();
+  EXPECT_GT(pool, 0.0);
+  EXPECT_LT(pool, 0.1 * 1024 * 1024 * 1024);
+  EXPECT_TRUE(fix.at("effect").at("kv_tokens").is_null()) << "no bytes per token in this log: unknown, not 0";
+  auto text = Lines(Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "'").out);
+  EXPECT_EQ(text[1].rfind("Fix: --mem-fraction-static 0.77 (now 0.50, the floor) gives KV pool 81.9 MiB a rank", 0), 0u)
+      << text[1];
+
+  auto v = nlohmann::json::parse(
+      Tpt("analyze '" + Sample("logs/vllm-v1-tp2-kv-too-small.log") + "' --format json").out);
+  const auto& vf = v.at("fix");
+  EXPECT_EQ(vf.at("line"), "--max-model-len 60944");
+  EXPECT_EQ(vf.at("now"), "131072");
+  EXPECT_EQ(vf.at("effect").at("kv_tokens"), 60944);
+  EXPECT_EQ(vf.at("effect").at("requests"), 1);
+  auto vt = Lines(Tpt("analyze '" + Sample("logs/vllm-v1-tp2-kv-too-small.log") + "'").out);
+  EXPECT_NE(vt[1].find("60,944 tokens = 1 request of 60,944 tokens"), std::string::npos) << vt[1];
+
+  // An upgrade is advice, not a variable to export.
+  auto up = Tpt("analyze '" + Sample("rules/custom_ar_nccl_2_18_ipc/pos_ray_worker.log") + "'");
+  EXPECT_EQ(up.out.find("export NCCL="), std::string::npos) << up.out;
+  EXPECT_NE(up.out.find("Fix: NCCL >= 2.19.3"), std::string::npos) << up.out;
 }
 
 TEST(AnswerFirst, HangShowsRanksInTimeNotPhasesAndNoRepro) {
@@ -92,6 +131,42 @@ TEST(AnswerFirst, HangShowsRanksInTimeNotPhasesAndNoRepro) {
   EXPECT_NE(r.out.find("Fix: export TORCH_NCCL_DUMP_ON_TIMEOUT=1"), std::string::npos) << r.out;
   // repro replays SGLang/vLLM memory set-ups; a torch NCCL hang is not one.
   EXPECT_EQ(r.out.find("tptriage repro"), std::string::npos) << r.out;
+}
+
+// A hang whose lines carry no times: the ranks still come in the order the
+// log holds their errors, and a rank with no line is named (text) and drawn
+// as an empty lane (HTML). With times, the watchdog's wait is drawn.
+TEST(AnswerFirst, HangWithoutTimesKeepsOrderAndNamesMissingRanks) {
+  std::string dir = ::testing::TempDir();
+  std::string untimed = dir + "/hang-untimed.log", missing = dir + "/hang-missing.log";
+  std::string src = Sample("logs/nccl-warn-hang-tp4.log");
+  // Strip the date prefix and glog's time (E304 02:27:08.408271257 -> E).
+  ASSERT_EQ(tpt::test::RunCmd("sed -E 's/^\\[2026-03-04 [0-9:]+\\] //; s/\\[E304 [0-9:.]+ /[E /' '" + src +
+                              "' > '" + untimed + "' && grep -v '\\[2\\]' '" + untimed + "' > '" + missing + "'")
+                .rc,
+            0);
+  auto r = Tpt("analyze '" + untimed + "'");
+  EXPECT_NE(r.out.find("in the order they failed (the log prints no times: in the order of its lines)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find(" s    "), std::string::npos) << "no invented times";
+  size_t r2 = r.out.find("1. rank 2 "), r0 = r.out.find("2. rank 0 ");
+  EXPECT_NE(r2, std::string::npos) << r.out;
+  EXPECT_NE(r0, std::string::npos) << r.out;
+  auto m = Tpt("analyze '" + missing + "'");
+  EXPECT_NE(m.out.find("missing   rank 2: no line of it in the log"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("rank 2 blamed (no line of it in the log)"), std::string::npos) << m.out;
+  EXPECT_EQ(m.out.find("failed first"), std::string::npos) << "a rank that merely timed out is not the one to blame";
+  auto h = Tpt("analyze '" + missing + "' --format html");
+  EXPECT_NE(h.out.find("<g class=\"lane missing\" data-rank=\"2\">"), std::string::npos);
+  EXPECT_NE(h.out.find("placed in the order the log holds them"), std::string::npos);
+  // With times: the 600 s watchdog wait is drawn and named, in HTML and text.
+  auto timed = Tpt("analyze '" + src + "' --format html");
+  EXPECT_NE(timed.out.find("<g class=\"wait\">"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(timed.out, std::regex(">59[89] s wait, then the timeout<"))) << "the 600 s wait";
+  auto tt = Tpt("analyze '" + src + "'");
+  EXPECT_TRUE(std::regex_search(tt.out, std::regex("1\\. rank 2 .*\n(.*\n)*.*~ 59[89] s wait, then the timeout ~\n  2\\. rank 0")))
+      << tt.out;
 }
 
 TEST(AnswerFirst, NoInternalReferenceNamesInAnyOutput) {
@@ -151,6 +226,67 @@ TEST(LogView, ContextRankAndKindFilters) {
   EXPECT_EQ(Lines(k.out).size(), 16u) << k.out;  // 8 ranks x begin and end
   auto bad = Tpt("log --rank x " + log);
   EXPECT_EQ(bad.rc, 2);
+}
+
+// --raw: every line of the input, the ones the parser did not understand too,
+// each exactly once.
+TEST(LogView, RawShowsEveryLineOnce) {
+  for (const std::string& log : BundledSamples()) {
+    SCOPED_TRACE(log);
+    auto r = Tpt("log --no-pager --raw '" + log + "'");
+    EXPECT_EQ(r.rc, 0);
+    std::vector<std::string> shown = Lines(r.out);
+    std::ifstream in(log);
+    std::vector<std::string> file;
+    for (std::string l; std::getline(in, l);) file.push_back(l);
+    ASSERT_EQ(shown.size(), file.size()) << r.out;
+    // Each line as written ends one line of the view (after its 39-column head).
+    std::map<std::string, int> want;
+    for (std::string l : file) {
+      for (char& c : l) c = (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+      ++want[l];
+    }
+    // The head is 39 columns, wider when the kind's name is longer than 20.
+    for (const std::string& l : shown) {
+      bool found = false;
+      for (size_t k = 39; k <= l.size() && k <= 80 && !found; ++k) {
+        if (l[k - 1] != ' ') continue;
+        auto it = want.find(l.substr(k));
+        if (it != want.end() && it->second > 0) {
+          --it->second;
+          found = true;
+        }
+      }
+      EXPECT_TRUE(found) << "not a line of the input, or shown twice: " << l;
+    }
+    for (const auto& [line, n] : want) EXPECT_EQ(n, 0) << "not shown: " << line;
+  }
+}
+
+// A log of 120,000 lines: every line comes out (the view streams; it used to
+// keep a bounded sample of the events and drop the rest), in bounded memory.
+TEST(LogView, BigInputStreamsEveryLineInBoundedMemory) {
+  std::string big = ::testing::TempDir() + "/big-serving.log";
+  {
+    std::ifstream head(Sample("logs/sglang-tp4-healthy.log"));
+    std::ofstream out(big);
+    std::string l;
+    for (int i = 0; i < 59 && std::getline(head, l); ++i) out << l << "\n";
+    char buf[256];
+    for (int i = 0; i < 120000; ++i) {
+      std::snprintf(buf, sizeof buf,
+                    "[2025-09-02 %02d:%02d:%02d TP%d] Decode batch. #running-req: 128, #token: %d, token usage: 0.14, "
+                    "cuda graph: True, gen throughput (token/s): 3011.42, #queue-req: 0, \n",
+                    10 + i / 36000, (i / 600) % 60, (i / 10) % 60, i % 4, 61440 + i % 1000);
+      out << buf;
+    }
+  }
+  auto r = tpt::test::RunCmd("'" + std::string(TPTRIAGE_BIN) + "' log --no-pager '" + big + "' | grep -c 'Decode batch'");
+  EXPECT_EQ(r.out, "120000\n");
+  struct rusage ru {};
+  getrusage(RUSAGE_CHILDREN, &ru);
+  EXPECT_LT(ru.ru_maxrss, 200 * 1024) << "KiB: the largest child of this test";
+  std::remove(big.c_str());
 }
 
 TEST(LogView, PagerOnlyOnATerminal) {

@@ -30,17 +30,17 @@ def main():
         return 2
     out = subprocess.run([sys.argv[1], "analyze", LOG], cwd=ROOT, capture_output=True, text=True).stdout
     lines = out.split("\n")
-    ex = [f"$ build/tptriage analyze {LOG}"] + lines[:3] + ["..."]
+    ex = [f"$ tptriage analyze {LOG}"] + lines[:3] + ["..."]
     for title in ("What it is NOT:", "Memory ledger per rank (GiB):"):
         if title in lines:
             ex += section(lines, title) + [""]
     repro = [l for l in lines if l.startswith("Reproduce on a GPU")]
     if repro:
         ex = ex[:-1] + ["..."] + section(lines, repro[0])
-    block = "```\n" + "\n".join(ex).rstrip("\n") + "\n```\n"
+    block = "```console\n" + "\n".join(ex).rstrip("\n") + "\n```\n"
     readme = ROOT / "README.md"
     text = readme.read_text()
-    a = text.index(f"```\n$ build/tptriage analyze {LOG}")
+    a = text.index(f"```console\n$ tptriage analyze {LOG}")
     b = text.index("```\n", a + 4) + 4
     new = text[:a] + block + text[b:]
     if "--check" in sys.argv:

@@ -6,7 +6,8 @@ Six runs of one CI job, for the grouping tests of `tptriage analyze --runs`:
     one rank, "Not enough memory"), differing in every number, timestamp,
     path, failing rank and TP size;
   - two near-repeats of a different failure (an NCCL all-reduce that hangs
-    while serving until the torch watchdog fires), differing the same way;
+    while serving: one rank never joins it, the torch watchdog of every other
+    rank fires), differing the same way and in the rank that hangs;
   - one healthy run.
 One run is a single file, the others are directories (one log a run), as CI
 artifacts come. Expected: 2 groups (3 + 2 runs) and 1 healthy run.
@@ -93,14 +94,19 @@ def serving(lines, day, h, m, n):
                      f"cuda graph: True, gen throughput (token/s): {310.5 + i:.2f}, #queue-req: 0")
 
 
-def watchdog(lines, day, h, m, rank, seq, numel, pid, addr):
-    t = f"E03{day:02d} {h:02d}:{m + 9:02d}:1{rank}.{addr % 1000000:06d}123"
-    lines.append(f"[rank{rank}]:[{t} ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught collective operation "
-                 f"timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn={numel}, NumelOut={numel}, "
-                 f"Timeout(ms)=600000) ran for 6000{rank}{seq % 10} milliseconds before timing out.")
-    lines.append(f"[rank{rank}]:[{t} ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank {rank}] Exception (either an "
-                 "error or timeout) detected by watchdog at work: {}, last enqueued NCCL work: {}, last completed "
-                 "NCCL work: {}.".replace("{}", str(seq)))
+def watchdog(lines, day, h, m, tp, stuck, seq, numel, pid, addr):
+    """Rank `stuck` never joins all-reduce `seq`: the watchdog of every other
+    rank fires (torch prints it per rank); the stuck rank logs no timeout."""
+    waiting = [r for r in range(tp) if r != stuck]
+    for rank in waiting:
+        t = f"E03{day:02d} {h:02d}:{m + 9:02d}:1{rank}.{addr % 1000000:06d}123"
+        lines.append(f"[rank{rank}]:[{t} ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught collective operation "
+                     f"timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn={numel}, NumelOut={numel}, "
+                     f"Timeout(ms)=600000) ran for 6000{rank}{seq % 10} milliseconds before timing out.")
+        lines.append(f"[rank{rank}]:[{t} ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank {rank}] Exception (either an "
+                     "error or timeout) detected by watchdog at work: {}, last enqueued NCCL work: {}, last completed "
+                     "NCCL work: {}.".format(seq, seq, seq - 1))
+    rank = waiting[0]
     lines.append("terminate called after throwing an instance of 'c10::DistBackendError'")
     lines.append(f"  what():  [PG 0 (default_pg) Rank {rank}] Process group watchdog thread terminated with exception: "
                  f"[Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
@@ -136,7 +142,7 @@ def main():
         path = os.path.join(OUT, run) if run.endswith(".log") else os.path.join(OUT, run, "server.log")
         write(path, lines)
     # Two near-repeats of the serving-time all-reduce hang.
-    hangs = [  # (run, day, hour, min, tp, rank, seq, numel, pid, addr)
+    hangs = [  # (run, day, hour, min, tp, stuck rank, seq, numel, pid, addr)
         ("job-1191", 2, 14, 20, 8, 3, 9141, 1048576, 5120, 0x7F3B6D41DF86),
         ("job-1222", 6, 1, 33, 8, 6, 20417, 2097152, 902, 0x7FA0124ADF86),
     ]
@@ -145,7 +151,7 @@ def main():
         startup(lines, day, h, m, "/models/Qwen2-72B-Instruct", tp, 0.85, 30000, 78.50, 17.80)
         ready(lines, day, h, m, tp, 1510208, 22.10, 11.90, 10.80, 30000)
         serving(lines, day, h, m, 5)
-        watchdog(lines, day, h, m, rank, seq, numel, pid, addr)
+        watchdog(lines, day, h, m, tp, rank, seq, numel, pid, addr)
         write(os.path.join(OUT, run, "server.log"), lines)
     # One healthy run.
     lines = []

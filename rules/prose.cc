@@ -1,0 +1,166 @@
+// prose.cc: see prose.h.
+#include "rules/prose.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <utility>
+
+#include <re2/re2.h>
+
+#include "parser/format_set.h"
+
+namespace tpt {
+
+namespace {
+
+// A mark a program leaves on its lines: time, producer, traceback, wrapper.
+bool Marked(const Event& e) {
+  if (e.ts || e.rank >= 0 || e.local_rank >= 0 || e.pid >= 0 || e.tp_rank >= 0 || e.dp_rank >= 0 ||
+      e.pp_rank >= 0 || !e.host.empty() || !e.process.empty() || !e.extra_lines.empty() || e.kind == "exception")
+    return true;
+  const nlohmann::json& w = e.wrapper();
+  return w.is_object() && !w.empty();
+}
+
+// What a program writes in front of its message: nothing, one token (a
+// path:line, a logger name), an exception type, a level, a glog or bracketed
+// prefix.
+bool LogStart(std::string_view pre) {
+  while (!pre.empty() && (pre.front() == ' ' || pre.front() == '\t')) pre.remove_prefix(1);
+  while (!pre.empty() && (pre.back() == ' ' || pre.back() == '\t')) pre.remove_suffix(1);
+  if (pre.find_first_of(" \t") == std::string_view::npos) return true;
+  static const re2::RE2 kStart(
+      "^(?:[\\w.]*(?:Error|Exception|Warning|Failure|Interrupt)\\w*:"
+      "|(?i:error|warning|warn|info|critical|fatal|debug|notice)\\b"
+      "|[EWIFD]\\d{4}\\b|\\[|\\(|\\S+\\.\\w+:\\d+\\b)");
+  return re2::RE2::PartialMatch(pre, kStart);
+}
+
+// The pattern that made `e`, to find where its message starts.
+const PatternSpec* PatternOf(const FormatSet& formats, const Event& e,
+                             std::map<std::pair<std::string, std::string>, const PatternSpec*>* index) {
+  if (index->empty()) {
+    for (const PatternSpec& p : formats.patterns()) index->emplace(std::make_pair(p.family, p.id), &p);
+  }
+  auto it = index->find({e.family, e.pattern_id});
+  return it == index->end() ? nullptr : it->second;
+}
+
+// Where the message of `e` starts in its text: its pattern's first literal
+// (the fixed words of the message; a pattern's regex may begin with `^.*?`),
+// else where the regex matches; npos when it cannot be told.
+size_t MatchBegin(const PatternSpec* p, const Event& e) {
+  if (p == nullptr) return std::string_view::npos;
+  size_t best = std::string_view::npos;
+  std::string lower;
+  for (const std::string& lit : p->literals) {
+    if (lit.empty()) continue;
+    size_t at;
+    if (p->caseless) {
+      if (lower.empty()) {
+        lower = e.text;
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+      std::string l = lit;
+      for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      at = lower.find(l);
+    } else {
+      at = e.text.find(lit);
+    }
+    best = std::min(best, at);
+  }
+  if (best != std::string_view::npos || !p->re) return best;
+  re2::StringPiece m;
+  if (!p->re->Match(e.text, 0, e.text.size(), re2::RE2::UNANCHORED, &m, 1)) return std::string_view::npos;
+  return static_cast<size_t>(m.data() - e.text.data());
+}
+
+// Lines a document holds that no program prints: a quotation left open from
+// the line before (an odd number of straight quotes), a regular expression.
+bool DocumentOnly(std::string_view text) {
+  size_t quotes = 0;
+  for (char c : text) quotes += c == '"';
+  if (quotes % 2 == 1) return true;
+  for (std::string_view re : {"\\.", "\\d", "\\s", "(?:", "(?P<"})
+    if (text.find(re) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+bool QuotedInProse(std::string_view text, size_t match_begin) {
+  if (match_begin == std::string_view::npos || match_begin > text.size()) return false;
+  std::string_view pre = text.substr(0, match_begin);
+  // Inside an inline code span: an odd number of backticks before it.
+  size_t ticks = 0;
+  for (char c : pre) ticks += c == '`';
+  if (ticks % 2 == 1) return true;
+  // Inside a typographic quotation (opened, not closed before the message).
+  size_t open = pre.rfind("\xe2\x80\x9c"), close = pre.rfind("\xe2\x80\x9d");
+  if (open != std::string_view::npos && (close == std::string_view::npos || close < open)) return true;
+  // Inside a straight quotation that prose opened: the quote follows a space
+  // or begins the line. A program quotes in code: `Warmup(Generation("...`,
+  // `RuntimeError("...")`, `key="..."` are log lines, not prose.
+  size_t quotes = 0, last = std::string_view::npos;
+  for (size_t i = 0; i < pre.size(); ++i)
+    if (pre[i] == '"') ++quotes, last = i;
+  if (quotes % 2 == 1) {
+    if (last == 0) return true;
+    char before = pre[last - 1];
+    return before == ' ' || before == '\t' || before == '*' || before == '_';
+  }
+  return false;
+}
+
+std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>* events, RunTotals* totals,
+                                   size_t* dropped) {
+  std::map<std::pair<std::string, std::string>, const PatternSpec*> index;
+  // A line with one marked event is program output (a traceback's exception
+  // line also read by a message pattern): all its events are.
+  std::set<std::pair<int, uint64_t>> marked_lines;
+  for (const Event& e : *events)
+    if (Marked(e)) marked_lines.insert({e.source, e.line});
+  auto marked = [&](const Event& e) { return marked_lines.count({e.source, e.line}) > 0; };
+  // Pass 1: the files that quote a message in prose.
+  std::set<int> documents;
+  std::vector<std::string> names;
+  for (const Event& e : *events) {
+    if (documents.count(e.source) || marked(e)) continue;
+    if (QuotedInProse(e.text, MatchBegin(PatternOf(formats, e, &index), e))) {
+      documents.insert(e.source);
+      names.push_back(e.file);
+    }
+  }
+  if (documents.empty()) return names;
+  // Pass 2: in those files, keep what was pasted with its marks and bare
+  // lines that start with their message.
+  size_t kept = 0;
+  std::vector<size_t> new_index(events->size() + 1);
+  for (size_t i = 0; i < events->size(); ++i) {
+    new_index[i] = kept;
+    Event& e = (*events)[i];
+    bool keep = true;
+    if (documents.count(e.source)) {
+      size_t begin = MatchBegin(PatternOf(formats, e, &index), e);
+      bool quoted = QuotedInProse(e.text, begin);
+      keep = !quoted && !DocumentOnly(e.text) && (marked(e) || begin == std::string_view::npos || LogStart(std::string_view(e.text).substr(0, begin)));
+    }
+    if (!keep) {
+      ++*dropped;
+      continue;
+    }
+    if (kept != i) (*events)[kept] = std::move(e);
+    ++kept;
+  }
+  new_index[events->size()] = kept;
+  events->resize(kept);
+  if (totals != nullptr) {
+    totals->events -= std::min<uint64_t>(totals->events, *dropped);
+    for (RunTotals::Dropped& d : totals->dropped) d.before = new_index[std::min(d.before, new_index.size() - 1)];
+  }
+  return names;
+}
+
+}  // namespace tpt

@@ -1,0 +1,38 @@
+// prose.h: a document that quotes log lines is not a log.
+//
+// Programs mark the lines they write: a timestamp, a level, a producer or
+// wrapper prefix, a traceback, an exception type in front of the message. A
+// README or a design note quotes the same messages inside a sentence, in an
+// inline code span or between quotation marks ("the server dies with \"Not
+// enough memory...\" at 0.55"). A file with such a mention reads as a
+// document: its mentions and its other unmarked lines that do not start with
+// the message are not evidence; lines pasted into it with their marks (a
+// fenced log, a traceback) still are. A file without any mention is a log
+// and is left whole, however it was pasted (quoted, indented, wrapped).
+//
+//   size_t dropped = 0;
+//   std::vector<std::string> docs = DropProse(formats, &run->events, &run->totals, &dropped);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "parser/event.h"
+#include "parser/parser.h"
+
+namespace tpt {
+
+class FormatSet;
+
+// Removes the events of prose from the files that read as documents; returns
+// those files' names (empty when every file is a log). `dropped` counts the
+// events removed.
+// `totals` (may be null) is kept consistent with the events left.
+std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>* events, RunTotals* totals,
+                                   size_t* dropped);
+
+// For tests: is the matched message at `match_begin` of `text` inside an
+// inline code span or a prose quotation?
+bool QuotedInProse(std::string_view text, size_t match_begin);
+
+}  // namespace tpt
