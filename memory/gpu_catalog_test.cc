@@ -66,9 +66,9 @@ TEST(GpuCatalogTest, RejectsBrokenCatalogsNamingThePath) {
 TEST(GpuCatalogTest, UserCatalogMergesOverTheBuiltIn) {
   auto base = ParseGpuCatalog(EmbeddedGpuCatalogJson(), "embedded");
   ASSERT_TRUE(base.ok());
-  auto user = ParseGpuCatalog(R"({"gpus":[
+  auto user = ParseGpuCatalog(R"j({"gpus":[
       {"name":"Acme X1 64GB","aliases":["x1"],"memory_gib":63.5,"arch":"hopper","sm":90,"interconnect":"pcie"},
-      {"name":"L4 24GB (our driver)","aliases":["l4"],"memory_gib":21.9,"arch":"ada","sm":89,"interconnect":"pcie"}]})",
+      {"name":"L4 24GB (our driver)","aliases":["l4"],"memory_gib":21.9,"arch":"ada","sm":89,"interconnect":"pcie"}]})j",
                               "my.json");
   ASSERT_TRUE(user.ok()) << user.status().ToString();
   auto merged = MergeGpuCatalog(*base, *user, "my.json");
@@ -84,15 +84,15 @@ TEST(GpuCatalogTest, UserCatalogMergesOverTheBuiltIn) {
   EXPECT_NEAR(find("L4 24GB (our driver)")->memory_bytes, 21.9 * kGiB, 1);
   EXPECT_EQ(find("L4 24GB"), nullptr);  // replaced, not duplicated
 
-  auto two = ParseGpuCatalog(R"({"gpus":[
-      {"name":"Mixed","aliases":["h100","a100"],"memory_gib":80,"arch":"hopper","sm":90,"interconnect":"nvlink"}]})", "my.json");
+  auto two = ParseGpuCatalog(R"j({"gpus":[
+      {"name":"Mixed","aliases":["h100","a100"],"memory_gib":80,"arch":"hopper","sm":90,"interconnect":"nvlink"}]})j", "my.json");
   ASSERT_TRUE(two.ok());
   auto bad = MergeGpuCatalog(*base, *two, "my.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("my.json: /gpus/0"), std::string::npos) << bad.status().message();
-  auto again = ParseGpuCatalog(R"({"gpus":[
+  auto again = ParseGpuCatalog(R"j({"gpus":[
       {"name":"T4 a","aliases":["t4"],"memory_gib":15,"arch":"turing","sm":75,"interconnect":"pcie"},
-      {"name":"T4 b","aliases":["tesla t4"],"memory_gib":15,"arch":"turing","sm":75,"interconnect":"pcie"}]})", "my.json");
+      {"name":"T4 b","aliases":["tesla t4"],"memory_gib":15,"arch":"turing","sm":75,"interconnect":"pcie"}]})j", "my.json");
   ASSERT_TRUE(again.ok());
   bad = MergeGpuCatalog(*base, *again, "my.json");
   ASSERT_FALSE(bad.ok());
