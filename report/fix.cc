@@ -113,14 +113,6 @@ FixEffect VllmMaxLenEffect(const Analysis& a, const Diagnosis& d, double n) {
   return e;
 }
 
-// A remedy with no line to paste, as words: "NCCL >= 2.19.3", "--dtype".
-std::string Advice(const Remedy& r) {
-  if (r.value.empty()) return r.flag;
-  if (r.direction == "increase") return r.flag + " >= " + r.value;
-  if (r.direction == "decrease") return r.flag + " <= " + r.value;
-  return r.flag + " " + r.value;
-}
-
 // vLLM --gpu-memory-utilization u: the budget u x total less what the run's
 // own figures charge against it (weights, activations, non-torch), by the
 // memory model's VllmKvPool.
@@ -160,6 +152,17 @@ FixEffect EffectOf(const Analysis& a, const Diagnosis& d, const std::string& fla
 }
 
 }  // namespace
+
+std::string Advice(const Remedy& r) {
+  if (r.value.empty()) {
+    if (r.direction == "increase") return "raise " + r.flag;
+    if (r.direction == "decrease") return "lower " + r.flag;
+    return r.flag;
+  }
+  if (r.direction == "increase") return r.flag + " >= " + r.value;
+  if (r.direction == "decrease") return r.flag + " <= " + r.value;
+  return r.flag + " " + r.value;
+}
 
 bool SglangPoolAt(const Analysis& a, double free_at_init_bytes, double avail_after_weights_bytes, double f,
                   SglangAt* out) {

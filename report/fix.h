@@ -42,6 +42,10 @@ struct FixView {
 
 FixView DescribeFix(const Analysis& a, const Diagnosis& d);
 
+// A remedy with no line to paste, in words: "NCCL >= 2.19.3", "lower
+// --max-model-len", "nvidia-smi" (never "X (set)").
+std::string Advice(const Remedy& r);
+
 // "KV pool 2.10 GiB a rank, 25,600 tokens = 3 requests of 8,192 tokens"; ""
 // when nothing is known.
 std::string FixEffectText(const FixEffect& e);

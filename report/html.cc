@@ -134,11 +134,15 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
   Fix fix;
   if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) fix = FixOf(*d);
   const double label_w = 130, bar_w = 620, row_h = 30, top = 8;
+  // The scale from the figures the log gave: an unknown one (NaN) counts 0,
+  // never poisons the sum (the bar of a vLLM run with no free-at-init line
+  // ran off the chart).
+  auto k = [](double b) { return KnownBytes(b) ? b : 0.0; };
   double scale_max = 1;
   for (const LedgerRow& r : a.ledger) {
-    double used = r.weights_bytes + r.reserved_bytes + r.kv_pool_bytes + r.graphs_bytes;
-    scale_max = std::max({scale_max, r.free_at_init_bytes, r.total_bytes, used + std::max(0.0, r.left_bytes),
-                          r.free_at_init_bytes - std::min(0.0, r.left_bytes)});
+    double used = k(r.weights_bytes) + k(r.reserved_bytes) + k(r.kv_pool_bytes) + k(r.graphs_bytes);
+    scale_max = std::max({scale_max, k(r.free_at_init_bytes), k(r.total_bytes), used + std::max(0.0, k(r.left_bytes)),
+                          k(r.free_at_init_bytes) - std::min(0.0, k(r.left_bytes))});
   }
   double px = bar_w / scale_max;
   // Rows: each rank as logged; the failing rank also "with the fix".
@@ -188,6 +192,14 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
         << "\" text-anchor=\"middle\">card " << FormatBytes(card) << "</text>\n";
   }
   out << "<text x=\"" << Num(label_w) << "\" y=\"" << Num(height - 4) << "\" class=\"muted\">0</text>\n</svg>\n";
+  if (!(card > 0)) {
+    bool free_known = false;
+    for (const LedgerRow& r : a.ledger) free_known |= KnownBytes(r.free_at_init_bytes) && r.free_at_init_bytes > 0;
+    out << "<p class=\"muted card-unknown\">The log does not print the card's total memory: "
+        << (free_known ? "each bar is drawn against the rank's free memory at init (the dashed line)."
+                       : "the bars show what it printed, to one scale.")
+        << "</p>\n";
+  }
   out << "<details><summary>Ledger as a table</summary>\n<table><tr><th>ranks</th><th>role</th><th>free at init</th>"
          "<th>weights</th><th>reserved</th><th>KV pool</th><th>graphs</th><th>left</th></tr>\n";
   // Identical rows once, with their ranks (as in the text report).
@@ -486,8 +498,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
       if (!line.empty()) {
         out << "<code>" << Esc(line) << "</code>";
       } else {
-        out << "<b>" << Esc(r.flag + (r.value.empty() ? "" : " " + r.value)) << "</b>"
-            << (r.direction.empty() ? "" : " (" + Esc(r.direction) + ")");
+        out << "<b>" << Esc(Advice(r)) << "</b>";
       }
       out << (r.why.empty() ? "" : ": " + Esc(r.why)) << "</li>\n";
     }

@@ -231,9 +231,7 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
       if (!header) out << "\n**" << (fix.recommended != nullptr ? "Also try" : "Remedy") << "**\n\n";
       header = true;
       std::string line = RemedyCommand(r);
-      out << "- " << (line.empty() ? Cell(r.flag + (r.value.empty() ? "" : " " + r.value)) +
-                                         (r.direction.empty() ? "" : " (" + Cell(r.direction) + ")")
-                                   : Code(line));
+      out << "- " << (line.empty() ? Cell(Advice(r)) : Code(line));
       if (!r.why.empty()) out << ": " << Para(r.why);
       out << "\n";
     }

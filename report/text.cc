@@ -236,9 +236,7 @@ void WriteRemedies(const Analysis& a, const Diagnosis& d, std::ostream& out) {
     header = true;
     std::string line = RemedyCommand(r);
     if (line.empty()) {
-      WriteWrapped(out, "  - " + r.flag + (r.value.empty() ? "" : " " + r.value) +
-                            (r.direction.empty() ? "" : " (" + r.direction + ")") + ": ",
-                   r.why, 6);
+      WriteWrapped(out, "  - " + Clean(Advice(r)) + ": ", r.why, 6);
     } else {
       out << "  " << Clean(line) << "\n";
       if (!r.why.empty()) WriteWrapped(out, "      ", r.why, 6);

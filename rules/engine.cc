@@ -82,6 +82,31 @@ bool SaysError(const Event& e) {
 // component that fell back).
 bool ProgressedAfter(const std::vector<Event>& events, size_t i);
 
+// A line printed as a warning: a kind that is a warning by nature (NCCL WARN,
+// a hang notice, a connect retry, a fallback), a WARNING/WARN level in its
+// prefix, or a component saying on the same line that it falls back. After
+// it the run may go on (WarningSurvived). An INFO line's figures are data,
+// not a warning.
+bool WarningLine(const std::vector<Event>& events, size_t i) {
+  const Event& e = events[i];
+  static const std::set<std::string> kWarnings = {"nccl_warn", "hang_warning", "nccl_net", "fallback",
+                                                  "custom_ar_disabled"};
+  if (kWarnings.count(e.kind)) return true;
+  static const re2::RE2 kWarnLevel("^(?:\\S+\\s+){0,3}?(?:\\[?(?:WARNING|WARN)\\b|\\[W\\d{4}\\s)");
+  if (re2::RE2::PartialMatch(e.text, kWarnLevel)) return true;
+  for (size_t j = i; j < events.size() && events[j].source == e.source && events[j].line == e.line; ++j)
+    if (events[j].kind == "fallback") return true;
+  for (size_t j = i; j-- > 0 && events[j].source == e.source && events[j].line == e.line;)
+    if (events[j].kind == "fallback") return true;
+  return false;
+}
+
+// A warning its producer went on after (a phase reached, serving): it ended
+// nothing, so it is never a root cause on its own (issue 16).
+bool WarningSurvived(const std::vector<Event>& events, size_t i) {
+  return WarningLine(events, i) && ProgressedAfter(events, i);
+}
+
 // Evaluates `rule` with `anchor` bound; the rule's names on success.
 std::optional<std::map<std::string, Value>> Evaluate(const Rule& rule, const RunIndex& run, size_t anchor) {
   RunScope s(run, anchor);
@@ -388,6 +413,7 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
   });
 
   std::set<std::string> seen_ids;
+  std::map<std::string, size_t> anchor_of;  // diagnosis id -> its anchor event
   for (const Fired& f : fired) {
     if (!seen_ids.insert(f.rule->root_cause).second) continue;  // one diagnosis per root cause
     const Rule& rule = *f.rule;
@@ -462,6 +488,7 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
       if (last && quoted.insert(*last).second) d.evidence.insert(d.evidence.begin() + 1, ToEvidence(events[*last]));
     }
     d.repro = BuildRepro(run, d);
+    anchor_of[d.id] = f.anchor;
     a.diagnoses.push_back(std::move(d));
   }
 
@@ -478,7 +505,8 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
   // The first own failure of any rank, for "unknown" and the verdict.
   std::optional<size_t> first_failure;
   for (size_t i = 0; i < events.size(); ++i) {
-    if (IsOwnFailure(events[i]) && !SurvivedException(events, i) && !IgnorableException(run, i)) {
+    if (IsOwnFailure(events[i]) && !SurvivedException(events, i) && !IgnorableException(run, i) &&
+        !WarningSurvived(events, i)) {
       first_failure = i;
       break;
     }
@@ -500,6 +528,29 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
         first_failure = i;
         break;
       }
+  }
+
+  // A warning is never a root cause on its own: a diagnosis read from a line
+  // that is no failure (a warning, a notice, a retry) in a run where nothing
+  // failed, and after which its producer went on (a phase, serving), is a
+  // finding. Had the run stopped there (a hang, a cut log), it stands.
+  if (!first_failure) {
+    for (auto it = a.diagnoses.begin(); it != a.diagnoses.end();) {
+      auto at = anchor_of.find(it->id);
+      if (at == anchor_of.end() || !WarningSurvived(events, at->second)) {
+        ++it;
+        continue;
+      }
+      Finding f;
+      f.id = it->rule;
+      f.severity = "warning";
+      f.title = it->title + " (a warning: the run went on after it, so not the cause of anything)";
+      f.evidence = it->evidence;
+      f.figures = it->figures;
+      f.advice = it->explanation;
+      a.findings.push_back(std::move(f));
+      it = a.diagnoses.erase(it);
+    }
   }
 
   if (!a.diagnoses.empty()) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -595,6 +596,49 @@ TEST(ConsistencyRuns, HealthyConcatenatedStartsAreLaunches) {
   Result r = Analyze("'" + dir.string() + "'", true);
   EXPECT_NE(r.out.find("2 folders that each started the server (job-a, job-b)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--runs"), std::string::npos) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+// Warnings are never a root cause on their own (issue 16), whatever rule
+// reads them: a warning after which the run went on is a finding; a
+// component that says it is unavailable and falls back is a finding.
+TEST(ConsistencyEvidence, WarningTheRunWentOnAfterIsAFindingNotACause) {
+  namespace fs = std::filesystem;
+  fs::path rules = fs::path(::testing::TempDir()) / "tpt_warn_rules";
+  fs::create_directories(rules);
+  WriteTemp("tpt_warn_rules/warn_is_cause.json",
+            "{\"id\": \"warn_is_cause\", \"title\": \"An NCCL WARN\", \"root_cause\": \"nccl_error\", "
+            "\"description\": \"a rule that takes any NCCL WARN for a cause\", \"sources\": [\"test\"], "
+            "\"confidence\": 0.9, \"tier\": \"symptom\", \"anchor\": [\"nccl_warn\"], "
+            "\"explanation\": \"an NCCL WARN was printed\"}\n");
+  std::string healthy = ReadSample("logs/sglang-tp4-healthy.log");
+  size_t cut = 0;
+  for (int n = 0; n < 12; ++n) cut = healthy.find('\n', cut) + 1;
+  const std::string warn = "node1:4301:4350 [0] NCCL WARN NET/IB : Got async event : port error\n";
+  std::string went_on = WriteTemp("tpt_warn_then_serve.log", healthy.substr(0, cut) + warn + healthy.substr(cut));
+  Result r = Analyze("--rules '" + rules.string() + "' --format json '" + went_on + "'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_EQ(j["root_cause"], "none");
+  bool found = false;
+  for (const auto& f : j["findings"]) found |= f["id"] == "warn_is_cause";
+  EXPECT_TRUE(found) << j["findings"].dump(1);
+  // The same warning as the run's last word (it stopped there): the rule stands.
+  std::string stopped = WriteTemp("tpt_warn_last.log", healthy.substr(0, cut) + warn);
+  json s = json::parse(Analyze("--rules '" + rules.string() + "' --format json '" + stopped + "'").out, nullptr, false);
+  EXPECT_EQ(s["root_cause"], "nccl_error");
+
+  // A built-in rule: vLLM's symmetric memory says the GPU is not supported
+  // and falls back to custom all-reduce; the server serves.
+  json v = AnalyzeJson("findings/component_fallback/pos_vllm_symm_mem_fallback.log", 0);
+  EXPECT_EQ(v["root_cause"], "none") << v["verdict"];
+  std::set<std::string> ids;
+  for (const auto& f : v["findings"]) ids.insert(f["id"]);
+  EXPECT_TRUE(ids.count("component_fallback")) << v["findings"].dump(1);
+  EXPECT_TRUE(ids.count("unsupported_gpu_arch")) << v["findings"].dump(1);
 }
 
 }  // namespace
