@@ -172,7 +172,7 @@ int RunEvents(const Args& args) {
   std::vector<std::string> kinds_raw;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
-      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
+      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (tptriage help kinds)")(
       "formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")(
       "max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")(

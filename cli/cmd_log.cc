@@ -316,7 +316,7 @@ int RunLog(const Args& args) {
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
       "context,C", po::value(&cfg.context), "show only the evidence lines, with N lines of the merged view around each")(
-      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
+      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (tptriage help kinds)")(
       "rank", po::value(&ranks_raw)->composing(), "keep only these ranks: 0,3 (launcher: lines with no rank)")(
       "raw", po::bool_switch(&cfg.raw), "every line of the inputs as written, the ones not understood too")(
       "no-pager", po::bool_switch(&no_pager), "never page, even on a terminal")(

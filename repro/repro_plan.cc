@@ -357,7 +357,7 @@ StatusOr<Plan> LoadPlanFile(const std::string& path) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return InvalidArgumentError(path + ": not valid JSON; pass `tptriage analyze --format json` output or a plan "
-                                       "(samples/repro/*.json), or LOG files");
+                                       "(`tptriage plan --format json`), or LOG files");
   }
   return PlanFromJson(j, path);
 }

@@ -97,6 +97,11 @@ struct RunInfo {
   std::string gpu;
   nlohmann::json config = nlohmann::json::object();  // configuration read from the log
   std::vector<std::string> inputs;                   // files analysed
+  // Facts only environment dumps give (rules/environment.h); empty / 0 when none.
+  std::string driver, cuda;
+  std::string topology;              // "NVLink (NV18)", "PCIe only, no NVLink (PIX, SYS)"
+  int64_t gpu_memory_bytes = 0;      // the card's total (nvidia-smi -q)
+  std::vector<std::string> environment;  // inputs that were environment dumps, not logs
 };
 
 // One start of the server in a log that holds several (restart loops,
@@ -134,7 +139,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankMark, ts, time_of_day, type,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, role, host, phases, last_phase, first_error,
                                                 first_error_evidence, first_ts, last_ts, first_error_ts, events,
                                                 last_evidence, last_line_ts, last_line_time_of_day, marks)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunInfo, framework, version, tp, pp, dp, ep, gpu, config, inputs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunInfo, framework, version, tp, pp, dp, ep, gpu, config, inputs, driver, cuda,
+                                                topology, gpu_memory_bytes, environment)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, index, file, first_line, root_cause, verdict)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Analysis, schema_version, root_cause, verdict, signature, run,
                                                 ranks, ledger, diagnoses, findings, warnings, launches)

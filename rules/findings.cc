@@ -43,7 +43,7 @@ class Checker {
 
   Status Error(const std::string& path, const std::string& why) const {
     return InvalidArgumentError(file_ + ": " + path + ": " + why +
-                                " (see rules/findings/README.md for the finding language)");
+                                " (the finding language: tptriage help finding-files)");
   }
 
   StatusOr<ExprPtr> Expr(const std::string& path, const ojson& j) const {
@@ -393,7 +393,7 @@ StatusOr<FindingRule> ParseFindingRule(const std::string& file, const std::strin
     for (size_t i = 0; i < list.size(); ++i) {
       if (!list[i].is_string()) return c.Error("$.anchor[" + std::to_string(i) + "]", "expected a string");
       std::string k = list[i].get<std::string>();
-      if (!RunScope::IsKnownKind(k)) return c.Error("$.anchor", "unknown event kind '" + k + "' (parser/EVENTS.md)");
+      if (!RunScope::IsKnownKind(k)) return c.Error("$.anchor", "unknown event kind '" + k + "' (tptriage help kinds)");
       r.anchor_kinds.push_back(k);
     }
   }

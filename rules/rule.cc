@@ -36,7 +36,7 @@ class Checker {
 
   Status Error(const std::string& path, const std::string& why) const {
     return InvalidArgumentError(file_ + ": " + path + ": " + why +
-                                " (see rules/README.md for the rule language)");
+                                " (the rule language: tptriage help rule-files)");
   }
 
   // Names an expression may use: earlier lets/model outputs, scope variables.
@@ -141,7 +141,7 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
   auto rc = Str(c, j, "$", "root_cause", true);
   if (!rc.ok()) return rc.status();
   r.root_cause = *rc;
-  if (!TaxonomyIds().count(r.root_cause)) return c.Error("$.root_cause", "'" + r.root_cause + "' is not a taxonomy id");
+  if (!TaxonomyIds().count(r.root_cause)) return c.Error("$.root_cause", "'" + r.root_cause + "' is not a taxonomy id (tptriage help root-causes)");
 
   if (j.contains("confidence")) {
     if (!j["confidence"].is_number()) return c.Error("$.confidence", "expected a number");
@@ -172,10 +172,10 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
     if (r.anchor_kinds.empty()) return c.Error("$.anchor", "needs at least one event kind");
   }
   for (const auto& k : r.anchor_kinds) {
-    if (!RunScope::IsKnownKind(k)) return c.Error("$.anchor", "unknown event kind '" + k + "' (parser/EVENTS.md)");
+    if (!RunScope::IsKnownKind(k)) return c.Error("$.anchor", "unknown event kind '" + k + "' (tptriage help kinds)");
   }
   for (const auto& k : r.requires_kinds) {
-    if (!RunScope::IsKnownKind(k)) return c.Error("$.requires", "unknown event kind '" + k + "' (parser/EVENTS.md)");
+    if (!RunScope::IsKnownKind(k)) return c.Error("$.requires", "unknown event kind '" + k + "' (tptriage help kinds)");
   }
 
   auto lets = [&](const char* key, std::vector<std::pair<std::string, ExprPtr>>* out) -> Status {
