@@ -17,7 +17,7 @@
 
 #include "base/strings.h"
 #include "rules/generated_defs.h"
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 #include "rules/rule.h"
 
 namespace tpt {

@@ -89,7 +89,7 @@ void AddFindings(const std::vector<Event>& events, const FindingSet& set, Analys
 //   rank_nth(kind, field, n)   field of the n-th (1-based) event of kind on the anchor's rank
 //   phase()                    startup phase of the anchor's rank when the anchor was printed
 //   ceil_pow2(x)               smallest power of two >= x
-//   gpu_interconnect()         "pcie" / "nvlink" from the GPU catalog (rules/memory), null if unknown
+//   gpu_interconnect()         "pcie" / "nvlink" from the GPU catalog (memory/), null if unknown
 //   gpu_sm()                   the GPU's SM (90, 120, ...) from the catalog, null if unknown
 // and the variables matched_ranks ("3, 5") and matched_count (filled for templates).
 // anchor.rank of a rank-less traceback line is the rank of the "... hit an

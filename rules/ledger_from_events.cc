@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt {
 

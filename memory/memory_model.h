@@ -1,8 +1,8 @@
 // memory_model.h: the memory formulas of SGLang and vLLM, by version, in one place.
 //
 // Both the rules engine (rules/) and the GPU reproduction (repro/) call these
-// functions; nothing here reads a log or links the parser (only the header-only
-// Status type of parser/status.h, and LedgerRow of rules/analysis.h). Inputs are
+// functions; nothing here reads a log, links the parser or includes rules/ (only
+// base/status.h and the LedgerRow of memory/ledger.h). Inputs are
 // plain numbers in BYTES (SGLang prints GiB as "GB": convert with kGiB).
 // Sources are cited per function as "sglang-source.md §1.2(c)" etc. (the team's
 // knowledge notes, which quote the servers' code at named commits).
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "rules/analysis.h"
+#include "memory/ledger.h"
 
 namespace tpt::memory {
 
@@ -214,7 +214,7 @@ struct VllmKvResult {
 StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in);
 
 // ---------------------------------------------------------------------------
-// Per-rank ledger (rows of rules/analysis.h LedgerRow).
+// Per-rank ledger (rows of memory/ledger.h LedgerRow).
 
 struct RankMemory {
   int rank = -1;
@@ -252,7 +252,7 @@ StatusOr<int> LargestGraphBatchSize(const std::vector<GraphMemPoint>& points, do
                                     int max_candidate = 1024, const std::vector<int>& candidates = {});
 
 // ---------------------------------------------------------------------------
-// GPU catalog (rules/memory/gpu_catalog.json, embedded at build time).
+// GPU catalog (memory/gpu_catalog.json, embedded at build time).
 
 struct GpuInfo {
   std::string name;                 // canonical, e.g. "H100 SXM 80GB"
@@ -262,9 +262,25 @@ struct GpuInfo {
   int sm = 0;                       // 90, 80, 120...
   std::string interconnect;         // "nvlink" | "pcie"
 };
-// The embedded catalog, parsed once. Never fails: a broken file yields an empty
-// catalog here and fails gpu_catalog_test (which parses EmbeddedGpuCatalogJson()).
+// The embedded catalog, parsed once, with the user's catalog file merged over it
+// (LoadGpuCatalogFile). Never fails: a broken embedded file yields an empty catalog
+// here and fails gpu_catalog_test (which parses EmbeddedGpuCatalogJson()).
 const std::vector<GpuInfo>& GpuCatalog();
+// A catalog file users keep for their own cards, in gpu_catalog.json's shape
+// ({"gpus": [{"name", "aliases", "memory_gib", "arch", "sm", "interconnect"}]}),
+// merged over the built-in catalog: an entry whose name or an alias names a built-in
+// entry replaces it (a corrected memory figure), any other is added. Errors name the
+// file and the entry (`FILE: /gpus/2/memory_gib: ...`); nothing is merged then.
+Status LoadGpuCatalogFile(const std::string& path);
+// The merge itself: `user` over `base` as above; `source` names the user's file in errors.
+StatusOr<std::vector<GpuInfo>> MergeGpuCatalog(const std::vector<GpuInfo>& base, const std::vector<GpuInfo>& user,
+                                               std::string_view source);
+// The catalog file read when no --gpu-catalog is given: $TPTRIAGE_GPU_CATALOG when
+// set, else $XDG_CONFIG_HOME/tptriage/gpus.json (~/.config/tptriage/gpus.json) when
+// that file exists; "" when there is none.
+std::string DefaultGpuCatalogPath();
+// --gpu-catalog FILE, or the default file when `flag` is empty: loads it (once).
+Status LoadUserGpuCatalog(const std::string& flag);
 std::string_view EmbeddedGpuCatalogJson();
 // Parses a catalog document; `source` names it in errors (file + JSON path + hint).
 StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::string_view source);
@@ -296,9 +312,7 @@ double DefaultFreeAtInit(double total_bytes, int tp);
 // ---------------------------------------------------------------------------
 // Sizes.
 
-// "96GiB", "9.3G", "512MiB", "1.5 TB", "123456" (bytes) -> bytes. K/M/G/T with or
-// without "iB"/"B" are binary (1024-based) like the servers' "GB". Error names the text.
-StatusOr<double> ParseBytes(std::string_view text);
+// Sizes ("96GiB", "9.3G"): base/units.h ParseSize, the one grammar of every input.
 // "70B", "7.6b", "405B", "1.5T", "350M" -> parameter count.
 StatusOr<double> ParseParamCount(std::string_view text);
 // bytes -> "21.70 GiB" (negative keeps its sign).

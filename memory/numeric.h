@@ -1,4 +1,4 @@
-// numeric.h (internal to rules/memory): how the servers round and print numbers.
+// numeric.h (internal to memory/): how the servers round and print numbers.
 //
 // PyFloat(0.5) == "0.5" (Python str(float)), CeilHundredths(0.7691) == 0.77.
 #pragma once

@@ -1,7 +1,7 @@
-// plan_test.cc: MakePlan end to end on the library level (the CLI test runs the binary).
+// launch_plan_test.cc: MakePlan end to end on the library level (the CLI test runs the binary).
 #include <gtest/gtest.h>
 
-#include "rules/memory/plan.h"
+#include "memory/launch_plan.h"
 
 namespace tpt::memory {
 namespace {

@@ -2,7 +2,7 @@
 // are rejected with the JSON path.
 #include <gtest/gtest.h>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 namespace {
@@ -59,6 +59,45 @@ TEST(GpuCatalogTest, RejectsBrokenCatalogsNamingThePath) {
   EXPECT_NE(bad.status().message().find("already used"), std::string::npos);
   EXPECT_FALSE(ParseGpuCatalog(R"({"gpus":[]})", "x").ok());
   EXPECT_FALSE(ParseGpuCatalog("\x01\x02binary", "x").ok());
+}
+
+// A user's catalog file: an entry naming a built-in GPU replaces it, others are added;
+// errors name the file and the entry.
+TEST(GpuCatalogTest, UserCatalogMergesOverTheBuiltIn) {
+  auto base = ParseGpuCatalog(EmbeddedGpuCatalogJson(), "embedded");
+  ASSERT_TRUE(base.ok());
+  auto user = ParseGpuCatalog(R"j({"gpus":[
+      {"name":"Acme X1 64GB","aliases":["x1"],"memory_gib":63.5,"arch":"hopper","sm":90,"interconnect":"pcie"},
+      {"name":"L4 24GB (our driver)","aliases":["l4"],"memory_gib":21.9,"arch":"ada","sm":89,"interconnect":"pcie"}]})j",
+                              "my.json");
+  ASSERT_TRUE(user.ok()) << user.status().ToString();
+  auto merged = MergeGpuCatalog(*base, *user, "my.json");
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->size(), base->size() + 1);  // one added, one replaced
+  auto find = [&](const std::string& n) -> const GpuInfo* {
+    for (const auto& g : *merged)
+      if (g.name == n) return &g;
+    return nullptr;
+  };
+  ASSERT_NE(find("Acme X1 64GB"), nullptr);
+  ASSERT_NE(find("L4 24GB (our driver)"), nullptr);
+  EXPECT_NEAR(find("L4 24GB (our driver)")->memory_bytes, 21.9 * kGiB, 1);
+  EXPECT_EQ(find("L4 24GB"), nullptr);  // replaced, not duplicated
+
+  auto two = ParseGpuCatalog(R"j({"gpus":[
+      {"name":"Mixed","aliases":["h100","a100"],"memory_gib":80,"arch":"hopper","sm":90,"interconnect":"nvlink"}]})j", "my.json");
+  ASSERT_TRUE(two.ok());
+  auto bad = MergeGpuCatalog(*base, *two, "my.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("my.json: /gpus/0"), std::string::npos) << bad.status().message();
+  auto again = ParseGpuCatalog(R"j({"gpus":[
+      {"name":"T4 a","aliases":["t4"],"memory_gib":15,"arch":"turing","sm":75,"interconnect":"pcie"},
+      {"name":"T4 b","aliases":["tesla t4"],"memory_gib":15,"arch":"turing","sm":75,"interconnect":"pcie"}]})j", "my.json");
+  ASSERT_TRUE(again.ok());
+  bad = MergeGpuCatalog(*base, *again, "my.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/gpus/1"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(LoadGpuCatalogFile("/nonexistent/gpus.json").ok());
 }
 
 }  // namespace

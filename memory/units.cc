@@ -1,4 +1,5 @@
-// units.cc: versions, dtypes, byte sizes and parameter counts for the memory model.
+// units.cc: versions, dtypes and parameter counts for the memory model (sizes:
+// base/units.h, the one grammar of every input).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -7,45 +8,10 @@
 #include <string>
 
 #include "base/strings.h"
-#include "rules/memory/memory_model.h"
+#include "base/units.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
-namespace {
-
-// Splits "9.3GiB" into 9.3 and "gib". Error when no leading number.
-struct NumberAndUnit {
-  double number = 0;
-  std::string unit;  // lower case, spaces removed
-};
-std::optional<NumberAndUnit> SplitNumber(std::string_view text) {
-  text = Trim(text);
-  size_t i = 0;
-  bool digits = false, dot = false;
-  while (i < text.size()) {
-    char c = text[i];
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      digits = true;
-    } else if (c == '.' && !dot) {
-      dot = true;
-    } else {
-      break;
-    }
-    ++i;
-  }
-  if (!digits) return std::nullopt;
-  NumberAndUnit out;
-  out.number = std::strtod(std::string(text.substr(0, i)).c_str(), nullptr);  // no throw; huge -> inf
-  if (!std::isfinite(out.number)) return std::nullopt;
-  for (char c : text.substr(i)) {
-    if (!std::isspace(static_cast<unsigned char>(c))) {
-      out.unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 StatusOr<std::vector<int>> ParseVersion(std::string_view text) {
   std::string_view s = Trim(text);
   if (!s.empty() && (s.front() == 'v' || s.front() == 'V')) s.remove_prefix(1);
@@ -124,31 +90,8 @@ double DefaultFreeAtInit(double total_bytes, int tp) {
 
 int KvHeadsPerRank(int kv_heads, int attn_tp) { return std::max(1, kv_heads / std::max(attn_tp, 1)); }
 
-StatusOr<double> ParseBytes(std::string_view text) {
-  auto nu = SplitNumber(text);
-  if (!nu) {
-    return InvalidArgumentError("size '" + std::string(text) + "' is not a number; write it like 96GiB, 9.3G or 512MiB");
-  }
-  // The servers' "GB" is GiB (sglang-source.md "Units"), so every unit is binary.
-  static constexpr struct {
-    const char* unit;
-    double scale;
-  } kUnits[] = {
-      {"", 1},          {"b", 1},
-      {"k", 1024.0},    {"kb", 1024.0},   {"kib", 1024.0},
-      {"m", kMiB},      {"mb", kMiB},     {"mib", kMiB},
-      {"g", kGiB},      {"gb", kGiB},     {"gib", kGiB},
-      {"t", kGiB * 1024}, {"tb", kGiB * 1024}, {"tib", kGiB * 1024},
-  };
-  for (const auto& u : kUnits) {
-    if (nu->unit == u.unit) return nu->number * u.scale;
-  }
-  return InvalidArgumentError("size '" + std::string(text) + "' has an unknown unit '" + nu->unit +
-                              "'; use B, K/KiB, M/MiB, G/GiB or T/TiB (all 1024-based)");
-}
-
 StatusOr<double> ParseParamCount(std::string_view text) {
-  auto nu = SplitNumber(text);
+  auto nu = SplitNumberUnit(text);
   if (!nu) {
     return InvalidArgumentError("parameter count '" + std::string(text) + "' is not a number; write it like 70B or 350M");
   }

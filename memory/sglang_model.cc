@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "rules/memory/memory_model.h"
-#include "rules/memory/numeric.h"
+#include "memory/memory_model.h"
+#include "memory/numeric.h"
 
 namespace tpt::memory {
 namespace {

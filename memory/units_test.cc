@@ -1,7 +1,7 @@
-// units_test.cc: versions, dtypes, sizes, parameter counts, start-up overhead.
+// units_test.cc: versions, dtypes, parameter counts, start-up overhead (sizes: base/units_test.cc).
 #include <gtest/gtest.h>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 namespace {
@@ -15,21 +15,6 @@ TEST(UnitsTest, ParseVersion) {
   EXPECT_LT(CompareVersions({0, 4}, {0, 4, 1}), 0);
   EXPECT_EQ(CompareVersions({0, 4, 0}, {0, 4}), 0);
   EXPECT_GT(CompareVersions({0, 10}, {0, 9, 2}), 0);
-}
-
-TEST(UnitsTest, ParseBytesIsBinary) {
-  EXPECT_DOUBLE_EQ(*ParseBytes("96GiB"), 96 * kGiB);
-  EXPECT_DOUBLE_EQ(*ParseBytes("9.3G"), 9.3 * kGiB);
-  EXPECT_DOUBLE_EQ(*ParseBytes("21.7 GB"), 21.7 * kGiB);  // the servers' "GB" is GiB
-  EXPECT_DOUBLE_EQ(*ParseBytes("512MiB"), 512 * kMiB);
-  EXPECT_DOUBLE_EQ(*ParseBytes("4096"), 4096);
-  EXPECT_DOUBLE_EQ(*ParseBytes("1k"), 1024);
-  auto bad = ParseBytes("lots");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("lots"), std::string::npos);
-  EXPECT_FALSE(ParseBytes("12 parsecs").ok());
-  EXPECT_FALSE(ParseBytes("").ok());
-  EXPECT_FALSE(ParseBytes(std::string(400, '9') + "GiB").ok());  // overflows to inf: an error, not a throw
 }
 
 TEST(UnitsTest, ParamCountsAndDtypes) {

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 

@@ -2,7 +2,7 @@
 // knowledge notes' worked checks, the minimum viable fraction and the defaults.
 #include <gtest/gtest.h>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 namespace {

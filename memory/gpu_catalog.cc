@@ -1,13 +1,17 @@
 // gpu_catalog.cc: the GPU catalog (gpu_catalog.json, embedded at build time by
-// rules/memory/CMakeLists.txt into gpu_catalog_data.cc) and name lookup.
+// memory/CMakeLists.txt into gpu_catalog_data.cc) and name lookup.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 
@@ -92,13 +96,93 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
 
 std::string_view EmbeddedGpuCatalogJson() { return kGpuCatalogJson; }
 
-const std::vector<GpuInfo>& GpuCatalog() {
-  static const std::vector<GpuInfo>* catalog = [] {
-    auto parsed = ParseGpuCatalog(kGpuCatalogJson, "rules/memory/gpu_catalog.json (embedded)");
+namespace {
+
+std::vector<GpuInfo>& MutableCatalog() {
+  static std::vector<GpuInfo>* catalog = [] {
+    auto parsed = ParseGpuCatalog(kGpuCatalogJson, "memory/gpu_catalog.json (embedded)");
     // A broken embedded catalog is caught by gpu_catalog_test; at run time degrade to empty.
     return new std::vector<GpuInfo>(parsed.ok() ? std::move(*parsed) : std::vector<GpuInfo>{});
   }();
   return *catalog;
+}
+
+}  // namespace
+
+const std::vector<GpuInfo>& GpuCatalog() { return MutableCatalog(); }
+
+StatusOr<std::vector<GpuInfo>> MergeGpuCatalog(const std::vector<GpuInfo>& base, const std::vector<GpuInfo>& user,
+                                               std::string_view source) {
+  std::vector<GpuInfo> merged = base;
+  std::vector<bool> replaced(base.size(), false);
+  for (size_t i = 0; i < user.size(); ++i) {
+    const GpuInfo& g = user[i];
+    std::vector<std::string> names = g.aliases;
+    names.push_back(g.name);
+    std::optional<size_t> hit;
+    for (size_t k = 0; k < base.size(); ++k) {
+      std::vector<std::string> theirs = base[k].aliases;
+      theirs.push_back(base[k].name);
+      bool same = false;
+      for (const auto& a : names)
+        for (const auto& b : theirs) same = same || Normalize(a) == Normalize(b);
+      if (!same) continue;
+      if (hit) {
+        return Bad(source, "/gpus/" + std::to_string(i),
+                   "'" + g.name + "' names two built-in GPUs (" + base[*hit].name + ", " + base[k].name +
+                       "); give it the names of one");
+      }
+      hit = k;
+    }
+    if (hit && replaced[*hit]) {
+      return Bad(source, "/gpus/" + std::to_string(i), "'" + g.name + "' replaces " + base[*hit].name + " a second time");
+    }
+    if (hit) {
+      replaced[*hit] = true;
+      merged[*hit] = g;
+    } else {
+      merged.push_back(g);
+    }
+  }
+  return merged;
+}
+
+Status LoadGpuCatalogFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return NotFoundError(path + ": cannot open this GPU catalog file");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (text.size() > (16u << 20)) return InvalidArgumentError(path + ": larger than 16 MiB; a GPU catalog is a small JSON file");
+  auto user = ParseGpuCatalog(text, path);
+  if (!user.ok()) return user.status();
+  auto merged = MergeGpuCatalog(MutableCatalog(), *user, path);
+  if (!merged.ok()) return merged.status();
+  MutableCatalog() = std::move(*merged);
+  return OkStatus();
+}
+
+std::string DefaultGpuCatalogPath() {
+  if (const char* env = std::getenv("TPTRIAGE_GPU_CATALOG"); env != nullptr && *env != '\0') return env;
+  std::string dir;
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+    dir = xdg;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    dir = std::string(home) + "/.config";
+  } else {
+    return "";
+  }
+  std::string path = dir + "/tptriage/gpus.json";
+  std::ifstream probe(path);
+  return probe ? path : "";
+}
+
+Status LoadUserGpuCatalog(const std::string& flag) {
+  static bool loaded = false;
+  if (loaded) return OkStatus();
+  const std::string path = flag.empty() ? DefaultGpuCatalogPath() : flag;
+  if (path.empty()) return OkStatus();
+  Status st = LoadGpuCatalogFile(path);
+  if (st.ok()) loaded = true;
+  return st;
 }
 
 StatusOr<GpuInfo> FindGpu(std::string_view name) {

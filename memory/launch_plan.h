@@ -1,4 +1,4 @@
-// plan.h: `tptriage plan` as a library: a launch configuration in, the predicted
+// launch_plan.h: `tptriage plan` as a library: a launch configuration in, the predicted
 // per-rank ledger, KV pool and failure (with remedies) out. cli/cmd_plan.cc only
 // parses flags into a PlanInput; repro/ and tests call MakePlan directly.
 //
@@ -20,9 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rules/analysis.h"
-#include "rules/memory/memory_model.h"
-#include "rules/memory/model_config.h"
+#include "memory/ledger.h"
+#include "memory/memory_model.h"
+#include "memory/model_config.h"
+#include "memory/remedy.h"
 
 namespace tpt::memory {
 

@@ -3,8 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "rules/analysis.h"
-#include "rules/memory/model_config.h"
+#include "rules/model_figures.h"
 
 namespace tpt::memory {
 namespace {

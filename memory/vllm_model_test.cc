@@ -2,7 +2,7 @@
 // max-model-len check and the minimum viable gpu_memory_utilization.
 #include <gtest/gtest.h>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 namespace {

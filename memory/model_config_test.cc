@@ -1,7 +1,7 @@
 // model_config_test.cc: config.json parsing, weights per rank under TP/PP/EP, KV dims,
 // TP checks, on the samples in samples/models (public architecture numbers) and inline
 // documents.
-#include "rules/memory/model_config.h"
+#include "memory/model_config.h"
 
 #include <gtest/gtest.h>
 

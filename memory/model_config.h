@@ -25,7 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 
@@ -67,6 +67,12 @@ struct ModelConfig {
   // absent, e.g. Qwen2.5-VL's "depth") and hidden_size (1024 when absent).
   int vision_layers_attr = 24, vision_hidden_attr = 1024;
   int64_t vision_max_patches = 0;  // patches of the largest image the processor makes (profiling)
+  // What vLLM's profiler puts in a dummy prompt (multimodal/profiling.py): the language
+  // model tokens of the largest image, and whether the processor takes video too (one
+  // dummy video then fills the rest of the sequence, at least one frame pair). Known for
+  // the Qwen2/2.5/3-VL processors (merged 2x2 patches, max_pixels 12,845,056); 0 otherwise.
+  int64_t mm_item_tokens = 0;
+  bool mm_video = false;
   std::string vision_note;
   QuantInfo quant;
   // model.safetensors.index.json
@@ -126,21 +132,5 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
 
 // One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
 std::string DescribeModel(const ModelConfig& m);
-
-}  // namespace tpt::memory
-
-namespace tpt {
-struct Analysis;
-}
-
-namespace tpt::memory {
-
-// `analyze --model`: what the model's files say about the run an analysis describes
-// (its framework, version, TP/PP and configuration): weights per rank, KV bytes per
-// token, the context length. Memory diagnoses get them as `model_*` figures where the
-// log printed none, and one info finding ("model_figures") carries them with a
-// comparison against the weights the log printed. Returns false (and changes nothing)
-// when the run's parallelism does not fit the model (the finding then says why).
-bool AddModelFigures(const ModelConfig& m, Analysis* a);
 
 }  // namespace tpt::memory

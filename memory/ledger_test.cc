@@ -1,7 +1,7 @@
 // ledger_test.cc: per-rank ledger rows and the CUDA-graph batch-size remedy.
 #include <gtest/gtest.h>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::memory {
 namespace {
