@@ -16,11 +16,9 @@ bool FactKind(const std::string& kind) {
 }
 
 std::string Str(const Event& e, const char* field) {
-  const auto& f = e.fields();
-  if (!f.contains(field)) return "";
-  const auto& v = f[field];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  const FieldValue v = e.Get(field);
+  if (v.is_string()) return v.string();
+  if (v.json().is_number_integer()) return std::to_string(v.json().get<int64_t>());
   return "";
 }
 
@@ -92,9 +90,8 @@ HostFacts TakeEnvironment(std::vector<Event>* events, RunTotals* totals) {
       Keep(&facts.gpu, Str(e, "gpu_name"));
       Keep(&facts.driver, Str(e, "driver_version"));
       Keep(&facts.cuda, Str(e, "cuda_version"));
-      const auto& f = e.fields();
-      if (facts.gpu_memory_bytes == 0 && f.contains("total_bytes") && f["total_bytes"].is_number())
-        facts.gpu_memory_bytes = static_cast<int64_t>(f["total_bytes"].get<double>());
+      const FieldValue total = e.Get("total_bytes");
+      if (facts.gpu_memory_bytes == 0 && total.is_number()) facts.gpu_memory_bytes = static_cast<int64_t>(total.number());
     } else if (e.kind == "gpu_topology") {
       topo_rows.push_back(Str(e, "links"));
     }
