@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpt {
 
@@ -28,6 +29,22 @@ inline std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsAsciiSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);
   return s;
+}
+
+// The items of a repeatable list option: {"a,b", "c"} -> {"a", "b", "c"};
+// empty items are dropped.
+inline std::vector<std::string> SplitList(const std::vector<std::string>& values, char sep = ',') {
+  std::vector<std::string> out;
+  for (std::string_view v : values) {
+    while (!v.empty()) {
+      const size_t end = v.find(sep);
+      std::string_view item = v.substr(0, end);
+      if (!item.empty()) out.emplace_back(item);
+      if (end == std::string_view::npos) break;
+      v.remove_prefix(end + 1);
+    }
+  }
+  return out;
 }
 
 }  // namespace tpt

@@ -30,7 +30,7 @@ const std::map<std::string, std::string>& PlaceholderTable() {
       {"cuda-graph-max-bs", "N"}, {"chunked-prefill-size", "N"}, {"page-size", "N"}, {"block-size", "N"},
       {"context-length", "N"}, {"max-model-len", "N"}, {"max-total-tokens", "N"}, {"hidden-size", "N"},
       {"bench-iters", "N"}, {"deadline", "SECONDS"}, {"cell-bytes", "SIZE"},
-      {"max-line-bytes", "SIZE"}, {"buffer-bytes", "SIZE"}, {"gpu-mem", "SIZE"}, {"free-at-init", "SIZE"},
+      {"max-line-bytes", "SIZE"}, {"buffer-bytes", "SIZE"}, {"gpu-mem", "SIZE"}, {"gpu-catalog", "FILE"}, {"free-at-init", "SIZE"},
       {"avail-after-weights", "SIZE"}, {"weights-per-rank", "SIZE"}, {"cuda-graph-mem", "SIZE"},
       {"activation-peak", "SIZE"}, {"non-torch", "SIZE"}, {"target-gpu-mem", "SIZE"}, {"weights", "SIZE"},
       {"kv-bytes-per-token", "SIZE"}, {"custom-allreduce-max", "SIZE"}, {"bench-min", "SIZE"},

@@ -29,7 +29,8 @@
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
-#include "rules/memory/model_config.h"
+#include "memory/model_config.h"
+#include "rules/model_figures.h"
 
 namespace tpt::cli {
 
@@ -54,6 +55,7 @@ struct AnalyzeConfig {
   bool no_builtin_rules = false, no_builtin_findings = false, no_builtin_formats = false;
   ByteSize max_line_bytes{1 << 20};
   std::string model;    // model directory or config.json: figures the log does not print
+  std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
 };
 
 // --fail-on: which outcomes make the exit code non-zero. Outcomes rank
@@ -212,10 +214,12 @@ int RunAnalyze(const Args& args) {
       ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
       ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
        "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
+      ("gpu-catalog", po::value(&cfg.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("model", po::value(&cfg.model),
        "the run's model directory or config.json (no download): weights per rank, KV bytes per token and "
        "context length from it fill what the log does not print");
   if (auto code = ParseCommandLine(args, desc, "analyze", &cfg.logs)) return *code;
+  if (Status st = memory::LoadUserGpuCatalog(cfg.gpu_catalog); !st.ok()) return UsageError("analyze", st.message());
   if (cfg.no_builtin_rules && cfg.rules_dir.empty()) return UsageError("analyze", "--no-builtin-rules needs --rules DIR");
   if (cfg.no_builtin_findings && cfg.findings_dir.empty()) {
     return UsageError("analyze", "--no-builtin-findings needs --findings DIR");

@@ -19,6 +19,7 @@
 #include "cli/size_flag.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
+#include "memory/memory_model.h"
 #include "rules/analysis.h"
 #include "rules/analyzer.h"
 #include "rules/diff/diff.h"
@@ -39,6 +40,7 @@ struct DiffConfig {
   std::string rules_dir;
   bool no_builtin_rules = false, no_builtin_formats = false;
   ByteSize max_line_bytes{1 << 20};
+  std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
 };
 
 // Flags -> a checked config; the message says what to do.
@@ -203,8 +205,10 @@ int RunDiff(const Args& args) {
       ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
       ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
       ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
-       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)");
+       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
+      ("gpu-catalog", po::value(&cfg.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present");
   if (auto code = ParseCommandLine(args, desc, "diff", &cfg.positional)) return *code;
+  if (Status st = memory::LoadUserGpuCatalog(cfg.gpu_catalog); !st.ok()) return UsageError("diff", st.message());
   if (std::string err = Validate(cfg); !err.empty()) return UsageError("diff", err);
 
   auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats);
@@ -227,7 +231,7 @@ int RunDiff(const Args& args) {
   diff::DiffResult r = diff::Compare(*good, *bad);
   if (cfg.format == "json") {
     json j = r;
-    WholeBytes(&j);  // byte counts are integers in JSON (rules/analysis.h)
+    WholeBytes(&j);  // byte counts are integers in JSON (memory/ledger.h)
     std::cout << j.dump(2) << "\n";
   } else {
     RenderText(std::cout, r);

@@ -16,6 +16,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/size_flag.h"
@@ -153,18 +154,6 @@ class PrintSink : public EventSink {
   std::map<std::string, RankSummary> ranks_;
 };
 
-std::vector<std::string> SplitComma(const std::vector<std::string>& in) {
-  std::vector<std::string> out;
-  for (const auto& s : in) {
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (!item.empty()) out.push_back(item);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 int RunEvents(const Args& args) {
@@ -172,7 +161,7 @@ int RunEvents(const Args& args) {
   std::vector<std::string> kinds_raw;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
-      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
+      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (tptriage help kinds)")(
       "formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")(
       "max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")(
@@ -185,7 +174,7 @@ int RunEvents(const Args& args) {
     if (!StdinIsPiped()) return UsageError("events", "no LOG given (files, directories, .gz, or - for stdin)");
     cfg.logs.push_back("-");
   }
-  cfg.kinds = SplitComma(kinds_raw);
+  cfg.kinds = SplitList(kinds_raw);
 
   auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats);
   if (!formats.ok()) {

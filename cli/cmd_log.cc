@@ -33,6 +33,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "parser/format_set.h"
@@ -55,18 +56,6 @@ struct LogConfig {
   bool raw = false;                 // every line of the inputs, as written
   std::string formats_dir;
 };
-
-std::vector<std::string> SplitComma(const std::vector<std::string>& in) {
-  std::vector<std::string> out;
-  for (const auto& s : in) {
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (!item.empty()) out.push_back(item);
-    }
-  }
-  return out;
-}
 
 // Text for a terminal: valid UTF-8 is kept, control bytes become spaces.
 std::string Printable(std::string_view s) {
@@ -316,7 +305,7 @@ int RunLog(const Args& args) {
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
       "context,C", po::value(&cfg.context), "show only the evidence lines, with N lines of the merged view around each")(
-      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (parser/EVENTS.md)")(
+      "kinds", po::value(&kinds_raw)->composing(), "keep only these event kinds: a,b,c (tptriage help kinds)")(
       "rank", po::value(&ranks_raw)->composing(), "keep only these ranks: 0,3 (launcher: lines with no rank)")(
       "raw", po::bool_switch(&cfg.raw), "every line of the inputs as written, the ones not understood too")(
       "no-pager", po::bool_switch(&no_pager), "never page, even on a terminal")(
@@ -331,8 +320,8 @@ int RunLog(const Args& args) {
     return kExitUsage;
   }
   cfg.pager = !no_pager;
-  cfg.kinds = SplitComma(kinds_raw);
-  for (const std::string& r : SplitComma(ranks_raw)) {
+  cfg.kinds = SplitList(kinds_raw);
+  for (const std::string& r : SplitList(ranks_raw)) {
     if (r == "launcher" || r == "none" || r == "-1") {
       cfg.ranks.push_back(-1);
       continue;

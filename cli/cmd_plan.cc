@@ -1,5 +1,5 @@
 // cmd_plan.cc: `tptriage plan`: predict the per-rank memory ledger and KV pool of a
-// launch before running it (rules/memory/plan.h does the work).
+// launch before running it (memory/launch_plan.h does the work).
 //
 //   tptriage plan --framework sglang --version 0.4.3.post4 --gpu L4 --tp 4   (one command)
 //       --weights-per-rank 15.54GiB --layers 64 --kv-heads 8 --head-dim 128
@@ -15,9 +15,10 @@
 #include <boost/program_options.hpp>
 
 #include "cli/args.h"
+#include "base/units.h"
 #include "cli/commands.h"
-#include "rules/memory/memory_model.h"
-#include "rules/memory/plan.h"
+#include "memory/memory_model.h"
+#include "memory/launch_plan.h"
 
 namespace tpt::cli {
 namespace {
@@ -27,7 +28,7 @@ namespace mem = tpt::memory;
 
 // Flags as typed on the command line (stage one); ValidatePlanFlags makes a PlanInput.
 struct PlanFlags {
-  std::string framework, version, vllm_engine, gpu, gpu_mem, free_at_init, avail_after_weights;
+  std::string framework, version, vllm_engine, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
   int tp = 1, pp = 1, dp = 1;
   bool enable_dp_attention = false;
   std::string weights_per_rank, params, dtype = "bf16";
@@ -60,6 +61,7 @@ po::options_description Options(PlanFlags& f) {
       ("speculative-draft-model-path", po::value(&f.draft_model), "draft model directory (its weights are added)")
       ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
       ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
+      ("gpu-catalog", po::value(&f.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("gpu-mem", po::value(&f.gpu_mem), "GPU memory total instead of --gpu, e.g. 96GiB (a size needs a unit)")
       ("free-at-init", po::value(&f.free_at_init),
        "free memory per rank after distributed init (SGLang \"Load weight begin. avail mem=\"); default: total - "
@@ -112,17 +114,9 @@ po::options_description Options(PlanFlags& f) {
   return d;
 }
 
+// A memory size needs a unit (a bare "94" is more likely GiB than bytes): base/units.h.
 StatusOr<double> Size(const std::string& flag, const std::string& text) {
-  // A bare number is ambiguous (bytes? the servers' "GB", which is GiB?): ask for the unit.
-  bool bare = !text.empty();
-  for (char c : text) {
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ' ')) bare = false;
-  }
-  if (bare) {
-    return InvalidArgumentError("--" + flag + " " + text + ": a size needs a unit, e.g. " + text +
-                                "GiB (the servers' \"GB\" is GiB) or " + text + "MiB");
-  }
-  auto b = mem::ParseBytes(text);
+  auto b = ParseSize(text, BareNumber::kNeedsUnit);
   if (!b.ok()) return InvalidArgumentError("--" + flag + ": " + b.status().message());
   return *b;
 }
@@ -346,6 +340,7 @@ int RunPlan(const Args& args) {
   po::options_description desc = Options(flags);
   po::variables_map vm;
   if (auto code = ParseCommandLine(args, desc, "plan", /*positional=*/nullptr, &vm)) return *code;
+  if (Status st = memory::LoadUserGpuCatalog(flags.gpu_catalog); !st.ok()) return UsageError(st.message());
   auto input = ValidatePlanFlags(flags, vm);
   if (!input.ok()) return UsageError(input.status().message());
   auto plan = memory::MakePlan(*input);

@@ -31,6 +31,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "memory/memory_model.h"
 #include "repro/allreduce_bench.h"
 #include "repro/launch.h"
 #include "repro/runner.h"
@@ -56,6 +57,7 @@ struct ReproConfig {
   std::optional<std::string> target_mem, free_at_init, weights, kv_bytes, car, car_max, graph_bs, framework;
   std::string bench_ranks = "2,4,8", bench_min = "8KiB", bench_max = "64MiB", bench_mode = "auto";
   int bench_iters = 20;
+  std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
 };
 
 int Fail(const std::string& msg) {
@@ -105,10 +107,11 @@ StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
   o.gpu_memory_utilization = c.gmu;
   o.fix_value = c.fix;
   o.framework = c.framework;
-  auto size = [](const std::optional<std::string>& v, const char* flag,
-                 std::optional<int64_t>* out) -> Status {
+  // GPU-sized figures need a unit, as in plan; byte counts may be bare (base/units.h).
+  auto size = [](const std::optional<std::string>& v, const char* flag, std::optional<int64_t>* out,
+                 BareNumber bare = BareNumber::kNeedsUnit) -> Status {
     if (!v) return OkStatus();
-    auto b = ParseSize(*v);
+    auto b = ParseSize(*v, bare);
     if (!b.ok()) return InvalidArgumentError(std::string(flag) + ": " + b.status().message());
     *out = *b;
     return OkStatus();
@@ -116,8 +119,8 @@ StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
   TPT_RETURN_IF_ERROR(size(c.target_mem, "--target-gpu-mem", &o.card_total_bytes));
   TPT_RETURN_IF_ERROR(size(c.free_at_init, "--free-at-init", &o.free_at_init_bytes));
   TPT_RETURN_IF_ERROR(size(c.weights, "--weights", &o.weights_bytes));
-  TPT_RETURN_IF_ERROR(size(c.kv_bytes, "--kv-bytes-per-token", &o.kv_bytes_per_token));
-  TPT_RETURN_IF_ERROR(size(c.car_max, "--custom-allreduce-max", &o.custom_allreduce_max_bytes));
+  TPT_RETURN_IF_ERROR(size(c.kv_bytes, "--kv-bytes-per-token", &o.kv_bytes_per_token, BareNumber::kBytes));
+  TPT_RETURN_IF_ERROR(size(c.car_max, "--custom-allreduce-max", &o.custom_allreduce_max_bytes, BareNumber::kBytes));
   if (c.car) {
     if (*c.car == "on") {
       o.custom_allreduce = true;
@@ -193,7 +196,7 @@ std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
   step("ballast: free memory := the log's free at init (" + FormatBytes(p.free_at_init_bytes) + ")");
   step("free at init: all_reduce MIN over ranks");
   step("weights: " + FormatBytes(p.weights_bytes) + " per rank, allocated and written");
-  step("the server's KV formula on the measured numbers (rules/memory)");
+  step("the server's KV formula on the measured numbers (memory/)");
   step("KV pool allocation");
   if (!p.cuda_graph_bs.empty()) {
     step("CUDA graph capture of a decode-like step: " + std::to_string(p.num_layers) + " layers x all-reduce of bs x " +
@@ -506,6 +509,7 @@ int RunRepro(const Args& args) {
       ("mem-fraction-static", opt_dbl(&c.mfs), "SGLang --mem-fraction-static as logged")
       ("gpu-memory-utilization", opt_dbl(&c.gmu), "vLLM --gpu-memory-utilization as logged")
       ("target-gpu-mem", opt_str(&c.target_mem), "the original card's memory, e.g. 96GiB")
+      ("gpu-catalog", po::value(&c.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("free-at-init", opt_str(&c.free_at_init), "free memory per rank at init, e.g. 94GiB")
       ("weights", opt_str(&c.weights), "weight bytes per rank, e.g. 72.3GiB")
       ("kv-bytes-per-token", opt_str(&c.kv_bytes), "KV cache bytes per token per rank")
@@ -528,6 +532,7 @@ int RunRepro(const Args& args) {
        "processes (one per rank over CUDA IPC; GPUs shared when too few) | colocated (all ranks on GPU 0) | auto "
        "(processes when there is a GPU per rank)");
   if (auto code = ParseCommandLine(args, desc, "repro", &c.inputs, nullptr, kExitReproUsage)) return *code;
+  if (Status st = memory::LoadUserGpuCatalog(c.gpu_catalog); !st.ok()) return Fail(st.message());
   if (c.format != "text" && c.format != "json") return Fail("--format '" + c.format + "': expected text or json");
   if (c.backend != "cuda" && c.backend != "simulated") return Fail("--backend '" + c.backend + "': expected cuda or simulated");
   if (!(c.deadline_s > 0 && c.deadline_s <= 3600)) return Fail("--deadline: 0 < seconds <= 3600");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tpt::cli {
@@ -20,5 +21,9 @@ int RunRepro(const Args& args);    // reproduce a diagnosis on GPUs
 int RunDiff(const Args& args);     // compare a good and a bad run
 int RunLog(const Args& args);      // the run's lines merged by time, tagged by rank
 int RunSchema(const Args& args);   // the JSON Schema of a JSON output
+
+// (topic, text) of the file-language references compiled in (cli/embed_docs.cmake):
+// format-files, rule-files, finding-files.
+const std::vector<std::pair<std::string, std::string>>& BuiltinDocs();
 
 }  // namespace tpt::cli

@@ -114,7 +114,8 @@ std::string GenerateMan(const std::vector<CommandOptions>& cmds, const std::vect
   s << ".SH ENVIRONMENT\n.TP\n.B NO_COLOR\n"
     << Roff("when set (to anything), no colour is written even on a terminal; --color always overrides it.")
     << "\n";
-  s << ".SH SEE ALSO\n" << Roff("tptriage help kinds, tptriage help root-causes, tptriage help formats") << "\n";
+  s << ".SH SEE ALSO\n" << Roff("tptriage help kinds, tptriage help root-causes, tptriage help formats, "
+                                     "tptriage help format-files, tptriage help rule-files, tptriage help finding-files") << "\n";
   return s.str();
 }
 
@@ -164,7 +165,7 @@ std::string GenerateBash(const std::vector<CommandOptions>& cmds, const std::vec
       << "      else\n        COMPREPLY=($(compgen -f -- \"$cur\"))\n      fi ;;\n";
   }
   s << "    help)\n      COMPREPLY=($(compgen -W "
-    << Quote(Join(names, " ") + " kinds root-causes formats") << " -- \"$cur\")) ;;\n";
+    << Quote(Join(names, " ") + " kinds root-causes formats format-files rule-files finding-files") << " -- \"$cur\")) ;;\n";
   s << "  esac\n}\ncomplete -o filenames -o bashdefault -F _tptriage tptriage\n";
   return s.str();
 }
@@ -210,7 +211,7 @@ std::string GenerateZsh(const std::vector<CommandOptions>& cmds, const std::vect
   }
   s << "    help)\n      _values 'topic'";
   for (const auto& c : cmds) s << " " << c.doc->name;
-  s << " kinds root-causes formats ;;\n  esac\n}\n_tptriage \"$@\"\n";
+  s << " kinds root-causes formats format-files rule-files finding-files ;;\n  esac\n}\n_tptriage \"$@\"\n";
   return s.str();
 }
 
@@ -232,7 +233,7 @@ std::string GenerateFish(const std::vector<CommandOptions>& cmds, const std::vec
       << " -d " << FishDesc(o.description) << "\n";
   }
   s << "complete -c tptriage -n '__fish_seen_subcommand_from help' -a "
-    << Quote(Join(names, " ") + " kinds root-causes formats") << "\n";
+    << Quote(Join(names, " ") + " kinds root-causes formats format-files rule-files finding-files") << "\n";
   for (const auto& c : cmds) {
     std::string cond = std::string("'__fish_seen_subcommand_from ") + c.doc->name + "'";
     s << "complete -c tptriage -n " << cond << " -F\n";

@@ -46,7 +46,7 @@ const std::vector<OptionDoc>& GlobalOptions() {
 }
 
 const std::vector<std::string>& HelpTopics() {
-  static const std::vector<std::string> t = {"kinds", "root-causes", "formats"};
+  static const std::vector<std::string> t = {"kinds", "root-causes", "formats", "format-files", "rule-files", "finding-files"};
   return t;
 }
 
@@ -54,7 +54,7 @@ void PrintUsage(FILE* out) {
   std::fprintf(out,
                "tptriage %s: why a multi-GPU LLM server died, with the numbers\n\n"
                "usage: tptriage COMMAND [options] [ARGS]\n"
-               "       tptriage help COMMAND|kinds|root-causes|formats\n\n"
+               "       tptriage help COMMAND|kinds|root-causes|formats|format-files|rule-files|finding-files\n\n"
                "commands:\n",
                TPT_VERSION);
   for (const auto& d : tpt::cli::CommandDocs()) std::fprintf(out, "  %-8s %s\n", d.name, d.summary);
@@ -175,11 +175,21 @@ int HelpTopic(const std::string& topic) {
     if (!formats.ok()) return 2;
     std::map<std::string, size_t> per_family;
     for (const auto& p : formats->patterns()) ++per_family[p.family];
-    std::printf("Built-in log formats (--formats DIR adds files of the same kind):\n\n");
-    for (const auto& src : tpt::FormatSet::BuiltinSources()) std::printf("  %s\n", src.name.c_str());
+    std::printf("Built-in log formats (--formats DIR adds files of the same kind; a file named like one of\n"
+                "these replaces it; the file language: tptriage help format-files):\n\n");
+    for (const auto& src : tpt::FormatSet::BuiltinSources()) {
+      const size_t slash = src.name.rfind('/');
+      std::printf("  %s\n", slash == std::string::npos ? src.name.c_str() : src.name.c_str() + slash + 1);
+    }
     std::printf("\nPatterns per family:\n\n");
     for (const auto& [fam, n] : per_family) std::printf("  %-24s %zu\n", fam.c_str(), n);
     return 0;
+  }
+  for (const auto& [name, text] : tpt::cli::BuiltinDocs()) {
+    if (topic == name) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return 0;
+    }
   }
   std::vector<std::string> all = CommandNames();
   all.insert(all.end(), HelpTopics().begin(), HelpTopics().end());

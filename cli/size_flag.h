@@ -2,7 +2,8 @@
 // and one range check for every command.
 //
 // Declare the flag with a ByteSize and Boost parses it through
-// parser/values.h ParseByteSize (4096, 64K, 1M, 2G, 1MiB, ...); a bad value is
+// base/units.h ParseWholeBytes (4096, 64K, 1.5M, 2G, 1MiB, ...: the size grammar
+// of every size input, plan's and repro's included); a bad value is
 // a Boost error naming the flag and the text, printed by ParseCommandLine
 // (cli/args.h) like any other bad flag:
 //
@@ -22,7 +23,7 @@
 #include <boost/program_options/errors.hpp>
 #include <boost/program_options/value_semantic.hpp>
 
-#include "parser/values.h"
+#include "base/units.h"
 
 namespace tpt::cli {
 
@@ -43,7 +44,7 @@ class ByteSizeError : public boost::program_options::error_with_option_name {
 
 // Text -> ByteSize in the flags' range; the error says what to write.
 inline StatusOr<uint64_t> ParseByteFlag(const std::string& text) {
-  auto n = ParseByteSize(text);
+  auto n = ParseWholeBytes(text);
   if (!n.ok()) return n.status();
   if (*n == 0) return InvalidArgumentError("a size of 0 bytes; give at least 1 (e.g. 1M)");
   if (*n > kMaxByteFlag) return InvalidArgumentError("more than the 1G this flag allows");
@@ -57,7 +58,7 @@ inline void validate(boost::any& v, const std::vector<std::string>& values, Byte
   auto n = ParseByteFlag(text);
   if (!n.ok()) {
     std::string why = n.status().message();
-    // ParseByteSize's message starts by quoting the text; the template quotes it already.
+    // ParseWholeBytes' message starts by quoting the text; the template quotes it already.
     const std::string quoted = "'" + text + "' ";
     if (why.rfind(quoted, 0) == 0) why = why.substr(quoted.size());
     if (why.rfind("is ", 0) == 0) why = why.substr(3);  // "... is invalid: not a size; ..."

@@ -23,6 +23,33 @@ namespace tpt {
 
 class DeferredDecoder;
 
+// One field as read from an Event: absent, or a value. A view: valid while
+// the Event it came from lives and is not changed. Reading a value of another
+// type gives the fallback (never throws).
+class FieldValue {
+ public:
+  FieldValue() = default;
+  explicit FieldValue(const nlohmann::json* v) : v_(v) {}
+
+  bool present() const { return v_ != nullptr; }
+  bool is_number() const { return v_ && v_->is_number(); }
+  bool is_string() const { return v_ && v_->is_string(); }
+  bool is_bool() const { return v_ && v_->is_boolean(); }
+  bool is_object() const { return v_ && v_->is_object(); }
+  double number(double otherwise = 0) const { return is_number() ? v_->get<double>() : otherwise; }
+  std::string string(std::string otherwise = "") const { return is_string() ? v_->get<std::string>() : otherwise; }
+  bool boolean(bool otherwise = false) const { return is_bool() ? v_->get<bool>() : otherwise; }
+  // The value as JSON (null when absent): objects, arrays, or to convert.
+  const nlohmann::json& json() const { return v_ ? *v_ : Null(); }
+
+ private:
+  static const nlohmann::json& Null() {
+    static const nlohmann::json null;
+    return null;
+  }
+  const nlohmann::json* v_ = nullptr;
+};
+
 struct Event {
   std::string kind;        // e.g. "cuda_oom", "kv_pool_alloc" (parser/EVENTS.md)
   std::string family;      // format family that matched: "sglang", "vllm", "nccl", ...
@@ -48,11 +75,29 @@ struct Event {
   std::string text;        // the line after wrapper prefixes were stripped (capped, see parser/README)
   std::vector<std::string> extra_lines;  // continuation lines that belong to it (traceback body)
 
-  // Named fields (bytes, seconds, counts, strings).
+  // ---- Reading fields: everything outside the parser reads through these ----
+  // A named field (bytes, seconds, counts, strings, the "args" object, ...):
+  //   if (auto v = e.Get("avail_bytes"); v.is_number()) Use(v.number());
+  FieldValue Get(std::string_view name) const;
+  // Metadata of stripped wrapper prefixes by key: "docker_ts", "srun", the
+  // producer prefix's groups under "prefix", ...
+  FieldValue Wrapper(std::string_view key) const;
+  // Every field (or wrapper key) as one JSON object: a copy, for output and
+  // for the few readers that walk all fields (server_args, memory_profile).
+  nlohmann::json FieldsJson() const { return Decoded().fields_; }
+  nlohmann::json WrapperJson() const { return Decoded().wrapper_; }
+  // Calls f(std::string_view name, FieldValue value) for each field (or
+  // wrapper key) in name order, copying nothing.
+  template <class F> void ForEachField(F&& f) const { ForEach(Decoded().fields_, f); }
+  template <class F> void ForEachWrapper(F&& f) const { ForEach(Decoded().wrapper_, f); }
+  // Writing, for tests and fuzzers that build events by hand.
+  void Set(std::string_view name, nlohmann::json value) { Decoded().fields_[std::string(name)] = std::move(value); }
+  void SetFields(nlohmann::json object) { Decoded().fields_ = std::move(object); }
+
+  // The parser's own access to the stored values (parser/ only: the
+  // representation may change; readers downstream use Get and Wrapper).
   const nlohmann::json& fields() const { return Decoded().fields_; }
   nlohmann::json& fields() { return Decoded().fields_; }
-  // Metadata of stripped wrapper prefixes (docker ts, srun label, ray actor,
-  // the producer prefix's groups under "prefix", ...).
   const nlohmann::json& wrapper() const { return Decoded().wrapper_; }
   nlohmann::json& wrapper() { return Decoded().wrapper_; }
 
@@ -86,6 +131,10 @@ struct Event {
 
  private:
   void Decode() const;
+  template <class F> static void ForEach(const nlohmann::json& object, F& f) {
+    if (!object.is_object()) return;
+    for (auto it = object.begin(); it != object.end(); ++it) f(std::string_view(it.key()), FieldValue(&*it));
+  }
 };
 
 // Turns captures (Event::Deferred::spans over a text) into an object's values:
@@ -109,6 +158,19 @@ inline void Event::Decode() const {
     if (!wrapper_.is_object()) wrapper_ = nlohmann::json::object();
     deferred_prefix_.decoder->Decode(text, deferred_prefix_.spans, &wrapper_);
   }
+}
+
+inline FieldValue Event::Get(std::string_view name) const {
+  const nlohmann::json& f = Decoded().fields_;
+  auto it = f.find(name);
+  return FieldValue(it == f.end() ? nullptr : &*it);
+}
+
+inline FieldValue Event::Wrapper(std::string_view key) const {
+  const nlohmann::json& w = Decoded().wrapper_;
+  if (!w.is_object()) return FieldValue();
+  auto it = w.find(key);
+  return FieldValue(it == w.end() ? nullptr : &*it);
 }
 
 // Receives events in stream order. Return false to stop early.

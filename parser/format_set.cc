@@ -454,7 +454,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
   }
   const json& d = *doc;
   if (!d.is_object()) return At(f, "$", "must be an object with schema, family, patterns");
-  if (d.value("schema", 0) != 1) return At(f, "$.schema", "must be 1 (parser/formats/README.md)");
+  if (d.value("schema", 0) != 1) return At(f, "$.schema", "must be 1 (tptriage help format-files)");
   if (!d.contains("family") || !d["family"].is_string() || d["family"].get<std::string>().empty()) {
     return At(f, "$.family", "missing family name (e.g. \"sglang\")");
   }
@@ -491,7 +491,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
     if (!item.contains("fast")) return OkStatus();
     const json& fj = item["fast"];
     if (!(fj.is_string() || fj.is_array()) || StringList(fj).size() != (fj.is_string() ? 1 : fj.size())) {
-      return At(f, path + ".fast", "must be a layout string or a list of them (parser/formats/README.md)");
+      return At(f, path + ".fast", "must be a layout string or a list of them (tptriage help format-files)");
     }
     std::vector<std::string> layouts = StringList(fj);
     for (size_t k = 0; k < layouts.size(); ++k) {
@@ -550,7 +550,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       p.family = family;
       TPT_RETURN_IF_ERROR(check_id(path, item, &p.id));
       if (!item.contains("kind") || !item["kind"].is_string() || item["kind"].get<std::string>().empty()) {
-        return At(f, path + ".kind", "missing event kind (parser/EVENTS.md)");
+        return At(f, path + ".kind", "missing event kind (tptriage help kinds)");
       }
       p.kind = item["kind"];
       p.caseless = item.value("caseless", false);

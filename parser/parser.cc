@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 bool HasLogExtension(const fs::path& p) {
-  static const char* kExt[] = {".log", ".txt", ".out", ".err", ".gz", ".jsonl"};
+  static const char* kExt[] = {".log", ".txt", ".out", ".err", ".gz", ".xz", ".zst", ".jsonl"};
   std::string ext = p.extension().string();
   for (auto e : kExt) {
     if (ext == e) return true;
@@ -51,26 +51,44 @@ void ExpandInputs(const std::vector<std::string>& inputs, std::vector<Expanded>*
     std::error_code ec;
     fs::file_status st = fs::status(in, ec);
     if (ec || !fs::exists(st)) {
-      out->push_back({in, in + ": no such file or directory; check the path"});
-      continue;
+      if (ListArchive(in)) {  // a folder or file inside an archive
+        st = fs::file_status(fs::file_type::regular);
+      } else {
+        out->push_back({in, in + ": no such file or directory; check the path"});
+        continue;
+      }
     }
-    if (!fs::is_directory(st)) {
-      out->push_back({in, ""});
+    // An archive (or a folder in one: "logs.zip/build") reads like a folder.
+    auto archive = fs::is_directory(st) ? std::nullopt : ListArchive(in);
+    if (!fs::is_directory(st) && (!archive || std::count(archive->members.begin(), archive->members.end(), in))) {
+      out->push_back({in, ""});  // a file (one named inside an archive too)
       continue;
     }
     std::vector<std::string> found;
-    fs::recursive_directory_iterator it(in, fs::directory_options::skip_permission_denied, ec), end;
-    for (; !ec && it != end; it.increment(ec)) {
-      std::error_code ec2;
-      if (!it->is_regular_file(ec2)) continue;
-      const fs::path& p = it->path();
-      std::string name = p.filename().string();
-      if (!name.empty() && name[0] == '.') continue;
-      if (ReadFromDirectory(p.string())) found.push_back(p.string());
+    if (archive) {
+      for (const std::string& m : archive->members) {
+        if (ReadFromDirectory(m)) found.push_back(m);
+      }
+      // A damaged archive is reported once; what was listed before the damage is read.
+      if (!archive->error.empty()) {
+        out->push_back({in, archive->error});
+        if (found.empty()) continue;
+      }
+    } else {
+      fs::recursive_directory_iterator it(in, fs::directory_options::skip_permission_denied, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        std::error_code ec2;
+        if (!it->is_regular_file(ec2)) continue;
+        const fs::path& p = it->path();
+        std::string name = p.filename().string();
+        if (!name.empty() && name[0] == '.') continue;
+        if (ReadFromDirectory(p.string())) found.push_back(p.string());
+      }
     }
     std::sort(found.begin(), found.end());
     if (found.empty()) {
-      out->push_back({in, in + ": directory holds no logs (*.log, *.txt, *.out, *.err, *.gz or text files "
+      out->push_back({in, in + (archive ? ": archive" : ": directory") +
+                              " holds no logs (*.log, *.txt, *.out, *.err, *.gz, *.xz, *.zst or text files "
                               "without extension); pass the log files themselves"});
       continue;
     }
@@ -184,6 +202,8 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
           r.error = opened.status().message();
         } else if (opened->empty) {
           r.error = name + ": empty; nothing to read (was the log captured? check the redirect)";
+        } else if (opened->archive) {
+          r.error = name + ": a zip archive; pass it as a file (tptriage analyze logs.zip), not on stdin";
         } else if (opened->looks_binary) {
           r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +
                     std::string(opened->gzip ? "" : " (or its .gz)");

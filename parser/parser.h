@@ -1,8 +1,9 @@
 // parser.h: read the logs of one run and turn them into events.
 //
-// Inputs are files, directories (their logs, recursively), "-" for stdin and
-// .gz files. Streams of one incident merge by timestamp where lines have one,
-// else keep file order. Memory stays bounded whatever the input size.
+// Inputs are files, directories (their logs, recursively), "-" for stdin,
+// .gz/.xz/.zst files and archives (.zip, .tar.*) read like the folder they
+// unpack to, one member at a time (parser/reader.h). Streams of one incident
+// merge by timestamp where lines have one, else keep file order. Memory stays bounded whatever the input size.
 //
 //   auto formats = tpt::FormatSet::LoadBuiltin();        // parser/format_set.h
 //   tpt::ParseOptions opts;

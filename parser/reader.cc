@@ -4,11 +4,17 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <archive.h>
+#include <archive_entry.h>
+#include <lzma.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <set>
 
 namespace tpt {
 namespace {
@@ -153,7 +159,265 @@ class GzipSource : public ByteSource {
   std::vector<char> in_;
 };
 
+
+// What every decompressor says when its stream stops early or is damaged.
+Status CutStream(const std::string& name, const char* what) {
+  return DataLossError(name + ": the " + what + " stream is truncated (ends mid-stream); the lines before the cut "
+                       "were read; re-copy the file");
+}
+Status CorruptStream(const std::string& name, const char* what, const std::string& why) {
+  return DataLossError(name + ": corrupt " + what + " data (" + why + "); the lines before the damage were read");
+}
+
+// .xz (and .lzma-in-xz), concatenated streams too, through liblzma.
+class XzSource : public ByteSource {
+ public:
+  XzSource(std::unique_ptr<ByteSource> inner, std::string name) : inner_(std::move(inner)), name_(std::move(name)) {
+    ok_ = lzma_stream_decoder(&s_, UINT64_MAX, LZMA_CONCATENATED) == LZMA_OK;
+    in_.resize(64 * 1024);
+  }
+  ~XzSource() override { lzma_end(&s_); }
+
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (!ok_) return InternalError(name_ + ": liblzma could not start");
+    if (done_ || n == 0) return size_t{0};
+    s_.next_out = reinterpret_cast<uint8_t*>(buf);
+    s_.avail_out = n;
+    while (s_.avail_out == n) {
+      if (s_.avail_in == 0 && !in_eof_) {
+        auto r = inner_->Read(in_.data(), in_.size());
+        if (!r.ok()) return r.status();
+        if (*r == 0) in_eof_ = true;
+        s_.next_in = reinterpret_cast<const uint8_t*>(in_.data());
+        s_.avail_in = *r;
+      }
+      lzma_ret rc = lzma_code(&s_, in_eof_ ? LZMA_FINISH : LZMA_RUN);
+      if (rc == LZMA_STREAM_END) {
+        done_ = true;
+        break;
+      }
+      if (rc == LZMA_BUF_ERROR && in_eof_) return CutStream(name_, "xz");
+      if (rc != LZMA_OK && rc != LZMA_BUF_ERROR) {
+        return CorruptStream(name_, "xz", rc == LZMA_MEMLIMIT_ERROR || rc == LZMA_MEM_ERROR ? "out of memory"
+                                          : rc == LZMA_FORMAT_ERROR                        ? "not xz"
+                                          : rc == LZMA_OPTIONS_ERROR                       ? "unsupported options"
+                                                                                           : "damaged data");
+      }
+    }
+    return n - s_.avail_out;
+  }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::string name_;
+  lzma_stream s_ = LZMA_STREAM_INIT;
+  bool ok_ = false, done_ = false, in_eof_ = false;
+  std::vector<char> in_;
+};
+
+// .zst (concatenated frames too) through libzstd. Memory is bounded by
+// libzstd's default window limit (128 MiB); a frame that needs more is refused.
+class ZstdSource : public ByteSource {
+ public:
+  ZstdSource(std::unique_ptr<ByteSource> inner, std::string name)
+      : inner_(std::move(inner)), name_(std::move(name)), d_(ZSTD_createDStream()) {
+    in_.resize(ZSTD_DStreamInSize());
+  }
+  ~ZstdSource() override { ZSTD_freeDStream(d_); }
+
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (d_ == nullptr) return InternalError(name_ + ": libzstd could not start");
+    ZSTD_outBuffer out{buf, n, 0};
+    while (out.pos == 0 && n > 0) {
+      if (in_pos_ == in_size_) {
+        if (in_eof_) {
+          if (frame_open_) return CutStream(name_, "zstd");
+          return size_t{0};
+        }
+        auto r = inner_->Read(in_.data(), in_.size());
+        if (!r.ok()) return r.status();
+        in_pos_ = 0;
+        in_size_ = *r;
+        if (*r == 0) {
+          in_eof_ = true;
+          continue;
+        }
+      }
+      ZSTD_inBuffer in{in_.data(), in_size_, in_pos_};
+      const size_t rc = ZSTD_decompressStream(d_, &out, &in);
+      in_pos_ = in.pos;
+      if (ZSTD_isError(rc)) return CorruptStream(name_, "zstd", ZSTD_getErrorName(rc));
+      frame_open_ = rc != 0;  // 0: a frame ended here
+    }
+    return out.pos;
+  }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::string name_;
+  ZSTD_DStream* d_;
+  std::vector<char> in_;
+  size_t in_pos_ = 0, in_size_ = 0;
+  bool in_eof_ = false, frame_open_ = false;
+};
+
+// ---- Archives (libarchive) ---------------------------------------------------
+
+namespace fs = std::filesystem;
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// An entry's path as a folder would show it: no "./", no trailing '/'.
+std::string EntryPath(archive_entry* e) {
+  const char* p = archive_entry_pathname(e);
+  std::string s = p ? p : "";
+  while (s.rfind("./", 0) == 0) s.erase(0, 2);
+  while (!s.empty() && s.back() == '/') s.pop_back();
+  return s;
+}
+
+bool HiddenEntry(const std::string& path) {
+  size_t start = 0;
+  while (start < path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string_view part(path.data() + start, end - start);
+    if (part.empty() || part[0] == '.' || part == "__MACOSX") return true;
+    start = end + 1;
+  }
+  return path.empty();
+}
+
+struct ArchiveHandle {
+  archive* a = archive_read_new();
+  ~ArchiveHandle() { archive_read_free(a); }
+  std::string Error() const {
+    const char* e = archive_error_string(a);
+    return e ? e : "unreadable";
+  }
+};
+
+// Opens `path` for reading entries: zip (seekable: its central directory when
+// whole, else entry by entry) and tar under gzip, xz, zstd or bzip2.
+Status OpenArchive(const std::string& path, ArchiveHandle* h) {
+  archive_read_support_format_zip(h->a);
+  archive_read_support_format_tar(h->a);
+  archive_read_support_format_gnutar(h->a);
+  archive_read_support_filter_gzip(h->a);
+  archive_read_support_filter_xz(h->a);
+  archive_read_support_filter_zstd(h->a);
+  archive_read_support_filter_bzip2(h->a);
+  if (archive_read_open_filename(h->a, path.c_str(), 64 * 1024) != ARCHIVE_OK) {
+    return DataLossError(path + ": cannot read it as an archive (" + h->Error() +
+                         "); re-download it, or unpack it and pass the folder");
+  }
+  return OkStatus();
+}
+
+std::string DamagedArchive(const std::string& path, const std::string& why, size_t files_before) {
+  return path + ": the archive is truncated or corrupt (" + why + ") after " + std::to_string(files_before) +
+         " file(s); the files past the damage were not read; re-download it";
+}
+
+// One file of an archive, streamed.
+class ArchiveMemberSource : public ByteSource {
+ public:
+  explicit ArchiveMemberSource(std::string name) : name_(std::move(name)) {}
+  Status Open(const std::string& archive_path, const std::string& member) {
+    TPT_RETURN_IF_ERROR(OpenArchive(archive_path, &h_));
+    archive_entry* e = nullptr;
+    for (;;) {
+      int rc = archive_read_next_header(h_.a, &e);
+      if (rc == ARCHIVE_EOF) return NotFoundError(name_ + ": no such file in " + archive_path + "; check the path");
+      if (rc < ARCHIVE_WARN) {
+        return DataLossError(name_ + ": the archive is truncated or corrupt before this file (" + h_.Error() +
+                             "); re-download it");
+      }
+      if (archive_entry_filetype(e) == AE_IFREG && EntryPath(e) == member) return OkStatus();
+    }
+  }
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (n == 0) return size_t{0};
+    la_ssize_t r = archive_read_data(h_.a, buf, n);
+    if (r < 0) {
+      return DataLossError(name_ + ": the archive is truncated or corrupt here (" + h_.Error() +
+                           "); the lines before the damage were read; re-download it");
+    }
+    return static_cast<size_t>(r);
+  }
+
+ private:
+  std::string name_;
+  ArchiveHandle h_;
+};
+
+// "logs.zip/build/x.txt" -> {"logs.zip", "build/x.txt"} when logs.zip is an
+// archive file; nothing when the path does not go through one.
+std::optional<std::pair<std::string, std::string>> SplitArchivePath(const std::string& path) {
+  std::error_code ec;
+  if (IsArchiveFile(path)) return std::make_pair(path, std::string());
+  for (size_t pos = path.find('/', 1); pos != std::string::npos; pos = path.find('/', pos + 1)) {
+    const std::string prefix = path.substr(0, pos);
+    fs::file_status st = fs::status(prefix, ec);
+    if (ec || !fs::exists(st)) return std::nullopt;
+    if (fs::is_directory(st)) continue;
+    if (!fs::is_regular_file(st) || !IsArchiveFile(prefix)) return std::nullopt;
+    std::string rest = path.substr(pos + 1);
+    while (!rest.empty() && rest.back() == '/') rest.pop_back();
+    return std::make_pair(prefix, rest);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+bool IsArchiveFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  for (const char* ext : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.zst", ".tzst", ".tar.bz2"}) {
+    if (EndsWith(path, ext)) return true;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  unsigned char m[4] = {0, 0, 0, 0};
+  const bool got = ::read(fd, m, 4) == 4;
+  ::close(fd);
+  return got && m[0] == 'P' && m[1] == 'K' && ((m[2] == 3 && m[3] == 4) || (m[2] == 5 && m[3] == 6));
+}
+
+std::optional<ArchiveListing> ListArchive(const std::string& path) {
+  auto split = SplitArchivePath(path);
+  if (!split) return std::nullopt;
+  ArchiveListing out;
+  out.archive = split->first;
+  const std::string& folder = split->second;
+  ArchiveHandle h;
+  if (Status s = OpenArchive(out.archive, &h); !s.ok()) {
+    out.error = s.message();
+    return out;
+  }
+  std::set<std::string> seen;
+  archive_entry* e = nullptr;
+  size_t files = 0;
+  for (;;) {
+    int rc = archive_read_next_header(h.a, &e);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) {
+      out.error = DamagedArchive(out.archive, h.Error(), files);
+      break;
+    }
+    if (archive_entry_filetype(e) != AE_IFREG) continue;
+    ++files;
+    std::string p = EntryPath(e);
+    if (!folder.empty() && p != folder && p.rfind(folder + "/", 0) != 0) continue;
+    if (HiddenEntry(p)) continue;
+    seen.insert(out.archive + "/" + p);
+  }
+  out.members.assign(seen.begin(), seen.end());
+  return out;
+}
 
 StatusOr<size_t> StringSource::Read(char* buf, size_t n) {
   size_t k = std::min(n, data_.size() - pos_);
@@ -221,12 +485,20 @@ bool LooksLikeText(std::string_view head) {
 StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name) {
   OpenedInput out;
   auto peek = std::make_unique<PeekSource>(std::move(raw));
-  TPT_RETURN_IF_ERROR(peek->Peek(2));
-  std::string_view h = peek->head();
-  if (h.size() >= 2 && static_cast<unsigned char>(h[0]) == 0x1f && static_cast<unsigned char>(h[1]) == 0x8b) {
+  TPT_RETURN_IF_ERROR(peek->Peek(6));
+  const std::string_view h = peek->head();
+  if (h.size() >= 2 && h.substr(0, 2) == "\x1f\x8b") {
     out.gzip = true;
-    auto gz = std::make_unique<GzipSource>(std::move(peek), name);
-    peek = std::make_unique<PeekSource>(std::move(gz));
+    out.compression = "gzip";
+    peek = std::make_unique<PeekSource>(std::make_unique<GzipSource>(std::move(peek), name));
+  } else if (h.size() >= 6 && h.substr(0, 6) == std::string_view("\xfd" "7zXZ\0", 6)) {
+    out.compression = "xz";
+    peek = std::make_unique<PeekSource>(std::make_unique<XzSource>(std::move(peek), name));
+  } else if (h.size() >= 4 && h.substr(0, 4) == "\x28\xb5\x2f\xfd") {
+    out.compression = "zstd";
+    peek = std::make_unique<PeekSource>(std::make_unique<ZstdSource>(std::move(peek), name));
+  } else if (h.size() >= 4 && (h.substr(0, 4) == std::string_view("PK\3\4", 4) || h.substr(0, 4) == std::string_view("PK\5\6", 4))) {
+    out.archive = true;
   }
   Status s = peek->Peek(kSniffBytes);
   if (!s.ok() && peek->head().empty()) return s;
@@ -239,6 +511,15 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
 StatusOr<OpenedInput> OpenInput(const std::string& path) {
   if (path == "-") return WrapInput(std::make_unique<FdSource>(0, false, "<stdin>"), "<stdin>");
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+    // A file inside an archive: "logs.zip/build/1_Set up job.txt".
+    if (auto split = SplitArchivePath(path); split && !split->second.empty()) {
+      auto member = std::make_unique<ArchiveMemberSource>(path);
+      TPT_RETURN_IF_ERROR(member->Open(split->first, split->second));
+      return WrapInput(std::move(member), path);
+    }
+    errno = ENOENT;
+  }
   if (fd < 0) {
     int e = errno;
     if (e == ENOENT) return NotFoundError(path + ": no such file; check the path");

@@ -1,7 +1,11 @@
 // reader.h: bytes in, blocks of complete lines out, with bounded memory.
 //
-// OpenInput() opens a file or "-" (stdin) and transparently inflates gzip
-// (detected by its magic bytes, not the name). BlockReader hands out blocks
+// OpenInput() opens a file or "-" (stdin) and transparently inflates gzip, xz
+// and zstd (detected by their magic bytes, not the name). An archive (.zip,
+// as GitHub's "Download log archive" gives; .tar, .tar.gz/.tgz, .tar.xz,
+// .tar.zst by name) reads as a folder: "logs.zip/build/1_Set up job.txt" names
+// one file in it, streamed from the archive (never unpacked whole in memory or
+// on disk); ListArchive() lists them. BlockReader hands out blocks
 // of whole lines straight from its buffer, which starts small and grows up to
 // buffer_bytes only while reads keep filling it (a small file never costs the
 // whole size). A line longer than the buffer or than max_line_bytes is
@@ -18,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +53,8 @@ class StringSource : public ByteSource {
 struct OpenedInput {
   std::unique_ptr<ByteSource> source;
   bool gzip = false;
+  const char* compression = "";  // "gzip", "xz", "zstd" or "" (plain)
+  bool archive = false;           // the bytes are a .zip (stdin): name the file instead
   bool looks_binary = false;  // sniffed from the first 8 KiB (decompressed)
   bool empty = false;         // no byte at all
 };
@@ -56,6 +63,18 @@ struct OpenedInput {
 StatusOr<OpenedInput> OpenInput(const std::string& path);
 // The same over an already open source (gzip + binary sniffing).
 StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name);
+
+// The files of an archive, or of a folder inside one ("logs.zip/build").
+struct ArchiveListing {
+  std::string archive;               // the archive file's own path
+  std::vector<std::string> members;  // "ARCHIVE/dir/file" of each regular file under the folder, sorted
+  std::string error;                 // the listing stopped early (truncated or corrupt archive); else empty
+};
+// Nothing when `path` is neither an archive nor a path inside one. Hidden
+// names (.x, __MACOSX/) are left out, as in a folder.
+std::optional<ArchiveListing> ListArchive(const std::string& path);
+// True when `path` is an archive file (zip by its magic bytes; tar by name).
+bool IsArchiveFile(const std::string& path);
 
 // True when the bytes look like text: few NULs, few control characters other
 // than \t \n \r \f \b ESC, and few bytes outside valid UTF-8. A stray

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "base/strings.h"
+#include "base/units.h"
 
 namespace tpt {
 namespace {
@@ -143,21 +144,6 @@ bool ParsePlainDecimal(std::string_view s, double* out) {
   return true;
 }
 
-std::optional<double> UnitMultiplier(std::string_view unit) {
-  if (unit == "GB_as_GiB") return 1024.0 * 1024 * 1024;
-  std::string u = Lower(Trim(unit));
-  if (u == "b" || u == "bytes" || u == "byte" || u.empty()) return 1.0;
-  if (u == "kib" || u == "k" || u == "kb_as_kib") return 1024.0;
-  if (u == "mib" || u == "m") return 1024.0 * 1024;
-  if (u == "gib" || u == "g") return 1024.0 * 1024 * 1024;
-  if (u == "tib" || u == "t") return 1024.0 * 1024 * 1024 * 1024;
-  if (u == "kb") return 1e3;
-  if (u == "mb") return 1e6;
-  if (u == "gb") return 1e9;
-  if (u == "tb") return 1e12;
-  return std::nullopt;
-}
-
 bool IsSchemaUnit(std::string_view unit) {
   static constexpr std::string_view kUnits[] = {"B",  "KiB", "MiB", "GiB", "TiB",      "KB",
                                                 "MB", "GB",  "TB",  "GB_as_GiB", "s", "ms", "us", "min"};
@@ -209,7 +195,7 @@ StatusOr<nlohmann::json> ConvertField(std::string_view text, std::string_view ty
   if (type == "bytes") {
     auto v = ToDouble(text);
     if (!v) return bad("a number");
-    auto mult = UnitMultiplier(unit);
+    auto mult = FormatUnitScale(unit);  // base/units.h: the unit the format declares
     if (!mult) return bad("in a known memory unit");
     return nlohmann::json(*v * *mult);
   }
@@ -628,34 +614,6 @@ void CopyKnownServerArgs(const nlohmann::json& args, nlohmann::json* fields) {
     if (it == args.end() || it->is_null()) continue;
     if (!fields->contains(to)) (*fields)[to] = *it;
   }
-}
-
-StatusOr<uint64_t> ParseByteSize(std::string_view text) {
-  std::string_view t = Trim(text);
-  auto not_a_size = [&] {
-    return InvalidArgumentError("'" + std::string(text) +
-                                "' is not a size; write a whole number of bytes, e.g. 4096, 64K, 1M, 2G or 1MiB");
-  };
-  size_t i = 0;
-  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
-  if (i == 0 || i > 19) return not_a_size();  // "-1", "1.5M", "" and absurd lengths
-  const uint64_t n = std::stoull(std::string(t.substr(0, i)));
-  std::string unit = Lower(Trim(t.substr(i)));
-  // 1024-based like rules/memory's sizes (the servers' "GB" is GiB).
-  static constexpr struct {
-    const char* unit;
-    int shift;
-  } kUnits[] = {{"", 0},   {"b", 0},    {"k", 10},  {"kb", 10}, {"kib", 10}, {"m", 20},  {"mb", 20},
-                {"mib", 20}, {"g", 30}, {"gb", 30}, {"gib", 30}, {"t", 40},  {"tb", 40}, {"tib", 40}};
-  for (const auto& u : kUnits) {
-    if (unit != u.unit) continue;
-    if (n > (UINT64_MAX >> u.shift)) {
-      return InvalidArgumentError("'" + std::string(text) + "' is too large a size");
-    }
-    return n << u.shift;
-  }
-  return InvalidArgumentError("'" + std::string(text) +
-                              "' has an unknown size unit; use B, K/KiB, M/MiB, G/GiB or T/TiB (all 1024-based)");
 }
 
 bool StripAnsi(std::string* text) {

@@ -19,11 +19,6 @@
 
 namespace tpt {
 
-// Multiplier of a memory unit name ("B", "KiB", "MiB", "GiB", "TiB", "KB",
-// "MB", "GB", "TB", "GB_as_GiB"); also accepts the lowercase / short spellings
-// a unit_group captures ("GB", "G", "gib", "MB"). nullopt for an unknown unit.
-std::optional<double> UnitMultiplier(std::string_view unit);
-
 // True when `unit` is a unit name the format schema accepts in `unit`.
 bool IsSchemaUnit(std::string_view unit);
 
@@ -75,12 +70,6 @@ void CopyKnownServerArgs(const nlohmann::json& args, nlohmann::json* fields);
 
 // Removes ANSI escape sequences (CSI "\x1b[...m" and friends). Returns true if any.
 bool StripAnsi(std::string* text);
-
-// "64K", "1M", "2G", "4096", "1MiB", "1 GiB" -> bytes (1024-based: B, K/KB/KiB,
-// M.., G.., T..). The one size syntax of the command line's byte flags
-// (cli/size_flag.h). Negative, fractional, unknown-unit or overflowing sizes
-// are errors naming the text.
-StatusOr<uint64_t> ParseByteSize(std::string_view text);
 
 // Replaces invalid UTF-8 sequences with U+FFFD so the text is valid JSON.
 std::string SanitizeUtf8(std::string_view text);

@@ -97,24 +97,6 @@ TEST(Text, StripAnsiAndUtf8) {
   EXPECT_TRUE(IsValidUtf8(SanitizeUtf8("\xed\xa0\x80")));  // surrogate
 }
 
-TEST(ParseByteSize, Units) {
-  EXPECT_EQ(*ParseByteSize("4096"), 4096u);
-  EXPECT_EQ(*ParseByteSize("64K"), 65536u);
-  EXPECT_EQ(*ParseByteSize("1M"), 1u << 20);
-  EXPECT_EQ(*ParseByteSize("2GiB"), 2ull << 30);
-  EXPECT_FALSE(ParseByteSize("lots").ok());
-  EXPECT_FALSE(ParseByteSize("5X").ok());
-  // one syntax for every byte flag; nothing wraps.
-  EXPECT_EQ(*ParseByteSize("1 GiB"), 1ull << 30);
-  EXPECT_EQ(*ParseByteSize("3KB"), 3072u);
-  EXPECT_EQ(*ParseByteSize("2T"), 2ull << 40);
-  EXPECT_FALSE(ParseByteSize("-1").ok());
-  EXPECT_FALSE(ParseByteSize("1.5M").ok());
-  EXPECT_FALSE(ParseByteSize("").ok());
-  EXPECT_FALSE(ParseByteSize("99999999999999999G").ok());  // overflows
-  EXPECT_FALSE(ParseByteSize("18446744073709551615K").ok());
-}
-
 }  // namespace
 }  // namespace tpt
 

@@ -11,6 +11,8 @@
 #include <system_error>
 #include <thread>
 
+#include "parser/reader.h"
+
 namespace tpt::report {
 
 namespace fs = std::filesystem;
@@ -19,6 +21,28 @@ StatusOr<std::vector<RunInput>> ListRuns(const std::string& dir, std::vector<std
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     return NotFoundError("--runs " + dir + ": no such directory; give a directory with one subdirectory or log file per run");
+  }
+  // An archive of runs (a .zip of CI logs): each top-level folder or file is a run.
+  if (auto archive = fs::is_directory(dir, ec) ? std::nullopt : ListArchive(dir)) {
+    if (!archive->error.empty() && archive->members.empty()) return DataLossError("--runs " + archive->error);
+    // "zip -r ci.zip ci/" wraps the runs in one folder: the runs are inside it.
+    std::string base = archive->archive + "/";
+    std::vector<RunInput> runs;
+    for (;;) {
+      runs.clear();
+      bool all_in_folders = true;
+      for (const std::string& m : archive->members) {  // sorted: one run's files are together
+        const std::string rel = m.substr(base.size());
+        const size_t slash = rel.find('/');
+        all_in_folders = all_in_folders && slash != std::string::npos;
+        const std::string top = rel.substr(0, slash);
+        if (runs.empty() || runs.back().name != top) runs.push_back({top, base + top});
+      }
+      if (runs.size() != 1 || !all_in_folders) break;
+      base = runs[0].path + "/";
+    }
+    if (runs.empty()) return NotFoundError("--runs " + dir + ": the archive holds no runs; put one folder or log file per run in it");
+    return runs;
   }
   if (!fs::is_directory(dir, ec)) {
     return InvalidArgumentError("--runs " + dir + ": not a directory; give a directory with one subdirectory or log file per run");

@@ -300,6 +300,11 @@ std::string RunSummary(const RunInfo& run) {
   par("DP", run.dp);
   par("EP", run.ep);
   if (!run.gpu.empty()) s += ", " + run.gpu;
+  // What an environment dump given with the log adds (rules/environment.h).
+  if (run.gpu_memory_bytes > 0) s += " (" + std::to_string(run.gpu_memory_bytes >> 20) + " MiB)";
+  if (!run.driver.empty()) s += ", driver " + run.driver;
+  if (!run.cuda.empty()) s += ", CUDA " + run.cuda;
+  if (!run.topology.empty()) s += ", " + run.topology;
   return s;
 }
 

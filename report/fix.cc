@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "report/common.h"
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::report {
 

@@ -1,7 +1,7 @@
 // fix.h: the fix every renderer leads with, written once. DescribeFix picks
 // the line to copy (FixOf), the value in use, the floor and what the value
 // gives: the KV pool, its tokens and how many requests of the configured
-// context length it holds, computed by the memory model (rules/memory) from
+// context length it holds, computed by the memory model (memory/) from
 // the run's own figures. Text, markdown and HTML print FixSentence (each with
 // its escaper); JSON carries FixJson as the run's "fix" object.
 //
@@ -59,7 +59,7 @@ std::string FixSentence(const FixView& v, const Render& code, const Render& pros
 nlohmann::json FixJson(const FixView& v);
 
 // The SGLang pool at fraction `f` on a rank with these figures, by
-// rules/memory's SglangKvPool; false when the inputs are missing or invalid.
+// memory/memory_model.h SglangKvPool; false when the inputs are missing or invalid.
 struct SglangAt {
   double reserved_bytes = 0, rest_bytes = 0;
 };

@@ -73,7 +73,7 @@ void WriteLegend(std::ostream& out) {
 }
 
 // The fixed bar: the ledger row recomputed with the fix by SGLang's own
-// formula (rules/memory); nullopt when the fix is not a fraction SGLang sizes
+// formula (memory/); nullopt when the fix is not a fraction SGLang sizes
 // its pool with, or the row lacks the figures.
 std::optional<LedgerRow> WithFix(const Analysis& a, const Fix& fix, const LedgerRow& r) {
   if (fix.recommended == nullptr || a.run.framework != "sglang" || fix.recommended->flag != "--mem-fraction-static")

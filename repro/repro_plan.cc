@@ -6,11 +6,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <type_traits>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::repro {
 namespace {
@@ -356,7 +357,7 @@ StatusOr<Plan> LoadPlanFile(const std::string& path) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return InvalidArgumentError(path + ": not valid JSON; pass `tptriage analyze --format json` output or a plan "
-                                       "(samples/repro/*.json), or LOG files");
+                                       "(`tptriage plan --format json`), or LOG files");
   }
   return PlanFromJson(j, path);
 }
@@ -497,11 +498,11 @@ int64_t Weights(const Plan& p, int rank) {
   return p.weights_bytes;
 }
 
-StatusOr<int64_t> ParseSize(const std::string& text) {
-  auto b = memory::ParseBytes(text);
+StatusOr<int64_t> ParseSize(const std::string& text, BareNumber bare) {
+  auto b = ParseWholeBytes(text, bare);
   if (!b.ok()) return b.status();
-  if (!(*b >= 0) || *b > 9.0e18) return InvalidArgumentError("'" + text + "' is not a size >= 0");
-  return static_cast<int64_t>(std::llround(*b));
+  if (*b > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return InvalidArgumentError("'" + text + "' is too large a size");
+  return static_cast<int64_t>(*b);
 }
 
 StatusOr<std::vector<int>> ParseIntList(const std::string& text) {

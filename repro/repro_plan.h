@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "base/units.h"
 
 namespace tpt::repro {
 
@@ -112,9 +113,10 @@ Plan WithFix(const Plan& plan);
 int64_t FreeAtInit(const Plan& p, int rank);
 int64_t Weights(const Plan& p, int rank);
 
-// "96GiB", "94G", "512MiB", "1.5 GB" -> bytes through memory::ParseBytes (K/M/G/T
-// binary, like the servers' "GB"), checked to fit an int64.
-StatusOr<int64_t> ParseSize(const std::string& text);
+// "96GiB", "94G", "512MiB", "1.5 GB" -> bytes through base/units.h (the one size
+// grammar: K/M/G/T binary, like the servers' "GB"), checked to fit an int64. With
+// kNeedsUnit a bare number is refused (--free-at-init 94 is not 94 bytes).
+StatusOr<int64_t> ParseSize(const std::string& text, BareNumber bare = BareNumber::kBytes);
 // "1,2,4,8" or "1-4,8,16" -> {1,2,3,4,8,16}.
 StatusOr<std::vector<int>> ParseIntList(const std::string& text);
 std::string FormatBytes(int64_t bytes);  // "94.00 GiB", "512.0 MiB", "-25.30 GiB"

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::repro {
 namespace {

@@ -1,6 +1,6 @@
 // runner.h: runs a plan's steps on a DeviceBackend in the server's order,
 // measures free memory and time after each, applies the server's KV formula
-// (rules/memory) to the measured numbers, and judges the outcome against
+// (memory/) to the measured numbers, and judges the outcome against
 // what the log says; then runs the fix the same way.
 //
 //   auto be = tpt::repro::MakeSimulatedBackend({});
@@ -103,7 +103,7 @@ Verdict Judge(const Plan& plan, const RunResult& original, const RunResult* fix)
 // Original run, then the fix run (when the plan has a fix), then the verdict.
 ReproReport Reproduce(const Plan& plan, DeviceBackend& backend, const RankLayout& layout, const ReproOptions& opt);
 
-// Applies the server's formula to measured figures (via rules/memory).
+// Applies the server's formula to measured figures (via memory/).
 KvFigures ComputeKv(const Plan& plan, double free_at_init_min, double available_min, double weights_bytes);
 
 std::string RenderText(const ReproReport& r);

@@ -18,6 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memory/ledger.h"
+#include "memory/remedy.h"
+
 namespace tpt {
 
 inline constexpr int kSchemaVersion = 1;
@@ -32,14 +35,6 @@ struct Evidence {
 struct RuledOut {
   std::string id;      // the suspect, e.g. "custom_allreduce_buffers"
   std::string reason;  // with a number: "allocates ~24 MiB a rank against a 25.3 GiB shortfall"
-};
-
-struct Remedy {
-  std::string flag;       // "--mem-fraction-static"
-  std::string value;      // "0.78"
-  std::string direction;  // "increase" | "decrease" | "set" | "unset"
-  std::string why;
-  std::string command;    // a line to copy when the remedy is not a flag: "dmesg -T | grep -i xid"
 };
 
 struct Diagnosis {
@@ -95,22 +90,6 @@ struct RankState {
   std::vector<RankMark> marks;      // in log order; phases, then at most kMaxRankMarks warnings/errors
 };
 
-// One row of the per-rank memory ledger (bytes; negative left = shortfall).
-// A figure the log neither printed nor lets us derive is kUnknownBytes (NaN):
-// `?` in text, null in JSON, never 0.
-inline constexpr double kUnknownBytes = std::numeric_limits<double>::quiet_NaN();
-inline bool KnownBytes(double b) { return std::isfinite(b); }
-struct LedgerRow {
-  int rank = -1;
-  std::string role;  // "target" or "draft"
-  double total_bytes = 0, free_at_init_bytes = 0, weights_bytes = 0, reserved_bytes = 0,
-         kv_pool_bytes = 0, graphs_bytes = 0, left_bytes = 0;
-};
-// Logs print GB with two decimals: a left within this of 0 is balanced, not short.
-inline constexpr double kLedgerToleranceBytes = 0.05 * 1024 * 1024 * 1024;
-// SHORT: left is known (every input it needs was read) and below 0 by more than rounding.
-inline bool IsShort(const LedgerRow& r) { return KnownBytes(r.left_bytes) && r.left_bytes < -kLedgerToleranceBytes; }
-
 struct RunInfo {
   std::string framework;  // "sglang", "vllm", "tgi", "trtllm", "lmdeploy", "torch", "nccl", ""
   std::string version;
@@ -118,6 +97,11 @@ struct RunInfo {
   std::string gpu;
   nlohmann::json config = nlohmann::json::object();  // configuration read from the log
   std::vector<std::string> inputs;                   // files analysed
+  // Facts only environment dumps give (rules/environment.h); empty / 0 when none.
+  std::string driver, cuda;
+  std::string topology;              // "NVLink (NV18)", "PCIe only, no NVLink (PIX, SYS)"
+  int64_t gpu_memory_bytes = 0;      // the card's total (nvidia-smi -q)
+  std::vector<std::string> environment;  // inputs that were environment dumps, not logs
 };
 
 // One start of the server in a log that holds several (restart loops,
@@ -148,7 +132,6 @@ struct Analysis {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, file, line, rank, text)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RuledOut, id, reason)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why, command)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnosis, id, rule, confidence, title, explanation,
                                                 evidence, figures, ruled_out, remedy, repro, consequence, rank)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, figures, advice)
@@ -156,63 +139,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankMark, ts, time_of_day, type,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, role, host, phases, last_phase, first_error,
                                                 first_error_evidence, first_ts, last_ts, first_error_ts, events,
                                                 last_evidence, last_line_ts, last_line_time_of_day, marks)
-// Byte counts are integers in JSON; an unknown one is null.
-inline void to_json(nlohmann::json& j, const LedgerRow& r) {
-  auto bytes = [](double b) -> nlohmann::json {
-    return KnownBytes(b) ? nlohmann::json(static_cast<int64_t>(std::llround(b))) : nlohmann::json(nullptr);
-  };
-  j = nlohmann::json{{"rank", r.rank},
-                     {"role", r.role},
-                     {"total_bytes", bytes(r.total_bytes)},
-                     {"free_at_init_bytes", bytes(r.free_at_init_bytes)},
-                     {"weights_bytes", bytes(r.weights_bytes)},
-                     {"reserved_bytes", bytes(r.reserved_bytes)},
-                     {"kv_pool_bytes", bytes(r.kv_pool_bytes)},
-                     {"graphs_bytes", bytes(r.graphs_bytes)},
-                     {"left_bytes", bytes(r.left_bytes)}};
-}
-inline void from_json(const nlohmann::json& j, LedgerRow& r) {
-  auto bytes = [&](const char* k) {
-    auto it = j.find(k);
-    return it != j.end() && it->is_number() ? it->get<double>() : kUnknownBytes;
-  };
-  r.rank = j.value("rank", -1);
-  r.role = j.value("role", std::string());
-  r.total_bytes = bytes("total_bytes");
-  r.free_at_init_bytes = bytes("free_at_init_bytes");
-  r.weights_bytes = bytes("weights_bytes");
-  r.reserved_bytes = bytes("reserved_bytes");
-  r.kv_pool_bytes = bytes("kv_pool_bytes");
-  r.graphs_bytes = bytes("graphs_bytes");
-  r.left_bytes = bytes("left_bytes");
-}
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunInfo, framework, version, tp, pp, dp, ep, gpu, config, inputs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunInfo, framework, version, tp, pp, dp, ep, gpu, config, inputs, driver, cuda,
+                                                topology, gpu_memory_bytes, environment)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, index, file, first_line, root_cause, verdict)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Analysis, schema_version, root_cause, verdict, signature, run,
                                                 ranks, ledger, diagnoses, findings, warnings, launches)
-
-// Byte counts are whole numbers in every JSON document (analyze, plan, diff,
-// repro): a number under a key ending in "_bytes" (or "_bytes_per_rank")
-// becomes an integer, recursively; null stays null.
-inline void WholeBytes(nlohmann::json* j) {
-  auto is_bytes_key = [](const std::string& k) {
-    auto ends = [&k](const char* s) {
-      size_t n = std::char_traits<char>::length(s);
-      return k.size() >= n && k.compare(k.size() - n, n, s) == 0;
-    };
-    return ends("_bytes") || ends("_bytes_per_rank");
-  };
-  if (j->is_object()) {
-    for (auto it = j->begin(); it != j->end(); ++it) {
-      if (it->is_number_float() && is_bytes_key(it.key()) && std::isfinite(it->get<double>()))
-        *it = static_cast<int64_t>(std::llround(it->get<double>()));
-      else if (it->is_structured())
-        WholeBytes(&*it);
-    }
-  } else if (j->is_array()) {
-    for (auto& x : *j) WholeBytes(&x);
-  }
-}
 
 // Exit codes of analyze (documented in README.md).
 inline constexpr int kExitHealthy = 0;

@@ -6,6 +6,7 @@
 
 #include "parser/format_set.h"
 #include "rules/engine.h"
+#include "rules/environment.h"
 #include "rules/findings.h"
 #include "rules/rule_file.h"
 #include "rules/run_index.h"
@@ -14,6 +15,10 @@
 #include "rules/prose.h"
 
 namespace tpt {
+
+namespace {
+std::string BaseName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+}  // namespace
 
 StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin) {
   if (dir.empty()) return FormatSet::LoadBuiltin();
@@ -108,6 +113,19 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   const std::vector<std::string>& inputs = *distinct;
   auto run = ParseRunToMemory(inputs, *formats_, parse_);
   if (!run.ok()) return run.status();
+  // Environment dumps beside the log are facts about the machine, never evidence.
+  const HostFacts host = TakeEnvironment(&run->events, &run->totals);
+  auto finish = [&](Analysis a) {
+    ApplyHostFacts(host, &a.run);
+    if (a.root_cause == "no_evidence" && !host.inputs.empty()) {
+      std::string names;
+      for (const auto& f : host.inputs) names += (names.empty() ? "" : ", ") + BaseName(f);
+      a.verdict = "no evidence: " + names + (host.inputs.size() > 1 ? " are environment dumps" : " is an environment dump") +
+                  " (machine facts: versions, GPUs, driver, topology), not a server log, and no log line was understood: "
+                  "pass the server's log with it. Without evidence this is not called healthy.";
+    }
+    return a;
+  };
   // A document quoting log lines (a README, a design note) is not a log.
   size_t prose = 0;
   std::vector<std::string> documents = DropProse(*formats_, &run->events, &run->totals, &prose);
@@ -147,7 +165,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     // Findings beyond the crash (rules/findings.h): never change root_cause.
     AddFindings(index, *findings_, &a);
     NotHealthyWhenPartlyRead(run->inputs, &a);
-    return a;
+    return finish(std::move(a));
   }
   // The server started several times in this log: each launch on its own,
   // the last one is the answer.
@@ -184,7 +202,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     head += "the launch before ended as " + launches[launches.size() - 2].root_cause + ", the last: ";
   last.verdict = head + Shorten(last.verdict, 400);
   last.launches = std::move(launches);
-  return last;
+  return finish(std::move(last));
 }
 
 }  // namespace tpt

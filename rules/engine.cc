@@ -56,7 +56,7 @@ bool SurvivedException(const std::vector<Event>& events, size_t i) {
 bool IgnorableException(const RunIndex& run, size_t i) {
   const Event& e = run.events()[i];
   if (e.kind != "exception") return false;
-  if (e.fields().value("type", "") == "KeyboardInterrupt") return true;
+  if (e.Get("type").string() == "KeyboardInterrupt") return true;
   Value frames = RunScope(run, i).Call("frames", {});
   return frames.is_string() && (frames.str() == "__del__" || frames.str().rfind("__del__ > ", 0) == 0);
 }
@@ -69,10 +69,9 @@ bool SaysError(const Event& e) {
   if (e.pattern_id != "error_level") return true;
   // error_level matched any line holding the word: the text before the
   // message (the stripped prefix) must hold it as the level.
-  const nlohmann::json& f = e.fields();
-  auto it = f.find("message");
-  if (it == f.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) return false;
-  size_t pos = e.text.find(it->get_ref<const std::string&>());
+  FieldValue message = e.Get("message");
+  if (!message.is_string() || message.json().get_ref<const std::string&>().empty()) return false;
+  size_t pos = e.text.find(message.json().get_ref<const std::string&>());
   if (pos == std::string::npos || pos == 0) return false;
   static const re2::RE2 kLevel("(?:^|\\W)(?:ERROR|CRITICAL|FATAL)(?:\\W|$)");
   return re2::RE2::PartialMatch(re2::StringPiece(e.text.data(), pos), kLevel);

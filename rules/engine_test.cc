@@ -19,7 +19,7 @@ Event Ev(const std::string& kind, int rank, nlohmann::json fields = nlohmann::js
   e.rank = rank;
   e.file = "run.log";
   e.line = ++line;
-  e.fields() = std::move(fields);
+  e.SetFields(std::move(fields));
   e.consequence = consequence;
   e.text = kind + " line";
   return e;

@@ -22,14 +22,14 @@ Event Ev(std::string kind, int rank, nlohmann::json fields = nlohmann::json::obj
   e.rank = rank;
   e.file = "run.log";
   e.line = ++line;
-  e.fields() = std::move(fields);
+  e.SetFields(std::move(fields));
   e.text = text.empty() ? e.kind : std::move(text);
   return e;
 }
 
 Event Args(nlohmann::json args) {
   Event e = Ev("server_args", -1, {{"framework", "sglang"}});
-  for (auto& [k, v] : args.items()) e.fields()[k] = v;
+  for (auto& [k, v] : args.items()) e.Set(k, v);
   return e;
 }
 
@@ -330,7 +330,7 @@ TEST(BuiltinFindings, DraftRowsInTheLedger) {
 
   // Without speculative decoding a second load is not a draft.
   ev[0] = Args({{"tp_size", 1}});
-  ev[5].fields()["model_class"] = "LlamaForCausalLM";
+  ev[5].Set("model_class", "LlamaForCausalLM");
   Analysis b;
   AddFindings(RunIndex(ev), Builtin(), &b);
   EXPECT_FALSE(Find(b.findings, "spec_decode_draft_memory").has_value());

@@ -13,7 +13,7 @@
 #include <re2/re2.h>
 
 #include "base/strings.h"
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 #include "rules/run_index.h"
 
 namespace tpt {
@@ -163,8 +163,9 @@ Value FieldOf(const RunScope& s, const Args& a) {
   Value best;
   for (size_t i : s.run().OfKind(Str(a, 0))) {
     if (P == Pick::kRank && !s.SameRank(evs[i])) continue;
-    if (!evs[i].fields().contains(field)) continue;
-    Value v = JsonToValue(evs[i].fields()[field]);
+    FieldValue fv = evs[i].Get(field);
+    if (!fv.present()) continue;
+    Value v = JsonToValue(fv.json());
     if (v.is_null()) continue;
     if (P == Pick::kFirst || P == Pick::kRank) return v;
     if (P == Pick::kLast) best = v;
@@ -183,8 +184,9 @@ Value ArgRank(const RunScope& s, const Args& a) {
   std::string field = Str(a, 1);
   Value best, rank;
   for (size_t i : s.run().OfKind(Str(a, 0))) {
-    if (evs[i].rank < 0 || !evs[i].fields().contains(field)) continue;
-    Value v = JsonToValue(evs[i].fields()[field]);
+    FieldValue fv = evs[i].Get(field);
+    if (evs[i].rank < 0 || !fv.present()) continue;
+    Value v = JsonToValue(fv.json());
     if (!v.is_number()) continue;
     if (best.is_null() || (kMin ? v.number() < best.number() : v.number() > best.number())) best = v, rank = evs[i].rank;
   }
@@ -201,9 +203,8 @@ Value Where(const RunScope& s, const Args& a) {
   double n = 0;
   for (size_t i : s.run().OfKind(Str(a, 0))) {
     if (kRanks && evs[i].rank < 0) continue;
-    if (!evs[i].fields().contains(field) || a.size() <= 2 ||
-        JsonToValue(evs[i].fields()[field]).ToString() != a[2].ToString())
-      continue;
+    FieldValue fv = evs[i].Get(field);
+    if (!fv.present() || a.size() <= 2 || JsonToValue(fv.json()).ToString() != a[2].ToString()) continue;
     ++n;
     r.insert(evs[i].rank);
   }
@@ -365,9 +366,9 @@ Value Aggregate(const RunScope& s, const Args& a) {
   const std::string field = Text(a, 1);
   double sum = 0, n = 0;
   for (size_t i : s.run().OfKind(Text(a, 0))) {
-    const auto& f = evs[i].fields();
-    if (!f.contains(field)) continue;
-    Value v = JsonToValue(f[field]);
+    FieldValue f = evs[i].Get(field);
+    if (!f.present()) continue;
+    Value v = JsonToValue(f.json());
     if (!v.is_number() || (A == Agg::kMeanNonzero && v.number() == 0)) continue;
     sum += v.number();
     ++n;
@@ -423,8 +424,9 @@ Value RankNth(const RunScope& s, const Args& a) {
   for (size_t i : s.run().OfKind(Text(a, 0))) {
     const Event& e = s.run().events()[i];
     if (rank >= 0 && e.rank >= 0 && e.rank != rank) continue;
-    if (!e.fields().contains(field)) continue;
-    Value v = JsonToValue(e.fields()[field]);
+    FieldValue f = e.Get(field);
+    if (!f.present()) continue;
+    Value v = JsonToValue(f.json());
     if (v.is_null()) continue;
     if (++n == want) return v;
   }

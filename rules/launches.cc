@@ -43,11 +43,11 @@ std::string DifferentRuns(const std::vector<Event>& events) {
     if (e.file.empty()) continue;
     FileView& f = files[e.file];
     if (e.kind == "server_args") {
-      const nlohmann::json& fields = e.fields();
+      FieldValue args = e.Get("args");
       for (const char* k : kRunKeys) {
         const nlohmann::json* v = nullptr;
-        if (fields.contains(k)) v = &fields[k];
-        else if (fields.contains("args") && fields["args"].is_object() && fields["args"].contains(k)) v = &fields["args"][k];
+        if (FieldValue field = e.Get(k); field.present()) v = &field.json();
+        else if (args.is_object() && args.json().contains(k)) v = &args.json()[k];
         if (v != nullptr && !f.config.count(k)) {
           std::string s = Scalar(*v);
           if (!s.empty()) f.config[k] = s;

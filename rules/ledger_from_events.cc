@@ -7,15 +7,16 @@
 #include <re2/re2.h>
 
 #include "base/strings.h"
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt {
 
 namespace {
 
 double Field(const Event& e, const char* key) {
-  if (!e.fields().contains(key)) return -1;
-  Value v = JsonToValue(e.fields()[key]);
+  FieldValue f = e.Get(key);
+  if (!f.present()) return -1;
+  Value v = JsonToValue(f.json());
   return v.is_number() ? v.number() : -1;
 }
 
@@ -145,8 +146,8 @@ namespace {
 // A speculative draft's model class (Eagle, NextN, MTP, ...), caseless.
 bool DraftClass(const Event& e) {
   static const RE2 kDraft("(?i)(Eagle|NextN|MTP|Draft|Medusa)");
-  return e.fields().contains("model_class") &&
-         RE2::PartialMatch(JsonToValue(e.fields()["model_class"]).ToString(), kDraft);
+  FieldValue model_class = e.Get("model_class");
+  return model_class.present() && RE2::PartialMatch(JsonToValue(model_class.json()).ToString(), kDraft);
 }
 
 }  // namespace
@@ -166,7 +167,7 @@ std::vector<LedgerRow> DraftLedger(const RunIndex& run) {
   std::map<int, PerRank> ranks;
   for (const Event& e : run.events()) {
     PerRank& pr = ranks[e.rank];
-    bool draft_role = e.fields().contains("role") && e.fields()["role"] == "draft";
+    bool draft_role = e.Get("role").string() == "draft";
     if (e.kind == "weights_load_begin") {
       if (++pr.loads_begun == 2 && speculative) pr.m.free_at_init_bytes = std::max(0.0, Field(e, "avail_bytes"));
     } else if (e.kind == "weights_load_end") {

@@ -1,5 +1,5 @@
-// ledger_from_events.h: the per-rank memory ledger of a run (rules/analysis.h LedgerRow),
-// read from each rank's startup lines and summed by rules/memory.
+// ledger_from_events.h: the per-rank memory ledger of a run (memory/ledger.h LedgerRow),
+// read from each rank's startup lines and summed by memory/.
 //
 //   tpt::RunIndex run(events);
 //   std::vector<tpt::LedgerRow> rows = tpt::BuildLedger(run);

@@ -1,9 +1,9 @@
-// memory_calls.cc: named adapters from rule inputs to rules/memory/memory_model.h.
+// memory_calls.cc: named adapters from rule inputs to memory/memory_model.h.
 #include "rules/memory_calls.h"
 
 #include <cmath>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt {
 

@@ -1,6 +1,6 @@
 // memory_calls.h: memory-model calls a rule can make by name ("model": {"name": ...}).
 //
-// Each entry adapts one function of rules/memory/memory_model.h (where every
+// Each entry adapts one function of memory/memory_model.h (where every
 // formula lives) to named inputs and outputs, so a rule file can say
 //   "model": {"name": "sglang_kv_pool", "inputs": {"free_at_init_bytes": "...", ...}}
 // and then use rest_gib, min_viable_mem_fraction_static, ... in its

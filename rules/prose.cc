@@ -20,8 +20,9 @@ bool Marked(const Event& e) {
   if (e.ts || e.rank >= 0 || e.local_rank >= 0 || e.pid >= 0 || e.tp_rank >= 0 || e.dp_rank >= 0 ||
       e.pp_rank >= 0 || !e.host.empty() || !e.process.empty() || !e.extra_lines.empty() || e.kind == "exception")
     return true;
-  const nlohmann::json& w = e.wrapper();
-  return w.is_object() && !w.empty();
+  bool wrapped = false;
+  e.ForEachWrapper([&](std::string_view, const FieldValue&) { wrapped = true; });
+  return wrapped;
 }
 
 // What a program writes in front of its message: nothing, one token (a

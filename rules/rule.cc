@@ -34,7 +34,7 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
   auto rc = c.Str(j, "$", "root_cause", true);
   if (!rc.ok()) return rc.status();
   r.root_cause = *rc;
-  if (!TaxonomyIds().count(r.root_cause)) return c.Error("$.root_cause", "'" + r.root_cause + "' is not a taxonomy id");
+  if (!TaxonomyIds().count(r.root_cause)) return c.Error("$.root_cause", "'" + r.root_cause + "' is not a taxonomy id (tptriage help root-causes)");
 
   if (j.contains("confidence")) {
     if (!j["confidence"].is_number()) return c.Error("$.confidence", "expected a number");

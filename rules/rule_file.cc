@@ -46,7 +46,7 @@ bool IsSnakeName(const std::string& s) {
 }
 
 Status RuleChecker::Error(const std::string& path, const std::string& why) const {
-  return InvalidArgumentError(file_ + ": " + path + ": " + why + " (see rules/README.md for the rule language)");
+  return InvalidArgumentError(file_ + ": " + path + ": " + why + " (the rule language: tptriage help rule-files)");
 }
 
 StatusOr<RuleChecker::ojson> RuleChecker::ParseObject(const std::string& text,
@@ -153,7 +153,7 @@ StatusOr<std::vector<TextDef>> RuleChecker::Texts(const std::string& path, const
 
 Status RuleChecker::Kinds(const std::string& path, const std::vector<std::string>& kinds) const {
   for (const auto& k : kinds)
-    if (!RunScope::IsKnownKind(k)) return Error(path, "unknown event kind '" + k + "' (parser/EVENTS.md)");
+    if (!RunScope::IsKnownKind(k)) return Error(path, "unknown event kind '" + k + "' (tptriage help kinds)");
   return OkStatus();
 }
 

@@ -74,13 +74,14 @@ RunIndex::RunIndex(const std::vector<Event>& events, const RunTotals* totals)
     // The line's producer prefix votes too: an NCCL or torch line printed through
     // vLLM's logger ('ERROR 03-28 21:38:23 ray_utils.py:44] ...', prefix id
     // 'vllm.log_header') came from a vLLM process.
-    if (e.wrapper().contains("prefix") && e.wrapper()["prefix"].is_object()) {
-      std::string id = e.wrapper()["prefix"].value("id", "");
+    if (FieldValue prefix = e.Wrapper("prefix"); prefix.is_object()) {
+      std::string id = prefix.json().value("id", "");
       if (size_t dot = id.find('.'); dot != std::string::npos) ++family_votes[id.substr(0, dot)];
     }
     if (e.kind == "server_args") {
       // First printed value of a key wins (later lines are usually the draft's).
-      for (const auto& [k, v] : e.fields().items()) {
+      const nlohmann::json fields = e.FieldsJson();
+      for (const auto& [k, v] : fields.items()) {
         if (k == "args" && v.is_object()) {
           for (const auto& [ak, av] : v.items())
             if (!config_.contains(ak)) config_[ak] = av;
@@ -89,22 +90,22 @@ RunIndex::RunIndex(const std::vector<Event>& events, const RunTotals* totals)
         }
       }
     } else if (e.kind == "env_var") {
-      if (e.fields().contains("name") && e.fields()["name"].is_string()) {
-        std::string v = e.fields().contains("value") ? JsonToValue(e.fields()["value"]).ToString() : "";
-        env_.emplace(e.fields()["name"].get<std::string>(), v);
+      if (FieldValue name = e.Get("name"); name.is_string()) {
+        FieldValue value = e.Get("value");
+        std::string v = value.present() ? JsonToValue(value.json()).ToString() : "";
+        env_.emplace(name.string(), v);
       }
     } else if (e.kind == "framework_version") {
-      std::string fw = e.fields().value("framework", "");
-      std::string ver = e.fields().contains("version") ? JsonToValue(e.fields()["version"]).ToString() : "";
+      std::string fw = e.Get("framework").string();
+      FieldValue version = e.Get("version");
+      std::string ver = version.present() ? JsonToValue(version.json()).ToString() : "";
       if (fw != "torch" && fw != "nccl" && version_.empty() && !ver.empty()) {
         version_ = ver;
         if (framework_.empty()) framework_ = fw;
       }
     } else if (e.kind == "gpu_info") {
-      if (gpu_.empty() && e.fields().contains("gpu_name") && e.fields()["gpu_name"].is_string())
-        gpu_ = e.fields()["gpu_name"].get<std::string>();
-      if (gpu_total_bytes_ == 0 && e.fields().contains("total_bytes") && e.fields()["total_bytes"].is_number())
-        gpu_total_bytes_ = e.fields()["total_bytes"].get<double>();
+      if (gpu_.empty() && e.Get("gpu_name").is_string()) gpu_ = e.Get("gpu_name").string();
+      if (gpu_total_bytes_ == 0 && e.Get("total_bytes").is_number()) gpu_total_bytes_ = e.Get("total_bytes").number();
     }
   }
   if (framework_.empty() && config_.contains("framework") && config_["framework"].is_string())
@@ -121,7 +122,8 @@ RunIndex::RunIndex(const std::vector<Event>& events, const RunTotals* totals)
   }
   if (!ranks_.empty()) world_size_ = *ranks_.rbegin() + 1;
   for (size_t i : OfKind("nccl_comm_init")) {
-    Value n = events[i].fields().contains("nranks") ? JsonToValue(events[i].fields()["nranks"]) : Value();
+    FieldValue nranks = events[i].Get("nranks");
+    Value n = nranks.present() ? JsonToValue(nranks.json()) : Value();
     if (n.is_number() && n.number() > world_size_ && n.number() < (1 << 16)) world_size_ = static_cast<int>(n.number());
   }
   int64_t tp = ConfigInt("tp_size"), pp = std::max(ConfigInt("pp_size"), 1);

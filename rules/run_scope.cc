@@ -38,7 +38,7 @@ Value RunScope::Lookup(std::string_view n) const {
     if (f == "line") return static_cast<double>(e.line);
     if (f == "ts") return e.ts ? Value(*e.ts) : Value();
     if (f == "consequence") return e.consequence;
-    if (e.fields().contains(f)) return JsonToValue(e.fields()[f]);
+    if (FieldValue v = e.Get(f); v.present()) return JsonToValue(v.json());
     return Value();
   }
   if (starts("config.")) {

@@ -10,7 +10,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (.ci/setup --cross)"; exit 77; }
 done
-for lib in libre2.a libhs.a libboost_program_options.a libz.a; do
+for lib in libre2.a libhs.a libboost_program_options.a libz.a libarchive.a liblzma.a libzstd.a libnettle.a libbz2.a; do
   [ -e "/usr/lib/aarch64-linux-gnu/$lib" ] || { echo "SKIP: /usr/lib/aarch64-linux-gnu/$lib missing (.ci/setup --cross)"; exit 77; }
 done
 launcher=()
@@ -24,11 +24,22 @@ bin="$build/tptriage"
 readelf -h "$bin" | grep -q 'AArch64' || fail "$bin is not an aarch64 binary"
 needed=$(readelf -d "$bin" | grep NEEDED | grep -o '\[.*\]' | tr '\n' ' ')
 echo "aarch64: $(stat -c %s "$bin") B, needs $needed"
-echo "$needed" | grep -qE 'libre2|libhs|libboost|libz\.|libstdc' && fail "not one file: needs $needed"
+echo "$needed" | grep -qE 'libre2|libhs|libboost|libz\.|libstdc|libarchive|liblzma|libzstd|libnettle|libbz2' && fail "not one file: needs $needed"
 run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$bin" "$@"; }
 run --version | grep -q '^tptriage ' || fail "--version under qemu"
 out=$(run analyze "$src/samples/founding/sglang-tp8-rtxpro6000-mfs050.log" --format json); code=$?
 [ "$code" -eq 1 ] || fail "analyze under qemu: exit $code"
 echo "$out" | grep -q '"root_cause": "kv_pool_no_room"' || fail "analyze under qemu: wrong root cause"
 echo "$out" | grep -q '"min_viable_mem_fraction_static": 0.77' || fail "analyze under qemu: wrong figures"
+# Inputs as they come, decoded by the static libarchive/liblzma/libzstd.
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+log="$src/samples/founding/sglang-tp8-rtxpro6000-mfs050.log"
+python3 -c 'import lzma,sys,zipfile
+d = open(sys.argv[1], "rb").read()
+open(sys.argv[2] + "/run.log.xz", "wb").write(lzma.compress(d))
+with zipfile.ZipFile(sys.argv[2] + "/logs.zip", "w", zipfile.ZIP_DEFLATED) as z: z.writestr("serve/2_Run server.txt", d)' "$log" "$work"
+for in in "$work/run.log.xz" "$work/logs.zip"; do
+  out=$(run analyze "$in" --format json); code=$?
+  [ "$code" -eq 1 ] && echo "$out" | grep -q '"root_cause": "kv_pool_no_room"' || fail "analyze $(basename "$in") under qemu: exit $code"
+done
 echo "aarch64: ok"

@@ -49,16 +49,15 @@ std::vector<Event> OfKind(const std::vector<Event>& events, const std::string& k
 }
 
 double Num(const Event& e, const std::string& field) {
-  if (!e.fields().contains(field) || !e.fields()[field].is_number()) {
-    ADD_FAILURE() << e.kind << " (" << e.pattern_id << ") has no number '" << field << "': " << e.fields().dump();
+  if (!e.Get(field).is_number()) {
+    ADD_FAILURE() << e.kind << " (" << e.pattern_id << ") has no number '" << field << "': " << e.FieldsJson().dump();
     return NAN;
   }
-  return e.fields()[field].get<double>();
+  return e.Get(field).number();
 }
 
 std::string Str(const Event& e, const std::string& field) {
-  if (!e.fields().contains(field) || !e.fields()[field].is_string()) return "";
-  return e.fields()[field].get<std::string>();
+  return e.Get(field).string();
 }
 
 bool Near(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); }
@@ -102,7 +101,7 @@ TEST(FormatSamples, SglangTp4HealthyStartupFigures) {
   int pool_lines = 0;
   for (const Event& e : OfKind(events, "kv_pool_alloc")) {
     EXPECT_EQ(Num(e, "tokens"), 443744);
-    if (e.fields().contains("k_bytes")) {
+    if (e.Get("k_bytes").present()) {
       ++pool_lines;
       EXPECT_TRUE(Near(Num(e, "k_bytes"), 16.93 * kGiB));
     } else {
@@ -113,15 +112,15 @@ TEST(FormatSamples, SglangTp4HealthyStartupFigures) {
 
   auto args = OfKind(events, "server_args");
   ASSERT_EQ(args.size(), 1u);
-  EXPECT_EQ(args[0].fields()["args"].value("tp_size", 0), 4);
-  EXPECT_DOUBLE_EQ(args[0].fields()["args"].value("mem_fraction_static", 0.0), 0.85);
+  EXPECT_EQ(args[0].Get("args").json().value("tp_size", 0), 4);
+  EXPECT_DOUBLE_EQ(args[0].Get("args").json().value("mem_fraction_static", 0.0), 0.85);
 
   auto graphs = OfKind(events, "graph_capture_end");
   ASSERT_EQ(graphs.size(), 4u);
   EXPECT_TRUE(Near(Num(graphs[0], "graph_bytes"), 1.01 * kGiB));
   auto sizes = OfKind(events, "graph_capture_sizes");
   ASSERT_EQ(sizes.size(), 1u);
-  EXPECT_EQ(sizes[0].fields()["bs"].back(), 160);
+  EXPECT_EQ(sizes[0].Get("bs").json().back(), 160);
 
   EXPECT_FALSE(OfKind(events, "custom_ar_enabled").empty());
   EXPECT_TRUE(OfKind(events, "custom_ar_disabled").empty());
@@ -131,7 +130,7 @@ TEST(FormatSamples, SglangTp4HealthyStartupFigures) {
   for (const Event& e : OfKind(events, "batch_stats")) {
     if (Str(e, "phase") != "decode") continue;
     decode = true;
-    EXPECT_EQ(e.fields().value("cuda_graph", false), true);
+    EXPECT_EQ(e.Get("cuda_graph").boolean(), true);
     EXPECT_EQ(Num(e, "running_reqs"), 128);
   }
   EXPECT_TRUE(decode);
@@ -174,7 +173,7 @@ TEST(FormatSamples, VllmV1Tp2HealthyStartupFigures) {
 
   int kv_lines = 0;
   for (const Event& e : OfKind(events, "memory_profile")) {
-    if (!e.fields().contains("kv_cache_bytes")) continue;
+    if (!e.Get("kv_cache_bytes").present()) continue;
     ++kv_lines;
     EXPECT_TRUE(Near(Num(e, "kv_cache_bytes"), 37.73 * kGiB));
   }
@@ -182,8 +181,8 @@ TEST(FormatSamples, VllmV1Tp2HealthyStartupFigures) {
 
   bool tokens = false, concurrency = false;
   for (const Event& e : OfKind(events, "kv_pool_alloc")) {
-    if (e.fields().contains("tokens")) tokens = Num(e, "tokens") == 309072;  // "309,072"
-    if (e.fields().contains("max_concurrency")) {
+    if (e.Get("tokens").present()) tokens = Num(e, "tokens") == 309072;  // "309,072"
+    if (e.Get("max_concurrency").present()) {
       concurrency = Near(Num(e, "max_concurrency"), 7.55) && Num(e, "max_seq_len") == 40960;
     }
   }
@@ -192,7 +191,7 @@ TEST(FormatSamples, VllmV1Tp2HealthyStartupFigures) {
 
   bool tp_from_args = false;
   for (const Event& e : OfKind(events, "server_args")) {
-    if (e.fields().contains("args") && e.fields()["args"].value("tensor_parallel_size", 0) == 2) tp_from_args = true;
+    if (e.Get("args").is_object() && e.Get("args").json().value("tensor_parallel_size", 0) == 2) tp_from_args = true;
   }
   EXPECT_TRUE(tp_from_args);
   auto graphs = OfKind(events, "graph_capture_end");
@@ -227,7 +226,7 @@ TEST(FormatSamples, NcclWarnThenWatchdogTimeouts) {
 
   auto net = OfKind(events, "network_error");
   ASSERT_EQ(net.size(), 1u);
-  EXPECT_EQ(net[0].fields().value("peer_closed", false), true);
+  EXPECT_EQ(net[0].Get("peer_closed").boolean(), true);
   EXPECT_EQ(net[0].local_rank, 2);
   EXPECT_EQ(net[0].host, "node7");
 
@@ -252,9 +251,9 @@ TEST(FormatSamples, TorchrunChildFailedNamesRankOneAndItsOom) {
   bool root = false, rank_line = false, exit_line = false;
   for (const Event& e : OfKind(events, "child_failed")) {
     EXPECT_TRUE(e.consequence);
-    root |= e.fields().value("root_cause", false);
-    if (e.fields().contains("failed_rank")) rank_line = Num(e, "failed_rank") == 1 && Num(e, "local_rank") == 1;
-    if (e.fields().contains("exit_code") && e.fields().contains("child_pid")) exit_line |= Num(e, "child_pid") == 51232;
+    root |= e.Get("root_cause").boolean();
+    if (e.Get("failed_rank").present()) rank_line = Num(e, "failed_rank") == 1 && Num(e, "local_rank") == 1;
+    if (e.Get("exit_code").present() && e.Get("child_pid").present()) exit_line |= Num(e, "child_pid") == 51232;
   }
   EXPECT_TRUE(root);
   EXPECT_TRUE(rank_line);

@@ -2,7 +2,10 @@
 // (0 fits, 1 predicted failure, 2 usage error) and messages that name the flag.
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -17,9 +20,9 @@ struct PlanRun {
   std::string out;
 };
 
-// Runs `tptriage plan ARGS`; stderr joins stdout when `with_stderr`.
-PlanRun Plan(const std::string& args, bool with_stderr = false) {
-  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' plan " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+// Runs `ENV tptriage ARGS` (any command); stderr joins stdout when `with_stderr`.
+PlanRun Tpt(const std::string& args, bool with_stderr = false, const std::string& env = "") {
+  std::string cmd = env + " '" + TPTRIAGE_BIN + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null") + " </dev/null";
   PlanRun run;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -29,6 +32,9 @@ PlanRun Plan(const std::string& args, bool with_stderr = false) {
   run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return run;
 }
+
+// Runs `tptriage plan ARGS`.
+PlanRun Plan(const std::string& args, bool with_stderr = false) { return Tpt("plan " + args, with_stderr); }
 
 const std::string kFounding =
     "--framework sglang --version 0.5.3 --gpu-mem 95GiB --free-at-init 94GiB --avail-after-weights 21.7GiB "
@@ -64,6 +70,129 @@ TEST(PlanCliTest, FitsAtTheRemedyAndExitsZero) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["fits"], true);
   EXPECT_GT(j["kv_tokens"].get<int64_t>(), 0);
+}
+
+// Every key of plan's JSON is snake_case like analyze/diff/repro: the fraction sits under
+// mem_fraction_static / gpu_memory_utilization, never the flag's hyphenated name.
+TEST(PlanCliTest, JsonKeysAreSnakeCase) {
+  std::function<void(const nlohmann::json&, const std::string&)> check = [&](const nlohmann::json& j,
+                                                                            const std::string& path) {
+    if (j.is_array()) {
+      for (const auto& x : j) check(x, path + "[]");
+    } else if (j.is_object()) {
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        EXPECT_EQ(it.key().find('-'), std::string::npos) << path << "." << it.key();
+        if (path != "$.figures") check(it.value(), path + "." + it.key());
+      }
+    }
+  };
+  PlanRun s = Plan(kFounding + "--mem-fraction-static 0.77");
+  auto js = nlohmann::json::parse(s.out);
+  EXPECT_DOUBLE_EQ(js["mem_fraction_static"].get<double>(), 0.77);
+  check(js, "$");
+  PlanRun v = Plan(
+      "--framework vllm --version 0.10.1 --gpu-mem 47.38GiB --free-at-init 31.44GiB --gpu-memory-utilization 0.95 "
+      "--params 7B --dtype bf16 --layers 32 --kv-heads 8 --head-dim 128 --format json");
+  auto jv = nlohmann::json::parse(v.out);
+  EXPECT_DOUBLE_EQ(jv["gpu_memory_utilization"].get<double>(), 0.95);
+  check(jv, "$");
+}
+
+// One size syntax everywhere (base/units.h): plan, repro and analyze accept the same
+// forms and refuse the same bad ones, each with a message that names the flag and
+// quotes the text. Only a bare number differs, as documented: a byte-count flag
+// (--max-line-bytes) reads it as bytes, a GPU-memory flag asks for a unit.
+TEST(SizeSyntax, PlanReproAndAnalyzeAgree) {
+  const std::string src = TPT_SOURCE_DIR;
+  auto run = [](const std::string& args) { return Tpt(args, /*with_stderr=*/true); };
+  struct Cmd {
+    const char* name;
+    std::string prefix, suffix;
+    const char* flag;
+  };
+  const std::vector<Cmd> cmds = {
+      {"plan", "plan --framework sglang --server-version 0.5.3 --gpu-mem 95GiB --avail-after-weights 21.7GiB "
+               "--cell-bytes 65536 --free-at-init ", "", "--free-at-init"},
+      {"repro", "repro '" + src + "/samples/repro/sglang_tp8_rtxpro6000.json' --backend simulated --dry-run --free-at-init ",
+       "", "--free-at-init"},
+      {"analyze", "analyze '" + src + "/samples/founding/sglang-tp8-rtxpro6000-mfs050.log' --format json --max-line-bytes ", "", "--max-line-bytes"},
+  };
+  for (const char* good : {"512MiB", "512 MiB", "0.5GiB", "512M", "524288K", "512mb", "1.5K"}) {
+    for (const auto& c : cmds) {
+      PlanRun r = run(c.prefix + "'" + good + "'" + c.suffix);
+      for (const char* refusal : {"not a size", "size unit", "needs a unit", "whole number of bytes"}) {
+        EXPECT_EQ(r.out.find(refusal), std::string::npos) << c.name << " refused " << good << ": " << r.out;
+      }
+    }
+  }
+  for (const char* bad : {"lots", "-1", "1e9", "12 parsecs", "5X", "1.2.3G", "GiB"}) {
+    for (const auto& c : cmds) {
+      PlanRun r = run(c.prefix + "'" + bad + "'" + c.suffix);
+      EXPECT_EQ(r.rc, 2) << c.name << " accepted " << bad << ": " << r.out;
+      EXPECT_NE(r.out.find(c.flag), std::string::npos) << c.name << " " << bad << ": " << r.out;
+      EXPECT_NE(r.out.find(bad), std::string::npos) << c.name << " " << bad << ": " << r.out;
+    }
+  }
+  // The documented difference: a bare number.
+  EXPECT_NE(run(cmds[2].prefix + "4096").rc, 2);
+  for (int i : {0, 1}) {
+    PlanRun r = run(cmds[i].prefix + "94");
+    EXPECT_EQ(r.rc, 2) << cmds[i].name << ": " << r.out;
+    EXPECT_NE(r.out.find("a size needs a unit, e.g. 94GiB"), std::string::npos) << cmds[i].name << ": " << r.out;
+  }
+}
+
+// A GPU catalog file users extend: --gpu-catalog FILE, or $TPTRIAGE_GPU_CATALOG;
+// a bad entry is refused naming the file and the entry.
+TEST(PlanCliTest, GpuCatalogFileAddsCards) {
+  const std::string dir = testing::TempDir();
+  const std::string good = dir + "/tpt_gpus_good.json", bad = dir + "/tpt_gpus_bad.json";
+  {
+    std::ofstream(good) << R"({"gpus":[{"name":"Acme X1 64GB","aliases":["acme x1"],"memory_gib":63.5,)"
+                           R"("arch":"hopper","sm":90,"interconnect":"pcie"}]})";
+    std::ofstream(bad) << R"({"gpus":[{"name":"Acme X1 64GB","memory_gib":"lots","arch":"hopper","sm":90,)"
+                          R"("interconnect":"pcie"}]})";
+  }
+  const std::string args = "--framework sglang --version 0.5.3 --gpu 'Acme X1' --free-at-init 62GiB "
+                           "--avail-after-weights 30GiB --cell-bytes 65536 --mem-fraction-static 0.8 --format json";
+  PlanRun unknown = Plan(args, true);
+  EXPECT_EQ(unknown.rc, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("not in the catalog"), std::string::npos) << unknown.out;
+  PlanRun r = Plan("--gpu-catalog '" + good + "' " + args);
+  ASSERT_NE(r.rc, 2) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpu"]["name"], "Acme X1 64GB");
+  EXPECT_NEAR(j["gpu"]["total_bytes"].get<double>(), 63.5 * kGiB, 1);
+  // The default location: $TPTRIAGE_GPU_CATALOG.
+  std::string cmd = "TPTRIAGE_GPU_CATALOG='" + good + "' '" + TPTRIAGE_BIN + "' plan " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  std::array<char, 4096> chunk;
+  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) out.append(chunk.data(), n);
+  pclose(pipe);
+  EXPECT_NE(out.find("Acme X1 64GB"), std::string::npos) << out;
+  PlanRun b = Plan("--gpu-catalog '" + bad + "' " + args, true);
+  EXPECT_EQ(b.rc, 2) << b.out;
+  EXPECT_NE(b.out.find(bad + ": /gpus/0/memory_gib"), std::string::npos) << b.out;
+}
+
+// vLLM V0 profiles a multimodal model on a dummy prompt holding its largest image and a
+// video (Qwen2.5-VL: 16,384 + 16,384 tokens) however short max_model_len is, so the
+// language model's activation peak is that of 32,768 tokens: 4.92 GiB logged on a
+// Jetson Orin (vLLM 0.7.3), not the 2.3 GiB of the encoder alone.
+TEST(PlanCliTest, VllmV0ProfilesTheMultimodalDummyPrompt) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen2.5-vl-7b-instruct-awq' ";
+  PlanRun r = Plan(model + "--framework vllm --server-version 0.7.3 --vllm-engine v0 --gpu jetson-orin-32g "
+                           "--gpu-memory-utilization 0.4 --max-model-len 4096 --format json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  const double peak = j["figures"]["activation_peak_bytes"].get<double>() / kGiB;
+  EXPECT_GT(peak, 4.92 * 0.9);
+  EXPECT_LT(peak, 4.92 * 1.1);
+  bool said = false;
+  for (const auto& a : j["assumptions"]) said = said || a.get<std::string>().find("over 32768 tokens") != std::string::npos;
+  EXPECT_TRUE(said) << r.out;
 }
 
 // QwQ-32B on 4xL4 (v0.4.3.post4): the knowledge notes' check, 46,611 tokens in the log.

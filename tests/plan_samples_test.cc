@@ -2,7 +2,7 @@
 // (samples/models/evidence.json): weights per rank within 2%, the KV pool within 5% on
 // at least 80% of the runs that logged it, the start/fail outcome right on every run,
 // and vLLM never more optimistic than 5% over the logged pool. Prints the
-// predicted-vs-logged table that rules/memory/README.md carries.
+// predicted-vs-logged table that memory/README.md carries.
 #include <array>
 #include <cmath>
 #include <cstdio>

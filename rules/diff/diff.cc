@@ -7,7 +7,7 @@
 #include <set>
 
 #include "rules/diff/kv_inputs.h"
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::diff {
 namespace {

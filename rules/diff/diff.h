@@ -8,7 +8,7 @@
 //  - an attribution: which difference explains the bad run's failure, with
 //    numbers, and why each other difference cannot (too small, wrong phase).
 // Memory failures are attributed by counterfactuals through the memory model
-// (rules/memory/memory_model.h): the bad run's KV arithmetic is recomputed with
+// (memory/memory_model.h): the bad run's KV arithmetic is recomputed with
 // one difference reverted to the good run's value; a difference explains the
 // failure when reverting it alone makes the bad run fit.
 //

@@ -6,7 +6,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "rules/memory/memory_model.h"
+#include "memory/memory_model.h"
 
 namespace tpt::diff {
 namespace {

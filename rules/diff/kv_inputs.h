@@ -4,7 +4,7 @@
 // at init and after weights per rank, mem_fraction_static or
 // gpu_memory_utilization, version, ...), borrowing what a run did not print
 // from the other run of the pair when both ran the same model, TP and GPU.
-// EvaluateKv() runs the memory model (rules/memory/memory_model.h) of the
+// EvaluateKv() runs the memory model (memory/memory_model.h) of the
 // run's framework and version on them. Attribution edits a copy of the inputs
 // (one difference reverted to the good run's value) and evaluates again.
 //

@@ -66,9 +66,9 @@ int CompletesPhase(const std::string& kind) {
 }
 
 std::optional<double> NumberField(const Event& e, const char* name) {
-  auto it = e.fields().find(name);
-  if (it == e.fields().end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
+  FieldValue v = e.Get(name);
+  if (!v.is_number()) return std::nullopt;
+  return v.number();
 }
 
 int RankOf(const Event& e) {
@@ -224,7 +224,7 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
       fail.line = e.line;
       fail.rank = rank;
       fail.text = e.text;
-      fail.fields = e.fields();
+      fail.fields = e.FieldsJson();
       (generic ? generic_failure : f.failure) = std::move(fail);
     }
     // Phases completed before the first failure only: a dying server can
@@ -233,18 +233,19 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
 
     RankMemory& m = f.ranks[rank];
     if (e.kind == "server_args") {
-      if (auto it = e.fields().find("framework"); it != e.fields().end() && it->is_string()) {
-        if (f.framework.empty()) f.framework = it->get<std::string>();
+      if (FieldValue fw = e.Get("framework"); fw.is_string()) {
+        if (f.framework.empty()) f.framework = fw.string();
       }
       json flags = json::object();
-      if (auto it = e.fields().find("args"); it != e.fields().end() && it->is_object()) flags = *it;
-      for (auto it = e.fields().begin(); it != e.fields().end(); ++it) {
+      if (FieldValue args = e.Get("args"); args.is_object()) flags = args.json();
+      const json fields = e.FieldsJson();
+      for (auto it = fields.begin(); it != fields.end(); ++it) {
         if (it.key() == "args" || it.key() == "framework") continue;
         if (!flags.contains(it.key())) flags[it.key()] = it.value();
       }
       // vLLM's engine-config line carries the version: a version, not a flag.
       if (auto v = flags.find("version"); v != flags.end()) {
-        std::string fw = e.fields().value("framework", e.family);
+        std::string fw = e.Get("framework").string(e.family);
         if (v->is_string() && !fw.empty()) f.config.emplace("version." + Lower(fw), *v);
         flags.erase(v);
       }
@@ -254,24 +255,23 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
         f.config.emplace(key, NormalizeValue(it.value()));
       }
     } else if (e.kind == "env_var") {
-      if (e.fields().contains("name") && e.fields()["name"].is_string()) {
-        f.config.emplace("env." + e.fields()["name"].get<std::string>(),
-                         NormalizeValue(e.fields().value("value", json(nullptr))));
+      if (FieldValue name = e.Get("name"); name.is_string()) {
+        f.config.emplace("env." + name.string(), NormalizeValue(e.Get("value").json()));
       }
     } else if (e.kind == "framework_version" || e.kind == "nccl_version") {
-      std::string fw = e.kind == "nccl_version" ? "nccl" : Lower(e.fields().value("framework", e.family));
-      if (e.fields().contains("version")) {
-        json v = e.fields()["version"];
+      std::string fw = e.kind == "nccl_version" ? "nccl" : Lower(e.Get("framework").string(e.family));
+      if (FieldValue version = e.Get("version"); version.present()) {
+        json v = version.json();
         f.config.emplace("version." + fw, v.is_string() ? v : json(v.dump()));
       }
     } else if (e.kind == "gpu_info") {
-      if (e.fields().contains("gpu_name")) observe("gpu", e.fields()["gpu_name"]);
+      if (FieldValue gpu = e.Get("gpu_name"); gpu.present()) observe("gpu", gpu.json());
       if (auto t = NumberField(e, "total_bytes")) observe("gpu_total_bytes", *t);
     } else if (e.kind == "custom_ar_enabled") {
       f.config["custom_all_reduce"] = "on";
       f.observed.insert("custom_all_reduce");
     } else if (e.kind == "custom_ar_disabled") {
-      observe("custom_all_reduce", "off (" + e.fields().value("reason", std::string("disabled")) + ")");
+      observe("custom_all_reduce", "off (" + e.Get("reason").string("disabled") + ")");
     } else if (e.kind == "dist_init_begin") {
       SetOnce(m.free_at_init, NumberField(e, "avail_bytes"));
       update_avail(rank, NumberField(e, "avail_bytes"));
@@ -304,7 +304,8 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
       SetOnce(m.graphs_usage, NumberField(e, "graph_bytes"));
       update_avail(rank, NumberField(e, "avail_bytes"));
     } else if (e.kind == "memory_profile") {
-      for (auto it = e.fields().begin(); it != e.fields().end(); ++it) {
+      const json fields = e.FieldsJson();
+      for (auto it = fields.begin(); it != fields.end(); ++it) {
         if (it->is_number() && !f.profile.contains(it.key())) f.profile[it.key()] = *it;
       }
       SetOnce(m.weights_usage, NumberField(e, "weights_bytes"));

@@ -20,7 +20,7 @@ inline Event Ev(const std::string& kind, int tp_rank, nlohmann::json fields = nl
   e.kind = kind;
   e.family = family;
   e.tp_rank = tp_rank;
-  e.fields() = std::move(fields);
+  e.SetFields(std::move(fields));
   e.file = "test.log";
   e.line = ++line;
   e.text = kind;

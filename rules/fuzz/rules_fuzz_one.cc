@@ -22,7 +22,7 @@ Event Ev(const std::string& kind, int rank, nlohmann::json fields) {
   e.rank = rank;
   e.file = "fuzz.log";
   e.line = ++line;
-  e.fields() = std::move(fields);
+  e.SetFields(std::move(fields));
   e.text = kind + " line";
   return e;
 }

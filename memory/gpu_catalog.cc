@@ -1,0 +1,245 @@
+// gpu_catalog.cc: the GPU catalog (gpu_catalog.json, embedded at build time by
+// memory/CMakeLists.txt into gpu_catalog_data.cc) and name lookup.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+
+extern const char kGpuCatalogJson[];  // generated: the text of gpu_catalog.json
+
+namespace {
+
+// "NVIDIA H100 80GB-HBM3" -> "nvidiah10080gbhbm3".
+std::string Normalize(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' || c == '-' || c == '_' || c == '\t') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+Status Bad(std::string_view source, const std::string& path, const std::string& what) {
+  return InvalidArgumentError(std::string(source) + ": " + path + ": " + what +
+                              " (each entry: {\"name\", \"aliases\": [..], \"memory_gib\": >0, \"arch\", \"sm\": >0, "
+                              "\"interconnect\": \"nvlink\"|\"pcie\"})");
+}
+
+}  // namespace
+
+StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::string_view source) {
+  nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return InvalidArgumentError(std::string(source) + ": not valid JSON; check the syntax");
+  if (!doc.is_object() || !doc.contains("gpus") || !doc["gpus"].is_array()) {
+    return Bad(source, "/gpus", "missing or not an array");
+  }
+  std::vector<GpuInfo> out;
+  std::map<std::string, size_t> seen;  // normalized name -> entry
+  const auto& gpus = doc["gpus"];
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const auto& g = gpus[i];
+    std::string path = "/gpus/" + std::to_string(i);
+    if (!g.is_object()) return Bad(source, path, "not an object");
+    GpuInfo info;
+    if (!g.contains("name") || !g["name"].is_string() || g["name"].get<std::string>().empty()) {
+      return Bad(source, path + "/name", "missing or not a non-empty string");
+    }
+    info.name = g["name"].get<std::string>();
+    if (g.contains("aliases")) {
+      if (!g["aliases"].is_array()) return Bad(source, path + "/aliases", "not an array of strings");
+      for (size_t k = 0; k < g["aliases"].size(); ++k) {
+        const auto& a = g["aliases"][k];
+        if (!a.is_string() || a.get<std::string>().empty()) {
+          return Bad(source, path + "/aliases/" + std::to_string(k), "not a non-empty string");
+        }
+        info.aliases.push_back(a.get<std::string>());
+      }
+    }
+    if (!g.contains("memory_gib") || !g["memory_gib"].is_number() || !(g["memory_gib"].get<double>() > 0)) {
+      return Bad(source, path + "/memory_gib", "missing or not a number > 0");
+    }
+    info.memory_bytes = g["memory_gib"].get<double>() * kGiB;
+    if (!g.contains("arch") || !g["arch"].is_string()) return Bad(source, path + "/arch", "missing or not a string");
+    info.arch = g["arch"].get<std::string>();
+    if (!g.contains("sm") || !g["sm"].is_number_integer() || g["sm"].get<int>() <= 0) {
+      return Bad(source, path + "/sm", "missing or not an integer > 0 (e.g. 90 for Hopper)");
+    }
+    info.sm = g["sm"].get<int>();
+    if (!g.contains("interconnect") || !g["interconnect"].is_string() ||
+        (g["interconnect"] != "nvlink" && g["interconnect"] != "pcie")) {
+      return Bad(source, path + "/interconnect", "missing or not \"nvlink\" or \"pcie\"");
+    }
+    info.interconnect = g["interconnect"].get<std::string>();
+    std::vector<std::string> names = info.aliases;
+    names.push_back(info.name);
+    for (const auto& n : names) {
+      auto [it, fresh] = seen.emplace(Normalize(n), i);
+      if (!fresh && it->second != i) {
+        return Bad(source, path, "name or alias '" + n + "' is already used by another entry");
+      }
+    }
+    out.push_back(std::move(info));
+  }
+  if (out.empty()) return Bad(source, "/gpus", "is empty");
+  return out;
+}
+
+std::string_view EmbeddedGpuCatalogJson() { return kGpuCatalogJson; }
+
+namespace {
+
+std::vector<GpuInfo>& MutableCatalog() {
+  static std::vector<GpuInfo>* catalog = [] {
+    auto parsed = ParseGpuCatalog(kGpuCatalogJson, "memory/gpu_catalog.json (embedded)");
+    // A broken embedded catalog is caught by gpu_catalog_test; at run time degrade to empty.
+    return new std::vector<GpuInfo>(parsed.ok() ? std::move(*parsed) : std::vector<GpuInfo>{});
+  }();
+  return *catalog;
+}
+
+}  // namespace
+
+const std::vector<GpuInfo>& GpuCatalog() { return MutableCatalog(); }
+
+StatusOr<std::vector<GpuInfo>> MergeGpuCatalog(const std::vector<GpuInfo>& base, const std::vector<GpuInfo>& user,
+                                               std::string_view source) {
+  std::vector<GpuInfo> merged = base;
+  std::vector<bool> replaced(base.size(), false);
+  for (size_t i = 0; i < user.size(); ++i) {
+    const GpuInfo& g = user[i];
+    std::vector<std::string> names = g.aliases;
+    names.push_back(g.name);
+    std::optional<size_t> hit;
+    for (size_t k = 0; k < base.size(); ++k) {
+      std::vector<std::string> theirs = base[k].aliases;
+      theirs.push_back(base[k].name);
+      bool same = false;
+      for (const auto& a : names)
+        for (const auto& b : theirs) same = same || Normalize(a) == Normalize(b);
+      if (!same) continue;
+      if (hit) {
+        return Bad(source, "/gpus/" + std::to_string(i),
+                   "'" + g.name + "' names two built-in GPUs (" + base[*hit].name + ", " + base[k].name +
+                       "); give it the names of one");
+      }
+      hit = k;
+    }
+    if (hit && replaced[*hit]) {
+      return Bad(source, "/gpus/" + std::to_string(i), "'" + g.name + "' replaces " + base[*hit].name + " a second time");
+    }
+    if (hit) {
+      replaced[*hit] = true;
+      merged[*hit] = g;
+    } else {
+      merged.push_back(g);
+    }
+  }
+  return merged;
+}
+
+Status LoadGpuCatalogFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return NotFoundError(path + ": cannot open this GPU catalog file");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (text.size() > (16u << 20)) return InvalidArgumentError(path + ": larger than 16 MiB; a GPU catalog is a small JSON file");
+  auto user = ParseGpuCatalog(text, path);
+  if (!user.ok()) return user.status();
+  auto merged = MergeGpuCatalog(MutableCatalog(), *user, path);
+  if (!merged.ok()) return merged.status();
+  MutableCatalog() = std::move(*merged);
+  return OkStatus();
+}
+
+std::string DefaultGpuCatalogPath() {
+  if (const char* env = std::getenv("TPTRIAGE_GPU_CATALOG"); env != nullptr && *env != '\0') return env;
+  std::string dir;
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+    dir = xdg;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    dir = std::string(home) + "/.config";
+  } else {
+    return "";
+  }
+  std::string path = dir + "/tptriage/gpus.json";
+  std::ifstream probe(path);
+  return probe ? path : "";
+}
+
+Status LoadUserGpuCatalog(const std::string& flag) {
+  static bool loaded = false;
+  if (loaded) return OkStatus();
+  const std::string path = flag.empty() ? DefaultGpuCatalogPath() : flag;
+  if (path.empty()) return OkStatus();
+  Status st = LoadGpuCatalogFile(path);
+  if (st.ok()) loaded = true;
+  return st;
+}
+
+StatusOr<GpuInfo> FindGpu(std::string_view name) {
+  const std::string key = Normalize(name);
+  if (key.empty()) return InvalidArgumentError("GPU name is empty; give a name like H100, H200, L4 or A100-40G");
+  const GpuInfo* best = nullptr;
+  size_t best_len = 0;
+  for (const auto& g : GpuCatalog()) {
+    std::vector<std::string> names = g.aliases;
+    names.push_back(g.name);
+    for (const auto& n : names) {
+      std::string nn = Normalize(n);
+      if (nn == key) return g;
+      // A longer device string ("NVIDIA H100 80GB HBM3 (SXM)") that contains a known
+      // name: take the longest contained name so "h100pcie" beats "h100".
+      if (nn.size() >= 3 && key.find(nn) != std::string::npos && nn.size() > best_len) {
+        best = &g;
+        best_len = nn.size();
+      }
+    }
+  }
+  if (best) return *best;
+  std::string known;
+  for (const auto& g : GpuCatalog()) known += (known.empty() ? "" : ", ") + g.name;
+  return NotFoundError("GPU '" + std::string(name) + "' is not in the catalog; known: " + known +
+                       ". Give its memory with --gpu-mem instead (e.g. --gpu-mem 94GiB)");
+}
+
+}  // namespace tpt::memory
+
+namespace tpt::memory {
+
+std::string GpuAmbiguity(std::string_view name) {
+  // Names that cover parts with different memory: what was assumed, and the other choices.
+  static constexpr struct {
+    const char* key;
+    const char* text;
+  } kAmbiguous[] = {
+      {"a100", "A100 SXM 80GB (A100 also comes with 40 GB: --gpu A100-40G)"},
+      {"nvidiaa100", "A100 SXM 80GB (A100 also comes with 40 GB: --gpu A100-40G)"},
+      {"h100", "H100 SXM 80GB (H100 NVL has 94 GB: --gpu H100-NVL)"},
+      {"h20", "H20 96GB (H20 also comes with 141 GB: --gpu H20-141G)"},
+      {"v100", "V100 SXM2 16GB (V100 also comes with 32 GB: --gpu V100-32G)"},
+      {"gb200", "GB200 186GB per GPU (HBM3e; the Grace CPU memory is not counted)"},
+      {"gh200", "GH200 96GB (GH200 also comes with 144 GB HBM3e: --gpu GH200-144G)"},
+      {"rtxpro6000", "RTX PRO 6000 Blackwell 96GB (the older RTX 6000 Ada has 48 GB: --gpu RTX-6000-Ada)"},
+      {"mi300", "MI300X 192GB (MI300A shares 128 GB with the CPU)"},
+  };
+  std::string key;
+  for (char c : name) {
+    if (c == ' ' || c == '-' || c == '_') continue;
+    key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  for (const auto& a : kAmbiguous) {
+    if (key == a.key) return a.text;
+  }
+  return "";
+}
+
+}  // namespace tpt::memory

@@ -1,0 +1,104 @@
+// gpu_catalog_test.cc: the embedded catalog parses, lookups by alias, and bad catalogs
+// are rejected with the JSON path.
+#include <gtest/gtest.h>
+
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+namespace {
+
+TEST(GpuCatalogTest, EmbeddedCatalogParsesAndHasTheBriefsCards) {
+  auto parsed = ParseGpuCatalog(EmbeddedGpuCatalogJson(), "gpu_catalog.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const auto& cat = GpuCatalog();
+  ASSERT_GE(cat.size(), 18u);
+  for (const char* n : {"H100 SXM 80GB", "H100 PCIe 80GB", "H200 141GB", "H20 96GB", "A100 SXM 80GB", "A100 SXM 40GB",
+                        "L4 24GB", "L40S 48GB", "A10G 24GB", "RTX 4090 24GB", "RTX 3090 24GB",
+                        "RTX PRO 6000 Blackwell 96GB", "B200 180GB", "GH200 96GB", "T4 16GB", "V100 SXM2 16GB"}) {
+    auto g = FindGpu(n);
+    EXPECT_TRUE(g.ok()) << n;
+  }
+}
+
+TEST(GpuCatalogTest, LookupByAliasAndDeviceString) {
+  auto h200 = FindGpu("h200");
+  ASSERT_TRUE(h200.ok());
+  EXPECT_NEAR(h200->memory_bytes, 150109880320.0, 0.01 * kGiB);  // measured total
+  EXPECT_EQ(h200->sm, 90);
+  EXPECT_EQ(FindGpu("NVIDIA H100 PCIe")->interconnect, "pcie");
+  EXPECT_EQ(FindGpu("H100_SXM")->interconnect, "nvlink");
+  EXPECT_EQ(FindGpu("NVIDIA RTX PRO 6000 Blackwell Server Edition")->sm, 120);
+  EXPECT_EQ(FindGpu("NVIDIA A100-SXM4-40GB")->name, "A100 SXM 40GB");
+  EXPECT_EQ(FindGpu("nvidia h200 nvl")->name, "H200 NVL 141GB");  // its own entry (PCIe part)
+  EXPECT_EQ(FindGpu("NVIDIA H200 141GB HBM3e")->name, "H200 141GB");  // longest contained name wins
+  EXPECT_EQ(FindGpu("AMD Instinct MI300X")->arch, "cdna3");
+  EXPECT_EQ(FindGpu("GB200")->name, "GB200 186GB");
+  EXPECT_FALSE(GpuAmbiguity("A100").empty());
+  EXPECT_TRUE(GpuAmbiguity("A100-40G").empty());
+  EXPECT_EQ(FindGpu("Tesla T4")->sm, 75);
+  auto none = FindGpu("Voodoo 3");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("--gpu-mem"), std::string::npos);
+  EXPECT_FALSE(FindGpu("").ok());
+}
+
+TEST(GpuCatalogTest, RejectsBrokenCatalogsNamingThePath) {
+  auto bad = ParseGpuCatalog("{", "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("x.json"), std::string::npos);
+  bad = ParseGpuCatalog(R"({"gpus":[{"name":"A","memory_gib":-1,"arch":"a","sm":80,"interconnect":"pcie"}]})",
+                        "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/gpus/0/memory_gib"), std::string::npos);
+  bad = ParseGpuCatalog(R"({"gpus":[{"name":"A","memory_gib":1,"arch":"a","sm":80,"interconnect":"usb"}]})", "x");
+  EXPECT_NE(bad.status().message().find("/gpus/0/interconnect"), std::string::npos);
+  bad = ParseGpuCatalog(R"({"gpus":[{"name":"A","memory_gib":1,"arch":"a","sm":80,"interconnect":"pcie"},
+                                    {"name":"B","aliases":["a"],"memory_gib":1,"arch":"a","sm":80,"interconnect":"pcie"}]})",
+                        "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("already used"), std::string::npos);
+  EXPECT_FALSE(ParseGpuCatalog(R"({"gpus":[]})", "x").ok());
+  EXPECT_FALSE(ParseGpuCatalog("\x01\x02binary", "x").ok());
+}
+
+// A user's catalog file: an entry naming a built-in GPU replaces it, others are added;
+// errors name the file and the entry.
+TEST(GpuCatalogTest, UserCatalogMergesOverTheBuiltIn) {
+  auto base = ParseGpuCatalog(EmbeddedGpuCatalogJson(), "embedded");
+  ASSERT_TRUE(base.ok());
+  auto user = ParseGpuCatalog(R"j({"gpus":[
+      {"name":"Acme X1 64GB","aliases":["x1"],"memory_gib":63.5,"arch":"hopper","sm":90,"interconnect":"pcie"},
+      {"name":"L4 24GB (our driver)","aliases":["l4"],"memory_gib":21.9,"arch":"ada","sm":89,"interconnect":"pcie"}]})j",
+                              "my.json");
+  ASSERT_TRUE(user.ok()) << user.status().ToString();
+  auto merged = MergeGpuCatalog(*base, *user, "my.json");
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->size(), base->size() + 1);  // one added, one replaced
+  auto find = [&](const std::string& n) -> const GpuInfo* {
+    for (const auto& g : *merged)
+      if (g.name == n) return &g;
+    return nullptr;
+  };
+  ASSERT_NE(find("Acme X1 64GB"), nullptr);
+  ASSERT_NE(find("L4 24GB (our driver)"), nullptr);
+  EXPECT_NEAR(find("L4 24GB (our driver)")->memory_bytes, 21.9 * kGiB, 1);
+  EXPECT_EQ(find("L4 24GB"), nullptr);  // replaced, not duplicated
+
+  auto two = ParseGpuCatalog(R"j({"gpus":[
+      {"name":"Mixed","aliases":["h100","a100"],"memory_gib":80,"arch":"hopper","sm":90,"interconnect":"nvlink"}]})j", "my.json");
+  ASSERT_TRUE(two.ok());
+  auto bad = MergeGpuCatalog(*base, *two, "my.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("my.json: /gpus/0"), std::string::npos) << bad.status().message();
+  auto again = ParseGpuCatalog(R"j({"gpus":[
+      {"name":"T4 a","aliases":["t4"],"memory_gib":15,"arch":"turing","sm":75,"interconnect":"pcie"},
+      {"name":"T4 b","aliases":["tesla t4"],"memory_gib":15,"arch":"turing","sm":75,"interconnect":"pcie"}]})j", "my.json");
+  ASSERT_TRUE(again.ok());
+  bad = MergeGpuCatalog(*base, *again, "my.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/gpus/1"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(LoadGpuCatalogFile("/nonexistent/gpus.json").ok());
+}
+
+}  // namespace
+}  // namespace tpt::memory

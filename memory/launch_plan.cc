@@ -1,0 +1,719 @@
+// launch_plan.cc: a launch configuration -> predicted ledger, KV pool and failure, by
+// server; what is derived from the model and the version; the JSON and text forms.
+// The remedies and the sensitivity ranges are in launch_plan_remedies.cc.
+#include "memory/launch_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "memory/launch_plan_internal.h"
+#include "memory/numeric.h"
+
+namespace tpt::memory {
+
+namespace internal {
+
+std::string Fixed2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", v);
+  return buf;
+}
+
+std::string WithCommas(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+Remedy MakeRemedy(std::string flag, std::string value, std::string direction, std::string why) {
+  Remedy r;
+  r.flag = std::move(flag);
+  r.value = std::move(value);
+  r.direction = std::move(direction);
+  r.why = std::move(why);
+  return r;
+}
+
+}  // namespace internal
+
+using internal::Fixed2;
+using internal::MakeRemedy;
+using internal::WithCommas;
+
+namespace {
+
+using internal::FloorHundredths;
+
+// cuBLAS handle state outside torch's allocator (anchors-allreduce.md §4.1, lazy loading).
+constexpr double kCublasBytes = 66.0 * kMiB;
+
+// KV dtype of "auto": the model's activation dtype (fp32 only when the weights are fp32).
+StatusOr<double> KvElementBytes(const PlanInput& in) {
+  std::string model = in.weight_dtype == "fp32" || in.weight_dtype == "fp16" ? in.weight_dtype : "bf16";
+  return KvDtypeBytes(in.kv_cache_dtype, model);
+}
+
+bool HasDims(const KvDims& d) { return d.layers > 0 && (d.IsMla() || (d.kv_heads > 0 && d.head_dim > 0)); }
+
+// KV bytes per token per rank: --cell-bytes, or the server's formula on the model
+// dimensions with the element size of --kv-cache-dtype.
+template <typename CellFn>
+StatusOr<int64_t> CellBytes(const PlanInput& in, CellFn server_formula) {
+  if (in.cell_bytes) return *in.cell_bytes;
+  if (!HasDims(in.dims)) {
+    return InvalidArgumentError(
+        "the KV size per token is unknown: give --layers with --kv-heads and --head-dim (MHA/GQA), or --layers "
+        "with --kv-lora-rank and --qk-rope-head-dim (MLA), or --cell-bytes");
+  }
+  KvDims dims = in.dims;
+  auto elem = KvElementBytes(in);
+  if (!elem.ok()) return InvalidArgumentError("--kv-cache-dtype: " + elem.status().message());
+  dims.dtype_bytes = *elem;
+  return server_formula(dims);
+}
+
+void AddGraphRemedy(const PlanInput& in, double budget, Plan& p) {
+  if (!in.cuda_graph_bytes || !in.cuda_graph_max_bs || *in.cuda_graph_bytes <= budget) return;
+  auto bs = LargestGraphBatchSize({{*in.cuda_graph_max_bs, *in.cuda_graph_bytes}}, budget, *in.cuda_graph_max_bs);
+  if (!bs.ok()) return;
+  p.figures["graph_budget_bytes"] = budget;
+  p.figures["largest_fitting_cuda_graph_bs"] = *bs;
+  if (*bs > 0) {
+    p.remedies.push_back(MakeRemedy("--cuda-graph-max-bs", std::to_string(*bs), "decrease",
+                                    "graphs of " + FormatGiB(*in.cuda_graph_bytes) + " at bs " +
+                                        std::to_string(*in.cuda_graph_max_bs) + " exceed the " + FormatGiB(budget) +
+                                        " left for them; memory scales with the largest batch"));
+  }
+}
+
+StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
+  auto era = SglangEraForVersion(in.version);
+  if (!era.ok()) return InvalidArgumentError("--version: " + era.status().message());
+  p.era = SglangEraName(*era);
+  int attn_tp = in.enable_dp_attention ? std::max(1, in.tp / in.dp) : in.tp;
+
+  double avail;
+  if (in.avail_after_weights_bytes) {
+    avail = *in.avail_after_weights_bytes;
+  } else if (in.weights_bytes) {
+    avail = p.free_at_init_bytes - *in.weights_bytes;
+  } else {
+    return InvalidArgumentError("the weights are unknown: give --weights-per-rank, --params with --dtype, or "
+                                "--avail-after-weights (\"Load weight end. avail mem=\")");
+  }
+  if (avail > p.free_at_init_bytes) {
+    return InvalidArgumentError("--avail-after-weights (" + FormatGiB(avail) + ") is more than the free memory at init (" +
+                                FormatGiB(p.free_at_init_bytes) + ")");
+  }
+  p.weights_bytes = p.free_at_init_bytes - avail;
+  const bool weights_oom = avail < 0;
+  if (weights_oom) avail = 0;
+
+  auto cell = CellBytes(in, [&](const KvDims& d) { return SglangCellBytes(d, attn_tp, *era); });
+  if (!cell.ok()) return cell.status();
+  p.cell_bytes = *cell;
+  if (*era == SglangEra::kY2026 && (in.speculative_algorithm == "EAGLE" || in.speculative_algorithm == "EAGLE3") &&
+      in.dims.layers > 0 && !in.cell_bytes) {
+    // sglang-source.md §1.2(e): EAGLE targets price the draft's KV into the target's pool,
+    // cell x (1 + draft layers / layers).
+    const int draft = in.draft_layers > 0 ? in.draft_layers : 1;
+    p.cell_bytes = static_cast<int64_t>(std::llround(p.cell_bytes * (1.0 + static_cast<double>(draft) / in.dims.layers)));
+    p.assumptions.push_back("KV cell x (1 + " + std::to_string(draft) + "/" + std::to_string(in.dims.layers) +
+                            ") for the " + in.speculative_algorithm + " draft's KV" +
+                            (in.draft_layers > 0 ? "" : " (1 draft layer assumed)"));
+  }
+
+  p.fraction_flag = "--mem-fraction-static";
+  if (in.mem_fraction_static) {
+    p.fraction = *in.mem_fraction_static;
+    p.fraction_source = "flag";
+  } else {
+    SglangDefaultsInput d;
+    d.version = in.version;
+    d.gpu_capacity_bytes = in.total_bytes;
+    d.tp = in.tp;
+    d.pp = in.pp;
+    d.dp = in.dp;
+    d.enable_dp_attention = in.enable_dp_attention;
+    d.chunked_prefill_size = in.chunked_prefill_size;
+    d.cuda_graph_max_bs = in.cuda_graph_max_bs;
+    d.speculative_algorithm = in.speculative_algorithm;
+    auto def = SglangDefaultMemFraction(d);
+    if (!def.ok()) return def.status();
+    p.fraction = def->mem_fraction_static;
+    p.fraction_source = "default: " + def->rule;
+    auto v = ParseVersion(in.version);
+    if (in.model && in.model->vision_params > 0 && v.ok() && CompareVersions(*v, {0, 4, 8}) >= 0) {
+      // server_args.adjust_mem_fraction_for_vlm (with the post-#7054 heuristic; our reading
+      // of the versions): x 0.95 x clamp(1 - 0.1 (ratio - 1), 0.8, 1.05), ratio = the ViT's
+      // layers x hidden^2 over ViT-L/14's 24 x 1024^2.
+      const double ratio = static_cast<double>(in.model->vision_layers_attr) * in.model->vision_hidden_attr *
+                           in.model->vision_hidden_attr / (24.0 * 1024 * 1024);
+      const double factor = 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+      p.fraction *= factor;
+      p.fraction_source += "; x " + Fixed2(factor) + " for the vision tower (adjust_mem_fraction_for_vlm)";
+    }
+    if (!(p.fraction > 0.05)) {
+      return InvalidArgumentError("the version's default --mem-fraction-static comes out at " + Fixed2(p.fraction) +
+                                  " for this GPU and parallelism; give --mem-fraction-static");
+    }
+  }
+
+  SglangKvInput kv;
+  kv.era = *era;
+  kv.free_at_init_bytes = p.free_at_init_bytes;
+  kv.avail_after_weights_bytes = avail;
+  kv.mem_fraction_static = p.fraction;
+  kv.cell_bytes = p.cell_bytes;
+  kv.page_size = in.page_size;
+  kv.max_total_tokens = in.max_total_tokens;
+  kv.context_length = in.context_length;
+  auto r = SglangKvPool(kv);
+  if (!r.ok()) return r.status();
+
+  RankMemory m;
+  m.total_bytes = in.total_bytes;
+  m.free_at_init_bytes = p.free_at_init_bytes;
+  m.weights_bytes = p.weights_bytes;
+  m.reserved_bytes = r->reserved_bytes;
+  m.kv_pool_bytes = r->kv_pool_bytes;
+  m.graphs_bytes = in.cuda_graph_bytes.value_or(0);
+  p.row = BuildLedgerRow(m);
+  p.kv_tokens = std::max<int64_t>(r->max_total_num_tokens, 0);
+
+  p.figures = {{"reserved_bytes", r->reserved_bytes},
+               {"rest_bytes", r->rest_bytes},
+               {"avail_after_weights_bytes", avail},
+               {"profiled_tokens", r->profiled_tokens},
+               {"max_total_num_tokens", r->max_total_num_tokens},
+               {"min_viable_mem_fraction_static", r->min_viable_mem_fraction_static}};
+  if (r->mem_fraction_for_context) p.figures["mem_fraction_for_context"] = *r->mem_fraction_for_context;
+
+  const double min_f = r->min_viable_mem_fraction_static;
+  if (weights_oom) {
+    p.fits = false;
+    p.failure = "weights_oom";
+    p.kv_tokens = 0;
+    p.error = "the weights (" + FormatGiB(p.weights_bytes) + " per rank) do not fit in the free memory (" +
+              FormatGiB(p.free_at_init_bytes) + "): loading fails with a CUDA out-of-memory error";
+  } else if (r->fails) {
+    p.fits = false;
+    p.failure = "kv_pool_no_room";
+    p.error = r->error;
+    if (min_f < 1.0) {
+      p.remedies.push_back(MakeRemedy("--mem-fraction-static", Fixed2(min_f), "increase",
+                                      "smallest value that leaves a KV pool: 1 - avail/free_at_init = 1 - " +
+                                          FormatGiB(avail) + " / " + FormatGiB(p.free_at_init_bytes)));
+    } else {
+      p.remedies.push_back(MakeRemedy("--tp", std::to_string(in.tp * 2), "increase",
+                                      "the weights leave no room at any --mem-fraction-static (needs >= " +
+                                          Fixed2(min_f) + "); shard them over more GPUs or quantize"));
+    }
+  } else if (!r->holds_one_context) {
+    p.fits = false;
+    p.failure = "kv_pool_too_small";
+    p.error = "the KV pool holds " + WithCommas(p.kv_tokens) + " tokens, less than one request of the context length " +
+              WithCommas(*in.context_length);
+    if (r->mem_fraction_for_context && *r->mem_fraction_for_context < 1.0) {
+      p.remedies.push_back(MakeRemedy("--mem-fraction-static", Fixed2(*r->mem_fraction_for_context), "increase",
+                                      "smallest value whose pool holds one " + WithCommas(*in.context_length) +
+                                          "-token request"));
+    }
+    p.remedies.push_back(MakeRemedy("--context-length", std::to_string(p.kv_tokens), "decrease",
+                                    "the longest request the predicted pool can hold"));
+  } else if (in.cuda_graph_bytes && *in.cuda_graph_bytes > r->reserved_bytes) {
+    // SGLang captures graphs from the (1 - f) slice, which also holds activations.
+    p.fits = false;
+    p.failure = "cuda_graph_capture_oom";
+    p.error = "CUDA graphs (" + FormatGiB(*in.cuda_graph_bytes) + ") exceed the reserved slice (" +
+              FormatGiB(r->reserved_bytes) + ") they are captured from";
+    AddGraphRemedy(in, r->reserved_bytes, p);
+    double f_lower = FloorHundredths(1.0 - *in.cuda_graph_bytes / p.free_at_init_bytes);
+    if (f_lower > min_f) {
+      p.remedies.push_back(MakeRemedy("--mem-fraction-static", Fixed2(f_lower), "decrease",
+                                      "keeps back enough of the free memory for the graphs"));
+    }
+  }
+  return p;
+}
+
+StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
+  auto era = VllmEraForVersion(in.version, in.vllm_engine);
+  if (!era.ok()) return InvalidArgumentError("--version/--vllm-engine: " + era.status().message());
+  p.era = VllmEraName(*era);
+  if (in.avail_after_weights_bytes) {
+    return InvalidArgumentError("--avail-after-weights is an SGLang figure; for vLLM give --weights-per-rank "
+                                "(\"Model loading took X GiB\")");
+  }
+  if (!in.weights_bytes) {
+    return InvalidArgumentError("the weights are unknown: give --weights-per-rank or --params with --dtype");
+  }
+  p.weights_bytes = *in.weights_bytes;
+  auto cell = CellBytes(in, [&](const KvDims& d) { return VllmBytesPerToken(d, in.tp); });
+  if (!cell.ok()) return cell.status();
+  p.cell_bytes = *cell;
+  p.fraction_flag = "--gpu-memory-utilization";
+  p.fraction = in.gpu_memory_utilization.value_or(0.9);
+  p.fraction_source = in.gpu_memory_utilization ? "flag" : "default: 0.9 (vLLM's default in every version)";
+
+  if (in.non_torch_bytes) {
+    p.non_torch_bytes = *in.non_torch_bytes;
+  } else {
+    // cuBLAS + custom all-reduce, and the NCCL communicator where the baseline snapshot is
+    // taken before distributed init (vllm-source.md §1.3(f): after it from 0.11).
+    auto v = ParseVersion(in.version);
+    bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0;
+    p.non_torch_bytes = kCublasBytes + (in.tp > 1 ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? kNcclCommBytes : 0);
+    p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) +
+                            " (cuBLAS, custom all-reduce" + std::string(nccl_in_increase ? ", NCCL" : "") +
+                            "); pass --non-torch from the log to override");
+  }
+  if (!in.activation_peak_bytes) {
+    p.assumptions.push_back("activation peak not given: 0 assumed; pass --activation-peak (vLLM logs \"PyTorch "
+                            "activation peak memory takes X\")");
+  }
+  VllmKvInput kv;
+  kv.era = *era;
+  kv.total_bytes = in.total_bytes;
+  kv.free_at_init_bytes = p.free_at_init_bytes;
+  kv.gpu_memory_utilization = p.fraction;
+  kv.weights_bytes = p.weights_bytes;
+  kv.activation_peak_bytes = in.activation_peak_bytes.value_or(0);
+  kv.non_torch_bytes = p.non_torch_bytes;
+  kv.cuda_graph_bytes = in.cuda_graph_bytes.value_or(0);
+  kv.bytes_per_token = p.cell_bytes;
+  kv.block_size = in.block_size;
+  kv.pp = in.pp;
+  kv.max_model_len = in.context_length;
+  auto r = VllmKvPool(kv);
+  if (!r.ok()) return r.status();
+
+  const bool graphs_in_budget = *era == VllmEra::kV1GraphsInBudget;
+  RankMemory m;
+  m.total_bytes = in.total_bytes;
+  m.free_at_init_bytes = p.free_at_init_bytes;
+  m.weights_bytes = p.weights_bytes;
+  m.other_bytes = p.non_torch_bytes;
+  // What stays free once the KV cache is allocated (the activation peak is released):
+  // free - requested + activation. Graphs come out of it unless they are in the budget.
+  m.reserved_bytes = p.free_at_init_bytes - r->requested_bytes + kv.activation_peak_bytes;
+  m.kv_pool_bytes = std::max(r->kv_bytes, 0.0);
+  m.graphs_bytes = kv.cuda_graph_bytes;
+  m.graphs_inside_reserved = !graphs_in_budget;
+  p.row = BuildLedgerRow(m);
+  if (r->startup_check_fails) {
+    // Nothing is loaded: the shortfall is the free memory the budget asks for.
+    p.row.weights_bytes = p.row.kv_pool_bytes = p.row.graphs_bytes = 0;
+    p.row.reserved_bytes = 0;
+    p.row.left_bytes = p.free_at_init_bytes - r->requested_bytes;
+  }
+  // A pool shorter than max_model_len exists (vLLM prints it in the error); no pool otherwise.
+  p.kv_tokens = r->no_cache_blocks || r->startup_check_fails ? 0 : r->kv_tokens;
+  const bool weights_oom = !r->startup_check_fails && p.weights_bytes + p.non_torch_bytes > p.free_at_init_bytes;
+  p.figures = {{"requested_bytes", r->requested_bytes},
+               {"non_kv_bytes", r->non_kv_bytes},
+               {"graphs_in_budget_bytes", r->graphs_in_budget_bytes},
+               {"kv_bytes", r->kv_bytes},
+               {"num_blocks", r->num_blocks},
+               {"kv_tokens", r->kv_tokens},
+               {"estimated_max_model_len", r->estimated_max_model_len},
+               {"min_util_one_block", r->min_util_one_block},
+               {"activation_peak_bytes", kv.activation_peak_bytes},
+               {"cuda_graph_bytes", kv.cuda_graph_bytes},
+               {"max_util_startup", r->max_util_startup}};
+  if (r->min_util_max_model_len) p.figures["min_util_max_model_len"] = *r->min_util_max_model_len;
+
+  const double lo = r->min_util_one_block, hi = r->max_util_startup;
+  auto no_util_fits = [&](const std::string& need) {
+    p.remedies.push_back(MakeRemedy("--tensor-parallel-size", std::to_string(in.tp * 2), "increase",
+                                    "no --gpu-memory-utilization works: the pool needs >= " + need +
+                                        " but only " + Fixed2(hi) + " of the card is free at startup"));
+  };
+  if (weights_oom) {
+    p.fits = false;
+    p.failure = "weights_oom";
+    p.kv_tokens = 0;
+    p.error = "the weights (" + FormatGiB(p.weights_bytes) + " per rank) do not fit in the free memory (" +
+              FormatGiB(p.free_at_init_bytes) + "): \"Failed to load model - not enough GPU memory\" (CUDA out of memory)";
+  } else if (r->startup_check_fails) {
+    p.fits = false;
+    p.failure = "startup_free_memory_short";
+    if (hi >= lo) {
+      p.remedies.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(hi), "decrease",
+                                      "largest value the free memory at startup (" + FormatGiB(p.free_at_init_bytes) +
+                                          " of " + FormatGiB(in.total_bytes) + ") allows"));
+    } else {
+      no_util_fits(Fixed2(lo));
+    }
+  } else if (r->no_cache_blocks) {
+    p.fits = false;
+    p.failure = "kv_pool_no_room";
+    if (lo <= hi) {
+      p.remedies.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(lo), "increase",
+                                      "smallest value that leaves one KV block"));
+    } else {
+      no_util_fits(Fixed2(lo));
+    }
+  } else if (r->max_len_too_long) {
+    p.fits = false;
+    p.failure = "kv_pool_too_small";
+    if (r->min_util_max_model_len && *r->min_util_max_model_len <= hi) {
+      p.remedies.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(*r->min_util_max_model_len), "increase",
+                                      "smallest value whose pool holds one max_model_len request"));
+    }
+    p.remedies.push_back(MakeRemedy("--max-model-len", std::to_string(r->estimated_max_model_len), "decrease",
+                                    "the longest request the predicted pool can hold"));
+  } else if (r->graphs_overflow) {
+    p.fits = false;
+    p.failure = "cuda_graph_capture_oom";
+    double left_for_graphs = m.reserved_bytes;
+    p.error = "CUDA graphs (" + FormatGiB(kv.cuda_graph_bytes) + ") are captured after the KV cache, outside the "
+              "budget, from the " + FormatGiB(left_for_graphs) + " left";
+    double util = FloorHundredths(p.fraction - (kv.cuda_graph_bytes - left_for_graphs) / in.total_bytes);
+    if (util >= lo) {
+      p.remedies.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(util), "decrease",
+                                      "leaves room for the graphs outside the budget"));
+    }
+    AddGraphRemedy(in, left_for_graphs, p);
+  }
+  if (!p.fits && p.error.empty()) p.error = r->error;
+  return p;
+}
+
+StatusOr<Plan> MakePlanCore(const PlanInput& in) {
+  if (in.framework != "sglang" && in.framework != "vllm") {
+    return InvalidArgumentError("--framework '" + in.framework + "' is not supported; use sglang or vllm");
+  }
+  if (!(in.total_bytes > 0)) return InvalidArgumentError("the GPU memory is unknown: give --gpu NAME or --gpu-mem SIZE");
+  if (in.tp < 1 || in.pp < 1 || in.dp < 1) return InvalidArgumentError("--tp, --pp and --dp must be >= 1");
+  Plan p;
+  p.input = in;
+  if (in.free_at_init_bytes) {
+    p.free_at_init_bytes = *in.free_at_init_bytes;
+  } else {
+    p.free_at_init_bytes = in.total_bytes - InitOverheadBytes(in.gpu_arch, in.gpu_interconnect, in.tp);
+    p.assumptions.push_back("free at init " + FormatGiB(p.free_at_init_bytes) + " = total - " +
+                            FormatGiB(in.total_bytes - p.free_at_init_bytes) +
+                            " (CUDA context, NCCL and custom all-reduce for " +
+                            (in.gpu_arch.empty() ? std::string("an unknown GPU family (Hopper figures)") : in.gpu_arch) +
+                            (in.gpu_interconnect.empty() ? "" : ", " + in.gpu_interconnect) + ", tp " +
+                            std::to_string(in.tp) + "); pass --free-at-init from the log to override");
+  }
+  if (p.free_at_init_bytes > in.total_bytes) {
+    return InvalidArgumentError("--free-at-init (" + FormatGiB(p.free_at_init_bytes) + ") is more than the GPU memory (" +
+                                FormatGiB(in.total_bytes) + ")");
+  }
+  if (!(p.free_at_init_bytes > 0)) {
+    return InvalidArgumentError("--free-at-init must be > 0 (got " + FormatGiB(p.free_at_init_bytes) + ")");
+  }
+  return in.framework == "sglang" ? PlanSglang(in, std::move(p)) : PlanVllm(in, std::move(p));
+}
+
+}  // namespace
+
+double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp) {
+  // CUDA context + torch: 620.8 MiB measured on H200 (Hopper/Blackwell data-centre parts);
+  // about 0.29 GiB on Ada/Ampere PCIe cards (L4: 22.05 total - 21.63 free - 0.13 NCCL).
+  // NCCL: 558 MiB on NVLink Hopper (NVLS, more channels), 0.13 GiB on PCIe (L4 TP4,
+  // "Init torch distributed ends. mem usage=0.13 GB"). Custom all-reduce: 24 MiB when
+  // it is on (tp 2, 4, 6, 8; tp > 2 only with NVLink). ROCm (MI300X): 9.35 GiB
+  // between the card's 191.98 GiB and "Load weight begin. avail mem=182.63" (corpus).
+  if (arch == "cdna3") return 9.35 * kGiB;
+  const bool big = arch.empty() || arch == "hopper" || arch == "blackwell";
+  const bool nvlink = interconnect.empty() || interconnect == "nvlink";
+  double bytes = big ? kTorchContextBytes : 0.29 * kGiB;
+  if (tp > 1) bytes += nvlink && big ? kNcclCommBytes : 0.13 * kGiB;
+  if ((tp == 2 || tp == 4 || tp == 6 || tp == 8) && (nvlink || tp == 2)) bytes += kCustomAllReduceBytes;
+  return bytes;
+}
+
+namespace {
+
+constexpr double kVllmGraphEstimateBytes = 0.25 * kGiB;  // corpus: 0.06 - 0.36 GiB "took"/"Estimated"
+
+// vLLM V0's profiling run of a multimodal model (worker/model_runner.py profile_run,
+// multimodal/profiling.py): the sequences are max(1, min(max_num_seqs, T // M)) with M
+// the dummy's multimodal tokens at max_model_len; each holds the largest image and,
+// when the processor takes video, one video filling the rest of its T / seqs tokens
+// (at least one frame pair); a dummy prompt is never cut shorter than its items.
+struct MmDummy {
+  int64_t seqs = 1, lm_tokens = 0, mm_tokens = 0;
+};
+MmDummy VllmV0MultimodalDummy(const ModelConfig& m, int64_t tokens, int64_t max_seqs, int64_t max_model_len) {
+  const int64_t item = std::max<int64_t>(m.mm_item_tokens, 1);
+  auto mm_tokens = [&](int64_t seq_len) {
+    return item + (m.mm_video ? std::max(item, (seq_len - item) / item * item) : 0);
+  };
+  MmDummy d;
+  d.seqs = std::max<int64_t>(1, std::min(max_seqs, tokens / mm_tokens(max_model_len)));
+  const int64_t seq_len = tokens / d.seqs;
+  d.mm_tokens = d.seqs * mm_tokens(seq_len);
+  d.lm_tokens = d.seqs * std::max(seq_len, mm_tokens(seq_len));
+  return d;
+}
+
+bool IsVllmV1(const PlanInput& in) {
+  auto era = VllmEraForVersion(in.version, in.vllm_engine);
+  return era.ok() && *era != VllmEra::kV0PeakWholeGpu && *era != VllmEra::kV0InstancePeak &&
+         *era != VllmEra::kV0Profiling && !(in.vllm_engine == "v0");
+}
+
+// Fills what the model's files and the server's defaults give; records each assumption.
+StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assumptions,
+                           std::optional<WeightEstimate>& west) {
+  PlanInput in = user;
+  const bool vllm = in.framework == "vllm";
+  if (in.model) {
+    const ModelConfig& m = *in.model;
+    const int attn_tp = !vllm && in.enable_dp_attention ? std::max(1, in.tp / in.dp) : in.tp;
+    TPT_RETURN_IF_ERROR(CheckTensorParallel(m, attn_tp, in.framework));
+    if (!in.weights_bytes && !in.avail_after_weights_bytes) {
+      Sharding s;
+      s.framework = in.framework;
+      s.tp = in.tp;
+      s.pp = in.pp;
+      s.ep = in.ep;
+      s.dp = in.dp;
+      s.enable_dp_attention = in.enable_dp_attention;
+      auto w = WeightsPerRank(m, s);
+      if (!w.ok()) return w.status();
+      west = *w;
+      in.weights_bytes = w->per_rank_bytes;
+      assumptions.push_back("weights " + FormatGiB(w->per_rank_bytes) + " per rank from " + w->source + " (" +
+                            (m.quant.method.empty() ? m.torch_dtype : m.quant.scheme) + ")");
+      if (in.draft_weights_bytes) {
+        in.weights_bytes = *in.weights_bytes + *in.draft_weights_bytes;
+        assumptions.push_back("draft model weights " + FormatGiB(*in.draft_weights_bytes) + " per rank added");
+      }
+    }
+    if (!in.cell_bytes && in.dims.layers == 0) {
+      KvDims d = KvDimsOf(m, in.pp);
+      in.dims = d;
+      if (m.SlidingLayers() > 0 || m.LinearLayers() > 0) {
+        assumptions.push_back("KV for " + std::to_string(m.AttentionLayers()) + " attention layers (" +
+                              std::to_string(m.SlidingLayers()) + " sliding-window, priced as full as the "
+                              "servers' token count does; " + std::to_string(m.LinearLayers()) +
+                              " linear/mamba layers keep per-request state, not per-token KV)");
+      }
+    }
+    if (in.weight_dtype == "bf16" && m.torch_dtype.find("float16") != std::string::npos &&
+        m.torch_dtype.find("bfloat16") == std::string::npos) {
+      in.weight_dtype = "fp16";
+    }
+    if (!in.context_length && m.max_position > 0) {
+      in.context_length = m.max_position;
+      assumptions.push_back("context length " + std::to_string(m.max_position) +
+                            " = max_position_embeddings (the servers' default); pass --context-length/--max-model-len");
+    }
+  }
+  if (vllm) {
+    const bool v1 = IsVllmV1(in);
+    auto v = ParseVersion(in.version);
+    const bool big_defaults = v.ok() && CompareVersions(*v, {0, 9}) >= 0 && in.total_bytes >= 70 * kGiB &&
+                              in.gpu_arch != "ampere";
+    if (!in.max_num_batched_tokens) {
+      if (v1) {
+        in.max_num_batched_tokens = big_defaults ? 8192 : 2048;
+      } else {
+        int64_t len = in.context_length.value_or(2048);
+        in.max_num_batched_tokens = len > 32768 ? 2048 : std::max<int64_t>(len, 2048);  // V0: chunked prefill above 32K
+      }
+      // SchedulerConfig raises the default for multimodal models to hold their items
+      // (_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS, 5120).
+      if (in.model && in.model->vision_params > 0) {
+        in.max_num_batched_tokens = std::max<int64_t>(*in.max_num_batched_tokens, 5120);
+      }
+    }
+    if (!in.max_num_seqs) in.max_num_seqs = v1 && big_defaults ? 1024 : 256;
+    if (!in.activation_peak_bytes && in.model) {
+      int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
+      double held = 0;
+      std::string mm_note;
+      if (!v1 && in.model->mm_item_tokens > 0) {
+        const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
+        tokens = d.lm_tokens;
+        seqs = d.seqs;
+        held = static_cast<double>(d.mm_tokens) * in.model->hidden * in.model->dtype_bytes;
+        mm_note = "; V0 profiles " + std::to_string(d.seqs) + " dummy sequence(s) holding the largest image (" +
+                  std::to_string(in.model->mm_item_tokens) + " tokens)" + (in.model->mm_video ? " and one video" : "") +
+                  ": the language model runs over " + std::to_string(d.lm_tokens) + " tokens";
+      }
+      double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs) + held;
+      // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
+      // emptying the cache (vllm-source.md §1.2 (a), (b)): the caching allocator's reserve
+      // over the allocated peak counts too. 1.2x reproduces Qwen1.5-7B-GPTQ on an RTX 3090
+      // with vLLM 0.3.0 (24,320 KV tokens logged); from 0.6.4 torch's allocated peak is used.
+      auto era = VllmEraForVersion(in.version, in.vllm_engine);
+      const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
+      if (reserved) peak *= 1.2;
+      in.activation_peak_bytes = peak;
+      assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
+                            std::to_string(*in.max_num_batched_tokens) + " tokens and " +
+                            std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
+                            (user.max_num_batched_tokens ? "" : ": the version's default") + ")" +
+                            (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
+                            (in.model->vision_params > 0 ? "; the vision encoder's profiling peak is a rough estimate "
+                                                           "(it can be twice as large)"
+                                                         : ""));
+    }
+    auto era = VllmEraForVersion(in.version, in.vllm_engine);
+    if (era.ok() && *era == VllmEra::kV1GraphsInBudget && !in.cuda_graph_bytes) {
+      in.cuda_graph_bytes = kVllmGraphEstimateBytes;
+      assumptions.push_back("CUDA graph estimate " + FormatGiB(kVllmGraphEstimateBytes) +
+                            " inside the budget (vLLM >= 0.21; logged 0.06-0.36 GiB); pass --cuda-graph-mem");
+    }
+  }
+  return in;
+}
+
+}  // namespace
+
+namespace internal {
+
+StatusOr<Plan> Run(const PlanInput& user) {
+  std::vector<std::string> assumptions;
+  std::optional<WeightEstimate> west;
+  auto in = Derive(user, assumptions, west);
+  if (!in.ok()) return in.status();
+  auto p = MakePlanCore(*in);
+  if (!p.ok()) return p.status();
+  p->input = user;
+  p->assumptions.insert(p->assumptions.begin(), assumptions.begin(), assumptions.end());
+  p->weights = west;
+  if (in->context_length) p->input.context_length = in->context_length;
+  return p;
+}
+
+}  // namespace internal
+
+StatusOr<Plan> MakePlan(const PlanInput& in) {
+  if (in.tp > 1024 || in.pp > 256 || in.dp > 4096 || in.ep > 4096) {
+    return InvalidArgumentError("--tp " + std::to_string(in.tp) + " / --pp " + std::to_string(in.pp) + " / --dp " +
+                                std::to_string(in.dp) + " is beyond any deployment (tp <= 1024, pp <= 256)");
+  }
+  if (in.concurrency < 1) return InvalidArgumentError("--concurrency must be >= 1");
+  auto p = internal::Run(in);
+  if (!p.ok()) return p.status();
+  if (in.version_assumed) {
+    p->assumptions.insert(p->assumptions.begin(),
+                          "server version not given: " + in.version + " assumed (newest formulas); pass --server-version");
+  }
+  if (in.model) p->model_summary = DescribeModel(*in.model);
+  if (p->input.context_length && *p->input.context_length > 0) {
+    p->max_concurrency = static_cast<double>(p->kv_tokens) / static_cast<double>(*p->input.context_length);
+  }
+  internal::AddRemedies(in, *p);
+  internal::AddSensitivity(in, *p);
+  return p;
+}
+
+nlohmann::json PlanToJson(const Plan& p) {
+  nlohmann::json j;
+  j["schema_version"] = kPlanSchemaVersion;
+  j["framework"] = p.input.framework;
+  j["version"] = p.input.version;
+  j["era"] = p.era;
+  j["gpu"] = {{"name", p.input.gpu_name}, {"total_bytes", p.input.total_bytes}};
+  j["tp"] = p.input.tp;
+  j["pp"] = p.input.pp;
+  j["cell_bytes"] = p.cell_bytes;
+  std::string fraction_key = p.fraction_flag.substr(2);  // snake_case like every key (issue 16)
+  std::replace(fraction_key.begin(), fraction_key.end(), '-', '_');
+  j[fraction_key] = p.fraction;
+  j["fraction_source"] = p.fraction_source;
+  j["non_torch_bytes"] = p.non_torch_bytes;
+  j["ledger"] = nlohmann::json::array({p.row});
+  j["kv_tokens"] = p.kv_tokens;
+  j["fits"] = p.fits;
+  j["failure"] = p.failure;
+  j["error"] = p.error;
+  j["figures"] = p.figures;
+  j["remedy"] = p.remedies;
+  j["assumptions"] = p.assumptions;
+  j["context_length"] = p.input.context_length ? nlohmann::json(*p.input.context_length) : nlohmann::json();
+  j["max_concurrency"] = p.max_concurrency;
+  j["sensitivity"] = nlohmann::json::array();
+  for (const auto& s : p.sensitivity) {
+    j["sensitivity"].push_back({{"assumption", s.assumption},
+                                {"kv_tokens_low", s.kv_tokens_low},
+                                {"kv_tokens_high", s.kv_tokens_high},
+                                {"fits_low", s.fits_low},
+                                {"fits_high", s.fits_high}});
+  }
+  if (!p.model_summary.empty()) j["model"] = p.model_summary;
+  if (p.weights) {
+    j["weights"] = {{"per_rank_bytes", p.weights->per_rank_bytes},
+                    {"loaded_total_bytes", p.weights->loaded_total_bytes},
+                    {"config_total_bytes", p.weights->config_total_bytes},
+                    {"source", p.weights->source},
+                    {"notes", p.weights->notes}};
+    if (p.weights->index_total_bytes) j["weights"]["index_total_bytes"] = *p.weights->index_total_bytes;
+  }
+  WholeBytes(&j);
+  return j;
+}
+
+std::string PlanToText(const Plan& p) {
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+  auto gib = [](double b) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%9.2f", b / kGiB);
+    return std::string(buf);
+  };
+  std::string gpu = p.input.gpu_name.empty() ? FormatGiB(p.input.total_bytes) + " GPU"
+                                             : p.input.gpu_name + " (" + FormatGiB(p.input.total_bytes) + ")";
+  line("plan: " + p.input.framework + " " + p.input.version + " [" + p.era + "], tp " + std::to_string(p.input.tp) +
+       " x " + gpu);
+  if (!p.model_summary.empty()) line("model: " + p.model_summary);
+  line(p.fraction_flag + " " + Fixed2(p.fraction) + " (" + p.fraction_source + ")");
+  line("");
+  line("per rank                    GiB");
+  line("  total              " + gib(p.row.total_bytes));
+  line("  free at init       " + gib(p.row.free_at_init_bytes));
+  line("  weights            " + gib(p.row.weights_bytes));
+  if (p.non_torch_bytes > 0) line("  non-torch          " + gib(p.non_torch_bytes));
+  line("  reserved           " + gib(p.row.reserved_bytes));
+  line("  KV pool            " + gib(p.row.kv_pool_bytes) + "   " + WithCommas(p.kv_tokens) + " tokens x " +
+       WithCommas(p.cell_bytes) + " B");
+  if (p.row.graphs_bytes > 0) line("  CUDA graphs        " + gib(p.row.graphs_bytes));
+  line("  left               " + gib(p.row.left_bytes) + (p.row.left_bytes < 0 ? "   (shortfall)" : ""));
+  line("");
+  if (p.fits) {
+    std::string conc;
+    if (p.max_concurrency > 0) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), "; maximum concurrency for %s tokens per request: %.2fx",
+                    WithCommas(*p.input.context_length).c_str(), p.max_concurrency);
+      conc = buf;
+    }
+    line("fits: a KV pool of " + WithCommas(p.kv_tokens) +
+         " tokens (the server's pool: SGLang's max_total_num_tokens, vLLM's GPU KV cache size)" + conc);
+  } else {
+    line("predicted failure: " + p.failure);
+    if (!p.error.empty()) line("  " + p.error);
+  }
+  for (const auto& r : p.remedies) line("remedy: " + r.flag + " " + r.value + " (" + r.direction + "): " + r.why);
+  for (const auto& a : p.assumptions) line("assumed: " + a);
+  if (p.weights) {
+    for (const auto& n : p.weights->notes) line("weights: " + n);
+  }
+  if (!p.sensitivity.empty()) {
+    int64_t lo = p.kv_tokens, hi = p.kv_tokens;
+    for (const auto& s : p.sensitivity) {
+      line("range: " + s.assumption + ": " + WithCommas(s.kv_tokens_low) + " - " + WithCommas(s.kv_tokens_high) +
+           " KV tokens" + (s.fits_low != s.fits_high || s.fits_low != p.fits ? " (the outcome changes)" : ""));
+      lo = std::min(lo, s.kv_tokens_low);
+      hi = std::max(hi, s.kv_tokens_high);
+    }
+    line("range: all together about " + WithCommas(lo) + " - " + WithCommas(hi) + " KV tokens");
+  }
+  return out;
+}
+
+}  // namespace tpt::memory

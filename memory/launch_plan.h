@@ -1,0 +1,111 @@
+// launch_plan.h: `tptriage plan` as a library: a launch configuration in, the predicted
+// per-rank ledger, KV pool and failure (with remedies) out. cli/cmd_plan.cc only
+// parses flags into a PlanInput; repro/ and tests call MakePlan directly.
+//
+//   tpt::memory::PlanInput in;
+//   in.framework = "sglang";
+//   in.version = "0.4.3.post4";
+//   in.total_bytes = 95 * kGiB;
+//   in.free_at_init_bytes = 94 * kGiB;
+//   in.avail_after_weights_bytes = 21.7 * kGiB;
+//   in.cell_bytes = 65536;
+//   in.mem_fraction_static = 0.5;
+//   auto plan = tpt::memory::MakePlan(in);   // plan->fits == false, failure "kv_pool_no_room"
+//   std::cout << tpt::memory::PlanToText(*plan);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memory/ledger.h"
+#include "memory/memory_model.h"
+#include "memory/model_config.h"
+#include "memory/remedy.h"
+
+namespace tpt::memory {
+
+inline constexpr int kPlanSchemaVersion = 1;
+
+struct PlanInput {
+  std::string framework;            // "sglang" | "vllm"
+  std::string version;              // server version, decides the era
+  std::string vllm_engine;          // "", "v0", "v1"
+  std::string gpu_name;             // catalog name ("" when only the size is known)
+  double total_bytes = 0;           // card total (cudaMemGetInfo)
+  std::optional<double> free_at_init_bytes;         // default DefaultFreeAtInit(total, tp)
+  std::optional<double> avail_after_weights_bytes;  // SGLang: measured after weights
+  int tp = 1, pp = 1, dp = 1;
+  bool enable_dp_attention = false;
+  std::optional<double> weights_bytes;  // per rank
+  std::string weight_dtype = "bf16";
+  KvDims dims;                          // dtype_bytes is filled from kv_cache_dtype
+  std::optional<int64_t> cell_bytes;    // overrides dims
+  std::string kv_cache_dtype = "auto";
+  std::optional<double> mem_fraction_static;     // SGLang
+  std::optional<double> gpu_memory_utilization;  // vLLM
+  std::optional<int64_t> context_length;         // SGLang context / vLLM max_model_len
+  std::optional<int> cuda_graph_max_bs;
+  std::optional<double> cuda_graph_bytes;        // measured graph memory at cuda_graph_max_bs
+  std::optional<int> chunked_prefill_size;
+  std::string speculative_algorithm;
+  int page_size = 1;                              // SGLang
+  int block_size = 16;                            // vLLM
+  std::optional<int64_t> max_total_tokens;        // SGLang --max-total-tokens
+  std::optional<double> activation_peak_bytes;    // vLLM
+  std::optional<double> non_torch_bytes;          // vLLM
+  // From the model's files (--model): weights, KV dims and activations are derived
+  // when not given; the context length defaults to max_position_embeddings.
+  std::optional<ModelConfig> model;
+  int ep = 1;                                     // expert-parallel size (vLLM: tp x dp with EP on)
+  std::optional<int64_t> max_num_batched_tokens;  // vLLM profiling run size
+  std::optional<int64_t> max_num_seqs;            // vLLM sampler rows in profiling
+  int concurrency = 1;                            // full-length requests a useful pool must hold
+  bool version_assumed = false;                   // the user gave no version; `version` is our default
+  std::string gpu_arch, gpu_interconnect;         // from the catalog ("" when only the size is known)
+  std::optional<double> draft_weights_bytes;      // speculative draft model, per rank
+  int draft_layers = 0;                           // its layers (0: 1 assumed for EAGLE heads)
+};
+
+// How much one assumption moves the predicted pool: the KV tokens at its low and high end.
+struct Sensitivity {
+  std::string assumption;
+  int64_t kv_tokens_low = 0, kv_tokens_high = 0;
+  bool fits_low = true, fits_high = true;
+};
+
+struct Plan {
+  PlanInput input;
+  std::string era;
+  double free_at_init_bytes = 0, weights_bytes = 0, non_torch_bytes = 0;
+  int64_t cell_bytes = 0;           // KV bytes per token per rank
+  std::string fraction_flag;        // "--mem-fraction-static" | "--gpu-memory-utilization"
+  double fraction = 0;
+  std::string fraction_source;      // "flag" or the default rule that produced it
+  LedgerRow row;                    // every rank is alike in a plan: rank -1
+  int64_t kv_tokens = 0;            // predicted pool size (0 on failure)
+  bool fits = true;
+  std::string failure;              // taxonomy id: kv_pool_no_room, kv_pool_too_small,
+                                    // startup_free_memory_short, cuda_graph_capture_oom
+  std::string error;                // the text the server would raise/log
+  nlohmann::json figures = nlohmann::json::object();  // era-specific numbers (bytes)
+  std::vector<Remedy> remedies;
+  std::vector<std::string> assumptions;  // defaults the prediction rests on
+  std::vector<Sensitivity> sensitivity;  // range of the KV pool over the uncertain inputs
+  std::optional<WeightEstimate> weights; // when derived from --model
+  std::string model_summary;             // DescribeModel, when --model was given
+  double max_concurrency = 0;            // vLLM-style: KV tokens / context length (0 when unknown)
+};
+
+// Errors name the flag to fix (e.g. "--layers/--kv-heads/--head-dim or --cell-bytes").
+StatusOr<Plan> MakePlan(const PlanInput& in);
+// Context/NCCL/custom all-reduce taken at init on an otherwise empty card, by GPU family,
+// interconnect and TP (sglang-source.md §3, anchors-allreduce.md §4.1; L4 and A100 from the
+// corpus's "Init torch distributed ends. mem usage=" and "Load weight begin. avail mem=").
+double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp);
+nlohmann::json PlanToJson(const Plan& plan);
+std::string PlanToText(const Plan& plan);
+
+}  // namespace tpt::memory

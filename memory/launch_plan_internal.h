@@ -1,0 +1,26 @@
+// launch_plan_internal.h (internal to memory/): what launch_plan.cc and
+// launch_plan_remedies.cc share. MakePlan (launch_plan.h) is Run, then the
+// remedies and the sensitivity ranges.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "memory/launch_plan.h"
+
+namespace tpt::memory::internal {
+
+std::string Fixed2(double v);      // "0.78"
+std::string WithCommas(int64_t v);  // "1,310"
+Remedy MakeRemedy(std::string flag, std::string value, std::string direction, std::string why);
+
+// The plan of one input without remedies: derive what the user did not give
+// (model, version defaults), then the server's formulas.
+StatusOr<Plan> Run(const PlanInput& user);
+
+// Remedies, each checked by running the plan again with it.
+void AddRemedies(const PlanInput& in, Plan& p);
+// How far each assumed input moves the KV pool (`range:` lines).
+void AddSensitivity(const PlanInput& in, Plan& p);
+
+}  // namespace tpt::memory::internal

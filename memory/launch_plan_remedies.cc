@@ -1,0 +1,274 @@
+// launch_plan_remedies.cc: the remedies of a plan (a useful value first, the floor
+// second, else the smallest TP, FP8 weights or the longest context that fits), each
+// checked by planning again with it, and the ranges that unknown inputs span.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "memory/launch_plan_internal.h"
+#include "memory/numeric.h"
+
+namespace tpt::memory::internal {
+namespace {
+
+constexpr int64_t kUsefulTokensWithoutContext = 8192;
+
+// The pool a useful server needs: `concurrency` requests of the context length.
+int64_t UsefulTokens(const PlanInput& in, const Plan& p) {
+  int64_t ctx = p.input.context_length.value_or(kUsefulTokensWithoutContext);
+  return ctx * std::max(in.concurrency, 1);
+}
+
+// Smallest (or, `largest`, the largest) fraction (2 decimals) in [from, to] whose plan
+// fits and holds `tokens`.
+std::optional<std::pair<double, Plan>> SmallestFraction(const PlanInput& in, double from, double to, int64_t tokens,
+                                                         bool largest = false) {
+  const int lo = static_cast<int>(std::ceil(from * 100 - 1e-9)), hi = static_cast<int>(std::floor(to * 100 + 1e-9));
+  for (int i = lo; i <= hi; ++i) {
+    const int k = largest ? hi - (i - lo) : i;
+    PlanInput t = in;
+    double f = k / 100.0;
+    if (in.framework == "sglang") t.mem_fraction_static = f;
+    else t.gpu_memory_utilization = f;
+    auto p = Run(t);
+    if (p.ok() && p->fits && p->kv_tokens >= tokens) return std::make_pair(f, *p);
+  }
+  return std::nullopt;
+}
+
+// The input with another TP: weights re-derived from the model, or scaled when they were given.
+PlanInput WithTp(const PlanInput& in, int tp) {
+  PlanInput t = in;
+  t.tp = tp;
+  if (!in.model) {
+    double w = in.weights_bytes.value_or(0);
+    if (in.avail_after_weights_bytes) {
+      w = in.free_at_init_bytes.value_or(in.total_bytes) - *in.avail_after_weights_bytes;
+      t.avail_after_weights_bytes.reset();
+    }
+    t.weights_bytes = w * in.tp / tp;
+    if (in.cell_bytes && in.dims.kv_lora_rank == 0) t.cell_bytes = std::max<int64_t>(1, *in.cell_bytes * in.tp / tp);
+  }
+  return t;
+}
+
+std::vector<int> TpCandidates(const PlanInput& in) {
+  std::vector<int> out;
+  std::vector<int> valid = in.model ? ValidTensorParallelSizes(*in.model, 64) : std::vector<int>{1, 2, 4, 8, 16, 32, 64};
+  for (int tp : valid) {
+    if (tp > in.tp) out.push_back(tp);
+  }
+  return out;
+}
+
+}  // namespace
+
+void AddRemedies(const PlanInput& in, Plan& p) {
+  if (p.fits || p.failure == "cuda_graph_capture_oom") return;  // graphs: the core's bs/fraction remedies
+  const bool sglang = in.framework == "sglang";
+  const std::string flag = sglang ? "--mem-fraction-static" : "--gpu-memory-utilization";
+  const int64_t useful = UsefulTokens(in, p);
+  std::string useful_what = p.input.context_length
+                                ? std::to_string(std::max(in.concurrency, 1)) + " request(s) of " +
+                                      WithCommas(*p.input.context_length) + " tokens"
+                                : WithCommas(useful) + " tokens (no context length given)";
+  std::vector<Remedy> out;
+  // A fraction only helps when the weights load.
+  if (p.failure != "weights_oom") {
+    // Too little KV: the smallest fraction that is enough (the rest stays for activations
+    // and graphs). Too much asked of the card (startup check): the largest that passes.
+    const bool down = p.failure == "startup_free_memory_short";
+    auto useful_f = SmallestFraction(in, 0.01, down ? p.fraction : 0.99, useful, down);
+    // The floor: the server starts. SGLang starts with a pool shorter than the context
+    // (long requests are refused); vLLM refuses to start (max_model_len check).
+    PlanInput starts = in;
+    if (in.framework == "sglang") starts.context_length = 1;
+    auto floor_f = SmallestFraction(starts, 0.01, down ? p.fraction : 0.99, 1, down);
+    if (useful_f) {
+      out.push_back(MakeRemedy(flag, Fixed2(useful_f->first), useful_f->first > p.fraction ? "increase" : "decrease",
+                               "holds " + useful_what + ": a pool of " + WithCommas(useful_f->second.kv_tokens) +
+                                   " tokens (checked with this plan)"));
+    }
+    if (useful_f && floor_f && !down && floor_f->first < useful_f->first) {
+      out.push_back(MakeRemedy(flag, Fixed2(floor_f->first), floor_f->first > p.fraction ? "increase" : "decrease",
+                               "the floor: the server starts, with a pool of only " +
+                                   WithCommas(floor_f->second.kv_tokens) + " tokens"));
+    }
+    if (useful_f && p.failure == "kv_pool_too_small" && p.input.context_length) {
+      const bool sg = in.framework == "sglang";
+      out.push_back(MakeRemedy(sg ? "--context-length" : "--max-model-len", std::to_string(p.kv_tokens), "decrease",
+                               "or keep " + flag + " " + Fixed2(p.fraction) +
+                                   ": the longest request the predicted pool holds"));
+    }
+    if (useful_f) {
+      p.remedies = out;
+      return;
+    }
+  }
+  // No fraction gives a useful pool: the smallest TP that does, at the fraction in use
+  // when one does (the remedy is then the one change), else with the fraction it needs.
+  bool tp_found = false;
+  for (int pass = 0; pass < 2 && !tp_found; ++pass) {
+    for (int tp : TpCandidates(in)) {
+      PlanInput t = WithTp(in, tp);
+      std::optional<std::pair<double, Plan>> at;
+      if (pass == 0) {
+        auto direct = Run(t);
+        if (direct.ok() && direct->fits && direct->kv_tokens >= useful) at = std::make_pair(direct->fraction, *direct);
+      } else {
+        at = SmallestFraction(t, 0.01, 0.99, useful);
+      }
+      if (!at) continue;
+      std::string why = "smallest TP whose plan fits and holds " + useful_what + ": " +
+                        FormatGiB(at->second.weights_bytes) + " weights per rank, " +
+                        WithCommas(at->second.kv_tokens) + " KV tokens " +
+                        (pass == 0 ? "at " : "with ") + flag + " " + Fixed2(at->first) +
+                        (pass == 0 ? "" : " (set both)");
+      if (tp > 8) why += " (more than 8 GPUs: multi-node)";
+      out.push_back(MakeRemedy(sglang ? "--tp" : "--tensor-parallel-size", std::to_string(tp), "increase", why));
+      tp_found = true;
+      break;
+    }
+  }
+  // Quantisation: FP8 weights at the same TP.
+  if (in.model && in.model->quant.method.empty()) {
+    PlanInput t = in;
+    ModelConfig q = *in.model;
+    q.quant.method = "fp8";
+    q.quant.scheme = "fp8 (suggested)";
+    q.quant.linear_bytes = 1.0 + 4.0 / (128.0 * 128.0);
+    q.index_total_bytes.reset();
+    t.model = q;
+    std::optional<std::pair<double, Plan>> at;
+    bool same = false;
+    if (auto direct = Run(t); direct.ok() && direct->fits && direct->kv_tokens >= useful) {
+      at = std::make_pair(direct->fraction, *direct);
+      same = true;
+    } else {
+      at = SmallestFraction(t, 0.01, 0.99, useful);
+    }
+    if (at) {
+      out.push_back(MakeRemedy("--quantization", "fp8", "set",
+                               "an FP8 checkpoint (or on-the-fly fp8) at tp " + std::to_string(in.tp) + ": " +
+                                   FormatGiB(at->second.weights_bytes) + " weights per rank, " +
+                                   WithCommas(at->second.kv_tokens) + " KV tokens " + (same ? "at " : "with ") + flag +
+                                   " " + Fixed2(at->first) + (same ? "" : " (set both)")));
+    }
+  }
+  // Context: the longest request a safe fraction holds (the user's, or the version's
+  // default for SGLang / 0.90 for vLLM, whichever is larger), then the floor.
+  if (p.failure != "weights_oom" && p.input.context_length) {
+    PlanInput starts = in;
+    starts.context_length = 1;
+    auto floor_f = SmallestFraction(starts, 0.01, 0.99, 1);
+    double cap = std::max(p.fraction, 0.90);
+    if (sglang) {
+      SglangDefaultsInput d;
+      d.version = in.version;
+      d.gpu_capacity_bytes = in.total_bytes;
+      d.tp = in.tp;
+      d.pp = in.pp;
+      if (auto def = SglangDefaultMemFraction(d); def.ok()) cap = std::max(p.fraction, def->mem_fraction_static);
+    }
+    if (floor_f && floor_f->first <= cap + 1e-9) {
+      int64_t best = 0;
+      double best_f = floor_f->first;
+      for (int k = static_cast<int>(floor_f->first * 100 + 0.5); k <= static_cast<int>(cap * 100 + 1e-6); ++k) {
+        PlanInput t = in;
+        t.context_length = 1;
+        (sglang ? t.mem_fraction_static : t.gpu_memory_utilization) = k / 100.0;
+        auto r = Run(t);
+        if (r.ok() && r->fits && r->kv_tokens > best) {
+          best = r->kv_tokens;
+          best_f = k / 100.0;
+        }
+      }
+      if (best > 0) {
+        out.push_back(MakeRemedy(sglang ? "--context-length" : "--max-model-len", std::to_string(best), "decrease",
+                                 "the longest request the pool can hold (at " + flag + " " + Fixed2(best_f) + ")"));
+      }
+    }
+    if (floor_f) {
+      out.push_back(MakeRemedy(flag, Fixed2(floor_f->first), floor_f->first > p.fraction ? "increase" : "decrease",
+                               "the floor: the server starts, with a pool of only " +
+                                   WithCommas(floor_f->second.kv_tokens) + " tokens"));
+    }
+  }
+  if (out.empty()) {
+    out.push_back(MakeRemedy("--tp", "", "increase",
+                             "nothing tried fits (TP up to 64" + std::string(in.model ? ", fp8" : "") +
+                                 "): the model needs more GPUs or smaller weights"));
+  }
+  p.remedies = out;
+}
+
+void AddSensitivity(const PlanInput& in, Plan& p) {
+  auto vary = [&](const std::string& what, PlanInput lo, PlanInput hi) {
+    auto a = Run(lo), b = Run(hi);
+    if (!a.ok() || !b.ok()) return;
+    Sensitivity s;
+    s.assumption = what;
+    s.kv_tokens_low = std::min(a->kv_tokens, b->kv_tokens);
+    s.kv_tokens_high = std::max(a->kv_tokens, b->kv_tokens);
+    s.fits_low = a->kv_tokens <= b->kv_tokens ? a->fits : b->fits;
+    s.fits_high = a->kv_tokens <= b->kv_tokens ? b->fits : a->fits;
+    if (s.kv_tokens_low != p.kv_tokens || s.kv_tokens_high != p.kv_tokens || s.fits_low != p.fits ||
+        s.fits_high != p.fits) {
+      p.sensitivity.push_back(s);
+    }
+  };
+  const bool sglang = in.framework == "sglang";
+  const double w = p.weights_bytes;
+  if (in.model && !in.weights_bytes && !in.avail_after_weights_bytes) {
+    const double spread = p.weights && p.weights->index_total_bytes ? 0.01 : 0.03;
+    PlanInput lo = in, hi = in;
+    lo.weights_bytes = w * (1 + spread);
+    hi.weights_bytes = w * (1 - spread);
+    lo.model.reset();
+    hi.model.reset();
+    for (PlanInput* t : {&lo, &hi}) {
+      KvDims d = KvDimsOf(*in.model, in.pp);
+      if (t->dims.layers == 0) t->dims = d;
+      t->context_length = p.input.context_length;
+      if (!sglang && !t->activation_peak_bytes && p.figures.contains("activation_peak_bytes")) {
+        t->activation_peak_bytes = p.figures["activation_peak_bytes"].get<double>();
+      }
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), "weights per rank +/-%.0f%% (%s)", spread * 100,
+                  p.weights && p.weights->index_total_bytes ? "index total known" : "config estimate");
+    vary(buf, lo, hi);
+  }
+  if (!in.free_at_init_bytes) {
+    PlanInput lo = in, hi = in;
+    lo.free_at_init_bytes = p.free_at_init_bytes - 0.5 * kGiB;
+    hi.free_at_init_bytes = std::min(in.total_bytes, p.free_at_init_bytes + 0.25 * kGiB);
+    vary("free memory at init -0.5/+0.25 GiB (context, NCCL by GPU and driver)", lo, hi);
+  }
+  if (!sglang && !in.activation_peak_bytes) {
+    double a = p.figures.contains("activation_peak_bytes") ? p.figures["activation_peak_bytes"].get<double>() : 0;
+    PlanInput lo = in, hi = in;
+    lo.activation_peak_bytes = std::max(a * 1.5, 0.5 * kGiB);
+    hi.activation_peak_bytes = a * 0.5;
+    vary("activation peak x0.5-x1.5 (profiling run estimate)", lo, hi);
+  }
+  if (in.version_assumed) {
+    std::vector<std::string> others = sglang ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}
+                                             : std::vector<std::string>{"0.10.1", "0.11.0", "0.21.0"};
+    int64_t lo_t = p.kv_tokens, hi_t = p.kv_tokens;
+    bool lo_fit = p.fits, hi_fit = p.fits;
+    for (const auto& v : others) {
+      PlanInput t = in;
+      t.version = v;
+      t.version_assumed = false;
+      auto r = Run(t);
+      if (!r.ok()) continue;
+      if (r->kv_tokens < lo_t) { lo_t = r->kv_tokens; lo_fit = r->fits; }
+      if (r->kv_tokens > hi_t) { hi_t = r->kv_tokens; hi_fit = r->fits; }
+    }
+    p.sensitivity.push_back({"server version unknown (" + others.front() + " - " + others.back() + ")", lo_t, hi_t,
+                             lo_fit, hi_fit});
+  }
+}
+
+}  // namespace tpt::memory::internal

@@ -1,0 +1,245 @@
+// launch_plan_test.cc: MakePlan end to end on the library level (the CLI test runs the binary).
+#include <gtest/gtest.h>
+
+#include "memory/launch_plan.h"
+
+namespace tpt::memory {
+namespace {
+
+PlanInput FoundingSglang(double f) {
+  PlanInput in;
+  in.framework = "sglang";
+  in.version = "0.5.3";
+  in.total_bytes = 95 * kGiB;
+  in.free_at_init_bytes = 94 * kGiB;
+  in.avail_after_weights_bytes = 21.7 * kGiB;
+  in.cell_bytes = 65536;
+  in.mem_fraction_static = f;
+  return in;
+}
+
+TEST(PlanTest, FoundingCasePredictsNoRoomWithRemedy) {
+  auto p = MakePlan(FoundingSglang(0.5));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_FALSE(p->fits);
+  EXPECT_EQ(p->failure, "kv_pool_no_room");
+  EXPECT_NEAR(p->row.left_bytes / kGiB, -25.3, 1e-6);
+  EXPECT_NEAR(p->row.weights_bytes / kGiB, 72.3, 1e-6);
+  EXPECT_NEAR(p->row.reserved_bytes / kGiB, 47.0, 1e-6);
+  ASSERT_GE(p->remedies.size(), 2u);
+  // Useful first: 0.78 holds 8,192 tokens (no context length given); then the floor
+  // 0.77, which starts the server with about 81 MiB of KV (1,310 tokens).
+  EXPECT_EQ(p->remedies[0].flag, "--mem-fraction-static");
+  EXPECT_EQ(p->remedies[0].value, "0.78");
+  EXPECT_EQ(p->remedies[0].direction, "increase");
+  EXPECT_EQ(p->remedies[1].value, "0.77");
+  EXPECT_NE(p->remedies[1].why.find("1,310 tokens"), std::string::npos) << p->remedies[1].why;
+  nlohmann::json j = PlanToJson(*p);
+  EXPECT_EQ(j["failure"], "kv_pool_no_room");
+  // Byte counts are whole bytes in JSON (issue 16).
+  EXPECT_TRUE(j["ledger"][0]["left_bytes"].is_number_integer());
+  EXPECT_NEAR(j["ledger"][0]["left_bytes"].get<double>(), p->row.left_bytes, 0.5);
+  EXPECT_DOUBLE_EQ(j["figures"]["min_viable_mem_fraction_static"].get<double>(), 0.77);
+  EXPECT_NE(PlanToText(*p).find("(shortfall)"), std::string::npos);
+}
+
+TEST(PlanTest, SglangFitsAndLedgerBalances) {
+  auto p = MakePlan(FoundingSglang(0.85));
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->fits);
+  EXPECT_GT(p->kv_tokens, 0);
+  // Everything free at init is weights + reserved + KV (+ < one cell of rounding).
+  EXPECT_NEAR(p->row.left_bytes, 0, 65536);
+}
+
+TEST(PlanTest, SglangDefaultFractionAndModelDims) {
+  PlanInput in;
+  in.framework = "sglang";
+  in.version = "0.4.3.post4";
+  in.total_bytes = 22.05 * kGiB;  // L4
+  in.tp = 4;
+  in.weights_bytes = 15.54 * kGiB;
+  in.dims.layers = 64;
+  in.dims.kv_heads = 8;
+  in.dims.head_dim = 128;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->cell_bytes, 65536);
+  EXPECT_DOUBLE_EQ(p->fraction, 0.85);  // tp>=4 row of the table
+  EXPECT_NE(p->fraction_source.find("default"), std::string::npos);
+  EXPECT_FALSE(p->assumptions.empty());  // free at init was derived
+  EXPECT_LT(p->free_at_init_bytes, in.total_bytes);
+}
+
+TEST(PlanTest, SglangContextTooLong) {
+  auto in = FoundingSglang(0.8);
+  in.context_length = 131072;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(p->fits);
+  EXPECT_EQ(p->failure, "kv_pool_too_small");
+  ASSERT_GE(p->remedies.size(), 3u);
+  EXPECT_EQ(p->remedies[0].value, "0.86");  // useful: holds one 131072-token request
+  EXPECT_EQ(p->remedies[1].value, "0.77");  // the floor
+  EXPECT_EQ(p->remedies[2].flag, "--context-length");
+  EXPECT_EQ(p->remedies[2].value, std::to_string(p->kv_tokens));
+  // Applying the useful remedy fits.
+  in.mem_fraction_static = 0.86;
+  auto fixed = MakePlan(in);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_TRUE(fixed->fits);
+  EXPECT_GE(fixed->kv_tokens, 131072);
+}
+
+TEST(PlanTest, SglangGraphsLargerThanReservedSlice) {
+  auto in = FoundingSglang(0.9);  // reserved 9.4 GiB
+  in.cuda_graph_max_bs = 512;
+  in.cuda_graph_bytes = 12 * kGiB;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->failure, "cuda_graph_capture_oom");
+  bool bs_remedy = false;
+  for (const auto& r : p->remedies) {
+    if (r.flag == "--cuda-graph-max-bs") {
+      bs_remedy = true;
+      EXPECT_EQ(r.value, "401");  // 9.4 / (12/512) = 401.07
+    }
+  }
+  EXPECT_TRUE(bs_remedy);
+}
+
+TEST(PlanTest, VllmStartupCheckAndRemedy) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.10.1";
+  in.total_bytes = 47.38 * kGiB;
+  in.free_at_init_bytes = 31.44 * kGiB;
+  in.gpu_memory_utilization = 0.95;
+  in.weights_bytes = 10 * kGiB;
+  in.dims.layers = 32;
+  in.dims.kv_heads = 8;
+  in.dims.head_dim = 128;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->failure, "startup_free_memory_short");
+  EXPECT_NEAR(p->row.left_bytes / kGiB, 31.44 - 47.38 * 0.95, 1e-6);
+  ASSERT_FALSE(p->remedies.empty());
+  EXPECT_EQ(p->remedies[0].flag, "--gpu-memory-utilization");
+  EXPECT_EQ(p->remedies[0].value, "0.66");
+  EXPECT_EQ(p->remedies[0].direction, "decrease");
+  in.gpu_memory_utilization = 0.66;
+  auto fixed = MakePlan(in);
+  EXPECT_TRUE(fixed->fits) << fixed->error;
+}
+
+TEST(PlanTest, VllmGraphsOutsideBudgetBefore021) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.10.1";
+  in.total_bytes = 80 * kGiB;
+  in.free_at_init_bytes = 79 * kGiB;
+  in.gpu_memory_utilization = 0.98;
+  in.weights_bytes = 40 * kGiB;
+  in.activation_peak_bytes = 1 * kGiB;
+  in.non_torch_bytes = 0.5 * kGiB;
+  in.cuda_graph_bytes = 3 * kGiB;
+  in.cuda_graph_max_bs = 256;
+  in.cell_bytes = 131072;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok());
+  // After KV: 79 - 78.4 + 1 = 1.6 GiB left for 3 GiB of graphs.
+  EXPECT_EQ(p->failure, "cuda_graph_capture_oom");
+  EXPECT_NEAR(p->row.left_bytes / kGiB, 1.6 - 3, 1e-6);
+  // From 0.21 the estimate is inside the budget: the same launch fits with a smaller pool.
+  in.version = "0.21.0";
+  auto in_budget = MakePlan(in);
+  EXPECT_TRUE(in_budget->fits);
+  EXPECT_NEAR(in_budget->row.left_bytes, 0, 1);
+}
+
+TEST(PlanTest, ErrorsNameWhatIsMissing) {
+  PlanInput in = FoundingSglang(0.5);
+  in.cell_bytes.reset();
+  auto p = MakePlan(in);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("--cell-bytes"), std::string::npos);
+  in = FoundingSglang(0.5);
+  in.avail_after_weights_bytes.reset();
+  EXPECT_NE(MakePlan(in).status().message().find("--weights-per-rank"), std::string::npos);
+  in = FoundingSglang(0.5);
+  in.free_at_init_bytes = 100 * kGiB;
+  EXPECT_NE(MakePlan(in).status().message().find("--free-at-init"), std::string::npos);
+  in = FoundingSglang(0.5);
+  in.framework = "tgi";
+  EXPECT_FALSE(MakePlan(in).ok());
+}
+
+}  // namespace
+}  // namespace tpt::memory
+
+namespace tpt::memory {
+namespace {
+
+ModelConfig SampleModel(const std::string& name) {
+  auto m = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/" + name);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : ModelConfig();
+}
+
+TEST(PlanModelTest, SglangVisionTowerLowersTheDefaultFraction) {
+  PlanInput in;
+  in.framework = "sglang";
+  in.version = "0.5.3";
+  in.total_bytes = 22.05 * kGiB;
+  in.model = SampleModel("qwen2.5-vl-7b-instruct-awq");
+  auto with = MakePlan(in);
+  ASSERT_TRUE(with.ok()) << with.status().ToString();
+  PlanInput text = in;
+  text.model->vision_params = 0;
+  auto without = MakePlan(text);
+  ASSERT_TRUE(without.ok());
+  // ViT 24 (num_hidden_layers absent) x 1280^2 over 24 x 1024^2: 0.95 x (1 - 0.1 x 0.5625).
+  EXPECT_NEAR(with->fraction / without->fraction, 0.95 * (1 - 0.1 * 0.5625), 1e-9);
+  EXPECT_NE(with->fraction_source.find("vision tower"), std::string::npos);
+}
+
+TEST(PlanModelTest, Sglang2026EaglePricesTheDraftKv) {
+  PlanInput in;
+  in.framework = "sglang";
+  in.version = "0.5.9";
+  in.total_bytes = 139.8 * kGiB;
+  in.tp = 2;
+  in.mem_fraction_static = 0.85;
+  in.model = SampleModel("qwen3-32b");
+  auto base = MakePlan(in);
+  in.speculative_algorithm = "EAGLE3";
+  auto eagle = MakePlan(in);
+  ASSERT_TRUE(base.ok() && eagle.ok());
+  EXPECT_EQ(eagle->cell_bytes, base->cell_bytes * 65 / 64);  // one draft layer over 64
+}
+
+TEST(PlanModelTest, WeightsOomAndTheSmallestTpThatFits) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.11.0";
+  in.total_bytes = 79.11 * kGiB;
+  in.gpu_arch = "hopper";
+  in.model = SampleModel("llama-3.1-70b-instruct");
+  in.context_length = 32768;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->failure, "weights_oom");
+  ASSERT_FALSE(p->remedies.empty());
+  EXPECT_EQ(p->remedies[0].flag, "--tensor-parallel-size");
+  // TP 2 (65.8 GiB per rank) leaves too little at 0.9 for a 32K request; TP 4 is the
+  // smallest that fits as it is.
+  EXPECT_EQ(p->remedies[0].value, "4") << p->remedies[0].why;
+  in.tp = 4;
+  auto fixed = MakePlan(in);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_TRUE(fixed->fits) << fixed->error;
+  EXPECT_GE(fixed->kv_tokens, 32768);
+}
+
+}  // namespace
+}  // namespace tpt::memory

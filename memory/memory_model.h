@@ -1,0 +1,321 @@
+// memory_model.h: the memory formulas of SGLang and vLLM, by version, in one place.
+//
+// Both the rules engine (rules/) and the GPU reproduction (repro/) call these
+// functions; nothing here reads a log, links the parser or includes rules/ (only
+// base/status.h and the LedgerRow of memory/ledger.h). Inputs are
+// plain numbers in BYTES (SGLang prints GiB as "GB": convert with kGiB).
+// Sources are cited per function as "sglang-source.md §1.2(c)" etc. (the team's
+// knowledge notes, which quote the servers' code at named commits).
+//
+//   using namespace tpt::memory;
+//   SglangKvInput in;
+//   in.era = *SglangEraForVersion("0.4.3.post4");
+//   in.free_at_init_bytes = 94 * kGiB;           // "Load weight begin. avail mem=" (min over ranks)
+//   in.avail_after_weights_bytes = 21.7 * kGiB;  // "Load weight end. avail mem="  (min over ranks)
+//   in.mem_fraction_static = 0.50;
+//   in.cell_bytes = 65536;
+//   StatusOr<SglangKvResult> r = SglangKvPool(in);
+//   // r->rest_bytes = -25.3 GiB, r->fails = true, r->min_viable_mem_fraction_static = 0.77
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "memory/ledger.h"
+
+namespace tpt::memory {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
+// ---------------------------------------------------------------------------
+// Versions.
+
+// "0.4.3.post4", "v0.5.2rc1", "0.10.1.1" -> {0,4,3}, {0,5,2}, {0,10,1,1}.
+// Suffixes (post, rc, dev, +cu124, -rocm) are ignored. Error when no number.
+StatusOr<std::vector<int>> ParseVersion(std::string_view text);
+// <0, 0, >0 like strcmp; missing trailing parts count as 0.
+int CompareVersions(const std::vector<int>& a, const std::vector<int>& b);
+
+// ---------------------------------------------------------------------------
+// KV cache element size.
+
+// "auto" (needs model_dtype), "bf16"/"bfloat16", "fp16"/"half"/"float16",
+// "fp32"/"float32", "fp8"/"fp8_e4m3"/"fp8_e5m2"/"float8_e4m3fnuz" -> 1,
+// "fp4"/"fp4_e2m1"/"nvfp4" -> 0.5 (packed, scales are added by the cell-size
+// functions). Error names the value and lists the accepted ones.
+StatusOr<double> KvDtypeBytes(std::string_view kv_cache_dtype, std::string_view model_dtype = "bf16");
+
+// Model dimensions that decide the bytes one token takes in the KV cache.
+// Either MHA/GQA (kv_heads, head_dim) or MLA (kv_lora_rank, qk_rope_head_dim).
+struct KvDims {
+  int layers = 0;            // attention layers on this PP stage
+  // MHA / GQA
+  int kv_heads = 0;          // TOTAL key/value heads of the model (not per rank)
+  int head_dim = 0;
+  int v_head_dim = 0;        // 0 = same as head_dim (SGLang v0.5+ supports K != V)
+  // MLA (DeepSeek V2/V3/R1, Kimi K2...): the latent is replicated on every rank
+  int kv_lora_rank = 0;
+  int qk_rope_head_dim = 0;
+  double dtype_bytes = 2;    // KV element: 2 bf16/fp16, 1 fp8, 0.5 fp4
+  bool IsMla() const { return kv_lora_rank > 0; }
+};
+
+// KV heads stored on one attention-TP rank: max(1, kv_heads / tp), i.e.
+// replicated when kv_heads < tp (sglang-source.md §1.2(b), vllm-source.md §1.5).
+int KvHeadsPerRank(int kv_heads, int attn_tp);
+
+// ---------------------------------------------------------------------------
+// SGLang.
+
+// Eras of profile_max_num_token (sglang-source.md §1.2 (a)-(e)).
+enum class SglangEra {
+  kV01,      // early 2024, <= v0.1.16: fp16 only, heads = kv_heads // tp (no
+             // replication), rest in bytes, error "Not enought memory"
+  kV0117,    // June 2024, v0.1.17..v0.1.x: get_num_kv_heads (replication), fp16 only
+  kV02,      // Aug 2024 - mid 2025, v0.2..v0.4.x: MLA, --kv-cache-dtype, attention TP
+  kV05,      // late 2025, v0.5.0..v0.5.6: v_head_dim, FP4 scales, page-size rounding
+  kY2026,    // 2026, >= v0.5.7 (inference from corpus dates): ValueError pre-check
+             // "Loaded weights leave no GPU memory ..." when rest <= 0
+};
+const char* SglangEraName(SglangEra era);
+// Maps a version string ("0.4.3.post4", "v0.5.16") to its era; error naming
+// the text when it has no version number.
+StatusOr<SglangEra> SglangEraForVersion(std::string_view version);
+
+// Bytes per token per rank of the SGLang KV pool (sglang-source.md §1.2(a)-(e)):
+//   MHA/GQA: KvHeadsPerRank(kv_heads, attn_tp) x (head_dim + v_head_dim) x layers x elem
+//            (kV01: kv_heads / tp without replication; kV01/kV0117: elem fixed 2 B)
+//   MLA:     (kv_lora_rank + qk_rope_head_dim) x layers x elem, NOT divided by TP
+//            (not before kV02; MLA needs the kV02+ formula)
+//   FP4 (elem 0.5, kV05+): packed half + one 1-byte scale per 16 elements.
+// Errors: zero layers/heads/head_dim, MLA before kV02, kV01 with kv_heads < tp.
+StatusOr<int64_t> SglangCellBytes(const KvDims& dims, int attn_tp, SglangEra era);
+
+struct SglangKvInput {
+  SglangEra era = SglangEra::kV05;
+  double free_at_init_bytes = 0;         // min over ranks, after distributed init, before weights
+  double avail_after_weights_bytes = 0;  // min over ranks, after weights (what profiling sees)
+  double mem_fraction_static = 0;        // 0 < f <= 1
+  int64_t cell_bytes = 0;                // bytes per token per rank (SglangCellBytes)
+  int page_size = 1;                     // kV05+: tokens rounded down to a multiple
+  std::optional<int64_t> max_total_tokens;  // --max-total-tokens (caps the pool)
+  std::optional<int64_t> context_length;    // for the one-request check and remedy
+};
+
+struct SglangKvResult {
+  double reserved_bytes = 0;   // free_at_init x (1 - f): activations, graphs, NCCL...
+  double rest_bytes = 0;       // avail - reserved (negative = shortfall)
+  int64_t profiled_tokens = 0; // int(rest) // cell (negative when rest < 0, as logged in
+                               // "larger than the profiled value -561981")
+  int64_t max_total_num_tokens = 0;  // after --max-total-tokens cap and page rounding
+  double kv_pool_bytes = 0;    // max_total_num_tokens x cell (0 when it fails)
+  bool fails = false;          // the server refuses to start
+  std::string error;           // the message the era raises ("" when it fits)
+  // Smallest f (2 decimals, rounded up) with rest > 0: 1 - avail/free_at_init.
+  double min_viable_mem_fraction_static = 0;
+  // Smallest f (2 decimals) whose pool holds one request of context_length
+  // tokens; absent without context_length. > 1 means it cannot fit at all.
+  std::optional<double> mem_fraction_for_context;
+  bool holds_one_context = true;  // pool >= context_length tokens (true if unknown)
+};
+
+// rest = avail - free_at_init x (1 - f); tokens = int(rest x 2^30 ...) // cell per era
+// (sglang-source.md §1.1, §1.2). Error when an input is out of range (the
+// message names the field).
+StatusOr<SglangKvResult> SglangKvPool(const SglangKvInput& in);
+
+// Remedy: smallest mem_fraction_static (rounded UP to 2 decimals) that leaves
+// a KV pool of at least `tokens` tokens (tokens = 0: any positive rest).
+double SglangMinMemFraction(double free_at_init_bytes, double avail_after_weights_bytes,
+                            int64_t cell_bytes = 0, int64_t tokens = 0);
+
+// Default --mem-fraction-static by version, GPU capacity and parallelism
+// (sglang-source.md §1.4).
+struct SglangDefaultsInput {
+  std::string version;           // decides the table/heuristic
+  double gpu_capacity_bytes = 0; // device total (get_device_memory_capacity); 0 = unknown
+  int tp = 1, pp = 1, dp = 1;
+  bool enable_dp_attention = false;
+  std::optional<int> chunked_prefill_size;  // unset: the capacity-based default
+  std::optional<int> cuda_graph_max_bs;     // unset: the capacity-based default
+  std::string speculative_algorithm;        // "", "EAGLE", "EAGLE3", "STANDALONE", "NGRAM"
+};
+struct SglangDefaults {
+  double mem_fraction_static = 0;
+  int chunked_prefill_size = 0;   // 0 when the era has no capacity table
+  int cuda_graph_max_bs = 0;
+  double reserved_mb = 0;         // post-#7054 heuristic: what it keeps back (MB)
+  std::string rule;               // which table/heuristic applied, for explanations
+};
+StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in);
+
+// ---------------------------------------------------------------------------
+// vLLM.
+
+// Eras of the KV budget (vllm-source.md §1.2, §1.3).
+enum class VllmEra {
+  kV0PeakWholeGpu,  // V0 < 0.3.1: peak = total - free (other processes charged)
+  kV0InstancePeak,  // V0 0.3.1..0.6.3: peak = init_free - free (this instance only)
+  kV0NonTorchWholeGpu,  // V0 0.6.4..0.6.5, V1 < 0.9.1: non-torch = whole-GPU used - torch
+  kV0Profiling,     // V0 >= 0.6.6 (memory_profiling(): instance increases only)
+  kV1StartupCheck,  // V1 0.9.1..0.20.x: + startup check free < util x total; graphs OUTSIDE budget
+  kV1GraphsInBudget,  // V1 >= 0.21: CUDA-graph estimate subtracted from the budget
+};
+const char* VllmEraName(VllmEra era);
+// engine: "v0", "v1" or "" (= V1 from 0.8.0 when it became default, V0 before;
+// V0 does not exist from 0.11.0).
+StatusOr<VllmEra> VllmEraForVersion(std::string_view version, std::string_view engine = "");
+
+// Bytes per token per GPU (vllm-source.md §1.5):
+//   GQA/MHA: layers x 2 x KvHeadsPerRank(kv_heads, tp) x head_dim x elem
+//   MLA:     layers x (kv_lora_rank + qk_rope_head_dim) x elem (independent of TP)
+//   FP4:     packed half + one 1-byte scale per 16 elements.
+StatusOr<int64_t> VllmBytesPerToken(const KvDims& dims, int tp);
+
+struct VllmKvInput {
+  VllmEra era = VllmEra::kV1StartupCheck;
+  double total_bytes = 0;          // cudaMemGetInfo total (the card's, not the H200's)
+  double free_at_init_bytes = 0;   // free when the worker starts (startup check; other tenants)
+  double gpu_memory_utilization = 0.9;
+  double weights_bytes = 0;        // "Model loading took X GiB"
+  double activation_peak_bytes = 0;  // torch peak increase during profile_run
+  double non_torch_bytes = 0;      // NCCL, cuBLAS, custom-AR buffers, context growth
+  double cuda_graph_bytes = 0;     // captured graph pool (estimate or "took X GiB")
+  int64_t bytes_per_token = 0;     // VllmBytesPerToken
+  int block_size = 16;
+  int pp = 1;
+  std::optional<int64_t> max_model_len;
+};
+
+struct VllmKvResult {
+  double requested_bytes = 0;      // util x total (ceil in 2026)
+  double non_kv_bytes = 0;         // what the era charges against the budget
+  double graphs_in_budget_bytes = 0;  // graphs subtracted from the budget (>= 0.21)
+  double kv_bytes = 0;             // requested - non_kv - graphs_in_budget (may be < 0)
+  int64_t num_blocks = 0;          // >= 0
+  int64_t kv_tokens = 0;           // num_blocks x block_size
+  bool startup_check_fails = false;  // V1 >= 0.9.1: free_at_init < requested
+  bool no_cache_blocks = false;      // "No available memory for the cache blocks"
+  bool max_len_too_long = false;     // one max_model_len request does not fit
+  int64_t estimated_max_model_len = 0;  // what the pool would hold
+  bool graphs_overflow = false;      // graphs outside budget exceed the margin (capture OOM risk)
+  bool fails = false;
+  std::string error;                 // first error the era raises
+  // Remedies (2 decimals, rounded up; max_gpu_memory_utilization rounded down).
+  double min_util_one_block = 0;                // smallest util leaving >= 1 block
+  std::optional<double> min_util_max_model_len; // smallest util holding max_model_len
+  double max_util_startup = 1;                  // largest util passing the startup check
+};
+StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in);
+
+// ---------------------------------------------------------------------------
+// Per-rank ledger (rows of memory/ledger.h LedgerRow).
+
+struct RankMemory {
+  int rank = -1;
+  std::string role = "target";   // "target" | "draft"
+  double total_bytes = 0, free_at_init_bytes = 0, weights_bytes = 0, reserved_bytes = 0,
+         kv_pool_bytes = 0, graphs_bytes = 0;
+  // Persistent memory outside the columns of LedgerRow (vLLM's non-torch: NCCL,
+  // cuBLAS, custom all-reduce); only subtracted from left.
+  double other_bytes = 0;
+  // SGLang captures CUDA graphs inside its reserved slice (and vLLM < 0.21
+  // inside the margin outside its budget): graphs then only count where they
+  // exceed `reserved`. false: graphs are a separate consumer.
+  bool graphs_inside_reserved = true;
+};
+// left = free_at_init - weights - other - kv_pool - (inside ? max(reserved, graphs)
+//                                                          : reserved + graphs)
+// Negative left = shortfall (SGLang: left == rest when the pool is 0).
+LedgerRow BuildLedgerRow(const RankMemory& m);
+std::vector<LedgerRow> BuildLedger(const std::vector<RankMemory>& ranks);
+
+// ---------------------------------------------------------------------------
+// CUDA-graph batch size remedy.
+
+// One measured point: graphs captured up to batch size `max_bs` took `bytes`
+// ("Capture cuda graph end ... mem usage=X GB" with "Capture cuda graph bs [..]").
+struct GraphMemPoint {
+  int max_bs = 0;
+  double bytes = 0;
+};
+// Linear model bytes(bs) = intercept + slope x bs (least squares; one point:
+// intercept 0). Returns the largest bs in [1, max_candidate] whose predicted
+// memory fits `budget_bytes`; if `candidates` is not empty, the largest
+// candidate that fits. 0 when none fits. Error on no points / bad values.
+StatusOr<int> LargestGraphBatchSize(const std::vector<GraphMemPoint>& points, double budget_bytes,
+                                    int max_candidate = 1024, const std::vector<int>& candidates = {});
+
+// ---------------------------------------------------------------------------
+// GPU catalog (memory/gpu_catalog.json, embedded at build time).
+
+struct GpuInfo {
+  std::string name;                 // canonical, e.g. "H100 SXM 80GB"
+  std::vector<std::string> aliases; // lower-case names users and logs use
+  double memory_bytes = 0;          // cudaMemGetInfo total (what servers see)
+  std::string arch;                 // "hopper", "ampere", ...
+  int sm = 0;                       // 90, 80, 120...
+  std::string interconnect;         // "nvlink" | "pcie"
+};
+// The embedded catalog, parsed once, with the user's catalog file merged over it
+// (LoadGpuCatalogFile). Never fails: a broken embedded file yields an empty catalog
+// here and fails gpu_catalog_test (which parses EmbeddedGpuCatalogJson()).
+const std::vector<GpuInfo>& GpuCatalog();
+// A catalog file users keep for their own cards, in gpu_catalog.json's shape
+// ({"gpus": [{"name", "aliases", "memory_gib", "arch", "sm", "interconnect"}]}),
+// merged over the built-in catalog: an entry whose name or an alias names a built-in
+// entry replaces it (a corrected memory figure), any other is added. Errors name the
+// file and the entry (`FILE: /gpus/2/memory_gib: ...`); nothing is merged then.
+Status LoadGpuCatalogFile(const std::string& path);
+// The merge itself: `user` over `base` as above; `source` names the user's file in errors.
+StatusOr<std::vector<GpuInfo>> MergeGpuCatalog(const std::vector<GpuInfo>& base, const std::vector<GpuInfo>& user,
+                                               std::string_view source);
+// The catalog file read when no --gpu-catalog is given: $TPTRIAGE_GPU_CATALOG when
+// set, else $XDG_CONFIG_HOME/tptriage/gpus.json (~/.config/tptriage/gpus.json) when
+// that file exists; "" when there is none.
+std::string DefaultGpuCatalogPath();
+// --gpu-catalog FILE, or the default file when `flag` is empty: loads it (once).
+Status LoadUserGpuCatalog(const std::string& flag);
+std::string_view EmbeddedGpuCatalogJson();
+// Parses a catalog document; `source` names it in errors (file + JSON path + hint).
+StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::string_view source);
+// Case-insensitive lookup by name or alias; ignores spaces, '-' and '_'
+// ("h100-sxm", "NVIDIA H100 80GB HBM3"). Error lists close names.
+StatusOr<GpuInfo> FindGpu(std::string_view name);
+// Non-empty when `name` covers parts with different memory (A100 40/80 GB, GB200...):
+// the part assumed and how to name the others.
+std::string GpuAmbiguity(std::string_view name);
+
+// ---------------------------------------------------------------------------
+// Weights and start-up overhead (for `tptriage plan` without a log).
+
+// Bytes per weight element: "bf16"/"fp16" 2, "fp32" 4, "fp8"/"int8" 1,
+// "fp4"/"nvfp4"/"int4"/"awq"/"gptq" 0.5. Error names the value.
+StatusOr<double> WeightDtypeBytes(std::string_view dtype);
+// params x bytes / tp (dense estimate: embeddings and norms are split too).
+double WeightsPerRankBytes(double params, double dtype_bytes, int tp);
+
+// What a server sees free right after distributed init on an otherwise empty
+// card: total - CUDA/torch context (620.8 MiB, lazy loading) - NCCL communicator
+// (558 MiB when tp > 1) - custom all-reduce buffers (24 MiB when tp in 2,4,6,8).
+// Measured on H200 (anchors-allreduce.md §4.1, §1; sglang-source.md §3).
+inline constexpr double kTorchContextBytes = 620.8 * kMiB;
+inline constexpr double kNcclCommBytes = 558.0 * kMiB;
+inline constexpr double kCustomAllReduceBytes = 24.0 * kMiB;
+double DefaultFreeAtInit(double total_bytes, int tp);
+
+// ---------------------------------------------------------------------------
+// Sizes.
+
+// Sizes ("96GiB", "9.3G"): base/units.h ParseSize, the one grammar of every input.
+// "70B", "7.6b", "405B", "1.5T", "350M" -> parameter count.
+StatusOr<double> ParseParamCount(std::string_view text);
+// bytes -> "21.70 GiB" (negative keeps its sign).
+std::string FormatGiB(double bytes);
+
+}  // namespace tpt::memory

@@ -1,0 +1,547 @@
+// model_config.cc: config.json (+ the safetensors index, hf_quant_config.json) ->
+// ModelConfig, and the TP checks. Weights per rank, KV dims and the activation peak
+// are in model_weights.cc; model_config.h has the sharding rules.
+#include "memory/model_config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "base/strings.h"
+
+namespace tpt::memory {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// A number field, trying several names (configs of different families spell them differently).
+template <typename T>
+std::optional<T> Num(const json& j, std::initializer_list<const char*> keys) {
+  if (!j.is_object()) return std::nullopt;
+  for (const char* k : keys) {
+    auto it = j.find(k);
+    if (it != j.end() && it->is_number()) {
+      double v = it->get<double>();
+      if (!std::isfinite(v)) continue;
+      return static_cast<T>(v);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Str(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::optional<bool> Bool(const json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it != j.end() && it->is_boolean()) return it->get<bool>();
+  return std::nullopt;
+}
+
+
+StatusOr<json> ReadJsonFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return InvalidArgumentError("cannot read " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgumentError(p.string() + " is not valid JSON");
+  return j;
+}
+
+// Effective bytes per element of a quantized linear weight, from quantization_config.
+void ParseQuant(const json& qc, ModelConfig& m) {
+  QuantInfo& q = m.quant;
+  if (!qc.is_object()) return;
+  std::string method = Lower(Str(qc, "quant_method"));
+  if (method.empty() && qc.contains("quant_algo")) method = "modelopt";
+  if (method.empty() && (qc.contains("load_in_4bit") || qc.contains("load_in_8bit"))) method = "bitsandbytes";
+  q.method = method;
+  auto add_skip = [&](const char* key) {
+    auto it = qc.find(key);
+    if (it == qc.end() || !it->is_array()) return;
+    for (const auto& e : *it) {
+      if (e.is_string()) q.skip.push_back(e.get<std::string>());
+    }
+  };
+  for (const char* k : {"modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules", "llm_int8_skip_modules"}) {
+    add_skip(k);
+  }
+  char buf[128];
+  if (method == "fp8" || method == "fbgemm_fp8" || method == "w8a8_fp8") {
+    auto it = qc.find("weight_block_size");
+    if (it != qc.end() && it->is_array() && it->size() == 2 && (*it)[0].is_number() && (*it)[1].is_number()) {
+      double a = (*it)[0].get<double>(), b = (*it)[1].get<double>();
+      q.linear_bytes = 1.0 + 4.0 / std::max(a * b, 1.0);  // fp32 scale per block
+      std::snprintf(buf, sizeof(buf), "fp8 block %gx%g", a, b);
+      q.scheme = buf;
+    } else {
+      q.linear_bytes = 1.0;
+      q.scheme = "fp8 per-tensor/channel";
+    }
+  } else if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin") {
+    int bits = Num<int>(qc, {"bits", "w_bit"}).value_or(4);
+    int group = Num<int>(qc, {"group_size", "q_group_size"}).value_or(128);
+    double g = group > 0 ? group : 4096;  // per-channel: one scale per output column
+    // packed weight + fp16 scale and packed zero point per group (+ GPTQ's int32 g_idx, negligible)
+    q.linear_bytes = bits / 8.0 + (2.0 + bits / 8.0) / g;
+    std::snprintf(buf, sizeof(buf), "%s int%d g%d", method.c_str(), bits, group);
+    q.scheme = buf;
+    if (Bool(qc, "lm_head").value_or(false)) q.scheme += " (lm_head quantized)";
+  } else if (method == "compressed-tensors") {
+    const json* w = nullptr;
+    auto groups = qc.find("config_groups");
+    if (groups != qc.end() && groups->is_object()) {
+      for (const auto& [name, g] : groups->items()) {
+        if (g.is_object() && g.contains("weights") && g["weights"].is_object()) {
+          w = &g["weights"];
+          break;
+        }
+      }
+    }
+    std::string fmt = Lower(Str(qc, "format"));
+    if (w != nullptr) {
+      int bits = Num<int>(*w, {"num_bits"}).value_or(8);
+      std::string type = Lower(Str(*w, "type"));
+      std::string strategy = Lower(Str(*w, "strategy"));
+      int group = Num<int>(*w, {"group_size"}).value_or(0);
+      bool symmetric = Bool(*w, "symmetric").value_or(true);
+      if (type == "float" && bits == 4) {
+        q.linear_bytes = 0.5 + 1.0 / (group > 0 ? group : 16);  // nvfp4: fp8 scale per 16
+        q.scheme = "nvfp4 g" + std::to_string(group > 0 ? group : 16);
+      } else if (type == "float" && bits == 8) {
+        q.linear_bytes = 1.0;
+        auto bs = w->find("block_structure");
+        if (strategy == "block" && bs != w->end() && bs->is_array() && bs->size() == 2) {
+          q.linear_bytes += 4.0 / std::max((*bs)[0].get<double>() * (*bs)[1].get<double>(), 1.0);
+        }
+        q.scheme = "fp8 " + (strategy.empty() ? std::string("tensor") : strategy);
+      } else {
+        double g = group > 0 ? group : 4096;
+        q.linear_bytes = bits / 8.0 + 2.0 / g + (symmetric ? 0.0 : bits / 8.0 / g);
+        q.scheme = "int" + std::to_string(bits) + (group > 0 ? " g" + std::to_string(group) : " per-channel");
+      }
+    } else {
+      q.linear_bytes = fmt.find("fp4") != std::string::npos ? 0.5625 : 1.0;
+      q.scheme = fmt.empty() ? "compressed-tensors (scheme unknown: 8-bit assumed)" : fmt;
+    }
+    auto kv = qc.find("kv_cache_scheme");
+    if (kv != qc.end() && kv->is_object() && Num<int>(*kv, {"num_bits"}).value_or(16) == 8) q.kv_bytes = 1;
+  } else if (method == "modelopt" || method == "modelopt_fp4" || method == "modelopt_fp8") {
+    std::string algo = Lower(Str(qc, "quant_algo"));
+    if (algo.find("fp4") != std::string::npos || method == "modelopt_fp4") {
+      q.linear_bytes = 0.5 + 1.0 / 16;
+      q.scheme = "nvfp4 g16";
+    } else {
+      q.linear_bytes = 1.0;
+      q.scheme = "fp8";
+    }
+    if (Lower(Str(qc, "kv_cache_quant_algo")).find("fp8") != std::string::npos) q.kv_bytes = 1;
+  } else if (method == "mxfp4") {
+    q.linear_bytes = 0.5 + 1.0 / 32;  // e2m1 + one e8m0 scale per 32
+    q.experts_only = true;
+    q.scheme = "mxfp4 (MoE experts)";
+  } else if (method == "bitsandbytes") {
+    if (Bool(qc, "load_in_4bit").value_or(false)) {
+      bool dq = Bool(qc, "bnb_4bit_use_double_quant").value_or(false);
+      q.linear_bytes = 0.5 + (dq ? 1.0 / 64 + 4.0 / (64 * 256) : 4.0 / 64);
+      q.scheme = std::string("bnb 4-bit") + (dq ? " double-quant" : "");
+    } else {
+      q.linear_bytes = 1.0;
+      q.scheme = "bnb 8-bit";
+    }
+  } else if (!method.empty()) {
+    q.linear_bytes = 0;
+    m.notes.push_back("quantization method '" + method + "' is not modelled: weights counted at " +
+                      std::to_string(static_cast<int>(m.dtype_bytes * 8)) + " bits (the index total corrects this when present)");
+    q.method = "";
+  }
+}
+
+// Name of the sub-config holding the language model.
+const json& TextConfig(const json& j) {
+  for (const char* k : {"text_config", "llm_config", "language_config", "thinker_config"}) {
+    auto it = j.find(k);
+    if (it != j.end() && it->is_object()) {
+      if (std::string(k) == "thinker_config" && it->contains("text_config")) return (*it)["text_config"];
+      return *it;
+    }
+  }
+  return j;
+}
+
+double VisionParams(const json& v, int text_hidden, std::string* note) {
+  if (!v.is_object()) return 0;
+  int h = Num<int>(v, {"hidden_size", "embed_dim", "width", "d_model"}).value_or(0);
+  int layers = Num<int>(v, {"num_hidden_layers", "depth", "layers", "num_layers", "encoder_layers"}).value_or(0);
+  if (h <= 0 || layers <= 0) return 0;
+  int inter = Num<int>(v, {"intermediate_size", "encoder_ffn_dim"}).value_or(0);
+  if (inter <= 0) inter = static_cast<int>(h * Num<double>(v, {"mlp_ratio"}).value_or(4.0));
+  std::string act = Lower(Str(v, "hidden_act"));
+  bool gated = act == "silu" || act == "swiglu";
+  double per_layer = 4.0 * h * h + (gated ? 3.0 : 2.0) * h * inter + 4.0 * h;
+  int merge = Num<int>(v, {"spatial_merge_size"}).value_or(1);
+  int out = Num<int>(v, {"out_hidden_size", "projection_dim"}).value_or(text_hidden);
+  double hm = static_cast<double>(h) * merge * merge;
+  double projector = hm * hm + hm * std::max(out, 1);
+  int patch = Num<int>(v, {"patch_size"}).value_or(14);
+  int channels = Num<int>(v, {"num_channels", "in_channels", "in_chans"}).value_or(3);
+  int temporal = Num<int>(v, {"temporal_patch_size"}).value_or(1);
+  double embed = static_cast<double>(patch) * patch * channels * temporal * h;
+  double total = layers * per_layer + projector + embed;
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "encoder %d layers x hidden %d (~%.2fB params, estimated)", layers, h, total / 1e9);
+  *note = buf;
+  return total;
+}
+
+// Layers with routed experts.
+std::vector<bool> MoeLayers(const json& t, int layers, int experts) {
+  std::vector<bool> moe(layers, experts > 0);
+  if (experts <= 0) return moe;
+  int first_dense = Num<int>(t, {"first_k_dense_replace"}).value_or(0);
+  int freq = Num<int>(t, {"moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step"}).value_or(1);
+  if (freq < 1) freq = 1;
+  for (int i = 0; i < layers; ++i) {
+    bool is_moe = i >= first_dense;
+    if (t.contains("decoder_sparse_step")) is_moe = is_moe && (i + 1) % freq == 0;  // Qwen MoE
+    else if (t.contains("interleave_moe_layer_step")) is_moe = is_moe && (i + 1) % freq == 0;  // Llama 4
+    else is_moe = is_moe && (i % freq == 0);
+    moe[i] = is_moe;
+  }
+  auto mlp_only = t.find("mlp_only_layers");
+  if (mlp_only != t.end() && mlp_only->is_array()) {
+    for (const auto& e : *mlp_only) {
+      if (e.is_number_integer() && e.get<int>() >= 0 && e.get<int>() < layers) moe[e.get<int>()] = false;
+    }
+  }
+  return moe;
+}
+
+std::vector<std::string> LayerKinds(const json& t, const std::string& model_type, int layers, int sliding_window) {
+  std::vector<std::string> kind(layers, "full");
+  auto lt = t.find("layer_types");
+  if (lt != t.end() && lt->is_array() && static_cast<int>(lt->size()) >= layers) {
+    for (int i = 0; i < layers; ++i) {
+      std::string s = (*lt)[i].is_string() ? Lower((*lt)[i].get<std::string>()) : "";
+      if (s.find("sliding") != std::string::npos) kind[i] = "sliding";
+      else if (s.find("linear") != std::string::npos || s.find("mamba") != std::string::npos ||
+               s.find("conv") != std::string::npos) kind[i] = "linear";
+      else kind[i] = "full";
+    }
+    return kind;
+  }
+  std::string pattern = Str(t, "hybrid_override_pattern");  // Nemotron-H: M mamba, * attention, - MLP
+  if (!pattern.empty()) {
+    // Each character is a layer; only '*' layers carry KV. num_hidden_layers counts them all.
+    kind.assign(layers, "linear");
+    for (int i = 0; i < layers && i < static_cast<int>(pattern.size()); ++i) {
+      if (pattern[i] == '*') kind[i] = "full";
+      else if (pattern[i] == '-' || pattern[i] == 'E') kind[i] = "mlp";
+    }
+    return kind;
+  }
+  if (auto interval = Num<int>(t, {"full_attention_interval"}); interval && *interval > 1) {  // Qwen3-Next
+    for (int i = 0; i < layers; ++i) kind[i] = (i + 1) % *interval == 0 ? "full" : "linear";
+    return kind;
+  }
+  if (auto period = Num<int>(t, {"attn_layer_period"}); period && *period > 0) {  // Jamba
+    int offset = Num<int>(t, {"attn_layer_offset"}).value_or(0);
+    for (int i = 0; i < layers; ++i) kind[i] = i % *period == offset ? "full" : "linear";
+    return kind;
+  }
+  if (sliding_window > 0) {
+    if (auto p = Num<int>(t, {"sliding_window_pattern"}); p && *p > 1) {  // Gemma 3: every p-th layer is global
+      for (int i = 0; i < layers; ++i) kind[i] = (i + 1) % *p == 0 ? "full" : "sliding";
+    } else if (model_type == "gemma2") {
+      for (int i = 0; i < layers; ++i) kind[i] = i % 2 == 0 ? "sliding" : "full";
+    } else if (Bool(t, "use_sliding_window").value_or(model_type == "mistral")) {
+      int max_window_layers = Num<int>(t, {"max_window_layers"}).value_or(layers);
+      for (int i = 0; i < layers; ++i) kind[i] = i < max_window_layers ? "sliding" : "full";
+    }
+  }
+  return kind;
+}
+
+// Parameters of one linear-attention / mamba mixer (no KV per token).
+double LinearMixerParams(const json& t, int hidden) {
+  if (auto vh = Num<int>(t, {"linear_num_value_heads"})) {  // Qwen3-Next gated delta net
+    int kh = Num<int>(t, {"linear_num_key_heads"}).value_or(*vh);
+    int kd = Num<int>(t, {"linear_key_head_dim"}).value_or(128);
+    int vd = Num<int>(t, {"linear_value_head_dim"}).value_or(128);
+    double qkvz = 2.0 * kh * kd + 2.0 * *vh * vd;
+    return hidden * (qkvz + 2.0 * *vh) + static_cast<double>(*vh) * vd * hidden;
+  }
+  if (auto nh = Num<int>(t, {"mamba_num_heads"})) {  // Mamba2 (Nemotron-H)
+    int hd = Num<int>(t, {"mamba_head_dim"}).value_or(64);
+    int groups = Num<int>(t, {"n_groups", "mamba_n_groups"}).value_or(8);
+    int state = Num<int>(t, {"ssm_state_size", "mamba_d_state"}).value_or(128);
+    double inner = static_cast<double>(*nh) * hd;
+    return hidden * (2 * inner + 2.0 * groups * state + *nh) + inner * hidden;
+  }
+  if (auto expand = Num<int>(t, {"mamba_expand"})) {  // Mamba1 (Jamba)
+    int state = Num<int>(t, {"mamba_d_state"}).value_or(16);
+    double inner = static_cast<double>(*expand) * hidden;
+    return hidden * 2 * inner + inner * hidden + inner * (2.0 * state + 64);
+  }
+  return 4.0 * hidden * hidden;  // unknown mixer: attention-sized
+}
+
+}  // namespace
+
+int ModelConfig::AttentionLayers() const { return FullAttentionLayers() + SlidingLayers(); }
+int ModelConfig::FullAttentionLayers() const {
+  if (layer_kind.empty()) return layers;
+  return static_cast<int>(std::count(layer_kind.begin(), layer_kind.end(), "full"));
+}
+int ModelConfig::SlidingLayers() const {
+  return static_cast<int>(std::count(layer_kind.begin(), layer_kind.end(), "sliding"));
+}
+int ModelConfig::LinearLayers() const {
+  return static_cast<int>(std::count(layer_kind.begin(), layer_kind.end(), "linear"));
+}
+
+StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
+  const std::string src(source);
+  if (!j.is_object()) return InvalidArgumentError(src + ": not a JSON object (expected a Hugging Face config.json)");
+  ModelConfig m;
+  m.source = src;
+  const json& t = TextConfig(j);
+  m.model_type = Str(j, "model_type");
+  std::string text_type = Str(t, "model_type");
+  if (m.model_type.empty()) m.model_type = text_type;
+  if (auto it = j.find("architectures"); it != j.end() && it->is_array() && !it->empty() && (*it)[0].is_string()) {
+    m.architecture = (*it)[0].get<std::string>();
+  }
+  std::string dtype = Str(t, "torch_dtype");
+  if (dtype.empty()) dtype = Str(j, "torch_dtype");
+  if (dtype.empty()) dtype = Str(t, "dtype");
+  if (dtype.empty()) dtype = Str(j, "dtype");
+  if (!dtype.empty()) m.torch_dtype = dtype;
+  if (Lower(m.torch_dtype).find("float32") != std::string::npos) {
+    m.notes.push_back("torch_dtype float32: the servers load it as 16-bit (dtype auto)");
+  }
+  m.layers = Num<int>(t, {"num_hidden_layers", "n_layer", "num_layers", "n_layers"}).value_or(0);
+  m.hidden = Num<int>(t, {"hidden_size", "d_model", "n_embd", "dim"}).value_or(0);
+  m.intermediate = Num<int>(t, {"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"}).value_or(0);
+  m.heads = Num<int>(t, {"num_attention_heads", "n_head", "n_heads", "num_heads"}).value_or(0);
+  m.kv_heads = Num<int>(t, {"num_key_value_heads", "num_kv_heads", "multi_query_group_num", "n_kv_heads"})
+                   .value_or(m.heads);
+  m.vocab = Num<int64_t>(t, {"vocab_size", "padded_vocab_size", "n_vocab"}).value_or(0);
+  if (m.vocab == 0) m.vocab = Num<int64_t>(j, {"vocab_size"}).value_or(0);
+  m.max_position = Num<int64_t>(t, {"max_position_embeddings", "n_positions", "seq_length", "max_seq_len"}).value_or(0);
+  std::vector<std::string> missing;
+  if (m.layers <= 0) missing.push_back("num_hidden_layers");
+  if (m.hidden <= 0) missing.push_back("hidden_size");
+  if (m.heads <= 0) missing.push_back("num_attention_heads");
+  if (m.vocab <= 0) missing.push_back("vocab_size");
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& s : missing) list += (list.empty() ? "" : ", ") + s;
+    return InvalidArgumentError(src + ": missing " + list +
+                                " (is this a model's config.json? for multimodal models the language model's "
+                                "numbers are read from text_config/llm_config)");
+  }
+  if (m.kv_heads <= 0) m.kv_heads = m.heads;
+  auto hd = Num<int>(t, {"head_dim", "kv_channels"});
+  m.head_dim = hd && *hd > 0 ? *hd : m.hidden / m.heads;
+  if (auto tie = Bool(t, "tie_word_embeddings"); tie) {
+    m.tied_embeddings = *tie;
+    m.tied_known = true;
+  } else if (auto tie2 = Bool(j, "tie_word_embeddings"); tie2) {
+    m.tied_embeddings = *tie2;
+    m.tied_known = true;
+  } else {
+    // transformers' PretrainedConfig default is True; Llama/Qwen/Mistral-family classes default to False.
+    static const char* kTiedByDefault[] = {"gemma", "gemma2", "gemma3", "gemma3_text", "phi3small", "opt", "gpt2"};
+    m.tied_embeddings = false;
+    for (const char* t2 : kTiedByDefault) {
+      if (text_type == t2 || m.model_type == t2) m.tied_embeddings = true;
+    }
+  }
+  std::string mt = text_type.empty() ? m.model_type : text_type;
+  m.qkv_bias = Bool(t, "attention_bias").value_or(false) || Bool(t, "qkv_bias").value_or(false) ||
+               mt == "qwen2" || mt == "qwen2_moe" || mt == "qwen2_vl" || mt == "qwen2_5_vl";
+  m.o_bias = Bool(t, "attention_bias").value_or(false);
+  // MLA
+  m.kv_lora_rank = Num<int>(t, {"kv_lora_rank"}).value_or(0);
+  if (m.kv_lora_rank > 0) {
+    m.q_lora_rank = Num<int>(t, {"q_lora_rank"}).value_or(0);
+    m.qk_nope_head_dim = Num<int>(t, {"qk_nope_head_dim"}).value_or(128);
+    m.qk_rope_head_dim = Num<int>(t, {"qk_rope_head_dim"}).value_or(64);
+    m.v_head_dim = Num<int>(t, {"v_head_dim"}).value_or(128);
+  }
+  // MoE
+  m.experts = Num<int>(t, {"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts"}).value_or(0);
+  if (m.experts > 0) {
+    m.experts_per_tok = Num<int>(t, {"num_experts_per_tok", "moe_topk", "top_k", "num_experts_per_token"}).value_or(2);
+    m.moe_intermediate = Num<int>(t, {"moe_intermediate_size", "expert_intermediate_size"}).value_or(m.intermediate);
+    if (auto s = Num<int>(t, {"shared_expert_intermediate_size"}); s && *s > 0) {  // Qwen2-MoE: one wide shared expert
+      m.shared_experts = 1;
+      m.shared_intermediate = *s;
+    } else {
+      m.shared_experts = Num<int>(t, {"n_shared_experts", "num_shared_experts"}).value_or(0);
+      if (mt == "llama4_text" || mt == "llama4") m.shared_experts = 1;
+      m.shared_intermediate = m.moe_intermediate;
+    }
+    m.moe_layer = MoeLayers(t, m.layers, m.experts);
+    if (auto dense = Num<int>(t, {"intermediate_size_mlp"}); dense && *dense > 0) m.intermediate = *dense;  // Llama 4
+  }
+  m.sliding_window = Num<int>(t, {"sliding_window"}).value_or(0);
+  m.layer_kind = LayerKinds(t, mt, m.layers, m.sliding_window);
+  if (m.LinearLayers() > 0) m.linear_mixer_params = LinearMixerParams(t, m.hidden);
+  m.mtp_layers = Num<int>(t, {"num_nextn_predict_layers"}).value_or(0);
+  // Towers
+  for (const char* k : {"vision_config", "audio_config", "vision_tower_config"}) {
+    auto it = j.find(k);
+    if (it == j.end() && &t != &j) continue;
+    if (it == j.end()) continue;
+    std::string note;
+    double p = VisionParams(*it, m.hidden, &note);
+    if (p > 0 && m.vision_hidden == 0) {
+      const json& v = *it;
+      m.vision_hidden = Num<int>(v, {"hidden_size", "embed_dim", "width", "d_model"}).value_or(0);
+      m.vision_layers_attr = Num<int>(v, {"num_hidden_layers"}).value_or(24);
+      m.vision_hidden_attr = Num<int>(v, {"hidden_size"}).value_or(1024);
+      m.vision_intermediate = Num<int>(v, {"intermediate_size", "encoder_ffn_dim"}).value_or(4 * m.vision_hidden);
+      int patch = Num<int>(v, {"patch_size", "spatial_patch_size"}).value_or(14);
+      if (v.contains("spatial_merge_size") && v.contains("temporal_patch_size")) {
+        // Qwen2/2.5-VL processors: max_pixels 12,845,056 (16,384 merged tokens) per image.
+        m.vision_max_patches = 12845056 / (static_cast<int64_t>(patch) * patch);
+        const int merge = std::max(Num<int>(v, {"spatial_merge_size"}).value_or(2), 1);
+        m.mm_item_tokens = m.vision_max_patches / (static_cast<int64_t>(merge) * merge);
+        m.mm_video = true;
+      } else {
+        int64_t side = Num<int>(v, {"image_size"}).value_or(448) / std::max(patch, 1);
+        m.vision_max_patches = side * side;
+      }
+    }
+    if (p > 0) {
+      m.vision_params += p;
+      m.vision_note += (m.vision_note.empty() ? "" : "; ") + std::string(k) + ": " + note;
+    }
+  }
+  // Quantization: quantization_config (text first: some VLMs nest it) or compression_config.
+  const json* qc = nullptr;
+  for (const json* c : {&j, &t}) {
+    for (const char* k : {"quantization_config", "compression_config"}) {
+      auto it = c->find(k);
+      if (it != c->end() && it->is_object() && qc == nullptr) qc = &*it;
+    }
+  }
+  if (qc != nullptr) ParseQuant(*qc, m);
+  return m;
+}
+
+StatusOr<ModelConfig> LoadModel(const std::string& path) {
+  std::error_code ec;
+  fs::path p(path);
+  if (!fs::exists(p, ec)) {
+    return InvalidArgumentError("--model " + path +
+                                ": no such file or directory (give a local model directory or its config.json; "
+                                "nothing is downloaded)");
+  }
+  fs::path dir = p, config = p;
+  if (fs::is_directory(p, ec)) {
+    config = p / "config.json";
+    if (!fs::exists(config, ec)) {
+      return InvalidArgumentError("--model " + path + ": the directory has no config.json");
+    }
+  } else {
+    dir = p.parent_path();
+  }
+  auto j = ReadJsonFile(config);
+  if (!j.ok()) return InvalidArgumentError("--model: " + j.status().message());
+  auto m = ParseModelConfig(*j, config.string());
+  if (!m.ok()) return m.status();
+  // ModelOpt writes its quantization into hf_quant_config.json next to config.json.
+  if (m->quant.method.empty() && fs::exists(dir / "hf_quant_config.json", ec)) {
+    auto hq = ReadJsonFile(dir / "hf_quant_config.json");
+    if (hq.ok() && hq->contains("quantization") && (*hq)["quantization"].is_object()) {
+      json qc = (*hq)["quantization"];
+      qc["quant_method"] = "modelopt";
+      ParseQuant(qc, *m);
+    }
+  }
+  fs::path index = dir / "model.safetensors.index.json";
+  if (fs::exists(index, ec)) {
+    auto ij = ReadJsonFile(index);
+    if (!ij.ok()) return InvalidArgumentError("--model: " + ij.status().message());
+    if (auto meta = ij->find("metadata"); meta != ij->end() && meta->is_object()) {
+      if (auto ts = Num<double>(*meta, {"total_size"}); ts && *ts > 0) m->index_total_bytes = *ts;
+    }
+    if (auto wm = ij->find("weight_map"); wm != ij->end() && wm->is_object()) {
+      for (const auto& [name, file] : wm->items()) m->tensor_names.push_back(name);
+    }
+    if (!m->tensor_names.empty()) {
+      bool has_lm_head = false;
+      for (const auto& n : m->tensor_names) {
+        if (n.find("lm_head.weight") != std::string::npos) has_lm_head = true;
+      }
+      if (!m->tied_known) {
+        m->tied_embeddings = !has_lm_head;
+        m->tied_known = true;
+        m->notes.push_back(std::string("tied embeddings from the index: ") + (has_lm_head ? "lm_head present" : "no lm_head"));
+      }
+    }
+  }
+  if (!m->tied_known) {
+    m->notes.push_back(std::string("tie_word_embeddings not in config.json: ") +
+                       (m->tied_embeddings ? "tied" : "untied") + " assumed (the model class default)");
+  }
+  return m;
+}
+
+Status CheckTensorParallel(const ModelConfig& m, int tp, std::string_view framework) {
+  if (tp <= 0) return InvalidArgumentError("--tp must be >= 1");
+  auto valid = [&]() {
+    std::string s;
+    for (int v : ValidTensorParallelSizes(m, 64)) s += (s.empty() ? "" : ", ") + std::to_string(v);
+    return s;
+  };
+  if (m.heads % tp != 0) {
+    return InvalidArgumentError("--tp " + std::to_string(tp) + " does not divide the model's " +
+                                std::to_string(m.heads) + " attention heads (" + std::string(framework) +
+                                " requires it); TP sizes that work: " + valid());
+  }
+  if (m.intermediate > 0 && m.intermediate % tp != 0 && m.FullAttentionLayers() + m.SlidingLayers() > 0 &&
+      (!m.IsMoe() || std::find(m.moe_layer.begin(), m.moe_layer.end(), false) != m.moe_layer.end())) {
+    return InvalidArgumentError("--tp " + std::to_string(tp) + " does not divide the MLP width " +
+                                std::to_string(m.intermediate) + " (intermediate_size; the column-parallel layers "
+                                "split it evenly); TP sizes that work: " + valid());
+  }
+  if (!m.IsMla() && m.kv_heads > 0) {
+    bool ok = m.kv_heads >= tp ? m.kv_heads % tp == 0 : tp % m.kv_heads == 0;
+    if (!ok) {
+      return InvalidArgumentError("--tp " + std::to_string(tp) + " and the model's " + std::to_string(m.kv_heads) +
+                                  " KV heads: " + std::string(framework) +
+                                  " needs kv_heads % tp == 0, or tp % kv_heads == 0 when heads are replicated; "
+                                  "TP sizes that work: " + valid());
+    }
+  }
+  return OkStatus();
+}
+
+std::vector<int> ValidTensorParallelSizes(const ModelConfig& m, int max_tp) {
+  std::vector<int> out;
+  for (int tp = 1; tp <= max_tp; ++tp) {
+    if (m.heads % tp != 0) continue;
+    if (m.intermediate > 0 && m.intermediate % tp != 0 &&
+        (!m.IsMoe() || std::find(m.moe_layer.begin(), m.moe_layer.end(), false) != m.moe_layer.end())) {
+      continue;
+    }
+    if (!m.IsMla() && m.kv_heads > 0 && !(m.kv_heads >= tp ? m.kv_heads % tp == 0 : tp % m.kv_heads == 0)) continue;
+    out.push_back(tp);
+  }
+  return out;
+}
+
+}  // namespace tpt::memory

@@ -1,0 +1,136 @@
+// model_config.h: a Hugging Face model's config.json (and model.safetensors.index.json)
+// read into the numbers the memory model needs: attention and MLP shapes, MLA ranks,
+// MoE experts, sliding-window/hybrid layers, vision towers, quantization; and from
+// them the weight bytes one rank holds under TP/PP/EP and the KV dimensions.
+//
+//   auto m = tpt::memory::LoadModel("/models/Qwen3-32B");      // dir or its config.json
+//   tpt::memory::Sharding s; s.tp = 2; s.framework = "vllm";
+//   auto w = tpt::memory::WeightsPerRank(*m, s);              // w->per_rank_bytes
+//   KvDims d = tpt::memory::KvDimsOf(*m, /*pp=*/1);
+//
+// Sharding follows the servers' parallel layers (vLLM/SGLang share the design):
+// q/k/v and gate/up are column parallel, o/down row parallel (split by TP); K/V heads
+// are replicated when kv_heads < tp; norms, routers and MLA's q_a/kv_a projections are
+// replicated; the vocabulary is padded to a multiple of 64 and split (embedding and
+// LM head; one copy when tied); routed experts are split over the MoE group (TP, or
+// EP x TP/EP); PP stages take ceil(layers/pp) layers, the first the embedding and the
+// last the LM head. No network access: everything comes from local files.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+
+// What quantization_config (or hf_quant_config.json) says about the weights.
+struct QuantInfo {
+  std::string method;            // "" (none), fp8, awq, gptq, compressed-tensors, modelopt, mxfp4, bitsandbytes
+  std::string scheme;            // human summary, e.g. "fp8 block 128x128", "int4 g128", "nvfp4 g16"
+  double linear_bytes = 0;       // bytes per element of a quantized linear weight incl. scales/zeros
+  bool experts_only = false;     // mxfp4 (gpt-oss): only the MoE experts are quantized
+  std::vector<std::string> skip; // modules left unquantized (substring match on tensor names)
+  double kv_bytes = 0;           // KV dtype the checkpoint asks for (fp8 kv_cache_scheme): 1, else 0
+};
+
+struct ModelConfig {
+  std::string source;            // path read
+  std::string model_type, architecture;
+  std::string torch_dtype = "bfloat16";
+  double dtype_bytes = 2;        // unquantized weights (bf16/fp16; fp32 checkpoints load as 16-bit)
+  int layers = 0, hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0, v_head_dim = 0;
+  int64_t vocab = 0;
+  bool tied_embeddings = false;
+  bool tied_known = false;       // the config (or the index) said; otherwise assumed untied
+  bool qkv_bias = false, o_bias = false;
+  int64_t max_position = 0;
+  // MLA (DeepSeek V2/V3/R1, Kimi K2, GLM-4.5+ MLA variants)
+  int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0;
+  // MoE
+  int experts = 0, shared_experts = 0, experts_per_tok = 0, moe_intermediate = 0, shared_intermediate = 0;
+  std::vector<bool> moe_layer;   // per layer: routed experts (empty: dense model)
+  // Attention layer kinds: per layer "full", "sliding" or "linear" (mamba / linear attention)
+  std::vector<std::string> layer_kind;
+  int sliding_window = 0;
+  double linear_mixer_params = 0;  // parameters of one linear-attention/mamba mixer (unsharded)
+  int mtp_layers = 0;            // num_nextn_predict_layers (checkpoint extras, not loaded by default)
+  // Towers
+  double vision_params = 0;      // estimated parameter count of the vision/audio encoder + projector
+  int vision_hidden = 0, vision_intermediate = 0;
+  // What SGLang's adjust_mem_fraction_for_vlm reads: vision_config.num_hidden_layers (24 when
+  // absent, e.g. Qwen2.5-VL's "depth") and hidden_size (1024 when absent).
+  int vision_layers_attr = 24, vision_hidden_attr = 1024;
+  int64_t vision_max_patches = 0;  // patches of the largest image the processor makes (profiling)
+  // What vLLM's profiler puts in a dummy prompt (multimodal/profiling.py): the language
+  // model tokens of the largest image, and whether the processor takes video too (one
+  // dummy video then fills the rest of the sequence, at least one frame pair). Known for
+  // the Qwen2/2.5/3-VL processors (merged 2x2 patches, max_pixels 12,845,056); 0 otherwise.
+  int64_t mm_item_tokens = 0;
+  bool mm_video = false;
+  std::string vision_note;
+  QuantInfo quant;
+  // model.safetensors.index.json
+  std::optional<double> index_total_bytes;
+  std::vector<std::string> tensor_names;
+  std::vector<std::string> notes;  // what was inferred while reading
+
+  bool IsMla() const { return kv_lora_rank > 0; }
+  bool IsMoe() const { return experts > 0; }
+  int AttentionLayers() const;     // layers whose tokens take KV (full + sliding)
+  int FullAttentionLayers() const;
+  int SlidingLayers() const;
+  int LinearLayers() const;
+};
+
+// Reads a config.json document. `source` names it in errors.
+StatusOr<ModelConfig> ParseModelConfig(const nlohmann::json& config, std::string_view source);
+// A model directory (config.json, optional model.safetensors.index.json and
+// hf_quant_config.json) or a path to config.json. Errors name the file and what to do.
+StatusOr<ModelConfig> LoadModel(const std::string& path);
+
+struct Sharding {
+  std::string framework = "vllm";  // "sglang" | "vllm"
+  int tp = 1, pp = 1;
+  int ep = 1;                      // expert-parallel size (1: experts split by TP)
+  int dp = 1;
+  bool enable_dp_attention = false;  // SGLang: attention TP = tp / dp
+};
+
+// TP must split the attention heads, and the KV heads (kv % tp == 0, or tp % kv == 0
+// when replicated) as vLLM's and SGLang's model configs assert. Error names the sizes
+// and lists the TP sizes that work.
+Status CheckTensorParallel(const ModelConfig& m, int tp, std::string_view framework);
+// TP sizes from 1..max that CheckTensorParallel accepts.
+std::vector<int> ValidTensorParallelSizes(const ModelConfig& m, int max_tp = 64);
+
+struct WeightEstimate {
+  double per_rank_bytes = 0;     // the largest rank (first or last PP stage)
+  double loaded_total_bytes = 0; // everything the server loads, summed over one replica
+  double config_total_bytes = 0; // our per-tensor estimate before the index correction
+  std::optional<double> index_total_bytes;
+  double index_scale = 1;        // index (less unloaded extras) / our estimate
+  std::string source;            // "config" | "config + index total"
+  std::vector<std::string> notes;
+};
+StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s);
+
+// KV dimensions of the layers one PP stage caches (full + sliding attention layers;
+// linear/mamba layers have no per-token KV). dtype_bytes is left at 2.
+KvDims KvDimsOf(const ModelConfig& m, int pp);
+
+// Activation peak of vLLM's profiling run per rank (torch peak increase): one forward
+// pass of `tokens` tokens (max_num_batched_tokens) plus the sampler over `seqs`
+// sequences (max_num_seqs). An estimate: the largest per-layer intermediates (MLP or
+// fused-MoE caches, attention projections) plus residual copies, plus fp32 logits.
+double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
+
+// One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
+std::string DescribeModel(const ModelConfig& m);
+
+}  // namespace tpt::memory

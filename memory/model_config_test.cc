@@ -1,0 +1,212 @@
+// model_config_test.cc: config.json parsing, weights per rank under TP/PP/EP, KV dims,
+// TP checks, on the samples in samples/models (public architecture numbers) and inline
+// documents.
+#include "memory/model_config.h"
+
+#include <gtest/gtest.h>
+
+namespace tpt::memory {
+namespace {
+
+std::string Sample(const std::string& name) { return std::string(TPT_SOURCE_DIR) + "/samples/models/" + name; }
+
+ModelConfig Load(const std::string& name) {
+  auto m = LoadModel(Sample(name));
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : ModelConfig();
+}
+
+double PerRank(const ModelConfig& m, int tp, int pp = 1, int ep = 1, const std::string& fw = "vllm") {
+  Sharding s;
+  s.framework = fw;
+  s.tp = tp;
+  s.pp = pp;
+  s.ep = ep;
+  auto w = WeightsPerRank(m, s);
+  EXPECT_TRUE(w.ok());
+  return w.ok() ? w->per_rank_bytes : 0;
+}
+
+// Parameters the config describes (unsharded bytes / 2 for a 16-bit model).
+double Params(const ModelConfig& m) {
+  Sharding s;
+  auto w = WeightsPerRank(m, s);
+  return w.ok() ? w->config_total_bytes / m.dtype_bytes : 0;
+}
+
+TEST(ModelConfigTest, DenseGqaFields) {
+  ModelConfig m = Load("qwen3-32b");
+  EXPECT_EQ(m.architecture, "Qwen3ForCausalLM");
+  EXPECT_EQ(m.layers, 64);
+  EXPECT_EQ(m.hidden, 5120);
+  EXPECT_EQ(m.heads, 64);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 128);  // given, not hidden / heads (80)
+  EXPECT_EQ(m.vocab, 151936);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.max_position, 40960);
+  EXPECT_FALSE(m.IsMoe());
+  EXPECT_EQ(m.AttentionLayers(), 64);
+  KvDims d = KvDimsOf(m, 2);
+  EXPECT_EQ(d.layers, 32);  // one PP stage
+  EXPECT_EQ(d.kv_heads, 8);
+  EXPECT_EQ(d.head_dim, 128);
+}
+
+TEST(ModelConfigTest, PublishedParameterCounts) {
+  // Totals the model cards publish (main model, without MTP layers or rotary caches).
+  EXPECT_NEAR(Params(Load("llama-3.1-70b-instruct")) / 1e9, 70.6, 70.6 * 0.01);
+  EXPECT_NEAR(Params(Load("mixtral-8x7b")) / 1e9, 46.7, 46.7 * 0.01);
+  EXPECT_NEAR(Params(Load("qwen3-30b-a3b")) / 1e9, 30.5, 30.5 * 0.01);
+  EXPECT_NEAR(Params(Load("deepseek-r1-bf16")) / 1e9, 671, 671 * 0.01);
+  EXPECT_NEAR(Params(Load("gemma-3-27b")) / 1e9, 27.4, 27.4 * 0.02);
+  EXPECT_NEAR(Params(Load("qwen3-next-80b-a3b")) / 1e9, 80, 80 * 0.02);
+}
+
+TEST(ModelConfigTest, IndexTotalIsTheTruthAndRotaryCacheIsAdded) {
+  ModelConfig m = Load("llama-3.1-8b-instruct");
+  ASSERT_TRUE(m.index_total_bytes);
+  EXPECT_DOUBLE_EQ(*m.index_total_bytes, 16060522496.0);
+  EXPECT_TRUE(m.tied_known);
+  Sharding s;
+  auto w = WeightsPerRank(m, s);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->source, "config + index total");
+  // vLLM logs "Model loading took 14.9888 GiB" for this model on one GPU.
+  EXPECT_NEAR(w->per_rank_bytes / kGiB, 14.9888, 0.0005);
+  // An index that disagrees with the config wins, and says so.
+  ModelConfig big = m;
+  big.index_total_bytes = 2 * *m.index_total_bytes;
+  auto w2 = WeightsPerRank(big, s);
+  ASSERT_TRUE(w2.ok());
+  EXPECT_NEAR(w2->per_rank_bytes / w->per_rank_bytes, 2.0, 0.01);
+  bool warned = false;
+  for (const auto& n : w2->notes) warned = warned || n.find("disagree") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(ModelConfigTest, TensorParallelShardingKeepsReplicatedParts) {
+  ModelConfig m = Load("llama-3.1-70b-instruct");
+  const double one = PerRank(m, 1), eight = PerRank(m, 8);
+  // Norms and the rotary cache stay whole on every rank: a little more than 1/8.
+  EXPECT_GT(eight, one / 8);
+  EXPECT_LT(eight, one / 8 * 1.01);
+  // KV heads 8 < tp 16: K/V projections are replicated, so tp 16 saves less than half.
+  const double sixteen = PerRank(m, 16);
+  EXPECT_GT(sixteen, eight / 2);
+  // PP 2: the larger stage holds half the layers plus one of embedding / LM head.
+  const double pp2 = PerRank(m, 1, 2);
+  EXPECT_NEAR(pp2 / one, 0.5, 0.02);
+}
+
+TEST(ModelConfigTest, MlaMoeAndFp8Blocks) {
+  ModelConfig m = Load("deepseek-v3");
+  EXPECT_TRUE(m.IsMla());
+  EXPECT_EQ(m.kv_lora_rank, 512);
+  EXPECT_EQ(m.qk_rope_head_dim, 64);
+  EXPECT_EQ(m.experts, 256);
+  EXPECT_EQ(m.shared_experts, 1);
+  EXPECT_EQ(m.mtp_layers, 1);
+  int moe_layers = 0;
+  for (bool b : m.moe_layer) moe_layers += b;
+  EXPECT_EQ(moe_layers, 58);  // first_k_dense_replace 3
+  EXPECT_EQ(m.quant.method, "fp8");
+  EXPECT_NEAR(m.quant.linear_bytes, 1.0 + 4.0 / 16384, 1e-12);
+  // 671B main-model parameters, FP8 linears + bf16 embeddings/norms/routers: ~627 GiB
+  // (the published checkpoint is 688.6 GB with the 14B MTP module).
+  Sharding s;
+  auto w = WeightsPerRank(m, s);
+  ASSERT_TRUE(w.ok());
+  EXPECT_NEAR(w->config_total_bytes / kGiB, 627, 627 * 0.02);
+  // MLA KV: the latent, the same on every rank.
+  KvDims d = KvDimsOf(m, 1);
+  EXPECT_EQ(d.kv_lora_rank, 512);
+  EXPECT_EQ(d.layers, 61);
+  // SGLang EP splits experts over ep and each by tp/ep: the same bytes as TP alone.
+  EXPECT_NEAR(PerRank(m, 8, 1, 8, "sglang") / PerRank(m, 8, 1, 1, "sglang"), 1.0, 1e-9);
+  // vLLM EP over tp x dp = 16 ranks: each rank holds 16 whole experts, half of TP 8's share.
+  EXPECT_LT(PerRank(m, 8, 1, 16), PerRank(m, 8));
+}
+
+TEST(ModelConfigTest, QuantizedCheckpoints) {
+  ModelConfig gptq = Load("mistral-7b-instruct-v0.2-gptq");
+  EXPECT_EQ(gptq.quant.method, "gptq");
+  EXPECT_NEAR(gptq.quant.linear_bytes, 0.5 + 2.5 / 128, 1e-12);
+  ModelConfig oss = Load("gpt-oss-120b");
+  EXPECT_EQ(oss.quant.method, "mxfp4");
+  EXPECT_TRUE(oss.quant.experts_only);
+  // Published MXFP4 checkpoint: about 60.8 GiB; attention, router and embeddings stay bf16.
+  EXPECT_NEAR(PerRank(oss, 1) / kGiB, 60.8, 60.8 * 0.02);
+  ModelConfig awq = Load("qwen2.5-vl-7b-instruct-awq");
+  EXPECT_EQ(awq.quant.method, "awq");
+  EXPECT_GT(awq.vision_params, 0.6e9);
+  EXPECT_LT(awq.vision_params, 0.75e9);
+  ASSERT_EQ(awq.quant.skip.size(), 1u);  // "visual" stays fp16
+
+  nlohmann::json nvfp4 = {{"architectures", {"LlamaForCausalLM"}}, {"num_hidden_layers", 2}, {"hidden_size", 64},
+                          {"intermediate_size", 128}, {"num_attention_heads", 4}, {"vocab_size", 100},
+                          {"quantization_config",
+                           {{"quant_method", "compressed-tensors"},
+                            {"config_groups", {{"group_0", {{"weights", {{"num_bits", 4}, {"type", "float"},
+                                                                         {"group_size", 16}}}}}}},
+                            {"ignore", {"lm_head"}},
+                            {"kv_cache_scheme", {{"num_bits", 8}, {"type", "float"}}}}}};
+  auto m = ParseModelConfig(nvfp4, "inline");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_NEAR(m->quant.linear_bytes, 0.5 + 1.0 / 16, 1e-12);
+  EXPECT_EQ(m->quant.kv_bytes, 1);
+  nlohmann::json bnb = nvfp4;
+  bnb["quantization_config"] = {{"load_in_4bit", true}, {"bnb_4bit_use_double_quant", false}};
+  m = ParseModelConfig(bnb, "inline");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->quant.method, "bitsandbytes");
+  EXPECT_NEAR(m->quant.linear_bytes, 0.5 + 4.0 / 64, 1e-12);
+}
+
+TEST(ModelConfigTest, SlidingAndHybridLayers) {
+  ModelConfig gemma = Load("gemma-3-27b");
+  EXPECT_EQ(gemma.layers, 62);  // from text_config
+  EXPECT_EQ(gemma.SlidingLayers(), 52);
+  EXPECT_EQ(gemma.FullAttentionLayers(), 10);
+  EXPECT_TRUE(gemma.tied_embeddings);  // Gemma's class default
+  EXPECT_GT(gemma.vision_params, 0.3e9);
+  ModelConfig oss = Load("gpt-oss-120b");
+  EXPECT_EQ(oss.SlidingLayers(), 18);
+  EXPECT_EQ(oss.sliding_window, 128);
+  ModelConfig next = Load("qwen3-next-80b-a3b");
+  EXPECT_EQ(next.FullAttentionLayers(), 12);
+  EXPECT_EQ(next.LinearLayers(), 36);
+  EXPECT_EQ(KvDimsOf(next, 1).layers, 12);  // only full-attention layers take KV per token
+  ModelConfig mistral = Load("mistral-7b-v0.1");
+  EXPECT_EQ(mistral.SlidingLayers(), 32);  // sliding_window 4096 on every layer
+}
+
+TEST(ModelConfigTest, TensorParallelChecks) {
+  ModelConfig m = Load("codellama-13b-instruct");
+  EXPECT_TRUE(CheckTensorParallel(m, 8, "vllm").ok());
+  Status s = CheckTensorParallel(m, 6, "vllm");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("40 attention heads"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("TP sizes that work: 1, 2, 4, 8"), std::string::npos) << s.message();
+  s = CheckTensorParallel(m, 5, "vllm");  // 40 heads split, the 13824-wide MLP does not
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("13824"), std::string::npos) << s.message();
+  ModelConfig q = Load("qwen3-32b");  // 8 KV heads: tp 16 replicates, tp 12 cannot
+  EXPECT_TRUE(CheckTensorParallel(q, 16, "sglang").ok());
+  EXPECT_FALSE(CheckTensorParallel(q, 12, "sglang").ok());
+}
+
+TEST(ModelConfigTest, BadInputsNameTheFile) {
+  auto missing = LoadModel("/nonexistent/model");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("nothing is downloaded"), std::string::npos);
+  auto bad = ParseModelConfig(nlohmann::json::array(), "x.json");
+  ASSERT_FALSE(bad.ok());
+  auto partial = ParseModelConfig(nlohmann::json{{"hidden_size", 64}}, "y.json");
+  ASSERT_FALSE(partial.ok());
+  EXPECT_NE(partial.status().message().find("num_hidden_layers"), std::string::npos);
+  EXPECT_NE(partial.status().message().find("y.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tpt::memory

@@ -1,0 +1,357 @@
+// model_weights.cc: what a ModelConfig costs on a rank: weights per rank under
+// TP/PP/EP (the servers' parallel layers, quantized linears with their scales), KV
+// dims, vLLM's profiling activation peak, and the one-line description.
+// model_config.h has the sharding rules.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+#include "memory/model_config.h"
+
+namespace tpt::memory {
+
+namespace {
+
+int64_t PadTo(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool MatchesSkip(const std::string& name, const std::vector<std::string>& skip) {
+  for (const auto& s : skip) {
+    if (s.rfind("re:", 0) == 0) {
+      try {
+        if (std::regex_search(name, std::regex(s.substr(3)))) return true;
+      } catch (const std::regex_error&) {
+      }
+    } else if (!s.empty() && name.find(s) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Bytes of one model replica's tensors as held by one rank. `tp`, `moe_world` = 1
+// gives the unsharded total. Layers [first, last) are on this rank.
+struct Tally {
+  double bytes = 0;
+  double quantized = 0, unquantized = 0;
+  double rounding = 0;  // allocator rounding of large tensors (not in `bytes`)
+};
+
+class WeightCounter {
+ public:
+  WeightCounter(const ModelConfig& m, int tp, int attn_tp, int moe_world, bool sglang_ep)
+      : m_(m), tp_(tp), attn_tp_(attn_tp), moe_world_(moe_world), sglang_ep_(sglang_ep) {}
+
+  // elements of a linear's weight, `quantizable` if quantization applies to it.
+  double Linear(const std::string& name, double elems, bool quantizable = true) {
+    bool q = quantizable && m_.quant.linear_bytes > 0 && !MatchesSkip(name, m_.quant.skip);
+    if (q && m_.quant.experts_only && name.find("experts") == std::string::npos) q = false;
+    if (q && name.find("shared_expert") != std::string::npos && m_.quant.experts_only) q = false;
+    double b = elems * (q ? m_.quant.linear_bytes : m_.dtype_bytes);
+    t_.bytes += b;
+    (q ? t_.quantized : t_.unquantized) += b;
+    return b;
+  }
+  double Plain(double elems) {  // norms, biases, embeddings: 16-bit
+    t_.bytes += elems * m_.dtype_bytes;
+    t_.unquantized += elems * m_.dtype_bytes;
+    return elems * m_.dtype_bytes;
+  }
+  // One tensor the server allocates (fused qkv, gate_up, an expert stack...). torch's
+  // caching allocator gives tensors over 10 MiB their own segment rounded up to 2 MiB;
+  // SGLang measures weights with cudaMemGetInfo, so it sees the rounding.
+  void Alloc(double bytes) {
+    constexpr double kRound = 2.0 * 1024 * 1024, kLarge = 10.0 * 1024 * 1024;
+    if (bytes > kLarge) t_.rounding += std::ceil(bytes / kRound) * kRound - bytes;
+  }
+
+  void Layer(int i) {
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    const double h = m_.hidden;
+    const std::string kind = i < static_cast<int>(m_.layer_kind.size()) ? m_.layer_kind[i] : "full";
+    Plain(2 * h);  // input/post-attention norms, replicated
+    if (kind == "linear") {
+      Linear(p + "linear_attn", linear_mixer_params_ / tp_);
+    } else if (kind == "mlp") {
+      // Nemotron-H MLP-only layer: no mixer.
+    } else if (m_.IsMla()) {
+      const double qk = m_.qk_nope_head_dim + m_.qk_rope_head_dim;
+      if (m_.q_lora_rank > 0) {
+        Alloc(Linear(p + "self_attn.q_a_proj", h * m_.q_lora_rank));  // replicated
+        Plain(m_.q_lora_rank);
+        Alloc(Linear(p + "self_attn.q_b_proj", static_cast<double>(m_.q_lora_rank) * m_.heads * qk / attn_tp_));
+      } else {
+        Alloc(Linear(p + "self_attn.q_proj", h * m_.heads * qk / attn_tp_));
+      }
+      Alloc(Linear(p + "self_attn.kv_a_proj_with_mqa", h * (m_.kv_lora_rank + m_.qk_rope_head_dim)));  // replicated
+      Plain(m_.kv_lora_rank);
+      Alloc(Linear(p + "self_attn.kv_b_proj",
+                   static_cast<double>(m_.kv_lora_rank) * m_.heads * (m_.qk_nope_head_dim + m_.v_head_dim) / attn_tp_));
+      Alloc(Linear(p + "self_attn.o_proj", static_cast<double>(m_.heads) * m_.v_head_dim * h / attn_tp_));
+    } else {
+      const double q_cols = static_cast<double>(m_.heads) * m_.head_dim / attn_tp_;
+      const double kv_cols = static_cast<double>(KvHeadsPerRank(m_.kv_heads, attn_tp_)) * m_.head_dim;
+      Alloc(Linear(p + "self_attn.q_proj", h * q_cols) + Linear(p + "self_attn.k_proj", h * kv_cols) +
+            Linear(p + "self_attn.v_proj", h * kv_cols));  // fused qkv_proj
+      Alloc(Linear(p + "self_attn.o_proj", q_cols * h));
+      if (m_.qkv_bias) Plain(q_cols + 2 * kv_cols);
+      if (m_.o_bias) Plain(h);
+      if (m_.model_type.find("qwen3") != std::string::npos) Plain(2.0 * m_.head_dim);  // q_norm, k_norm
+    }
+    const bool moe = i < static_cast<int>(m_.moe_layer.size()) && m_.moe_layer[i];
+    if (moe) {
+      Linear(p + "mlp.gate", h * m_.experts, /*quantizable=*/false);  // router, replicated, never quantized
+      // Routed experts over the MoE group: vLLM EP gives each rank experts/ep whole experts;
+      // SGLang EP gives experts/ep and splits each by tp/ep; without EP each expert is split by TP.
+      double per_expert = 3.0 * h * m_.moe_intermediate;
+      double experts_here = moe_world_ > 1 ? static_cast<double>(CeilDiv(m_.experts, moe_world_)) : m_.experts;
+      double split = sglang_ep_ ? static_cast<double>(tp_) / moe_world_ : (moe_world_ > 1 ? 1.0 : tp_);
+      if (split < 1) split = 1;
+      double experts = Linear(p + "mlp.experts", experts_here * per_expert / split);
+      Alloc(experts * 2 / 3);  // w13 (gate and up of every expert), then w2
+      Alloc(experts / 3);
+      if (m_.shared_experts > 0) {
+        double shared = Linear(p + "mlp.shared_experts", 3.0 * h * m_.shared_intermediate * m_.shared_experts / tp_);
+        Alloc(shared * 2 / 3);
+        Alloc(shared / 3);
+      }
+    } else if (m_.intermediate > 0) {
+      double mlp = Linear(p + "mlp.gate_up_proj", (gated_ ? 3.0 : 2.0) * h * m_.intermediate / tp_);
+      Alloc(gated_ ? mlp * 2 / 3 : mlp / 2);
+      Alloc(gated_ ? mlp / 3 : mlp / 2);
+    }
+  }
+
+  void Embedding(bool first_stage, bool last_stage) {
+    const double padded = static_cast<double>(PadTo(m_.vocab, 64));
+    const double per_rank = std::ceil(padded / tp_) * m_.hidden;
+    if (first_stage) Alloc(Plain(per_rank));
+    if (last_stage) {
+      Plain(m_.hidden);  // final norm
+      if (!m_.tied_embeddings || !first_stage) {
+        bool q = m_.quant.method == "compressed-tensors" && !MatchesSkip("lm_head", m_.quant.skip);
+        Alloc(q ? Linear("lm_head", per_rank) : Plain(per_rank));
+      }
+    }
+  }
+
+  void Vision() { Plain(m_.vision_params / tp_); }
+
+
+  void set_linear_mixer_params(double v) { linear_mixer_params_ = v; }
+  void set_gated(bool g) { gated_ = g; }
+  Tally Take() {
+    Tally t = t_;
+    t_ = Tally();
+    return t;
+  }
+
+ private:
+  const ModelConfig& m_;
+  int tp_, attn_tp_, moe_world_;
+  bool sglang_ep_;
+  double linear_mixer_params_ = 0;
+  bool gated_ = true;
+  Tally t_;
+};
+
+bool GatedMlp(const std::string& model_type) {
+  static const char* kPlain[] = {"gpt2", "gpt_neox", "phi", "starcoder2", "falcon", "bloom", "opt", "gpt_bigcode",
+                                 "gptj", "mpt"};
+  for (const char* p : kPlain) {
+    if (model_type == p) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s) {
+  if (s.tp < 1 || s.pp < 1 || s.ep < 1 || s.dp < 1) return InvalidArgumentError("tp, pp, ep and dp must be >= 1");
+  WeightEstimate w;
+  const bool sglang = s.framework == "sglang";
+  const int attn_tp = sglang && s.enable_dp_attention ? std::max(1, s.tp / s.dp) : s.tp;
+  const int moe_world = s.ep > 1 ? s.ep : 1;
+  const bool sglang_ep = sglang && s.ep > 1;
+  const bool gated = GatedMlp(m.model_type);
+  const double mixer = m.linear_mixer_params > 0 ? m.linear_mixer_params : 4.0 * m.hidden * m.hidden;
+
+  auto count = [&](int tp, int atp, int mw, bool sep, int first, int last, bool first_stage, bool last_stage,
+                   bool vision) {
+    WeightCounter c(m, tp, atp, mw, sep);
+    c.set_gated(gated);
+    c.set_linear_mixer_params(mixer);
+    for (int i = first; i < last; ++i) c.Layer(i);
+    c.Embedding(first_stage, last_stage);
+    if (vision) c.Vision();
+    return c.Take();
+  };
+
+  // Per rank: the first and last PP stages (embedding, LM head), ceil(layers/pp) layers each.
+  const int per_stage = static_cast<int>(CeilDiv(m.layers, s.pp));
+  double per_rank, rounding;
+  if (s.pp == 1) {
+    Tally t = count(s.tp, attn_tp, moe_world, sglang_ep, 0, m.layers, true, true, true);
+    per_rank = t.bytes;
+    rounding = t.rounding;
+  } else {
+    Tally first = count(s.tp, attn_tp, moe_world, sglang_ep, 0, per_stage, true, false, true);
+    Tally last = count(s.tp, attn_tp, moe_world, sglang_ep, m.layers - per_stage, m.layers, false, true, false);
+    const Tally& big = first.bytes >= last.bytes ? first : last;
+    per_rank = big.bytes;
+    rounding = big.rounding;
+  }
+  Tally total = count(1, 1, 1, false, 0, m.layers, true, true, true);
+  w.config_total_bytes = total.bytes;
+  w.loaded_total_bytes = total.bytes;
+  w.per_rank_bytes = per_rank;
+  w.source = "config";
+  // The rotary embedding's cos/sin cache (one per model, on every rank, not in the
+  // checkpoint): max_position x rotary dim in the model dtype. vLLM's Llama-3.1-8B
+  // "Model loading took 14.9888 GiB" is its 16,060,522,496 checkpoint bytes plus this 32 MiB.
+  const double rotary = static_cast<double>(std::min<int64_t>(m.max_position, 1 << 20)) *
+                        (m.IsMla() ? m.qk_rope_head_dim : m.head_dim) * m.dtype_bytes;
+  if (m.index_total_bytes) {
+    // Checkpoint extras the servers do not load by default: MTP layers (DeepSeek's
+    // num_nextn_predict_layers) are in the index but not in the served model.
+    double extras = 0;
+    if (m.mtp_layers > 0) {
+      int mtp_in_index = 0;
+      if (m.tensor_names.empty()) {
+        mtp_in_index = m.mtp_layers;
+      } else {
+        for (int k = 0; k < m.mtp_layers; ++k) {
+          std::string prefix = "model.layers." + std::to_string(m.layers + k) + ".";
+          for (const auto& n : m.tensor_names) {
+            if (n.rfind(prefix, 0) == 0) {
+              ++mtp_in_index;
+              break;
+            }
+          }
+        }
+      }
+      if (mtp_in_index > 0) {
+        ModelConfig mtp = m;
+        mtp.layers = m.layers + mtp_in_index;
+        mtp.moe_layer.resize(mtp.layers, m.IsMoe());
+        mtp.layer_kind.resize(mtp.layers, "full");
+        WeightCounter c(mtp, 1, 1, 1, false);
+        c.set_gated(gated);
+        c.set_linear_mixer_params(mixer);
+        for (int i = m.layers; i < mtp.layers; ++i) c.Layer(i);
+        extras = c.Take().bytes + mtp_in_index * (2.0 * m.hidden * m.hidden + 2.0 * m.hidden) * m.dtype_bytes;
+        w.notes.push_back(std::to_string(mtp_in_index) + " MTP layer(s) in the checkpoint (" + FormatGiB(extras) +
+                          ") are not loaded without speculative decoding");
+      }
+    }
+    w.index_total_bytes = *m.index_total_bytes;
+    double loaded = *m.index_total_bytes - extras;
+    double scale = loaded / (total.bytes > 0 ? total.bytes : 1);
+    w.index_scale = scale;
+    w.loaded_total_bytes = loaded;
+    w.per_rank_bytes = per_rank * scale;
+    w.source = "config + index total";
+    char buf[200];
+    std::snprintf(buf, sizeof(buf), "index total %s; the config's per-tensor estimate %s (%+.1f%%)",
+                  FormatGiB(*m.index_total_bytes).c_str(), FormatGiB(total.bytes + extras).c_str(),
+                  ((total.bytes + extras) / *m.index_total_bytes - 1) * 100);
+    w.notes.push_back(buf);
+    if (scale < 0.9 || scale > 1.1) {
+      w.notes.push_back("the index and the config disagree by more than 10%: tensors the config does not describe "
+                        "(or a quantization it does not state); the index is taken as the truth");
+    }
+  }
+  w.per_rank_bytes += rotary;
+  w.loaded_total_bytes += rotary;
+  if (sglang) {
+    // SGLang's "mem usage" is the drop in cudaMemGetInfo while loading: it also sees the
+    // caching allocator's rounding and the kernels loaded lazily on first use (about
+    // 0.1 GiB: QwQ-32B 15.54 vs 15.27 GiB of tensors + 0.16 GiB rounding on L4; Qwen3-32B
+    // 30.60 vs 30.52 GiB with no rounding). vLLM's "Model loading took" counts torch
+    // allocations only.
+    constexpr double kSglangLoadOverhead = 0.1 * 1024 * 1024 * 1024;
+    w.per_rank_bytes += rounding + kSglangLoadOverhead;
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "SGLang measures free memory: + %.0f MiB allocator rounding + 102 MiB lazily loaded kernels",
+                  rounding / (1024.0 * 1024.0));
+    w.notes.push_back(buf);
+  }
+  if (m.vision_params > 0) {
+    w.notes.push_back("vision/audio tower " + m.vision_note + ", assumed split by TP like the language model");
+  }
+  return w;
+}
+
+KvDims KvDimsOf(const ModelConfig& m, int pp) {
+  KvDims d;
+  d.layers = static_cast<int>(CeilDiv(m.AttentionLayers(), std::max(pp, 1)));
+  if (m.IsMla()) {
+    d.kv_lora_rank = m.kv_lora_rank;
+    d.qk_rope_head_dim = m.qk_rope_head_dim;
+  } else {
+    d.kv_heads = m.kv_heads;
+    d.head_dim = m.head_dim;
+  }
+  return d;
+}
+
+double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
+  const double T = static_cast<double>(tokens), h = m.hidden, e = m.dtype_bytes;
+  tp = std::max(tp, 1);
+  // Residual stream, normed input and layer output alive at once.
+  double residual = 4 * T * h * e;
+  double mlp = m.intermediate > 0 ? 3 * T * m.intermediate / tp * e : 0;  // gate_up output + activation
+  double moe = 0;
+  if (m.IsMoe()) {
+    // fused_moe's caches (chunked at 32768 tokens): (T, k, 2N), (T*k, N), (T, k, h).
+    double tc = std::min(T, 32768.0);
+    double n = static_cast<double>(m.moe_intermediate) / tp;
+    moe = tc * m.experts_per_tok * (3 * n + h) * e;
+  }
+  double attn_cols = m.IsMla() ? static_cast<double>(m.heads) / tp * (m.qk_nope_head_dim + m.qk_rope_head_dim) * 2 +
+                                     m.kv_lora_rank + m.qk_rope_head_dim
+                               : (static_cast<double>(m.heads) / tp + 2.0 * KvHeadsPerRank(m.kv_heads, tp)) * m.head_dim +
+                                     static_cast<double>(m.heads) / tp * m.head_dim;
+  double attn = T * attn_cols * e;
+  double forward = residual + std::max({mlp, moe, attn});
+  if (m.vision_max_patches > 0 && m.vision_hidden > 0) {
+    // The profiling run encodes the largest dummy image: one encoder layer's
+    // intermediates over every patch (MLP and attention projections, residuals).
+    double p = static_cast<double>(m.vision_max_patches);
+    double vision = p * (3.0 * m.vision_intermediate + 6.0 * m.vision_hidden) * e;
+    forward = std::max(forward, vision + residual);
+  }
+  // Dummy sampler run over the full vocabulary for every sequence, with every sampling
+  // feature on: 16-bit logits and their fp32 copy (2 + 4), top-k/top-p sort values and
+  // int64 indices (4 + 8), probabilities and log-probabilities (4 + 4), masks and
+  // temporaries (~10): 36 bytes per element. vllm#13882 (V0, 256 x 152,064) logged an
+  // activation peak of 1.42 GiB; this gives 1.30 GiB.
+  double sampler = static_cast<double>(seqs) * m.vocab * 36.0 + T * h * e;
+  return std::max(forward, sampler);
+}
+
+std::string DescribeModel(const ModelConfig& m) {
+  std::ostringstream s;
+  s << (m.architecture.empty() ? m.model_type : m.architecture) << ": " << m.layers << " layers, hidden " << m.hidden;
+  if (m.IsMla()) {
+    s << ", MLA " << m.heads << " heads, kv_lora " << m.kv_lora_rank << " + rope " << m.qk_rope_head_dim;
+  } else {
+    s << ", " << (m.kv_heads == m.heads ? "MHA " : "GQA ") << m.heads << "/" << m.kv_heads << " x " << m.head_dim;
+  }
+  if (m.IsMoe()) {
+    int moe_layers = static_cast<int>(std::count(m.moe_layer.begin(), m.moe_layer.end(), true));
+    s << ", MoE " << m.experts << " experts (top " << m.experts_per_tok << ", " << m.moe_intermediate << " wide";
+    if (m.shared_experts > 0) s << ", " << m.shared_experts << " shared";
+    s << ") in " << moe_layers << " layers";
+  }
+  if (m.SlidingLayers() > 0) s << ", " << m.SlidingLayers() << " sliding-window layers (" << m.sliding_window << ")";
+  if (m.LinearLayers() > 0) s << ", " << m.LinearLayers() << " linear/mamba layers";
+  s << ", vocab " << m.vocab << (m.tied_embeddings ? " (tied)" : "");
+  s << ", " << (m.quant.method.empty() ? m.torch_dtype : m.quant.scheme);
+  if (m.vision_params > 0) s << ", vision tower";
+  return s.str();
+}
+
+}  // namespace tpt::memory

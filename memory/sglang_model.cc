@@ -1,0 +1,271 @@
+// sglang_model.cc: SGLang's KV pool sizing (profile_max_num_token) by era, the
+// "Not enough memory" failure, the minimum viable --mem-fraction-static, and the
+// default fraction. Every formula cites docs/knowledge/sglang-source.md.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "memory/memory_model.h"
+#include "memory/numeric.h"
+
+namespace tpt::memory {
+namespace {
+
+using internal::CeilHundredths;
+using internal::PyFloat;
+
+// Python's a // b for integers (floor toward -inf).
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+}  // namespace
+
+const char* SglangEraName(SglangEra era) {
+  switch (era) {
+    case SglangEra::kV01: return "v0.1 (early 2024)";
+    case SglangEra::kV0117: return "v0.1.17 (June 2024)";
+    case SglangEra::kV02: return "v0.2-v0.4 (Aug 2024 - mid 2025)";
+    case SglangEra::kV05: return "v0.5 (late 2025)";
+    case SglangEra::kY2026: return "2026 (>= v0.5.7)";
+  }
+  return "?";
+}
+
+StatusOr<SglangEra> SglangEraForVersion(std::string_view version) {
+  auto v = ParseVersion(version);
+  if (!v.ok()) return v.status();
+  // Release boundaries from sglang-source.md §1.2: (a) <= v0.1.16 (router/model_runner.py),
+  // (b) v0.1.17/0.1.18 controller/model_runner.py, (c) v0.2 .. v0.4.x, (d) v0.5.x late 2025,
+  // (e) 2026. The 2026 boundary (v0.5.7, Jan 2026) is inferred from dated corpus versions.
+  if (CompareVersions(*v, {0, 1, 17}) < 0) return SglangEra::kV01;
+  if (CompareVersions(*v, {0, 2}) < 0) return SglangEra::kV0117;
+  if (CompareVersions(*v, {0, 5}) < 0) return SglangEra::kV02;
+  if (CompareVersions(*v, {0, 5, 7}) < 0) return SglangEra::kV05;
+  return SglangEra::kY2026;
+}
+
+StatusOr<int64_t> SglangCellBytes(const KvDims& d, int attn_tp, SglangEra era) {
+  if (d.layers <= 0) return InvalidArgumentError("KV dims: layers must be > 0 (got " + std::to_string(d.layers) + ")");
+  if (attn_tp <= 0) return InvalidArgumentError("KV dims: tensor parallel size must be > 0");
+  if (!(d.dtype_bytes > 0)) return InvalidArgumentError("KV dims: dtype bytes must be > 0");
+  bool fp16_only = era == SglangEra::kV01 || era == SglangEra::kV0117;  // "* 2 * 2": fp16 hard-coded
+  double elem = fp16_only ? 2.0 : d.dtype_bytes;
+  bool fp4 = elem < 1.0 && (era == SglangEra::kV05 || era == SglangEra::kY2026);
+  if (elem < 1.0 && !fp4) {
+    return InvalidArgumentError(std::string("KV dims: an fp4 KV cache does not exist in SGLang ") + SglangEraName(era));
+  }
+  if (d.IsMla()) {
+    // §1.2(c)/(d): (kv_lora_rank + qk_rope_head_dim) x layers x elem, every rank holds
+    // every token. FP4: cell//2 + ((kv_lora_rank + rope)//16) x layers x kv_size(1 byte).
+    if (fp16_only) {
+      return InvalidArgumentError(std::string("KV dims: MLA pools do not exist in SGLang ") + SglangEraName(era) +
+                                  "; pass --kv-heads/--head-dim or a version >= 0.2");
+    }
+    int64_t width = static_cast<int64_t>(d.kv_lora_rank) + d.qk_rope_head_dim;
+    if (fp4) return width * d.layers / 2 + (width / 16) * d.layers;
+    return static_cast<int64_t>(std::llround(width * d.layers * elem));
+  }
+  if (d.kv_heads <= 0 || d.head_dim <= 0) {
+    return InvalidArgumentError("KV dims: kv_heads and head_dim must be > 0 for MHA/GQA (or give kv_lora_rank for MLA)");
+  }
+  int64_t heads;
+  if (era == SglangEra::kV01) {
+    // §1.2(a): head_num = num_key_value_heads // tp, no replication.
+    heads = d.kv_heads / attn_tp;
+    if (heads == 0) {
+      return InvalidArgumentError("KV dims: SGLang v0.1 divides " + std::to_string(d.kv_heads) + " KV heads by tp " +
+                                  std::to_string(attn_tp) + " to 0 (cell size 0: the server crashes dividing by it)");
+    }
+  } else {
+    heads = KvHeadsPerRank(d.kv_heads, attn_tp);  // §1.2(b): get_num_kv_heads replicates
+  }
+  int64_t v_dim = (era == SglangEra::kV05 || era == SglangEra::kY2026) && d.v_head_dim > 0 ? d.v_head_dim : d.head_dim;
+  int64_t elems = heads * (d.head_dim + v_dim) * d.layers;  // K and V
+  if (fp4) {
+    // §1.2(d): (cell_size // 2) + (n*k*num_layers*2*kv_size)//16 with the packed x2 dtype (1 byte).
+    return elems / 2 + elems / 16;
+  }
+  return static_cast<int64_t>(std::llround(elems * elem));
+}
+
+double SglangMinMemFraction(double free_at_init, double avail, int64_t cell_bytes, int64_t tokens) {
+  if (!(free_at_init > 0)) return 1.0;
+  double need = tokens > 0 ? static_cast<double>(tokens) * static_cast<double>(cell_bytes) : 0.0;
+  // rest = avail - free x (1 - f) >= need  <=>  f >= 1 - (avail - need) / free.
+  double f = CeilHundredths(1.0 - (avail - need) / free_at_init);
+  if (f < 0.01) f = 0.01;
+  // The pool needs rest > 0 (tokens = 0) or rest >= need: step past an exact boundary.
+  double rest = avail - free_at_init * (1.0 - f);
+  if (tokens > 0 ? rest < need : rest <= 0) f += 0.01;
+  return std::round(f * 100.0) / 100.0;
+}
+
+StatusOr<SglangKvResult> SglangKvPool(const SglangKvInput& in) {
+  if (!(in.free_at_init_bytes > 0)) {
+    return InvalidArgumentError("SGLang: free memory at init must be > 0 (\"Load weight begin. avail mem=\")");
+  }
+  if (in.avail_after_weights_bytes < 0) {
+    return InvalidArgumentError("SGLang: available memory after weights must be >= 0");
+  }
+  if (!(in.mem_fraction_static > 0 && in.mem_fraction_static <= 1)) {
+    return InvalidArgumentError("SGLang: mem_fraction_static must be in (0, 1] (got " +
+                                PyFloat(in.mem_fraction_static) + ")");
+  }
+  if (in.cell_bytes <= 0) return InvalidArgumentError("SGLang: KV cell bytes per token must be > 0");
+  if (in.page_size <= 0) return InvalidArgumentError("SGLang: page size must be > 0");
+
+  const double f = in.mem_fraction_static;
+  SglangKvResult r;
+  // §1.1: rest_memory = available - total_gpu_memory x (1 - mem_fraction_static).
+  r.reserved_bytes = in.free_at_init_bytes * (1.0 - f);
+  r.rest_bytes = in.avail_after_weights_bytes - r.reserved_bytes;
+  switch (in.era) {
+    case SglangEra::kV01:
+    case SglangEra::kV0117:
+    case SglangEra::kV02:
+      // int(rest_memory [x 2^30] // cell_size): float floor division.
+      r.profiled_tokens = static_cast<int64_t>(std::floor(r.rest_bytes / static_cast<double>(in.cell_bytes)));
+      break;
+    case SglangEra::kV05:
+    case SglangEra::kY2026:
+      // int(rest_memory x 2^30) // cell_size: truncate to int bytes, then floor-divide.
+      r.profiled_tokens = FloorDiv(static_cast<int64_t>(std::trunc(r.rest_bytes)), in.cell_bytes);
+      break;
+  }
+  int64_t tokens = r.profiled_tokens;
+  if (in.max_total_tokens && in.era != SglangEra::kV01) tokens = std::min(tokens, *in.max_total_tokens);
+  if ((in.era == SglangEra::kV05 || in.era == SglangEra::kY2026) && tokens > 0) {
+    tokens = tokens / in.page_size * in.page_size;  // §1.2(d) init_memory
+  }
+  r.max_total_num_tokens = tokens;
+
+  r.min_viable_mem_fraction_static = SglangMinMemFraction(in.free_at_init_bytes, in.avail_after_weights_bytes);
+  if (in.context_length && *in.context_length > 0) {
+    r.mem_fraction_for_context = SglangMinMemFraction(in.free_at_init_bytes, in.avail_after_weights_bytes,
+                                                      in.cell_bytes, *in.context_length);
+  }
+
+  if (in.era == SglangEra::kY2026 && r.rest_bytes <= 0) {
+    // §1.2(e) _profile_available_bytes: the ValueError pre-check.
+    double minimum = 1.0 - in.avail_after_weights_bytes / in.free_at_init_bytes;
+    double suggested = std::ceil(minimum * 1000.0) / 1000.0;
+    char buf[512];
+    std::snprintf(buf, sizeof(buf),
+                  "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=%s. "
+                  "Raise --mem-fraction-static above %.3f (minimum viable = 1 - available/pre = %.4f). "
+                  "If using speculative decoding, draft weights are now counted.",
+                  PyFloat(f).c_str(), suggested, minimum);
+    r.fails = true;
+    r.error = buf;
+  } else if (tokens <= 0) {
+    r.fails = true;
+    switch (in.era) {
+      case SglangEra::kV01:
+        r.error = "Not enought memory. Please try to increase --mem-fraction-static.";
+        break;
+      case SglangEra::kV0117:
+      case SglangEra::kV02:
+        r.error = "Not enough memory. Please try to increase --mem-fraction-static.";
+        break;
+      case SglangEra::kV05:
+        r.error = "Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+                  "self.server_args.mem_fraction_static=" + PyFloat(f);
+        break;
+      case SglangEra::kY2026:
+        r.error = "Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+                  "mem_fraction_static=" + PyFloat(f);
+        break;
+    }
+  }
+  if (r.fails) {
+    r.max_total_num_tokens = std::min<int64_t>(r.max_total_num_tokens, 0);
+    r.kv_pool_bytes = 0;
+  } else {
+    r.kv_pool_bytes = static_cast<double>(r.max_total_num_tokens) * static_cast<double>(in.cell_bytes);
+  }
+  r.holds_one_context = !in.context_length || r.max_total_num_tokens >= *in.context_length;
+  return r;
+}
+
+StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in) {
+  auto v = ParseVersion(in.version);
+  if (!v.ok()) return v.status();
+  if (in.tp <= 0 || in.pp <= 0 || in.dp <= 0) return InvalidArgumentError("SGLang defaults: tp, pp and dp must be > 0");
+  SglangDefaults out;
+  // §1.4, first rows: <= v0.1.13 a flat 0.9 (issue #322).
+  if (CompareVersions(*v, {0, 1, 14}) < 0) {
+    out.mem_fraction_static = 0.9;
+    out.rule = "v0.1.13 and older: fixed 0.9";
+    return out;
+  }
+  // §1.4: tp table, mid 2024 .. June 2025. tp>=8 moved 0.83 -> 0.81 in "early 2025";
+  // v0.4.2 (Jan 2025) is our reading of that date. PR #7054 (2025-06-10) replaced the
+  // table; v0.4.8 is the first release certainly after it.
+  if (CompareVersions(*v, {0, 4, 8}) < 0) {
+    bool late = CompareVersions(*v, {0, 4, 2}) >= 0;
+    int tp = in.tp;
+    if (tp >= 16) out.mem_fraction_static = 0.79;
+    else if (tp >= 8) out.mem_fraction_static = late ? 0.81 : 0.83;
+    else if (tp >= 4) out.mem_fraction_static = 0.85;
+    else if (tp >= 2) out.mem_fraction_static = 0.87;
+    else out.mem_fraction_static = 0.88;
+    out.rule = late ? "tp table (early 2025 - v0.4.7): tp>=16 0.79, >=8 0.81, >=4 0.85, >=2 0.87, else 0.88"
+                    : "tp table (mid 2024 - early 2025): tp>=16 0.79, >=8 0.83, >=4 0.85, >=2 0.87, else 0.88";
+    return out;
+  }
+  // §1.4 post-#7054 heuristic (_handle_gpu_memory_settings); the 2026 refactor keeps its shape.
+  double gpu_mb = in.gpu_capacity_bytes / kMiB;
+  int cps, bs;
+  if (!(gpu_mb > 0)) {
+    cps = 4096;
+    bs = 160;
+  } else if (gpu_mb < 20 * 1024) {
+    cps = 2048;
+    bs = 8;
+  } else if (gpu_mb < 35 * 1024) {
+    cps = 2048;
+    bs = in.tp < 4 ? 24 : 80;
+  } else if (gpu_mb < 60 * 1024) {
+    cps = 4096;
+    bs = in.tp < 4 ? 32 : 160;
+  } else if (gpu_mb < 160 * 1024) {
+    cps = 8192;
+    bs = in.tp < 4 ? 256 : 512;
+  } else {
+    cps = 16384;
+    bs = 512;
+  }
+  if (in.chunked_prefill_size) cps = *in.chunked_prefill_size;
+  if (in.cuda_graph_max_bs) bs = *in.cuda_graph_max_bs;
+  out.chunked_prefill_size = cps;
+  out.cuda_graph_max_bs = bs;
+  if (!(gpu_mb > 0)) {
+    out.mem_fraction_static = 0.88;
+    out.rule = "SGLang's default (2025 builds on) without a known GPU capacity: 0.88";
+    return out;
+  }
+  double reserved = 512;                              // constant metadata
+  reserved += std::max(cps, 2048) * 1.5;              // activations
+  reserved += bs * 2.0;                               // cuda graphs
+  reserved += in.tp * in.pp / 8.0 * 1024;             // large parallel sizes
+  if (in.enable_dp_attention) {
+    reserved += bs * in.dp * 3.0;
+    if (bs > 300) reserved += bs * in.dp * 1.5;
+  }
+  if (gpu_mb > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+  if (in.speculative_algorithm == "STANDALONE") {
+    reserved += 6 * 1024;
+  } else if (!in.speculative_algorithm.empty() && in.speculative_algorithm != "NGRAM") {
+    reserved += 2 * 1024;
+  }
+  out.reserved_mb = reserved;
+  out.mem_fraction_static = std::round((gpu_mb - reserved) / gpu_mb * 1000.0) / 1000.0;
+  out.rule = "SGLang's default (2025 builds on): (gpu_mem - reserved) / gpu_mem, reserved = 512 + max(chunked_prefill,2048)x1.5 "
+             "+ cuda_graph_max_bs x2 + tp x pp/8 x 1024 MB (>= 10 GiB above 60 GiB)";
+  return out;
+}
+
+}  // namespace tpt::memory

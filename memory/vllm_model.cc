@@ -1,0 +1,208 @@
+// vllm_model.cc: vLLM's KV budget by era (V0 determine_num_available_blocks, V1
+// determine_available_memory), the startup free-memory check, the block/token
+// count, the max-model-len check and the minimum viable gpu_memory_utilization.
+// Every formula cites docs/knowledge/vllm-source.md.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "memory/memory_model.h"
+#include "memory/numeric.h"
+
+namespace tpt::memory {
+namespace {
+
+using internal::CeilHundredths;
+using internal::FloorHundredths;
+using internal::PyFloat;
+
+// vLLM's GiB(b) = round(b / GiB_bytes, 2), printed with Python's str(): "4.0", "21.63".
+std::string PyRound2(double bytes) {
+  double v = std::round(bytes / kGiB * 100.0) / 100.0;
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", v);
+  std::string s(buf);
+  if (s.size() > 1 && s.back() == '0') s.pop_back();  // "4.00" -> "4.0", "4.50" -> "4.5"
+  return s;
+}
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool IsV1(VllmEra e) { return e == VllmEra::kV1StartupCheck || e == VllmEra::kV1GraphsInBudget; }
+
+}  // namespace
+
+const char* VllmEraName(VllmEra era) {
+  switch (era) {
+    case VllmEra::kV0PeakWholeGpu: return "V0 < 0.3.1 (peak = total - free)";
+    case VllmEra::kV0InstancePeak: return "V0 0.3.1-0.6.3 (peak = init_free - free)";
+    case VllmEra::kV0NonTorchWholeGpu: return "V0 0.6.4-0.6.5 / V1 < 0.9.1 (torch peak + whole-GPU non-torch)";
+    case VllmEra::kV0Profiling: return "V0 >= 0.6.6 (memory_profiling)";
+    case VllmEra::kV1StartupCheck: return "V1 0.9.1-0.20 (startup check, graphs outside budget)";
+    case VllmEra::kV1GraphsInBudget: return "V1 >= 0.21 (CUDA graphs inside budget)";
+  }
+  return "?";
+}
+
+StatusOr<VllmEra> VllmEraForVersion(std::string_view version, std::string_view engine) {
+  auto v = ParseVersion(version);
+  if (!v.ok()) return v.status();
+  std::string eng(engine);
+  if (!eng.empty() && eng != "v0" && eng != "v1") {
+    return InvalidArgumentError("vLLM engine '" + eng + "' is not known; use v0 or v1");
+  }
+  // §0: V1 default from 0.8.0; V0 removed 2025-09-20 (0.11.0).
+  bool v1 = eng.empty() ? CompareVersions(*v, {0, 8}) >= 0 : eng == "v1";
+  if (!v1 && CompareVersions(*v, {0, 11}) >= 0) {
+    return InvalidArgumentError("vLLM " + std::string(version) + " has no V0 engine (removed in 0.11.0); use v1");
+  }
+  if (v1 && CompareVersions(*v, {0, 6, 4}) < 0) {
+    return InvalidArgumentError("vLLM " + std::string(version) + " has no V1 engine (it landed after 0.6.3); use v0");
+  }
+  if (v1) {
+    // §1.3(e) Oct 2024 - Jun 2025: V0 (c) arithmetic; (f) 0.9.1 startup check; (g) 0.21.0
+    // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS default on.
+    if (CompareVersions(*v, {0, 9, 1}) < 0) return VllmEra::kV0NonTorchWholeGpu;
+    if (CompareVersions(*v, {0, 21}) < 0) return VllmEra::kV1StartupCheck;
+    return VllmEra::kV1GraphsInBudget;
+  }
+  // §1.2: (a) before #2863 (2024-02-13, 0.3.1); (b) to #9352 (2024-10-17, 0.6.4);
+  // (c) to #10511 (2024-12-16; 0.6.6 is our reading of the first release with it); (d) after.
+  if (CompareVersions(*v, {0, 3, 1}) < 0) return VllmEra::kV0PeakWholeGpu;
+  if (CompareVersions(*v, {0, 6, 4}) < 0) return VllmEra::kV0InstancePeak;
+  if (CompareVersions(*v, {0, 6, 6}) < 0) return VllmEra::kV0NonTorchWholeGpu;
+  return VllmEra::kV0Profiling;
+}
+
+StatusOr<int64_t> VllmBytesPerToken(const KvDims& d, int tp) {
+  if (d.layers <= 0) return InvalidArgumentError("KV dims: layers must be > 0 (got " + std::to_string(d.layers) + ")");
+  if (tp <= 0) return InvalidArgumentError("KV dims: tensor parallel size must be > 0");
+  if (!(d.dtype_bytes > 0)) return InvalidArgumentError("KV dims: dtype bytes must be > 0");
+  int64_t elems;
+  if (d.IsMla()) {
+    // MLAAttentionSpec: num_kv_heads == 1, head_size = kv_lora_rank + qk_rope_head_dim, no V.
+    elems = (static_cast<int64_t>(d.kv_lora_rank) + d.qk_rope_head_dim) * d.layers;
+  } else {
+    if (d.kv_heads <= 0 || d.head_dim <= 0) {
+      return InvalidArgumentError("KV dims: kv_heads and head_dim must be > 0 for MHA/GQA (or give kv_lora_rank for MLA)");
+    }
+    // AttentionSpec: 2 x num_kv_heads x head_size, num_kv_heads = max(1, total // tp).
+    elems = static_cast<int64_t>(d.layers) * 2 * KvHeadsPerRank(d.kv_heads, tp) * d.head_dim;
+  }
+  if (d.dtype_bytes < 1.0) return elems / 2 + elems / 16;  // NVFP4: fp4 data + 1-byte scale per 16
+  return static_cast<int64_t>(std::llround(elems * d.dtype_bytes));
+}
+
+StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
+  if (!(in.total_bytes > 0)) return InvalidArgumentError("vLLM: total GPU memory must be > 0");
+  if (!(in.gpu_memory_utilization > 0 && in.gpu_memory_utilization <= 1)) {
+    return InvalidArgumentError("vLLM: gpu_memory_utilization must be in (0, 1] (got " +
+                                PyFloat(in.gpu_memory_utilization) + ")");
+  }
+  if (in.bytes_per_token <= 0) return InvalidArgumentError("vLLM: KV bytes per token must be > 0");
+  if (in.block_size <= 0) return InvalidArgumentError("vLLM: block size must be > 0");
+  if (in.pp <= 0) return InvalidArgumentError("vLLM: pipeline parallel size must be > 0");
+  if (in.weights_bytes < 0 || in.activation_peak_bytes < 0 || in.cuda_graph_bytes < 0 || in.free_at_init_bytes < 0) {
+    return InvalidArgumentError("vLLM: weights, activation peak, CUDA graph and free memory must be >= 0");
+  }
+  if (in.free_at_init_bytes > in.total_bytes) {
+    return InvalidArgumentError("vLLM: free memory at init (" + FormatGiB(in.free_at_init_bytes) +
+                                ") is larger than the total (" + FormatGiB(in.total_bytes) + ")");
+  }
+
+  VllmKvResult r;
+  const double util = in.gpu_memory_utilization;
+  const double block_bytes = static_cast<double>(in.bytes_per_token) * in.block_size;
+  // §1.3(g): requested_memory = math.ceil(total x util) in 2026; a float product before.
+  r.requested_bytes = in.total_bytes * util;
+  if (in.era == VllmEra::kV1GraphsInBudget) r.requested_bytes = std::ceil(r.requested_bytes);
+
+  const double own = in.weights_bytes + in.activation_peak_bytes + in.non_torch_bytes;
+  // Memory in use before this instance loads anything (other tenants + its own context).
+  const double used_before = in.free_at_init_bytes > 0 ? in.total_bytes - in.free_at_init_bytes : 0;
+  switch (in.era) {
+    case VllmEra::kV0PeakWholeGpu:      // §1.2(a): peak = total - free after profile
+    case VllmEra::kV0NonTorchWholeGpu:  // §1.2(c)/§1.3(e): non-torch = whole-GPU used - torch
+      r.non_kv_bytes = own + used_before;
+      break;
+    case VllmEra::kV0InstancePeak:      // §1.2(b): init_free - free
+    case VllmEra::kV0Profiling:         // §1.2(d): increases since the baseline snapshot
+    case VllmEra::kV1StartupCheck:      // §1.3(f)
+    case VllmEra::kV1GraphsInBudget:    // §1.3(g)
+      r.non_kv_bytes = own;
+      break;
+  }
+  if (in.era == VllmEra::kV1GraphsInBudget) r.graphs_in_budget_bytes = in.cuda_graph_bytes;
+  r.kv_bytes = r.requested_bytes - r.non_kv_bytes - r.graphs_in_budget_bytes;
+  r.num_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / block_bytes)) : 0;
+  r.kv_tokens = r.num_blocks * in.block_size;
+
+  // Max model length the pool can hold: V0 block_size x (blocks // pp) (§1.6); V1
+  // cdiv(len, block) x block_bytes <= available.
+  r.estimated_max_model_len =
+      IsV1(in.era) ? r.num_blocks * in.block_size : static_cast<int64_t>(in.block_size) * (r.num_blocks / in.pp);
+
+  // Remedies. One block: util x total >= non_kv + graphs + block.
+  const double fixed = r.non_kv_bytes + (in.era == VllmEra::kV1GraphsInBudget ? in.cuda_graph_bytes : 0);
+  r.min_util_one_block = CeilHundredths((fixed + block_bytes) / in.total_bytes);
+  if (in.max_model_len && *in.max_model_len > 0) {
+    int64_t blocks = CeilDiv(*in.max_model_len, in.block_size) * (IsV1(in.era) ? 1 : in.pp);
+    r.min_util_max_model_len = CeilHundredths((fixed + blocks * block_bytes) / in.total_bytes);
+  }
+  r.max_util_startup = in.free_at_init_bytes > 0 ? FloorHundredths(in.free_at_init_bytes / in.total_bytes) : 1.0;
+
+  // Errors in the order the server meets them.
+  const bool has_startup_check = in.era == VllmEra::kV1StartupCheck || in.era == VllmEra::kV1GraphsInBudget;
+  if (has_startup_check && in.free_at_init_bytes > 0 && in.free_at_init_bytes < r.requested_bytes) {
+    r.startup_check_fails = true;
+    r.fails = true;
+    r.error = "Free memory on device (" + PyRound2(in.free_at_init_bytes) + "/" + PyRound2(in.total_bytes) +
+              " GiB) on startup is less than desired GPU memory utilization (" + PyFloat(util) + ", " +
+              PyRound2(r.requested_bytes) +
+              " GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.";
+  }
+  if (r.kv_bytes <= 0 || r.num_blocks <= 0) {
+    r.no_cache_blocks = true;
+    if (!r.fails) {
+      r.fails = true;
+      r.error = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                "initializing the engine.";
+    }
+  }
+  if (in.max_model_len && *in.max_model_len > 0 && !r.no_cache_blocks) {
+    char buf[512];
+    if (IsV1(in.era)) {
+      double needed = static_cast<double>(CeilDiv(*in.max_model_len, in.block_size)) * block_bytes;
+      if (needed > r.kv_bytes) {
+        r.max_len_too_long = true;
+        std::snprintf(buf, sizeof(buf),
+                      "To serve at least one request with the models's max seq len (%lld), (%.2f GiB KV cache is "
+                      "needed, which is larger than the available KV cache memory (%.2f GiB). Based on the "
+                      "available memory, the estimated maximum model length is %lld. Try increasing "
+                      "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+                      static_cast<long long>(*in.max_model_len), needed / kGiB, r.kv_bytes / kGiB,
+                      static_cast<long long>(r.estimated_max_model_len));
+      }
+    } else if (r.estimated_max_model_len < *in.max_model_len) {
+      r.max_len_too_long = true;
+      std::snprintf(buf, sizeof(buf),
+                    "The model's max seq len (%lld) is larger than the maximum number of tokens that can be stored "
+                    "in KV cache (%lld). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+                    "initializing the engine.",
+                    static_cast<long long>(*in.max_model_len), static_cast<long long>(r.estimated_max_model_len));
+    }
+    if (r.max_len_too_long && !r.fails) {
+      r.fails = true;
+      r.error = buf;
+    }
+  }
+  // CUDA graphs outside the budget (V0, V1 < 0.21) are captured after the KV cache is
+  // allocated, from what is left: free_at_init - weights - non-torch - KV (the activation
+  // peak is released by then). vllm-source.md §1.3 "Implication".
+  if (in.era != VllmEra::kV1GraphsInBudget && in.cuda_graph_bytes > 0 && in.free_at_init_bytes > 0) {
+    double left = in.free_at_init_bytes - in.weights_bytes - in.non_torch_bytes - std::max(r.kv_bytes, 0.0);
+    if (in.cuda_graph_bytes > left) r.graphs_overflow = true;
+  }
+  return r;
+}
+
+}  // namespace tpt::memory

@@ -1,0 +1,230 @@
+// vllm_model_test.cc: vLLM KV budget by era, blocks/tokens, the startup check, the
+// max-model-len check and the minimum viable gpu_memory_utilization.
+#include <gtest/gtest.h>
+
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+namespace {
+
+KvDims Gqa(int layers, int kv_heads, int head_dim, double elem = 2) {
+  KvDims d;
+  d.layers = layers;
+  d.kv_heads = kv_heads;
+  d.head_dim = head_dim;
+  d.dtype_bytes = elem;
+  return d;
+}
+
+TEST(VllmBytesPerTokenTest, GqaMlaAndReplication) {
+  // Qwen2.5-7B: 28 layers x 2 x 4 heads x 128 x 2 B = 57,344 B (vllm-source.md §1.5 example).
+  EXPECT_EQ(*VllmBytesPerToken(Gqa(28, 4, 128), 1), 57344);
+  // 8 KV heads on TP 16: each rank keeps one head.
+  EXPECT_EQ(*VllmBytesPerToken(Gqa(80, 8, 128), 16), 80 * 2 * 1 * 128 * 2);
+  KvDims mla;
+  mla.layers = 61;
+  mla.kv_lora_rank = 512;
+  mla.qk_rope_head_dim = 64;
+  mla.dtype_bytes = 2;
+  EXPECT_EQ(*VllmBytesPerToken(mla, 8), 61 * 576 * 2);  // independent of TP
+  EXPECT_EQ(*VllmBytesPerToken(mla, 1), 61 * 576 * 2);
+  EXPECT_FALSE(VllmBytesPerToken(Gqa(0, 8, 128), 1).ok());
+}
+
+// §1.5: 149,712 tokens x 57,344 B = 7.996 GiB, logged "Available KV cache memory: 8.0 GiB".
+TEST(VllmKvPoolTest, TokensFromAvailableMemoryMatchKnowledgeExample) {
+  VllmKvInput in;
+  in.era = VllmEra::kV1StartupCheck;
+  in.total_bytes = 20 * kGiB;
+  in.free_at_init_bytes = 19 * kGiB;
+  in.gpu_memory_utilization = 0.9;
+  in.bytes_per_token = 57344;
+  in.weights_bytes = in.total_bytes * 0.9 - 149712.0 * 57344;  // leaves exactly 9,357 blocks
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_blocks, 9357);
+  EXPECT_EQ(r->kv_tokens, 149712);
+  EXPECT_NEAR(r->kv_bytes / kGiB, 7.996, 0.001);
+  EXPECT_FALSE(r->fails);
+}
+
+// Corpus-style V0 case (v0.6.6, 8xL40S): 44.39 GiB x 0.92 = 40.84; weights 21.67, non-torch
+// 0.36, activation 15.73 -> 3.09 GiB; 40,960 B/token (80 layers, 1 head per rank) -> 5,06x blocks.
+TEST(VllmKvPoolTest, V0ProfilingArithmetic) {
+  VllmKvInput in;
+  in.era = VllmEra::kV0Profiling;
+  in.total_bytes = 44.39 * kGiB;
+  in.gpu_memory_utilization = 0.92;
+  in.weights_bytes = 21.67 * kGiB;
+  in.non_torch_bytes = 0.36 * kGiB;
+  in.activation_peak_bytes = 15.73 * kGiB;
+  in.bytes_per_token = *VllmBytesPerToken(Gqa(80, 8, 128), 8);
+  in.max_model_len = 8192;
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NEAR(r->requested_bytes / kGiB, 40.84, 0.005);
+  EXPECT_NEAR(r->kv_bytes / kGiB, 3.09, 0.02);  // four inputs each rounded to 0.005
+  EXPECT_NEAR(static_cast<double>(r->num_blocks), 5065, 5065 * 0.01);  // the log: "# GPU blocks: 5065"
+  EXPECT_FALSE(r->fails);
+  EXPECT_EQ(r->estimated_max_model_len, r->num_blocks * 16);
+}
+
+TEST(VllmKvPoolTest, NegativeRestIsNoCacheBlocks) {
+  VllmKvInput in;
+  in.era = VllmEra::kV0Profiling;
+  in.total_bytes = 79.11 * kGiB;
+  in.gpu_memory_utilization = 0.9;
+  in.weights_bytes = 70 * kGiB;
+  in.activation_peak_bytes = 8 * kGiB;
+  in.non_torch_bytes = 1 * kGiB;
+  in.bytes_per_token = 131072;
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok());
+  EXPECT_LT(r->kv_bytes, 0);
+  EXPECT_EQ(r->num_blocks, 0);
+  EXPECT_TRUE(r->no_cache_blocks);
+  EXPECT_TRUE(r->fails);
+  EXPECT_EQ(r->error.rfind("No available memory for the cache blocks.", 0), 0u);
+  // (79 GiB of non-KV + one 2 MiB block) / 79.11 GiB -> 0.9987 -> 1.0: no util rescues it.
+  EXPECT_DOUBLE_EQ(r->min_util_one_block, 1.0);
+  in.weights_bytes = 60 * kGiB;  // now 69 GiB non-KV: 0.8722 -> 0.88
+  auto fixed = VllmKvPool(in);
+  EXPECT_DOUBLE_EQ(fixed->min_util_one_block, 0.88);
+  in.gpu_memory_utilization = 0.88;
+  EXPECT_FALSE(VllmKvPool(in)->fails);
+  in.gpu_memory_utilization = 0.87;
+  EXPECT_TRUE(VllmKvPool(in)->fails);
+}
+
+// V1 >= 0.9.1 startup check, with the exact text of corpus lines
+// "Free memory on device (31.44/47.38 GiB) ... (0.95, 45.01 GiB)".
+TEST(VllmKvPoolTest, StartupFreeMemoryCheck) {
+  VllmKvInput in;
+  in.era = VllmEra::kV1StartupCheck;
+  in.total_bytes = 47.38 * kGiB;
+  in.free_at_init_bytes = 31.44 * kGiB;
+  in.gpu_memory_utilization = 0.95;
+  in.weights_bytes = 10 * kGiB;
+  in.bytes_per_token = 131072;
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->startup_check_fails);
+  EXPECT_TRUE(r->fails);
+  EXPECT_EQ(r->error,
+            "Free memory on device (31.44/47.38 GiB) on startup is less than desired GPU memory utilization "
+            "(0.95, 45.01 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.");
+  EXPECT_DOUBLE_EQ(r->max_util_startup, 0.66);  // 31.44 / 47.38 = 0.6636
+  // "(3.22/4.0 GiB) ... (0.9, 3.6 GiB)": Python prints 4.0, not 4.00.
+  in.total_bytes = 4.0 * kGiB;
+  in.free_at_init_bytes = 3.22 * kGiB;
+  in.gpu_memory_utilization = 0.9;
+  in.weights_bytes = 1 * kGiB;
+  EXPECT_EQ(VllmKvPool(in)->error,
+            "Free memory on device (3.22/4.0 GiB) on startup is less than desired GPU memory utilization "
+            "(0.9, 3.6 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.");
+  // V0 has no such check: the same numbers only fail if the budget does.
+  in.era = VllmEra::kV0Profiling;
+  EXPECT_FALSE(VllmKvPool(in)->startup_check_fails);
+}
+
+TEST(VllmKvPoolTest, MaxModelLenV1AndV0) {
+  VllmKvInput in;
+  in.era = VllmEra::kV1StartupCheck;
+  in.total_bytes = 22.05 * kGiB;
+  in.gpu_memory_utilization = 0.9;
+  in.weights_bytes = 15 * kGiB;
+  in.activation_peak_bytes = 1 * kGiB;
+  in.bytes_per_token = 131072;  // 2 MiB blocks
+  in.max_model_len = 32768;     // needs 4 GiB
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok());
+  // kv = 19.845 - 16 = 3.845 GiB < 4 GiB.
+  EXPECT_TRUE(r->max_len_too_long);
+  EXPECT_TRUE(r->fails);
+  EXPECT_EQ(r->estimated_max_model_len, r->num_blocks * 16);
+  EXPECT_LT(r->estimated_max_model_len, 32768);
+  EXPECT_NE(r->error.find("To serve at least one request with the models's max seq len (32768), (4.00 GiB KV cache"),
+            std::string::npos);
+  EXPECT_NE(r->error.find("the estimated maximum model length is " + std::to_string(r->estimated_max_model_len)),
+            std::string::npos);
+  ASSERT_TRUE(r->min_util_max_model_len.has_value());
+  EXPECT_DOUBLE_EQ(*r->min_util_max_model_len, 0.91);  // (16 + 4) / 22.05 = 0.907
+  in.gpu_memory_utilization = 0.91;
+  EXPECT_FALSE(VllmKvPool(in)->fails);
+  // V0: max_seq_len = block_size x (blocks // pp); with pp 2 only half the blocks count.
+  in.era = VllmEra::kV0Profiling;
+  in.pp = 2;
+  auto v0 = VllmKvPool(in);
+  EXPECT_TRUE(v0->max_len_too_long);
+  EXPECT_EQ(v0->estimated_max_model_len, 16 * (v0->num_blocks / 2));
+  EXPECT_EQ(v0->error.rfind("The model's max seq len (32768) is larger than the maximum number of tokens", 0), 0u);
+}
+
+// §1.3(g): from 0.21 the CUDA-graph estimate is inside the budget; before, graphs come
+// out of what is left after the KV cache and can overflow it.
+TEST(VllmKvPoolTest, CudaGraphsInsideOrOutsideBudget) {
+  VllmKvInput in;
+  in.total_bytes = 44.53 * kGiB;
+  in.free_at_init_bytes = 44.0 * kGiB;
+  in.gpu_memory_utilization = 0.98;
+  in.weights_bytes = 20.64 * kGiB;
+  in.non_torch_bytes = 0.28 * kGiB;
+  in.activation_peak_bytes = 1.52 * kGiB;
+  in.cuda_graph_bytes = 2.5 * kGiB;
+  in.bytes_per_token = 65536;
+  in.era = VllmEra::kV0Profiling;
+  auto before = VllmKvPool(in);
+  ASSERT_TRUE(before.ok());
+  EXPECT_NEAR(before->kv_bytes / kGiB, 21.20, 0.01);  // corpus vllm-15598's "rest ... 21.20GiB"
+  EXPECT_TRUE(before->graphs_overflow);  // 44 - 20.64 - 0.28 - 21.20 = 1.88 GiB < 2.5
+  in.era = VllmEra::kV1GraphsInBudget;
+  auto after = VllmKvPool(in);
+  EXPECT_NEAR((before->kv_bytes - after->kv_bytes) / kGiB, 2.5, 1e-6);
+  EXPECT_FALSE(after->graphs_overflow);
+  EXPECT_DOUBLE_EQ(after->graphs_in_budget_bytes, in.cuda_graph_bytes);
+}
+
+TEST(VllmKvPoolTest, WholeGpuErasChargeOtherProcesses) {
+  VllmKvInput in;
+  in.total_bytes = 80 * kGiB;
+  in.free_at_init_bytes = 60 * kGiB;  // 20 GiB held by another process
+  in.gpu_memory_utilization = 0.9;
+  in.weights_bytes = 30 * kGiB;
+  in.bytes_per_token = 65536;
+  in.era = VllmEra::kV0InstancePeak;
+  double instance = VllmKvPool(in)->kv_bytes;
+  in.era = VllmEra::kV0PeakWholeGpu;
+  double whole = VllmKvPool(in)->kv_bytes;
+  EXPECT_NEAR((instance - whole) / kGiB, 20, 1e-9);
+}
+
+TEST(VllmEraTest, VersionsMapToEras) {
+  EXPECT_EQ(*VllmEraForVersion("0.2.7"), VllmEra::kV0PeakWholeGpu);
+  EXPECT_EQ(*VllmEraForVersion("0.5.0.post1"), VllmEra::kV0InstancePeak);
+  EXPECT_EQ(*VllmEraForVersion("0.6.4"), VllmEra::kV0NonTorchWholeGpu);
+  EXPECT_EQ(*VllmEraForVersion("0.6.6"), VllmEra::kV0Profiling);
+  EXPECT_EQ(*VllmEraForVersion("0.7.3"), VllmEra::kV0Profiling);
+  EXPECT_EQ(*VllmEraForVersion("0.8.5"), VllmEra::kV0NonTorchWholeGpu);  // V1 default, before 0.9.1
+  EXPECT_EQ(*VllmEraForVersion("0.8.5", "v0"), VllmEra::kV0Profiling);
+  EXPECT_EQ(*VllmEraForVersion("0.11.0+582e4e37.nv25.11"), VllmEra::kV1StartupCheck);
+  EXPECT_EQ(*VllmEraForVersion("0.23.1rc1"), VllmEra::kV1GraphsInBudget);
+  EXPECT_FALSE(VllmEraForVersion("0.12.0", "v0").ok());
+  EXPECT_FALSE(VllmEraForVersion("0.5.0", "v1").ok());
+  EXPECT_FALSE(VllmEraForVersion("0.9.0", "v2").ok());
+}
+
+TEST(VllmKvPoolTest, RejectsBadInputs) {
+  VllmKvInput in;
+  in.total_bytes = 10 * kGiB;
+  in.bytes_per_token = 1024;
+  in.gpu_memory_utilization = 1.2;
+  auto r = VllmKvPool(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("gpu_memory_utilization"), std::string::npos);
+  in.gpu_memory_utilization = 0.9;
+  in.free_at_init_bytes = 11 * kGiB;
+  EXPECT_FALSE(VllmKvPool(in).ok());
+}
+
+}  // namespace
+}  // namespace tpt::memory

@@ -1,0 +1,272 @@
+// reader_archive_test.cc: .xz, .zst and archives (.zip, .tar.*) as the
+// reader opens them (parser/reader.h); the inputs are made here with the
+// same libraries, so no binary fixture is checked in.
+#include <archive.h>
+#include <archive_entry.h>
+#include <lzma.h>
+#include <malloc.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "parser/reader.h"
+
+namespace tpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Xz(const std::string& data) {
+  std::string out(lzma_stream_buffer_bound(data.size()), '\0');
+  size_t pos = 0;
+  EXPECT_EQ(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const uint8_t*>(data.data()),
+                                    data.size(), reinterpret_cast<uint8_t*>(out.data()), &pos, out.size()),
+            LZMA_OK);
+  out.resize(pos);
+  return out;
+}
+
+// With its checksum, as the zstd command writes by default.
+std::string Zstd(const std::string& data) {
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  size_t n = ZSTD_compress2(c, out.data(), out.size(), data.data(), data.size());
+  ZSTD_freeCCtx(c);
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(n);
+  return out;
+}
+
+// A zip (or, with `tar_gz`, a .tar.gz) holding `files` (path -> content).
+void WriteArchive(const std::string& path, const std::vector<std::pair<std::string, std::string>>& files,
+                  bool tar_gz = false) {
+  archive* a = archive_write_new();
+  if (tar_gz) {
+    archive_write_set_format_pax_restricted(a);
+    archive_write_add_filter_gzip(a);
+  } else {
+    archive_write_set_format_zip(a);
+  }
+  ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK) << archive_error_string(a);
+  for (const auto& [name, content] : files) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, static_cast<la_int64_t>(content.size()));
+    ASSERT_EQ(archive_write_header(a, e), ARCHIVE_OK) << archive_error_string(a);
+    for (size_t off = 0; off < content.size(); off += 1 << 20) {
+      const size_t k = std::min<size_t>(1 << 20, content.size() - off);
+      ASSERT_EQ(archive_write_data(a, content.data() + off, k), static_cast<la_ssize_t>(k));
+    }
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+}
+
+std::string Lines(int n, const std::string& what) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += what + " line " + std::to_string(i) + "\n";
+  return s;
+}
+
+struct ReadResult {
+  std::string text;
+  std::string error;
+};
+
+ReadResult ReadThrough(ByteSource* src) {
+  ReadResult r;
+  BlockReader reader(src, 64 * 1024, 1 << 20);
+  Block b;
+  for (;;) {
+    auto more = reader.Next(&b);
+    if (!more.ok()) {
+      r.error = more.status().message();
+      break;
+    }
+    if (!*more) break;
+    r.text.append(b.text);
+  }
+  return r;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/tpt_archive_test_XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+TEST(OpenInput, XzAndZstdAreDetectedByMagicAndInflated) {
+  const std::string text = Lines(500, "xz or zstd");
+  struct Case {
+    std::string packed, want;
+    const char* codec;
+  };
+  for (const Case& c : {Case{Xz(text), text, "xz"}, Case{Zstd(text), text, "zstd"},
+                        Case{Xz("a\n") + Xz("b\n"), "a\nb\n", "xz"},  // concatenated streams
+                        Case{Zstd("a\n") + Zstd("b\n"), "a\nb\n", "zstd"}}) {
+    const std::string& packed = c.packed;
+    const char* codec = c.codec;
+    auto opened = WrapInput(std::make_unique<StringSource>(packed), "mem");
+    ASSERT_TRUE(opened.ok()) << codec;
+    EXPECT_STREQ(opened->compression, codec);
+    EXPECT_FALSE(opened->looks_binary);
+    ReadResult r = ReadThrough(opened->source.get());
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(r.text, c.want) << codec;
+  }
+}
+
+TEST(OpenInput, TruncatedOrCorruptXzAndZstdAreDataLossAfterTheReadableLines) {
+  // Big enough that the decoders hand out lines before the cut (zstd
+  // decodes whole 128 KiB blocks).
+  const std::string text = Lines(40000, "a log that was cut");
+  for (const auto& [packed, codec] : {std::pair{Xz(text), "xz"}, std::pair{Zstd(text), "zstd"}}) {
+    std::string cut = packed.substr(0, packed.size() * 3 / 4);
+    auto opened = WrapInput(std::make_unique<StringSource>(cut), "cut." + std::string(codec));
+    ASSERT_TRUE(opened.ok()) << codec;
+    ReadResult r = ReadThrough(opened->source.get());
+    EXPECT_NE(r.error.find("cut." + std::string(codec) + ": the " + codec + " stream is truncated"), std::string::npos)
+        << r.error;
+    EXPECT_GT(r.text.size(), 100000u) << codec;
+    EXPECT_EQ(text.compare(0, r.text.size(), r.text), 0) << codec << ": what was read is the start of the log";
+
+    std::string bad = packed;
+    bad[bad.size() / 2] ^= 0x55;
+    bad[bad.size() / 2 + 1] ^= 0x55;
+    opened = WrapInput(std::make_unique<StringSource>(bad), "bad");
+    ASSERT_TRUE(opened.ok());
+    r = ReadThrough(opened->source.get());
+    EXPECT_NE(r.error.find("bad: corrupt " + std::string(codec) + " data"), std::string::npos) << codec << ": " << r.error;
+  }
+}
+
+TEST(ListArchive, ZipReadsLikeAFolder) {
+  TempDir d;
+  const std::string zip = d / "logs_42.zip";
+  // GitHub's log archive: one file per job, and a folder per job with one file per step.
+  WriteArchive(zip, {{"0_serve.txt", "job\n"},
+                     {"serve/2_Run server.txt", "step 2\n"},
+                     {"serve/1_Set up job.txt", "step 1\n"},
+                     {"serve/.hidden", "x\n"},
+                     {"__MACOSX/serve/._1_Set up job.txt", "x\n"}});
+  EXPECT_TRUE(IsArchiveFile(zip));
+  auto all = ListArchive(zip);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->archive, zip);
+  EXPECT_TRUE(all->error.empty()) << all->error;
+  EXPECT_EQ(all->members,
+            (std::vector<std::string>{zip + "/0_serve.txt", zip + "/serve/1_Set up job.txt", zip + "/serve/2_Run server.txt"}));
+  auto folder = ListArchive(zip + "/serve");
+  ASSERT_TRUE(folder.has_value());
+  EXPECT_EQ(folder->members, (std::vector<std::string>{zip + "/serve/1_Set up job.txt", zip + "/serve/2_Run server.txt"}));
+
+  auto member = OpenInput(zip + "/serve/2_Run server.txt");
+  ASSERT_TRUE(member.ok()) << member.status().message();
+  EXPECT_EQ(ReadThrough(member->source.get()).text, "step 2\n");
+  auto missing = OpenInput(zip + "/serve/9_nope.txt");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no such file in " + zip), std::string::npos);
+
+  // Not archives: a folder, a text file, a path that does not exist.
+  WriteFile(d / "plain.log", "text\n");
+  EXPECT_FALSE(ListArchive(d / "plain.log").has_value());
+  EXPECT_FALSE(ListArchive(d / "plain.log/x").has_value());
+  EXPECT_FALSE(ListArchive(d / "nope.zip/x").has_value());
+  EXPECT_FALSE(IsArchiveFile(d / "plain.log"));
+}
+
+TEST(ListArchive, CompressedMembersAndTarGzToo) {
+  TempDir d;
+  const std::string text = Lines(50, "rank 0");
+  WriteArchive(d / "runs.tar.gz", {{"./run1/rank0.log.xz", Xz(text)}, {"./run1/rank1.log.zst", Zstd(text)}}, true);
+  auto l = ListArchive(d / "runs.tar.gz");
+  ASSERT_TRUE(l.has_value());
+  EXPECT_TRUE(l->error.empty()) << l->error;
+  ASSERT_EQ(l->members.size(), 2u);
+  for (const std::string& m : l->members) {
+    auto opened = OpenInput(m);
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    EXPECT_EQ(ReadThrough(opened->source.get()).text, text) << m;
+  }
+}
+
+TEST(ListArchive, TruncatedZipSaysSoAndKeepsWhatCameBefore) {
+  TempDir d;
+  const std::string zip = d / "cut.zip";
+  std::string big = Lines(200000, "second file");  // ~4 MiB, deflated to much less
+  WriteArchive(zip, {{"a/1_first.txt", Lines(10, "first file")}, {"a/2_second.txt", big}});
+  std::string bytes;
+  {
+    std::ifstream in(zip, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  WriteFile(zip, bytes.substr(0, bytes.size() / 2));  // the central directory and half of file 2 gone
+  auto l = ListArchive(zip);
+  ASSERT_TRUE(l.has_value());
+  EXPECT_NE(l->error.find(zip + ": the archive is truncated or corrupt"), std::string::npos) << l->error;
+  ASSERT_EQ(l->members.size(), 2u);
+  EXPECT_EQ(ReadThrough(OpenInput(l->members[0])->source.get()).text, Lines(10, "first file"));
+  auto second = OpenInput(l->members[1]);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  ReadResult r = ReadThrough(second->source.get());
+  EXPECT_NE(r.error.find(l->members[1] + ": the archive is truncated or corrupt here"), std::string::npos) << r.error;
+  EXPECT_GT(r.text.size(), 10000u);
+  EXPECT_EQ(big.compare(0, r.text.size(), r.text), 0);
+
+  WriteFile(d / "junk.zip", "PK\x03\x04 not really a zip");
+  auto junk = ListArchive(d / "junk.zip");
+  ASSERT_TRUE(junk.has_value());
+  EXPECT_TRUE(junk->members.empty());
+  EXPECT_NE(junk->error.find("junk.zip"), std::string::npos);
+}
+
+// A member is streamed: reading 64 MiB from a zip never holds it in memory.
+TEST(ListArchive, MemberIsStreamedWithBoundedMemory) {
+  TempDir d;
+  const std::string zip = d / "big.zip";
+  const std::string line = "[2026-12-01 10:00:00 TP0] Decode batch. #running-req: 8, #token: 4096\n";
+  std::string big;
+  big.reserve(64 << 20);
+  while (big.size() < (64 << 20)) big += line;
+  WriteArchive(zip, {{"job/1_serve.txt", big}});
+  const size_t size = big.size();
+  big.clear();
+  big.shrink_to_fit();
+  auto opened = OpenInput(zip + "/job/1_serve.txt");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  const size_t base = mallinfo2().uordblks;
+  size_t peak = 0, total = 0;
+  BlockReader reader(opened->source.get(), 1 << 20, 1 << 20);
+  Block b;
+  while (*reader.Next(&b)) {
+    total += b.text.size();
+    peak = std::max(peak, mallinfo2().uordblks);
+  }
+  EXPECT_EQ(total, size);
+  EXPECT_LT(peak > base ? peak - base : 0, size_t{8} << 20) << "heap grew with the member's size";
+}
+
+}  // namespace
+}  // namespace tpt
