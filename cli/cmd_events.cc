@@ -26,6 +26,7 @@
 #include "parser/rank_resolve.h"
 #include "parser/values.h"
 #include "rules/analyzer.h"
+#include "rules/vocabulary.h"
 
 namespace tpt::cli {
 
@@ -43,11 +44,17 @@ struct EventsConfig {
   bool summary_only = false;
 };
 
-// Startup phases in the order a healthy server reaches them (parser/EVENTS.md).
-constexpr const char* kPhases[] = {"dist_init_begin",     "dist_init_end",      "weights_load_begin",
-                                   "weights_load_end",    "memory_profile",     "kv_pool_alloc",
-                                   "memory_pool_end",     "graph_capture_begin", "graph_capture_end",
-                                   "startup_complete",    "batch_stats"};
+// The kinds that mark a phase (parser/events.json `phase`), in the order a
+// healthy server prints them.
+const std::vector<std::string>& PhaseMarkers() {
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> out;
+    for (const tpt::EventKind& k : tpt::EventKinds())
+      if (!k.phase.empty()) out.push_back(k.kind);
+    return out;
+  }();
+  return kinds;
+}
 
 struct RankSummary {
   uint64_t events = 0;
@@ -120,7 +127,7 @@ class PrintSink : public EventSink {
       r.last_ts = e.ts;
       r.time_of_day = e.ts_is_time_of_day;
     }
-    for (const char* p : kPhases) {
+    for (const std::string& p : PhaseMarkers()) {
       if (e.kind == p && (r.phases.empty() || r.phases.back() != p)) {
         bool seen = false;
         for (const auto& q : r.phases) seen |= q == p;

@@ -22,8 +22,8 @@ int RunDiff(const Args& args);     // compare a good and a bad run
 int RunLog(const Args& args);      // the run's lines merged by time, tagged by rank
 int RunSchema(const Args& args);   // the JSON Schema of a JSON output
 
-// (topic, text) of the file-language references compiled in (cli/embed_docs.cmake):
-// format-files, rule-files, finding-files.
+// (topic, text) of the file-language references compiled in (tpt_embed in
+// cli/CMakeLists.txt): format-files, rule-files, finding-files.
 const std::vector<std::pair<std::string, std::string>>& BuiltinDocs();
 
 }  // namespace tpt::cli

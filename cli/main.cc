@@ -14,6 +14,7 @@
 #include "cli/generate.h"
 #include "parser/format_set.h"
 #include "rules/rule.h"
+#include "rules/vocabulary.h"
 
 #ifndef TPT_BUILD_CUDA
 #define TPT_BUILD_CUDA 0
@@ -161,11 +162,11 @@ int HelpTopic(const std::string& topic) {
     if (!rules.ok()) return 2;
     std::map<std::string, std::vector<std::string>> causes;  // root cause -> rule titles
     for (const auto& r : rules->rules()) causes[r.root_cause].push_back(r.title);
-    std::printf("Root-cause ids (the root_cause field of analyze's JSON), with the built-in rules that give them:\n\n");
-    for (const auto& [id, titles] : causes) {
-      if (id.empty()) continue;
-      std::printf("  %s\n", id.c_str());
-      for (const auto& t : titles) std::printf("      %s\n", t.c_str());
+    std::printf("Root-cause ids (the root_cause field of analyze's JSON), what each means, and the built-in\n"
+                "rules that give it:\n\n");
+    for (const tpt::RootCause& rc : tpt::RootCauses()) {
+      std::printf("  %s\n      %s\n", rc.id.c_str(), rc.title.c_str());
+      for (const auto& t : causes[rc.id]) std::printf("      - %s\n", t.c_str());
     }
     std::printf("  none\n      no failure seen (healthy)\n  unknown\n      a failure was seen but no rule explains it\n");
     return 0;

@@ -10,13 +10,14 @@
 #   }
 #
 # (base/embedded.h declares EmbeddedFile). A file's name is PREFIX plus its
-# base name ("rules/defs/" + "oom_weights.json"). The source is written at
+# base name ("rules/defs/" + "oom_weights.json"), or without PREFIX its path
+# in the project ("parser/events.json"). The source is written at
 # build time by a custom command that depends on every file and on this
 # script, and only when its text changes, so editing one data file rebuilds
 # one object. Give FILES from file(GLOB ... CONFIGURE_DEPENDS) so an added or
 # removed file re-runs CMake.
 #
-# Run as a script (-P) by that command: -DOUT= -DSYMBOL= -DPREFIX= -DLIST=
+# Run as a script (-P) by that command: -DOUT= -DSYMBOL= -DPREFIX= -DROOT= -DLIST=
 # where LIST is a file naming one input per line.
 
 if(CMAKE_SCRIPT_MODE_FILE)
@@ -29,7 +30,11 @@ if(CMAKE_SCRIPT_MODE_FILE)
   set(n 0)
   foreach(f IN LISTS files)
     file(READ "${f}" text)
-    get_filename_component(name "${f}" NAME)
+    if(PREFIX)
+      get_filename_component(name "${f}" NAME)
+    else()
+      file(RELATIVE_PATH name "${ROOT}" "${f}")
+    endif()
     if(text MATCHES "\\)tptembed\"")
       message(FATAL_ERROR "${f}: holds the raw-string delimiter )tptembed\"")
     endif()
@@ -64,7 +69,7 @@ function(tpt_embed target symbol)
   file(CONFIGURE OUTPUT ${list} CONTENT "${lines}\n" @ONLY)
   add_custom_command(
     OUTPUT ${out}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DSYMBOL=${symbol} -DPREFIX=${A_PREFIX} -DLIST=${list}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DSYMBOL=${symbol} -DPREFIX=${A_PREFIX} -DROOT=${PROJECT_SOURCE_DIR} -DLIST=${list}
             -P ${TPT_EMBED_SCRIPT}
     DEPENDS ${A_FILES} ${list} ${TPT_EMBED_SCRIPT}
     COMMENT "Embedding ${symbol} (${A_PREFIX}*)"

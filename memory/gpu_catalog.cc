@@ -1,5 +1,5 @@
 // gpu_catalog.cc: the GPU catalog (gpu_catalog.json, embedded at build time by
-// memory/CMakeLists.txt into gpu_catalog_data.cc) and name lookup.
+// tpt_embed, cmake/Embed.cmake) and name lookup.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -11,13 +11,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/embedded.h"
 #include "memory/memory_model.h"
+
+namespace tpt::generated {
+extern const EmbeddedFile kGpuCatalog[];
+extern const size_t kGpuCatalogCount;
+}  // namespace tpt::generated
 
 namespace tpt::memory {
 
-extern const char kGpuCatalogJson[];  // generated: the text of gpu_catalog.json
-
 namespace {
+
+// memory/gpu_catalog.json, compiled in (tpt_embed in memory/CMakeLists.txt).
+const char* BuiltinCatalogText() { return generated::kGpuCatalog[0].text; }
 
 // "NVIDIA H100 80GB-HBM3" -> "nvidiah10080gbhbm3".
 std::string Normalize(std::string_view s) {
@@ -94,13 +101,13 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
   return out;
 }
 
-std::string_view EmbeddedGpuCatalogJson() { return kGpuCatalogJson; }
+std::string_view EmbeddedGpuCatalogJson() { return BuiltinCatalogText(); }
 
 namespace {
 
 std::vector<GpuInfo>& MutableCatalog() {
   static std::vector<GpuInfo>* catalog = [] {
-    auto parsed = ParseGpuCatalog(kGpuCatalogJson, "memory/gpu_catalog.json (embedded)");
+    auto parsed = ParseGpuCatalog(BuiltinCatalogText(), "memory/gpu_catalog.json (embedded)");
     // A broken embedded catalog is caught by gpu_catalog_test; at run time degrade to empty.
     return new std::vector<GpuInfo>(parsed.ok() ? std::move(*parsed) : std::vector<GpuInfo>{});
   }();

@@ -13,13 +13,6 @@
 
 namespace tpt::report {
 
-int PhaseIndex(std::string_view phase) {
-  for (int i = 0; i < kNumPhases; ++i) {
-    if (phase == kPhases[i]) return i;
-  }
-  return -1;
-}
-
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD

@@ -14,18 +14,14 @@
 #include <vector>
 
 #include "rules/analysis.h"
+#include "rules/vocabulary.h"
 
 namespace tpt::report {
 
 struct Report;  // report/report.h
 
-// Startup and serving phases in order (RankState::phases uses these names).
-inline constexpr const char* kPhases[] = {"init",    "dist_init", "weights", "kv_pool",
-                                          "graphs",  "ready",     "serving"};
-inline constexpr int kNumPhases = 7;
-
-// Index of `phase` in kPhases, or -1.
-int PhaseIndex(std::string_view phase);
+// Startup and serving phases in order (RankState::phases uses these names):
+// Phases() and PhaseIndex() of rules/vocabulary.h.
 
 // Replaces every byte sequence that is not valid UTF-8 with U+FFFD.
 std::string ValidUtf8(std::string_view s);

@@ -389,8 +389,8 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
   out << "<div class=\"legend\"><span><i style=\"background:#c62828;border-radius:6px\"></i>error</span>"
          "<span><i style=\"background:#6a1b9a\"></i>timeout</span><span><i style=\"background:#b26a00\"></i>warning</span>"
          "<span><i style=\"background:none;border-left:2px solid #1d2330;width:0\"></i>last line</span>";
-  for (int p = 0; p < kNumPhases; ++p) {
-    out << "<span><i style=\"background:" << PhaseColor(kPhases[p]) << "\"></i>" << kPhases[p] << "</span>";
+  for (const std::string& p : Phases()) {
+    out << "<span><i style=\"background:" << PhaseColor(p) << "\"></i>" << p << "</span>";
   }
   out << "</div>\n";
   if (!missing.empty()) {

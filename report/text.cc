@@ -116,12 +116,12 @@ void WritePhases(const Analysis& a, std::ostream& out) {
   const RankState* first = ShownFirstRank(a);
   out << "\nRanks and phases (# reached, X where its first error came):\n";
   out << "  ranks     ";
-  for (const char* p : kPhases) out << Pad(p, 10);
+  for (const std::string& p : Phases()) out << Pad(p, 10);
   out << "stopped at\n";
   for (const Collapsed& c : Collapse(a.ranks, [&](const RankState& r) {
          std::string cells;
          int last = PhaseIndex(r.last_phase);
-         for (int i = 0; i < kNumPhases; ++i) {
+         for (int i = 0; i < static_cast<int>(Phases().size()); ++i) {
            bool reached = false;
            for (const auto& p : r.phases) reached |= (PhaseIndex(p) == i);
            std::string cell = reached ? "#" : ".";

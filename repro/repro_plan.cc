@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "memory/memory_model.h"
+#include "rules/vocabulary.h"
 
 namespace tpt::repro {
 namespace {
@@ -87,13 +88,10 @@ Status ReadString(const json& j, const char* key, const std::string& name, std::
   return OkStatus();
 }
 
-// Where a root cause says the server stopped.
+// Where a root cause says the server stopped (rules/taxonomy.json repro_step).
 std::string StepOfRootCause(const std::string& id) {
-  if (id == "kv_pool_no_room") return kStepKvFormula;
-  if (id == "weights_oom") return kStepWeights;
-  if (id == "cuda_graph_capture_oom" || id == "cuda_graph_capture_failure") return kStepGraphs;
-  if (id == "startup_free_memory_short") return kStepFreeAtInit;
-  return "";
+  const RootCause* rc = FindRootCause(id);
+  return rc == nullptr ? "" : rc->repro_step;
 }
 
 // Remedy flag -> plan parameter.

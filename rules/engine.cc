@@ -15,6 +15,7 @@
 #include "base/strings.h"
 #include "rules/memory_calls.h"
 #include "rules/run_index.h"
+#include "rules/vocabulary.h"
 
 namespace tpt {
 
@@ -27,8 +28,10 @@ struct Fired {
   std::map<std::string, Value> vars;  // lets, model outputs, after-lets
 };
 
+// A failure the run printed itself: not launcher noise, not a warning.
 bool IsOwnFailure(const Event& e) {
-  return !e.consequence && e.kind != "nccl_warn" && IsFailureKind(e.kind);
+  const EventKind* k = FindEventKind(e.kind);
+  return !e.consequence && k != nullptr && k->failure && !k->warning;
 }
 
 // A Python traceback after which the same producer (its rank, else its file)
@@ -147,15 +150,10 @@ class NamesScope : public Scope {
   RunScope inner_;
 };
 
+// The startup phase a line of this kind belongs to (parser/events.json), or null.
 const char* PhaseOf(const std::string& kind) {
-  static const std::map<std::string, const char*> kPhases = {
-      {"dist_init_begin", "dist_init"},  {"dist_init_end", "dist_init"},  {"weights_load_begin", "weights"},
-      {"weights_load_end", "weights"},   {"memory_profile", "kv_pool"},   {"kv_pool_alloc", "kv_pool"},
-      {"memory_pool_end", "kv_pool"},    {"graph_capture_begin", "graphs"}, {"graph_capture_end", "graphs"},
-      {"startup_complete", "ready"},     {"batch_stats", "serving"},      {"http_access", "serving"},
-      {"retraction", "serving"}};
-  auto it = kPhases.find(kind);
-  return it == kPhases.end() ? nullptr : it->second;
+  const EventKind* k = FindEventKind(kind);
+  return k == nullptr || k->phase.empty() ? nullptr : k->phase.c_str();
 }
 
 bool ProgressedAfter(const std::vector<Event>& events, size_t i) {

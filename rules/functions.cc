@@ -15,6 +15,7 @@
 #include "base/strings.h"
 #include "memory/memory_model.h"
 #include "rules/run_index.h"
+#include "rules/vocabulary.h"
 
 namespace tpt {
 
@@ -433,20 +434,11 @@ Value RankNth(const RunScope& s, const Args& a) {
   return Value();
 }
 
-// What a rank was doing when an event was printed (startup order of the
-// servers, sglang-source.md §1.5): the last phase marker before it.
+// What a rank does after a line of this kind (parser/events.json
+// phase_label), or null.
 const char* PhaseAfter(const std::string& kind) {
-  static const std::map<std::string, const char*> kAfter = {
-      {"dist_init_begin", "distributed init"},    {"dist_init_end", "weight loading"},
-      {"weights_load_begin", "weight loading"},   {"weights_load_end", "KV pool allocation"},
-      {"memory_profile", "KV pool allocation"},   {"kv_pool_alloc", "KV pool allocation"},
-      {"memory_pool_end", "backend init / warm-up"}, {"graph_capture_begin", "CUDA graph capture"},
-      {"graph_capture_sizes", "CUDA graph capture"}, {"graph_capture_progress", "CUDA graph capture"},
-      {"graph_capture_end", "warm-up"},           {"startup_complete", "serving"},
-      {"batch_stats", "serving"},                 {"retraction", "serving"},
-      {"http_access", "serving"}};
-  auto it = kAfter.find(kind);
-  return it == kAfter.end() ? nullptr : it->second;
+  const EventKind* k = FindEventKind(kind);
+  return k == nullptr || k->phase_label.empty() ? nullptr : k->phase_label.c_str();
 }
 
 // The startup phase of the anchor's rank when the anchor was printed: the

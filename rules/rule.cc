@@ -5,24 +5,9 @@
 #include <cstdio>
 #include <set>
 
+#include "rules/vocabulary.h"
+
 namespace tpt {
-
-namespace {
-
-// The root-cause ids (/work/shared/taxonomy.md): a rule with a typo in
-// root_cause is rejected.
-const std::set<std::string>& TaxonomyIds() {
-  static const std::set<std::string> ids = {
-      "kv_pool_no_room", "kv_pool_too_small", "startup_free_memory_short", "weights_oom", "warmup_oom",
-      "cuda_graph_capture_oom", "cuda_graph_capture_failure", "runtime_oom", "kv_pool_exhausted",
-      "custom_allreduce_failure", "p2p_topology_problem", "nccl_timeout_hang", "collective_desync",
-      "nccl_network_config", "shm_too_small", "nvls_fabric_manager", "duplicate_gpu", "nccl_error",
-      "unsupported_gpu_arch", "cuda_driver_mismatch", "hardware_fault", "illegal_memory_access",
-      "process_crashed", "port_in_use", "config_error", "disk_full", "other"};
-  return ids;
-}
-
-}  // namespace
 
 StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
   RuleChecker c(file);
@@ -34,7 +19,7 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
   auto rc = c.Str(j, "$", "root_cause", true);
   if (!rc.ok()) return rc.status();
   r.root_cause = *rc;
-  if (!TaxonomyIds().count(r.root_cause)) return c.Error("$.root_cause", "'" + r.root_cause + "' is not a taxonomy id (tptriage help root-causes)");
+  if (FindRootCause(r.root_cause) == nullptr) return c.Error("$.root_cause", "'" + r.root_cause + "' is not a taxonomy id (tptriage help root-causes)");
 
   if (j.contains("confidence")) {
     if (!j["confidence"].is_number()) return c.Error("$.confidence", "expected a number");

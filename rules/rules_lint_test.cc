@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "parser/format_set.h"
 #include "rules/analyzer.h"
 #include "rules/run_index.h"
+#include "rules/vocabulary.h"
 
 namespace tpt {
 namespace {
@@ -115,6 +118,53 @@ TEST(RulesLintTest, EveryFailureKindTheParserEmitsIsClaimedByARule) {
                                      "(cause, symptom or consequence)";
   }
   EXPECT_GE(failure_kinds, 30);
+}
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every kind the parser emits is read by something: a failure kind by a rule's
+// anchor (above); any other kind by a rule or finding that names it, by the
+// phase timeline (parser/events.json `phase` / `phase_completed`), by the
+// source file its `read_by` names (which must name the kind), or it carries a
+// `harmless` reason. A kind nobody reads is a parser pattern that does nothing.
+TEST(RulesLintTest, EveryKindTheParserEmitsIsReadOrDeclaredHarmless) {
+  auto formats = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(formats.ok()) << formats.status().message();
+  std::set<std::string> emitted;
+  for (const PatternSpec& p : formats->patterns()) emitted.insert(p.kind);
+  for (const BlockSpec& b : formats->blocks()) emitted.insert(b.kind);
+  std::string rule_texts;
+  for (const char* dir : {"rules/defs", "rules/findings"})
+    for (const auto& f : fs::directory_iterator(dir))
+      if (f.path().extension() == ".json") rule_texts += ReadText(f.path());
+  ASSERT_GT(rule_texts.size(), 10000u) << "run from the source directory";
+  size_t read = 0;
+  for (const std::string& k : emitted) {
+    const EventKind* kind = FindEventKind(k);
+    ASSERT_NE(kind, nullptr) << "'" << k << "' is emitted by parser/formats but not in parser/events.json";
+    if (!kind->read_by.empty()) {
+      // The named file must really read the kind.
+      std::string src = ReadText(kind->read_by);
+      EXPECT_NE(src.find("\"" + k + "\""), std::string::npos) << k << ": read_by " << kind->read_by << " does not name it";
+      ++read;
+      continue;
+    }
+    if (kind->failure) continue;  // anchored by a rule: EveryFailureKindTheParserEmitsIsClaimedByARule
+    const bool named = rule_texts.find("'" + k + "'") != std::string::npos ||
+                       rule_texts.find("\"" + k + "\"") != std::string::npos ||
+                       rule_texts.find("\"" + k + "/") != std::string::npos;
+    const bool timeline = !kind->phase.empty() || !kind->phase_completed.empty();
+    EXPECT_TRUE(named || timeline || !kind->harmless.empty())
+        << "event kind '" << k << "' is emitted but nothing reads it: name it in a rule or finding, or give it "
+        << "read_by (the source file that reads it) or harmless (why not) in parser/events.json";
+    if (named || timeline) ++read;
+  }
+  EXPECT_GE(read, 30u);  // the lint saw the kinds (36 when written)
 }
 
 }  // namespace

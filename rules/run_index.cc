@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "base/strings.h"
-#include "rules/generated_defs.h"
+#include "rules/vocabulary.h"
 
 namespace tpt {
 
@@ -25,9 +25,8 @@ Value JsonToValue(const nlohmann::json& j) {
 }
 
 bool IsFailureKind(std::string_view kind) {
-  for (size_t i = 0; i < generated::kNumFailureKinds; ++i)
-    if (kind == generated::kFailureKinds[i]) return true;
-  return false;
+  const EventKind* k = FindEventKind(kind);
+  return k != nullptr && k->failure;
 }
 
 int CompareVersions(std::string_view a, std::string_view b) {

@@ -106,7 +106,7 @@ class RunScope : public Scope {
   // What rule files may name (checked when a rule is loaded); functions:
   // rules/functions.h FindFunction.
   static bool IsVariable(std::string_view name);
-  static bool IsKnownKind(std::string_view kind);  // parser/EVENTS.md
+  static bool IsKnownKind(std::string_view kind);  // parser/events.json
 
   const RunIndex& run() const { return run_; }
   size_t anchor() const { return anchor_; }
@@ -130,7 +130,7 @@ std::string FullText(const Event& e);
 // A JSON field value as an expression Value (arrays of numbers give their maximum).
 Value JsonToValue(const nlohmann::json& j);
 
-// Kinds that mean something went wrong (parser/EVENTS.md "Errors" and "Consequences").
+// Kinds that mean something went wrong (parser/events.json `failure`).
 bool IsFailureKind(std::string_view kind);
 
 // "0.4.3.post4" vs "0.4.10": numeric dotted compare; <0, 0, >0.

@@ -2,8 +2,8 @@
 #include <string>
 
 #include "rules/functions.h"
-#include "rules/generated_defs.h"
 #include "rules/run_index.h"
+#include "rules/vocabulary.h"
 
 namespace tpt {
 
@@ -16,11 +16,7 @@ bool RunScope::IsVariable(std::string_view n) {
   return false;
 }
 
-bool RunScope::IsKnownKind(std::string_view kind) {
-  for (size_t i = 0; i < generated::kNumEventKinds; ++i)
-    if (kind == generated::kEventKinds[i]) return true;
-  return false;
-}
+bool RunScope::IsKnownKind(std::string_view kind) { return FindEventKind(kind) != nullptr; }
 
 Value RunScope::Lookup(std::string_view n) const {
   if (auto it = vars_.find(std::string(n)); it != vars_.end()) return it->second;

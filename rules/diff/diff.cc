@@ -112,8 +112,8 @@ void AddMemoryDifferences(const RunFacts& good, const RunFacts& bad, std::vector
 }
 
 std::string FirstDifferingPhase(const RunFacts& good, const RunFacts& bad) {
-  for (int i = 0; i < kNumPhases; ++i) {
-    if (good.completed[i] != bad.completed[i]) return kPhases[i];
+  for (int i = 0; i < static_cast<int>(Phases().size()); ++i) {
+    if (good.completed[i] != bad.completed[i]) return Phases()[i];
   }
   return "";
 }
@@ -171,13 +171,13 @@ std::vector<Difference> FindDifferences(const RunFacts& good, const RunFacts& ba
 }
 
 std::string DivergesAt(const RunFacts& good, const RunFacts& bad, const std::vector<Difference>& diffs) {
-  int first = kNumPhases;
+  int first = static_cast<int>(Phases().size());
   for (const Difference& d : diffs) {
     if (d.phase.empty()) continue;
     if (d.kind == "memory" && (!d.delta_bytes || std::fabs(*d.delta_bytes) < kMaterialBytes)) continue;
     first = std::min(first, PhaseIndex(d.phase));
   }
-  return first < kNumPhases ? kPhases[first] : "";
+  return first < static_cast<int>(Phases().size()) ? Phases()[first] : "";
 }
 
 // ---------------------------------------------------------------------------

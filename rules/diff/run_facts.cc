@@ -34,36 +34,21 @@ const char* AliasOf(const std::string& flag) {
   return nullptr;
 }
 
-// Error kinds whose phase is fixed by what the server was doing when it
-// raised them (knowledge/sglang-source.md 1.2, vllm-source.md 1.6).
+// The phase an error of this kind is raised in whatever lines came before
+// (parser/events.json phase_intrinsic; knowledge/sglang-source.md 1.2,
+// vllm-source.md 1.6), or null.
 const char* IntrinsicPhase(const std::string& kind) {
-  if (kind == "not_enough_memory" || kind == "min_viable_fraction_error" || kind == "no_cache_blocks" ||
-      kind == "kv_too_small") {
-    return "kv_pool";
-  }
-  if (kind == "free_memory_below_util") return "init";
-  if (kind == "memory_imbalance") return "dist_init";
-  if (kind == "graph_capture_failed") return "graphs";
-  if (kind == "weights_oom") return "weights";
-  return nullptr;
+  const EventKind* k = FindEventKind(kind);
+  return k == nullptr || k->phase_intrinsic.empty() ? nullptr : k->phase_intrinsic.c_str();
 }
 
-// The phase an event shows completed, or -1.
+// The phase an event shows completed (parser/events.json phase_completed), or -1.
 int CompletesPhase(const std::string& kind) {
-  if (kind == "server_args" || kind == "framework_version" || kind == "env_var" || kind == "gpu_info" ||
-      kind == "dist_init_begin") {
-    return PhaseIndex("init");
-  }
-  if (kind == "dist_init_end" || kind == "weights_load_begin") return PhaseIndex("dist_init");
-  if (kind == "weights_load_end") return PhaseIndex("weights");
-  if (kind == "kv_pool_alloc" || kind == "memory_pool_end" || kind == "graph_capture_begin") {
-    return PhaseIndex("kv_pool");
-  }
-  if (kind == "graph_capture_end" || kind == "engine_ready") return PhaseIndex("graphs");
-  if (kind == "startup_complete") return PhaseIndex("ready");
-  if (kind == "batch_stats" || kind == "http_access" || kind == "retraction") return PhaseIndex("serving");
-  return -1;
+  const EventKind* k = FindEventKind(kind);
+  return k == nullptr ? -1 : PhaseIndex(k->phase_completed);
 }
+
+int NumPhases() { return static_cast<int>(Phases().size()); }
 
 std::optional<double> NumberField(const Event& e, const char* name) {
   FieldValue v = e.Get(name);
@@ -117,26 +102,17 @@ const MemoryQuantity kMemoryQuantities[] = {
 };
 const int kNumMemoryQuantities = sizeof(kMemoryQuantities) / sizeof(kMemoryQuantities[0]);
 
-int PhaseIndex(const std::string& phase) {
-  for (int i = 0; i < kNumPhases; ++i) {
-    if (phase == kPhases[i]) return i;
-  }
-  return -1;
-}
 
+// A failure kind that does not say what failed (parser/events.json generic).
 bool IsGenericErrorKind(const std::string& kind) {
-  return kind == "exception" || kind == "signal" || kind == "load_barrier_timeout";
+  const EventKind* k = FindEventKind(kind);
+  return k != nullptr && k->generic;
 }
 
+// A kind that means the run failed (parser/events.json failure), not a warning.
 bool IsErrorKind(const std::string& kind) {
-  static const std::set<std::string> kErrors = {
-      "cuda_oom", "not_enough_memory", "min_viable_fraction_error", "kv_too_small", "no_cache_blocks",
-      "free_memory_below_util", "kv_pool_exhausted", "nccl_error", "watchdog_timeout", "collective_mismatch",
-      "duplicate_gpu", "no_kernel_image", "unsupported_arch", "driver_mismatch", "illegal_memory_access",
-      "xid", "ecc_error", "address_in_use", "p2p_error", "shm_error", "network_error", "disk_full",
-      "config_error", "exception", "signal", "graph_capture_failed", "load_barrier_timeout", "weights_oom",
-      "device_assert", "free_memory_changed"};
-  return kErrors.count(kind) > 0;
+  const EventKind* k = FindEventKind(kind);
+  return k != nullptr && k->failure && !k->warning;
 }
 
 json NormalizeValue(const json& v) {
@@ -163,8 +139,8 @@ json NormalizeValue(const json& v) {
 
 std::string RunFacts::LastPhase() const {
   std::string last;
-  for (int i = 0; i < kNumPhases; ++i) {
-    if (completed[i]) last = kPhases[i];
+  for (int i = 0; i < NumPhases(); ++i) {
+    if (completed[i]) last = Phases()[i];
   }
   return last;
 }
@@ -218,7 +194,7 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
       if (const char* p = IntrinsicPhase(e.kind)) {
         fail.phase = p;
       } else {
-        fail.phase = kPhases[std::min(reached + 1, kNumPhases - 1)];
+        fail.phase = Phases()[std::min(reached + 1, NumPhases() - 1)];
       }
       fail.file = e.file;
       fail.line = e.line;
@@ -375,8 +351,8 @@ void SetRootCause(RunFacts& facts, const std::string& root_cause, const std::str
   Failure fail;
   fail.kind = root_cause;
   int next = 0;
-  while (next < kNumPhases - 1 && facts.completed[next]) ++next;
-  fail.phase = kPhases[next];
+  while (next < NumPhases() - 1 && facts.completed[next]) ++next;
+  fail.phase = Phases()[next];
   fail.text = verdict;
   facts.failure = std::move(fail);
 }

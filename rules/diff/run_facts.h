@@ -19,13 +19,11 @@
 #include <nlohmann/json.hpp>
 
 #include "parser/event.h"
+#include "rules/vocabulary.h"
 
 namespace tpt::diff {
 
-// Startup and serving phases, in the order a server goes through them.
-inline constexpr const char* kPhases[] = {"init", "dist_init", "weights", "kv_pool", "graphs", "ready", "serving"};
-inline constexpr int kNumPhases = 7;
-int PhaseIndex(const std::string& phase);  // -1 when not a phase name
+// Phases (startup and serving, in order) and PhaseIndex: rules/vocabulary.h.
 
 // One rank's memory at each startup phase, in bytes; unset when the log does
 // not say. "free" values are what the server measured as free on the device.
@@ -74,7 +72,7 @@ struct RunFacts {
   // that died before printing them says nothing about them.
   std::set<std::string> observed;
   std::map<int, RankMemory> ranks;   // by rank; -1 when the log names no rank
-  std::vector<bool> completed = std::vector<bool>(kNumPhases, false);  // by PhaseIndex
+  std::vector<bool> completed = std::vector<bool>(Phases().size(), false);  // by PhaseIndex
   std::optional<Failure> failure;
   std::map<std::string, int> event_counts;  // kind -> events
   // vLLM's own profile figures when printed (memory_profile fields, bytes).
