@@ -179,6 +179,38 @@ TEST(ModelConfigTest, SlidingAndHybridLayers) {
   EXPECT_EQ(KvDimsOf(next, 1).layers, 12);  // only full-attention layers take KV per token
   ModelConfig mistral = Load("mistral-7b-v0.1");
   EXPECT_EQ(mistral.SlidingLayers(), 32);  // sliding_window 4096 on every layer
+  // SGLang's SWA pool: gpt-oss yes; Gemma-3 and Mistral price every layer as full.
+  int full = 0, swa = 0;
+  EXPECT_TRUE(SglangHybridSwa(oss, &full, &swa));
+  EXPECT_EQ(full, 18);
+  EXPECT_EQ(swa, 18);
+  EXPECT_FALSE(SglangHybridSwa(gemma, &full, &swa));
+  EXPECT_FALSE(SglangHybridSwa(mistral, &full, &swa));
+  // Qwen3-Next's gated delta net state per request: conv (2 x 128 x 16 + 128 x 32) / tp
+  // x 3 x 2 B + temporal 32 / tp x 128 x 128 x 4 B, over 36 layers.
+  EXPECT_EQ(next.mamba_kind, "gdn");
+  EXPECT_DOUBLE_EQ(MambaStateBytesPerRequest(next, 4, 4), 36 * (8192.0 / 4 * 3 * 2 + 8.0 * 128 * 128 * 4));
+  EXPECT_DOUBLE_EQ(MambaStateBytesPerRequest(gemma, 1, 4), 0);
+}
+
+// vLLM's mxfp4 MoE pads the experts for its kernels (Marlin on GPUs without FP4).
+TEST(ModelConfigTest, VllmMxfp4ExpertPadding) {
+  ModelConfig oss = Load("gpt-oss-120b");
+  Sharding s;
+  s.framework = "vllm";
+  auto plain = WeightsPerRank(oss, s);
+  s.version = "0.10.1";
+  s.gpu_arch = "hopper";
+  auto marlin = WeightsPerRank(oss, s);
+  s.version = "0.14.1";
+  auto triton = WeightsPerRank(oss, s);
+  ASSERT_TRUE(plain.ok() && marlin.ok() && triton.ok());
+  EXPECT_GT(marlin->per_rank_bytes, triton->per_rank_bytes);
+  EXPECT_GT(triton->per_rank_bytes, plain->per_rank_bytes);
+  // "Model loading took 65.9651 GiB" (vllm#23278, 0.10.1, H100) and 64.38 GiB (vllm#33155, 0.14.1).
+  EXPECT_NEAR(marlin->per_rank_bytes / kGiB / 65.9651, 1.0, 0.02);
+  EXPECT_NEAR(triton->per_rank_bytes / kGiB / 64.38, 1.0, 0.02);
+  EXPECT_DOUBLE_EQ(marlin->config_total_bytes, plain->config_total_bytes);  // the checkpoint is not padded
 }
 
 TEST(ModelConfigTest, TensorParallelChecks) {
