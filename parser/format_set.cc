@@ -3,8 +3,8 @@
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
 #include "parser/json_reuse.h"
-#include "parser/prefilter_blob.h"
-#include "parser/regex_groups.h"
+#include "parser/match/prefilter_blob.h"
+#include "parser/match/regex_groups.h"
 
 #include <hs/hs.h>
 #include <re2/re2.h>

@@ -19,7 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "parser/event.h"
-#include "parser/fast_layout.h"
+#include "parser/match/fast_layout.h"
+#include "parser/match/prefix_matcher.h"
 #include "base/status.h"
 #include "parser/values.h"
 
@@ -29,8 +30,6 @@ namespace re2 {
 class RE2;
 }
 namespace tpt {
-struct PrefixSetHolder;  // RE2::Set over a list of prefixes (format_set_strip.cc)
-class PrefixDfa;
 class ObjectFiller;      // json_reuse.h
 }
 
@@ -211,7 +210,7 @@ class FormatSet {
   const std::vector<std::string>& problems() const { return problems_; }
   // True when our automaton (prefix_dfa.h), not RE2::Set, says which
   // wrappers and prefixes match at a place of a line.
-  bool prefixes_by_automaton() const { return prefix_dfa_ != nullptr; }
+  bool prefixes_by_automaton() const { return prefix_matcher_.by_automaton(); }
   const std::vector<PatternSpec>& patterns() const { return patterns_; }
   const std::vector<PrefixSpec>& wrappers() const { return wrappers_; }
   const std::vector<PrefixSpec>& prefixes() const { return prefixes_; }
@@ -226,7 +225,7 @@ class FormatSet {
   // True when literal_db() came from a prefilter blob, false when compiled.
   bool prefilter_from_blob() const { return prefilter_from_blob_; }
   // literal_db() with the fingerprint of what it was compiled from: a blob
-  // for Load (the build embeds the built-in one: parser/tools/).
+  // for Load (the build embeds the built-in one: parser/match/tools/).
   StatusOr<std::string> SerializePrefilter() const;
 
   // Strips wrappers (iteratively), a trailing suffix wrapper, then producer
@@ -288,6 +287,7 @@ class FormatSet {
   // Set by Load for the compiled-in files loaded unchecked: pattern regexes
   // are compiled on first use (LazyRe), their groups read from the text.
   bool defer_pattern_regexes_ = false;
+  // The wrappers' and prefixes' PrefixMatcher (prefix_matcher_).
   Status BuildPrefixSets();
   // The decoders of deferred captures (PatternSpec::decoder, PrefixSpec::decoder).
   void BuildDecoders();
@@ -296,9 +296,6 @@ class FormatSet {
   // each space); on any disagreement the set answers instead, and the line is
   // named in problems(). Errors only when the set cannot be built.
   Status CheckPrefixAutomaton(const std::vector<nlohmann::json>& docs);
-  // The wrappers and prefixes (indexes as in both_set_) that match at the
-  // start of `place`, ascending.
-  void MembersAt(std::string_view place, std::vector<int>* found) const;
   // `top` (may be null) tracks the wrapper keys set on this line (StripLine).
   void ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& groups, LineMeta* meta,
                    bool is_wrapper, ObjectFiller* top = nullptr) const;
@@ -313,14 +310,10 @@ class FormatSet {
   std::vector<LiteralTarget> targets_;
   std::unique_ptr<hs_database, HsDeleter> db_;
   bool prefilter_from_blob_ = false;
-  // One anchored RE2::Set over the wrappers and then the prefixes, which
-  // says which of both match at a place: built only when prefix_dfa_ is not
-  // (a member outside its syntax, or a disagreement at a checked load).
-  std::shared_ptr<PrefixSetHolder> both_set_;
-  // The same question answered by our own automaton (prefix_dfa.h), without
-  // RE2's per-call cost; null when a member's syntax is outside what it
-  // supports (then both_set_ answers).
-  std::shared_ptr<const PrefixDfa> prefix_dfa_;
+  // Which wrappers and prefixes match at a place (members: the wrappers,
+  // then the prefixes): our automaton, or RE2::Set when a member's syntax is
+  // outside what it reads or a checked load caught a disagreement.
+  PrefixMatcher prefix_matcher_;
 };
 
 }  // namespace tpt

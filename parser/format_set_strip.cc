@@ -5,10 +5,8 @@
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
 #include "parser/json_reuse.h"
-#include "parser/prefix_dfa.h"
 
 #include <re2/re2.h>
-#include <re2/set.h>
 
 #include <algorithm>
 #include <cstring>
@@ -131,11 +129,6 @@ class PrefixDecoder : public DeferredDecoder {
 std::shared_ptr<const DeferredDecoder> format_internal::NewPrefixDecoder(const PrefixSpec& p) {
   return std::make_shared<PrefixDecoder>(p);
 }
-
-struct PrefixSetHolder {
-  explicit PrefixSetHolder(const RE2::Options& o) : set(o, RE2::ANCHOR_START) {}
-  RE2::Set set;
-};
 
 // ---- LineMeta ----------------------------------------------------------------
 
@@ -263,19 +256,6 @@ void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_v
   info.End();
 }
 
-void FormatSet::MembersAt(std::string_view place, std::vector<int>* found) const {
-  if (prefix_dfa_) {
-    prefix_dfa_->Match(place, found);
-    return;
-  }
-  found->clear();
-  if (!both_set_) return;
-  // Most places match nothing: a yes/no run stops early and skips the match
-  // list's allocation; only a hit asks which ones.
-  re2::StringPiece text(place.data(), place.size());
-  if (both_set_->set.Match(text, nullptr) && both_set_->set.Match(text, found)) std::sort(found->begin(), found->end());
-}
-
 FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous_line,
                                          bool suffix_literals) const {
   size_t pos = 0, stop = line.size();
@@ -298,7 +278,7 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
       if (found_pos != pos || found_stop != stop) {
         found_pos = pos;
         found_stop = stop;
-        MembersAt(text.substr(pos), &found);
+        prefix_matcher_.MembersAt(text.substr(pos), &found);
       }
       // The members of this list that match here, in order: the first that
       // captures (and whose `repeat` and `then` hold) is taken.
@@ -362,88 +342,38 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   return out;
 }
 
-namespace {
-
-Status BuildSet(const std::vector<const std::vector<PrefixSpec>*>& lists, PrefixSetHolder* holder) {
-  for (const auto* list : lists) {
-    for (const auto& p : *list) {
-      std::string err;
-      if (holder->set.Add(p.re->pattern(), &err) < 0) {
-        return InternalError(p.family + "." + p.id + ": cannot join the prefix set: " + err);
-      }
-    }
-  }
-  if (!holder->set.Compile()) return InternalError("compiling the prefix set failed (out of memory?)");
-  return OkStatus();
-}
-
-std::shared_ptr<PrefixSetHolder> NewSetHolder() {
-  RE2::Options opt;
-  opt.set_log_errors(false);
-  opt.set_max_mem(64 << 20);
-  return std::make_shared<PrefixSetHolder>(opt);
-}
-
-}  // namespace
-
 Status FormatSet::CheckPrefixAutomaton(const std::vector<json>& docs) {
-  if (!prefix_dfa_) return OkStatus();
-  auto holder = NewSetHolder();
-  TPT_RETURN_IF_ERROR(BuildSet({&wrappers_, &prefixes_}, holder.get()));
-  std::vector<int> want, got;
-  auto agree = [&](std::string_view line) {
-    for (size_t at = 0;;) {
-      std::string_view place = line.substr(at);
-      want.clear();
-      holder->set.Match(re2::StringPiece(place.data(), place.size()), &want);
-      std::sort(want.begin(), want.end());
-      prefix_dfa_->Match(place, &got);
-      if (got != want) return false;
-      size_t space = line.find(' ', at);
-      if (space == std::string_view::npos) return true;
-      at = space + 1;
-    }
-  };
+  if (!prefix_matcher_.by_automaton()) return OkStatus();
+  std::vector<std::string> lines;
   for (const json& doc : docs) {
     for (const char* section : {"patterns", "wrappers", "prefixes"}) {
       if (!doc.is_object() || !doc.contains(section)) continue;
       for (const json& item : doc[section]) {
-        std::vector<std::string> lines;
         for (const json& sample : item.value("samples", json::array())) lines.push_back(sample.value("line", ""));
         for (const json& nm : item.value("near_misses", json::array())) {
           lines.push_back(nm.is_string() ? nm.get<std::string>() : nm.value("line", ""));
         }
-        for (const std::string& line : lines) {
-          if (agree(line)) continue;
-          problems_.push_back("the prefix automaton and RE2 disagree on which wrappers and prefixes match in '" +
-                              line + "': RE2::Set answers instead (a bug of parser/prefix_dfa.cc)");
-          prefix_dfa_.reset();
-          both_set_ = std::move(holder);
-          return OkStatus();
-        }
       }
     }
+  }
+  std::string line;
+  TPT_RETURN_IF_ERROR(prefix_matcher_.CheckAgainstSet(lines, &line));
+  if (!line.empty()) {
+    problems_.push_back("the prefix automaton and RE2 disagree on which wrappers and prefixes match in '" + line +
+                        "': RE2::Set answers instead (a bug of parser/match/prefix_dfa)");
   }
   return OkStatus();
 }
 
 Status FormatSet::BuildPrefixSets() {
   // Wrappers first, then producer prefixes: index i < wrappers_.size() is wrappers_[i].
-  both_set_.reset();
-  prefix_dfa_.reset();
-  if (wrappers_.empty() && prefixes_.empty()) return OkStatus();
-  std::vector<std::string> members;
+  std::vector<PrefixMatcher::Member> members;
   for (const auto* list : {&wrappers_, &prefixes_}) {
-    for (const auto& p : *list) members.push_back(p.re->pattern());
+    for (const auto& p : *list) members.push_back({p.family + "." + p.id, p.re->pattern()});
   }
-  // Our automaton when it can read every member; else RE2::Set.
-  if (auto dfa = PrefixDfa::Build(members); dfa.ok()) {
-    prefix_dfa_ = *std::move(dfa);
-    return OkStatus();
-  }
-  auto holder = NewSetHolder();
-  TPT_RETURN_IF_ERROR(BuildSet({&wrappers_, &prefixes_}, holder.get()));
-  both_set_ = std::move(holder);
+  auto matcher = PrefixMatcher::Build(members);
+  if (!matcher.ok()) return matcher.status();
+  prefix_matcher_ = *std::move(matcher);
   return OkStatus();
 }
 

@@ -1,5 +1,5 @@
 // line_bits.cc: see line_bits.h.
-#include "parser/line_bits.h"
+#include "parser/match/line_bits.h"
 
 #include <cstring>
 

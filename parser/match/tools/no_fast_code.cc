@@ -2,7 +2,7 @@
 // (gen_fast_code writes the real table from the interpreter's programs) and
 // copied in its place when the build cannot run gen_fast_code: every layout
 // is then interpreted, with the same results.
-#include "parser/fast_layout.h"
+#include "parser/match/fast_layout.h"
 
 namespace tpt::fast_layout_code {
 

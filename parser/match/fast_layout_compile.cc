@@ -13,8 +13,8 @@
 //   - any failure at top level gives up.
 // The layout is tried only at the first occurrence of the literal every
 // regex match starts with, so no regex match can start earlier.
-#include "parser/fast_layout.h"
-#include "parser/fast_layout_internal.h"
+#include "parser/match/fast_layout.h"
+#include "parser/match/fast_layout_internal.h"
 
 #include <re2/re2.h>
 

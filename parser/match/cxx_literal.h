@@ -1,5 +1,5 @@
 // cxx_literal.h: bytes as a C++ string literal, for what the build generates
-// (parser/tools/gen_prefilter_blob.cc's database, fast_layout_emit.cc's code).
+// (parser/match/tools/gen_prefilter_blob.cc's database, fast_layout_emit.cc's code).
 #pragma once
 
 #include <cstdio>

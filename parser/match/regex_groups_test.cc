@@ -1,4 +1,4 @@
-#include "parser/regex_groups.h"
+#include "parser/match/regex_groups.h"
 
 #include <gtest/gtest.h>
 #include <re2/re2.h>

@@ -2,7 +2,7 @@
 // embedded (prefilter_blob.h): it must be used by LoadBuiltin, find exactly
 // what a database compiled at run time finds, and be refused (the database
 // then compiled) when it was made from other literals or its bytes are damaged.
-#include "parser/prefilter_blob.h"
+#include "parser/match/prefilter_blob.h"
 
 #include <gtest/gtest.h>
 #include <hs/hs.h>

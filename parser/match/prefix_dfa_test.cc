@@ -3,7 +3,7 @@
 // line (whole and cut), on mutations of them, and on small sets for each
 // construct; refuses what it does not support; survives cache flushes and
 // threads.
-#include "parser/prefix_dfa.h"
+#include "parser/match/prefix_dfa.h"
 
 #include "parser/format_set.h"
 
@@ -431,7 +431,7 @@ TEST(PrefixDfa, ThreadsMatchingAtOnceAgree) {
 
 // Instructions per call, for callgrind (run by hand):
 //   valgrind --tool=callgrind --toggle-collect='*PrefixDfaBench*'
-//     build/parser/prefix_dfa_test --gtest_also_run_disabled_tests --gtest_filter='*Bench*'
+//     build/parser/match/prefix_dfa_test --gtest_also_run_disabled_tests --gtest_filter='*Bench*'
 // then compare the inclusive cost of PrefixDfa::Match and RE2::Set::Match
 // (both called kCalls times).
 void PrefixDfaBenchLoop(const PrefixDfa& dfa, const RE2::Set& set, const std::vector<std::string>& lines, int calls) {

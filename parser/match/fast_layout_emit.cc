@@ -1,6 +1,6 @@
 // fast_layout_emit.cc: FastLayout::EmitCode, a layout's program written out as
 // straight-line C++ (one function per layout, compiled into the binary by the
-// build: parser/tools/gen_fast_code.cc).
+// build: parser/match/tools/gen_fast_code.cc).
 //
 // The interpreter (fast_layout.cc) pays for being general: each step loads its
 // op, dispatches on its kind, and reads literals, classes and group numbers
@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "parser/cxx_literal.h"
-#include "parser/fast_layout.h"
-#include "parser/fast_layout_internal.h"
+#include "parser/match/cxx_literal.h"
+#include "parser/match/fast_layout.h"
+#include "parser/match/fast_layout_internal.h"
 
 namespace tpt {
 

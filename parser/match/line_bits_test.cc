@@ -1,5 +1,5 @@
 // line_bits_test.cc: LineBits answers as a byte-by-byte reading of the text does.
-#include "parser/line_bits.h"
+#include "parser/match/line_bits.h"
 
 #include <gtest/gtest.h>
 

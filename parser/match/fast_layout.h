@@ -68,7 +68,7 @@ class FastLayout {
   // A layout's program written as one C++ function `name` with the signature
   // of Code (fast_layout_emit.cc): the same steps as the interpreter, with the
   // literals, classes and groups as constants. The build writes it for every
-  // layout of the built-in formats (parser/tools/gen_fast_code.cc); Compile
+  // layout of the built-in formats (parser/match/tools/gen_fast_code.cc); Compile
   // takes a compiled function only when its text is exactly what EmitCode
   // writes for the layout being compiled.
   using Code = bool (*)(const char* text, size_t size, std::string_view* groups);
@@ -165,7 +165,7 @@ class FastLayout {
 
 // The layouts compiled into this binary: a function and the text EmitCode
 // wrote for it (with the name "F"). Defined by the generated
-// fast_code_data.cc, or by parser/tools/no_fast_code.cc (none).
+// fast_code_data.cc, or by parser/match/tools/no_fast_code.cc (none).
 namespace fast_layout_code {
 struct Entry {
   std::string_view text;

@@ -1,7 +1,7 @@
 // fast_layout.cc: FastLayout::Match, the compiled program run on a line
 // (fast_layout_compile.cc builds it; fast_layout.h has the contract).
-#include "parser/fast_layout.h"
-#include "parser/fast_layout_internal.h"
+#include "parser/match/fast_layout.h"
+#include "parser/match/fast_layout_internal.h"
 
 #include <re2/re2.h>
 

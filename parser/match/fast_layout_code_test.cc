@@ -1,5 +1,5 @@
 // The built-in formats' fast layouts compiled to C++ by the build
-// (fast_layout_emit.cc, parser/tools/gen_fast_code.cc) against the
+// (fast_layout_emit.cc, parser/match/tools/gen_fast_code.cc) against the
 // interpreter (fast_layout.cc) on the same lines: the lines of every bundled
 // sample log and every string of the format files, then many edits of the
 // lines a layout takes.
@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parser/fast_layout.h"
+#include "parser/match/fast_layout.h"
 #include "parser/format_set.h"
 
 namespace tpt {

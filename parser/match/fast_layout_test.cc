@@ -1,4 +1,4 @@
-#include "parser/fast_layout.h"
+#include "parser/match/fast_layout.h"
 
 #include <gtest/gtest.h>
 #include <re2/re2.h>

@@ -1,5 +1,5 @@
 // regex_groups.cc: see regex_groups.h.
-#include "parser/regex_groups.h"
+#include "parser/match/regex_groups.h"
 
 namespace tpt {
 namespace {

@@ -1,5 +1,5 @@
 // prefilter_blob.cc: see prefilter_blob.h.
-#include "parser/prefilter_blob.h"
+#include "parser/match/prefilter_blob.h"
 
 #include <hs/hs.h>
 #include <zlib.h>
