@@ -1,8 +1,11 @@
-// format_set_strip.cc: the FormatSet's half that reads a line's start:
-// wrappers and producer prefixes stripped (StripLine), their metadata
-// (ApplyPrefix, LineMeta), and the question which of them match at a place
-// (MembersAt). Loading and pattern matching are in format_set.cc.
+// line_strip.cc: a line's start read: wrappers and producer prefixes
+// stripped (FormatSet::StripLine), their metadata (ApplyPrefix, LineMeta,
+// PrefixDecoder). Which of them match at a place is the PrefixMatcher's
+// question (parser/match/prefix_matcher.h).
+#include "parser/line_strip.h"
+
 #include "parser/format_set.h"
+#include "parser/match/capture.h"
 #include "parser/format_set_internal.h"
 #include "parser/json_reuse.h"
 
@@ -15,7 +18,6 @@
 
 namespace tpt {
 
-using format_internal::RunRe;
 using json = nlohmann::json;
 
 namespace {
@@ -126,7 +128,7 @@ class PrefixDecoder : public DeferredDecoder {
 
 }  // namespace
 
-std::shared_ptr<const DeferredDecoder> format_internal::NewPrefixDecoder(const PrefixSpec& p) {
+std::shared_ptr<const DeferredDecoder> NewPrefixDecoder(const PrefixSpec& p) {
   return std::make_shared<PrefixDecoder>(p);
 }
 
@@ -340,41 +342,6 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
   out.begin = pos;
   out.end = stop;
   return out;
-}
-
-Status FormatSet::CheckPrefixAutomaton(const std::vector<json>& docs) {
-  if (!prefix_matcher_.by_automaton()) return OkStatus();
-  std::vector<std::string> lines;
-  for (const json& doc : docs) {
-    for (const char* section : {"patterns", "wrappers", "prefixes"}) {
-      if (!doc.is_object() || !doc.contains(section)) continue;
-      for (const json& item : doc[section]) {
-        for (const json& sample : item.value("samples", json::array())) lines.push_back(sample.value("line", ""));
-        for (const json& nm : item.value("near_misses", json::array())) {
-          lines.push_back(nm.is_string() ? nm.get<std::string>() : nm.value("line", ""));
-        }
-      }
-    }
-  }
-  std::string line;
-  TPT_RETURN_IF_ERROR(prefix_matcher_.CheckAgainstSet(lines, &line));
-  if (!line.empty()) {
-    problems_.push_back("the prefix automaton and RE2 disagree on which wrappers and prefixes match in '" + line +
-                        "': RE2::Set answers instead (a bug of parser/match/prefix_dfa)");
-  }
-  return OkStatus();
-}
-
-Status FormatSet::BuildPrefixSets() {
-  // Wrappers first, then producer prefixes: index i < wrappers_.size() is wrappers_[i].
-  std::vector<PrefixMatcher::Member> members;
-  for (const auto* list : {&wrappers_, &prefixes_}) {
-    for (const auto& p : *list) members.push_back({p.family + "." + p.id, p.re->pattern()});
-  }
-  auto matcher = PrefixMatcher::Build(members);
-  if (!matcher.ok()) return matcher.status();
-  prefix_matcher_ = *std::move(matcher);
-  return OkStatus();
 }
 
 }  // namespace tpt
