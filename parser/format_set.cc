@@ -36,7 +36,7 @@ FormatSet::~FormatSet() = default;
 std::vector<std::string> FormatSet::families() const { return families_; }
 
 // The samples of the compiled-in files are run by formats_test in every build
-// (LoadBuiltinChecked); running them again on each start cost 0.05-0.08 s.
+// (LoadBuiltinChecked), so a start need not repeat them (bench/RESULTS.md).
 // Its literal database was compiled by the build (prefilter_blob.h).
 StatusOr<FormatSet> FormatSet::LoadBuiltin(bool strict) {
   return LoadImpl(BuiltinSources(), strict, /*check_samples=*/false, /*defer_regexes=*/true, prefilter::EmbeddedBlob());
