@@ -617,6 +617,18 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         mm_note = "; V0 profiles " + std::to_string(d.seqs) + " dummy sequence(s) holding the largest image (" +
                   std::to_string(in.model->mm_item_tokens) + " tokens)" + (in.model->mm_video ? " and one video" : "") +
                   ": the language model runs over " + std::to_string(d.lm_tokens) + " tokens";
+        // The dummy items' pixel_values stay on the GPU for the whole forward (the model
+        // runner passes MultiModalKwargs.as_kwargs(..., device) into the model, which
+        // only casts a copy for the encoder: pixel_values.type(self.visual.dtype)), in the
+        // HF processor's float32: patches x 1176 values x 4 B per image and per video
+        // (1 x 256 x 256 patches for a 2-frame video at the largest size).
+        if (in.model->vision_patch_elems > 0) {
+          const double items = static_cast<double>(d.seqs) * (in.model->mm_video ? 2 : 1);
+          const double pixels = items * static_cast<double>(in.model->vision_max_patches) *
+                                static_cast<double>(in.model->vision_patch_elems) * 4;
+          held += pixels;
+          mm_note += "; their float32 pixel values (" + FormatGiB(pixels) + ") stay on the GPU";
+        }
       }
       double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs) + held;
       // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
@@ -632,9 +644,9 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
                             (user.max_num_batched_tokens ? "" : ": the version's default") + ")" +
                             (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
-                            (in.model->vision_params > 0 ? "; the vision encoder's profiling peak is a rough estimate "
-                                                           "(it can be twice as large)"
-                                                         : ""));
+                            (in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0)
+                                 ? "; the vision encoder's profiling peak is a rough estimate (it can be twice as large)"
+                                 : ""));
     }
     auto era = VllmEraForVersion(in.version, in.vllm_engine);
     if (era.ok() && *era == VllmEra::kV1GraphsInBudget && !in.cuda_graph_bytes) {

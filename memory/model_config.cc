@@ -436,6 +436,9 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
         const int merge = std::max(Num<int>(v, {"spatial_merge_size"}).value_or(2), 1);
         m.mm_item_tokens = m.vision_max_patches / (static_cast<int64_t>(merge) * merge);
         m.mm_video = true;
+        const int channels = Num<int>(v, {"in_chans", "in_channels", "num_channels"}).value_or(3);
+        const int temporal = Num<int>(v, {"temporal_patch_size"}).value_or(2);
+        m.vision_patch_elems = static_cast<int64_t>(channels) * temporal * patch * patch;
       } else {
         int64_t side = Num<int>(v, {"image_size"}).value_or(448) / std::max(patch, 1);
         m.vision_max_patches = side * side;

@@ -80,6 +80,9 @@ struct ModelConfig {
   // the Qwen2/2.5/3-VL processors (merged 2x2 patches, max_pixels 12,845,056); 0 otherwise.
   int64_t mm_item_tokens = 0;
   bool mm_video = false;
+  // Values one patch of the processor's pixel_values holds (channels x temporal patch x
+  // patch^2: 3 x 2 x 14 x 14 = 1176 for Qwen2/2.5-VL); 0 when unknown.
+  int64_t vision_patch_elems = 0;
   std::string vision_note;
   QuantInfo quant;
   // model.safetensors.index.json

@@ -392,8 +392,13 @@ KvDims KvDimsOf(const ModelConfig& m, int pp) {
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
   const double T = static_cast<double>(tokens), h = m.hidden, e = m.dtype_bytes;
   tp = std::max(tp, 1);
-  // Residual stream, normed input and layer output alive at once.
-  double residual = 4 * T * h * e;
+  // Alive across a decoder layer (vLLM's Qwen2/Llama DecoderLayer: the fused
+  // add-RMSNorm works in place): the residual stream, the normed input the MLP or
+  // attention reads, and its output: 3 x T x h. The widest intermediates come on top
+  // (the MLP's gate_up + activation, or qkv + attention output). Qwen2.5-VL-7B-AWQ's V0
+  // profile (32,768 tokens; 4.92 GiB logged on a Jetson Orin) is this 4.13 GiB plus the
+  // dummy items' embeddings (0.22 GiB) and float32 pixel values (0.57 GiB).
+  double residual = 3 * T * h * e;
   double mlp = m.intermediate > 0 ? 3 * T * m.intermediate / tp * e : 0;  // gate_up output + activation
   double moe = 0;
   if (m.IsMoe()) {
