@@ -23,7 +23,7 @@ const std::map<std::string, std::string>& PlaceholderTable() {
   static const std::map<std::string, std::string> t = {
       {"output", "FILE"}, {"html", "FILE"}, {"junit", "FILE"}, {"sarif", "FILE"}, {"markdown", "FILE"},
       {"json", "FILE"}, {"github", "FILE"}, {"text", "FILE"}, {"env", "FILE"}, {"gpu-catalog", "FILE"},
-      {"runs", "DIR"}, {"rules", "DIR"}, {"formats", "DIR"},
+      {"runs", "DIR"}, {"rules", "DIR"}, {"findings", "DIR"}, {"formats", "DIR"},
       {"good", "LOG"}, {"bad", "LOG"},
       {"jobs", "N"}, {"tp", "N"}, {"pp", "N"}, {"dp", "N"}, {"layers", "N"}, {"kv-heads", "N"},
       {"head-dim", "N"}, {"v-head-dim", "N"}, {"kv-lora-rank", "N"}, {"qk-rope-head-dim", "N"},

@@ -50,8 +50,9 @@ struct AnalyzeConfig {
   std::string runs_dir;
   int jobs = 0;         // 0 = all cores
   std::string rules_dir;
+  std::string findings_dir;
   std::string formats_dir;
-  bool no_builtin_rules = false, no_builtin_formats = false;
+  bool no_builtin_rules = false, no_builtin_findings = false, no_builtin_formats = false;
   ByteSize max_line_bytes{1 << 20};
   std::string model;    // model directory or config.json: figures the log does not print
   std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
@@ -206,8 +207,10 @@ int RunAnalyze(const Args& args) {
       ("runs", po::value(&cfg.runs_dir), "analyse every subdirectory or file of DIR as one run, and group them")
       ("jobs,j", po::value(&cfg.jobs)->default_value(0), "runs analysed at once with --runs (0 = all cores)")
       ("rules", po::value(&cfg.rules_dir), "add the rule files of DIR to the built-in ones (one named like a built-in file replaces it)")
+      ("findings", po::value(&cfg.findings_dir), "add the finding files of DIR to the built-in ones (one named like a built-in file replaces it)")
       ("formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")
       ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
+      ("no-builtin-findings", po::bool_switch(&cfg.no_builtin_findings), "use only the findings of --findings DIR")
       ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
       ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
        "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
@@ -218,6 +221,9 @@ int RunAnalyze(const Args& args) {
   if (auto code = ParseCommandLine(args, desc, "analyze", &cfg.logs)) return *code;
   if (Status st = memory::LoadUserGpuCatalog(cfg.gpu_catalog); !st.ok()) return UsageError("analyze", st.message());
   if (cfg.no_builtin_rules && cfg.rules_dir.empty()) return UsageError("analyze", "--no-builtin-rules needs --rules DIR");
+  if (cfg.no_builtin_findings && cfg.findings_dir.empty()) {
+    return UsageError("analyze", "--no-builtin-findings needs --findings DIR");
+  }
   if (cfg.no_builtin_formats && cfg.formats_dir.empty()) {
     return UsageError("analyze", "--no-builtin-formats needs --formats DIR");
   }
@@ -279,8 +285,10 @@ int RunAnalyze(const Args& args) {
 
   AnalyzerOptions opts;
   opts.rules_dir = cfg.rules_dir;
+  opts.findings_dir = cfg.findings_dir;
   opts.formats_dir = cfg.formats_dir;
   opts.builtin_rules = !cfg.no_builtin_rules;
+  opts.builtin_findings = !cfg.no_builtin_findings;
   opts.builtin_formats = !cfg.no_builtin_formats;
   opts.parse.max_line_bytes = cfg.max_line_bytes.bytes;
   auto analyzer = Analyzer::Create(opts);

@@ -10,6 +10,7 @@
 
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
+#include "parser/match/capture.h"
 
 namespace tpt {
 namespace {
@@ -17,7 +18,6 @@ namespace {
 using nlohmann::json;
 using format_internal::At;
 using format_internal::Idx;
-using format_internal::RunRe;
 using format_internal::StringList;
 
 bool ContainsCaseless(std::string_view hay, std::string_view needle) {

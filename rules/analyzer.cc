@@ -8,6 +8,8 @@
 #include "rules/engine.h"
 #include "rules/environment.h"
 #include "rules/findings.h"
+#include "rules/rule_file.h"
+#include "rules/run_index.h"
 #include "rules/generated_defs.h"
 #include "rules/launches.h"
 #include "rules/prose.h"
@@ -15,23 +17,7 @@
 namespace tpt {
 
 namespace {
-
 std::string BaseName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
-
-// Built-in (name, text) files and DIR's: DIR's file replaces the built-in one
-// with the same base name; the rest of DIR's are added after.
-std::vector<std::pair<std::string, std::string>> Overlay(std::vector<std::pair<std::string, std::string>> builtin,
-                                                         const std::vector<std::pair<std::string, std::string>>& dir) {
-  std::set<std::string> replaced;
-  for (const auto& f : dir) replaced.insert(BaseName(f.first));
-  std::vector<std::pair<std::string, std::string>> out;
-  for (auto& f : builtin) {
-    if (!replaced.count(BaseName(f.first))) out.push_back(std::move(f));
-  }
-  out.insert(out.end(), dir.begin(), dir.end());
-  return out;
-}
-
 }  // namespace
 
 StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin) {
@@ -44,9 +30,15 @@ StatusOr<RuleSet> LoadRules(const std::string& dir, bool builtin) {
   if (!builtin) return RuleSet::LoadDir(dir);
   auto extra = ReadJsonDir(dir, "--rules " + dir, "rule");
   if (!extra.ok()) return extra.status();
-  std::vector<std::pair<std::string, std::string>> base;
-  for (size_t i = 0; i < generated::kNumRuleDefs; ++i) base.emplace_back(generated::kRuleDefs[i].name, generated::kRuleDefs[i].text);
-  return RuleSet::LoadTexts(Overlay(std::move(base), *extra));
+  return RuleSet::LoadTexts(Overlay(EmbeddedFiles(generated::kRuleDefs, generated::kRuleDefsCount), *extra));
+}
+
+StatusOr<FindingSet> LoadFindings(const std::string& dir, bool builtin) {
+  if (dir.empty()) return FindingSet::LoadBuiltin();
+  if (!builtin) return FindingSet::LoadDir(dir);
+  auto extra = ReadJsonDir(dir, "--findings " + dir, "finding");
+  if (!extra.ok()) return extra.status();
+  return FindingSet::LoadTexts(Overlay(EmbeddedFiles(generated::kFindingDefs, generated::kFindingDefsCount), *extra));
 }
 
 StatusOr<Analyzer> Analyzer::Create(const AnalyzerOptions& options) {
@@ -59,6 +51,9 @@ StatusOr<Analyzer> Analyzer::Create(const AnalyzerOptions& options) {
   auto rules = LoadRules(options.rules_dir, options.builtin_rules);
   if (!rules.ok()) return rules.status();
   an.rules_ = std::make_shared<const RuleSet>(std::move(*rules));
+  auto findings = LoadFindings(options.findings_dir, options.builtin_findings);
+  if (!findings.ok()) return findings.status();
+  an.findings_ = std::make_shared<const FindingSet>(std::move(*findings));
   return an;
 }
 
@@ -163,14 +158,12 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   for (const auto& in : run->inputs) {
     for (auto& w : InputWarnings(in, parse_)) opts.warnings.push_back(std::move(w));
   }
-  static const StatusOr<FindingSet> findings = FindingSet::LoadBuiltin();
-
   std::vector<size_t> starts = SplitLaunches(run->events);
   if (starts.size() <= 1) {
-    Analysis a = Analyze(run->events, *rules_, opts);
-    // Findings beyond the crash (issue 7, rules/findings.h): never change root_cause.
-    if (findings.ok()) AddFindings(run->events, *findings, &a);
-    else a.warnings.push_back(findings.status().message());
+    RunIndex index(run->events, opts.totals);
+    Analysis a = Analyze(index, *rules_, opts);
+    // Findings beyond the crash (rules/findings.h): never change root_cause.
+    AddFindings(index, *findings_, &a);
     NotHealthyWhenPartlyRead(run->inputs, &a);
     return finish(std::move(a));
   }
@@ -185,12 +178,12 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   for (size_t k = 0; k < starts.size(); ++k) {
     size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : run->events.size();
     part.assign(run->events.begin() + begin, run->events.begin() + end);
-    Analysis a = Analyze(part, *rules_, part_opts);
+    RunIndex index(part, part_opts.totals);
+    Analysis a = Analyze(index, *rules_, part_opts);
     if (k + 1 == starts.size()) NotHealthyWhenPartlyRead(run->inputs, &a);  // the cut is in the last
     launches.push_back({static_cast<int>(k + 1), part.front().file, part.front().line, a.root_cause, a.verdict});
     if (k + 1 == starts.size()) {
-      if (findings.ok()) AddFindings(part, *findings, &a);
-      else a.warnings.push_back(findings.status().message());
+      AddFindings(index, *findings_, &a);
       last = std::move(a);
     }
   }

@@ -12,6 +12,7 @@
 #include <re2/re2.h>
 
 #include "rules/ledger_from_events.h"
+#include "base/strings.h"
 #include "rules/memory_calls.h"
 #include "rules/run_index.h"
 
@@ -109,17 +110,7 @@ bool WarningSurvived(const std::vector<Event>& events, size_t i) {
 // Evaluates `rule` with `anchor` bound; the rule's names on success.
 std::optional<std::map<std::string, Value>> Evaluate(const Rule& rule, const RunIndex& run, size_t anchor) {
   RunScope s(run, anchor);
-  for (const auto& [name, e] : rule.lets) s.Set(name, e->Eval(s));
-  for (const auto& call : rule.models) {
-    const ModelSpec* spec = FindModel(call.name);
-    if (!spec) return std::nullopt;
-    ModelValues in, out;
-    for (const auto& [name, e] : call.inputs) in[name] = e->Eval(s);
-    spec->run(in, &out);
-    for (const auto& o : spec->outputs) s.Set(o, out.count(o) ? out[o] : Value());
-  }
-  for (const auto& [name, e] : rule.after) s.Set(name, e->Eval(s));
-  if (rule.when && !rule.when->Eval(s).Truthy()) return std::nullopt;
+  if (!EvaluateBody(rule, &s)) return std::nullopt;
   return s.vars();
 }
 
@@ -363,6 +354,11 @@ nlohmann::json BuildRepro(const RunIndex& run, const Diagnosis& d) {
 
 Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const AnalyzeOptions& options) {
   RunIndex run(events, options.totals);
+  return Analyze(run, rules, options);
+}
+
+Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions& options) {
+  const std::vector<Event>& events = run.events();
   Analysis a;
   a.warnings = options.warnings;
   a.run.framework = run.framework();
@@ -439,19 +435,22 @@ Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const A
     d.evidence.push_back(ToEvidence(anchor));
     std::set<size_t> quoted = {f.anchor};
     RunScope rank_scope(run, f.anchor);
-    for (const auto& k : rule.evidence_kinds) {
+    for (const EvidenceDef& ev : rule.evidence) {
       // The nearest such line before the anchor on its rank, else the first anywhere.
       // A suspect's own line (a figure of the rank it blames) comes first.
-      std::optional<size_t> pick, suspects;
+      const std::string& k = ev.kind;
+      std::optional<size_t> pick, suspects, any;
       int who = d.rank >= 0 ? d.rank : anchor.rank;
       for (size_t i : run.OfKind(k)) {
         const Event& e = events[i];
+        if (!ev.contains.empty() && Lower(FullText(e)).find(Lower(ev.contains)) == std::string::npos) continue;
+        if (!any) any = i;
         bool same = who < 0 || e.rank < 0 || e.rank == who;
         if (same && i < f.anchor) pick = i;
         if (!suspects && who >= 0 && e.rank == who) suspects = i;
       }
       if (!pick) pick = suspects;
-      if (!pick && !run.OfKind(k).empty()) pick = run.OfKind(k).front();
+      if (!pick) pick = any;
       if (pick && quoted.insert(*pick).second) d.evidence.push_back(ToEvidence(events[*pick]));
     }
     // The same error on other ranks (one line each), so the reader sees how many died.

@@ -20,6 +20,7 @@
 #include "parser/parser.h"
 #include "rules/analysis.h"
 #include "rules/rule.h"
+#include "rules/run_index.h"
 
 namespace tpt {
 
@@ -32,6 +33,9 @@ struct AnalyzeOptions {
 };
 
 Analysis Analyze(const std::vector<Event>& events, const RuleSet& rules, const AnalyzeOptions& options = {});
+// The same over a run already indexed (options.totals is not read: the index
+// holds them), so that findings can use the one index too.
+Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions& options = {});
 
 // kExitHealthy, kExitDiagnosed or kExitUnclassified (rules/analysis.h).
 int ExitCodeFor(const Analysis& a);

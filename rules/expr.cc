@@ -42,7 +42,7 @@ class Literal : public Expr {
  public:
   explicit Literal(Value v) : v_(std::move(v)) {}
   Value Eval(const Scope&) const override { return v_; }
-  void Names(std::vector<std::string>*, std::vector<std::string>*) const override {}
+  void Names(std::vector<std::string>*, std::vector<std::string>*, std::vector<size_t>*) const override {}
 
  private:
   Value v_;
@@ -52,7 +52,7 @@ class Var : public Expr {
  public:
   explicit Var(std::string name) : name_(std::move(name)) {}
   Value Eval(const Scope& s) const override { return s.Lookup(name_); }
-  void Names(std::vector<std::string>* vars, std::vector<std::string>*) const override {
+  void Names(std::vector<std::string>* vars, std::vector<std::string>*, std::vector<size_t>*) const override {
     vars->push_back(name_);
   }
 
@@ -71,9 +71,11 @@ class Call : public Expr {
     if (CallBuiltin(name_, vals, &out)) return out;
     return s.Call(name_, vals);
   }
-  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs) const override {
+  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs,
+             std::vector<size_t>* arity) const override {
     funcs->push_back(name_);
-    for (const auto& a : args_) a->Names(vars, funcs);
+    if (arity) arity->push_back(args_.size());
+    for (const auto& a : args_) a->Names(vars, funcs, arity);
   }
 
  private:
@@ -148,9 +150,10 @@ class Binary : public Expr {
       default: return Value();
     }
   }
-  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs) const override {
-    l_->Names(vars, funcs);
-    r_->Names(vars, funcs);
+  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs,
+             std::vector<size_t>* arity) const override {
+    l_->Names(vars, funcs, arity);
+    r_->Names(vars, funcs, arity);
   }
 
  private:
@@ -167,8 +170,9 @@ class Unary : public Expr {
     if (v.is_number()) return -v.number();
     return Value();
   }
-  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs) const override {
-    e_->Names(vars, funcs);
+  void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs,
+             std::vector<size_t>* arity) const override {
+    e_->Names(vars, funcs, arity);
   }
 
  private:

@@ -60,8 +60,10 @@ class Expr {
  public:
   virtual ~Expr() = default;
   virtual Value Eval(const Scope& scope) const = 0;
-  // Every variable name and function name the expression uses (for checks at load time).
-  virtual void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs) const = 0;
+  // Every variable name and function name the expression uses (for checks at
+  // load time); `arity`, when given, gets each call's argument count beside funcs.
+  virtual void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs,
+                     std::vector<size_t>* arity = nullptr) const = 0;
 };
 
 using ExprPtr = std::shared_ptr<const Expr>;

@@ -2,9 +2,15 @@
 // findings on hand-made events (the sample logs are tested in tests/).
 #include "rules/findings.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include <gtest/gtest.h>
+
+#include "rules/analyzer.h"
 
 namespace tpt {
 namespace {
@@ -102,6 +108,30 @@ TEST(FindingLoad, DuplicateIdsAreRejected) {
   auto s = FindingSet::LoadTexts({{"a.json", f}, {"b.json", f}});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("also used by a.json"), std::string::npos);
+}
+
+// --findings DIR: DIR's files join the built-in ones, a file named like a
+// built-in one replaces it; without the built-in ones, DIR's alone.
+TEST(FindingLoad, DirectoryAddsToAndReplacesBuiltinFiles) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tpt_findings_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "mine.json") << R"j({"id":"mine","severity":"info","title":"t","advice":"x"})j";
+  std::ofstream(dir / "serving_stats.json") << R"j({"id":"serving_stats","severity":"warning","title":"mine","advice":"y"})j";
+  auto both = LoadFindings(dir.string(), /*builtin=*/true);
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(both->rules().size(), Builtin().rules().size() + 1);
+  size_t replaced = 0;
+  for (const auto& r : both->rules())
+    if (r.id == "serving_stats") replaced += r.title == "mine";
+  EXPECT_EQ(replaced, 1u);
+  auto alone = LoadFindings(dir.string(), /*builtin=*/false);
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  EXPECT_EQ(alone->rules().size(), 2u);
+  auto none = LoadFindings((dir / "nope").string(), true);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("--findings"), std::string::npos) << none.status().message();
+  fs::remove_all(dir);
 }
 
 TEST(FindingLoad, MissingDirectoryIsNotFound) {
@@ -284,7 +314,7 @@ TEST(BuiltinFindings, DraftRowsInTheLedger) {
                            Ev("kv_pool_alloc", 0, {{"tokens", 100}, {"k_bytes", 0.25 * 1073741824}, {"v_bytes", 0.25 * 1073741824}})};
   Analysis a;
   a.ledger.push_back(LedgerRow{0, "target"});
-  AddFindings(ev, Builtin(), &a);
+  AddFindings(RunIndex(ev), Builtin(), &a);
   std::optional<Finding> f = Find(a.findings, "spec_decode_draft_memory");
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->figures["draft_weights_gib"], 1.0);
@@ -302,7 +332,7 @@ TEST(BuiltinFindings, DraftRowsInTheLedger) {
   ev[0] = Args({{"tp_size", 1}});
   ev[5].Set("model_class", "LlamaForCausalLM");
   Analysis b;
-  AddFindings(ev, Builtin(), &b);
+  AddFindings(RunIndex(ev), Builtin(), &b);
   EXPECT_FALSE(Find(b.findings, "spec_decode_draft_memory").has_value());
   EXPECT_TRUE(b.ledger.empty());
 }

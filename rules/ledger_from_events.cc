@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <map>
 
+#include <re2/re2.h>
+
+#include "base/strings.h"
 #include "memory/memory_model.h"
 
 namespace tpt {
@@ -136,6 +139,64 @@ std::vector<LedgerRow> BuildLedger(const RunIndex& run) {
     return a.rank < b.rank;
   });
   return rows;
+}
+
+namespace {
+
+// A speculative draft's model class (Eagle, NextN, MTP, ...), caseless.
+bool DraftClass(const Event& e) {
+  static const RE2 kDraft("(?i)(Eagle|NextN|MTP|Draft|Medusa)");
+  FieldValue model_class = e.Get("model_class");
+  return model_class.present() && RE2::PartialMatch(JsonToValue(model_class.json()).ToString(), kDraft);
+}
+
+}  // namespace
+
+// Ledger rows of a speculative draft model (sglang-source.md §1.5 step 6: the
+// draft worker repeats weight load, pool and capture after the target on each
+// rank; its lines are the second of each kind, or carry role=draft).
+std::vector<LedgerRow> DraftLedger(const RunIndex& run) {
+  RunScope scope(run, RunScope::kNoAnchor);
+  Value algo = scope.Lookup("config.speculative_algorithm");
+  bool speculative = algo.is_string() && !algo.str().empty() && Lower(algo.str()) != "none";
+  struct PerRank {
+    int loads_begun = 0, loads_done = 0, pools = 0, graphs = 0;
+    bool draft = false;
+    memory::RankMemory m;
+  };
+  std::map<int, PerRank> ranks;
+  for (const Event& e : run.events()) {
+    PerRank& pr = ranks[e.rank];
+    bool draft_role = e.Get("role").string() == "draft";
+    if (e.kind == "weights_load_begin") {
+      if (++pr.loads_begun == 2 && speculative) pr.m.free_at_init_bytes = std::max(0.0, Field(e, "avail_bytes"));
+    } else if (e.kind == "weights_load_end") {
+      ++pr.loads_done;
+      if ((pr.loads_done == 2 && speculative) || DraftClass(e)) {
+        pr.draft = true;
+        pr.m.weights_bytes = std::max(0.0, Field(e, "weights_bytes"));
+      }
+    } else if (e.kind == "kv_pool_alloc" && (Field(e, "k_bytes") >= 0 || Field(e, "kv_bytes") >= 0)) {
+      ++pr.pools;
+      if (pr.draft && (pr.pools >= 2 || draft_role) && pr.m.kv_pool_bytes == 0) {
+        double kv = Field(e, "kv_bytes");
+        if (kv < 0) kv = Field(e, "k_bytes") + std::max(0.0, Field(e, "v_bytes"));
+        pr.m.kv_pool_bytes = kv;
+      }
+    } else if (e.kind == "graph_capture_end" && Field(e, "graph_bytes") >= 0) {
+      ++pr.graphs;
+      if (pr.draft && (draft_role || pr.graphs >= 2) && pr.m.graphs_bytes == 0) pr.m.graphs_bytes = Field(e, "graph_bytes");
+    }
+  }
+  std::vector<memory::RankMemory> rows;
+  for (auto& [rank, pr] : ranks) {
+    if (!pr.draft) continue;
+    pr.m.rank = rank;
+    pr.m.role = "draft";
+    pr.m.total_bytes = run.gpu_total_bytes();
+    rows.push_back(pr.m);
+  }
+  return memory::BuildLedger(rows);
 }
 
 }  // namespace tpt

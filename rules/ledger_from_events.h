@@ -16,4 +16,10 @@ namespace tpt {
 // pool or graphs); empty when the log holds none.
 std::vector<LedgerRow> BuildLedger(const RunIndex& run);
 
+// Rows (role "draft") of a speculative draft model, one per rank whose draft
+// worker printed figures: the draft repeats weight load, pool and capture
+// after the target, so its lines are the second of each kind, or carry
+// role=draft. Empty when the run has no draft.
+std::vector<LedgerRow> DraftLedger(const RunIndex& run);
+
 }  // namespace tpt

@@ -1,25 +1,17 @@
-// rule.cc: loading and checking rule files.
+// rule.cc: the diagnosis-only keys of rule files (rules/defs), and templates.
 #include "rules/rule.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
-
-#include "rules/memory_calls.h"
-#include "rules/run_index.h"
 
 namespace tpt {
 
 namespace {
 
-using ojson = nlohmann::ordered_json;
-
+// The root-cause ids (/work/shared/taxonomy.md): a rule with a typo in
+// root_cause is rejected.
 const std::set<std::string>& TaxonomyIds() {
-  // /work/shared/taxonomy.md, kept here so a rule with a typo in root_cause is rejected.
   static const std::set<std::string> ids = {
       "kv_pool_no_room", "kv_pool_too_small", "startup_free_memory_short", "weights_oom", "warmup_oom",
       "cuda_graph_capture_oom", "cuda_graph_capture_failure", "runtime_oom", "kv_pool_exhausted",
@@ -30,115 +22,16 @@ const std::set<std::string>& TaxonomyIds() {
   return ids;
 }
 
-class Checker {
- public:
-  explicit Checker(std::string file) : file_(std::move(file)) {}
-
-  Status Error(const std::string& path, const std::string& why) const {
-    return InvalidArgumentError(file_ + ": " + path + ": " + why +
-                                " (the rule language: tptriage help rule-files)");
-  }
-
-  // Names an expression may use: earlier lets/model outputs, scope variables.
-  Status CheckNames(const std::string& path, const ExprPtr& e) const {
-    std::vector<std::string> vars, funcs;
-    e->Names(&vars, &funcs);
-    for (const auto& f : funcs) {
-      if (!IsBuiltinFunction(f) && !RunScope::IsFunction(f)) return Error(path, "unknown function '" + f + "'");
-    }
-    for (const auto& v : vars) {
-      if (defined_.count(v) || RunScope::IsVariable(v)) continue;
-      return Error(path, "unknown name '" + v + "' (define it in \"let\" above, or use anchor.<field>, "
-                         "config.<key>, env.<NAME>)");
-    }
-    return OkStatus();
-  }
-
-  StatusOr<ExprPtr> Expr(const std::string& path, const ojson& j) {
-    if (!j.is_string()) return Error(path, "expected an expression string");
-    auto e = ParseExpr(j.get<std::string>());
-    if (!e.ok()) return Error(path, e.status().message());
-    TPT_RETURN_IF_ERROR(CheckNames(path, *e));
-    return *e;
-  }
-
-  Status CheckTemplate(const std::string& path, const std::string& text) const {
-    size_t p = 0;
-    while ((p = text.find('{', p)) != std::string::npos) {
-      size_t q = text.find('}', p);
-      if (q == std::string::npos) return Error(path, "unclosed '{' in template");
-      std::string name = text.substr(p + 1, q - p - 1);
-      size_t colon = name.find(':');
-      if (colon != std::string::npos) {
-        std::string fmt = name.substr(colon + 1);
-        name = name.substr(0, colon);
-        if (fmt.size() != 3 || fmt[0] != '.' || !isdigit(static_cast<unsigned char>(fmt[1])) || fmt[2] != 'f')
-          return Error(path, "format '" + fmt + "' of {" + name + "} is not .Nf");
-      }
-      if (!defined_.count(name) && !RunScope::IsVariable(name))
-        return Error(path, "template uses '{" + name + "}' which the rule does not define");
-      p = q + 1;
-    }
-    return OkStatus();
-  }
-
-  std::set<std::string> defined_;
-
- private:
-  std::string file_;
-};
-
-StatusOr<std::vector<std::string>> StringList(const Checker& c, const std::string& path, const ojson& j) {
-  std::vector<std::string> out;
-  if (j.is_string()) {
-    out.push_back(j.get<std::string>());
-    return out;
-  }
-  if (!j.is_array()) return c.Error(path, "expected a string or an array of strings");
-  for (size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_string()) return c.Error(path + "[" + std::to_string(i) + "]", "expected a string");
-    out.push_back(j[i].get<std::string>());
-  }
-  return out;
-}
-
-StatusOr<std::string> Str(const Checker& c, const ojson& obj, const std::string& path, const char* key,
-                          bool required) {
-  if (!obj.contains(key)) {
-    if (required) return c.Error(path, std::string("missing required key \"") + key + "\"");
-    return std::string();
-  }
-  if (!obj[key].is_string()) return c.Error(path + "." + key, "expected a string");
-  return obj[key].get<std::string>();
-}
-
 }  // namespace
 
 StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
-  Checker c(file);
-  ojson j = ojson::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return c.Error("$", "not valid JSON");
-  if (!j.is_object()) return c.Error("$", "expected a JSON object");
-  static const std::set<std::string> kKeys = {
-      "schema", "id", "title", "root_cause", "description", "sources", "confidence", "tier", "priority",
-      "requires", "anchor", "let", "model", "after", "when", "evidence", "explanation", "remedy",
-      "ruled_out"};
-  for (const auto& [k, v] : j.items()) {
-    if (!kKeys.count(k)) return c.Error("$." + k, "unknown key");
-  }
-  if (j.contains("schema") && j["schema"] != 1) return c.Error("$.schema", "only schema 1 is known");
-
+  RuleChecker c(file);
+  auto parsed = c.ParseObject(text, DiagnosisKeys());
+  if (!parsed.ok()) return parsed.status();
+  const RuleChecker::ojson& j = *parsed;
   Rule r;
-  r.source = file;
-  auto id = Str(c, j, "$", "id", true);
-  if (!id.ok()) return id.status();
-  r.id = *id;
-  if (r.id.empty() || r.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
-    return c.Error("$.id", "ids are lower_snake_case");
-  auto title = Str(c, j, "$", "title", true);
-  if (!title.ok()) return title.status();
-  r.title = *title;
-  auto rc = Str(c, j, "$", "root_cause", true);
+  TPT_RETURN_IF_ERROR(c.ParseBody(j, /*anchor_required=*/true, &r));
+  auto rc = c.Str(j, "$", "root_cause", true);
   if (!rc.ok()) return rc.status();
   r.root_cause = *rc;
   if (!TaxonomyIds().count(r.root_cause)) return c.Error("$.root_cause", "'" + r.root_cause + "' is not a taxonomy id (tptriage help root-causes)");
@@ -159,118 +52,25 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
     else if (t == "consequence") r.tier = Tier::kConsequence;
     else return c.Error("$.tier", "expected \"cause\", \"symptom\" or \"consequence\"");
   }
-  if (j.contains("requires")) {
-    auto l = StringList(c, "$.requires", j["requires"]);
-    if (!l.ok()) return l.status();
-    r.requires_kinds = *l;
-  }
-  if (!j.contains("anchor")) return c.Error("$", "missing required key \"anchor\" (the error event kinds the rule explains)");
-  {
-    auto l = StringList(c, "$.anchor", j["anchor"]);
-    if (!l.ok()) return l.status();
-    r.anchor_kinds = *l;
-    if (r.anchor_kinds.empty()) return c.Error("$.anchor", "needs at least one event kind");
-  }
-  for (const auto& k : r.anchor_kinds) {
-    if (!RunScope::IsKnownKind(k)) return c.Error("$.anchor", "unknown event kind '" + k + "' (tptriage help kinds)");
-  }
-  for (const auto& k : r.requires_kinds) {
-    if (!RunScope::IsKnownKind(k)) return c.Error("$.requires", "unknown event kind '" + k + "' (tptriage help kinds)");
-  }
-
-  auto lets = [&](const char* key, std::vector<std::pair<std::string, ExprPtr>>* out) -> Status {
-    if (!j.contains(key)) return OkStatus();
-    if (!j[key].is_object()) return c.Error(std::string("$.") + key, "expected an object name -> expression");
-    for (const auto& [name, ex] : j[key].items()) {
-      std::string path = std::string("$.") + key + "." + name;
-      if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
-        return c.Error(path, "names are lower_snake_case");
-      auto e = c.Expr(path, ex);
-      if (!e.ok()) return e.status();
-      out->emplace_back(name, *e);
-      c.defined_.insert(name);
-    }
-    return OkStatus();
-  };
-  TPT_RETURN_IF_ERROR(lets("let", &r.lets));
-
-  if (j.contains("model")) {
-    ojson models = j["model"].is_array() ? j["model"] : ojson::array({j["model"]});
-    for (size_t i = 0; i < models.size(); ++i) {
-      std::string path = "$.model" + (j["model"].is_array() ? "[" + std::to_string(i) + "]" : std::string());
-      const ojson& m = models[i];
-      if (!m.is_object()) return c.Error(path, "expected {\"name\": ..., \"inputs\": {...}}");
-      auto name = Str(c, m, path, "name", true);
-      if (!name.ok()) return name.status();
-      const ModelSpec* spec = FindModel(*name);
-      if (!spec) return c.Error(path + ".name", "unknown memory model '" + *name + "' (" + KnownModelNames() + ")");
-      ModelCall call;
-      call.name = *name;
-      if (m.contains("inputs")) {
-        if (!m["inputs"].is_object()) return c.Error(path + ".inputs", "expected an object");
-        for (const auto& [in, ex] : m["inputs"].items()) {
-          if (std::find(spec->inputs.begin(), spec->inputs.end(), in) == spec->inputs.end())
-            return c.Error(path + ".inputs." + in, "model '" + *name + "' has no input '" + in + "'");
-          auto e = c.Expr(path + ".inputs." + in, ex);
-          if (!e.ok()) return e.status();
-          call.inputs.emplace_back(in, *e);
-        }
-      }
-      for (const auto& o : spec->outputs) c.defined_.insert(o);
-      r.models.push_back(std::move(call));
-    }
-  }
-  TPT_RETURN_IF_ERROR(lets("after", &r.after));
-
-  if (j.contains("when")) {
-    auto e = c.Expr("$.when", j["when"]);
-    if (!e.ok()) return e.status();
-    r.when = *e;
-  }
-  if (j.contains("evidence")) {
-    auto l = StringList(c, "$.evidence", j["evidence"]);
-    if (!l.ok()) return l.status();
-    r.evidence_kinds = *l;
-    for (const auto& k : r.evidence_kinds)
-      if (!RunScope::IsKnownKind(k)) return c.Error("$.evidence", "unknown event kind '" + k + "'");
-  }
-  if (j.contains("explanation") && j["explanation"].is_array()) {
-    const ojson& list = j["explanation"];
-    if (list.empty()) return c.Error("$.explanation", "an explanation list needs at least one {\"text\"}");
-    for (size_t i = 0; i < list.size(); ++i) {
-      std::string path = "$.explanation[" + std::to_string(i) + "]";
-      if (!list[i].is_object()) return c.Error(path, "expected {\"when\": ..., \"text\": ...}");
-      auto text = Str(c, list[i], path, "text", true);
-      if (!text.ok()) return text.status();
-      TPT_RETURN_IF_ERROR(c.CheckTemplate(path + ".text", *text));
-      ExprPtr when;
-      if (list[i].contains("when")) {
-        auto e = c.Expr(path + ".when", list[i]["when"]);
-        if (!e.ok()) return e.status();
-        when = *e;
-      }
-      r.explanations.emplace_back(when, *text);
-    }
-    r.explanation = r.explanations.back().second;
-  } else {
-    auto expl = Str(c, j, "$", "explanation", true);
-    if (!expl.ok()) return expl.status();
-    r.explanation = *expl;
-    TPT_RETURN_IF_ERROR(c.CheckTemplate("$.explanation", r.explanation));
-  }
+  if (!j.contains("explanation")) return c.Error("$", "missing required key \"explanation\"");
+  auto texts = c.Texts("$.explanation", j["explanation"]);
+  if (!texts.ok()) return texts.status();
+  r.explanation = texts->back().text;
+  if (j["explanation"].is_array())
+    for (const TextDef& t : *texts) r.explanations.emplace_back(t.when, t.text);
 
   if (j.contains("remedy")) {
     if (!j["remedy"].is_array()) return c.Error("$.remedy", "expected an array");
     for (size_t i = 0; i < j["remedy"].size(); ++i) {
       std::string path = "$.remedy[" + std::to_string(i) + "]";
-      const ojson& m = j["remedy"][i];
+      const auto& m = j["remedy"][i];
       if (!m.is_object()) return c.Error(path, "expected an object");
       RemedyDef d;
-      auto flag = Str(c, m, path, "flag", true);
-      auto value = Str(c, m, path, "value", false);
-      auto dir = Str(c, m, path, "direction", true);
-      auto why = Str(c, m, path, "why", true);
-      auto command = Str(c, m, path, "command", false);
+      auto flag = c.Str(m, path, "flag", true);
+      auto value = c.Str(m, path, "value", false);
+      auto dir = c.Str(m, path, "direction", true);
+      auto why = c.Str(m, path, "why", true);
+      auto command = c.Str(m, path, "command", false);
       for (auto* s : {&flag, &value, &dir, &why, &command})
         if (!s->ok()) return s->status();
       d.flag = *flag, d.value = *value, d.direction = *dir, d.why = *why, d.command = *command;
@@ -291,11 +91,11 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
     if (!j["ruled_out"].is_array()) return c.Error("$.ruled_out", "expected an array");
     for (size_t i = 0; i < j["ruled_out"].size(); ++i) {
       std::string path = "$.ruled_out[" + std::to_string(i) + "]";
-      const ojson& m = j["ruled_out"][i];
+      const auto& m = j["ruled_out"][i];
       if (!m.is_object()) return c.Error(path, "expected an object");
       RuledOutDef d;
-      auto oid = Str(c, m, path, "id", true);
-      auto reason = Str(c, m, path, "reason", true);
+      auto oid = c.Str(m, path, "id", true);
+      auto reason = c.Str(m, path, "reason", true);
       if (!oid.ok()) return oid.status();
       if (!reason.ok()) return reason.status();
       d.id = *oid, d.reason = *reason;
@@ -311,43 +111,13 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
   return r;
 }
 
-StatusOr<RuleSet> RuleSet::LoadTexts(const std::vector<std::pair<std::string, std::string>>& files) {
+StatusOr<RuleSet> RuleSet::LoadTexts(const RuleFiles& files) {
+  auto rules = ParseAll<Rule>(files, ParseRule);
+  if (!rules.ok()) return rules.status();
+  if (rules->empty()) return InvalidArgumentError("no rules loaded");
   RuleSet set;
-  std::map<std::string, std::string> seen;  // id -> file
-  for (const auto& [name, text] : files) {
-    auto r = ParseRule(name, text);
-    if (!r.ok()) return r.status();
-    auto [it, fresh] = seen.emplace(r->id, name);
-    if (!fresh) return InvalidArgumentError(name + ": $.id: id '" + r->id + "' is also used by " + it->second);
-    set.rules_.push_back(std::move(*r));
-  }
-  if (set.rules_.empty()) return InvalidArgumentError("no rules loaded");
+  set.rules_ = std::move(*rules);
   return set;
-}
-
-StatusOr<std::vector<std::pair<std::string, std::string>>> ReadJsonDir(const std::string& dir,
-                                                                        const std::string& label,
-                                                                        const std::string& what) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    return NotFoundError(label + ": not a directory (give a folder of " + what + " *.json files)");
-  std::vector<std::string> paths;
-  for (const auto& ent : fs::directory_iterator(dir, ec)) {
-    if (ent.path().extension() == ".json") paths.push_back(ent.path().string());
-  }
-  if (ec) return NotFoundError(label + ": " + ec.message());
-  std::sort(paths.begin(), paths.end());
-  if (paths.empty()) return NotFoundError(label + ": holds no *.json " + what + " files");
-  std::vector<std::pair<std::string, std::string>> files;
-  for (const auto& p : paths) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return NotFoundError(p + ": cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    files.emplace_back(p, ss.str());
-  }
-  return files;
 }
 
 StatusOr<RuleSet> RuleSet::LoadDir(const std::string& dir) {

@@ -19,6 +19,7 @@
 
 #include "base/status.h"
 #include "rules/expr.h"
+#include "rules/rule_file.h"
 
 namespace tpt {
 
@@ -41,37 +42,19 @@ struct RuledOutDef {
   ExprPtr when;
 };
 
-struct ModelCall {
-  std::string name;                                   // e.g. "sglang_kv_pool"
-  std::vector<std::pair<std::string, ExprPtr>> inputs;  // input name -> expression
-};
-
-struct Rule {
-  std::string id, title, root_cause, source;  // source: file name it came from
+// A diagnosis rule: the shared keys (rules/rule_file.h) plus what a
+// diagnosis reports.
+struct Rule : RuleBody {
+  std::string root_cause;             // a taxonomy id
   double confidence = 0.8;
   Tier tier = Tier::kCause;
   int priority = 0;                   // among rules on the same anchor, higher wins
-  std::vector<std::string> requires_kinds;  // all must occur somewhere in the run
-  std::vector<std::string> anchor_kinds;    // the error events the rule explains
-  std::vector<std::pair<std::string, ExprPtr>> lets;  // in file order; may use earlier names
-  std::vector<ModelCall> models;      // memory-model calls; outputs become names
-  std::vector<std::pair<std::string, ExprPtr>> after;  // lets evaluated after the models
-  ExprPtr when;                       // null: always (given the anchor)
-  std::vector<std::string> evidence_kinds;  // extra lines to quote (anchor's rank first)
-  std::string explanation;
-  // "explanation" may also be a list of {"when", "text"}: the first whose
-  // condition holds is used (the last one should have no "when").
+  std::string explanation;            // the last (default) text of `explanations`
+  // The first whose condition holds is used (the last one should have no "when").
   std::vector<std::pair<ExprPtr, std::string>> explanations;
   std::vector<RemedyDef> remedy;
   std::vector<RuledOutDef> ruled_out;
 };
-
-// Reads every *.json file of `dir`, sorted by name, as (path, text) pairs:
-// what RuleSet::LoadDir and FindingSet::LoadDir parse. `label` names the
-// source in errors ("--rules DIR", a finding folder).
-StatusOr<std::vector<std::pair<std::string, std::string>>> ReadJsonDir(const std::string& dir,
-                                                                        const std::string& label,
-                                                                        const std::string& what);
 
 class RuleSet {
  public:
@@ -80,7 +63,7 @@ class RuleSet {
   // Every *.json in `dir`.
   static StatusOr<RuleSet> LoadDir(const std::string& dir);
   // (file name, JSON text) pairs: the common path of both loaders.
-  static StatusOr<RuleSet> LoadTexts(const std::vector<std::pair<std::string, std::string>>& files);
+  static StatusOr<RuleSet> LoadTexts(const RuleFiles& files);
 
   const std::vector<Rule>& rules() const { return rules_; }
 

@@ -5,10 +5,7 @@
 namespace tpt {
 
 StatusOr<RuleSet> RuleSet::LoadBuiltin() {
-  std::vector<std::pair<std::string, std::string>> files;
-  for (size_t i = 0; i < generated::kNumRuleDefs; ++i)
-    files.emplace_back(generated::kRuleDefs[i].name, generated::kRuleDefs[i].text);
-  return LoadTexts(files);
+  return LoadTexts(EmbeddedFiles(generated::kRuleDefs, generated::kRuleDefsCount));
 }
 
 }  // namespace tpt

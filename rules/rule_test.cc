@@ -31,6 +31,24 @@ TEST(RuleTest, ParsesAGoodRule) {
   EXPECT_EQ(r->ruled_out.size(), 1u);
 }
 
+// One language: functions once only in findings (choose, extract, lower,
+// phase, ...) are rules' too, and evidence may name a text it must hold.
+TEST(RuleTest, SharesFunctionsAndEvidenceWithFindings) {
+  std::string text = kGood;
+  const std::string when = "\"when\": \"tried_gib > 1\"";
+  text.replace(text.find(when), when.size(),
+               "\"when\": \"choose(phase() == 'serving', 1, tried_gib) > 1 and lower(extract(anchor.text, '(out)')) == 'out'\", "
+               "\"evidence\": [\"weights_load_end\", \"server_args/--tp\", {\"kind\": \"cuda_oom\", \"contains\": \"Tried\"}]");
+  auto r = ParseRule("good.json", text);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->evidence.size(), 3u);
+  EXPECT_EQ(r->evidence[0].kind, "weights_load_end");
+  EXPECT_EQ(r->evidence[0].contains, "");
+  EXPECT_EQ(r->evidence[1].kind, "server_args");
+  EXPECT_EQ(r->evidence[1].contains, "--tp");
+  EXPECT_EQ(r->evidence[2].contains, "Tried");
+}
+
 struct BadCase {
   std::string from, to;  // replace `from` in kGood by `to`
   std::string expect;    // substring of the error
@@ -50,6 +68,14 @@ TEST(RuleTest, RejectsBadRulesNamingFileAndPath) {
       {"\"id\": \"demo_rule\"", "\"id\": \"Demo Rule\"", "$.id: ids are lower_snake_case"},
       {"\"title\": \"demo\"", "\"title\": \"demo\", \"colour\": 1", "$.colour: unknown key"},
       {"r {tried_gib}", "r {tried_gib", "$.ruled_out[0].reason: unclosed"},
+      // Argument counts are checked at load, from the one function table.
+      {"tried_gib > 1", "tried_gib > 1 and count('cuda_oom', 3) > 0",
+       "bad.json: $.when: count() takes 1 argument, not 2"},
+      {"tried_gib > 1", "first('cuda_oom') > 1", "$.when: first() takes 2 arguments, not 1"},
+      {"tried_gib > 1", "if(tried_gib) > 1", "$.when: if() takes 2 or 3 arguments, not 1"},
+      {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"evidence\": [{\"kind\": \"cuda_oom\", \"text\": \"x\"}]",
+       "$.evidence[0].text: unknown key"},
+      {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"severity\": \"info\"", "$.severity: unknown key"},
   };
   for (const auto& c : cases) {
     std::string text = kGood;

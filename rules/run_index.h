@@ -1,5 +1,5 @@
-// run_index.h: the events of one run, indexed for rules, and the Scope rule
-// expressions are evaluated in.
+// run_index.h: the events of one run, indexed for rules (run_index.cc), and
+// the Scope rule expressions are evaluated in (run_scope.cc).
 //
 // RunIndex is built once per run: events by kind, ranks, the configuration
 // merged from server_args events, env vars, framework and version.
@@ -89,6 +89,9 @@ class RunIndex {
   mutable std::map<int, std::vector<size_t>> by_source_;  // built on first OfSource
 };
 
+// What rule and finding expressions are evaluated in: the run, one anchor
+// event (kNoAnchor: the run as a whole) and the file's own names. Functions
+// come from the one table of rules/functions.h.
 class RunScope : public Scope {
  public:
   static constexpr size_t kNoAnchor = static_cast<size_t>(-1);
@@ -100,20 +103,29 @@ class RunScope : public Scope {
   Value Lookup(std::string_view name) const override;
   Value Call(std::string_view name, const std::vector<Value>& args) const override;
 
-  // What rule files may name (checked when a rule is loaded).
-  static bool IsFunction(std::string_view name);
+  // What rule files may name (checked when a rule is loaded); functions:
+  // rules/functions.h FindFunction.
   static bool IsVariable(std::string_view name);
   static bool IsKnownKind(std::string_view kind);  // parser/EVENTS.md
 
- private:
-  // Events of `kind` on the anchor's rank (plus rank-less ones); all when the
-  // anchor has no rank.
-  bool SameRank(const Event& e) const;
+  const RunIndex& run() const { return run_; }
+  size_t anchor() const { return anchor_; }
+  // `e` is on the anchor's rank, or rank-less; always true without an anchor
+  // or when the anchor has no rank.
+  bool SameRank(const Event& e) const {
+    if (anchor_ == kNoAnchor) return true;
+    int r = run_.events()[anchor_].rank;
+    return r < 0 || e.rank < 0 || e.rank == r;
+  }
 
+ private:
   const RunIndex& run_;
   size_t anchor_;
   std::map<std::string, Value> vars_;
 };
+
+// An event's text with its continuation (traceback) lines.
+std::string FullText(const Event& e);
 
 // A JSON field value as an expression Value (arrays of numbers give their maximum).
 Value JsonToValue(const nlohmann::json& j);

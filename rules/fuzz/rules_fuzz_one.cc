@@ -64,7 +64,7 @@ void FuzzRulesOne(const uint8_t* data, size_t size) {
     auto findings = FindingSet::LoadTexts({{"fuzz.json", text}});
     if (!findings.ok()) return;
     Analysis a;
-    AddFindings(events, *findings, &a);
+    AddFindings(RunIndex(events), *findings, &a);
     (void)nlohmann::json(a).dump();
   } else {
     RunIndex run(events);

@@ -1,0 +1,579 @@
+// functions.cc: the functions of rule and finding expressions, one table.
+#include "rules/functions.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include <re2/re2.h>
+
+#include "base/strings.h"
+#include "memory/memory_model.h"
+#include "rules/run_index.h"
+
+namespace tpt {
+
+namespace {
+
+using Args = std::vector<Value>;
+
+// Argument i as a string when it is one ("" otherwise): kinds and fields.
+std::string Str(const Args& a, size_t i) { return i < a.size() && a[i].is_string() ? a[i].str() : std::string(); }
+// Argument i as text, whatever its type ("" when null or absent).
+std::string Text(const Args& a, size_t i) { return i < a.size() && !a[i].is_null() ? a[i].ToString() : ""; }
+
+bool ContainsCaseless(std::string_view hay, std::string_view needle) {
+  if (needle.empty()) return true;
+  return Lower(hay).find(Lower(needle)) != std::string::npos;
+}
+
+// RE2 patterns come from rule files; compiled once per thread, caseless.
+const RE2* Pattern(const std::string& re) {
+  thread_local std::unordered_map<std::string, std::unique_ptr<RE2>> cache;
+  auto& slot = cache[re];
+  if (!slot) {
+    RE2::Options o;
+    o.set_log_errors(false);
+    o.set_case_sensitive(false);
+    slot = std::make_unique<RE2>(re, o);
+  }
+  return slot->ok() ? slot.get() : nullptr;
+}
+
+Value Extract(const std::string& text, const std::string& re) {
+  const RE2* p = Pattern(re);
+  if (!p) return Value();
+  re2::StringPiece whole;
+  if (p->NumberOfCapturingGroups() == 0) {
+    if (!RE2::PartialMatch(text, *p, &whole)) return Value();
+    return std::string(whole);
+  }
+  // The first capture group that matched something.
+  int n = p->NumberOfCapturingGroups() + 1;
+  std::vector<re2::StringPiece> groups(n);
+  if (!p->Match(text, 0, text.size(), RE2::UNANCHORED, groups.data(), n)) return Value();
+  for (int i = 1; i < n; ++i)
+    if (groups[i].data() != nullptr) return std::string(groups[i]);
+  return std::string(groups[0]);
+}
+
+// One frame of a Python traceback: `File "path", line N, in func` and the
+// source line printed under it (empty when the excerpt ends first).
+struct Frame {
+  std::string file, function, code;
+};
+
+// The frames of a traceback's text, outermost first. Wrapper prefixes are
+// already stripped from continuation lines by the parser; a frame cut
+// mid-line keeps what was printed.
+std::vector<Frame> FramesOf(const std::string& text) {
+  std::vector<Frame> out;
+  size_t pos = 0;
+  bool want_code = false;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string_view line(text.data() + pos, nl - pos);
+    pos = nl + 1;
+    size_t f = line.find("File \"");
+    size_t in = f == std::string_view::npos ? f : line.find(", in ", f);
+    if (f != std::string_view::npos && in != std::string_view::npos) {
+      Frame fr;
+      size_t q = line.find('"', f + 6);
+      fr.file = std::string(line.substr(f + 6, q == std::string_view::npos ? 0 : q - f - 6));
+      std::string_view fn = line.substr(in + 5);
+      while (!fn.empty() && (fn.back() == ' ' || fn.back() == '\r')) fn.remove_suffix(1);
+      fr.function = std::string(fn);
+      out.push_back(std::move(fr));
+      want_code = true;
+      continue;
+    }
+    if (want_code) {
+      size_t b = line.find_first_not_of(" \t");
+      // Python 3.11+ prints ^~~~ markers under the code: not code.
+      if (b != std::string_view::npos && line[b] != '^' && line[b] != '~') {
+        out.back().code = std::string(line.substr(b));
+        want_code = false;
+      }
+    }
+  }
+  return out;
+}
+
+// ---- Over events of one kind: count('k'), first('k', 'f'), ... ----
+
+Value Count(const RunScope& s, const Args& a) { return static_cast<double>(s.run().CountOf(Str(a, 0))); }
+Value Has(const RunScope& s, const Args& a) { return !s.run().OfKind(Str(a, 0)).empty(); }
+
+std::set<int> RanksOf(const RunScope& s, const std::string& kind) {
+  std::set<int> r;
+  for (size_t i : s.run().OfKind(kind))
+    if (s.run().events()[i].rank >= 0) r.insert(s.run().events()[i].rank);
+  return r;
+}
+
+Value Ranks(const RunScope& s, const Args& a) { return static_cast<double>(RanksOf(s, Str(a, 0)).size()); }
+
+Value MissingRanks(const RunScope& s, const Args& a) {
+  size_t all = s.run().ranks().size();
+  return static_cast<double>(all - std::min(all, RanksOf(s, Str(a, 0)).size()));
+}
+
+// The ranks of the run (0 .. world size - 1) with no event of `kind`: the
+// ones the others waited for; null when no rank printed it.
+std::vector<int> RanksWithout(const RunScope& s, const Args& a) {
+  std::set<int> with = RanksOf(s, Str(a, 0));
+  std::vector<int> without;
+  if (with.empty()) return without;
+  for (int r = 0; r < s.run().WorldSize() && without.size() <= 64; ++r)
+    if (!with.count(r)) without.push_back(r);
+  return without;
+}
+
+Value RanksWithoutList(const RunScope& s, const Args& a) {
+  std::vector<int> without = RanksWithout(s, a);
+  if (without.empty()) return Value();
+  std::string list;
+  for (int r : without) list += (list.empty() ? "" : ", ") + std::to_string(r);
+  return list;
+}
+
+Value RankWithout(const RunScope& s, const Args& a) {
+  std::vector<int> without = RanksWithout(s, a);
+  return without.size() == 1 ? Value(without[0]) : Value();
+}
+
+Value FirstRank(const RunScope& s, const Args& a) {
+  for (size_t i : s.run().OfKind(Str(a, 0)))
+    if (s.run().events()[i].rank >= 0) return s.run().events()[i].rank;
+  return Value();
+}
+
+enum class Pick { kFirst, kLast, kMin, kMax, kRank };
+
+template <Pick P>
+Value FieldOf(const RunScope& s, const Args& a) {
+  const auto& evs = s.run().events();
+  std::string field = Str(a, 1);
+  Value best;
+  for (size_t i : s.run().OfKind(Str(a, 0))) {
+    if (P == Pick::kRank && !s.SameRank(evs[i])) continue;
+    FieldValue fv = evs[i].Get(field);
+    if (!fv.present()) continue;
+    Value v = JsonToValue(fv.json());
+    if (v.is_null()) continue;
+    if (P == Pick::kFirst || P == Pick::kRank) return v;
+    if (P == Pick::kLast) best = v;
+    else if (v.is_number() && (best.is_null() || (P == Pick::kMin ? v.number() < best.number()
+                                                                     : v.number() > best.number())))
+      best = v;
+  }
+  return best;
+}
+
+// The rank whose event of `kind` has the smallest (largest) `field`: e.g.
+// the rank behind in collective sequence numbers.
+template <bool kMin>
+Value ArgRank(const RunScope& s, const Args& a) {
+  const auto& evs = s.run().events();
+  std::string field = Str(a, 1);
+  Value best, rank;
+  for (size_t i : s.run().OfKind(Str(a, 0))) {
+    FieldValue fv = evs[i].Get(field);
+    if (evs[i].rank < 0 || !fv.present()) continue;
+    Value v = JsonToValue(fv.json());
+    if (!v.is_number()) continue;
+    if (best.is_null() || (kMin ? v.number() < best.number() : v.number() > best.number())) best = v, rank = evs[i].rank;
+  }
+  return rank;
+}
+
+// count_where / ranks_where('kind', 'field', value): events (distinct ranks)
+// of kind whose field equals value.
+template <bool kRanks>
+Value Where(const RunScope& s, const Args& a) {
+  const auto& evs = s.run().events();
+  std::string field = Str(a, 1);
+  std::set<int> r;
+  double n = 0;
+  for (size_t i : s.run().OfKind(Str(a, 0))) {
+    if (kRanks && evs[i].rank < 0) continue;
+    FieldValue fv = evs[i].Get(field);
+    if (!fv.present() || a.size() <= 2 || JsonToValue(fv.json()).ToString() != a[2].ToString()) continue;
+    ++n;
+    r.insert(evs[i].rank);
+  }
+  return kRanks ? static_cast<double>(r.size()) : n;
+}
+
+// ---- Relative to the anchor ----
+
+// The anchor's text, or that of an event printed within 3 events of it on its
+// rank (an OOM line and the traceback around it), holds the substring.
+Value NearText(const RunScope& s, const Args& a) {
+  size_t an = s.anchor();
+  if (an == RunScope::kNoAnchor || a.empty()) return false;
+  const auto& evs = s.run().events();
+  std::string needle = a[0].ToString();
+  size_t lo = an >= 3 ? an - 3 : 0, hi = std::min(evs.size(), an + 4);
+  for (size_t i = lo; i < hi; ++i)
+    if ((i == an || s.SameRank(evs[i])) && ContainsCaseless(FullText(evs[i]), needle)) return true;
+  return false;
+}
+
+// The traceback of the anchor (its own lines, or the nearest event within 3
+// of it on its rank that has frames: an OOM line and the traceback around
+// it), outermost frame first; empty when none.
+std::vector<Frame> AnchorFrames(const RunScope& s) {
+  size_t an = s.anchor();
+  if (an == RunScope::kNoAnchor) return {};
+  const auto& evs = s.run().events();
+  size_t lo = an >= 3 ? an - 3 : 0, hi = std::min(evs.size(), an + 4);
+  std::vector<size_t> order = {an};
+  for (size_t d = 1; d <= 3; ++d) {
+    if (an + d < hi) order.push_back(an + d);
+    if (an >= lo + d) order.push_back(an - d);
+  }
+  for (size_t i : order) {
+    if (i != an && !s.SameRank(evs[i])) continue;
+    std::vector<Frame> fr = FramesOf(FullText(evs[i]));
+    if (!fr.empty()) return fr;
+  }
+  return {};
+}
+
+Value Frames(const RunScope& s, const Args&) {
+  std::vector<Frame> fr = AnchorFrames(s);
+  if (fr.empty()) return Value();
+  std::string joined;
+  for (const Frame& f : fr) joined += (joined.empty() ? "" : " > ") + f.function;
+  return joined;
+}
+
+template <std::string Frame::*M>
+Value Innermost(const RunScope& s, const Args&) {
+  std::vector<Frame> fr = AnchorFrames(s);
+  return fr.empty() ? Value() : Value(fr.back().*M);
+}
+
+template <bool kBefore>
+Value Seen(const RunScope& s, const Args& a) {
+  const auto& idx = s.run().OfKind(Str(a, 0));
+  size_t anchor = s.anchor();
+  if (anchor == RunScope::kNoAnchor) return !idx.empty();
+  const auto& evs = s.run().events();
+  const Event& an = evs[anchor];
+  for (size_t i : idx) {
+    if (!s.SameRank(evs[i])) continue;
+    // Streams without a shared clock (stdout + stderr of one run, no
+    // timestamps) have no order between them: an error ends its run, so a
+    // phase line of another stream counts as before it, never after.
+    bool unordered = evs[i].source != an.source && (!evs[i].ts || !an.ts);
+    if (kBefore ? (i < anchor || unordered) : (i > anchor && !unordered)) return true;
+  }
+  return false;
+}
+
+Value CountBefore(const RunScope& s, const Args& a) {
+  const std::string kind = Str(a, 0);
+  return static_cast<double>(s.anchor() == RunScope::kNoAnchor ? s.run().CountOf(kind)
+                                                                : s.run().CountBefore(kind, s.anchor()));
+}
+
+Value KindBefore(const RunScope& s, const Args& a) {
+  const auto& idx = s.run().OfKind(Str(a, 0));
+  const auto& other = s.run().OfKind(Str(a, 1));
+  if (idx.empty()) return false;
+  return other.empty() || idx.front() < other.front();
+}
+
+// ---- Text ----
+
+Value Contains(const RunScope&, const Args& a) {
+  if (a.size() < 2 || a[0].is_null()) return false;
+  return ContainsCaseless(a[0].ToString(), a[1].ToString());
+}
+
+Value Matches(const RunScope&, const Args& a) {
+  if (a.size() < 2 || a[0].is_null() || !a[1].is_string()) return false;
+  const RE2* re = Pattern(a[1].str());
+  return re && RE2::PartialMatch(a[0].ToString(), *re);
+}
+
+Value AnyText(const RunScope& s, const Args& a) { return s.run().AnyText(Str(a, 0)); }
+
+template <bool kGe>
+Value VersionCompare(const RunScope& s, const Args& a) {
+  if (s.run().version().empty() || a.empty()) return Value();
+  int c = CompareVersions(s.run().version(), a[0].ToString());
+  return kGe ? c >= 0 : c < 0;
+}
+
+Value Choose(const RunScope&, const Args& a) {
+  if (a.size() != 3) return Value();
+  return a[0].Truthy() ? a[1] : a[2];
+}
+
+Value ExtractFn(const RunScope&, const Args& a) {
+  if (a.size() < 2 || a[0].is_null()) return Value();
+  return Extract(a[0].ToString(), Text(a, 1));
+}
+
+Value Num(const RunScope&, const Args& a) {
+  if (a.empty() || a[0].is_null()) return Value();
+  if (a[0].is_number()) return a[0];
+  const std::string s = a[0].ToString();
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  return end != s.c_str() && *end == '\0' ? Value(d) : Value();
+}
+
+Value Concat(const RunScope&, const Args& a) {
+  std::string out;
+  for (const auto& v : a) {
+    if (v.is_null()) return Value();
+    out += v.ToString();
+  }
+  return out;
+}
+
+Value LowerFn(const RunScope&, const Args& a) {
+  return a.empty() || a[0].is_null() ? Value() : Value(Lower(a[0].ToString()));
+}
+
+// The same for every anchor: searched once per run.
+Value FindText(const RunScope& s, const Args& a) {
+  const std::string re = Text(a, 0);
+  return s.run().Cached<Value>("find_text\n" + re, [&] {
+    for (const Event& e : s.run().events()) {
+      Value v = Extract(FullText(e), re);
+      if (!v.is_null()) return v;
+    }
+    return Value();
+  });
+}
+
+enum class Agg { kMean, kMeanNonzero, kSum };
+
+template <Agg A>
+Value Aggregate(const RunScope& s, const Args& a) {
+  const auto& evs = s.run().events();
+  const std::string field = Text(a, 1);
+  double sum = 0, n = 0;
+  for (size_t i : s.run().OfKind(Text(a, 0))) {
+    FieldValue f = evs[i].Get(field);
+    if (!f.present()) continue;
+    Value v = JsonToValue(f.json());
+    if (!v.is_number() || (A == Agg::kMeanNonzero && v.number() == 0)) continue;
+    sum += v.number();
+    ++n;
+  }
+  if (n == 0) return Value();
+  return A == Agg::kSum ? sum : sum / n;
+}
+
+// "NAME=value" of the first env var whose name matches and whose value is set
+// and not 0/false/no/off.
+Value EnvMatch(const RunScope& s, const Args& a) {
+  const RE2* p = Pattern(Text(a, 0));
+  if (!p) return Value();
+  for (const auto& [k, v] : s.run().env()) {
+    std::string lv = Lower(v);
+    if (lv.empty() || lv == "0" || lv == "false" || lv == "no" || lv == "off") continue;
+    if (RE2::PartialMatch(k, *p)) return k + "=" + v;
+  }
+  return Value();
+}
+
+// Events of kind on the anchor's rank (and rank-less ones) before the anchor:
+// binary searches in the kind's events of each rank, listed once.
+Value RankCountBefore(const RunScope& s, const Args& a) {
+  const auto& evs = s.run().events();
+  const std::string kind = Text(a, 0);
+  int rank = AnchorRank(s);
+  size_t limit = s.anchor() == RunScope::kNoAnchor ? evs.size() : s.anchor();
+  const auto& by_rank = s.run().Cached<std::map<int, std::vector<size_t>>>("of_kind_by_rank\n" + kind, [&] {
+    std::map<int, std::vector<size_t>> m;
+    for (size_t i : s.run().OfKind(kind)) m[evs[i].rank < 0 ? -1 : evs[i].rank].push_back(i);
+    return m;
+  });
+  auto before = [&](int r) -> double {
+    auto it = by_rank.find(r);
+    if (it == by_rank.end()) return 0;
+    return static_cast<double>(std::lower_bound(it->second.begin(), it->second.end(), limit) - it->second.begin());
+  };
+  if (rank < 0) {
+    double n = 0;
+    for (const auto& [r, list] : by_rank) n += before(r);
+    return n;
+  }
+  return before(rank) + before(-1);
+}
+
+// Field of the n-th (1-based) event of kind on the anchor's rank.
+Value RankNth(const RunScope& s, const Args& a) {
+  int rank = AnchorRank(s);
+  std::string field = Text(a, 1);
+  double want = a.size() > 2 && a[2].is_number() ? a[2].number() : 1;
+  double n = 0;
+  for (size_t i : s.run().OfKind(Text(a, 0))) {
+    const Event& e = s.run().events()[i];
+    if (rank >= 0 && e.rank >= 0 && e.rank != rank) continue;
+    FieldValue f = e.Get(field);
+    if (!f.present()) continue;
+    Value v = JsonToValue(f.json());
+    if (v.is_null()) continue;
+    if (++n == want) return v;
+  }
+  return Value();
+}
+
+// What a rank was doing when an event was printed (startup order of the
+// servers, sglang-source.md §1.5): the last phase marker before it.
+const char* PhaseAfter(const std::string& kind) {
+  static const std::map<std::string, const char*> kAfter = {
+      {"dist_init_begin", "distributed init"},    {"dist_init_end", "weight loading"},
+      {"weights_load_begin", "weight loading"},   {"weights_load_end", "KV pool allocation"},
+      {"memory_profile", "KV pool allocation"},   {"kv_pool_alloc", "KV pool allocation"},
+      {"memory_pool_end", "backend init / warm-up"}, {"graph_capture_begin", "CUDA graph capture"},
+      {"graph_capture_sizes", "CUDA graph capture"}, {"graph_capture_progress", "CUDA graph capture"},
+      {"graph_capture_end", "warm-up"},           {"startup_complete", "serving"},
+      {"batch_stats", "serving"},                 {"retraction", "serving"},
+      {"http_access", "serving"}};
+  auto it = kAfter.find(kind);
+  return it == kAfter.end() ? nullptr : it->second;
+}
+
+// The startup phase of the anchor's rank when the anchor was printed: the
+// last phase line before it on its rank (or rank-less); binary searches in
+// the run's phase lines of each rank, listed once.
+Value Phase(const RunScope& s, const Args&) {
+  size_t anchor = s.anchor();
+  if (anchor == RunScope::kNoAnchor) return Value();
+  const auto& evs = s.run().events();
+  int rank = evs[anchor].rank;
+  using Marks = std::map<int, std::vector<std::pair<size_t, const char*>>>;  // rank (-1: none) -> (index, phase)
+  const Marks& marks = s.run().Cached<Marks>("phase_marks", [&] {
+    Marks m;
+    for (size_t i = 0; i < evs.size(); ++i)
+      if (const char* p = PhaseAfter(evs[i].kind)) m[evs[i].rank < 0 ? -1 : evs[i].rank].push_back({i, p});
+    return m;
+  });
+  std::pair<size_t, const char*> best = {0, nullptr};
+  auto last_before = [&](int r) {
+    auto it = marks.find(r);
+    if (it == marks.end()) return;
+    auto at = std::lower_bound(it->second.begin(), it->second.end(), std::make_pair(anchor, (const char*)nullptr));
+    if (at != it->second.begin() && (!best.second || std::prev(at)->first > best.first)) best = *std::prev(at);
+  };
+  if (rank < 0) {
+    for (const auto& [r, list] : marks) last_before(r);
+  } else {
+    last_before(rank);
+    last_before(-1);
+  }
+  return best.second ? best.second : "startup";
+}
+
+Value CeilPow2(const RunScope&, const Args& a) {
+  if (a.empty() || !a[0].is_number()) return Value();
+  double x = a[0].number();
+  if (x <= 0 || x > 1e15) return Value();
+  double p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+template <bool kSm>
+Value GpuInfo(const RunScope& s, const Args&) {
+  if (s.run().gpu().empty()) return Value();
+  auto g = memory::FindGpu(s.run().gpu());
+  if (!g.ok()) return Value();
+  if (kSm) return g->sm > 0 ? Value(g->sm) : Value();
+  return g->interconnect.empty() ? Value() : Value(g->interconnect);
+}
+
+constexpr int kAny = -1;
+
+const std::vector<FunctionDef>& Table() {
+  static const std::vector<FunctionDef> t = {
+      // Pure (rules/expr.cc evaluates them).
+      {"min", 1, kAny, nullptr}, {"max", 1, kAny, nullptr}, {"abs", 1, 1, nullptr}, {"gib", 1, 1, nullptr},
+      {"mib", 1, 1, nullptr}, {"ceil2", 1, 1, nullptr}, {"floor2", 1, 1, nullptr}, {"round2", 1, 1, nullptr},
+      {"round1", 1, 1, nullptr}, {"coalesce", 1, kAny, nullptr}, {"if", 2, 3, nullptr},
+      // Events of one kind.
+      {"count", 1, 1, Count}, {"has", 1, 1, Has}, {"ranks", 1, 1, Ranks}, {"missing_ranks", 1, 1, MissingRanks},
+      {"ranks_without", 1, 1, RanksWithoutList}, {"rank_without", 1, 1, RankWithout},
+      {"first_rank", 1, 1, FirstRank}, {"first", 2, 2, FieldOf<Pick::kFirst>}, {"last", 2, 2, FieldOf<Pick::kLast>},
+      {"minof", 2, 2, FieldOf<Pick::kMin>}, {"maxof", 2, 2, FieldOf<Pick::kMax>},
+      {"rank_value", 2, 2, FieldOf<Pick::kRank>}, {"argmin_rank", 2, 2, ArgRank<true>},
+      {"argmax_rank", 2, 2, ArgRank<false>}, {"count_where", 3, 3, Where<false>}, {"ranks_where", 3, 3, Where<true>},
+      {"meanof", 2, 2, Aggregate<Agg::kMean>}, {"meanof_nonzero", 2, 2, Aggregate<Agg::kMeanNonzero>},
+      {"sumof", 2, 2, Aggregate<Agg::kSum>},
+      // Relative to the anchor.
+      {"near_text", 1, 1, NearText}, {"frames", 0, 0, Frames},
+      {"innermost_function", 0, 0, Innermost<&Frame::function>}, {"innermost_code", 0, 0, Innermost<&Frame::code>},
+      {"innermost_file", 0, 0, Innermost<&Frame::file>}, {"seen_before", 1, 1, Seen<true>},
+      {"seen_after", 1, 1, Seen<false>}, {"count_before", 1, 1, CountBefore}, {"kind_before", 2, 2, KindBefore},
+      {"rank_count_before", 1, 1, RankCountBefore}, {"rank_nth", 2, 3, RankNth}, {"phase", 0, 0, Phase},
+      // Text and values.
+      {"contains", 2, 2, Contains}, {"matches", 2, 2, Matches}, {"any_text", 1, 1, AnyText},
+      {"find_text", 1, 1, FindText}, {"extract", 2, 2, ExtractFn}, {"lower", 1, 1, LowerFn}, {"num", 1, 1, Num},
+      {"concat", 1, kAny, Concat}, {"choose", 3, 3, Choose}, {"ceil_pow2", 1, 1, CeilPow2},
+      {"env_match", 1, 1, EnvMatch},
+      // The run.
+      {"version_ge", 1, 1, VersionCompare<true>}, {"version_lt", 1, 1, VersionCompare<false>},
+      {"gpu_interconnect", 0, 0, GpuInfo<false>}, {"gpu_sm", 0, 0, GpuInfo<true>},
+  };
+  return t;
+}
+
+}  // namespace
+
+const std::vector<FunctionDef>& AllFunctions() { return Table(); }
+
+const FunctionDef* FindFunction(std::string_view name) {
+  for (const FunctionDef& f : Table())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+int TracebackRank(const RunScope& s) {
+  size_t anchor = s.anchor();
+  if (anchor == RunScope::kNoAnchor) return -1;
+  const auto& evs = s.run().events();
+  const Event& a = evs[anchor];
+  if (a.rank >= 0) return a.rank;
+  // The last line of a traceback carries no prefix; the header that opened it
+  // does ("[... TP3] Scheduler hit an exception: Traceback ..."). Look back a
+  // traceback's length in the same file.
+  constexpr uint64_t kMaxTracebackLines = 64;
+  const auto& same_file = s.run().OfSource(a.source);
+  auto at = std::lower_bound(same_file.begin(), same_file.end(), anchor);
+  while (at != same_file.begin()) {
+    const Event& e = evs[*--at];
+    if (e.line + kMaxTracebackLines < a.line) break;
+    if (e.rank >= 0 && (e.kind == "worker_exception" || e.kind == "exception")) return e.rank;
+  }
+  return -1;
+}
+
+int AnchorRank(const RunScope& s) {
+  if (int r = TracebackRank(s); r >= 0) return r;
+  return s.run().ranks().empty() ? -1 : *s.run().ranks().begin();
+}
+
+std::string ArityText(const FunctionDef& f) {
+  auto n = [](int k) { return std::to_string(k) + (k == 1 ? " argument" : " arguments"); };
+  if (f.max_args < 0) return std::to_string(f.min_args) + " or more arguments";
+  if (f.min_args == f.max_args) return n(f.min_args);
+  if (f.max_args == f.min_args + 1) return std::to_string(f.min_args) + " or " + n(f.max_args);
+  return std::to_string(f.min_args) + " to " + n(f.max_args);
+}
+
+}  // namespace tpt
