@@ -193,6 +193,51 @@ TEST(ModelConfigTest, SlidingAndHybridLayers) {
   EXPECT_DOUBLE_EQ(MambaStateBytesPerRequest(gemma, 1, 4), 0);
 }
 
+// A Qwen3.5-397B-A17B launch at TP 2 (an SGLang-based server's log, ktransformers#1870):
+// "Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
+// ssm_state size: 7.29GB" and "KV Cache is allocated. #tokens: 580364, K size: 4.15 GB".
+// The pool holds size + 1 states (slot 0 is the padding slot); 45 gated-delta-net layers
+// of 64 value heads x 128 x 128 in float32 and the conv of (2 x 16 + 64) x 128 channels.
+TEST(ModelConfigTest, MambaStateMatchesALoggedPool) {
+  nlohmann::json c = {{"architectures", {"Qwen3_5MoeForConditionalGeneration"}},
+                      {"model_type", "qwen3_5_moe"},
+                      {"num_hidden_layers", 60},
+                      {"hidden_size", 4096},
+                      {"num_attention_heads", 32},
+                      {"num_key_value_heads", 2},
+                      {"head_dim", 256},
+                      {"vocab_size", 248320},
+                      {"full_attention_interval", 4},
+                      {"linear_num_value_heads", 64},
+                      {"linear_num_key_heads", 16},
+                      {"linear_key_head_dim", 128},
+                      {"linear_value_head_dim", 128},
+                      {"linear_conv_kernel_dim", 4}};
+  auto m = ParseModelConfig(c, "inline");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->LinearLayers(), 45);
+  EXPECT_EQ(m->FullAttentionLayers(), 15);
+  const double per_req = MambaStateBytesPerRequest(*m, 2, 4);
+  const double ssm = 45.0 * 32 * 128 * 128 * 4, conv = 45.0 * (12288 / 2) * 3 * 2;
+  EXPECT_DOUBLE_EQ(per_req, ssm + conv);
+  EXPECT_NEAR(83 * ssm / kGiB, 7.29, 0.005);
+  EXPECT_NEAR(83 * conv / kGiB, 0.13, 0.005);
+  // The KV cell of the 15 full layers (1 KV head x 256 per rank): K size 4.15 GB.
+  EXPECT_NEAR(580364.0 * 15 * 256 * 2 / kGiB, 4.15, 0.005);
+  // handle_max_mamba_cache's ratio rule gives those 82 states from the rest they share.
+  SglangKvInput kv;
+  kv.era = SglangEra::kV05;
+  kv.cell_bytes = 15 * 2 * 256 * 2;
+  kv.mamba_bytes_per_request = per_req;
+  kv.free_at_init_bytes = 22.84 * kGiB;
+  kv.mem_fraction_static = 1.0;
+  kv.avail_after_weights_bytes = 580364.0 * kv.cell_bytes + 82 * per_req + kv.cell_bytes / 2.0;
+  auto r = SglangKvPool(kv);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->max_mamba_cache_size, 82);
+  EXPECT_EQ(r->max_total_num_tokens, 580364);
+}
+
 // vLLM's mxfp4 MoE pads the experts for its kernels (Marlin on GPUs without FP4).
 TEST(ModelConfigTest, VllmMxfp4ExpertPadding) {
   ModelConfig oss = Load("gpt-oss-120b");
