@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "parser/format_load.h"
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
 #include "parser/match/capture.h"
@@ -119,7 +120,7 @@ Status ParseFields(const std::string& file, const std::string& path, const json&
 
 }  // namespace
 
-Status FormatSet::AddFile(const FormatSource& file, json* doc) {
+Status FormatSet::Loader::AddFile(const FormatSource& file, json* doc) {
   const std::string& f = file.name;
   try {
     *doc = json::parse(file.text);
@@ -133,7 +134,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
     return At(f, "$.family", "missing family name (e.g. \"sglang\")");
   }
   std::string family = d["family"];
-  for (const auto& known : families_) {
+  for (const auto& known : set_.families_) {
     if (known == family) return At(f, "$.family", "family '" + family + "' is defined by another file too");
   }
   std::set<std::string> ids;
@@ -203,11 +204,11 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
         return At(f, path + ".samples", "at least one sample line is required");
       }
       if (!wrapper_file) {
-        prefixes_.push_back(std::move(p));
+        set_.prefixes_.push_back(std::move(p));
       } else if (p.suffix) {
-        suffixes_.push_back(std::move(p));
+        set_.suffixes_.push_back(std::move(p));
       } else {
-        wrappers_.push_back(std::move(p));
+        set_.wrappers_.push_back(std::move(p));
       }
     }
     return OkStatus();
@@ -236,7 +237,8 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
         if (p.literals[k].empty()) return At(f, Idx(path + ".literals", k), "empty literal");
       }
       std::optional<RegexGroups> groups;
-      if (defer_pattern_regexes_ && !item.contains("fast") && item.contains("regex") && item["regex"].is_string()) {
+      if (set_.defer_pattern_regexes_ && !item.contains("fast") && item.contains("regex") &&
+          item["regex"].is_string()) {
         groups = ReadRegexGroups(item["regex"].get<std::string>());
       }
       if (groups) {
@@ -266,7 +268,7 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       if (!item.contains("near_misses") || !item["near_misses"].is_array() || item["near_misses"].empty()) {
         return At(f, path + ".near_misses", "at least one near miss (a line that must not match) is required");
       }
-      patterns_.push_back(std::move(p));
+      set_.patterns_.push_back(std::move(p));
     }
   }
 
@@ -292,13 +294,13 @@ Status FormatSet::AddFile(const FormatSource& file, json* doc) {
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {
         return At(f, path + ".samples", "at least one sample {lines, fields} is required");
       }
-      blocks_.push_back(std::move(b));
+      set_.blocks_.push_back(std::move(b));
     }
   }
   if (!d.contains("patterns") && !d.contains("prefixes") && !d.contains("wrappers") && !d.contains("blocks")) {
     return At(f, "$", "defines nothing (patterns, prefixes, wrappers or blocks)");
   }
-  families_.push_back(family);
+  set_.families_.push_back(family);
   return OkStatus();
 }
 

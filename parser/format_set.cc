@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "parser/format_load.h"
 #include "parser/format_set_internal.h"
 #include "parser/line_strip.h"
 #include "parser/match/prefilter_blob.h"
@@ -39,7 +40,8 @@ std::vector<std::string> FormatSet::families() const { return families_; }
 // (LoadBuiltinChecked), so a start need not repeat them (bench/RESULTS.md).
 // Its literal database was compiled by the build (prefilter_blob.h).
 StatusOr<FormatSet> FormatSet::LoadBuiltin(bool strict) {
-  return LoadImpl(BuiltinSources(), strict, /*check_samples=*/false, /*defer_regexes=*/true, prefilter::EmbeddedBlob());
+  return Loader::Load(BuiltinSources(), strict, /*check_samples=*/false, /*defer_regexes=*/true,
+                      prefilter::EmbeddedBlob());
 }
 
 StatusOr<FormatSet> FormatSet::LoadBuiltinChecked(bool strict) { return Load(BuiltinSources(), strict); }
@@ -101,11 +103,11 @@ StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict, bool
 
 StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool strict, bool check_samples,
                                      std::string_view prefilter_blob) {
-  return LoadImpl(files, strict, check_samples, /*defer_regexes=*/false, prefilter_blob);
+  return Loader::Load(files, strict, check_samples, /*defer_regexes=*/false, prefilter_blob);
 }
 
-StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, bool strict, bool check_samples,
-                                        bool defer_regexes, std::string_view prefilter_blob) {
+StatusOr<FormatSet> FormatSet::Loader::Load(const std::vector<FormatSource>& files, bool strict, bool check_samples,
+                                            bool defer_regexes, std::string_view prefilter_blob) {
   // Pass 1: compile each file. Pass 2: check samples against the whole set
   // (a pattern's sample may carry another family's prefix). A file failing
   // either is dropped and the set rebuilt without it.
@@ -113,6 +115,7 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
   std::vector<std::string> problems;
   for (size_t attempt = 0; attempt <= files.size(); ++attempt) {
     FormatSet set;
+    Loader load{set};
     set.defer_pattern_regexes_ = defer_regexes;
     std::vector<json> docs(files.size());
     std::vector<std::array<size_t, 4>> starts(files.size());
@@ -121,7 +124,7 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
       if (!good[i]) continue;
       starts[i] = {set.patterns_.size(), set.blocks_.size(), set.wrappers_.size() + set.suffixes_.size(),
                    set.prefixes_.size()};
-      Status s = set.AddFile(files[i], &docs[i]);
+      Status s = load.AddFile(files[i], &docs[i]);
       if (!s.ok()) {
         problems.push_back(s.message());
         good[i] = false;
@@ -130,12 +133,12 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
     }
     if (dropped) continue;  // rebuild without the bad files
     // Samples are stripped as the engine strips lines: with the prefix sets.
-    TPT_RETURN_IF_ERROR(set.BuildPrefixSets());
-    set.BuildDecoders();
-    if (check_samples) TPT_RETURN_IF_ERROR(set.CheckPrefixAutomaton(docs));
+    TPT_RETURN_IF_ERROR(load.BuildPrefixSets());
+    load.BuildDecoders();
+    if (check_samples) TPT_RETURN_IF_ERROR(load.CheckPrefixAutomaton(docs));
     for (size_t i = 0; i < files.size() && !dropped && check_samples; ++i) {
       if (!good[i]) continue;
-      Status s = set.CheckSamples(files[i], docs[i], starts[i][0], starts[i][1], starts[i][2], starts[i][3]);
+      Status s = load.CheckSamples(files[i], docs[i], starts[i][0], starts[i][1], starts[i][2], starts[i][3]);
       if (!s.ok()) {
         problems.push_back(s.message());
         good[i] = false;
@@ -148,7 +151,7 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
       return InvalidArgumentError(problems.empty() ? "no format files were given"
                                                    : "no usable format file; first problem: " + problems.front());
     }
-    TPT_RETURN_IF_ERROR(set.BuildPrefilter(prefilter_blob));
+    TPT_RETURN_IF_ERROR(load.BuildPrefilter(prefilter_blob));
     problems.insert(problems.end(), set.problems_.begin(), set.problems_.end());
     set.problems_ = std::move(problems);
     return set;
@@ -156,8 +159,8 @@ StatusOr<FormatSet> FormatSet::LoadImpl(const std::vector<FormatSource>& files, 
   return InvalidArgumentError(problems.empty() ? "format files failed their checks" : problems.front());
 }
 
-Status FormatSet::CheckPrefixAutomaton(const std::vector<json>& docs) {
-  if (!prefix_matcher_.by_automaton()) return OkStatus();
+Status FormatSet::Loader::CheckPrefixAutomaton(const std::vector<json>& docs) {
+  if (!set_.prefix_matcher_.by_automaton()) return OkStatus();
   std::vector<std::string> lines;
   for (const json& doc : docs) {
     for (const char* section : {"patterns", "wrappers", "prefixes"}) {
@@ -171,29 +174,29 @@ Status FormatSet::CheckPrefixAutomaton(const std::vector<json>& docs) {
     }
   }
   std::string line;
-  TPT_RETURN_IF_ERROR(prefix_matcher_.CheckAgainstSet(lines, &line));
+  TPT_RETURN_IF_ERROR(set_.prefix_matcher_.CheckAgainstSet(lines, &line));
   if (!line.empty()) {
-    problems_.push_back("the prefix automaton and RE2 disagree on which wrappers and prefixes match in '" + line +
+    set_.problems_.push_back("the prefix automaton and RE2 disagree on which wrappers and prefixes match in '" + line +
                         "': RE2::Set answers instead (a bug of parser/match/prefix_dfa)");
   }
   return OkStatus();
 }
 
-Status FormatSet::BuildPrefixSets() {
-  // Wrappers first, then producer prefixes: index i < wrappers_.size() is wrappers_[i].
+Status FormatSet::Loader::BuildPrefixSets() {
+  // Wrappers first, then producer prefixes: index i < set_.wrappers_.size() is set_.wrappers_[i].
   std::vector<PrefixMatcher::Member> members;
-  for (const auto* list : {&wrappers_, &prefixes_}) {
+  for (const auto* list : {&set_.wrappers_, &set_.prefixes_}) {
     for (const auto& p : *list) members.push_back({p.family + "." + p.id, p.re->pattern()});
   }
   auto matcher = PrefixMatcher::Build(members);
   if (!matcher.ok()) return matcher.status();
-  prefix_matcher_ = *std::move(matcher);
+  set_.prefix_matcher_ = *std::move(matcher);
   return OkStatus();
 }
 
-void FormatSet::BuildDecoders() {
-  for (PatternSpec& p : patterns_) p.decoder = NewFieldDecoder(p);
-  for (auto* list : {&wrappers_, &suffixes_, &prefixes_}) {
+void FormatSet::Loader::BuildDecoders() {
+  for (PatternSpec& p : set_.patterns_) p.decoder = NewFieldDecoder(p);
+  for (auto* list : {&set_.wrappers_, &set_.suffixes_, &set_.prefixes_}) {
     for (PrefixSpec& p : *list) p.decoder = NewPrefixDecoder(p);
   }
 }
@@ -248,22 +251,22 @@ void PrefilterLiterals(const std::vector<PatternSpec>& patterns, const std::vect
 
 }  // namespace
 
-Status FormatSet::BuildPrefilter(std::string_view blob) {
+Status FormatSet::Loader::BuildPrefilter(std::string_view blob) {
   std::vector<std::string> lits;
   std::vector<unsigned> flags;
-  targets_.clear();
-  PrefilterLiterals(patterns_, blocks_, suffixes_, &lits, &flags, &targets_);
-  prefilter_from_blob_ = false;
+  set_.targets_.clear();
+  PrefilterLiterals(set_.patterns_, set_.blocks_, set_.suffixes_, &lits, &flags, &set_.targets_);
+  set_.prefilter_from_blob_ = false;
   if (!blob.empty()) {
     if (hs_database* db = prefilter::Deserialize(blob, prefilter::Fingerprint(lits, flags))) {
-      db_.reset(db);
-      prefilter_from_blob_ = true;
+      set_.db_.reset(db);
+      set_.prefilter_from_blob_ = true;
       return OkStatus();
     }
   }
   auto db = prefilter::Compile(lits, flags);
   if (!db.ok()) return db.status();
-  db_.reset(*db);
+  set_.db_.reset(*db);
   return OkStatus();
 }
 

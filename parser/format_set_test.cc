@@ -1,4 +1,5 @@
 #include "parser/format_set.h"
+#include "parser/format_load.h"
 #include "parser/match/prefix_dfa.h"
 
 #include <gtest/gtest.h>
@@ -190,7 +191,9 @@ class FormatSetPeer {
   static void SetAutomaton(FormatSet* fs, std::shared_ptr<const PrefixDfa> dfa) {
     fs->prefix_matcher_.SetAutomatonForTest(std::move(dfa));
   }
-  static Status Check(FormatSet* fs, const std::vector<nlohmann::json>& docs) { return fs->CheckPrefixAutomaton(docs); }
+  static Status Check(FormatSet* fs, const std::vector<nlohmann::json>& docs) {
+    return FormatSet::Loader{*fs}.CheckPrefixAutomaton(docs);
+  }
 };
 
 namespace {

@@ -195,8 +195,8 @@ void LineMeta::ApplyScalars(Event* e) const {
 
 // ---- FormatSet: stripping ----------------------------------------------------
 
-void FormatSet::ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& g, LineMeta* meta,
-                            bool is_wrapper, ObjectFiller* top) const {
+void ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& g, LineMeta* meta, bool is_wrapper,
+                 ObjectFiller* top) {
   using G = PrefixSpec::Group;
   // What the groups say about the producer, typed at once.
   std::string_view date, time, month_day, ts;
@@ -290,12 +290,8 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
         const PrefixSpec& p = specs[member - base];
         unsigned char c = static_cast<unsigned char>(text[pos]);
         if (c < p.first_min || c > p.first_max) continue;
-        bool fast = false;
-        for (const auto& fl : p.fast) {
-          if ((fast = fl->Match(text.substr(pos), &groups))) break;
-        }
         // Known to match: capture at once.
-        if (!fast && !RunRe(*p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/false)) continue;
+        if (!Capture(p.fast, p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/false)) continue;
         size_t next = pos + groups[0].size();
         if (next == pos) continue;  // an empty match strips nothing
         if (p.repeat) {

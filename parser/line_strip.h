@@ -1,11 +1,19 @@
-// line_strip.h: what the wrappers and producer prefixes of one line said
-// (LineMeta), filled by FormatSet::StripLine (line_strip.cc) and applied to
-// the line's Event.
+// line_strip.h: a line's start read. FormatSet::StripLine (format_set.h,
+// defined in line_strip.cc) strips wrappers iteratively from the left, a
+// trailing suffix wrapper, then producer prefixes iteratively, and fills a
+// LineMeta with what they said, which is then applied to the line's Event:
+//
+//   tpt::LineMeta meta;
+//   tpt::StrippedLine st = formats.StripLine(line, &meta, previous_line);
+//   // line[st.wrapped_end, st.end): the line without wrappers;
+//   // line[st.begin, st.end): the producer's message; meta.rank, meta.ts, ...
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +22,39 @@
 #include "parser/values.h"
 
 namespace tpt {
+
+class ObjectFiller;  // json_reuse.h
+
+// Where StripLine left the line: line[wrapped_end, end) is the line without
+// wrappers, line[begin, end) the producer's message.
+struct StrippedLine {
+  size_t wrapped_end = 0, begin = 0, end = 0;
+};
+
+// The stream's line before this one, for `repeat` wrappers (pdsh's "host: "
+// counts only when the previous line has it too): given, or found only when
+// a `repeat` wrapper asks (most lines never do; finding it costs a backward
+// search). StripLine's `suffix_literals` false says the prefilter found no
+// suffix's literal on the line: suffixes that have literals are not tried.
+class PreviousLine {
+ public:
+  PreviousLine(std::string_view text = {}) : text_(text) {}  // NOLINT: a given line converts
+  PreviousLine(const std::string& text) : text_(text) {}     // NOLINT
+  PreviousLine(const char* text) : text_(text) {}            // NOLINT
+  PreviousLine(std::string_view (*find)(const void*), const void* context) : find_(find), context_(context) {}
+  std::string_view Get() const {
+    if (find_) {
+      text_ = find_(context_);
+      find_ = nullptr;
+    }
+    return text_;
+  }
+
+ private:
+  mutable std::string_view text_;
+  mutable std::string_view (*find_)(const void*) = nullptr;
+  const void* context_ = nullptr;
+};
 
 // What the wrappers and prefixes of one line said.
 struct LineMeta {
@@ -44,6 +85,11 @@ struct LineMeta {
  private:
   void ApplyScalars(Event* e) const;
 };
+
+// What one stripped wrapper or prefix (its regex's `groups`) says, written
+// into `meta`; `top` (may be null) tracks the wrapper keys set on this line.
+void ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& groups, LineMeta* meta, bool is_wrapper,
+                 ObjectFiller* top = nullptr);
 
 // Decodes a producer prefix's kept captures into the "prefix" key of an
 // event's wrapper object, as StripLine writes it at once.

@@ -140,12 +140,8 @@ std::shared_ptr<const DeferredDecoder> NewFieldDecoder(const PatternSpec& p) {
 bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error,
                              const char* defer_base, size_t defer_limit) const {
   thread_local std::vector<std::string_view> groups;
-  bool fast = false;
-  for (const auto& fl : p.fast) {
-    if ((fast = fl->Match(text, &groups))) break;
-  }
   // The literal prefilter already said this line is likely: capture at once.
-  if (!fast && !RunRe(*p.re, text, 0, RE2::UNANCHORED, &groups, /*precheck=*/false)) return false;
+  if (!Capture(p.fast, p.re, text, 0, RE2::UNANCHORED, &groups, /*precheck=*/false)) return false;
   // A recycled slot mostly held an event of this very pattern: compare before copying.
   if (!SameText(e->kind, p.kind)) e->kind = p.kind;
   if (!SameText(e->family, p.family)) e->family = p.family;

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "parser/match/fast_layout.h"
+
 namespace tpt {
 
 // RE2 with the formats' options (case-insensitive when asked, 64 MiB); null
@@ -43,5 +45,18 @@ class LazyRe {
   struct State;
   std::shared_ptr<State> state_;
 };
+
+// "The regex's groups, or decline", the one question a pattern or a prefix
+// asks: the first of `fast` that reads text[pos..] gives the groups, else the
+// regex runs from `pos` (`re`, a LazyRe or a shared_ptr<RE2>, is dereferenced
+// only then, so a lazy regex is not compiled for lines its layouts read).
+template <class Re>
+inline bool Capture(const std::vector<std::shared_ptr<const FastLayout>>& fast, const Re& re, std::string_view text,
+                    size_t pos, re2::RE2::Anchor anchor, std::vector<std::string_view>* groups, bool precheck) {
+  for (const auto& fl : fast) {
+    if (fl->Match(text.substr(pos), groups)) return true;
+  }
+  return RunRe(*re, text, pos, anchor, groups, precheck);
+}
 
 }  // namespace tpt

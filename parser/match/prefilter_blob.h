@@ -1,7 +1,7 @@
 // prefilter_blob.h: FormatSet's Hyperscan literal database, compiled at run time
 // or taken from a blob serialized at build time. The built-in format files'
 // database is compiled once by parser/match/tools/gen_prefilter_blob.cc and embedded
-// (compiling it cost ~58 M instructions on every start); a run uses it only
+// (rather than compiled on every start: bench/RESULTS.md); a run uses it only
 // when its fingerprint says it was built from the same literals, Hyperscan and
 // CPU features as the database the run would compile.
 #pragma once
