@@ -36,7 +36,7 @@ TEST(PlanTest, FoundingCasePredictsNoRoomWithRemedy) {
   EXPECT_NE(p->remedies[1].why.find("1,310 tokens"), std::string::npos) << p->remedies[1].why;
   nlohmann::json j = PlanToJson(*p);
   EXPECT_EQ(j["failure"], "kv_pool_no_room");
-  // Byte counts are whole bytes in JSON (issue 16).
+  // Byte counts are whole bytes in JSON.
   EXPECT_TRUE(j["ledger"][0]["left_bytes"].is_number_integer());
   EXPECT_NEAR(j["ledger"][0]["left_bytes"].get<double>(), p->row.left_bytes, 0.5);
   EXPECT_DOUBLE_EQ(j["figures"]["min_viable_mem_fraction_static"].get<double>(), 0.77);

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "parser/format_load.h"
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
+#include "parser/match/capture.h"
 
 namespace tpt {
 namespace {
@@ -17,7 +19,6 @@ namespace {
 using nlohmann::json;
 using format_internal::At;
 using format_internal::Idx;
-using format_internal::RunRe;
 using format_internal::StringList;
 
 bool ContainsCaseless(std::string_view hay, std::string_view needle) {
@@ -63,8 +64,8 @@ std::string CompareFields(const json& want, const json& got) {
 
 }  // namespace
 
-Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t first_pattern, size_t first_block,
-                               size_t first_wrapper, size_t first_prefix) const {
+Status FormatSet::Loader::CheckSamples(const FormatSource& file, const json& d, size_t first_pattern,
+                                       size_t first_block, size_t first_wrapper, size_t first_prefix) const {
   const std::string& f = file.name;
   auto meta_json = [](const LineMeta& m) {
     json j = m.wrapper.is_object() ? json::object() : json::object();
@@ -93,7 +94,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
       const json& item = d[key][i];
       std::string path = Idx(std::string("$.") + key, i);
       const PrefixSpec* spec = nullptr;
-      for (const auto* list : {&wrappers_, &suffixes_, &prefixes_}) {
+      for (const auto* list : {&set_.wrappers_, &set_.suffixes_, &set_.prefixes_}) {
         for (const auto& p : *list) {
           if (p.family == d["family"] && p.id == item["id"]) spec = &p;
         }
@@ -122,7 +123,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
           if (std::string(key) == "prefixes" && !direct) {
             for (int round = 0; round < 8; ++round) {
               bool hit = false;
-              for (const auto& w : wrappers_) {
+              for (const auto& w : set_.wrappers_) {
                 if (RunRe(*w.re, line, pos, RE2::ANCHOR_START, &groups) && !groups[0].empty()) {
                   pos += groups[0].size();
                   hit = true;
@@ -181,13 +182,13 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
   // Matches like the engine (stripped text), falling back to the raw line.
   auto try_match = [&](const PatternSpec& p, const std::string& line, Event* e, std::string* err) {
     LineMeta meta;
-    Stripped st = StripLine(line, &meta);
-    if (MatchPattern(p, std::string_view(line).substr(st.begin, st.end - st.begin), e, err)) return true;
-    return MatchPattern(p, line, e, err);
+    Stripped st = set_.StripLine(line, &meta);
+    if (set_.MatchPattern(p, std::string_view(line).substr(st.begin, st.end - st.begin), e, err)) return true;
+    return set_.MatchPattern(p, line, e, err);
   };
   if (d.contains("patterns")) {
     for (size_t i = 0; i < d["patterns"].size(); ++i) {
-      const PatternSpec& p = patterns_[first_pattern + i];
+      const PatternSpec& p = set_.patterns_[first_pattern + i];
       const json& item = d["patterns"][i];
       std::string path = Idx("$.patterns", i);
       // A fast layout must give the regex's groups on every sample and near
@@ -195,7 +196,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
       size_t fast_taken = 0;
       auto check_fast = [&](const std::string& line, const std::string& at) -> Status {
         LineMeta meta;
-        Stripped st = StripLine(line, &meta);
+        Stripped st = set_.StripLine(line, &meta);
         for (std::string_view text : {std::string_view(line).substr(st.begin, st.end - st.begin), std::string_view(line)}) {
           for (size_t k = 0; k < p.fast.size(); ++k) {
             bool taken = false;
@@ -241,7 +242,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
   }
   if (d.contains("blocks")) {
     for (size_t i = 0; i < d["blocks"].size(); ++i) {
-      const BlockSpec& b = blocks_[first_block + i];
+      const BlockSpec& b = set_.blocks_[first_block + i];
       const json& item = d["blocks"][i];
       std::string path = Idx("$.blocks", i);
       for (size_t s = 0; s < item["samples"].size(); ++s) {
@@ -251,7 +252,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
         if (lines.size() < 2) return At(f, spath + ".lines", "a block sample needs the start line and the end line");
         auto stripped = [&](const std::string& l) {
           LineMeta meta;
-          Stripped st = StripLine(l, &meta);
+          Stripped st = set_.StripLine(l, &meta);
           return l.substr(st.begin, st.end - st.begin);
         };
         if (!RE2::PartialMatch(stripped(lines.front()), *b.start)) {
@@ -263,7 +264,7 @@ Status FormatSet::CheckSamples(const FormatSource& file, const json& d, size_t f
           }
         }
         json fields;
-        if (!MatchBlockEnd(b, stripped(lines.back()), &fields)) {
+        if (!set_.MatchBlockEnd(b, stripped(lines.back()), &fields)) {
           return At(f, Idx(spath + ".lines", lines.size() - 1), "does not match the block's end");
         }
         std::string why = CompareFields(sample.value("fields", json::object()), fields);

@@ -1,8 +1,6 @@
-// format_set_internal.h: helpers format_set.cc shares with format_check.cc.
-// Not an API: only the format_set*.cc and format_check.cc files include it.
+// format_set_internal.h: helpers the format_*.cc, line_strip.cc and
+// pattern_match.cc files share. Not an API.
 #pragma once
-
-#include <re2/re2.h>
 
 #include <cstdint>
 #include <memory>
@@ -15,26 +13,12 @@
 #include "parser/event.h"
 #include "base/status.h"
 
-namespace tpt {
-class DeferredDecoder;
-struct PrefixSpec;
-}
-
 namespace tpt::format_internal {
-
-// Decodes a prefix's kept captures into its metadata object, as ApplyPrefix
-// writes it (format_set_strip.cc).
-std::shared_ptr<const DeferredDecoder> NewPrefixDecoder(const PrefixSpec& p);
 
 // Error at a JSON path of a file: "file: path: why".
 Status At(const std::string& file, const std::string& path, const std::string& why);
 // "base[i]".
 std::string Idx(const std::string& base, size_t i);
-// Runs `re` with all captures from text[pos]; `groups` receives n+1 views
-// (data() == nullptr: did not participate). `precheck` first asks the DFA
-// whether there is a match at all (most tries fail).
-bool RunRe(const re2::RE2& re, std::string_view text, size_t pos, re2::RE2::Anchor anchor,
-           std::vector<std::string_view>* groups, bool precheck = true);
 // A string or an array of strings as a list (other values are left out).
 std::vector<std::string> StringList(const nlohmann::json& j);
 

@@ -1,5 +1,6 @@
 #include "parser/format_set.h"
-#include "parser/prefix_dfa.h"
+#include "parser/format_load.h"
+#include "parser/match/prefix_dfa.h"
 
 #include <gtest/gtest.h>
 
@@ -187,8 +188,12 @@ TEST(FormatSet, APrefixTheAutomatonCannotReadIsAskedOfRe2) {
 // Reaches the automaton a FormatSet holds, to plant a wrong one.
 class FormatSetPeer {
  public:
-  static void SetAutomaton(FormatSet* fs, std::shared_ptr<const PrefixDfa> dfa) { fs->prefix_dfa_ = std::move(dfa); }
-  static Status Check(FormatSet* fs, const std::vector<nlohmann::json>& docs) { return fs->CheckPrefixAutomaton(docs); }
+  static void SetAutomaton(FormatSet* fs, std::shared_ptr<const PrefixDfa> dfa) {
+    fs->prefix_matcher_.SetAutomatonForTest(std::move(dfa));
+  }
+  static Status Check(FormatSet* fs, const std::vector<nlohmann::json>& docs) {
+    return FormatSet::Loader{*fs}.CheckPrefixAutomaton(docs);
+  }
 };
 
 namespace {

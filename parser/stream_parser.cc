@@ -38,8 +38,8 @@ constexpr bool kEventMembersKnown = sizeof(Event) == 7 * sizeof(std::string) + 2
                                     sizeof(std::vector<std::string>) + sizeof(std::optional<double>) + 64 +
                                     2 * sizeof(Event::Deferred);
 
-// Member by member: a third of what std::swap's three moves of a whole Event
-// cost (callgrind). The size check catches (most) members added to event.h
+// Member by member: cheaper than std::swap's three moves of a whole Event
+// (bench/RESULTS.md). The size check catches (most) members added to event.h
 // and not here; stream_parser_test checks every member a dump shows.
 void SwapEvents(Event& a, Event& b) {
   static_assert(kEventMembersKnown, "Event gained or lost a member: swap it in SwapEvents too");
@@ -567,10 +567,9 @@ StreamEvents::StreamEvents(std::unique_ptr<ByteSource> source, const FormatSet& 
 // A read block (1 MiB by default) holds thousands of events on a dense log;
 // parsing it a few lines at a time keeps few events alive at once, so their
 // recycled slots, and the nodes the wrapper filler keeps aside (16) for the
-// prefix objects that decoding fills, are reused. Callgrind, 10 MB of the
-// serving mix (sixth pass): 512 B pieces 411.8 M instructions, 2 KiB 406.8 M,
-// 8 KiB 406.3 M; but with every event decoded 8 KiB costs 27% more than
-// 512 B (a piece holds more events than there are spare nodes).
+// prefix objects that decoding fills, are reused. Larger pieces save ~1% and
+// cost much more once every event is decoded (a piece then holds more events
+// than there are spare nodes): bench/RESULTS.md.
 void StreamEvents::ParsePiece() {
   if (block_done_ == 0) parser_.ScanBlock(block_);
   size_t from = block_done_;

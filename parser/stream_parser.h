@@ -20,7 +20,7 @@
 
 #include "parser/event.h"
 #include "parser/format_set.h"
-#include "parser/line_bits.h"
+#include "parser/match/line_bits.h"
 #include "parser/parser.h"
 #include "parser/reader.h"
 

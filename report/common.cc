@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include "repro/repro_plan.h"
@@ -12,6 +13,30 @@
 #include "report/report.h"
 
 namespace tpt::report {
+
+namespace {
+
+int Severity(int exit_code) {
+  switch (exit_code) {
+    case kExitHealthy: return 0;
+    case kExitNoEvidence: return 1;
+    case kExitDiagnosed: return 2;
+    case kExitUnclassified: return 3;
+    default: return 4;  // kExitUsage and anything unexpected
+  }
+}
+
+}  // namespace
+
+// The exit code of many runs: the most severe one (report.h).
+int WorstExitCode(const std::vector<RunResult>& runs) {
+  int worst = kExitHealthy;
+  for (const RunResult& r : runs) {
+    if (Severity(r.exit_code) > Severity(worst)) worst = r.exit_code;
+  }
+  return worst;
+}
+
 
 namespace {
 
@@ -572,6 +597,129 @@ ReproLines ReproFor(const Analysis& a, const Diagnosis& d) {
   out.dry_run = comment == std::string::npos ? cmd + " --dry-run"
                                              : cmd.substr(0, comment) + " --dry-run" + cmd.substr(comment);
   return out;
+}
+
+}  // namespace tpt::report
+
+namespace tpt::report {
+
+namespace {
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// What a rank-less line names, as a lane label ("" when nothing).
+std::string SourceOfLine(const Analysis& a, const Evidence& e, std::string* what) {
+  static const std::regex kPci(R"(PCI:([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?))");
+  static const std::regex kTgiShard(R"((?:\brank=|\bshard-)(\d+)\b)");
+  static const std::regex kPid(R"(\bpid[=: ]+(\d+)\b)");
+  std::smatch m;
+  const std::string& t = e.text;
+  if (std::regex_search(t, m, kPci)) {
+    *what = "lines of the GPU at PCI bus id " + m.str(1) + " (as the kernel names it)";
+    return "GPU " + m.str(1);
+  }
+  bool tgi = a.run.framework == "tgi";
+  if (tgi && std::regex_search(t, m, kTgiShard)) {
+    *what = "lines of TGI shard " + m.str(1) + " (the log's " + m.str(0) + ")";
+    return "shard " + m.str(1);
+  }
+  if (std::regex_search(t, m, kPid)) {
+    *what = "lines of process " + m.str(1);
+    return "pid " + m.str(1);
+  }
+  if (tgi && t.find("text_generation_launcher") != std::string::npos) {
+    *what = "lines of TGI's launcher (text_generation_launcher)";
+    return "launcher";
+  }
+  if (tgi && (t.find("text_generation_router") != std::string::npos ||
+              t.find("text_generation_client") != std::string::npos)) {
+    *what = "lines of TGI's router (text_generation_router / client)";
+    return "router";
+  }
+  if (a.run.framework == "lmdeploy" && t.rfind("[TM]", 0) == 0) {
+    *what = "lines of LMDeploy's TurboMind engine ([TM])";
+    return "TurboMind";
+  }
+  if (a.run.inputs.size() > 1 && !e.file.empty()) {
+    *what = "lines of " + e.file + " that name no GPU, shard or process";
+    return BaseName(e.file);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<SourceLane> SourceLanes(const Analysis& a) {
+  const RankState* rankless = nullptr;
+  for (const RankState& r : a.ranks) {
+    if (r.rank >= 0) return {};
+    rankless = &r;
+  }
+  if (rankless == nullptr) return {};
+  constexpr size_t kMaxLanes = 12;  // more sources than that: the rest share "other lines"
+  const std::string kOther = "other lines";
+  std::vector<SourceLane> lanes;
+  // The lane of a line, made on first sight (lanes in the order the log shows them).
+  auto lane_of = [&](const Evidence& e) -> SourceLane& {
+    std::string what;
+    std::string label = SourceOfLine(a, e, &what);
+    auto find = [&](const std::string& l) {
+      return std::find_if(lanes.begin(), lanes.end(), [&](const SourceLane& x) { return x.label == l; });
+    };
+    if (label.empty() || (find(label) == lanes.end() && lanes.size() + 1 >= kMaxLanes)) {
+      label = kOther;
+      what = "lines that name no GPU, shard or process";
+    }
+    if (auto it = find(label); it != lanes.end()) return *it;
+    SourceLane l;
+    l.label = label;
+    l.what = what;
+    l.state.rank = rankless->rank;
+    l.state.role = rankless->role;
+    l.state.host = rankless->host;
+    l.state.phases.clear();
+    lanes.push_back(std::move(l));
+    return lanes.back();
+  };
+  for (const RankMark& m : rankless->marks) {
+    SourceLane& l = lane_of(m.evidence);
+    l.state.marks.push_back(m);
+    ++l.state.events;
+  }
+  if (!rankless->last_evidence.text.empty()) {
+    SourceLane& l = lane_of(rankless->last_evidence);
+    l.state.last_evidence = rankless->last_evidence;
+    l.state.last_line_ts = rankless->last_line_ts;
+    l.state.last_line_time_of_day = rankless->last_line_time_of_day;
+  }
+  if (!rankless->first_error.empty()) {
+    SourceLane& l = lane_of(rankless->first_error_evidence);
+    l.state.first_error = rankless->first_error;
+    l.state.first_error_evidence = rankless->first_error_evidence;
+    l.state.first_error_ts = rankless->first_error_ts;
+  }
+  for (SourceLane& l : lanes) {
+    for (const RankMark& m : l.state.marks) {
+      if (m.type == "phase") l.state.last_phase = m.label;
+    }
+  }
+  if (lanes.size() == 1 && lanes[0].label == kOther) {
+    lanes[0].label = "all lines";
+    lanes[0].what = "every line: the log names no rank, GPU, shard or process";
+  }
+  return lanes;
+}
+
+bool LedgerDrawable(const Analysis& a) {
+  for (const LedgerRow& r : a.ledger) {
+    for (double b : {r.weights_bytes, r.reserved_bytes, r.kv_pool_bytes, r.graphs_bytes}) {
+      if (KnownBytes(b) && b > 0) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace tpt::report

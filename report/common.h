@@ -94,7 +94,7 @@ std::string RunSummary(const RunInfo& run);
 // Quotes an argument for a POSIX shell when it needs it.
 std::string ShellQuote(std::string_view s);
 
-// ---- The answer first (issue 21): what every renderer leads with. ----
+// ---- The answer first: what every renderer leads with. ----
 
 // `text` cut at spaces into lines of at most `width` bytes (the first line at
 // most `first_width`, when given); a word longer than its line gets a line of
@@ -126,6 +126,26 @@ std::string RankRanges(std::vector<int> ranks);
 // Ranks the run's layout expects (tp x pp, else the highest rank seen + 1)
 // that printed nothing: the ones to look at in a hang.
 std::vector<int> MissingRanks(const Analysis& a);
+
+// A run whose lines carry no rank (TGI's launcher output, LMDeploy, kernel Xid
+// lines): its one rank-less state split into lanes by what each line does
+// name: a GPU's PCI bus id ("GPU 0000:81:00"), a TGI shard ("shard 0", its
+// rank=N), a process id ("pid 4021"), the TGI process that printed it
+// ("launcher", "router"), LMDeploy's engine ("TurboMind"), else the input
+// file when there are several; lines that name nothing share "other lines".
+// A lane holds the marks of its lines; last_evidence only on the lane of the
+// run's last line. Empty when the run has numbered ranks or no rank-less
+// lines; one lane "all lines" when no line names anything.
+struct SourceLane {
+  std::string label;  // what the lane is, as the log names it
+  std::string what;   // a sentence for the hover
+  RankState state;
+};
+std::vector<SourceLane> SourceLanes(const Analysis& a);
+
+// Some ledger row has a figure to draw (weights, reserved slice, KV pool or
+// graphs): a chart of only "free at init" and unknowns says nothing.
+bool LedgerDrawable(const Analysis& a);
 
 // Memory explains the failure (a KV-pool, OOM or free-memory cause, a SHORT
 // ledger row) or the run is healthy: the ledger is worth showing.

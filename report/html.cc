@@ -8,11 +8,13 @@
 // Many runs: the groups with counts first. All log text goes through
 // XmlEscape, so a log line holding <script> is shown, never run.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <ostream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "report/common.h"
@@ -24,7 +26,11 @@ namespace tpt::report {
 namespace {
 
 constexpr size_t kMaxEvidence = 30;
-constexpr size_t kMaxRunSections = 100;
+// A --runs page stays small for hundreds of runs: a full section (folded) for
+// the largest groups and the first runs nothing explained; every run is a
+// short row of the runs table.
+constexpr size_t kMaxGroupSections = 12;
+constexpr size_t kMaxLoneSections = 10;
 
 std::string Num(double v) {
   char buf[32];
@@ -178,9 +184,11 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
         << (is_hot ? " style=\"fill:#c62828;font-weight:700\"" : b.fixed ? " style=\"fill:#2e7d32;font-weight:600\"" : "")
         << ">" << Esc(b.label) << "</text>\n";
     WriteBar(b.row, label_w, y + 4, px, b.label, out);
-    std::string tail = IsShort(b.row) ? "short " + FormatBytes(-b.row.left_bytes)
-                       : b.fixed            ? "KV pool " + FormatBytes(b.row.kv_pool_bytes)
-                                            : "left " + FormatBytes(b.row.left_bytes);
+    // What is left (or short); nothing when the log did not give it.
+    std::string tail = IsShort(b.row)                ? "short " + FormatBytes(-b.row.left_bytes)
+                       : b.fixed                     ? "KV pool " + FormatBytes(b.row.kv_pool_bytes)
+                       : KnownBytes(b.row.left_bytes) ? "left " + FormatBytes(b.row.left_bytes)
+                                                     : "";
     out << "<text x=\"" << Num(label_w + bar_w + 8) << "\" y=\"" << Num(y + 16) << "\""
         << (IsShort(b.row) ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
   }
@@ -223,6 +231,24 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
   out << "</table></details>\n";
 }
 
+// A ledger with nothing to draw (only the free memory at init, the card's
+// total): the figures the log gave, in a sentence, not an empty chart.
+void WriteLedgerKnown(const Analysis& a, std::ostream& out) {
+  std::string known;
+  for (const LedgerRow& r : a.ledger) {
+    std::string row;
+    if (KnownBytes(r.free_at_init_bytes) && r.free_at_init_bytes > 0) row = FormatBytes(r.free_at_init_bytes) + " free at init";
+    if (KnownBytes(r.total_bytes) && r.total_bytes > 0)
+      row += (row.empty() ? "" : " of ") + FormatBytes(r.total_bytes) + (row.empty() ? " on the card" : "");
+    if (row.empty()) continue;
+    known += (known.empty() ? "" : "; ") + (r.rank >= 0 ? "rank " + std::to_string(r.rank) + ": " : "") + row;
+  }
+  out << "<h3>Memory</h3>\n<p class=\"muted ledger-known\">"
+      << (known.empty() ? "The log prints no memory figures to draw."
+                        : "The log gives only " + Esc(known) + ": not how it was spent, so there is no ledger to draw.")
+      << "</p>\n";
+}
+
 const char* PhaseColor(const std::string& phase) {
   static const char* kColors[] = {"#cfd8e3", "#b3c7e6", "#3b6fb6", "#43a047", "#8e5cc2", "#7cb342", "#a5d6a7"};
   int i = PhaseIndex(phase);
@@ -235,6 +261,13 @@ std::string Secs(double s) {
   return buf;
 }
 
+// An axis tick: whole seconds without a decimal ("+15 s"), else one ("+2.5 s").
+std::string Tick(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s == std::floor(s) ? "%.0f s" : "%.1f s", s);
+  return buf;
+}
+
 // A real time axis: one lane per rank (missing ranks as empty lanes), phases
 // as spans, the first error marked, warnings and timeouts placed in time,
 // long silences drawn; hovering any mark shows its log line.
@@ -243,14 +276,28 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
   TimeAxis ax = MakeTimeAxis(a);
   std::vector<int> missing = MissingRanks(a);
   struct Lane {
-    const RankState* r;  // nullptr: a missing rank
+    const RankState* r;       // nullptr: a missing rank
     int rank;
+    const RankState* origin;  // the state of a.ranks the lane's lines come from
+    std::string label, what;  // a rank-less run's lane: what its lines name
   };
+  // A run whose lines carry no rank gets a lane per thing its lines name
+  // (a GPU, a TGI shard, a process): never a rank number it did not print.
+  std::vector<SourceLane> sources = SourceLanes(a);
   std::vector<Lane> lanes;
-  for (const RankState& r : a.ranks) lanes.push_back({&r, r.rank});
-  for (int m : missing) lanes.push_back({nullptr, m});
-  std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& x, const Lane& y) { return x.rank < y.rank; });
-  const double label_w = 90, plot_w = 760, lane_h = 26, top = 20;  // room above the lanes for the waits' labels
+  if (!sources.empty()) {
+    for (const SourceLane& s : sources) lanes.push_back({&s.state, s.state.rank, &a.ranks.front(), s.label, s.what});
+  } else {
+    for (const RankState& r : a.ranks) lanes.push_back({&r, r.rank, &r, "", ""});
+    for (int m : missing) lanes.push_back({nullptr, m, nullptr, "", ""});
+    std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& x, const Lane& y) { return x.rank < y.rank; });
+  }
+  // The names' column as wide as the longest name (12 px bold: ~7.5 px a
+  // character), with room for a first-error mark at +0 (radius 9).
+  size_t longest = 8;
+  for (const Lane& l : lanes) longest = std::max(longest, l.label.size());
+  const double label_w = std::min(220.0, 26.0 + 7.5 * longest), plot_w = 760, lane_h = 26,
+               top = 20;  // room above the lanes for the waits' labels
   // Without times, the lines are placed in the order the log holds them (one
   // slot each, by file and line): order is all a log without times tells.
   std::vector<std::pair<std::string, uint64_t>> order;
@@ -277,11 +324,12 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
   };
   double height = top + lane_h * lanes.size() + 30;
   out << "<h3>Timeline</h3>\n<p class=\"muted\">"
-      << (ax.ok ? "One lane per rank; time from the run's first timed line. "
+      << (!sources.empty() ? "The log's lines carry no rank: one lane per GPU, shard or process they name. " : "")
+      << (ax.ok ? std::string(sources.empty() ? "One lane per rank; time" : "Time") + " from the run's first timed line. "
                 : "The log prints no times: its lines are placed in the order the log holds them, left to right "
                   "(not to scale). ")
       << "Hover a mark for its log line.</p>\n";
-  out << "<svg class=\"timeline\" role=\"img\" aria-label=\"time axis per rank\" width=\"" << Num(label_w + plot_w + 20)
+  out << "<svg class=\"timeline\" role=\"img\" aria-label=\"time axis per rank\" width=\"" << Num(label_w + plot_w + 40)
       << "\" height=\"" << Num(height) << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
   // Waits that ended in a timeout (a watchdog's 600 s), across every lane.
   std::vector<Wait> waits = TimeoutWaits(a, ax);
@@ -294,13 +342,21 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& l = lanes[i];
     double y = top + lane_h * i;
-    std::string who = l.rank < 0 ? "launcher" : "rank " + RankLabel(l.rank);
-    out << "<g class=\"lane" << (l.r == nullptr ? " missing" : "") << "\" data-rank=\"" << l.rank << "\">"
+    // A lane of lines with no rank in a ranked run: the launcher's or the main
+    // process' lines, which the log does not tell apart (the text report's
+    // "launcher" row); the hover says so.
+    std::string who = !l.label.empty() ? l.label : l.rank < 0 ? "launcher" : "rank " + RankLabel(l.rank);
+    std::string what = !l.what.empty()                      ? l.what
+                       : l.rank < 0                         ? "lines that carry no rank (the launcher or main process)"
+                                                            : "";
+    bool hot = l.r != nullptr && l.origin == first && !l.r->first_error.empty();
+    out << "<g class=\"lane" << (l.r == nullptr ? " missing" : "") << "\" data-rank=\"" << l.rank << "\""
+        << (l.label.empty() ? "" : " data-lane=\"" + Esc(l.label) + "\"") << ">"
         << "<rect class=\"lane-bg\" x=\"" << Num(label_w) << "\" y=\"" << Num(y + 2) << "\" width=\"" << Num(plot_w)
         << "\" height=\"" << Num(lane_h - 6) << "\"/>"
-        << "<text x=\"4\" y=\"" << Num(y + 16) << "\""
-        << (l.r != nullptr && l.r == first ? " style=\"fill:#c62828;font-weight:700\"" : "") << ">" << who
-        << "</text>\n";
+        << "<text class=\"lane-name\" x=\"4\" y=\"" << Num(y + 16) << "\""
+        << (hot ? " style=\"fill:#c62828;font-weight:700\"" : "") << ">"
+        << (what.empty() ? "" : "<title>" + Esc(what) + "</title>") << Esc(who) << "</text>\n";
     if (l.r == nullptr) {
       out << "<text x=\"" << Num(label_w + 8) << "\" y=\"" << Num(y + 16)
           << "\" style=\"fill:#c62828\">no line from this rank in the log</text></g>\n";
@@ -309,6 +365,10 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
     const RankState& r = *l.r;
     double end_t = ax.OfLine(r.last_evidence, r.last_line_ts, r.last_line_time_of_day);
     double end_x = ax.ok ? X(std::max(0.0, end_t)) : X(Slot(r.last_evidence));
+    if (r.last_evidence.text.empty()) {  // a source lane without the run's last line: spans end at its last mark
+      end_x = label_w;
+      for (const RankMark& m : r.marks) end_x = std::max(end_x, XOf(m, r));
+    }
     // Phase spans: from each phase's first line to the next phase's (or the last line).
     std::vector<const RankMark*> phases;
     for (const RankMark& m : r.marks) {
@@ -319,7 +379,7 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
       double x1 = p + 1 < phases.size() ? XOf(*phases[p + 1], r) : end_x;
       out << "<rect class=\"phase\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 5) << "\" width=\""
           << Num(std::max(2.0, x1 - x0)) << "\" height=\"14\" fill=\"" << PhaseColor(phases[p]->label)
-          << "\"><title>" << who << " " << Esc(phases[p]->label) << " from "
+          << "\"><title>" << Esc(who) << " " << Esc(phases[p]->label) << " from "
           << Esc(EvidenceLocation(phases[p]->evidence)) << ": " << Esc(phases[p]->evidence.text)
           << "</title></rect>\n";
     }
@@ -327,7 +387,7 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
     for (const RankMark& m : r.marks) {
       if (m.type == "phase") continue;
       double x = XOf(m, r);
-      bool is_first = &r == first && m.evidence.line == r.first_error_evidence.line &&
+      bool is_first = l.origin == first && m.evidence.line == r.first_error_evidence.line &&
                       m.evidence.file == r.first_error_evidence.file;
       double mt = ax.OfLine(m.evidence, m.ts, m.time_of_day);
       std::string title = who + " " + m.label + " at " + (mt >= 0 ? "+" + Secs(mt) + " " : "") +
@@ -353,7 +413,7 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
       out << "</g>\n";
     }
     if (!r.last_evidence.text.empty()) {
-      out << "<g class=\"mark last\"><title>" << who << " last line, " << Esc(EvidenceLocation(r.last_evidence))
+      out << "<g class=\"mark last\"><title>" << Esc(who) << " last line, " << Esc(EvidenceLocation(r.last_evidence))
           << ": " << Esc(r.last_evidence.text) << "</title><line x1=\"" << Num(end_x) << "\" x2=\"" << Num(end_x)
           << "\" y1=\"" << Num(y + 3) << "\" y2=\"" << Num(y + 21) << "\" stroke=\"#1d2330\" stroke-width=\"2\"/></g>\n";
     }
@@ -378,7 +438,7 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
     for (double t = 0; t <= span + 1e-9; t += step) {
       out << "<line x1=\"" << Num(X(t)) << "\" x2=\"" << Num(X(t)) << "\" y1=\"" << Num(ay) << "\" y2=\""
           << Num(ay + 4) << "\" stroke=\"#5b6475\"/><text x=\"" << Num(X(t)) << "\" y=\"" << Num(ay + 16)
-          << "\" text-anchor=\"middle\" class=\"muted\">+" << Secs(t) << "</text>\n";
+          << "\" text-anchor=\"middle\" class=\"muted\">+" << Tick(t) << "</text>\n";
     }
   } else {
     out << "<text x=\"" << Num(label_w) << "\" y=\"" << Num(ay + 16) << "\" class=\"muted\">earlier in the log</text>"
@@ -386,11 +446,25 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
         << "\" text-anchor=\"end\" class=\"muted\">later &#x2192;</text>\n";
   }
   out << "</svg>\n";
-  out << "<div class=\"legend\"><span><i style=\"background:#c62828;border-radius:6px\"></i>error</span>"
-         "<span><i style=\"background:#6a1b9a\"></i>timeout</span><span><i style=\"background:#b26a00\"></i>warning</span>"
-         "<span><i style=\"background:none;border-left:2px solid #1d2330;width:0\"></i>last line</span>";
+  // The legend names what the lanes show, nothing else.
+  std::set<std::string> shown;
+  bool any_last = false;
+  for (const Lane& l : lanes) {
+    if (l.r == nullptr) continue;
+    for (const RankMark& m : l.r->marks) shown.insert(m.type == "phase" ? m.label : m.type);
+    any_last |= !l.r->last_evidence.text.empty();
+  }
+  out << "<div class=\"legend\">";
+  if (shown.count("error")) out << "<span><i style=\"background:#c62828;border-radius:6px\"></i>error</span>";
+  if (shown.count("timeout")) out << "<span><i style=\"background:#6a1b9a\"></i>timeout</span>";
+  if (shown.count("warning")) out << "<span><i style=\"background:#b26a00\"></i>warning</span>";
+  if (any_last) out << "<span><i style=\"background:none;border-left:2px solid #1d2330;width:0\"></i>last line</span>";
   for (const std::string& p : Phases()) {
+    if (!shown.count(p)) continue;
     out << "<span><i style=\"background:" << PhaseColor(p) << "\"></i>" << p << "</span>";
+  }
+  if (!waits.empty()) {
+    out << "<span><i style=\"background:#fff3e0;border:1px dashed #b26a00\"></i>wait ending in a timeout</span>";
   }
   out << "</div>\n";
   if (!missing.empty()) {
@@ -484,14 +558,22 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
       out << "</ul>\n";
     }
   }
-  if (MemoryExplains(a)) WriteLedgerSvg(a, out);
+  if (MemoryExplains(a)) {
+    if (LedgerDrawable(a)) {
+      WriteLedgerSvg(a, out);
+    } else {
+      WriteLedgerKnown(a, out);
+    }
+  }
   if (!a.ranks.empty()) WriteTimeAxis(a, out);
   if (d != nullptr) {
     Fix fix = FixOf(*d);
     bool header = false;
     for (const Remedy& r : d->remedy) {
-      if (&r == fix.recommended) continue;
-      if (!header) out << "<h3>" << (fix.recommended != nullptr ? "Also try" : "Remedy") << "</h3>\n<ul>\n";
+      if (&r == fix.recommended || (fix.recommended == nullptr && &r == fix.advice)) continue;  // in the call-out
+      if (!header) {
+        out << "<h3>" << (fix.recommended != nullptr || fix.advice != nullptr ? "Also try" : "Remedy") << "</h3>\n<ul>\n";
+      }
       header = true;
       std::string line = RemedyCommand(r);
       out << "<li>";
@@ -554,13 +636,25 @@ void WriteGroups(const Report& report, std::ostream& out) {
   size_t most = report.groups.front().runs.size();
   out << "<table class=\"groups\"><tr><th>signature</th><th>runs</th><th>root cause</th><th>title</th>"
          "<th>message template</th></tr>\n";
-  for (const Group& g : report.groups) {
-    double w = 120.0 * g.runs.size() / std::max<size_t>(1, most);
-    out << "<tr><td><a href=\"#run-" << g.runs.front() << "\"><code>" << Esc(g.signature) << "</code></a></td>"
-        << "<td class=\"num\"><svg width=\"160\" height=\"14\" xmlns=\"http://www.w3.org/2000/svg\"><rect width=\""
-        << Num(w) << "\" height=\"12\" y=\"1\" fill=\"#c62828\"/><text x=\"" << Num(w + 4) << "\" y=\"11\">"
-        << g.runs.size() << "</text></svg></td><td><code>" << Esc(g.root_cause) << "</code></td><td>" << Esc(g.title)
-        << "</td><td><code>" << Esc(g.message) << "</code></td></tr>\n";
+  for (size_t k = 0; k < report.groups.size(); ++k) {
+    const Group& g = report.groups[k];
+    // The groups with a section of their own link to it and get a bar; the
+    // smaller ones (past kMaxGroupSections) link to their first run's row.
+    bool full = k < kMaxGroupSections;
+    out << "<tr><td><a href=\"#" << (full ? "run-" : "row-") << g.runs.front() << "\"><code>" << Esc(g.signature)
+        << "</code></a></td><td class=\"num\">";
+    if (full) {
+      double w = 120.0 * g.runs.size() / std::max<size_t>(1, most);
+      out << "<svg width=\"160\" height=\"14\" xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"" << Num(w)
+          << "\" height=\"12\" y=\"1\" fill=\"#c62828\"/><text x=\"" << Num(w + 4) << "\" y=\"11\">" << g.runs.size()
+          << "</text></svg>";
+    } else {
+      out << g.runs.size();
+    }
+    // A smaller group's message is in its runs' rows (their verdicts).
+    out << "</td><td><code>" << Esc(g.root_cause) << "</code></td><td>" << Esc(full ? g.title : Truncate(g.title, 100)) << "</td><td>";
+    if (full) out << "<code>" << Esc(g.message) << "</code>";
+    out << "</td></tr>\n";
   }
   out << "</table>\n";
 }
@@ -587,9 +681,9 @@ class HtmlReporter : public Reporter {
       // runs that could not be read or were not explained after; the whole
       // list of runs is one compact table, folded too.
       bool first = true;
-      size_t shown = 0;
+      size_t shown = 0, lone = 0, lone_shown = 0;
       for (const Group& g : report.groups) {
-        if (++shown > kMaxRunSections) break;
+        if (++shown > kMaxGroupSections) break;
         out << "<details class=\"group\"" << (first ? " open" : "") << "><summary><code>" << Esc(g.signature)
             << "</code> &times;" << g.runs.size() << " &middot; <code>" << Esc(g.root_cause) << "</code>: "
             << Esc(g.title) << "</summary>\n";
@@ -600,19 +694,50 @@ class HtmlReporter : public Reporter {
       for (size_t i = 0; i < report.runs.size(); ++i) {
         const RunResult& r = report.runs[i];
         if (!r.analysis.signature.empty() || r.exit_code == kExitHealthy) continue;
-        if (++shown > kMaxRunSections) break;
+        if (++lone > kMaxLoneSections) continue;
+        ++lone_shown;
         out << "<details class=\"group\"><summary>" << Esc(r.name) << " &middot; "
             << Esc(r.error.empty() ? r.analysis.root_cause : "unreadable") << "</summary>\n";
         WriteRun(r, i, out);
         out << "</details>\n";
       }
-      out << "<details><summary>All " << report.runs.size() << " runs</summary>\n<table class=\"runs\"><tr><th>run</th>"
-          << "<th>outcome</th><th>signature</th><th>verdict</th></tr>\n";
-      for (const RunResult& r : report.runs) {
-        out << "<tr><td>" << Esc(r.name) << "</td><td><span class=\"badge " << BadgeClass(r) << "\">"
-            << Esc(r.error.empty() ? r.analysis.root_cause : "unreadable") << "</span></td><td><code>"
-            << Esc(r.analysis.signature) << "</code></td><td>"
-            << Esc(Truncate(r.error.empty() ? r.analysis.verdict : r.error, 160)) << "</td></tr>\n";
+      size_t groups_left = report.groups.size() - std::min(report.groups.size(), kMaxGroupSections);
+      if (groups_left > 0 || lone > lone_shown) {
+        out << "<p class=\"muted more\">Not shown in full: ";
+        if (groups_left > 0) out << groups_left << " smaller group" << (groups_left == 1 ? "" : "s");
+        if (groups_left > 0 && lone > lone_shown) out << " and ";
+        if (lone > lone_shown) out << lone - lone_shown << " more run" << (lone - lone_shown == 1 ? "" : "s") << " nothing explained";
+        out << ". Each is a row of the table below; <code>tptriage analyze RUN</code> shows one in full.</p>\n";
+      }
+      // One short row a run: a run of a group points at its group (whose
+      // section holds the verdict) with the rank that failed first; other runs
+      // keep their own verdict, cut.
+      out << "<details id=\"runs\"><summary>All " << report.runs.size()
+          << " runs</summary>\n<table class=\"runs\"><tr><th>run</th><th>outcome</th><th>signature</th><th>verdict</th></tr>\n";
+      std::set<std::string> in_full;  // signatures with a section above
+      std::set<size_t> linked;        // rows the groups table links to
+      for (size_t k = 0; k < report.groups.size(); ++k) {
+        if (k < kMaxGroupSections) {
+          in_full.insert(report.groups[k].signature);
+        } else {
+          linked.insert(report.groups[k].runs.front());
+        }
+      }
+      for (size_t i = 0; i < report.runs.size(); ++i) {
+        const RunResult& r = report.runs[i];
+        const std::string& sig = r.analysis.signature;
+        out << "<tr" << (linked.count(i) ? " id=\"row-" + std::to_string(i) + "\"" : "") << "><td>" << Esc(r.name) << "</td><td><span class=\"badge " << BadgeClass(r) << "\">"
+            << Esc(r.error.empty() ? r.analysis.root_cause : "unreadable") << "</span></td><td>";
+        if (!sig.empty()) out << "<code>" << Esc(sig) << "</code>";
+        out << "</td><td>";
+        if (!r.error.empty()) {
+          out << Esc(Truncate(r.error, 160));
+        } else if (in_full.count(sig)) {
+          out << Esc(RankNote(r.analysis));
+        } else {
+          out << Esc(Truncate(r.analysis.verdict, 120));
+        }
+        out << "</td></tr>\n";
       }
       out << "</table></details>\n";
     } else {

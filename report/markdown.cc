@@ -227,8 +227,8 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     Fix fix = FixOf(*d);
     bool header = false;
     for (const Remedy& r : d->remedy) {
-      if (&r == fix.recommended) continue;
-      if (!header) out << "\n**" << (fix.recommended != nullptr ? "Also try" : "Remedy") << "**\n\n";
+      if (&r == fix.recommended || (fix.recommended == nullptr && &r == fix.advice)) continue;  // the **Fix:** line
+      if (!header) out << "\n**" << (fix.recommended != nullptr || fix.advice != nullptr ? "Also try" : "Remedy") << "**\n\n";
       header = true;
       std::string line = RemedyCommand(r);
       out << "- " << (line.empty() ? Cell(Advice(r)) : Code(line));

@@ -10,28 +10,6 @@
 
 namespace tpt::report {
 
-namespace {
-
-int Severity(int exit_code) {
-  switch (exit_code) {
-    case kExitHealthy: return 0;
-    case kExitNoEvidence: return 1;
-    case kExitDiagnosed: return 2;
-    case kExitUnclassified: return 3;
-    default: return 4;  // kExitUsage and anything unexpected
-  }
-}
-
-}  // namespace
-
-int WorstExitCode(const std::vector<RunResult>& runs) {
-  int worst = kExitHealthy;
-  for (const RunResult& r : runs) {
-    if (Severity(r.exit_code) > Severity(worst)) worst = r.exit_code;
-  }
-  return worst;
-}
-
 Report MakeReport(std::vector<RunResult> runs, bool many, std::string tool_version) {
   Report report;
   report.tool_version = std::move(tool_version);

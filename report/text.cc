@@ -231,8 +231,8 @@ void WriteRemedies(const Analysis& a, const Diagnosis& d, std::ostream& out) {
   Fix fix = FixOf(d);
   bool header = false;
   for (const Remedy& r : d.remedy) {
-    if (&r == fix.recommended) continue;
-    if (!header) out << "\n" << (fix.recommended != nullptr ? "Also try:" : "Remedy:") << "\n";
+    if (&r == fix.recommended || (fix.recommended == nullptr && &r == fix.advice)) continue;  // on the Fix: line
+    if (!header) out << "\n" << (fix.recommended != nullptr || fix.advice != nullptr ? "Also try:" : "Remedy:") << "\n";
     header = true;
     std::string line = RemedyCommand(r);
     if (line.empty()) {

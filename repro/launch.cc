@@ -197,6 +197,12 @@ std::string DeadPeers() {
   return out;
 }
 
+// Set by the signal handler of `tptriage repro`; read by the backends.
+std::atomic<int>& CancelSignal() {
+  static std::atomic<int> signo{0};
+  return signo;
+}
+
 std::string CancelReason() {
   std::string why;
   if (const char* f = std::getenv("TPT_REPRO_ABORT_FILE")) {

@@ -386,7 +386,7 @@ Verdict Judge(const Plan& plan, const RunResult& orig, const RunResult* fix) {
   } else if (fix->failed_step.empty() && fix->kv.computed && plan.context_length > 0 &&
              fix->kv.tokens < plan.context_length) {
     // A positive pool is not a working server: it must hold one request of the context
-    // length (issue 19; the founding case's floor 0.77 leaves 81 MiB, about 1,300 tokens).
+    // length (the founding case's floor 0.77 leaves 81 MiB, about 1,300 tokens).
     v.fix_outcome = "fails";
     v.fix_reason = fix->label + ": every step passed but the KV pool " + FormatBytes(int64_t(fix->kv.pool_bytes)) +
                    " (" + std::to_string(fix->kv.tokens) + " tokens) is shorter than one request of the context length " +

@@ -34,7 +34,7 @@ const StepRecord* FindStep(const RunResult& r, const std::string& name) {
   return nullptr;
 }
 
-// Issue 19: the fix check asks for a useful pool, not only a positive one. The floor
+// The fix check asks for a useful pool, not only a positive one. The floor
 // 0.77 leaves about 81 MiB (1,300 tokens of 64 KiB): with a 32,768-token context the
 // server would start and refuse every full-length request.
 TEST(Reproduce, FixThatLeavesAUselessPoolFails) {

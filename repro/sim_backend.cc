@@ -22,11 +22,6 @@ std::atomic<const char*>& CurrentStep() {
   return step;
 }
 
-std::atomic<int>& CancelSignal() {
-  static std::atomic<int> signo{0};
-  return signo;
-}
-
 namespace {
 
 class SimulatedBackend : public DeviceBackend {

@@ -105,7 +105,7 @@ bool WarningLine(const std::vector<Event>& events, size_t i) {
 }
 
 // A warning its producer went on after (a phase reached, serving): it ended
-// nothing, so it is never a root cause on its own (issue 16).
+// nothing, so it is never a root cause on its own.
 bool WarningSurvived(const std::vector<Event>& events, size_t i) {
   return WarningLine(events, i) && ProgressedAfter(events, i);
 }

@@ -1,5 +1,5 @@
 // consistency_test.cc: the built `tptriage analyze` never contradicts its own
-// figures, ranks and runs (issue 16): the rank it blames, the rank counts, a
+// figures, ranks and runs: the rank it blames, the rank counts, a
 // remedy against the value in use, on the bundled samples.
 #include <cstdio>
 #include <cstdlib>
@@ -337,7 +337,7 @@ TEST(ConsistencyJson, SnakeCaseKeysAndIntegerBytesEverywhere) {
 
 namespace {
 
-// A document that quotes log lines is prose, not a log (issue 16): the
+// A document that quotes log lines is prose, not a log: the
 // project's own README ("The server dies with \"Not enough memory...\"")
 // was diagnosed kv_pool_no_room. Every markdown file of the project is
 // no evidence; a log pasted into a document with its marks still counts.
@@ -419,7 +419,7 @@ std::string HealthyVllmStart() {
 }
 
 // A line that says "error" which no rule explains is `unknown`, the line
-// quoted; never healthy (issue 16). An error the server went on after (a
+// quoted; never healthy. An error the server went on after (a
 // request's) did not end the run; an INFO line naming the word is no error.
 TEST(ConsistencyEvidence, UnexplainedErrorLineIsUnknownWithTheLine) {
   const std::string start = HealthyVllmStart();
@@ -519,7 +519,7 @@ TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
 
 namespace {
 
-// Issue 18 D6: a .gz cut in the middle of start-up is read in part: what was
+// Hostile input D6: a .gz cut in the middle of start-up is read in part: what was
 // read holds no failure, but that is not health.
 TEST(ConsistencyEvidence, TruncatedGzMidStartupIsNotHealthy) {
   std::string gz = ::testing::TempDir() + "/tpt_cut_startup.log.gz";
@@ -538,7 +538,7 @@ TEST(ConsistencyEvidence, TruncatedGzMidStartupIsNotHealthy) {
   EXPECT_EQ(Analyze("'" + whole + "'").rc, 0);
 }
 
-// Issue 18 D16: a symlink in a --runs directory that leads back to it (or
+// Hostile input D16: a symlink in a --runs directory that leads back to it (or
 // loops) is no run; a link to another run is that run, analysed once.
 TEST(ConsistencyRuns, SymlinksInRunsDirAreNotRuns) {
   namespace fs = std::filesystem;
@@ -602,7 +602,7 @@ TEST(ConsistencyRuns, HealthyConcatenatedStartsAreLaunches) {
 
 namespace {
 
-// Warnings are never a root cause on their own (issue 16), whatever rule
+// Warnings are never a root cause on their own, whatever rule
 // reads them: a warning after which the run went on is a finding; a
 // component that says it is unavailable and falls back is a finding.
 TEST(ConsistencyEvidence, WarningTheRunWentOnAfterIsAFindingNotACause) {

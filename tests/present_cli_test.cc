@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -174,6 +175,12 @@ TEST(AnswerFirst, HangWithoutTimesKeepsOrderAndNamesMissingRanks) {
   auto m = Tpt("analyze '" + missing + "'");
   EXPECT_NE(m.out.find("missing   rank 2: no line of it in the log"), std::string::npos) << m.out;
   EXPECT_NE(m.out.find("rank 2 blamed (no line of it in the log)"), std::string::npos) << m.out;
+  // The verdict does not promise a quote of a rank that printed nothing.
+  EXPECT_EQ(m.out.find("quoted below"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("rank 2 logged no timeout and printed nothing at all in this log"), std::string::npos)
+      << m.out;
+  EXPECT_FALSE(std::regex_search(m.out, std::regex("\\.log:[0-9]+ rank 2: "))) << "no evidence line of rank 2 is quoted";
+  EXPECT_NE(r.out.find("its last line is quoted below"), std::string::npos) << "rank 2 printed lines here" << r.out;
   EXPECT_EQ(m.out.find("failed first"), std::string::npos) << "a rank that merely timed out is not the one to blame";
   auto h = Tpt("analyze '" + missing + "' --format html");
   EXPECT_NE(h.out.find("<g class=\"lane missing\" data-rank=\"2\">"), std::string::npos);
@@ -340,3 +347,162 @@ TEST(LogView, PagerOnlyOnATerminal) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "bdj" for 139: letters only, so the signature's number masking keeps them apart.
+std::string Letters(int n) {
+  std::string s;
+  do {
+    s += static_cast<char>('a' + n % 10);
+    n /= 10;
+  } while (n > 0);
+  return s;
+}
+
+}  // namespace
+
+// The --runs page for 250 runs stays small: folded sections for the largest
+// groups and the first unexplained runs only, every run a short row.
+TEST(RunsPage, StaysSmallForHundredsOfRuns) {
+  fs::path dir = fs::path(::testing::TempDir()) / "tpt-runs250";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "runs");
+  std::vector<std::string> templates;
+  for (const std::string& log : BundledSamples()) {
+    if (log.find("/samples/logs/") != std::string::npos) templates.push_back(ReadFile(log));
+  }
+  ASSERT_GE(templates.size(), 8u);
+  const int kRuns = 250;
+  std::vector<std::string> names;
+  for (int i = 0; i < kRuns; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "run-%03d.log", i);
+    names.push_back(name);
+    std::ofstream out(dir / "runs" / name, std::ios::binary);
+    if (i % 4 == 3) {
+      // A failure no rule knows, its own words each time: 62 groups of one run.
+      out << "[2026-03-01 10:00:00] server_args=ServerArgs(model_path='m', tp_size=2)\n"
+          << "[2026-03-01 10:00:01 TP0] Load weight begin. avail mem=78.00 GB\n"
+          << "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
+          << "RuntimeError: odd failure in module_" << Letters(i) << " while stepping\n";
+    } else {
+      out << templates[i % templates.size()];
+    }
+  }
+  std::string page = (dir / "runs.html").string();
+  auto r = Tpt("analyze --runs '" + (dir / "runs").string() + "' --format html -o '" + page + "'");
+  EXPECT_NE(r.rc, 2) << r.out;
+  std::string html = ReadFile(page);
+  // Measured 2026-12: 138 KB (553 bytes a run) for this mix of 70 groups (62
+  // of one run), 50 healthy runs; the budget leaves room for longer verdicts.
+  EXPECT_LT(html.size(), 160u * 1024) << "the --runs page of " << kRuns << " runs grew to " << html.size() << " bytes";
+  RecordProperty("bytes", static_cast<int>(html.size()));
+  RecordProperty("bytes_per_run", static_cast<int>(html.size() / kRuns));
+  std::printf("--runs page: %zu bytes for %d runs (%zu a run)\n", html.size(), kRuns, html.size() / kRuns);
+  for (const std::string& n : names) EXPECT_NE(html.find("<td>" + n + "</td>"), std::string::npos) << n;
+  size_t sections = 0;
+  for (size_t p = html.find("<details class=\"group\""); p != std::string::npos;
+       p = html.find("<details class=\"group\"", p + 1))
+    ++sections;
+  EXPECT_GE(sections, 8u);
+  EXPECT_LE(sections, 30u) << "details on demand: not a section a run";
+  EXPECT_NE(html.find("Not shown in full: "), std::string::npos);
+  EXPECT_NE(html.find("<summary>All 250 runs</summary>"), std::string::npos);
+  // Every group's link lands on something on the page.
+  std::regex link("<a href=\"#((run|row)-[0-9]+)\">");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), link); it != std::sregex_iterator(); ++it) {
+    EXPECT_NE(html.find("id=\"" + (*it)[1].str() + "\""), std::string::npos) << (*it)[1].str();
+  }
+  if (!HasFailure() && !std::getenv("TPT_KEEP")) fs::remove_all(dir);
+}
+
+// Lines with no rank get lanes by what they name: TGI's shards and processes,
+// the GPU of a kernel Xid line, LMDeploy's engine; never a rank they lack.
+TEST(AnswerFirst, RanklessLogsGetLanesByWhatTheirLinesName) {
+  auto lanes = [](const std::string& html) {
+    std::vector<std::string> v;
+    std::regex lane("<g class=\"lane[^\"]*\" data-rank=\"(-?[0-9]+)\"(?: data-lane=\"([^\"]*)\")?>");
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), lane); it != std::sregex_iterator(); ++it)
+      v.push_back((*it)[1].str() + ":" + (*it)[2].str());
+    return v;
+  };
+  auto tgi = lanes(Tpt("analyze '" + Sample("logs/tgi-warmup-oom-2shards.log") + "' --format html").out);
+  EXPECT_GT(tgi.size(), 1u);
+  for (const char* want : {"-1:launcher", "-1:shard 0", "-1:router"}) {
+    EXPECT_NE(std::find(tgi.begin(), tgi.end(), want), tgi.end()) << want;
+  }
+  auto xid = lanes(Tpt("analyze '" + Sample("logs/xid-79-fallen-off-bus.log") + "' --format html").out);
+  EXPECT_EQ(xid, std::vector<std::string>{"-1:GPU 0000:81:00"});
+  auto lmd = lanes(Tpt("analyze '" + Sample("logs/lmdeploy-turbomind-oom.log") + "' --format html").out);
+  EXPECT_NE(std::find(lmd.begin(), lmd.end(), "-1:TurboMind"), lmd.end());
+  // Two GPUs' Xid lines: a lane each, the first error on the first GPU's.
+  std::string two = ::testing::TempDir() + "/xid-two-gpus.log";
+  {
+    std::ofstream out(two);
+    out << "Mar 04 02:16:51 node7 kernel: NVRM: Xid (PCI:0000:3b:00): 48, pid=2231, name=python, An uncorrectable "
+           "double bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.\n"
+        << "Mar 04 02:16:53 node7 kernel: NVRM: Xid (PCI:0000:81:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+           "fallen off the bus.\n";
+  }
+  std::string h = Tpt("analyze '" + two + "' --format html").out;
+  EXPECT_EQ(lanes(h), (std::vector<std::string>{"-1:GPU 0000:3b:00", "-1:GPU 0000:81:00"})) << h;
+  EXPECT_NE(h.find("one lane per GPU, shard or process they name"), std::string::npos);
+  // A run with ranks keeps one lane a rank, no names.
+  auto hang = lanes(Tpt("analyze '" + Sample("logs/nccl-warn-hang-tp4.log") + "' --format html").out);
+  EXPECT_EQ(hang, (std::vector<std::string>{"-1:", "0:", "1:", "2:", "3:"}));
+}
+
+// The fix is said once: a remedy in the Fix line (or call-out) is not
+// repeated under "Also try"; a ledger with nothing to draw is a sentence.
+TEST(AnswerFirst, FixNotRepeatedAndNoEmptyLedgerChart) {
+  std::string log = Sample("logs/trtllm-kv-insufficient-tp2.log");
+  for (const char* fmt : {"text", "markdown", "html"}) {
+    std::string fix = fmt == std::string("markdown") ? "lower kv\\_cache\\_config.free\\_gpu\\_memory\\_fraction"
+                                                     : "lower kv_cache_config.free_gpu_memory_fraction";
+    std::string out = Tpt("analyze '" + log + "' --format " + fmt).out;
+    size_t first = out.find(fix);
+    ASSERT_NE(first, std::string::npos) << fmt;
+    EXPECT_EQ(out.find(fix, first + 1), std::string::npos) << fmt << ": the fix repeated\n" << out;
+    EXPECT_NE(out.find("Also try"), std::string::npos) << fmt;
+  }
+  std::string html = Tpt("analyze '" + log + "' --format html").out;
+  EXPECT_EQ(html.find("<svg class=\"ledger\""), std::string::npos) << "nothing but free-at-init to draw";
+  EXPECT_NE(html.find("ledger-known"), std::string::npos);
+  EXPECT_EQ(html.find("left ?"), std::string::npos);
+}
+
+// Every bundled log's verdict is a sentence with its numbers filled in: no
+// "?" standing for a figure the log did not print, no "nan", no placeholder
+// left in braces. (Run a directory at a time with --runs: one process each.)
+TEST(AnswerFirst, NoSampleVerdictHasAnUnfilledFigure) {
+  std::set<std::string> dirs;
+  for (const auto& e : fs::recursive_directory_iterator(Sample(""))) {
+    if (e.is_regular_file() && e.path().extension() == ".log") dirs.insert(e.path().parent_path().string());
+  }
+  ASSERT_GT(dirs.size(), 50u);
+  std::regex unfilled(R"((^|[ (=])\?([ ,);:.]|$)|\bnan\b|\{[a-z_.]+(:[^}]*)?\})");
+  size_t checked = 0;
+  for (const std::string& dir : dirs) {
+    auto r = Tpt("analyze --runs '" + dir + "' --format json");
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << dir;
+    for (const auto& run : j.at("runs")) {
+      std::string name = run.at("name");
+      if (name.size() < 4 || name.substr(name.size() - 4) != ".log" || !run.contains("analysis")) continue;
+      std::string verdict = run.at("analysis").value("verdict", "");
+      std::smatch m;
+      EXPECT_FALSE(std::regex_search(verdict, m, unfilled)) << dir << "/" << name << ": '" << m.str(0) << "' in\n"
+                                                            << verdict;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 400u);
+}

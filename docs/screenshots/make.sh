@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make.sh BUILD/tptriage [OUTDIR]: the HTML page of every bundled sample
-# (samples/logs/*.log, samples/founding/*.log and the samples/runs/ci page),
+# (samples/logs/*.log, samples/founding/*.log, the failing side of each
+# samples/diff case and the samples/runs/ci page),
 # each opened in headless Chromium and shot twice: the first screen
 # (1400x900, what an engineer on call sees without scrolling) and the whole
 # page (1400 wide, cut at 4000 px). Look at every PNG after a change to
@@ -29,6 +30,12 @@ pages=()
 for log in "$root"/samples/logs/*.log "$root"/samples/founding/*.log; do
   name=$(basename "$log" .log)
   (cd "$root" && "$bin" analyze "samples/${log#"$root"/samples/}" --format html -o "$out/$name.html") || true
+  pages+=("$name")
+done
+# The failing side of each samples/diff case (diff itself prints text or JSON).
+for bad in "$root"/samples/diff/*/bad; do
+  name=diff-$(basename "$(dirname "$bad")")
+  (cd "$root" && "$bin" analyze "samples/${bad#"$root"/samples/}" --format html -o "$out/$name.html") || true
   pages+=("$name")
 done
 "$bin" analyze --runs "$root/samples/runs/ci" --format html -o "$out/runs-ci.html" || true

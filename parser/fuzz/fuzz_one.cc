@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "parser/event_json.h"
-#include "parser/fast_layout.h"
+#include "parser/match/fast_layout.h"
 #include "parser/format_set.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"

@@ -526,17 +526,6 @@ void AttributeEvent(const RunFacts& good, const RunFacts& bad, const std::vector
 
 }  // namespace
 
-std::string FormatBytes(double bytes) {
-  char buf[48];
-  double a = std::fabs(bytes);
-  if (a >= memory::kGiB) {
-    std::snprintf(buf, sizeof(buf), "%.2f GiB", bytes / memory::kGiB);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.1f MiB", bytes / memory::kMiB);
-  }
-  return buf;
-}
-
 KvArithmetic ComputeKv(const RunFacts& run, const RunFacts* other) {
   return EvaluateKv(GatherKvInputs(run, other));
 }

@@ -9,6 +9,18 @@
 #include "memory/memory_model.h"
 
 namespace tpt::diff {
+
+std::string FormatBytes(double bytes) {
+  char buf[48];
+  double a = std::fabs(bytes);
+  if (a >= memory::kGiB) {
+    std::snprintf(buf, sizeof(buf), "%.2f GiB", bytes / memory::kGiB);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.1f MiB", bytes / memory::kMiB);
+  }
+  return buf;
+}
+
 namespace {
 
 using json = nlohmann::json;

@@ -1,0 +1,138 @@
+// launch_plan_output.cc: MakePlan (launch_plan.h): the plan of launch_plan.cc's
+// internal::Run, then the remedies and sensitivity ranges of
+// launch_plan_remedies.cc; and the plan's JSON and text forms. The files call
+// one way: this one -> remedies -> the plan core.
+#include <algorithm>
+#include <cstdio>
+
+#include "memory/launch_plan.h"
+#include "memory/launch_plan_internal.h"
+
+namespace tpt::memory {
+
+using internal::Fixed2;
+using internal::WithCommas;
+
+StatusOr<Plan> MakePlan(const PlanInput& in) {
+  if (in.tp > 1024 || in.pp > 256 || in.dp > 4096 || in.ep > 4096) {
+    return InvalidArgumentError("--tp " + std::to_string(in.tp) + " / --pp " + std::to_string(in.pp) + " / --dp " +
+                                std::to_string(in.dp) + " is beyond any deployment (tp <= 1024, pp <= 256)");
+  }
+  if (in.concurrency < 1) return InvalidArgumentError("--concurrency must be >= 1");
+  auto p = internal::Run(in);
+  if (!p.ok()) return p.status();
+  if (in.version_assumed) {
+    p->assumptions.insert(p->assumptions.begin(),
+                          "server version not given: " + in.version + " assumed (newest formulas); pass --server-version");
+  }
+  if (in.model) p->model_summary = DescribeModel(*in.model);
+  internal::AddRemedies(in, *p);
+  internal::AddSensitivity(in, *p);
+  return p;
+}
+
+nlohmann::json PlanToJson(const Plan& p) {
+  nlohmann::json j;
+  j["schema_version"] = kPlanSchemaVersion;
+  j["framework"] = p.input.framework;
+  j["version"] = p.input.version;
+  j["era"] = p.era;
+  j["gpu"] = {{"name", p.input.gpu_name}, {"total_bytes", p.input.total_bytes}};
+  j["tp"] = p.input.tp;
+  j["pp"] = p.input.pp;
+  j["cell_bytes"] = p.cell_bytes;
+  std::string fraction_key = p.fraction_flag.substr(2);  // snake_case like every key
+  std::replace(fraction_key.begin(), fraction_key.end(), '-', '_');
+  j[fraction_key] = p.fraction;
+  j["fraction_source"] = p.fraction_source;
+  j["non_torch_bytes"] = p.non_torch_bytes;
+  j["ledger"] = nlohmann::json::array({p.row});
+  j["kv_tokens"] = p.kv_tokens;
+  j["fits"] = p.fits;
+  j["failure"] = p.failure;
+  j["error"] = p.error;
+  j["figures"] = p.figures;
+  j["remedy"] = p.remedies;
+  j["assumptions"] = p.assumptions;
+  j["context_length"] = p.input.context_length ? nlohmann::json(*p.input.context_length) : nlohmann::json();
+  j["max_concurrency"] = p.max_concurrency;
+  j["sensitivity"] = nlohmann::json::array();
+  for (const auto& s : p.sensitivity) {
+    j["sensitivity"].push_back({{"assumption", s.assumption},
+                                {"kv_tokens_low", s.kv_tokens_low},
+                                {"kv_tokens_high", s.kv_tokens_high},
+                                {"fits_low", s.fits_low},
+                                {"fits_high", s.fits_high}});
+  }
+  if (!p.model_summary.empty()) j["model"] = p.model_summary;
+  if (p.weights) {
+    j["weights"] = {{"per_rank_bytes", p.weights->per_rank_bytes},
+                    {"loaded_total_bytes", p.weights->loaded_total_bytes},
+                    {"config_total_bytes", p.weights->config_total_bytes},
+                    {"source", p.weights->source},
+                    {"notes", p.weights->notes}};
+    if (p.weights->index_total_bytes) j["weights"]["index_total_bytes"] = *p.weights->index_total_bytes;
+  }
+  WholeBytes(&j);
+  return j;
+}
+
+std::string PlanToText(const Plan& p) {
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+  auto gib = [](double b) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%9.2f", b / kGiB);
+    return std::string(buf);
+  };
+  std::string gpu = p.input.gpu_name.empty() ? FormatGiB(p.input.total_bytes) + " GPU"
+                                             : p.input.gpu_name + " (" + FormatGiB(p.input.total_bytes) + ")";
+  line("plan: " + p.input.framework + " " + p.input.version + " [" + p.era + "], tp " + std::to_string(p.input.tp) +
+       " x " + gpu);
+  if (!p.model_summary.empty()) line("model: " + p.model_summary);
+  line(p.fraction_flag + " " + Fixed2(p.fraction) + " (" + p.fraction_source + ")");
+  line("");
+  line("per rank                    GiB");
+  line("  total              " + gib(p.row.total_bytes));
+  line("  free at init       " + gib(p.row.free_at_init_bytes));
+  line("  weights            " + gib(p.row.weights_bytes));
+  if (p.non_torch_bytes > 0) line("  non-torch          " + gib(p.non_torch_bytes));
+  line("  reserved           " + gib(p.row.reserved_bytes));
+  line("  KV pool            " + gib(p.row.kv_pool_bytes) + "   " + WithCommas(p.kv_tokens) + " tokens x " +
+       WithCommas(p.cell_bytes) + " B");
+  if (p.row.graphs_bytes > 0) line("  CUDA graphs        " + gib(p.row.graphs_bytes));
+  line("  left               " + gib(p.row.left_bytes) + (p.row.left_bytes < 0 ? "   (shortfall)" : ""));
+  line("");
+  if (p.fits) {
+    std::string conc;
+    if (p.max_concurrency > 0) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), "; maximum concurrency for %s tokens per request: %.2fx",
+                    WithCommas(*p.input.context_length).c_str(), p.max_concurrency);
+      conc = buf;
+    }
+    line("fits: a KV pool of " + WithCommas(p.kv_tokens) +
+         " tokens (the server's pool: SGLang's max_total_num_tokens, vLLM's GPU KV cache size)" + conc);
+  } else {
+    line("predicted failure: " + p.failure);
+    if (!p.error.empty()) line("  " + p.error);
+  }
+  for (const auto& r : p.remedies) line("remedy: " + r.flag + " " + r.value + " (" + r.direction + "): " + r.why);
+  for (const auto& a : p.assumptions) line("assumed: " + a);
+  if (p.weights) {
+    for (const auto& n : p.weights->notes) line("weights: " + n);
+  }
+  if (!p.sensitivity.empty()) {
+    int64_t lo = p.kv_tokens, hi = p.kv_tokens;
+    for (const auto& s : p.sensitivity) {
+      line("range: " + s.assumption + ": " + WithCommas(s.kv_tokens_low) + " - " + WithCommas(s.kv_tokens_high) +
+           " KV tokens" + (s.fits_low != s.fits_high || s.fits_low != p.fits ? " (the outcome changes)" : ""));
+      lo = std::min(lo, s.kv_tokens_low);
+      hi = std::max(hi, s.kv_tokens_high);
+    }
+    line("range: all together about " + WithCommas(lo) + " - " + WithCommas(hi) + " KV tokens");
+  }
+  return out;
+}
+
+}  // namespace tpt::memory
