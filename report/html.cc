@@ -292,10 +292,11 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
     for (int m : missing) lanes.push_back({nullptr, m, nullptr, "", ""});
     std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& x, const Lane& y) { return x.rank < y.rank; });
   }
-  // The names' column as wide as the longest name (12 px text: ~7 px a character).
+  // The names' column as wide as the longest name (12 px bold: ~7.5 px a
+  // character), with room for a first-error mark at +0 (radius 9).
   size_t longest = 8;
   for (const Lane& l : lanes) longest = std::max(longest, l.label.size());
-  const double label_w = std::min(200.0, 14.0 + 7.0 * longest), plot_w = 760, lane_h = 26,
+  const double label_w = std::min(220.0, 26.0 + 7.5 * longest), plot_w = 760, lane_h = 26,
                top = 20;  // room above the lanes for the waits' labels
   // Without times, the lines are placed in the order the log holds them (one
   // slot each, by file and line): order is all a log without times tells.

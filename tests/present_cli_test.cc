@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -476,4 +477,32 @@ TEST(AnswerFirst, FixNotRepeatedAndNoEmptyLedgerChart) {
   EXPECT_EQ(html.find("<svg class=\"ledger\""), std::string::npos) << "nothing but free-at-init to draw";
   EXPECT_NE(html.find("ledger-known"), std::string::npos);
   EXPECT_EQ(html.find("left ?"), std::string::npos);
+}
+
+// Every bundled log's verdict is a sentence with its numbers filled in: no
+// "?" standing for a figure the log did not print, no "nan", no placeholder
+// left in braces. (Run a directory at a time with --runs: one process each.)
+TEST(AnswerFirst, NoSampleVerdictHasAnUnfilledFigure) {
+  std::set<std::string> dirs;
+  for (const auto& e : fs::recursive_directory_iterator(Sample(""))) {
+    if (e.is_regular_file() && e.path().extension() == ".log") dirs.insert(e.path().parent_path().string());
+  }
+  ASSERT_GT(dirs.size(), 50u);
+  std::regex unfilled(R"((^|[ (=])\?([ ,);:.]|$)|\bnan\b|\{[a-z_.]+(:[^}]*)?\})");
+  size_t checked = 0;
+  for (const std::string& dir : dirs) {
+    auto r = Tpt("analyze --runs '" + dir + "' --format json");
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << dir;
+    for (const auto& run : j.at("runs")) {
+      std::string name = run.at("name");
+      if (name.size() < 4 || name.substr(name.size() - 4) != ".log" || !run.contains("analysis")) continue;
+      std::string verdict = run.at("analysis").value("verdict", "");
+      std::smatch m;
+      EXPECT_FALSE(std::regex_search(verdict, m, unfilled)) << dir << "/" << name << ": '" << m.str(0) << "' in\n"
+                                                            << verdict;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 400u);
 }
