@@ -44,6 +44,10 @@ struct PlanFlags {
   int tp2 = 0, pp2 = 0, dp2 = 0, ep = 1, concurrency = 1;
   bool enable_expert_parallel = false;
   int64_t max_num_batched_tokens = 0, max_num_seqs = 0;
+  double swa_full_tokens_ratio = 0.8, mamba_full_memory_ratio = 0.9;
+  bool disable_hybrid_swa_memory = false;
+  int64_t max_mamba_cache_size = 0;
+  std::string mamba_ssm_dtype;
 };
 
 po::options_description Options(PlanFlags& f) {
@@ -110,6 +114,15 @@ po::options_description Options(PlanFlags& f) {
       ("block-size", po::value(&f.block_size), "vLLM block size (default 16)")
       ("activation-peak", po::value(&f.activation_peak), "vLLM profiled activation peak, e.g. 1.5GiB")
       ("non-torch", po::value(&f.non_torch), "vLLM non-torch memory (NCCL, cuBLAS, custom AR), e.g. 0.6GiB")
+      ("swa-full-tokens-ratio", po::value(&f.swa_full_tokens_ratio),
+       "SGLang hybrid sliding-window pool: swa tokens / full tokens (default 0.8)")
+      ("disable-hybrid-swa-memory", po::bool_switch(&f.disable_hybrid_swa_memory),
+       "SGLang: no separate sliding-window pool (every layer priced as full attention)")
+      ("max-mamba-cache-size", po::value(&f.max_mamba_cache_size),
+       "SGLang mamba/linear-attention hybrids: request states kept (default: mamba : KV memory by ratio)")
+      ("mamba-full-memory-ratio", po::value(&f.mamba_full_memory_ratio),
+       "SGLang: mamba state memory / full KV memory (default 0.9)")
+      ("mamba-ssm-dtype", po::value(&f.mamba_ssm_dtype), "SGLang: float32 (default) | bfloat16 SSM state")
       ("format", po::value(&f.format), "text | json (default text)");
   return d;
 }
@@ -325,6 +338,25 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
     if (!b.ok()) return b.status();
     in.non_torch_bytes = *b;
   }
+  if (vm.count("swa-full-tokens-ratio")) {
+    TPT_RETURN_IF_ERROR(Fraction("swa-full-tokens-ratio", f.swa_full_tokens_ratio));
+    in.swa_full_tokens_ratio = f.swa_full_tokens_ratio;
+  }
+  in.disable_hybrid_swa_memory = f.disable_hybrid_swa_memory;
+  if (vm.count("max-mamba-cache-size")) {
+    TPT_RETURN_IF_ERROR(Positive("max-mamba-cache-size", f.max_mamba_cache_size));
+    in.max_mamba_cache_size = f.max_mamba_cache_size;
+  }
+  if (vm.count("mamba-full-memory-ratio")) {
+    if (!(f.mamba_full_memory_ratio > 0 && f.mamba_full_memory_ratio < 100)) {
+      return InvalidArgumentError("--mamba-full-memory-ratio must be > 0 (got " + std::to_string(f.mamba_full_memory_ratio) + ")");
+    }
+    in.mamba_full_memory_ratio = f.mamba_full_memory_ratio;
+  }
+  if (!f.mamba_ssm_dtype.empty() && f.mamba_ssm_dtype != "float32" && f.mamba_ssm_dtype != "bfloat16") {
+    return InvalidArgumentError("--mamba-ssm-dtype '" + f.mamba_ssm_dtype + "' is not known; use float32 or bfloat16");
+  }
+  in.mamba_ssm_dtype = f.mamba_ssm_dtype;
   if (f.format != "text" && f.format != "json") {
     return InvalidArgumentError("--format '" + f.format + "' is not known; use text or json");
   }

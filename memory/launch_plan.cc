@@ -58,6 +58,8 @@ StatusOr<double> KvElementBytes(const PlanInput& in) {
   return KvDtypeBytes(in.kv_cache_dtype, model);
 }
 
+bool IsV1Era(VllmEra e) { return e == VllmEra::kV1StartupCheck || e == VllmEra::kV1GraphsInBudget; }
+
 bool HasDims(const KvDims& d) { return d.layers > 0 && (d.IsMla() || (d.kv_heads > 0 && d.head_dim > 0)); }
 
 // KV bytes per token per rank: --cell-bytes, or the server's formula on the model
@@ -173,6 +175,43 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   kv.page_size = in.page_size;
   kv.max_total_tokens = in.max_total_tokens;
   kv.context_length = in.context_length;
+  if (in.model && !in.cell_bytes && in.pp == 1) {
+    const ModelConfig& m = *in.model;
+    int full = 0, swa = 0;
+    if (!in.disable_hybrid_swa_memory && SglangHybridSwa(m, &full, &swa)) {
+      kv.full_layers = full;
+      kv.swa_layers = swa;
+      kv.swa_full_tokens_ratio = in.swa_full_tokens_ratio.value_or(0.8);
+      p.assumptions.push_back("SGLang's hybrid sliding-window pool (" + m.architecture + "): " + std::to_string(full) +
+                              " full + " + std::to_string(swa) + " sliding layers, swa tokens = " +
+                              Fixed2(kv.swa_full_tokens_ratio) +
+                              " x full tokens (--swa-full-tokens-ratio); the pool is the full-attention token count");
+    } else if (m.SlidingLayers() > 0) {
+      p.assumptions.push_back(std::to_string(m.SlidingLayers()) + " sliding-window layers priced as full attention (" +
+                              (in.disable_hybrid_swa_memory ? std::string("--disable-hybrid-swa-memory")
+                                                            : m.architecture + " has no hybrid SWA pool in SGLang") +
+                              ")");
+    }
+    if (m.LinearLayers() > 0) {
+      const bool bf16_state = in.mamba_ssm_dtype == "bfloat16" || in.mamba_ssm_dtype == "bf16";
+      kv.mamba_bytes_per_request = MambaStateBytesPerRequest(m, attn_tp, bf16_state ? 2 : 4);
+      kv.max_mamba_cache_size = in.max_mamba_cache_size;
+      kv.mamba_full_memory_ratio = in.mamba_full_memory_ratio.value_or(0.9);
+      if (kv.mamba_bytes_per_request > 0) {
+        p.assumptions.push_back(
+            "mamba state " + Fixed2(kv.mamba_bytes_per_request / kMiB) + " MiB per request on each rank (" +
+            std::to_string(m.LinearLayers()) + " " + m.mamba_kind + " layers, SSM state in " +
+            (bf16_state ? "bfloat16" : "float32 (--mamba-ssm-dtype)") + "), taken before the KV pool: " +
+            (in.max_mamba_cache_size ? std::to_string(*in.max_mamba_cache_size) + " states (--max-mamba-cache-size)"
+                                     : "mamba : KV memory = " + Fixed2(kv.mamba_full_memory_ratio) +
+                                           " (--mamba-full-memory-ratio)") +
+            "; the KV cell counts the " + std::to_string(m.FullAttentionLayers()) + " full-attention layers");
+      } else {
+        p.assumptions.push_back("the linear/mamba layers' state shape is not known: their per-request state is not "
+                                "counted (the pool is optimistic)");
+      }
+    }
+  }
   auto r = SglangKvPool(kv);
   if (!r.ok()) return r.status();
 
@@ -193,6 +232,15 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
                {"max_total_num_tokens", r->max_total_num_tokens},
                {"min_viable_mem_fraction_static", r->min_viable_mem_fraction_static}};
   if (r->mem_fraction_for_context) p.figures["mem_fraction_for_context"] = *r->mem_fraction_for_context;
+  if (kv.full_layers > 0) {
+    p.figures["full_layer_tokens"] = r->full_tokens;
+    p.figures["swa_layer_tokens"] = r->swa_tokens;
+  }
+  if (kv.mamba_bytes_per_request > 0) {
+    p.figures["max_mamba_cache_size"] = r->max_mamba_cache_size;
+    p.figures["mamba_bytes"] = r->mamba_bytes;
+    p.figures["mamba_bytes_per_request"] = kv.mamba_bytes_per_request;
+  }
 
   const double min_f = r->min_viable_mem_fraction_static;
   if (weights_oom) {
@@ -290,6 +338,25 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   kv.block_size = in.block_size;
   kv.pp = in.pp;
   kv.max_model_len = in.context_length;
+  auto ver = ParseVersion(in.version);
+  if (in.model && !in.cell_bytes && in.pp == 1 && IsV1Era(*era) && ver.ok() && CompareVersions(*ver, {0, 10}) >= 0 &&
+      (in.model->SlidingLayers() > 0 || in.model->LinearLayers() > 0)) {
+    // The hybrid KV cache manager (0.10.0+): sliding-window and mamba layers get their own
+    // groups; before it V1 priced every layer as full attention.
+    const ModelConfig& m = *in.model;
+    kv.full_layers = m.FullAttentionLayers();
+    kv.sliding_layers = m.SlidingLayers();
+    kv.mamba_layers = m.LinearLayers();
+    kv.sliding_window = m.sliding_window;
+    kv.max_num_batched_tokens = in.max_num_batched_tokens.value_or(8192);
+    // vLLM keeps the mamba state in the model dtype unless --mamba-ssm-cache-dtype says otherwise.
+    kv.mamba_bytes_per_request = MambaStateBytesPerRequest(m, in.tp, 2);
+    p.assumptions.push_back("vLLM's hybrid KV cache groups: " + std::to_string(kv.full_layers) + " full, " +
+                            std::to_string(kv.sliding_layers) + " sliding-window (" + std::to_string(m.sliding_window) +
+                            "), " + std::to_string(kv.mamba_layers) +
+                            " mamba layers; the logged pool is blocks // groups x block size, a request needs full "
+                            "layers for its length and sliding layers for the window only");
+  }
   auto r = VllmKvPool(kv);
   if (!r.ok()) return r.status();
 
@@ -315,7 +382,13 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   // A pool shorter than max_model_len exists (vLLM prints it in the error); no pool otherwise.
   p.kv_tokens = r->no_cache_blocks || r->startup_check_fails ? 0 : r->kv_tokens;
   const bool weights_oom = !r->startup_check_fails && p.weights_bytes + p.non_torch_bytes > p.free_at_init_bytes;
-  p.figures = {{"requested_bytes", r->requested_bytes},
+  if (r->group_size > 0) {
+    p.figures["max_concurrency"] = r->max_concurrency;
+    p.figures["kv_cache_groups"] = r->kv_cache_groups;
+    p.figures["kv_group_size"] = r->group_size;
+    p.figures["kv_block_size"] = r->hybrid_block_size;
+  }
+  p.figures.update(nlohmann::json{{"requested_bytes", r->requested_bytes},
                {"non_kv_bytes", r->non_kv_bytes},
                {"graphs_in_budget_bytes", r->graphs_in_budget_bytes},
                {"kv_bytes", r->kv_bytes},
@@ -325,7 +398,7 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                {"min_util_one_block", r->min_util_one_block},
                {"activation_peak_bytes", kv.activation_peak_bytes},
                {"cuda_graph_bytes", kv.cuda_graph_bytes},
-               {"max_util_startup", r->max_util_startup}};
+               {"max_util_startup", r->max_util_startup}});
   if (r->min_util_max_model_len) p.figures["min_util_max_model_len"] = *r->min_util_max_model_len;
 
   const double lo = r->min_util_one_block, hi = r->max_util_startup;
@@ -480,6 +553,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       s.ep = in.ep;
       s.dp = in.dp;
       s.enable_dp_attention = in.enable_dp_attention;
+      s.version = in.version;
+      s.gpu_arch = in.gpu_arch;
       auto w = WeightsPerRank(m, s);
       if (!w.ok()) return w.status();
       west = *w;
@@ -495,9 +570,9 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       KvDims d = KvDimsOf(m, in.pp);
       in.dims = d;
       if (m.SlidingLayers() > 0 || m.LinearLayers() > 0) {
-        assumptions.push_back("KV for " + std::to_string(m.AttentionLayers()) + " attention layers (" +
-                              std::to_string(m.SlidingLayers()) + " sliding-window, priced as full as the "
-                              "servers' token count does; " + std::to_string(m.LinearLayers()) +
+        assumptions.push_back("KV cell of " + std::to_string(m.AttentionLayers()) + " attention layers (" +
+                              std::to_string(m.SlidingLayers()) + " of them sliding-window; " +
+                              std::to_string(m.LinearLayers()) +
                               " linear/mamba layers keep per-request state, not per-token KV)");
       }
     }
@@ -542,6 +617,18 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         mm_note = "; V0 profiles " + std::to_string(d.seqs) + " dummy sequence(s) holding the largest image (" +
                   std::to_string(in.model->mm_item_tokens) + " tokens)" + (in.model->mm_video ? " and one video" : "") +
                   ": the language model runs over " + std::to_string(d.lm_tokens) + " tokens";
+        // The dummy items' pixel_values stay on the GPU for the whole forward (the model
+        // runner passes MultiModalKwargs.as_kwargs(..., device) into the model, which
+        // only casts a copy for the encoder: pixel_values.type(self.visual.dtype)), in the
+        // HF processor's float32: patches x 1176 values x 4 B per image and per video
+        // (1 x 256 x 256 patches for a 2-frame video at the largest size).
+        if (in.model->vision_patch_elems > 0) {
+          const double items = static_cast<double>(d.seqs) * (in.model->mm_video ? 2 : 1);
+          const double pixels = items * static_cast<double>(in.model->vision_max_patches) *
+                                static_cast<double>(in.model->vision_patch_elems) * 4;
+          held += pixels;
+          mm_note += "; their float32 pixel values (" + FormatGiB(pixels) + ") stay on the GPU";
+        }
       }
       double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs) + held;
       // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
@@ -557,9 +644,9 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
                             (user.max_num_batched_tokens ? "" : ": the version's default") + ")" +
                             (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
-                            (in.model->vision_params > 0 ? "; the vision encoder's profiling peak is a rough estimate "
-                                                           "(it can be twice as large)"
-                                                         : ""));
+                            (in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0)
+                                 ? "; the vision encoder's profiling peak is a rough estimate (it can be twice as large)"
+                                 : ""));
     }
     auto era = VllmEraForVersion(in.version, in.vllm_engine);
     if (era.ok() && *era == VllmEra::kV1GraphsInBudget && !in.cuda_graph_bytes) {
@@ -586,6 +673,14 @@ StatusOr<Plan> Run(const PlanInput& user) {
   p->assumptions.insert(p->assumptions.begin(), assumptions.begin(), assumptions.end());
   p->weights = west;
   if (in->context_length) p->input.context_length = in->context_length;
+  p->usable_tokens = p->kv_tokens;
+  if (p->input.context_length && *p->input.context_length > 0) {
+    p->max_concurrency = static_cast<double>(p->kv_tokens) / static_cast<double>(*p->input.context_length);
+    if (p->figures.contains("kv_cache_groups") && p->figures.contains("max_concurrency") && p->kv_tokens > 0) {
+      p->max_concurrency = p->figures["max_concurrency"].get<double>();
+      p->usable_tokens = static_cast<int64_t>(p->max_concurrency * static_cast<double>(*p->input.context_length));
+    }
+  }
   return p;
 }
 
@@ -604,9 +699,6 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
                           "server version not given: " + in.version + " assumed (newest formulas); pass --server-version");
   }
   if (in.model) p->model_summary = DescribeModel(*in.model);
-  if (p->input.context_length && *p->input.context_length > 0) {
-    p->max_concurrency = static_cast<double>(p->kv_tokens) / static_cast<double>(*p->input.context_length);
-  }
   internal::AddRemedies(in, *p);
   internal::AddSensitivity(in, *p);
   return p;

@@ -67,6 +67,13 @@ struct PlanInput {
   std::string gpu_arch, gpu_interconnect;         // from the catalog ("" when only the size is known)
   std::optional<double> draft_weights_bytes;      // speculative draft model, per rank
   int draft_layers = 0;                           // its layers (0: 1 assumed for EAGLE heads)
+  // SGLang hybrid pools (with --model): the sliding-window pool of the architectures that
+  // have one, and the mamba/linear-attention state pool.
+  std::optional<double> swa_full_tokens_ratio;    // --swa-full-tokens-ratio (0.8)
+  bool disable_hybrid_swa_memory = false;         // --disable-hybrid-swa-memory
+  std::optional<int64_t> max_mamba_cache_size;    // --max-mamba-cache-size
+  std::optional<double> mamba_full_memory_ratio;  // --mamba-full-memory-ratio (0.9)
+  std::string mamba_ssm_dtype;                    // --mamba-ssm-dtype (float32 | bfloat16)
 };
 
 // How much one assumption moves the predicted pool: the KV tokens at its low and high end.
@@ -97,6 +104,9 @@ struct Plan {
   std::optional<WeightEstimate> weights; // when derived from --model
   std::string model_summary;             // DescribeModel, when --model was given
   double max_concurrency = 0;            // vLLM-style: KV tokens / context length (0 when unknown)
+  // Tokens of full-length requests the pool holds: kv_tokens, except for vLLM's hybrid
+  // groups where sliding-window layers keep only the window (max_concurrency x context).
+  int64_t usable_tokens = 0;
 };
 
 // Errors name the flag to fix (e.g. "--layers/--kv-heads/--head-dim or --cell-bytes").

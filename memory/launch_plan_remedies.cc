@@ -31,7 +31,7 @@ std::optional<std::pair<double, Plan>> SmallestFraction(const PlanInput& in, dou
     if (in.framework == "sglang") t.mem_fraction_static = f;
     else t.gpu_memory_utilization = f;
     auto p = Run(t);
-    if (p.ok() && p->fits && p->kv_tokens >= tokens) return std::make_pair(f, *p);
+    if (p.ok() && p->fits && p->usable_tokens >= tokens) return std::make_pair(f, *p);
   }
   return std::nullopt;
 }
@@ -96,7 +96,12 @@ void AddRemedies(const PlanInput& in, Plan& p) {
     }
     if (useful_f && p.failure == "kv_pool_too_small" && p.input.context_length) {
       const bool sg = in.framework == "sglang";
-      out.push_back(MakeRemedy(sg ? "--context-length" : "--max-model-len", std::to_string(p.kv_tokens), "decrease",
+      // vLLM's hybrid groups hold a longer request than the logged token count (the
+      // sliding layers keep only the window): its own estimate.
+      const int64_t longest = !sg && p.figures.contains("kv_cache_groups") && p.figures.contains("estimated_max_model_len")
+                                  ? p.figures["estimated_max_model_len"].get<int64_t>()
+                                  : p.kv_tokens;
+      out.push_back(MakeRemedy(sg ? "--context-length" : "--max-model-len", std::to_string(longest), "decrease",
                                "or keep " + flag + " " + Fixed2(p.fraction) +
                                    ": the longest request the predicted pool holds"));
     }
@@ -114,7 +119,7 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       std::optional<std::pair<double, Plan>> at;
       if (pass == 0) {
         auto direct = Run(t);
-        if (direct.ok() && direct->fits && direct->kv_tokens >= useful) at = std::make_pair(direct->fraction, *direct);
+        if (direct.ok() && direct->fits && direct->usable_tokens >= useful) at = std::make_pair(direct->fraction, *direct);
       } else {
         at = SmallestFraction(t, 0.01, 0.99, useful);
       }
@@ -141,7 +146,7 @@ void AddRemedies(const PlanInput& in, Plan& p) {
     t.model = q;
     std::optional<std::pair<double, Plan>> at;
     bool same = false;
-    if (auto direct = Run(t); direct.ok() && direct->fits && direct->kv_tokens >= useful) {
+    if (auto direct = Run(t); direct.ok() && direct->fits && direct->usable_tokens >= useful) {
       at = std::make_pair(direct->fraction, *direct);
       same = true;
     } else {

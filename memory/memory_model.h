@@ -105,6 +105,16 @@ struct SglangKvInput {
   int page_size = 1;                     // kV05+: tokens rounded down to a multiple
   std::optional<int64_t> max_total_tokens;  // --max-total-tokens (caps the pool)
   std::optional<int64_t> context_length;    // for the one-request check and remedy
+  // Hybrid sliding-window pool (SWAKVPool; model_runner_kv_cache_mixin.py
+  // set_num_tokens_hybrid_swa): cell_bytes covers full + swa layers alike; the tokens
+  // over all layers are split so that swa tokens = ratio x full tokens. 0: not hybrid.
+  int full_layers = 0, swa_layers = 0;
+  double swa_full_tokens_ratio = 0.8;       // --swa-full-tokens-ratio
+  // Mamba/linear-attention hybrids (handle_max_mamba_cache): cell_bytes covers the full
+  // attention layers only; the request states are taken from rest first. 0: none.
+  double mamba_bytes_per_request = 0;       // mamba_cache_per_req (all linear layers, one rank)
+  std::optional<int64_t> max_mamba_cache_size;  // --max-mamba-cache-size (else the ratio rule)
+  double mamba_full_memory_ratio = 0.9;     // --mamba-full-memory-ratio
 };
 
 struct SglangKvResult {
@@ -122,6 +132,13 @@ struct SglangKvResult {
   // tokens; absent without context_length. > 1 means it cannot fit at all.
   std::optional<double> mem_fraction_for_context;
   bool holds_one_context = true;  // pool >= context_length tokens (true if unknown)
+  // Hybrid pools: the full-attention and sliding-window token counts ("Use sliding
+  // window memory pool. full_layer_tokens=..., swa_layer_tokens=..."; the pool's size,
+  // max_total_num_tokens, is the full count) and the mamba state pool ("Mamba Cache is
+  // allocated. max_mamba_cache_size: ...").
+  int64_t full_tokens = 0, swa_tokens = 0;
+  int64_t max_mamba_cache_size = 0;
+  double mamba_bytes = 0;
 };
 
 // rest = avail - free_at_init x (1 - f); tokens = int(rest x 2^30 ...) // cell per era
@@ -190,6 +207,13 @@ struct VllmKvInput {
   int block_size = 16;
   int pp = 1;
   std::optional<int64_t> max_model_len;
+  // V1 hybrid KV cache groups (>= 0.10, v1/core/kv_cache_utils.py): layers by kind on
+  // this rank. All 0: every layer is full attention (bytes_per_token covers them).
+  // Otherwise bytes_per_token covers the full + sliding layers, each alike.
+  int full_layers = 0, sliding_layers = 0, mamba_layers = 0;
+  int sliding_window = 0;
+  int64_t max_num_batched_tokens = 0;   // sliding layers hold window - 1 + this per request
+  double mamba_bytes_per_request = 0;   // all mamba layers of this rank, one request
 };
 
 struct VllmKvResult {
@@ -210,6 +234,11 @@ struct VllmKvResult {
   double min_util_one_block = 0;                // smallest util leaving >= 1 block
   std::optional<double> min_util_max_model_len; // smallest util holding max_model_len
   double max_util_startup = 1;                  // largest util passing the startup check
+  // Hybrid groups: tokens = num_blocks // groups x block (the logged "GPU KV cache size").
+  int kv_cache_groups = 1, group_size = 0, hybrid_block_size = 0;
+  // max_model_len requests the pool holds at once (get_max_concurrency_for_kv_cache_config:
+  // num_blocks / the blocks one request needs over the groups); 0 without max_model_len.
+  double max_concurrency = 0;
 };
 StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in);
 

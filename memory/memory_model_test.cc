@@ -1,5 +1,7 @@
 // memory_model_test.cc: SGLang KV pool sizing by era, the founding case, the
 // knowledge notes' worked checks, the minimum viable fraction and the defaults.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "memory/memory_model.h"
@@ -241,6 +243,70 @@ TEST(SglangKvPoolTest, RejectsBadInputsNamingTheField) {
   in = Founding(0.5);
   in.free_at_init_bytes = 0;
   EXPECT_NE(SglangKvPool(in).status().message().find("free memory at init"), std::string::npos);
+}
+
+// SGLang's hybrid sliding-window pool (set_num_tokens_hybrid_swa): gpt-oss-120b at TP 1,
+// 18 full + 18 sliding layers of 8 KV heads x 64: cell 36 x 2048 B. tokens over all
+// layers x 36 are split full : swa = 1 : 0.8, so full = rest / (2048 x 32.4).
+TEST(SglangKvPoolTest, HybridSwaSplitsFullAndSwaTokens) {
+  SglangKvInput in;
+  in.era = SglangEra::kV05;
+  in.free_at_init_bytes = 78.0 * kGiB;
+  in.avail_after_weights_bytes = 78.0 * kGiB - 62.0 * kGiB;
+  in.mem_fraction_static = 0.9;
+  in.cell_bytes = 36 * 2048;
+  in.full_layers = 18;
+  in.swa_layers = 18;
+  in.context_length = 131072;
+  auto r = SglangKvPool(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const double rest = in.avail_after_weights_bytes - in.free_at_init_bytes * 0.1;
+  const int64_t all = static_cast<int64_t>(rest) / in.cell_bytes;
+  EXPECT_EQ(r->full_tokens, static_cast<int64_t>(all * 36.0 / (0.8 * 18 + 18)));
+  EXPECT_EQ(r->swa_tokens, static_cast<int64_t>(r->full_tokens * 0.8));
+  EXPECT_EQ(r->max_total_num_tokens, r->full_tokens);  // the pool is the full-attention count
+  EXPECT_GT(r->full_tokens, all);
+  // The two pools use the rest: full x 18 + swa x 18 layers at 2048 B.
+  EXPECT_NEAR(r->kv_pool_bytes, 2048.0 * 18 * (r->full_tokens + r->swa_tokens), 1.0);
+  EXPECT_LE(r->kv_pool_bytes, rest);
+  EXPECT_GT(r->kv_pool_bytes, rest - in.cell_bytes * 2.0);
+  // The fraction that holds one 131072-token request prices a token at 2048 x 32.4 B.
+  ASSERT_TRUE(r->mem_fraction_for_context.has_value());
+  EXPECT_DOUBLE_EQ(*r->mem_fraction_for_context,
+                   SglangMinMemFraction(in.free_at_init_bytes, in.avail_after_weights_bytes,
+                                        static_cast<int64_t>(std::ceil(2048 * 32.4)), 131072));
+  in.swa_full_tokens_ratio = 1.5;
+  EXPECT_FALSE(SglangKvPool(in).ok());
+}
+
+// handle_max_mamba_cache: mamba : KV = 0.9 by default, whole request states; with
+// --max-mamba-cache-size N exactly N states. The KV cell counts full-attention layers.
+TEST(SglangKvPoolTest, MambaStatesComeOutOfRestFirst) {
+  SglangKvInput in;
+  in.era = SglangEra::kV05;
+  in.free_at_init_bytes = 78.0 * kGiB;
+  in.avail_after_weights_bytes = 40.0 * kGiB;
+  in.mem_fraction_static = 0.9;
+  in.cell_bytes = 12 * 2 * 1 * 256 * 2;  // Qwen3-Next TP 4: 12 full layers, 1 KV head x 256
+  in.mamba_bytes_per_request = 19.3 * kMiB;
+  auto r = SglangKvPool(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const double rest = 40.0 * kGiB - 7.8 * kGiB;
+  EXPECT_EQ(r->max_mamba_cache_size, static_cast<int64_t>(std::floor(rest * 0.9 / 1.9 / in.mamba_bytes_per_request)));
+  EXPECT_NEAR(r->mamba_bytes / (r->kv_pool_bytes), 0.9, 0.01);
+  EXPECT_EQ(r->max_total_num_tokens, static_cast<int64_t>(rest - r->mamba_bytes) / in.cell_bytes);
+  in.max_mamba_cache_size = 100;
+  r = SglangKvPool(in);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->max_mamba_cache_size, 100);
+  EXPECT_DOUBLE_EQ(r->mamba_bytes, 100 * in.mamba_bytes_per_request);
+  EXPECT_EQ(r->max_total_num_tokens, static_cast<int64_t>(rest - r->mamba_bytes) / in.cell_bytes);
+  // 2,000 states (38 GiB) leave nothing: the fraction floor must cover them too.
+  in.max_mamba_cache_size = 2000;
+  r = SglangKvPool(in);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->fails);
+  EXPECT_GT(r->min_viable_mem_fraction_static, SglangMinMemFraction(in.free_at_init_bytes, in.avail_after_weights_bytes));
 }
 
 TEST(SglangEraTest, VersionsMapToEras) {

@@ -397,7 +397,24 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
   }
   m.sliding_window = Num<int>(t, {"sliding_window"}).value_or(0);
   m.layer_kind = LayerKinds(t, mt, m.layers, m.sliding_window);
-  if (m.LinearLayers() > 0) m.linear_mixer_params = LinearMixerParams(t, m.hidden);
+  if (m.LinearLayers() > 0) {
+    m.linear_mixer_params = LinearMixerParams(t, m.hidden);
+    if (auto vh = Num<int>(t, {"linear_num_value_heads"})) {  // Qwen3-Next / Qwen3.5 gated delta net
+      m.mamba_kind = "gdn";
+      m.gdn_value_heads = *vh;
+      m.gdn_key_heads = Num<int>(t, {"linear_num_key_heads"}).value_or(*vh);
+      m.gdn_key_dim = Num<int>(t, {"linear_key_head_dim"}).value_or(128);
+      m.gdn_value_dim = Num<int>(t, {"linear_value_head_dim"}).value_or(128);
+      m.mamba_conv_kernel = Num<int>(t, {"linear_conv_kernel_dim"}).value_or(4);
+    } else if (auto nh = Num<int>(t, {"mamba_num_heads", "mamba_n_heads"})) {  // Mamba2: Nemotron-H, Falcon-H1
+      m.mamba_kind = "mamba2";
+      m.mamba_heads = *nh;
+      m.mamba_head_dim = Num<int>(t, {"mamba_head_dim", "mamba_d_head"}).value_or(64);
+      m.mamba_state = Num<int>(t, {"ssm_state_size", "mamba_d_state"}).value_or(128);
+      m.mamba_groups = Num<int>(t, {"n_groups", "mamba_n_groups"}).value_or(8);
+      m.mamba_conv_kernel = Num<int>(t, {"conv_kernel", "mamba_d_conv"}).value_or(4);
+    }
+  }
   m.mtp_layers = Num<int>(t, {"num_nextn_predict_layers"}).value_or(0);
   // Towers
   for (const char* k : {"vision_config", "audio_config", "vision_tower_config"}) {
@@ -419,6 +436,9 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
         const int merge = std::max(Num<int>(v, {"spatial_merge_size"}).value_or(2), 1);
         m.mm_item_tokens = m.vision_max_patches / (static_cast<int64_t>(merge) * merge);
         m.mm_video = true;
+        const int channels = Num<int>(v, {"in_chans", "in_channels", "num_channels"}).value_or(3);
+        const int temporal = Num<int>(v, {"temporal_patch_size"}).value_or(2);
+        m.vision_patch_elems = static_cast<int64_t>(channels) * temporal * patch * patch;
       } else {
         int64_t side = Num<int>(v, {"image_size"}).value_or(448) / std::max(patch, 1);
         m.vision_max_patches = side * side;

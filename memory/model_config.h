@@ -59,6 +59,13 @@ struct ModelConfig {
   std::vector<std::string> layer_kind;
   int sliding_window = 0;
   double linear_mixer_params = 0;  // parameters of one linear-attention/mamba mixer (unsharded)
+  // Per-request state of one linear/mamba layer (what SGLang's and vLLM's mamba pools hold,
+  // configs/mamba_utils.py): "gdn" (Qwen3-Next gated delta net: conv over q,k,v and a
+  // heads x key_dim x value_dim recurrent state) or "mamba2" (Nemotron-H, Falcon-H1:
+  // conv over x,B,C and a heads x head_dim x state_size SSM state); "" when unknown.
+  std::string mamba_kind;
+  int mamba_heads = 0, mamba_head_dim = 0, mamba_state = 0, mamba_groups = 0, mamba_conv_kernel = 4;
+  int gdn_key_heads = 0, gdn_key_dim = 0, gdn_value_heads = 0, gdn_value_dim = 0;
   int mtp_layers = 0;            // num_nextn_predict_layers (checkpoint extras, not loaded by default)
   // Towers
   double vision_params = 0;      // estimated parameter count of the vision/audio encoder + projector
@@ -73,6 +80,9 @@ struct ModelConfig {
   // the Qwen2/2.5/3-VL processors (merged 2x2 patches, max_pixels 12,845,056); 0 otherwise.
   int64_t mm_item_tokens = 0;
   bool mm_video = false;
+  // Values one patch of the processor's pixel_values holds (channels x temporal patch x
+  // patch^2: 3 x 2 x 14 x 14 = 1176 for Qwen2/2.5-VL); 0 when unknown.
+  int64_t vision_patch_elems = 0;
   std::string vision_note;
   QuantInfo quant;
   // model.safetensors.index.json
@@ -100,6 +110,9 @@ struct Sharding {
   int ep = 1;                      // expert-parallel size (1: experts split by TP)
   int dp = 1;
   bool enable_dp_attention = false;  // SGLang: attention TP = tp / dp
+  // Where the MoE kernels pad the experts (vLLM mxfp4): the server version and the GPU
+  // family ("hopper", "blackwell", "ampere"...; "" unknown). Empty: no padding modelled.
+  std::string version, gpu_arch;
 };
 
 // TP must split the attention heads, and the KV heads (kv % tp == 0, or tp % kv == 0
@@ -119,6 +132,21 @@ struct WeightEstimate {
   std::vector<std::string> notes;
 };
 StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s);
+
+// Bytes one request's recurrent state takes on one attention-TP rank over every
+// linear/mamba layer of the model (mamba_cache_per_req in SGLang's configs/mamba_utils.py
+// and model configs): conv state (conv_dim / tp) x (kernel - 1) in bf16 plus the
+// temporal/SSM state (heads / tp) x d1 x d2 in `ssm_dtype_bytes` (SGLang's
+// --mamba-ssm-dtype defaults to float32). Mamba2 groups are extended to a multiple of
+// tp (extra_groups_for_head_shards). 0 when the model has no such layers or their
+// shape is unknown.
+double MambaStateBytesPerRequest(const ModelConfig& m, int attn_tp, double ssm_dtype_bytes);
+
+// SGLang keeps a separate sliding-window pool (SWAKVPool) for these architectures only
+// (configs/model_config.py is_hybrid_swa_model: Llama4ForConditionalGeneration,
+// GptOssForCausalLM, MiMoV2Flash, Step3p5, Gemma4); other sliding-window models
+// (Gemma-2/3, Mistral) price every layer as full attention. Fills the layer counts.
+bool SglangHybridSwa(const ModelConfig& m, int* full_layers, int* swa_layers);
 
 // KV dimensions of the layers one PP stage caches (full + sliding attention layers;
 // linear/mamba layers have no per-token KV). dtype_bytes is left at 2.

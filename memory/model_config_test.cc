@@ -179,6 +179,83 @@ TEST(ModelConfigTest, SlidingAndHybridLayers) {
   EXPECT_EQ(KvDimsOf(next, 1).layers, 12);  // only full-attention layers take KV per token
   ModelConfig mistral = Load("mistral-7b-v0.1");
   EXPECT_EQ(mistral.SlidingLayers(), 32);  // sliding_window 4096 on every layer
+  // SGLang's SWA pool: gpt-oss yes; Gemma-3 and Mistral price every layer as full.
+  int full = 0, swa = 0;
+  EXPECT_TRUE(SglangHybridSwa(oss, &full, &swa));
+  EXPECT_EQ(full, 18);
+  EXPECT_EQ(swa, 18);
+  EXPECT_FALSE(SglangHybridSwa(gemma, &full, &swa));
+  EXPECT_FALSE(SglangHybridSwa(mistral, &full, &swa));
+  // Qwen3-Next's gated delta net state per request: conv (2 x 128 x 16 + 128 x 32) / tp
+  // x 3 x 2 B + temporal 32 / tp x 128 x 128 x 4 B, over 36 layers.
+  EXPECT_EQ(next.mamba_kind, "gdn");
+  EXPECT_DOUBLE_EQ(MambaStateBytesPerRequest(next, 4, 4), 36 * (8192.0 / 4 * 3 * 2 + 8.0 * 128 * 128 * 4));
+  EXPECT_DOUBLE_EQ(MambaStateBytesPerRequest(gemma, 1, 4), 0);
+}
+
+// A Qwen3.5-397B-A17B launch at TP 2 (an SGLang-based server's log, ktransformers#1870):
+// "Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
+// ssm_state size: 7.29GB" and "KV Cache is allocated. #tokens: 580364, K size: 4.15 GB".
+// The pool holds size + 1 states (slot 0 is the padding slot); 45 gated-delta-net layers
+// of 64 value heads x 128 x 128 in float32 and the conv of (2 x 16 + 64) x 128 channels.
+TEST(ModelConfigTest, MambaStateMatchesALoggedPool) {
+  nlohmann::json c = {{"architectures", {"Qwen3_5MoeForConditionalGeneration"}},
+                      {"model_type", "qwen3_5_moe"},
+                      {"num_hidden_layers", 60},
+                      {"hidden_size", 4096},
+                      {"num_attention_heads", 32},
+                      {"num_key_value_heads", 2},
+                      {"head_dim", 256},
+                      {"vocab_size", 248320},
+                      {"full_attention_interval", 4},
+                      {"linear_num_value_heads", 64},
+                      {"linear_num_key_heads", 16},
+                      {"linear_key_head_dim", 128},
+                      {"linear_value_head_dim", 128},
+                      {"linear_conv_kernel_dim", 4}};
+  auto m = ParseModelConfig(c, "inline");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->LinearLayers(), 45);
+  EXPECT_EQ(m->FullAttentionLayers(), 15);
+  const double per_req = MambaStateBytesPerRequest(*m, 2, 4);
+  const double ssm = 45.0 * 32 * 128 * 128 * 4, conv = 45.0 * (12288 / 2) * 3 * 2;
+  EXPECT_DOUBLE_EQ(per_req, ssm + conv);
+  EXPECT_NEAR(83 * ssm / kGiB, 7.29, 0.005);
+  EXPECT_NEAR(83 * conv / kGiB, 0.13, 0.005);
+  // The KV cell of the 15 full layers (1 KV head x 256 per rank): K size 4.15 GB.
+  EXPECT_NEAR(580364.0 * 15 * 256 * 2 / kGiB, 4.15, 0.005);
+  // handle_max_mamba_cache's ratio rule gives those 82 states from the rest they share.
+  SglangKvInput kv;
+  kv.era = SglangEra::kV05;
+  kv.cell_bytes = 15 * 2 * 256 * 2;
+  kv.mamba_bytes_per_request = per_req;
+  kv.free_at_init_bytes = 22.84 * kGiB;
+  kv.mem_fraction_static = 1.0;
+  kv.avail_after_weights_bytes = 580364.0 * kv.cell_bytes + 82 * per_req + kv.cell_bytes / 2.0;
+  auto r = SglangKvPool(kv);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->max_mamba_cache_size, 82);
+  EXPECT_EQ(r->max_total_num_tokens, 580364);
+}
+
+// vLLM's mxfp4 MoE pads the experts for its kernels (Marlin on GPUs without FP4).
+TEST(ModelConfigTest, VllmMxfp4ExpertPadding) {
+  ModelConfig oss = Load("gpt-oss-120b");
+  Sharding s;
+  s.framework = "vllm";
+  auto plain = WeightsPerRank(oss, s);
+  s.version = "0.10.1";
+  s.gpu_arch = "hopper";
+  auto marlin = WeightsPerRank(oss, s);
+  s.version = "0.14.1";
+  auto triton = WeightsPerRank(oss, s);
+  ASSERT_TRUE(plain.ok() && marlin.ok() && triton.ok());
+  EXPECT_GT(marlin->per_rank_bytes, triton->per_rank_bytes);
+  EXPECT_GT(triton->per_rank_bytes, plain->per_rank_bytes);
+  // "Model loading took 65.9651 GiB" (vllm#23278, 0.10.1, H100) and 64.38 GiB (vllm#33155, 0.14.1).
+  EXPECT_NEAR(marlin->per_rank_bytes / kGiB / 65.9651, 1.0, 0.02);
+  EXPECT_NEAR(triton->per_rank_bytes / kGiB / 64.38, 1.0, 0.02);
+  EXPECT_DOUBLE_EQ(marlin->config_total_bytes, plain->config_total_bytes);  // the checkpoint is not padded
 }
 
 TEST(ModelConfigTest, TensorParallelChecks) {

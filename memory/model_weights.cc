@@ -106,6 +106,14 @@ class WeightCounter {
       // Routed experts over the MoE group: vLLM EP gives each rank experts/ep whole experts;
       // SGLang EP gives experts/ep and splits each by tp/ep; without EP each expert is split by TP.
       double per_expert = 3.0 * h * m_.moe_intermediate;
+      if (moe_pad_hidden_ > 0 || moe_pad_inter_ > 0) {
+        // Padded expert shapes (vLLM mxfp4 kernels): hidden and the per-partition width.
+        const double split0 = sglang_ep_ ? static_cast<double>(tp_) / moe_world_ : (moe_world_ > 1 ? 1.0 : tp_);
+        const int64_t inter_pp = static_cast<int64_t>(m_.moe_intermediate / std::max(split0, 1.0));
+        const double hp = moe_pad_hidden_ > 0 ? static_cast<double>(PadTo(m_.hidden, moe_pad_hidden_)) : h;
+        const double ip = moe_pad_inter_ > 0 ? static_cast<double>(PadTo(inter_pp, moe_pad_inter_)) : inter_pp;
+        per_expert = 3.0 * hp * ip * std::max(split0, 1.0);
+      }
       double experts_here = moe_world_ > 1 ? static_cast<double>(CeilDiv(m_.experts, moe_world_)) : m_.experts;
       double split = sglang_ep_ ? static_cast<double>(tp_) / moe_world_ : (moe_world_ > 1 ? 1.0 : tp_);
       if (split < 1) split = 1;
@@ -142,6 +150,10 @@ class WeightCounter {
 
   void set_linear_mixer_params(double v) { linear_mixer_params_ = v; }
   void set_gated(bool g) { gated_ = g; }
+  void set_moe_padding(int hidden_multiple, int inter_multiple) {
+    moe_pad_hidden_ = hidden_multiple;
+    moe_pad_inter_ = inter_multiple;
+  }
   Tally Take() {
     Tally t = t_;
     t_ = Tally();
@@ -154,6 +166,7 @@ class WeightCounter {
   bool sglang_ep_;
   double linear_mixer_params_ = 0;
   bool gated_ = true;
+  int moe_pad_hidden_ = 0, moe_pad_inter_ = 0;
   Tally t_;
 };
 
@@ -178,10 +191,34 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
   const bool gated = GatedMlp(m.model_type);
   const double mixer = m.linear_mixer_params > 0 ? m.linear_mixer_params : 4.0 * m.hidden * m.hidden;
 
+  // vLLM's mxfp4 MoE (quantization/mxfp4.py create_weights) pads the expert shapes for its
+  // kernels. Marlin, the backend on GPUs without native FP4 ("Your GPU does not have native
+  // support for FP4 computation ... leveraging the Marlin kernel"), needs n % 256 and
+  // k % 128: hidden to a multiple of 256, the per-partition width to 128 (gpt-oss-120b:
+  // 2880 -> 3072 x 2944; "Model loading took 65.9651 GiB" with vLLM 0.10.1 on an H100,
+  // vllm#23278; 0.11.0's "Available KV cache memory: 1.71 GiB" at 0.95 on an H100,
+  // vllm#27508, fits Marlin-sized weights too). Hopper uses the Triton backend
+  // (triton_kernels, "Using Triton backend") by 0.14.1: from 0.12.0 here (inferred:
+  // between the two logs); its swizzled layout holds 64.38 GiB for the same model
+  // (vllm#33155), i.e. hidden padded to 256, width to 64. Blackwell's FlashInfer
+  // backends pad both to 256. SGLang pads only for FlashInfer.
+  int pad_hidden = 0, pad_inter = 0;
+  if (m.quant.method == "mxfp4" && s.framework == "vllm" && !s.version.empty()) {
+    auto v = ParseVersion(s.version);
+    const bool triton_hopper = s.gpu_arch == "hopper" && v.ok() && CompareVersions(*v, {0, 12}) >= 0;
+    if (s.gpu_arch == "blackwell") {
+      pad_hidden = 256, pad_inter = 256;
+    } else if (triton_hopper) {
+      pad_hidden = 256, pad_inter = 64;
+    } else if (s.gpu_arch != "cdna3") {
+      pad_hidden = 256, pad_inter = 128;  // Marlin
+    }
+  }
   auto count = [&](int tp, int atp, int mw, bool sep, int first, int last, bool first_stage, bool last_stage,
                    bool vision) {
     WeightCounter c(m, tp, atp, mw, sep);
     c.set_gated(gated);
+    c.set_moe_padding(pad_hidden, pad_inter);
     c.set_linear_mixer_params(mixer);
     for (int i = first; i < last; ++i) c.Layer(i);
     c.Embedding(first_stage, last_stage);
@@ -203,7 +240,16 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
     per_rank = big.bytes;
     rounding = big.rounding;
   }
+  // The unsharded total is the checkpoint's size (no kernel padding): it is what the
+  // index total is compared with.
+  const int keep_h = pad_hidden, keep_i = pad_inter;
+  pad_hidden = pad_inter = 0;
   Tally total = count(1, 1, 1, false, 0, m.layers, true, true, true);
+  pad_hidden = keep_h, pad_inter = keep_i;
+  if (keep_h > 0) {
+    w.notes.push_back("vLLM's mxfp4 MoE kernels pad the experts: hidden to a multiple of " + std::to_string(keep_h) +
+                      ", the per-rank expert width to " + std::to_string(keep_i));
+  }
   w.config_total_bytes = total.bytes;
   w.loaded_total_bytes = total.bytes;
   w.per_rank_bytes = per_rank;
@@ -284,6 +330,52 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
   return w;
 }
 
+double MambaStateBytesPerRequest(const ModelConfig& m, int attn_tp, double ssm_dtype_bytes) {
+  const int layers = m.LinearLayers();
+  const int tp = std::max(attn_tp, 1);
+  if (layers == 0) return 0;
+  const double k1 = std::max(m.mamba_conv_kernel - 1, 0);
+  double conv = 0, temporal = 0;
+  if (m.mamba_kind == "gdn") {
+    // Qwen3-Next (configs/qwen3_next.py mamba2_cache_params): conv_dim = key_dim x key_heads
+    // x 2 + value_dim x value_heads; temporal (value_heads / tp, key_dim, value_dim).
+    const double conv_dim = 2.0 * m.gdn_key_dim * m.gdn_key_heads + static_cast<double>(m.gdn_value_dim) * m.gdn_value_heads;
+    conv = conv_dim / tp * k1 * 2;
+    temporal = static_cast<double>(m.gdn_value_heads) / tp * m.gdn_key_dim * m.gdn_value_dim * ssm_dtype_bytes;
+  } else if (m.mamba_kind == "mamba2") {
+    // Mamba2StateShape.create: groups extended to shard with the heads, conv_dim =
+    // heads x head_dim + 2 x groups x state; temporal (heads / tp, head_dim, state).
+    int groups = m.mamba_groups;
+    if (groups % tp != 0) groups += tp - groups;  // extra_groups_for_head_shards
+    const double conv_dim = static_cast<double>(m.mamba_heads) * m.mamba_head_dim + 2.0 * groups * m.mamba_state;
+    conv = conv_dim / tp * k1 * 2;
+    temporal = static_cast<double>(m.mamba_heads) / tp * m.mamba_head_dim * m.mamba_state * ssm_dtype_bytes;
+  } else {
+    return 0;
+  }
+  return (conv + temporal) * layers;
+}
+
+bool SglangHybridSwa(const ModelConfig& m, int* full_layers, int* swa_layers) {
+  static const char* kArchs[] = {"Llama4ForConditionalGeneration", "GptOssForCausalLM", "MiMoV2FlashForCausalLM",
+                                 "Step3p5ForCausalLM", "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"};
+  bool listed = false;
+  for (const char* a : kArchs) listed = listed || m.architecture == a;
+  if (!listed) return false;
+  int full = 0, swa = 0;
+  if (m.architecture == "Llama4ForConditionalGeneration") {
+    // get_hybrid_layer_ids: every 4th layer is global, the others chunked-local.
+    for (int i = 0; i < m.layers; ++i) ((i + 1) % 4 == 0 ? full : swa)++;
+  } else {
+    full = m.FullAttentionLayers();
+    swa = m.SlidingLayers();
+  }
+  if (full == 0 || swa == 0) return false;
+  *full_layers = full;
+  *swa_layers = swa;
+  return true;
+}
+
 KvDims KvDimsOf(const ModelConfig& m, int pp) {
   KvDims d;
   d.layers = static_cast<int>(CeilDiv(m.AttentionLayers(), std::max(pp, 1)));
@@ -300,8 +392,13 @@ KvDims KvDimsOf(const ModelConfig& m, int pp) {
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
   const double T = static_cast<double>(tokens), h = m.hidden, e = m.dtype_bytes;
   tp = std::max(tp, 1);
-  // Residual stream, normed input and layer output alive at once.
-  double residual = 4 * T * h * e;
+  // Alive across a decoder layer (vLLM's Qwen2/Llama DecoderLayer: the fused
+  // add-RMSNorm works in place): the residual stream, the normed input the MLP or
+  // attention reads, and its output: 3 x T x h. The widest intermediates come on top
+  // (the MLP's gate_up + activation, or qkv + attention output). Qwen2.5-VL-7B-AWQ's V0
+  // profile (32,768 tokens; 4.92 GiB logged on a Jetson Orin) is this 4.13 GiB plus the
+  // dummy items' embeddings (0.22 GiB) and float32 pixel values (0.57 GiB).
+  double residual = 3 * T * h * e;
   double mlp = m.intermediate > 0 ? 3 * T * m.intermediate / tp * e : 0;  // gate_up output + activation
   double moe = 0;
   if (m.IsMoe()) {

@@ -122,17 +122,50 @@ StatusOr<SglangKvResult> SglangKvPool(const SglangKvInput& in) {
   // §1.1: rest_memory = available - total_gpu_memory x (1 - mem_fraction_static).
   r.reserved_bytes = in.free_at_init_bytes * (1.0 - f);
   r.rest_bytes = in.avail_after_weights_bytes - r.reserved_bytes;
+  // Mamba/linear-attention hybrids: handle_max_mamba_cache (model_runner_kv_cache_mixin.py
+  // @ 226149ac, v0.5.x) takes the request states from rest before the KV tokens: with
+  // --max-mamba-cache-size N (or --disable-radix-cache) N states, otherwise
+  // mamba : KV = mamba_full_memory_ratio (0.9), i.e. int(rest x r / (1 + r) // per_req)
+  // states. The KV cell then counts the full-attention layers only.
+  double kv_rest = r.rest_bytes;
+  double avail_for_kv = in.avail_after_weights_bytes;  // what the remedies solve on
+  double eff_cell = static_cast<double>(in.cell_bytes);  // rest bytes per pool token
+  if (in.mamba_bytes_per_request > 0) {
+    const double ratio = in.mamba_full_memory_ratio;
+    if (!(ratio > 0)) return InvalidArgumentError("SGLang: mamba_full_memory_ratio must be > 0");
+    int64_t size = 0;
+    if (in.max_mamba_cache_size) {
+      size = *in.max_mamba_cache_size;
+      avail_for_kv -= static_cast<double>(size) * in.mamba_bytes_per_request;
+    } else {
+      size = r.rest_bytes > 0 ? static_cast<int64_t>(std::floor(r.rest_bytes * ratio / (1 + ratio) /
+                                                                in.mamba_bytes_per_request))
+                              : 0;
+      eff_cell *= 1 + ratio;
+    }
+    r.max_mamba_cache_size = size;
+    r.mamba_bytes = static_cast<double>(size) * in.mamba_bytes_per_request;
+    kv_rest -= r.mamba_bytes;
+  }
+  const int swa_all = in.full_layers + in.swa_layers;
+  const bool hybrid_swa = in.full_layers > 0 && in.swa_layers > 0;
+  if (hybrid_swa) {
+    if (!(in.swa_full_tokens_ratio > 0 && in.swa_full_tokens_ratio <= 1)) {
+      return InvalidArgumentError("SGLang: swa_full_tokens_ratio must be in (0, 1]");
+    }
+    eff_cell = eff_cell * (in.full_layers + in.swa_full_tokens_ratio * in.swa_layers) / swa_all;
+  }
   switch (in.era) {
     case SglangEra::kV01:
     case SglangEra::kV0117:
     case SglangEra::kV02:
       // int(rest_memory [x 2^30] // cell_size): float floor division.
-      r.profiled_tokens = static_cast<int64_t>(std::floor(r.rest_bytes / static_cast<double>(in.cell_bytes)));
+      r.profiled_tokens = static_cast<int64_t>(std::floor(kv_rest / static_cast<double>(in.cell_bytes)));
       break;
     case SglangEra::kV05:
     case SglangEra::kY2026:
       // int(rest_memory x 2^30) // cell_size: truncate to int bytes, then floor-divide.
-      r.profiled_tokens = FloorDiv(static_cast<int64_t>(std::trunc(r.rest_bytes)), in.cell_bytes);
+      r.profiled_tokens = FloorDiv(static_cast<int64_t>(std::trunc(kv_rest)), in.cell_bytes);
       break;
   }
   int64_t tokens = r.profiled_tokens;
@@ -140,15 +173,27 @@ StatusOr<SglangKvResult> SglangKvPool(const SglangKvInput& in) {
   if ((in.era == SglangEra::kV05 || in.era == SglangEra::kY2026) && tokens > 0) {
     tokens = tokens / in.page_size * in.page_size;  // §1.2(d) init_memory
   }
+  if (hybrid_swa && tokens > 0) {
+    // set_num_tokens_hybrid_swa (same file): total = tokens x num_hidden_layers;
+    // full = int(total / (ratio x swa_layers + full_layers)), swa = int(full x ratio),
+    // both page-rounded; max_total_num_tokens = full. (The 2026 per-kind cell of #18039
+    // solves the same equations when both kinds have the same heads.)
+    const double total = static_cast<double>(tokens) * swa_all;
+    int64_t full = static_cast<int64_t>(total / (in.swa_full_tokens_ratio * in.swa_layers + in.full_layers));
+    int64_t swa = static_cast<int64_t>(static_cast<double>(full) * in.swa_full_tokens_ratio);
+    r.full_tokens = full / in.page_size * in.page_size;
+    r.swa_tokens = swa / in.page_size * in.page_size;
+    tokens = r.full_tokens;
+  }
   r.max_total_num_tokens = tokens;
 
-  r.min_viable_mem_fraction_static = SglangMinMemFraction(in.free_at_init_bytes, in.avail_after_weights_bytes);
+  r.min_viable_mem_fraction_static = SglangMinMemFraction(in.free_at_init_bytes, avail_for_kv);
   if (in.context_length && *in.context_length > 0) {
-    r.mem_fraction_for_context = SglangMinMemFraction(in.free_at_init_bytes, in.avail_after_weights_bytes,
-                                                      in.cell_bytes, *in.context_length);
+    r.mem_fraction_for_context = SglangMinMemFraction(in.free_at_init_bytes, avail_for_kv,
+                                                      static_cast<int64_t>(std::ceil(eff_cell)), *in.context_length);
   }
 
-  if (in.era == SglangEra::kY2026 && r.rest_bytes <= 0) {
+  if (in.era == SglangEra::kY2026 && kv_rest <= 0) {
     // §1.2(e) _profile_available_bytes: the ValueError pre-check.
     double minimum = 1.0 - in.avail_after_weights_bytes / in.free_at_init_bytes;
     double suggested = std::ceil(minimum * 1000.0) / 1000.0;
@@ -185,6 +230,11 @@ StatusOr<SglangKvResult> SglangKvPool(const SglangKvInput& in) {
     r.kv_pool_bytes = 0;
   } else {
     r.kv_pool_bytes = static_cast<double>(r.max_total_num_tokens) * static_cast<double>(in.cell_bytes);
+    if (hybrid_swa) {
+      const double per_layer = static_cast<double>(in.cell_bytes) / swa_all;
+      r.kv_pool_bytes = per_layer * (static_cast<double>(r.full_tokens) * in.full_layers +
+                                     static_cast<double>(r.swa_tokens) * in.swa_layers);
+    }
   }
   r.holds_one_context = !in.context_length || r.max_total_num_tokens >= *in.context_length;
   return r;

@@ -3,7 +3,9 @@
 // count, the max-model-len check and the minimum viable gpu_memory_utilization.
 // Every formula cites docs/knowledge/vllm-source.md.
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "memory/memory_model.h"
@@ -140,13 +142,81 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
   // cdiv(len, block) x block_bytes <= available.
   r.estimated_max_model_len =
       IsV1(in.era) ? r.num_blocks * in.block_size : static_cast<int64_t>(in.block_size) * (r.num_blocks / in.pp);
+  // KV bytes one max_model_len request needs (V1: sum of the layers' max_memory_usage_bytes).
+  std::function<double(int64_t)> needed_for = [&](int64_t len) {
+    return static_cast<double>(CeilDiv(len, in.block_size)) * block_bytes;
+  };
+  double one_block_bytes = block_bytes;
+
+  const bool hybrid = IsV1(in.era) && (in.sliding_layers > 0 || in.mamba_layers > 0);
+  if (hybrid) {
+    // v1/core/kv_cache_utils.py (hybrid allocator, 0.10+): one page size for every layer;
+    // layers of one kind are split into groups of group_size (the fewest layers of any
+    // kind, or the most when they are within 1.25x); num_blocks = available // page //
+    // group_size and the logged "GPU KV cache size" is num_blocks // groups x block.
+    const int attn = in.full_layers + in.sliding_layers;
+    if (attn <= 0) return InvalidArgumentError("vLLM hybrid: no attention layers");
+    const double per_layer = static_cast<double>(in.bytes_per_token) / attn;
+    int bs = in.block_size;
+    if (in.mamba_layers > 0 && in.mamba_bytes_per_request > 0) {
+      // HybridAttentionMambaModelConfig: the attention block grows (in steps of the
+      // kernel's 16 tokens) until its page holds one layer's mamba state.
+      const double mamba_page = in.mamba_bytes_per_request / in.mamba_layers;
+      bs = std::max<int>(bs, static_cast<int>(16 * std::ceil(mamba_page / (16 * per_layer))));
+    }
+    const double page = per_layer * bs;
+    int counts[3] = {in.full_layers, in.sliding_layers, in.mamba_layers};
+    int lo = 0, hi = 0;
+    for (int c : counts) {
+      if (c <= 0) continue;
+      lo = lo == 0 ? c : std::min(lo, c);
+      hi = std::max(hi, c);
+    }
+    int gs = hi < lo * 1.25 ? hi : lo;
+    int groups = 0;
+    for (int c : counts) groups += c > 0 ? static_cast<int>(CeilDiv(c, gs)) : 0;
+    r.kv_cache_groups = groups;
+    r.group_size = gs;
+    r.hybrid_block_size = bs;
+    r.num_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / (page * gs))) : 0;
+    r.kv_tokens = r.num_blocks / groups * bs;
+    one_block_bytes = page * gs * groups;
+    // Per layer: full cdiv(len, bs) pages; sliding (cdiv(min(window - 1 +
+    // max_num_batched_tokens, len), bs) + 1) pages (SlidingWindowSpec); mamba one page.
+    needed_for = [=](int64_t len) {
+      const int64_t win = std::min<int64_t>(std::max(in.sliding_window, 1) - 1 + in.max_num_batched_tokens, len);
+      return page * (static_cast<double>(in.full_layers) * CeilDiv(len, bs) +
+                     static_cast<double>(in.sliding_layers) * (CeilDiv(win, bs) + 1) + in.mamba_layers);
+    };
+    if (in.max_model_len && *in.max_model_len > 0) {
+      const int64_t len = *in.max_model_len;
+      const int64_t win = std::min<int64_t>(std::max(in.sliding_window, 1) - 1 + in.max_num_batched_tokens, len);
+      const double per_request = static_cast<double>(CeilDiv(in.full_layers, gs) * CeilDiv(len, bs)) +
+                                 static_cast<double>(CeilDiv(in.sliding_layers, gs) * (CeilDiv(win, bs) + 1)) +
+                                 static_cast<double>(CeilDiv(in.mamba_layers, gs));
+      r.max_concurrency = static_cast<double>(r.num_blocks) / per_request;
+    }
+    if (in.full_layers > 0) {
+      const double fixed_part = needed_for(1) - page * in.full_layers;
+      const double per_full_block = page * in.full_layers;
+      r.estimated_max_model_len =
+          r.kv_bytes > fixed_part ? static_cast<int64_t>(std::floor((r.kv_bytes - fixed_part) / per_full_block)) * bs : 0;
+    } else {
+      r.estimated_max_model_len = r.num_blocks > 0 ? in.max_model_len.value_or(r.kv_tokens) : 0;
+    }
+  }
+
+  if (!hybrid && in.max_model_len && *in.max_model_len > 0) {
+    r.max_concurrency = static_cast<double>(r.num_blocks) / CeilDiv(*in.max_model_len, in.block_size);
+  }
 
   // Remedies. One block: util x total >= non_kv + graphs + block.
   const double fixed = r.non_kv_bytes + (in.era == VllmEra::kV1GraphsInBudget ? in.cuda_graph_bytes : 0);
-  r.min_util_one_block = CeilHundredths((fixed + block_bytes) / in.total_bytes);
+  r.min_util_one_block = CeilHundredths((fixed + one_block_bytes) / in.total_bytes);
   if (in.max_model_len && *in.max_model_len > 0) {
-    int64_t blocks = CeilDiv(*in.max_model_len, in.block_size) * (IsV1(in.era) ? 1 : in.pp);
-    r.min_util_max_model_len = CeilHundredths((fixed + blocks * block_bytes) / in.total_bytes);
+    const double need = IsV1(in.era) ? needed_for(*in.max_model_len)
+                                     : static_cast<double>(CeilDiv(*in.max_model_len, in.block_size) * in.pp) * block_bytes;
+    r.min_util_max_model_len = CeilHundredths((fixed + need) / in.total_bytes);
   }
   r.max_util_startup = in.free_at_init_bytes > 0 ? FloorHundredths(in.free_at_init_bytes / in.total_bytes) : 1.0;
 
@@ -171,7 +241,7 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
   if (in.max_model_len && *in.max_model_len > 0 && !r.no_cache_blocks) {
     char buf[512];
     if (IsV1(in.era)) {
-      double needed = static_cast<double>(CeilDiv(*in.max_model_len, in.block_size)) * block_bytes;
+      double needed = needed_for(*in.max_model_len);
       if (needed > r.kv_bytes) {
         r.max_len_too_long = true;
         std::snprintf(buf, sizeof(buf),

@@ -1,5 +1,7 @@
 // vllm_model_test.cc: vLLM KV budget by era, blocks/tokens, the startup check, the
 // max-model-len check and the minimum viable gpu_memory_utilization.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "memory/memory_model.h"
@@ -224,6 +226,78 @@ TEST(VllmKvPoolTest, RejectsBadInputs) {
   in.gpu_memory_utilization = 0.9;
   in.free_at_init_bytes = 11 * kGiB;
   EXPECT_FALSE(VllmKvPool(in).ok());
+}
+
+// V1's hybrid KV cache groups (kv_cache_utils.py): gpt-oss (18 full + 18 sliding) is
+// two groups of 18; Gemma-3-27B (10 full + 52 sliding) groups of 10, 1 + 6 groups. The
+// logged pool is num_blocks // groups x block, num_blocks = available // page // 10.
+TEST(VllmKvPoolTest, HybridGroupsAndTheWindowedMaxLenCheck) {
+  VllmKvInput in;
+  in.era = VllmEra::kV1StartupCheck;
+  in.total_bytes = 80 * kGiB;
+  in.gpu_memory_utilization = 0.9;
+  in.weights_bytes = 60 * kGiB;
+  in.bytes_per_token = 36 * 2048;
+  in.full_layers = 18;
+  in.sliding_layers = 18;
+  in.sliding_window = 128;
+  in.max_num_batched_tokens = 8192;
+  in.max_model_len = 131072;
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const double kv = 72 * kGiB - 60 * kGiB;
+  EXPECT_EQ(r->kv_cache_groups, 2);
+  EXPECT_EQ(r->group_size, 18);
+  const int64_t blocks = static_cast<int64_t>(kv / (2048.0 * 16 * 18));
+  EXPECT_EQ(r->num_blocks, blocks);
+  EXPECT_EQ(r->kv_tokens, blocks / 2 * 16);
+  // 131072 tokens need 18 x 131072 x 2048 B for the full layers and only
+  // (cdiv(127 + 8192, 16) + 1) blocks per sliding layer: 4.8 GiB, not 9 GiB: it fits.
+  EXPECT_FALSE(r->max_len_too_long);
+  EXPECT_GT(r->estimated_max_model_len, 131072);
+  // Every layer priced as full (V1 before the hybrid manager) would not hold it.
+  in.full_layers = in.sliding_layers = 0;
+  in.weights_bytes = 64 * kGiB;
+  auto full = VllmKvPool(in);
+  ASSERT_TRUE(full.ok());
+  EXPECT_TRUE(full->max_len_too_long);
+  in.full_layers = in.sliding_layers = 18;
+  auto hybrid = VllmKvPool(in);
+  ASSERT_TRUE(hybrid.ok());
+  EXPECT_FALSE(hybrid->max_len_too_long);
+  EXPECT_EQ(hybrid->kv_tokens, full->kv_tokens);  // two groups of 18 report what 36 full layers would
+
+  VllmKvInput g = in;
+  g.weights_bytes = 60 * kGiB;
+  g.bytes_per_token = 62 * 8192;
+  g.full_layers = 10;
+  g.sliding_layers = 52;
+  g.sliding_window = 1024;
+  auto gr = VllmKvPool(g);
+  ASSERT_TRUE(gr.ok());
+  EXPECT_EQ(gr->group_size, 10);
+  EXPECT_EQ(gr->kv_cache_groups, 7);
+  EXPECT_EQ(gr->kv_tokens, static_cast<int64_t>(kv / (8192.0 * 16 * 10)) / 7 * 16);
+}
+
+// Mamba hybrids: the attention block grows until one page holds a layer's state.
+TEST(VllmKvPoolTest, MambaLayersWidenTheAttentionBlock) {
+  VllmKvInput in;
+  in.era = VllmEra::kV1StartupCheck;
+  in.total_bytes = 80 * kGiB;
+  in.gpu_memory_utilization = 0.9;
+  in.weights_bytes = 40 * kGiB;
+  in.bytes_per_token = 12 * 1024;  // 12 full layers, 1 KV head x 256 x 2 x 2 B
+  in.full_layers = 12;
+  in.mamba_layers = 36;
+  in.mamba_bytes_per_request = 36 * 0.55 * kMiB;
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const int bs = static_cast<int>(16 * std::ceil(0.55 * kMiB / (16 * 1024.0)));
+  EXPECT_EQ(r->hybrid_block_size, bs);
+  EXPECT_EQ(r->group_size, 12);
+  EXPECT_EQ(r->kv_cache_groups, 4);
+  EXPECT_EQ(r->kv_tokens, static_cast<int64_t>(32 * kGiB / (1024.0 * bs * 12)) / 4 * bs);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // model_figures.cc: `analyze --model` fills what the log does not print from the model's files.
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rules/model_figures.h"
 
@@ -22,6 +24,75 @@ double Num(const nlohmann::json& config, const char* key, double fallback) {
 std::string Str(const nlohmann::json& config, const char* key) {
   auto it = config.find(key);
   return it != config.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// SGLang kv_pool_no_room: the rule's remedy is the floor (the founding case: 0.77 leaves
+// about 1,300 tokens, a server that starts and cannot serve). With the model's KV bytes
+// per token the value that holds one request of the context length comes first, checked
+// by planning the pool again with it; the floor stays second, with the pool it leaves.
+void AddUsefulFraction(Diagnosis& d, int64_t cell, int64_t context, const std::string& version) {
+  auto num = [&](const char* k) -> std::optional<double> {
+    auto it = d.figures.find(k);
+    if (it != d.figures.end() && it->is_number()) return it->get<double>();
+    return std::nullopt;
+  };
+  auto free_gib = num("free_at_init_gib"), avail_gib = num("avail_after_weights_gib");
+  if (!free_gib || !avail_gib || *free_gib <= 0 || cell <= 0 || context <= 0) return;
+  SglangKvInput kv;
+  if (auto era = SglangEraForVersion(version.empty() ? "0.5.9" : version); era.ok()) kv.era = *era;
+  kv.free_at_init_bytes = *free_gib * kGiB;
+  kv.avail_after_weights_bytes = std::max(*avail_gib * kGiB, 0.0);
+  kv.cell_bytes = cell;
+  const double floor_f = SglangMinMemFraction(kv.free_at_init_bytes, kv.avail_after_weights_bytes);
+  int64_t floor_tokens = 0;
+  if (floor_f <= 1) {
+    kv.mem_fraction_static = floor_f;
+    if (auto r = SglangKvPool(kv); r.ok() && !r->fails) floor_tokens = r->max_total_num_tokens;
+  }
+  const double useful = SglangMinMemFraction(kv.free_at_init_bytes, kv.avail_after_weights_bytes, cell, context);
+  char buf[400];
+  std::vector<Remedy> front;
+  if (useful <= 0.99) {
+    kv.mem_fraction_static = useful;
+    auto r = SglangKvPool(kv);
+    if (!r.ok() || r->fails || r->max_total_num_tokens < context) return;  // the same model must agree
+    d.figures["mem_fraction_for_context"] = useful;
+    d.figures["kv_tokens_at_useful_fraction"] = r->max_total_num_tokens;
+    std::snprintf(buf, sizeof(buf),
+                  "holds one %lld-token request (the context length): a pool of %lld tokens at %lld B per token "
+                  "(the model's config), checked with the same model; %.2f is only the floor",
+                  static_cast<long long>(context), static_cast<long long>(r->max_total_num_tokens),
+                  static_cast<long long>(cell), floor_f);
+    Remedy rem;
+    rem.flag = "--mem-fraction-static";
+    char v[16];
+    std::snprintf(v, sizeof(v), "%.2f", useful);
+    rem.value = v;
+    rem.direction = "increase";
+    rem.why = buf;
+    front.push_back(rem);
+  } else {
+    const double need = static_cast<double>(context) * static_cast<double>(cell);
+    std::snprintf(buf, sizeof(buf),
+                  "no --mem-fraction-static holds one %lld-token request: it needs %.2f GiB of KV per rank and the "
+                  "weights leave %.2f GiB; more GPUs split the weights and the KV heads (or shorten --context-length)",
+                  static_cast<long long>(context), need / kGiB, *avail_gib);
+    Remedy rem;
+    rem.flag = "--tp-size";
+    rem.direction = "increase";
+    rem.why = buf;
+    front.push_back(rem);
+  }
+  if (floor_tokens > 0) {
+    d.figures["kv_tokens_at_floor"] = floor_tokens;
+    for (auto& rem : d.remedy) {
+      if (rem.flag != "--mem-fraction-static") continue;
+      std::snprintf(buf, sizeof(buf), "the floor: the server starts with a pool of only %lld tokens; ",
+                    static_cast<long long>(floor_tokens));
+      rem.why = buf + rem.why;
+    }
+  }
+  d.remedy.insert(d.remedy.begin(), front.begin(), front.end());
 }
 
 }  // namespace
@@ -104,6 +175,9 @@ bool AddModelFigures(const ModelConfig& m, Analysis* a) {
       d.figures["model_kv_bytes_per_token"] = *cell;
     }
     if (context > 0 && !d.figures.contains("max_seq_len")) d.figures["model_context_length"] = context;
+    if (fw == "sglang" && d.id == "kv_pool_no_room" && cell.ok() && context > 0) {
+      AddUsefulFraction(d, *cell, context, a->run.version);
+    }
   }
   a->findings.push_back(f);
   return true;

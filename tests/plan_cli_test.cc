@@ -380,6 +380,38 @@ TEST(PlanCliTest, AnalyzeWithModelAddsItsFigures) {
   EXPECT_NE((*f)["advice"].get<std::string>().find("agrees"), std::string::npos) << f->dump();
 }
 
+// analyze --model on the founding case (SGLang kv_pool_no_room): the value that holds
+// the context length comes first, re-checked by the same model; the floor (0.77, what
+// the rule alone can say) second, with the pool it leaves.
+TEST(PlanCliTest, AnalyzeWithModelGivesTheUsefulFractionBeforeTheFloor) {
+  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze '" + TPT_SOURCE_DIR +
+                    "/samples/founding/sglang-tp8-rtxpro6000-mfs050.log' --model " + ModelDir("qwen3-32b") +
+                    " --format json 2>/dev/null";
+  PlanRun r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 4096> chunk;
+  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) r.out.append(chunk.data(), n);
+  pclose(pipe);
+  auto j = nlohmann::json::parse(r.out);
+  const nlohmann::json* d = nullptr;
+  for (const auto& x : j["diagnoses"]) {
+    if (x["id"] == "kv_pool_no_room") d = &x;
+  }
+  ASSERT_NE(d, nullptr) << r.out;
+  const auto& rem = (*d)["remedy"];
+  ASSERT_GE(rem.size(), 2u) << d->dump();
+  // Qwen3-32B at TP 8: 32,768 B per token; one 40,960-token request needs 1.25 GiB of KV:
+  // f >= 1 - (21.7 - 1.25) / 94 = 0.7824 -> 0.79. The floor 0.77 leaves ~2,600 tokens.
+  EXPECT_EQ(rem[0]["flag"], "--mem-fraction-static");
+  EXPECT_EQ(rem[0]["value"], "0.79") << rem.dump();
+  EXPECT_NE(rem[0]["why"].get<std::string>().find("40960-token request"), std::string::npos);
+  EXPECT_EQ(rem[1]["value"], "0.77");
+  EXPECT_NE(rem[1]["why"].get<std::string>().find("the floor"), std::string::npos);
+  EXPECT_GE((*d)["figures"]["kv_tokens_at_useful_fraction"].get<int64_t>(), 40960);
+  EXPECT_LT((*d)["figures"]["kv_tokens_at_floor"].get<int64_t>(), 40960);
+}
+
 TEST(PlanCliTest, HelpExitsZero) {
   PlanRun r = Plan("--help");
   EXPECT_EQ(r.rc, 0);
