@@ -42,9 +42,9 @@ class FormatSet {
   static StatusOr<FormatSet> LoadDir(const std::string& dir, bool strict = false, bool with_builtin = false);
   static const std::vector<FormatSource>& BuiltinSources();
   FormatSet();
-  ~FormatSet();
   FormatSet(FormatSet&&) noexcept;
   FormatSet& operator=(FormatSet&&) noexcept;
+  ~FormatSet();
 
   const std::vector<std::string>& problems() const { return problems_; }
   const std::vector<PatternSpec>& patterns() const { return patterns_; }
@@ -76,9 +76,7 @@ class FormatSet {
  private:
   friend class FormatSetPeer;  // format_set_test.cc
   struct Loader;               // the load's steps (format_load.h)
-  struct HsDeleter {
-    void operator()(hs_database* db) const;
-  };
+  struct HsDeleter { void operator()(hs_database* db) const; };
   bool defer_pattern_regexes_ = false;  // LazyRe for the patterns (LoadBuiltin)
   std::vector<PatternSpec> patterns_;
   std::vector<PrefixSpec> wrappers_, suffixes_, prefixes_;
@@ -87,9 +85,7 @@ class FormatSet {
   std::vector<LiteralTarget> targets_;
   std::unique_ptr<hs_database, HsDeleter> db_;
   bool prefilter_from_blob_ = false;
-  // Members: the wrappers, then the prefixes. RE2::Set when a member's syntax
-  // is outside the automaton's or a checked load caught a disagreement.
-  PrefixMatcher prefix_matcher_;
+  PrefixMatcher prefix_matcher_;  // members: the wrappers, then the prefixes
 };
 
 }  // namespace tpt

@@ -127,15 +127,23 @@ void WriteBar(const LedgerRow& r, double x0, double y, double px, const std::str
 }
 
 void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
+  // The row to highlight (and to draw "with the fix"): the shortest row when
+  // some are short (the rank whose figures bind: SGLang sizes every rank's
+  // pool from the minimum), the first failing rank's when it is as short or
+  // nothing is short.
   const RankState* first = ShownFirstRank(a);
   int hot = first != nullptr ? first->rank : -2;
-  if (hot < 0) {
+  const LedgerRow* shortest = nullptr;
+  for (const LedgerRow& r : a.ledger) {
+    if (IsShort(r) && (shortest == nullptr || r.left_bytes < shortest->left_bytes - kLedgerToleranceBytes))
+      shortest = &r;
+  }
+  if (shortest != nullptr) {
+    bool first_as_short = false;
     for (const LedgerRow& r : a.ledger) {
-      if (IsShort(r)) {
-        hot = r.rank;
-        break;
-      }
+      first_as_short |= r.rank == hot && IsShort(r) && r.left_bytes <= shortest->left_bytes + kLedgerToleranceBytes;
     }
+    if (!first_as_short) hot = shortest->rank;
   }
   Fix fix;
   if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) fix = FixOf(*d);

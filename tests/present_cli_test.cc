@@ -506,3 +506,15 @@ TEST(AnswerFirst, NoSampleVerdictHasAnUnfilledFigure) {
   }
   EXPECT_GT(checked, 400u);
 }
+
+// The ledger highlights the rank whose figures bind (the shortest row), not
+// merely the first to print the error, and draws its bar with the fix: with
+// rank 1's heavier weights it is rank 1's pool the fix must make positive.
+TEST(AnswerFirst, LedgerHighlightsTheShortRankWithTheFix) {
+  std::string html = Tpt("analyze '" + Sample("diff/weights_one_rank/bad") + "' --format html").out;
+  EXPECT_NE(html.find(">rank 1 as logged</text>"), std::string::npos) << html;
+  EXPECT_EQ(html.find(">rank 0 as logged</text>"), std::string::npos);
+  EXPECT_NE(html.find(">with the fix (0.92) KV pool: 225.3 MiB<"), std::string::npos)
+      << "the fixed bar is the short rank's, as the Fix call-out's effect";
+  EXPECT_NE(html.find("<b>Gives</b> KV pool 225.3 MiB a rank"), std::string::npos);
+}
