@@ -15,13 +15,29 @@
 #include <set>
 #include <sstream>
 
+#include "base/embedded.h"
 #include "parser/format_load.h"
 #include "parser/format_set_internal.h"
 #include "parser/line_strip.h"
 #include "parser/match/prefilter_blob.h"
 #include "parser/pattern_match.h"
 
+namespace tpt::generated {
+extern const EmbeddedFile kFormatFiles[];  // parser/formats/*.json (tpt_embed, parser/CMakeLists.txt)
+extern const size_t kFormatFilesCount;
+}  // namespace tpt::generated
+
 namespace tpt {
+
+const std::vector<FormatSource>& FormatSet::BuiltinSources() {
+  static const std::vector<FormatSource> sources = [] {
+    std::vector<FormatSource> out;
+    for (size_t i = 0; i < generated::kFormatFilesCount; ++i)
+      out.push_back({generated::kFormatFiles[i].name, generated::kFormatFiles[i].text});
+    return out;
+  }();
+  return sources;
+}
 
 using nlohmann::json;
 
