@@ -92,9 +92,7 @@ bool ProgressedAfter(const std::vector<Event>& events, size_t i);
 // not a warning.
 bool WarningLine(const std::vector<Event>& events, size_t i) {
   const Event& e = events[i];
-  static const std::set<std::string> kWarnings = {"nccl_warn", "hang_warning", "nccl_net", "fallback",
-                                                  "custom_ar_disabled"};
-  if (kWarnings.count(e.kind)) return true;
+  if (const EventKind* k = FindEventKind(e.kind); k != nullptr && k->warning) return true;  // parser/events.json
   static const re2::RE2 kWarnLevel("^(?:\\S+\\s+){0,3}?(?:\\[?(?:WARNING|WARN)\\b|\\[W\\d{4}\\s)");
   if (re2::RE2::PartialMatch(e.text, kWarnLevel)) return true;
   for (size_t j = i; j < events.size() && events[j].source == e.source && events[j].line == e.line; ++j)
@@ -282,11 +280,10 @@ bool PointsPastValueInUse(const RunIndex& run, const Remedy& r) {
 // it "no failure seen" is no evidence, not health (README.md, /etc/services,
 // a metadata.json, random text, a results table naming an NCCL WARN).
 bool GotSomewhere(const RunIndex& run) {
-  static const std::set<std::string> kRunning = {"server_args",     "framework_version", "nccl_version",
-                                                 "nccl_comm_init",  "nccl_transport",    "nccl_net",
-                                                 "rank_assignment", "engine_ready",      "process_exit"};
-  for (const Event& e : run.events())
-    if (PhaseOf(e.kind) != nullptr || kRunning.count(e.kind)) return true;
+  for (const Event& e : run.events()) {
+    const EventKind* k = FindEventKind(e.kind);  // parser/events.json phase / running
+    if (PhaseOf(e.kind) != nullptr || (k != nullptr && k->running)) return true;
+  }
   return false;
 }
 

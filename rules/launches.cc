@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "rules/vocabulary.h"
+
 namespace tpt {
 
 namespace {
@@ -81,19 +83,15 @@ std::string DifferentRuns(const std::vector<Event>& events) {
 
 namespace {
 
+// parser/events.json ends_launch / progress.
 bool IsFailure(const Event& e) {
-  static const std::set<std::string> kEnds = {"cuda_oom", "not_enough_memory", "exception", "worker_exception",
-                                              "sigquit", "child_failed", "engine_dead", "worker_died",
-                                              "watchdog_timeout", "signal", "min_viable_fraction_error"};
-  return e.consequence || kEnds.count(e.kind) > 0;
+  const EventKind* k = FindEventKind(e.kind);
+  return e.consequence || (k != nullptr && k->ends_launch);
 }
 
 bool IsProgress(const std::string& kind) {
-  static const std::set<std::string> kProgress = {"dist_init_begin", "dist_init_end", "weights_load_begin",
-                                                  "weights_load_end", "memory_profile", "kv_pool_alloc",
-                                                  "memory_pool_end", "graph_capture_begin", "graph_capture_end",
-                                                  "startup_complete", "batch_stats", "http_access"};
-  return kProgress.count(kind) > 0;
+  const EventKind* k = FindEventKind(kind);
+  return k != nullptr && k->progress;
 }
 
 }  // namespace

@@ -129,7 +129,8 @@ std::string ReadText(const fs::path& p) {
 
 // Every kind the parser emits is read by something: a failure kind by a rule's
 // anchor (above); any other kind by a rule or finding that names it, by the
-// phase timeline (parser/events.json `phase` / `phase_completed`), by the
+// phase timeline or the engine's flags (parser/events.json `phase`,
+// `phase_completed`, `running`, `progress`, `warning`), by the
 // source file its `read_by` names (which must name the kind), or it carries a
 // `harmless` reason. A kind nobody reads is a parser pattern that does nothing.
 TEST(RulesLintTest, EveryKindTheParserEmitsIsReadOrDeclaredHarmless) {
@@ -158,7 +159,10 @@ TEST(RulesLintTest, EveryKindTheParserEmitsIsReadOrDeclaredHarmless) {
     const bool named = rule_texts.find("'" + k + "'") != std::string::npos ||
                        rule_texts.find("\"" + k + "\"") != std::string::npos ||
                        rule_texts.find("\"" + k + "/") != std::string::npos;
-    const bool timeline = !kind->phase.empty() || !kind->phase_completed.empty();
+    // Kinds the engine reads by their vocabulary flags (the phase timeline, what
+    // shows a job ran, what is a warning by nature).
+    const bool timeline = !kind->phase.empty() || !kind->phase_completed.empty() || kind->running ||
+                          kind->progress || kind->warning;
     EXPECT_TRUE(named || timeline || !kind->harmless.empty())
         << "event kind '" << k << "' is emitted but nothing reads it: name it in a rule or finding, or give it "
         << "read_by (the source file that reads it) or harmless (why not) in parser/events.json";

@@ -52,6 +52,9 @@ const Events& TheEvents() {
       k.consequence = row.value("consequence", false);
       k.warning = row.value("warning", false);
       k.generic = row.value("generic", false);
+      k.running = row.value("running", false);
+      k.ends_launch = row.value("ends_launch", false);
+      k.progress = row.value("progress", false);
       k.phase = row.value("phase", "");
       k.phase_completed = row.value("phase_completed", "");
       k.phase_intrinsic = row.value("phase_intrinsic", "");

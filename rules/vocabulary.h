@@ -19,7 +19,10 @@ struct EventKind {
   std::string kind, section;
   bool failure = false;      // something went wrong (no rule firing: unknown, not none)
   bool consequence = false;  // launcher noise caused by another error
-  bool warning = false;      // a failure-section kind that never is a run's own failure (nccl_warn)
+  bool warning = false;      // a warning by nature: never a run's own failure (nccl_warn, fallback)
+  bool running = false;      // only a job that ran prints it (server_args, nccl_comm_init, ...)
+  bool ends_launch = false;  // a failure after which a restart loop's next launch begins
+  bool progress = false;     // a startup or serving step
   bool generic = false;      // says something failed, not what (exception, signal, a process header)
   std::string phase;            // the startup phase a line of this kind belongs to; "" none
   std::string phase_completed;  // the phase such a line shows finished; "" none
