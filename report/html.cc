@@ -8,6 +8,7 @@
 // Many runs: the groups with counts first. All log text goes through
 // XmlEscape, so a log line holding <script> is shown, never run.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,33 @@ std::string Num(double v) {
 
 std::string Esc(std::string_view s) { return XmlEscape(s); }
 
+// Esc, with every command-line flag ("--mem-fraction-static", "--tp=8") kept on
+// one line: a browser may break a line after any hyphen, which splits a flag
+// one copies. The text copied stays the same characters.
+std::string EscKeepFlags(std::string_view s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const bool starts = s.compare(i, 2, "--") == 0 && i + 2 < s.size() &&
+                        std::isalnum(static_cast<unsigned char>(s[i + 2])) &&
+                        (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\n' || s[i - 1] == '(' || s[i - 1] == '`');
+    if (!starts) {
+      size_t j = s.find("--", i + 1);
+      if (j == std::string_view::npos) j = s.size();
+      out += Esc(s.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    size_t j = i + 2;
+    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '-' || s[j] == '_' ||
+                            s[j] == '=' || s[j] == '.'))
+      ++j;
+    out += "<span class=\"nw\">" + Esc(s.substr(i, j - i)) + "</span>";
+    i = j;
+  }
+  return out;
+}
+
 constexpr const char* kStyle = R"(
 :root{--fg:#1d2330;--muted:#5b6475;--line:#d8dde6;--bad:#c62828;--ok:#2e7d32;--warn:#b26a00}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);margin:24px auto;max-width:1040px;padding:0 16px}
@@ -56,7 +84,7 @@ svg text{font:12px system-ui,sans-serif;fill:#1d2330} svg text.halo{paint-order:
 .answer{display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap;margin:6px 0 10px}
 .answer .what{flex:1 1 520px;min-width:320px} .answer .fix{flex:0 1 400px;min-width:280px}
 .fix{border:2px solid var(--ok);border-radius:8px;padding:8px 12px;background:#f1f8f2}
-.fix h3{margin:0 0 4px;color:var(--ok)} .fix pre{margin:4px 0;background:#fff;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere}
+.nw{white-space:nowrap} .fix h3{margin:0 0 4px;color:var(--ok)} .fix pre{margin:4px 0;background:#fff;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere}
 .fix.none{border-color:var(--warn);background:#fff8ec} .fix.none h3{color:var(--warn)} .fix p{margin:4px 0}
 pre.evidence{white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere}
 svg .lane-bg{fill:#f6f8fa} svg .lane.missing .lane-bg{fill:#fff;stroke:#c62828;stroke-dasharray:4,3}
@@ -512,7 +540,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
     out << "</p></aside>\n";
     return;
   }
-  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << Esc(v.line) << "</pre>";
+  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << EscKeepFlags(v.line) << "</pre>";
   if (!v.now.empty()) out << "<p class=\"muted\">now " << Esc(v.now) << "</p>";
   if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << Esc(e) << "</p>";
   if (!v.floor.empty()) {
@@ -525,7 +553,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
     }
     out << "</p>";
   }
-  if (!v.why.empty()) out << "<p>" << Esc(v.why) << "</p>";
+  if (!v.why.empty()) out << "<p>" << EscKeepFlags(v.why) << "</p>";
   out << "</aside>\n";
 }
 
@@ -539,7 +567,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
   }
   const Diagnosis* d = PrimaryDiagnosis(a);
   out << "<div class=\"answer\"><div class=\"what\"><p class=\"verdict\">"
-      << Esc(a.verdict.empty() ? a.root_cause : a.verdict) << "</p>\n<p class=\"muted\">";
+      << EscKeepFlags(a.verdict.empty() ? a.root_cause : a.verdict) << "</p>\n<p class=\"muted\">";
   if (d != nullptr) {
     char conf[16];
     std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
@@ -586,7 +614,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
       std::string line = RemedyCommand(r);
       out << "<li>";
       if (!line.empty()) {
-        out << "<code>" << Esc(line) << "</code>";
+        out << "<code>" << EscKeepFlags(line) << "</code>";
       } else {
         out << "<b>" << Esc(Advice(r)) << "</b>";
       }
