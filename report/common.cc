@@ -2,6 +2,7 @@
 #include "report/common.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -118,6 +119,33 @@ std::string XmlEscape(std::string_view s) {
           out += ch;
         }
     }
+  }
+  return out;
+}
+
+// XmlEscape, with every command-line flag ("--mem-fraction-static", "--tp=8") kept on
+// one line: a browser may break a line after any hyphen, which splits a flag
+// one copies. The text copied stays the same characters.
+std::string XmlEscapeKeepFlags(std::string_view s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const bool starts = s.compare(i, 2, "--") == 0 && i + 2 < s.size() &&
+                        std::isalnum(static_cast<unsigned char>(s[i + 2])) &&
+                        (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\n' || s[i - 1] == '(' || s[i - 1] == '`');
+    if (!starts) {
+      size_t j = s.find("--", i + 1);
+      if (j == std::string_view::npos) j = s.size();
+      out += XmlEscape(s.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    size_t j = i + 2;
+    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '-' || s[j] == '_' ||
+                            s[j] == '=' || s[j] == '.'))
+      ++j;
+    out += "<span class=\"nw\">" + XmlEscape(s.substr(i, j - i)) + "</span>";
+    i = j;
   }
   return out;
 }

@@ -31,6 +31,9 @@ std::string ValidUtf8(std::string_view s);
 // with U+FFFD; the result is valid UTF-8. Safe for XML/HTML text and
 // attribute values.
 std::string XmlEscape(std::string_view s);
+// XmlEscape, with each command-line flag ("--mem-fraction-static") in a
+// <span class="nw"> so a browser does not break it after a hyphen (html).
+std::string XmlEscapeKeepFlags(std::string_view s);
 
 // Valid UTF-8 with every control character a viewer might act on replaced by
 // a space: C0 (tab kept; newline and carriage return kept when

@@ -41,33 +41,6 @@ std::string Num(double v) {
 
 std::string Esc(std::string_view s) { return XmlEscape(s); }
 
-// Esc, with every command-line flag ("--mem-fraction-static", "--tp=8") kept on
-// one line: a browser may break a line after any hyphen, which splits a flag
-// one copies. The text copied stays the same characters.
-std::string EscKeepFlags(std::string_view s) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const bool starts = s.compare(i, 2, "--") == 0 && i + 2 < s.size() &&
-                        std::isalnum(static_cast<unsigned char>(s[i + 2])) &&
-                        (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\n' || s[i - 1] == '(' || s[i - 1] == '`');
-    if (!starts) {
-      size_t j = s.find("--", i + 1);
-      if (j == std::string_view::npos) j = s.size();
-      out += Esc(s.substr(i, j - i));
-      i = j;
-      continue;
-    }
-    size_t j = i + 2;
-    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '-' || s[j] == '_' ||
-                            s[j] == '=' || s[j] == '.'))
-      ++j;
-    out += "<span class=\"nw\">" + Esc(s.substr(i, j - i)) + "</span>";
-    i = j;
-  }
-  return out;
-}
-
 constexpr const char* kStyle = R"(
 :root{--fg:#1d2330;--muted:#5b6475;--line:#d8dde6;--bad:#c62828;--ok:#2e7d32;--warn:#b26a00}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);margin:24px auto;max-width:1040px;padding:0 16px}
@@ -540,7 +513,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
     out << "</p></aside>\n";
     return;
   }
-  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << EscKeepFlags(v.line) << "</pre>";
+  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << XmlEscapeKeepFlags(v.line) << "</pre>";
   if (!v.now.empty()) out << "<p class=\"muted\">now " << Esc(v.now) << "</p>";
   if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << Esc(e) << "</p>";
   if (!v.floor.empty()) {
@@ -553,7 +526,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
     }
     out << "</p>";
   }
-  if (!v.why.empty()) out << "<p>" << EscKeepFlags(v.why) << "</p>";
+  if (!v.why.empty()) out << "<p>" << XmlEscapeKeepFlags(v.why) << "</p>";
   out << "</aside>\n";
 }
 
@@ -567,7 +540,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
   }
   const Diagnosis* d = PrimaryDiagnosis(a);
   out << "<div class=\"answer\"><div class=\"what\"><p class=\"verdict\">"
-      << EscKeepFlags(a.verdict.empty() ? a.root_cause : a.verdict) << "</p>\n<p class=\"muted\">";
+      << XmlEscapeKeepFlags(a.verdict.empty() ? a.root_cause : a.verdict) << "</p>\n<p class=\"muted\">";
   if (d != nullptr) {
     char conf[16];
     std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
@@ -614,7 +587,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
       std::string line = RemedyCommand(r);
       out << "<li>";
       if (!line.empty()) {
-        out << "<code>" << EscKeepFlags(line) << "</code>";
+        out << "<code>" << XmlEscapeKeepFlags(line) << "</code>";
       } else {
         out << "<b>" << Esc(Advice(r)) << "</b>";
       }
