@@ -164,14 +164,8 @@ TEST(PlanCliTest, GpuCatalogFileAddsCards) {
   EXPECT_EQ(j["gpu"]["name"], "Acme X1 64GB");
   EXPECT_NEAR(j["gpu"]["total_bytes"].get<double>(), 63.5 * kGiB, 1);
   // The default location: $TPTRIAGE_GPU_CATALOG.
-  std::string cmd = "TPTRIAGE_GPU_CATALOG='" + good + "' '" + TPTRIAGE_BIN + "' plan " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  std::array<char, 4096> chunk;
-  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) out.append(chunk.data(), n);
-  pclose(pipe);
-  EXPECT_NE(out.find("Acme X1 64GB"), std::string::npos) << out;
+  PlanRun env_run = Tpt("plan " + args, /*with_stderr=*/true, "TPTRIAGE_GPU_CATALOG='" + good + "'");
+  EXPECT_NE(env_run.out.find("Acme X1 64GB"), std::string::npos) << env_run.out;
   PlanRun b = Plan("--gpu-catalog '" + bad + "' " + args, true);
   EXPECT_EQ(b.rc, 2) << b.out;
   EXPECT_NE(b.out.find(bad + ": /gpus/0/memory_gib"), std::string::npos) << b.out;
@@ -335,14 +329,9 @@ TEST(PlanCliTest, AppliedRemedyFits) {
 // sample logs the weights (7.51 GiB), the pool (3.72 GiB), what one request needs (8.00 GiB)
 // and the utilization (0.5): 0.5 x (7.51 + 8.00) / (7.51 + 3.72) = 0.69 -> 0.70 at most.
 TEST(PlanCliTest, AnalyzeKvTooSmallUtilizationRemedyHasAValue) {
-  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze '" + TPT_SOURCE_DIR +
-                    "/samples/logs/vllm-v1-tp2-kv-too-small.log' --format json 2>/dev/null";
-  PlanRun r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::array<char, 4096> chunk;
-  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) r.out.append(chunk.data(), n);
-  pclose(pipe);
+  PlanRun r = Tpt(std::string("analyze '") + TPT_SOURCE_DIR +
+                    "/samples/logs/vllm-v1-tp2-kv-too-small.log' --format json");
+  ASSERT_NE(r.rc, -1) << "tptriage did not run";
   auto j = nlohmann::json::parse(r.out);
   bool found = false;
   for (const auto& d : j["diagnoses"]) {
@@ -357,15 +346,10 @@ TEST(PlanCliTest, AnalyzeKvTooSmallUtilizationRemedyHasAValue) {
 
 // analyze --model: the same memory model fills what the log does not print.
 TEST(PlanCliTest, AnalyzeWithModelAddsItsFigures) {
-  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze '" + TPT_SOURCE_DIR +
+  PlanRun r = Tpt(std::string("analyze '") + TPT_SOURCE_DIR +
                     "/samples/logs/vllm-v1-tp2-kv-too-small.log' --model " + ModelDir("llama-3.1-8b-instruct") +
-                    " --format json 2>/dev/null";
-  PlanRun r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::array<char, 4096> chunk;
-  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) r.out.append(chunk.data(), n);
-  pclose(pipe);
+                    " --format json");
+  ASSERT_NE(r.rc, -1) << "tptriage did not run";
   auto j = nlohmann::json::parse(r.out);
   const nlohmann::json* f = nullptr;
   for (const auto& x : j["findings"]) {
@@ -384,15 +368,10 @@ TEST(PlanCliTest, AnalyzeWithModelAddsItsFigures) {
 // the context length comes first, re-checked by the same model; the floor (0.77, what
 // the rule alone can say) second, with the pool it leaves.
 TEST(PlanCliTest, AnalyzeWithModelGivesTheUsefulFractionBeforeTheFloor) {
-  std::string cmd = std::string("'") + TPTRIAGE_BIN + "' analyze '" + TPT_SOURCE_DIR +
+  PlanRun r = Tpt(std::string("analyze '") + TPT_SOURCE_DIR +
                     "/samples/founding/sglang-tp8-rtxpro6000-mfs050.log' --model " + ModelDir("qwen3-32b") +
-                    " --format json 2>/dev/null";
-  PlanRun r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::array<char, 4096> chunk;
-  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) r.out.append(chunk.data(), n);
-  pclose(pipe);
+                    " --format json");
+  ASSERT_NE(r.rc, -1) << "tptriage did not run";
   auto j = nlohmann::json::parse(r.out);
   const nlohmann::json* d = nullptr;
   for (const auto& x : j["diagnoses"]) {
