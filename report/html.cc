@@ -196,7 +196,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
     // What is left (or short); nothing when the log did not give it.
     std::string tail = IsShort(b.row)                ? "short " + FormatBytes(-b.row.left_bytes)
                        : b.fixed                     ? "KV pool " + FormatBytes(b.row.kv_pool_bytes)
-                       : KnownBytes(b.row.left_bytes) ? "left " + FormatBytes(b.row.left_bytes)
+                       : KnownBytes(b.row.left_bytes) ? "left " + FormatLeft(b.row.left_bytes)
                                                      : "";
     out << "<text x=\"" << Num(label_w + bar_w + 8) << "\" y=\"" << Num(y + 16) << "\""
         << (IsShort(b.row) ? " style=\"fill:#c62828;font-weight:600\"" : "") << ">" << tail << "</text>\n";
@@ -228,7 +228,7 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
                         FormatBytes(r.kv_pool_bytes) + "</td><td class=\"num\">" + FormatBytes(r.graphs_bytes) +
                         "</td><td class=\"num\"" +
                         (IsShort(r) ? " style=\"color:#c62828;font-weight:600\"" : "") + ">" +
-                        FormatBytes(r.left_bytes) + "</td>";
+                        FormatLeft(r.left_bytes) + "</td>";
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
     if (it == rows.end()) {
       rows.push_back({cells, {r.rank}});

@@ -111,7 +111,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
     std::string cells = Cell(r.role.empty() ? "target" : r.role) + " | " + FormatBytes(r.free_at_init_bytes) + " | " +
                         FormatBytes(r.weights_bytes) + " | " + FormatBytes(r.reserved_bytes) + " | " +
                         FormatBytes(r.kv_pool_bytes) + " | " + FormatBytes(r.graphs_bytes) + " | " +
-                        (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes));
+                        (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatLeft(r.left_bytes));
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
     if (it == rows.end()) {
       rows.push_back({cells, {r.rank}});
