@@ -3,6 +3,7 @@
 // no internal reference name reaches any output; `tptriage log` merges a run's
 // lines by time, tagged by rank, with -C context, --kinds and --rank filters.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -483,6 +484,29 @@ TEST(AnswerFirst, FixNotRepeatedAndNoEmptyLedgerChart) {
   // The evidence quotes the lines whose figures the verdict gives.
   EXPECT_NE(text.find("Total GPU memory (GiB): 140.06"), std::string::npos) << text;
   EXPECT_NE(text.find("108.86"), std::string::npos) << text;
+}
+
+// A runtime OOM whose own message shows more memory reserved-but-unallocated
+// than it asked for is fragmentation: the fix is PyTorch's expandable
+// segments, as a line to copy. With less spare than asked, no such claim.
+TEST(AnswerFirst, FragmentedRuntimeOomLeadsWithExpandableSegments) {
+  std::string log = Sample("logs/torch-childfailed-oom-rank1.log");
+  std::string text = Tpt("analyze '" + log + "'").out;
+  EXPECT_NE(text.find("\nFix: export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: PyTorch held 2.44 GiB"),
+            std::string::npos)
+      << text;
+  std::ifstream in(log);
+  std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t at = body.find("2.44 GiB is reserved by PyTorch but unallocated");
+  ASSERT_NE(at, std::string::npos);
+  body.replace(at, 8, "0.44 GiB");
+  fs::path dir = fs::temp_directory_path() / ("tpt_frag_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "oom.log") << body;
+  std::string other = Tpt("analyze '" + (dir / "oom.log").string() + "'").out;
+  fs::remove_all(dir);
+  EXPECT_NE(other.find("Verdict: runtime_oom"), std::string::npos) << other;
+  EXPECT_EQ(other.find("expandable_segments:True:"), std::string::npos) << other;
 }
 
 // Every bundled log's verdict is a sentence with its numbers filled in: no
