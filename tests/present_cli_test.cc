@@ -509,6 +509,17 @@ TEST(AnswerFirst, FragmentedRuntimeOomLeadsWithExpandableSegments) {
   EXPECT_EQ(other.find("expandable_segments:True:"), std::string::npos) << other;
 }
 
+// TurboMind's OOM after it sized its KV blocks: the fix is the fraction it
+// gave the cache, and no "Also seen: runtime_oom" contradicts "before ready".
+TEST(AnswerFirst, TurbomindStartupOomFixIsCacheMaxEntryCount) {
+  std::string text = Tpt("analyze '" + Sample("logs/lmdeploy-turbomind-oom.log") + "'").out;
+  EXPECT_NE(text.find("\nFix: lower --cache-max-entry-count: TurboMind gives this fraction (0.80 here)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("5120 blocks (7.50 GiB"), std::string::npos) << text;
+  EXPECT_EQ(text.find("runtime_oom"), std::string::npos) << text;
+}
+
 // Every bundled log's verdict is a sentence with its numbers filled in: no
 // "?" standing for a figure the log did not print, no "nan", no placeholder
 // left in braces. (Run a directory at a time with --runs: one process each.)
