@@ -520,6 +520,21 @@ TEST(AnswerFirst, TurbomindStartupOomFixIsCacheMaxEntryCount) {
   EXPECT_EQ(text.find("runtime_oom"), std::string::npos) << text;
 }
 
+// The Fix line's effect in tokens and requests: from the log when it prints a
+// pool line, else from --model; without either it says how to get them.
+TEST(AnswerFirst, FixEffectInTokensFromTheModelConfig) {
+  std::string log = Sample("founding/sglang-tp8-rtxpro6000-mfs050.log");
+  std::string bare = Tpt("analyze '" + log + "'").out;
+  EXPECT_NE(bare.find("(tokens unknown: add --model"), std::string::npos) << bare;
+  std::string with = Tpt("analyze '" + log + "' --model '" + Sample("models/qwen3-32b") + "'").out;
+  std::string fix = with.substr(with.find("\nFix: "), with.find("\nConfidence: ") - with.find("\nFix: "));
+  EXPECT_NE(fix.find("--mem-fraction-static 0.79 (now 0.50, floor 0.77) gives KV pool 1.96 GiB a rank, 64,225 tokens"
+                     " = 1 request of 40,960 tokens"),
+            std::string::npos)
+      << fix;
+  EXPECT_EQ(fix.find("tokens unknown"), std::string::npos) << fix;
+}
+
 // Every bundled log's verdict is a sentence with its numbers filled in: no
 // "?" standing for a figure the log did not print, no "nan", no placeholder
 // left in braces. (Run a directory at a time with --runs: one process each.)
