@@ -535,6 +535,19 @@ TEST(AnswerFirst, FixEffectInTokensFromTheModelConfig) {
   EXPECT_EQ(fix.find("tokens unknown"), std::string::npos) << fix;
 }
 
+// Markdown's rank table does not print a rank's line twice when its first
+// error is also its last line.
+TEST(AnswerFirst, MarkdownRankTableSaysSameLineOnce) {
+  std::string md = Tpt("analyze '" + Sample("logs/nccl-warn-hang-tp4.log") + "' --format markdown").out;
+  size_t row = md.find("\n| 2 | `network_error`");
+  ASSERT_NE(row, std::string::npos) << md;
+  std::string line = md.substr(row + 1, md.find('\n', row + 1) - row - 1);
+  EXPECT_NE(line.find("(the same line)"), std::string::npos) << line;
+  size_t first = line.find("Connection closed by remote peer");
+  ASSERT_NE(first, std::string::npos) << line;
+  EXPECT_EQ(line.find("Connection closed by remote peer", first + 1), std::string::npos) << line;
+}
+
 // Every bundled log's verdict is a sentence with its numbers filled in: no
 // "?" standing for a figure the log did not print, no "nan", no placeholder
 // left in braces. (Run a directory at a time with --runs: one process each.)
