@@ -548,6 +548,25 @@ TEST(AnswerFirst, MarkdownRankTableSaysSameLineOnce) {
   EXPECT_EQ(line.find("Connection closed by remote peer", first + 1), std::string::npos) << line;
 }
 
+// The HTML ledger chart draws ranks with the same figures as one bar; the rank
+// that binds keeps its own, with the fix beside it.
+TEST(AnswerFirst, HtmlLedgerGroupsRanksWithTheSameFigures) {
+  auto labels = [](const std::string& html) {
+    std::vector<std::string> out;
+    size_t svg = html.find("<svg class=\"ledger\"");
+    size_t end = html.find("</svg>", svg);
+    std::regex label(R"(<text x="4" y="[0-9.]+"[^>]*>([^<]*)</text>)");
+    std::string part = html.substr(svg, end - svg);
+    for (std::sregex_iterator it(part.begin(), part.end(), label), e; it != e; ++it) out.push_back((*it)[1]);
+    return out;
+  };
+  std::string founding =
+      Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "' --format html").out;
+  EXPECT_EQ(labels(founding), (std::vector<std::string>{"rank 0 as logged", "with the fix (0.77)", "ranks 1-7"}));
+  std::string extra = Tpt("analyze '" + Sample("diff/extra_process/bad") + "' --format html").out;
+  EXPECT_EQ(labels(extra), (std::vector<std::string>{"ranks 0,1,3", "rank 2"}));
+}
+
 // Every bundled log's verdict is a sentence with its numbers filled in: no
 // "?" standing for a figure the log did not print, no "nan", no placeholder
 // left in braces. (Run a directory at a time with --runs: one process each.)
