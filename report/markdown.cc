@@ -112,7 +112,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
     std::string cells = Cell(r.role.empty() ? "target" : r.role) + " | " + FormatBytes(r.free_at_init_bytes) + " | " +
                         FormatBytes(r.weights_bytes) + " | " + FormatBytes(r.reserved_bytes) + " | " +
                         FormatBytes(r.kv_pool_bytes) + " | " + FormatBytes(r.graphs_bytes) + " | " +
-                        (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes));
+                        (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatLeft(r.left_bytes));
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
     if (it == rows.end()) {
       rows.push_back({cells, {r.rank}});
@@ -164,7 +164,12 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
     out << "| " << (r.rank < 0 ? "launcher" : RankLabel(r.rank)) << " | "
         << (r.first_error.empty() ? "none" : Code(r.first_error) + (&r == first ? " **(first)**" : "") + " " +
                                                  Cell(r.first_error_evidence.text))
-        << " | " << (r.first_error.empty() ? "" : when(r.first_error_evidence, r.first_error_ts, false)) << " | " << Cell(r.last_evidence.text) << " | "
+        << " | " << (r.first_error.empty() ? "" : when(r.first_error_evidence, r.first_error_ts, false)) << " | "
+        << (!r.first_error.empty() && r.last_evidence.line == r.first_error_evidence.line &&
+                    r.last_evidence.file == r.first_error_evidence.file
+                ? std::string("(the same line)")
+                : Cell(r.last_evidence.text))
+        << " | "
         << when(r.last_evidence, r.last_line_ts, r.last_line_time_of_day) << " |\n";
   }
   std::vector<int> missing = MissingRanks(a);
