@@ -32,7 +32,7 @@ struct Evidence {
   std::string text;  // the whole line (up to rules/evidence_read.h kMaxEvidenceBytes)
   // Keys of the line's values the diagnosis read (rules/evidence_read.h), for
   // showing a long argument dump by its start and these; not in the JSON.
-  std::vector<std::string> read;
+  std::vector<std::string> read = {};
 };
 
 struct RuledOut {
