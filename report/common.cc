@@ -209,6 +209,11 @@ std::string FormatBytes(double bytes) {
   return buf;
 }
 
+std::string FormatLeft(double left_bytes) {
+  if (KnownBytes(left_bytes) && std::fabs(left_bytes) <= kLedgerToleranceBytes) return "0 GiB";
+  return FormatBytes(left_bytes);
+}
+
 std::string FormatGiB(double bytes) {
   if (!KnownBytes(bytes)) return "?";
   char buf[64];

@@ -58,6 +58,10 @@ std::string Truncate(std::string_view s, size_t max_bytes);
 std::string FormatBytes(double bytes);
 // "12.40" in GiB, for tables with the unit in the header.
 std::string FormatGiB(double bytes);
+// A ledger row's "left": FormatBytes, except that a remainder within the
+// ledger's tolerance (the logged figures' own rounding) reads "0 GiB", so a
+// healthy run never shows "left -5.1 MiB".
+std::string FormatLeft(double left_bytes);
 
 // The diagnosis to lead with: the first that is not a consequence, else the
 // first, else nullptr.

@@ -78,7 +78,10 @@ FixEffect SglangEffect(const Analysis& a, const Diagnosis& d, double f) {
   SglangAt at;
   if (!SglangPoolAt(a, *free_init, *avail, f, &at)) return e;
   e.kv_pool_bytes = std::max(0.0, at.rest_bytes);
-  if (auto cell = Number(d.figures, "cell_bytes"); cell && *cell > 0) {
+  // Bytes a token from the log's own pool line, else from --model's config.
+  auto cell = Number(d.figures, "cell_bytes");
+  if (!cell || !(*cell > 0)) cell = Number(d.figures, "model_kv_bytes_per_token");
+  if (cell && *cell > 0) {
     memory::SglangKvInput in;
     if (auto era = memory::SglangEraForVersion(a.run.version); era.ok()) in.era = *era;
     in.free_at_init_bytes = *free_init;
@@ -87,7 +90,11 @@ FixEffect SglangEffect(const Analysis& a, const Diagnosis& d, double f) {
     in.cell_bytes = static_cast<int64_t>(*cell);
     if (auto r = memory::SglangKvPool(in); r.ok()) e.kv_tokens = static_cast<double>(std::max<int64_t>(0, r->max_total_num_tokens));
   }
-  if (auto ctx = ConfiguredContext(a)) e.context_length = *ctx;
+  if (auto ctx = ConfiguredContext(a)) {
+    e.context_length = *ctx;
+  } else if (auto mctx = Number(d.figures, "model_context_length"); mctx && *mctx > 0) {
+    e.context_length = *mctx;
+  }
   FillRequests(&e);
   return e;
 }
@@ -244,7 +251,7 @@ std::string FixEffectText(const FixEffect& e) {
              Count(e.context_length) + " tokens";
     }
   } else if (!out.empty()) {
-    out += " (tokens unknown)";
+    out += " (tokens unknown: add --model with the model's config.json for them)";
   }
   return out;
 }

@@ -111,7 +111,7 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
     std::string cells = Cell(r.role.empty() ? "target" : r.role) + " | " + FormatBytes(r.free_at_init_bytes) + " | " +
                         FormatBytes(r.weights_bytes) + " | " + FormatBytes(r.reserved_bytes) + " | " +
                         FormatBytes(r.kv_pool_bytes) + " | " + FormatBytes(r.graphs_bytes) + " | " +
-                        (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatBytes(r.left_bytes));
+                        (IsShort(r) ? "**" + FormatBytes(r.left_bytes) + "** (short)" : FormatLeft(r.left_bytes));
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
     if (it == rows.end()) {
       rows.push_back({cells, {r.rank}});
@@ -176,7 +176,11 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
         << (r.first_error.empty() ? "none" : Code(r.first_error) + (is_first ? " **(first)**" : "") + " " +
                                                  Cell(r.first_error_evidence.text))
         << " | " << (r.first_error.empty() ? "" : when(r.first_error_evidence, r.first_error_ts, false)) << " | "
-        << Cell(last.text) << " | " << when(last, last_ts, last_tod) << " |\n";
+        << (!r.first_error.empty() && last.line == r.first_error_evidence.line &&
+                    last.file == r.first_error_evidence.file
+                ? std::string("(the same line)")
+                : Cell(last.text))
+        << " | " << when(last, last_ts, last_tod) << " |\n";
   };
   // The lines of no rank: a row for each thing that printed them (report/lanes.cc).
   std::vector<SourceLane> lanes = SourceLanes(a);

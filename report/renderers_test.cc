@@ -443,6 +443,31 @@ TEST(HtmlReporter, NoLedgerChartWhereMemoryDoesNotExplainTheFailure) {
   EXPECT_NE(html.find("<svg class=\"timeline\""), std::string::npos);
 }
 
+// A healthy run's ledger adds up to the logged figures' rounding: free 78.50,
+// weights 32.87, ... leave -5.1 MiB, which is "nothing left", not a shortfall.
+TEST(Reporters, LeftWithinRoundingReadsZeroNotMinusMiB) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  a.root_cause = "none";
+  a.diagnoses.clear();
+  a.ledger.clear();
+  LedgerRow row;
+  row.rank = 0;
+  row.free_at_init_bytes = 78.5 * (1 << 30);
+  row.weights_bytes = 32.87 * (1 << 30);
+  row.reserved_bytes = 11.78 * (1 << 30);
+  row.kv_pool_bytes = 33.86 * (1 << 30);
+  row.graphs_bytes = 1.0 * (1 << 30);
+  row.left_bytes = -5368709;  // -5.1 MiB
+  a.ledger.push_back(row);
+  for (Format f : {Format::kHtml, Format::kMarkdown}) {
+    std::string out = Render(f, One(a));
+    EXPECT_EQ(out.find("-5.1 MiB"), std::string::npos) << out;
+    EXPECT_NE(out.find("0 GiB"), std::string::npos) << out;
+  }
+  a.ledger[0].left_bytes = -0.3 * (1 << 30);  // beyond rounding: a real shortfall keeps its figure
+  EXPECT_NE(Render(Format::kMarkdown, One(a)).find("-307.2 MiB"), std::string::npos);
+}
+
 // ---- Hostile log text in every format ----
 
 // U+FFFE/U+FFFF are valid UTF-8 but not XML 1.0 characters.

@@ -483,7 +483,7 @@ TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
       {"logs/torch-childfailed-oom-rank1.log", "runtime_oom", 1, "", "", "", "1.95 GiB with 1.21 GiB free"},
       {"logs/tgi-warmup-oom-2shards.log", "warmup_oom", -2, "", "--max-batch-prefill-tokens", "", "4.00 GiB with 2.91 GiB free"},
       {"logs/trtllm-kv-insufficient-tp2.log", "warmup_oom", 1, "", "", "", "108.86 GiB of 140.06 GiB"},
-      {"logs/lmdeploy-turbomind-oom.log", "warmup_oom", -2, "", "", "", "before the server was ready"},
+      {"logs/lmdeploy-turbomind-oom.log", "warmup_oom", -2, "", "", "", "5120 blocks (7.50 GiB"},
       {"logs/xid-79-fallen-off-bus.log", "hardware_fault", -2, "", "", "", "0000:81:00"},
       {"runs/ci/job-1187", "startup_free_memory_short", 2, "", "", "", "39.10 GiB free"},
       {"runs/ci/job-1203", "startup_free_memory_short", 0, "", "", "", "38.45 GiB free"},
