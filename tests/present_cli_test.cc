@@ -533,6 +533,11 @@ TEST(AnswerFirst, FixEffectInTokensFromTheModelConfig) {
             std::string::npos)
       << fix;
   EXPECT_EQ(fix.find("tokens unknown"), std::string::npos) << fix;
+  // In the HTML fix call-out a flag in the effect never breaks across lines.
+  std::string html = Tpt("analyze '" + log + "' --format html").out;
+  EXPECT_NE(html.find("<b>Gives</b> KV pool 81.9 MiB a rank (tokens unknown: add <span class=\"nw\">--model</span>"),
+            std::string::npos)
+      << html;
 }
 
 // Markdown's rank table does not print a rank's line twice when its first
