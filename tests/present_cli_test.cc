@@ -269,6 +269,11 @@ TEST(LogView, ContextRankAndKindFilters) {
   }
   auto k = Tpt("log --no-pager --kinds weights_load_begin,weights_load_end " + log);
   EXPECT_EQ(Lines(k.out).size(), 16u) << k.out;  // 8 ranks x begin and end
+  // A filtered view keeps the run's time axis: the hang's watchdog lines are
+  // at +599 s as in the report, not +0 because the first line was filtered out.
+  auto w = Tpt("log --no-pager --kinds watchdog_timeout '" + Sample("logs/nccl-warn-hang-tp4.log") + "'");
+  ASSERT_FALSE(Lines(w.out).empty()) << w.out;
+  EXPECT_TRUE(std::regex_search(Lines(w.out)[0], std::regex(R"(^> +\+599\.[0-9]s r0 )"))) << w.out;
   auto bad = Tpt("log --rank x " + log);
   EXPECT_EQ(bad.rc, 2);
 }
