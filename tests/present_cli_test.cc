@@ -575,6 +575,15 @@ TEST(AnswerFirst, HtmlLedgerGroupsRanksWithTheSameFigures) {
   EXPECT_EQ(labels(founding), (std::vector<std::string>{"rank 0 as logged", "with the fix (0.77)", "ranks 1-7"}));
   std::string extra = Tpt("analyze '" + Sample("diff/extra_process/bad") + "' --format html").out;
   EXPECT_EQ(labels(extra), (std::vector<std::string>{"ranks 0,1,3", "rank 2"}));
+  // The legend names only what a bar draws: a healthy vLLM run has no
+  // reserved slice, no shortfall and no free-at-init line.
+  std::string vllm = Tpt("analyze '" + Sample("logs/vllm-v1-tp2-healthy.log") + "' --format html").out;
+  std::string legend = vllm.substr(vllm.find("<div class=\"legend\">"));
+  legend = legend.substr(0, legend.find("</div>"));
+  EXPECT_NE(legend.find("KV pool"), std::string::npos) << legend;
+  for (const char* absent : {"reserved slice", "shortfall", "free at init"})
+    EXPECT_EQ(legend.find(absent), std::string::npos) << absent << " in " << legend;
+  EXPECT_NE(founding.find("shortfall</span>"), std::string::npos);
 }
 
 // Every bundled log's verdict is a sentence with its numbers filled in: no
