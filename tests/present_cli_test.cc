@@ -198,7 +198,7 @@ TEST(AnswerFirst, HangWithoutTimesKeepsOrderAndNamesMissingRanks) {
 TEST(AnswerFirst, NoInternalReferenceNamesInAnyOutput) {
   // Our notes and their sections, our issue numbers, heuristics named by PR.
   const std::regex internal(
-      R"(anchors-[a-z]|knowledge/|post-#[0-9]|sglang-source\.md|vllm-source\.md|§ ?[0-9]|\b[Ii]ssue [0-9]+\b)");
+      R"(anchors-[a-z]|founding box|knowledge/|post-#[0-9]|sglang-source\.md|vllm-source\.md|§ ?[0-9]|\b[Ii]ssue [0-9]+\b)");
   std::vector<std::string> logs = BundledSamples();
   for (const auto& e : fs::recursive_directory_iterator(Sample("findings"))) {
     if (e.is_regular_file() && e.path().extension() == ".log") logs.push_back(e.path().string());
