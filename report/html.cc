@@ -316,7 +316,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   if (v.kind != FixView::kLine) {
     out << "<aside class=\"fix none\"><h3>Fix</h3><p>";
     if (v.kind == FixView::kAdvice) {
-      out << "<b>" << Esc(v.line) << "</b>" << (v.why.empty() ? "" : ": " + Esc(v.why));
+      out << "<b>" << XmlEscapeKeepFlags(v.line) << "</b>" << (v.why.empty() ? "" : ": " + XmlEscapeKeepFlags(v.why));
     } else if (v.kind == FixView::kRefuted) {
       out << "Unknown: the remedy the rule computed contradicts the value in use.";
     } else {
@@ -327,14 +327,15 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   }
   out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << XmlEscapeKeepFlags(v.line) << "</pre>";
   if (!v.now.empty()) out << "<p class=\"muted\">now " << Esc(v.now) << "</p>";
-  if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << Esc(e) << "</p>";
+  if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << XmlEscapeKeepFlags(e) << "</p>";
   if (!v.floor.empty()) {
     out << "<p><b>Floor</b> ";
     if (v.floor == v.value) {
-      out << "this is the smallest value that starts";
+      out << Esc(v.floor) << ": the smallest value that starts";
     } else {
       std::string fe = FixEffectText(v.floor_effect);
-      out << Esc(v.floor) << (!fe.empty() ? " (" + Esc(fe) + ")" : v.floor_why.empty() ? "" : ": " + Esc(v.floor_why));
+      out << Esc(v.floor)
+          << (!fe.empty() ? " (" + XmlEscapeKeepFlags(fe) + ")" : v.floor_why.empty() ? "" : ": " + XmlEscapeKeepFlags(v.floor_why));
     }
     out << "</p>";
   }

@@ -198,7 +198,7 @@ TEST(AnswerFirst, HangWithoutTimesKeepsOrderAndNamesMissingRanks) {
 TEST(AnswerFirst, NoInternalReferenceNamesInAnyOutput) {
   // Our notes and their sections, our issue numbers, heuristics named by PR.
   const std::regex internal(
-      R"(anchors-[a-z]|knowledge/|post-#[0-9]|sglang-source\.md|vllm-source\.md|§ ?[0-9]|\b[Ii]ssue [0-9]+\b)");
+      R"(anchors-[a-z]|founding box|knowledge/|post-#[0-9]|sglang-source\.md|vllm-source\.md|§ ?[0-9]|\b[Ii]ssue [0-9]+\b)");
   std::vector<std::string> logs = BundledSamples();
   for (const auto& e : fs::recursive_directory_iterator(Sample("findings"))) {
     if (e.is_regular_file() && e.path().extension() == ".log") logs.push_back(e.path().string());
@@ -269,6 +269,11 @@ TEST(LogView, ContextRankAndKindFilters) {
   }
   auto k = Tpt("log --no-pager --kinds weights_load_begin,weights_load_end " + log);
   EXPECT_EQ(Lines(k.out).size(), 16u) << k.out;  // 8 ranks x begin and end
+  // A filtered view keeps the run's time axis: the hang's watchdog lines are
+  // at +599 s as in the report, not +0 because the first line was filtered out.
+  auto w = Tpt("log --no-pager --kinds watchdog_timeout '" + Sample("logs/nccl-warn-hang-tp4.log") + "'");
+  ASSERT_FALSE(Lines(w.out).empty()) << w.out;
+  EXPECT_TRUE(std::regex_search(Lines(w.out)[0], std::regex(R"(^> +\+599\.[0-9]s r0 )"))) << w.out;
   auto bad = Tpt("log --rank x " + log);
   EXPECT_EQ(bad.rc, 2);
 }
@@ -597,6 +602,11 @@ TEST(AnswerFirst, FixEffectInTokensFromTheModelConfig) {
             std::string::npos)
       << fix;
   EXPECT_EQ(fix.find("tokens unknown"), std::string::npos) << fix;
+  // In the HTML fix call-out a flag in the effect never breaks across lines.
+  std::string html = Tpt("analyze '" + log + "' --format html").out;
+  EXPECT_NE(html.find("<b>Gives</b> KV pool 81.9 MiB a rank (tokens unknown: add <span class=\"nw\">--model</span>"),
+            std::string::npos)
+      << html;
 }
 
 // Markdown's rank table does not print a rank's line twice when its first
@@ -629,6 +639,15 @@ TEST(AnswerFirst, HtmlLedgerGroupsRanksWithTheSameFigures) {
   EXPECT_EQ(labels(founding), (std::vector<std::string>{"rank 0 as logged", "with the fix (0.77)", "ranks 1-7"}));
   std::string extra = Tpt("analyze '" + Sample("diff/extra_process/bad") + "' --format html").out;
   EXPECT_EQ(labels(extra), (std::vector<std::string>{"ranks 0,1,3", "rank 2"}));
+  // The legend names only what a bar draws: a healthy vLLM run has no
+  // reserved slice, no shortfall and no free-at-init line.
+  std::string vllm = Tpt("analyze '" + Sample("logs/vllm-v1-tp2-healthy.log") + "' --format html").out;
+  std::string legend = vllm.substr(vllm.find("<div class=\"legend\">"));
+  legend = legend.substr(0, legend.find("</div>"));
+  EXPECT_NE(legend.find("KV pool"), std::string::npos) << legend;
+  for (const char* absent : {"reserved slice", "shortfall", "free at init"})
+    EXPECT_EQ(legend.find(absent), std::string::npos) << absent << " in " << legend;
+  EXPECT_NE(founding.find("shortfall</span>"), std::string::npos);
 }
 
 // Every bundled log's verdict is a sentence with its numbers filled in: no
