@@ -192,7 +192,14 @@ void AddMark(const Event& e, RankState* st, const LineSource* source) {
     m.time_of_day = e.ts_is_time_of_day;
   }
   const char* ph = PhaseOf(e.kind);
-  if (ph == nullptr && st->marks.empty() && MarkType(e).empty()) ph = "init";  // the rank's first line
+  // A rank-less source's first line starts its lane, unless it is an error line
+  // (TGI's router first speaks to report the warm-up's failure).
+  bool first_line = source == nullptr ? st->marks.empty()
+                                      : e.kind != "error_line" &&
+                                            std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
+                                              return x.source.label == source->label;
+                                            });
+  if (ph == nullptr && first_line && MarkType(e).empty()) ph = "init";  // the rank's (a rank-less source's) first line
   bool new_phase = ph != nullptr && std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
                      return x.type == "phase" && x.label == ph && (source == nullptr || x.source.label == source->label);
                    });

@@ -49,6 +49,10 @@ LineSource SourceOfLine(const Event& e, const std::string& framework, bool sever
     return {"GPU " + id, "lines of the GPU at PCI bus id " + id + " (as the kernel names it)"};
   }
   bool tgi = framework == "tgi";
+  if (FieldValue shard = e.Get("shard"); tgi && shard.is_number()) {  // parser/formats/tgi.json's field
+    id = std::to_string(static_cast<long long>(shard.number()));
+    return {"shard " + id, "lines of TGI shard " + id + " (the line names it: rank=" + id + ", Shard " + id + ")"};
+  }
   if (tgi && (t.find("rank=") != std::string::npos || t.find("shard-") != std::string::npos) &&
       RE2::PartialMatch(t, kTgiShard, &whole, &id)) {
     return {"shard " + id, "lines of TGI shard " + id + " (the log's " + whole + ")"};

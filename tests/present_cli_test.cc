@@ -454,6 +454,15 @@ TEST(AnswerFirst, RanklessLogsGetLanesByWhatTheirLinesName) {
   }
   // The warm-up OOM names a GPU index, not a shard: it stays on the launcher's lane.
   std::string tgi_html = Tpt("analyze '" + tgi_log + "' --format html").out;
+  // Each shard's lane starts at its "Starting shard rank=N" line and is ready at its own "Shard ready".
+  for (const char* span : {"<title>shard 0 init from ", "<title>shard 1 init from ", "<title>shard 0 ready from ",
+                           "<title>shard 1 ready from "}) {
+    EXPECT_NE(tgi_html.find(span), std::string::npos) << span;
+  }
+  EXPECT_NE(tgi_html.find("<title>shard 1 init from " + tgi_log + ":5: "), std::string::npos);
+  // A shard the log names alone (rank=2 of 4): its lane, and none for the shards it never names.
+  auto shm = lanes(Tpt("analyze '" + Sample("logs/redteam/shm_too_small--tgi-signal7-sigbus.log") + "' --format html").out);
+  EXPECT_EQ(shm, (std::vector<std::string>{"-1:launcher", "-1:shard 2"}));
   EXPECT_NE(tgi_html.find("<title>launcher cuda_oom at "), std::string::npos) << tgi_html;
   // Text and markdown: a row each.
   std::string tgi_text = Tpt("analyze '" + tgi_log + "'").out;
