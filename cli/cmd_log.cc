@@ -24,6 +24,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -39,6 +40,7 @@
 #include "parser/format_set.h"
 #include "parser/parser.h"
 #include "parser/reader.h"
+#include "report/common.h"
 #include "rules/analyzer.h"
 
 namespace tpt::cli {
@@ -74,11 +76,18 @@ std::string Printable(std::string_view s) {
 // the clock.
 class Clock {
  public:
-  explicit Clock(bool time_of_day) : tod_(time_of_day) {}
+  Clock(bool time_of_day, std::optional<double> t0) : tod_(time_of_day) {
+    if (t0) t0_ = *t0, any_ = true;
+  }
+  // Every event passes here, shown or filtered out, so a filtered view keeps
+  // the run's axis (a watchdog at +599 s stays at +599 s under --kinds).
+  void See(const Event& e) {
+    if (e.ts && !any_) t0_ = Norm(e), any_ = true;
+  }
   std::string Of(const Event& e) {
     if (!e.ts) return std::string(9, ' ');  // as wide as "%+8.1fs"
+    See(e);
     double t = Norm(e);
-    if (!any_) t0_ = t, any_ = true;
     char buf[32];
     std::snprintf(buf, sizeof buf, "%+8.1fs", t - t0_);
     return buf;
@@ -167,10 +176,11 @@ const std::string kBlankHead(39, ' ');
 class View : public EventSink {
  public:
   View(const LogConfig& cfg, const std::set<std::pair<std::string, uint64_t>>& evidence, bool time_of_day,
-       Output* out)
-      : cfg_(cfg), evidence_(evidence), clock_(time_of_day), out_(out) {}
+       std::optional<double> t0, Output* out)
+      : cfg_(cfg), evidence_(evidence), clock_(time_of_day, t0), out_(out) {}
 
   bool OnEvent(const Event& e) override {
+    clock_.See(e);
     bool filtered = !cfg_.kinds.empty() || !cfg_.ranks.empty();
     if (!Kept(e)) {
       if (cfg_.raw && !filtered) Drain(e.file, e.line);  // (a kind filter drops unparsed lines too)
@@ -367,7 +377,9 @@ int RunLog(const Args& args) {
   // The evidence lines: the diagnoses' and each rank's first error.
   std::set<std::pair<std::string, uint64_t>> evidence;
   bool time_of_day = false;
+  std::optional<double> t0;  // the reports' axis: "+599 s" here is "+599 s" there, filtered or not
   if (auto a = analyzer->Run(cfg.logs); a.ok()) {
+    if (report::TimeAxis ax = report::MakeTimeAxis(*a); ax.ok) t0 = ax.t0;
     for (const Diagnosis& d : a->diagnoses) {
       for (const Evidence& e : d.evidence) evidence.insert({e.file, e.line});
     }
@@ -380,7 +392,7 @@ int RunLog(const Args& args) {
   ParseOptions popts;
   if (!cfg.raw) popts.kinds = cfg.kinds;  // --raw needs every event to place the unparsed lines
   Output out(cfg.pager);
-  View view(cfg, evidence, time_of_day, &out);
+  View view(cfg, evidence, time_of_day, t0, &out);
   std::vector<InputReport> reports;
   Status st = ParseRun(cfg.logs, *formats, popts, &view, &reports);
   if (!st.ok()) {

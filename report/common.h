@@ -134,21 +134,37 @@ std::string RankRanges(std::vector<int> ranks);
 // that printed nothing: the ones to look at in a hang.
 std::vector<int> MissingRanks(const Analysis& a);
 
-// A run whose lines carry no rank (TGI's launcher output, LMDeploy, kernel Xid
-// lines): its one rank-less state split into lanes by what each line does
-// name: a GPU's PCI bus id ("GPU 0000:81:00"), a TGI shard ("shard 0", its
-// rank=N), a process id ("pid 4021"), the TGI process that printed it
-// ("launcher", "router"), LMDeploy's engine ("TurboMind"), else the input
-// file when there are several; lines that name nothing share "other lines".
-// A lane holds the marks of its lines; last_evidence only on the lane of the
-// run's last line. Empty when the run has numbered ranks or no rank-less
-// lines; one lane "all lines" when no line names anything.
+// The lines that carry no rank, split into lanes by what printed them, as
+// each line names it (rules/line_source.h): a GPU's PCI bus id ("GPU
+// 0000:81:00"), a TGI shard ("shard 0", its rank=N), a process the prefix
+// names ("engine core", "API server"), torchrun's elastic agent or TGI's
+// launcher ("launcher"), TGI's "router", LMDeploy's "TurboMind", SGLang's
+// "main process", TensorRT-LLM's "C++ runtime", a process id ("pid 4021"),
+// else the input file when there are several. Lines that name nothing share
+// "other lines" (a run with no rank at all) or "no rank" (beside numbered
+// ranks): never "launcher" unless a line says so, never a rank number.
+// A lane holds the marks of its lines; its first error is its first error
+// line; last_evidence only on the lane of the run's last rank-less line.
 struct SourceLane {
   std::string label;  // what the lane is, as the log names it
   std::string what;   // a sentence for the hover
   RankState state;
+  bool first = false;  // holds the rank-less lines' first error (the state ShownFirstRank may point at)
+  // Where the run was when its first error came: the furthest phase any line
+  // at or before it had reached (a rank's, or a rank-less phase line); with no
+  // error, its own last phase. "" unknown. Never "init" by default.
+  std::string phase;
 };
+// A run whose lines carry no rank (TGI's launcher output, LMDeploy, kernel Xid
+// lines): its one rank-less state's lanes; one lane "all lines" when no line
+// names anything. Empty when the run has numbered ranks or no rank-less lines.
 std::vector<SourceLane> SourceLanes(const Analysis& a);
+// A run with numbered ranks: the lanes of its rank-less lines (its launcher's,
+// main process', engine core's failures); empty when it has none.
+std::vector<SourceLane> RanklessLanes(const Analysis& a);
+// The lane's last line: the run's last rank-less line on its lane, else its
+// last mark (time and time-of-day in *ts, *tod).
+const Evidence& LaneLastLine(const RankState& lane, double* ts, bool* tod);
 
 // Some ledger row has a figure to draw (weights, reserved slice, KV pool or
 // graphs): a chart of only "free at init" and unknowns says nothing.

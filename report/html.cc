@@ -92,17 +92,29 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
   struct Lane {
     const RankState* r;       // nullptr: a missing rank
     int rank;
-    const RankState* origin;  // the state of a.ranks the lane's lines come from
+    const RankState* origin;  // the state of a.ranks the lane's lines come from; a rank-less lane's only when it holds their first error
     std::string label, what;  // a rank-less run's lane: what its lines name
   };
   // A run whose lines carry no rank gets a lane per thing its lines name
   // (a GPU, a TGI shard, a process): never a rank number it did not print.
+  // A ranked run's lines of no rank: a lane for each thing that printed them.
   std::vector<SourceLane> sources = SourceLanes(a);
+  std::vector<SourceLane> rankless = sources.empty() ? RanklessLanes(a) : std::vector<SourceLane>{};
+  const RankState* rankless_state = nullptr;
+  for (const RankState& r : a.ranks) {
+    if (r.rank < 0) rankless_state = &r;
+  }
   std::vector<Lane> lanes;
+  auto source_lane = [&](const SourceLane& s) {
+    lanes.push_back({&s.state, s.state.rank, s.first ? rankless_state : nullptr, s.label, s.what});
+  };
   if (!sources.empty()) {
-    for (const SourceLane& s : sources) lanes.push_back({&s.state, s.state.rank, &a.ranks.front(), s.label, s.what});
+    for (const SourceLane& s : sources) source_lane(s);
   } else {
-    for (const RankState& r : a.ranks) lanes.push_back({&r, r.rank, &r, "", ""});
+    for (const SourceLane& s : rankless) source_lane(s);
+    for (const RankState& r : a.ranks) {
+      if (r.rank >= 0) lanes.push_back({&r, r.rank, &r, "", ""});
+    }
     for (int m : missing) lanes.push_back({nullptr, m, nullptr, "", ""});
     std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& x, const Lane& y) { return x.rank < y.rank; });
   }
@@ -156,14 +168,10 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& l = lanes[i];
     double y = top + lane_h * i;
-    // A lane of lines with no rank in a ranked run: the launcher's or the main
-    // process' lines, which the log does not tell apart (the text report's
-    // "launcher" row); the hover says so.
-    std::string who = !l.label.empty() ? l.label : l.rank < 0 ? "launcher" : "rank " + RankLabel(l.rank);
-    std::string what = !l.what.empty()                      ? l.what
-                       : l.rank < 0                         ? "lines that carry no rank (the launcher or main process)"
-                                                            : "";
-    bool hot = l.r != nullptr && l.origin == first && !l.r->first_error.empty();
+    // A lane of lines with no rank is named by what printed them (report/lanes.cc); the hover says how.
+    std::string who = !l.label.empty() ? l.label : "rank " + RankLabel(l.rank);
+    const std::string& what = l.what;
+    bool hot = l.r != nullptr && l.origin != nullptr && l.origin == first && !l.r->first_error.empty();
     out << "<g class=\"lane" << (l.r == nullptr ? " missing" : "") << "\" data-rank=\"" << l.rank << "\""
         << (l.label.empty() ? "" : " data-lane=\"" + Esc(l.label) + "\"") << ">"
         << "<rect class=\"lane-bg\" x=\"" << Num(label_w) << "\" y=\"" << Num(y + 2) << "\" width=\"" << Num(plot_w)
@@ -201,7 +209,7 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
     for (const RankMark& m : r.marks) {
       if (m.type == "phase") continue;
       double x = XOf(m, r);
-      bool is_first = l.origin == first && m.evidence.line == r.first_error_evidence.line &&
+      bool is_first = l.origin != nullptr && l.origin == first && m.evidence.line == r.first_error_evidence.line &&
                       m.evidence.file == r.first_error_evidence.file;
       double mt = ax.OfLine(m.evidence, m.ts, m.time_of_day);
       std::string title = who + " " + m.label + " at " + (mt >= 0 ? "+" + Secs(mt) + " " : "") +
@@ -309,7 +317,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   if (v.kind != FixView::kLine) {
     out << "<aside class=\"fix none\"><h3>Fix</h3><p>";
     if (v.kind == FixView::kAdvice) {
-      out << "<b>" << Esc(v.line) << "</b>" << (v.why.empty() ? "" : ": " + Esc(v.why));
+      out << "<b>" << XmlEscapeKeepFlags(v.line) << "</b>" << (v.why.empty() ? "" : ": " + XmlEscapeKeepFlags(v.why));
     } else if (v.kind == FixView::kRefuted) {
       out << "Unknown: the remedy the rule computed contradicts the value in use.";
     } else {
@@ -320,14 +328,15 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   }
   out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << XmlEscapeKeepFlags(v.line) << "</pre>";
   if (!v.now.empty()) out << "<p class=\"muted\">now " << Esc(v.now) << "</p>";
-  if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << Esc(e) << "</p>";
+  if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << XmlEscapeKeepFlags(e) << "</p>";
   if (!v.floor.empty()) {
     out << "<p><b>Floor</b> ";
     if (v.floor == v.value) {
-      out << "this is the smallest value that starts";
+      out << Esc(v.floor) << ": the smallest value that starts";
     } else {
       std::string fe = FixEffectText(v.floor_effect);
-      out << Esc(v.floor) << (!fe.empty() ? " (" + Esc(fe) + ")" : v.floor_why.empty() ? "" : ": " + Esc(v.floor_why));
+      out << Esc(v.floor)
+          << (!fe.empty() ? " (" + XmlEscapeKeepFlags(fe) + ")" : v.floor_why.empty() ? "" : ": " + XmlEscapeKeepFlags(v.floor_why));
     }
     out << "</p>";
   }

@@ -35,10 +35,22 @@ constexpr Segment kSegments[] = {
     {"left", "#d7e9d8"},    {"shortfall", "#c62828"},
 };
 
-void WriteLegend(std::ostream& out) {
+// The legend names only what some bar draws (a vLLM run has no reserved
+// slice and, healthy, no shortfall).
+void WriteLegend(const std::vector<LedgerRow>& rows, std::ostream& out) {
+  bool drawn[6] = {}, free_line = false;
+  for (const LedgerRow& r : rows) {
+    const double values[] = {r.weights_bytes, r.reserved_bytes, r.kv_pool_bytes, r.graphs_bytes, r.left_bytes};
+    for (int s = 0; s < 5; ++s) drawn[s] |= values[s] > 0;
+    drawn[5] |= IsShort(r);
+    free_line |= r.free_at_init_bytes > 0;
+  }
   out << "<div class=\"legend\">";
-  for (const Segment& s : kSegments) out << "<span><i style=\"background:" << s.color << "\"></i>" << s.name << "</span>";
-  out << "<span><i style=\"background:none;border-left:2px dashed #1d2330;width:0\"></i>free at init</span></div>\n";
+  for (int s = 0; s < 6; ++s) {
+    if (drawn[s]) out << "<span><i style=\"background:" << kSegments[s].color << "\"></i>" << kSegments[s].name << "</span>";
+  }
+  if (free_line) out << "<span><i style=\"background:none;border-left:2px dashed #1d2330;width:0\"></i>free at init</span>";
+  out << "</div>\n";
 }
 
 // The fixed bar: the ledger row recomputed with the fix by SGLang's own
@@ -157,7 +169,9 @@ void WriteLedgerSvg(const Analysis& a, std::ostream& out) {
   }
   double height = top + row_h * bars.size() + 22;
   out << "<h3>Memory ledger per rank</h3>\n";
-  WriteLegend(out);
+  std::vector<LedgerRow> drawn;
+  for (const Bar& b : bars) drawn.push_back(b.row);
+  WriteLegend(drawn, out);
   out << "<svg class=\"ledger\" role=\"img\" aria-label=\"memory ledger per rank\" width=\"" << Num(label_w + bar_w + 160)
       << "\" height=\"" << Num(height) << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
   double card = 0;

@@ -126,12 +126,23 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
 void WritePhases(const Analysis& a, std::ostream& out) {
   const RankState* first = ShownFirstRank(a);
   out << "\n**Ranks and phases**\n\n| ranks | phases reached | stopped at | first error |\n|---|---|---|---|\n";
-  std::vector<std::pair<std::string, std::vector<int>>> rows;
-  for (const RankState& r : a.ranks) {
+  auto cells_of = [&](const RankState& r, const std::string& stop, bool is_first) {
     std::string phases;
     for (const auto& p : r.phases) phases += (phases.empty() ? "" : " → ") + p;
-    std::string cells = Cell(phases) + " | " + Cell(r.last_phase) + " | " + Cell(r.first_error) +
-                        (&r == first ? " **(first)**" : "");
+    return Cell(phases) + " | " + Cell(stop.empty() ? "?" : stop) + " | " + Cell(r.first_error) +
+           (is_first ? " **(first)**" : "");
+  };
+  // The lines of no rank: a row for each thing that printed them (report/lanes.cc).
+  std::vector<SourceLane> lanes = SourceLanes(a);
+  if (lanes.empty()) lanes = RanklessLanes(a);
+  for (const SourceLane& l : lanes) {
+    out << "| " << Cell(l.label) << " | " << cells_of(l.state, l.phase, l.first && first != nullptr && first->rank < 0)
+        << " |\n";
+  }
+  std::vector<std::pair<std::string, std::vector<int>>> rows;
+  for (const RankState& r : a.ranks) {
+    if (r.rank < 0) continue;
+    std::string cells = cells_of(r, r.last_phase, &r == first);
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
     if (it == rows.end()) {
       rows.push_back({cells, {r.rank}});
@@ -139,9 +150,7 @@ void WritePhases(const Analysis& a, std::ostream& out) {
       it->second.push_back(r.rank);
     }
   }
-  for (const auto& [cells, ranks] : rows) {
-    out << "| " << (ranks.size() == 1 && ranks[0] < 0 ? "launcher" : RankRanges(ranks)) << " | " << cells << " |\n";
-  }
+  for (const auto& [cells, ranks] : rows) out << "| " << RankRanges(ranks) << " | " << cells << " |\n";
 }
 
 std::string Secs(double s) {
@@ -160,17 +169,26 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
     double t = ax.OfLine(e, ts, tod);
     return t >= 0 ? Secs(t) : std::string();
   };
-  for (const RankState& r : a.ranks) {
-    out << "| " << (r.rank < 0 ? "launcher" : RankLabel(r.rank)) << " | "
-        << (r.first_error.empty() ? "none" : Code(r.first_error) + (&r == first ? " **(first)**" : "") + " " +
+  auto row = [&](const RankState& r, const std::string& who, bool is_first) {
+    double last_ts = r.last_line_ts;
+    bool last_tod = r.last_line_time_of_day;
+    const Evidence& last = r.rank < 0 ? LaneLastLine(r, &last_ts, &last_tod) : r.last_evidence;
+    out << "| " << Cell(who) << " | "
+        << (r.first_error.empty() ? "none" : Code(r.first_error) + (is_first ? " **(first)**" : "") + " " +
                                                  Cell(r.first_error_evidence.text))
         << " | " << (r.first_error.empty() ? "" : when(r.first_error_evidence, r.first_error_ts, false)) << " | "
-        << (!r.first_error.empty() && r.last_evidence.line == r.first_error_evidence.line &&
-                    r.last_evidence.file == r.first_error_evidence.file
+        << (!r.first_error.empty() && last.line == r.first_error_evidence.line &&
+                    last.file == r.first_error_evidence.file
                 ? std::string("(the same line)")
-                : Cell(r.last_evidence.text))
-        << " | "
-        << when(r.last_evidence, r.last_line_ts, r.last_line_time_of_day) << " |\n";
+                : Cell(last.text))
+        << " | " << when(last, last_ts, last_tod) << " |\n";
+  };
+  // The lines of no rank: a row for each thing that printed them (report/lanes.cc).
+  std::vector<SourceLane> lanes = SourceLanes(a);
+  if (lanes.empty()) lanes = RanklessLanes(a);
+  for (const SourceLane& l : lanes) row(l.state, l.label, l.first && first != nullptr && first->rank < 0);
+  for (const RankState& r : a.ranks) {
+    if (r.rank >= 0) row(r, RankLabel(r.rank), &r == first);
   }
   std::vector<int> missing = MissingRanks(a);
   if (!missing.empty()) {

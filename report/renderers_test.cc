@@ -153,11 +153,11 @@ TEST(TextReporter, HangShowsPerRankTimelineAndMissingRanks) {
     s.rank = r;
     s.phases = {"init", "dist_init"};
     s.last_phase = "dist_init";
-    s.marks.push_back({100, false, "phase", "init", {file, 1, r, "start"}});
+    s.marks.push_back({100, false, "phase", "init", {file, 1, r, "start"}, {}});
     if (r != 3) {
       s.first_error = "watchdog_timeout";
       s.first_error_evidence = {file, static_cast<uint64_t>(700 + r), r, "Watchdog caught collective timeout"};
-      s.marks.push_back({700, false, "timeout", "watchdog_timeout", s.first_error_evidence});
+      s.marks.push_back({700, false, "timeout", "watchdog_timeout", s.first_error_evidence, {}});
     }
     s.last_evidence = {file, static_cast<uint64_t>(800 + r), r, "last words of rank " + std::to_string(r)};
     s.last_line_ts = 710;
@@ -202,17 +202,40 @@ TEST(TextReporter, ReproOnlyWhenReproSupportsTheRun) {
   }
 }
 
-TEST(TextReporter, RanklessLinesShowAsLauncher) {
+// Rank-less lines beside ranks: a row named by what printed them ("launcher"
+// only when a line says so, else "no rank"), its X where the ranks were when
+// its first error came, not at init.
+TEST(TextReporter, RanklessLinesShowByWhatPrintedThem) {
   Analysis a = testing::KvNoRoom({.seed = 1});
+  RankState& r0 = a.ranks.front();
+  ASSERT_GE(r0.rank, 0);
+  const std::string file = a.run.inputs.at(0);
+  r0.marks.push_back({0, false, "phase", "weights", {file, 10, r0.rank, "Load weight end."}, {}});
+  Evidence after = r0.marks.back().evidence;
   RankState s;
   s.rank = -1;
+  s.role = "launcher";
   s.phases = {"init"};
   s.last_phase = "init";
   s.first_error = "signal";
+  s.first_error_evidence = {after.file, after.line + 1000, -1, "Killed"};
+  s.marks.push_back({0, false, "error", "signal", s.first_error_evidence, {}});
   a.ranks.push_back(s);
   std::string out = Render(Format::kText, One(a));
-  EXPECT_NE(out.find("\n  launcher  X         .  "), std::string::npos) << out;
-  EXPECT_NE(Render(Format::kHtml, One(a)).find(">launcher</text>"), std::string::npos);
+  EXPECT_EQ(out.find("\n  launcher "), std::string::npos) << out;
+  size_t row = out.find("\n  no rank   ");
+  ASSERT_NE(row, std::string::npos) << out;
+  std::string line = out.substr(row + 1, out.find('\n', row + 1) - row - 1);
+  EXPECT_EQ(line.find("X         .         .         .         .         .         .         init"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("weights  signal"), std::string::npos) << line << "\n" << out;
+  std::string html = Render(Format::kHtml, One(a));
+  EXPECT_NE(html.find(">no rank</text>"), std::string::npos);
+  EXPECT_EQ(html.find(">launcher</text>"), std::string::npos);
+  // A line that says it is the launcher's (torchrun's elastic agent) is.
+  a.ranks.back().marks.back().source = {"launcher", "lines of torchrun's elastic agent"};
+  a.ranks.back().first_error_source = a.ranks.back().marks.back().source;
+  EXPECT_NE(Render(Format::kText, One(a)).find("\n  launcher "), std::string::npos);
 }
 
 TEST(TextReporter, ControlBytesNeverReachTheTerminal) {

@@ -112,30 +112,46 @@ void WriteLedger(const Analysis& a, std::ostream& out) {
   }
 }
 
-// Startup failures: which phase each rank reached and where it failed.
+// Startup failures: which phase each rank reached and where it failed; the
+// lines of no rank a row each by what printed them (report/lanes.cc), their X
+// where the run was when their first error came.
 void WritePhases(const Analysis& a, std::ostream& out) {
   const RankState* first = ShownFirstRank(a);
+  std::vector<SourceLane> lanes = SourceLanes(a);
+  if (lanes.empty()) lanes = RanklessLanes(a);
+  size_t w = 8;  // the names' column: "0-7", "shard 1", "engine core"
+  for (const SourceLane& l : lanes) w = std::max(w, l.label.size());
   out << "\nRanks and phases (# reached, X where its first error came):\n";
-  out << "  ranks     ";
+  out << "  " << Pad("ranks", w + 2);
   for (const std::string& p : Phases()) out << Pad(p, 10);
   out << "stopped at\n";
-  for (const Collapsed& c : Collapse(a.ranks, [&](const RankState& r) {
-         std::string cells;
-         int last = PhaseIndex(r.last_phase);
-         for (int i = 0; i < static_cast<int>(Phases().size()); ++i) {
-           bool reached = false;
-           for (const auto& p : r.phases) reached |= (PhaseIndex(p) == i);
-           std::string cell = reached ? "#" : ".";
-           if (i == last && !r.first_error.empty()) cell = "X";
-           cells += Pad(cell, 10);
-         }
-         cells += r.last_phase.empty() ? "?" : r.last_phase;
-         if (!r.first_error.empty()) cells += "  " + r.first_error;
-         if (&r == first) cells += "  <- failed first";
-         return cells;
+  auto cells_of = [&](const RankState& r, const std::string& stop, bool is_first) {
+    std::string cells;
+    int last = PhaseIndex(stop);
+    for (int i = 0; i < static_cast<int>(Phases().size()); ++i) {
+      bool reached = false;
+      for (const auto& p : r.phases) reached |= (PhaseIndex(p) == i);
+      std::string cell = reached ? "#" : ".";
+      if (i == last && !r.first_error.empty()) cell = "X";
+      cells += Pad(cell, 10);
+    }
+    cells += stop.empty() ? "?" : stop;
+    if (!r.first_error.empty()) cells += "  " + r.first_error;
+    if (is_first) cells += "  <- failed first";
+    return cells;
+  };
+  for (const SourceLane& l : lanes) {
+    bool is_first = l.first && first != nullptr && first->rank < 0;
+    out << "  " << Pad(l.label, w) << "  " << cells_of(l.state, l.phase, is_first) << "\n";
+  }
+  std::vector<RankState> numbered;
+  for (const RankState& r : a.ranks) {
+    if (r.rank >= 0) numbered.push_back(r);
+  }
+  for (const Collapsed& c : Collapse(numbered, [&](const RankState& r) {
+         return cells_of(r, r.last_phase, first != nullptr && first->rank == r.rank);
        })) {
-    std::string label = c.ranks.size() == 1 && c.ranks[0] < 0 ? "launcher" : RankRanges(c.ranks);
-    out << "  " << Pad(label, 8) << "  " << c.cells << "\n";
+    out << "  " << Pad(RankRanges(c.ranks), w) << "  " << c.cells << "\n";
   }
 }
 
@@ -148,13 +164,24 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
   TimeAxis ax = MakeTimeAxis(a);
   struct Row {
     const RankState* r;
-    double t;  // seconds on the axis, -1 unknown
+    double t;         // seconds on the axis, -1 unknown
+    std::string who;  // "rank 3", or what printed a rank-less lane's lines
+    bool first;       // the rank (or lane) that failed first
   };
+  // The lines of no rank: a row for each thing that printed them (report/lanes.cc).
+  std::vector<SourceLane> lanes = SourceLanes(a);
+  if (lanes.empty()) lanes = RanklessLanes(a);
   std::vector<Row> rows;
-  for (const RankState& r : a.ranks) {
+  auto add = [&](const RankState& r, std::string who, bool is_first) {
     double t = r.first_error.empty() ? -1 : ax.OfLine(r.first_error_evidence, r.first_error_ts, false);
-    rows.push_back({&r, t});
+    rows.push_back({&r, t, std::move(who), is_first});
+  };
+  for (const SourceLane& l : lanes) add(l.state, l.label, l.first && first != nullptr && first->rank < 0);
+  for (const RankState& r : a.ranks) {
+    if (r.rank >= 0) add(r, "rank " + RankLabel(r.rank), &r == first);
   }
+  size_t who_w = 9;
+  for (const Row& row : rows) who_w = std::max(who_w, row.who.size() + 1);
   std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
     bool xe = !x.r->first_error.empty(), ye = !y.r->first_error.empty();
     if (xe != ye) return xe;  // the ranks with an error first
@@ -185,21 +212,23 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
           << " wait, then the timeout ~\n";
       ++next_wait;
     }
-    std::string who = r.rank < 0 ? "launcher" : "rank " + RankLabel(r.rank);
     std::string num = r.first_error.empty() ? "" : std::to_string(++order) + ".";
-    std::string head = "  " + Pad(num, 3) + Pad(who, 9) + " ";
+    std::string head = "  " + Pad(num, 3) + Pad(row.who, who_w) + " ";
     if (!r.first_error.empty()) {
       const Evidence& e = r.first_error_evidence;
-      out << head << "error " << when(e, r.first_error_ts, false) << r.first_error << (&r == first ? " (failed first)" : "") << "  "
+      out << head << "error " << when(e, r.first_error_ts, false) << r.first_error << (row.first ? " (failed first)" : "") << "  "
           << Clean(EvidenceLocation(e)) << "\n";
       WriteWrapped(out, std::string(17, ' '), e.text, 17);
     } else {
       out << head << "no error\n";
     }
-    if (!r.last_evidence.text.empty() && r.last_evidence.line != r.first_error_evidence.line) {
-      out << std::string(15, ' ') << "last  " << when(r.last_evidence, r.last_line_ts, r.last_line_time_of_day)
-          << Clean(EvidenceLocation(r.last_evidence)) << "\n";
-      WriteWrapped(out, std::string(17, ' '), r.last_evidence.text, 17);
+    double last_ts = r.last_line_ts;
+    bool last_tod = r.last_line_time_of_day;
+    const Evidence* last = &r.last_evidence;
+    if (r.rank < 0) last = &LaneLastLine(r, &last_ts, &last_tod);  // a lane: its last line, else its last mark
+    if (!last->text.empty() && (last->line != r.first_error_evidence.line || last->file != r.first_error_evidence.file)) {
+      out << std::string(15, ' ') << "last  " << when(*last, last_ts, last_tod) << Clean(EvidenceLocation(*last)) << "\n";
+      WriteWrapped(out, std::string(17, ' '), last->text, 17);
     }
   }
   std::vector<int> missing = MissingRanks(a);

@@ -68,12 +68,21 @@ struct Finding {
 // of a phase, a warning, an error or a timeout, with the line itself.
 inline constexpr size_t kMaxRankMarks = 24;  // warnings and errors kept a rank (phases are few)
 
+// What printed a line that carries no rank, as the line names it
+// (rules/line_source.h): the lane of the reports' time axis and rank rows.
+// Set on the rank-less state's marks only; not in the JSON.
+struct LineSource {
+  std::string label;  // "shard 1", "engine core", "launcher", "GPU 0000:81:00"; "" when the line names nothing
+  std::string what;   // a sentence for a hover: whose lines these are and what in the line says so
+};
+
 struct RankMark {
   double ts = 0;                 // seconds; 0 when the line has no time
   bool time_of_day = false;      // ts counts from midnight (the log printed no date)
   std::string type;              // "phase" | "warning" | "error" | "timeout"
   std::string label;             // the phase name or the event kind
   Evidence evidence;
+  LineSource source;             // rank-less lines: what printed it (not in the JSON)
 };
 
 struct RankState {
@@ -91,6 +100,8 @@ struct RankState {
   double last_line_ts = 0;          // that line's time (0 unknown); time_of_day as in marks
   bool last_line_time_of_day = false;
   std::vector<RankMark> marks;      // in log order; phases, then at most kMaxRankMarks warnings/errors
+  // Rank-less lines: what printed the first error and the last line (not in the JSON).
+  LineSource first_error_source, last_source;
 };
 
 struct RunInfo {

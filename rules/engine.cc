@@ -13,6 +13,7 @@
 
 #include "rules/evidence_read.h"
 #include "rules/ledger_from_events.h"
+#include "rules/line_source.h"
 #include "base/strings.h"
 #include "rules/memory_calls.h"
 #include "rules/run_index.h"
@@ -177,7 +178,10 @@ std::string MarkType(const Event& e) {
 // Keeps the rank's last line, the first line of each phase and its first
 // kMaxRankMarks warnings and errors, each with its time, for the reports'
 // time axis (report/html.cc) and per-rank timeline (report/text.cc).
-void AddMark(const Event& e, RankState* st) {
+// `source`: what printed a rank-less line (rules/line_source.h), else null;
+// the rank-less lines keep a phase's first line per source (each TGI shard's
+// "Shard ready"), a rank its first line of each phase.
+void AddMark(const Event& e, RankState* st, const LineSource* source) {
   st->last_evidence = ToEvidence(e);
   if (e.ts) {
     st->last_line_ts = *e.ts;
@@ -189,9 +193,16 @@ void AddMark(const Event& e, RankState* st) {
     m.time_of_day = e.ts_is_time_of_day;
   }
   const char* ph = PhaseOf(e.kind);
-  if (ph == nullptr && st->marks.empty() && MarkType(e).empty()) ph = "init";  // the rank's first line
+  // A rank-less source's first line starts its lane, unless it is an error line
+  // (TGI's router first speaks to report the warm-up's failure).
+  bool first_line = source == nullptr ? st->marks.empty()
+                                      : e.kind != "error_line" &&
+                                            std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
+                                              return x.source.label == source->label;
+                                            });
+  if (ph == nullptr && first_line && MarkType(e).empty()) ph = "init";  // the rank's (a rank-less source's) first line
   bool new_phase = ph != nullptr && std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
-                     return x.type == "phase" && x.label == ph;
+                     return x.type == "phase" && x.label == ph && (source == nullptr || x.source.label == source->label);
                    });
   if (new_phase) {
     m.type = "phase";
@@ -204,15 +215,51 @@ void AddMark(const Event& e, RankState* st) {
     m.label = e.kind;
   }
   m.evidence = ToEvidence(e);
+  if (source != nullptr) m.source = *source;
   st->marks.push_back(std::move(m));
 }
 
-std::vector<RankState> BuildRanks(const RunIndex& run) {
+// A ranked run's rank-less line of a phase (TensorRT-LLM's C++ runtime sizing
+// the KV cache, untagged): a phase mark of the rank-less state, first per phase
+// and source, and nothing else of it (not its phases, events or last line).
+// The reports place the rank-less failures after it in that phase.
+void AddRanklessPhase(const Event& e, const LineSource& source, std::vector<RankMark>* marks) {
+  const char* ph = PhaseOf(e.kind);
+  if (ph == nullptr || std::any_of(marks->begin(), marks->end(), [&](const RankMark& x) {
+        return x.type == "phase" && x.label == ph && x.source.label == source.label;
+      }))
+    return;
+  RankMark m;
+  if (e.ts) {
+    m.ts = *e.ts;
+    m.time_of_day = e.ts_is_time_of_day;
+  }
+  m.type = "phase";
+  m.label = ph;
+  m.evidence = ToEvidence(e);
+  m.source = source;
+  marks->push_back(std::move(m));
+}
+
+std::vector<RankState> BuildRanks(const RunIndex& run, bool several_inputs) {
   std::map<int, RankState> ranks;
+  LineSources sources(run.framework(), several_inputs);  // what printed each rank-less line
+  std::vector<RankMark> rankless_phases;                 // a ranked run's, until its rank-less state starts
+  const Event* previous = nullptr;
   for (const Event& e : run.events()) {
+    if (previous != nullptr) sources.Saw(*previous);
+    previous = &e;
     int r = e.rank;
-    if (r < 0 && !run.ranks().empty() && !IsOwnFailure(e)) continue;  // rank-less lines of a ranked run
+    if (r < 0 && !run.ranks().empty() && !IsOwnFailure(e)) {  // rank-less lines of a ranked run
+      if (PhaseOf(e.kind) != nullptr) {
+        auto it = ranks.find(-1);
+        AddRanklessPhase(e, sources.Of(e), it != ranks.end() ? &it->second.marks : &rankless_phases);
+      }
+      continue;
+    }
+    bool fresh = !ranks.count(r);
     RankState& st = ranks[r];
+    if (fresh && r < 0) st.marks = std::move(rankless_phases);  // the phase lines before its first line
     st.rank = r;
     if (st.host.empty()) st.host = e.host;
     ++st.events;
@@ -223,12 +270,15 @@ std::vector<RankState> BuildRanks(const RunIndex& run) {
       if (st.first_ts == 0) st.first_ts = *e.ts;
       st.last_ts = *e.ts;
     }
+    const LineSource* source = r < 0 ? &sources.Of(e) : nullptr;
+    if (source != nullptr) st.last_source = *source;
     if (st.first_error.empty() && IsOwnFailure(e)) {
       st.first_error = e.kind;
       st.first_error_evidence = ToEvidence(e);
+      if (source != nullptr) st.first_error_source = *source;
       if (e.ts && !e.ts_is_time_of_day) st.first_error_ts = *e.ts;
     }
-    AddMark(e, &st);
+    AddMark(e, &st, source);
   }
   std::vector<RankState> out;
   for (auto& [r, st] : ranks) {
@@ -366,7 +416,7 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   a.run.gpu = run.gpu();
   a.run.config = run.config();
   a.run.inputs = options.inputs;
-  a.ranks = BuildRanks(run);
+  a.ranks = BuildRanks(run, a.run.inputs.size() > 1);
   a.ledger = BuildLedger(run);
 
   // Try every rule on its anchors, earliest first.

@@ -216,6 +216,54 @@ TEST(EngineTest, InlineRulesRankByTierThenTime) {
   EXPECT_EQ(a.diagnoses[1].id, "nccl_timeout_hang");
 }
 
+// Lines of no rank are marked by what printed them (rules/line_source.h):
+// each TGI shard's "Shard ready" is a mark of its own, a line of no prefix
+// continues the rank-less line before it, never a rank's.
+TEST(EngineTest, RanklessMarksKeepWhatPrintedThem) {
+  auto timed = [](Event e, std::string text) {
+    e.family = "tgi";
+    e.text = std::move(text);
+    e.ts = 1716192841.0 + e.line;
+    return e;
+  };
+  std::vector<Event> ev;
+  ev.push_back(timed(Ev("server_args", -1, {{"framework", "tgi"}, {"tp_size", 2}}),
+                     "INFO text_generation_launcher: Args { model_id: \"m\", num_shard: Some(2) }"));
+  ev.push_back(timed(Ev("startup_complete", -1, {{"shard", 0}}),
+                     "INFO shard-manager: text_generation_launcher: Shard ready in 13.02s rank=0"));
+  ev.push_back(timed(Ev("startup_complete", -1, {{"shard", 1}}),
+                     "INFO shard-manager: text_generation_launcher: Shard ready in 13.04s rank=1"));
+  ev.push_back(timed(Ev("worker_exception", -1), "ERROR text_generation_launcher: Method Warmup encountered an error."));
+  Event oom = Ev("cuda_oom", -1);  // the traceback's last line: no time, no prefix; GPU 0 is no shard
+  oom.text = "torch.cuda.OutOfMemoryError: CUDA out of memory. GPU 0 has a total capacity of 22.06 GiB";
+  ev.push_back(oom);
+  Analysis a = Analyze(ev, Builtin());
+  ASSERT_EQ(a.ranks.size(), 1u);
+  std::vector<std::string> ready;
+  for (const RankMark& m : a.ranks[0].marks) {
+    if (m.type == "phase" && m.label == "ready") ready.push_back(m.source.label);
+    if (m.label == "cuda_oom") EXPECT_EQ(m.source.label, "launcher") << "continues the launcher's line";
+  }
+  EXPECT_EQ(ready, (std::vector<std::string>{"shard 0", "shard 1"}));
+  EXPECT_EQ(a.ranks[0].first_error_source.label, "launcher");
+  EXPECT_EQ(a.ranks[0].last_source.label, "launcher");
+
+  // Beside ranks: a process the prefix names, and a bare line after a rank's stays unnamed.
+  std::vector<Event> ranked;
+  ranked.push_back(Ev("weights_load_end", 0, {{"weights_bytes", 7.5 * kGiB}}));
+  Event core = Ev("worker_exception", -1);
+  core.process = "EngineCore_DP0";
+  core.ts = 39749.0;
+  ranked.push_back(core);
+  ranked.push_back(Ev("cuda_oom", 1));
+  ranked.push_back(Ev("exception", -1));
+  Analysis b = Analyze(ranked, Builtin());
+  ASSERT_FALSE(b.ranks.empty());
+  ASSERT_EQ(b.ranks[0].rank, -1);
+  EXPECT_EQ(b.ranks[0].first_error_source.label, "engine core");
+  EXPECT_EQ(b.ranks[0].last_source.label, "") << "after rank 1's line: no source, no rank";
+}
+
 TEST(EngineTest, AnalysisRoundTripsThroughJson) {
   Analysis a = Analyze(Founding(0.5), Builtin());
   nlohmann::json j = a;

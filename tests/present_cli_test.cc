@@ -198,7 +198,7 @@ TEST(AnswerFirst, HangWithoutTimesKeepsOrderAndNamesMissingRanks) {
 TEST(AnswerFirst, NoInternalReferenceNamesInAnyOutput) {
   // Our notes and their sections, our issue numbers, heuristics named by PR.
   const std::regex internal(
-      R"(anchors-[a-z]|knowledge/|post-#[0-9]|sglang-source\.md|vllm-source\.md|§ ?[0-9]|\b[Ii]ssue [0-9]+\b)");
+      R"(anchors-[a-z]|founding box|knowledge/|post-#[0-9]|sglang-source\.md|vllm-source\.md|§ ?[0-9]|\b[Ii]ssue [0-9]+\b)");
   std::vector<std::string> logs = BundledSamples();
   for (const auto& e : fs::recursive_directory_iterator(Sample("findings"))) {
     if (e.is_regular_file() && e.path().extension() == ".log") logs.push_back(e.path().string());
@@ -269,6 +269,11 @@ TEST(LogView, ContextRankAndKindFilters) {
   }
   auto k = Tpt("log --no-pager --kinds weights_load_begin,weights_load_end " + log);
   EXPECT_EQ(Lines(k.out).size(), 16u) << k.out;  // 8 ranks x begin and end
+  // A filtered view keeps the run's time axis: the hang's watchdog lines are
+  // at +599 s as in the report, not +0 because the first line was filtered out.
+  auto w = Tpt("log --no-pager --kinds watchdog_timeout '" + Sample("logs/nccl-warn-hang-tp4.log") + "'");
+  ASSERT_FALSE(Lines(w.out).empty()) << w.out;
+  EXPECT_TRUE(std::regex_search(Lines(w.out)[0], std::regex(R"(^> +\+599\.[0-9]s r0 )"))) << w.out;
   auto bad = Tpt("log --rank x " + log);
   EXPECT_EQ(bad.rc, 2);
 }
@@ -435,10 +440,39 @@ TEST(AnswerFirst, RanklessLogsGetLanesByWhatTheirLinesName) {
       v.push_back((*it)[1].str() + ":" + (*it)[2].str());
     return v;
   };
-  auto tgi = lanes(Tpt("analyze '" + Sample("logs/tgi-warmup-oom-2shards.log") + "' --format html").out);
+  const std::string tgi_log = Sample("logs/tgi-warmup-oom-2shards.log");
+  auto tgi = lanes(Tpt("analyze '" + tgi_log + "' --format html").out);
   EXPECT_GT(tgi.size(), 1u);
-  for (const char* want : {"-1:launcher", "-1:shard 0", "-1:router"}) {
+  // Both shards the log names get a lane (each has its own "Shard ready"),
+  // the launcher's lines stay on the launcher's; no other shard, no rank.
+  for (const char* want : {"-1:launcher", "-1:shard 0", "-1:shard 1", "-1:router"}) {
     EXPECT_NE(std::find(tgi.begin(), tgi.end(), want), tgi.end()) << want;
+  }
+  for (const std::string& l : tgi) {
+    EXPECT_EQ(l.rfind("-1:", 0), 0u) << l << ": a TGI line carries no rank";
+    EXPECT_TRUE(l.find("shard") == std::string::npos || l == "-1:shard 0" || l == "-1:shard 1") << l;
+  }
+  // The warm-up OOM names a GPU index, not a shard: it stays on the launcher's lane.
+  std::string tgi_html = Tpt("analyze '" + tgi_log + "' --format html").out;
+  // Each shard's lane starts at its "Starting shard rank=N" line and is ready at its own "Shard ready".
+  for (const char* span : {"<title>shard 0 init from ", "<title>shard 1 init from ", "<title>shard 0 ready from ",
+                           "<title>shard 1 ready from "}) {
+    EXPECT_NE(tgi_html.find(span), std::string::npos) << span;
+  }
+  EXPECT_NE(tgi_html.find("<title>shard 1 init from " + tgi_log + ":5: "), std::string::npos);
+  // A shard the log names alone (rank=2 of 4): its lane, and none for the shards it never names.
+  auto shm = lanes(Tpt("analyze '" + Sample("logs/redteam/shm_too_small--tgi-signal7-sigbus.log") + "' --format html").out);
+  EXPECT_EQ(shm, (std::vector<std::string>{"-1:launcher", "-1:shard 2"}));
+  EXPECT_NE(tgi_html.find("<title>launcher cuda_oom at "), std::string::npos) << tgi_html;
+  // Text and markdown: a row each.
+  std::string tgi_text = Tpt("analyze '" + tgi_log + "'").out;
+  for (const char* row : {"launcher  error", "shard 0   no error", "shard 1   no error", "router    error"}) {
+    EXPECT_NE(tgi_text.find(row), std::string::npos) << row << "\n" << tgi_text;
+  }
+  EXPECT_NE(tgi_text.find("Shard ready in 13.04s rank=1"), std::string::npos) << tgi_text;
+  std::string tgi_md = Tpt("analyze '" + tgi_log + "' --format markdown").out;
+  for (const char* row : {"| launcher |", "| shard 0 |", "| shard 1 |"}) {
+    EXPECT_NE(tgi_md.find(row), std::string::npos) << row << "\n" << tgi_md;
   }
   auto xid = lanes(Tpt("analyze '" + Sample("logs/xid-79-fallen-off-bus.log") + "' --format html").out);
   EXPECT_EQ(xid, std::vector<std::string>{"-1:GPU 0000:81:00"});
@@ -456,9 +490,53 @@ TEST(AnswerFirst, RanklessLogsGetLanesByWhatTheirLinesName) {
   std::string h = Tpt("analyze '" + two + "' --format html").out;
   EXPECT_EQ(lanes(h), (std::vector<std::string>{"-1:GPU 0000:3b:00", "-1:GPU 0000:81:00"})) << h;
   EXPECT_NE(h.find("one lane per GPU, shard or process they name"), std::string::npos);
-  // A run with ranks keeps one lane a rank, no names.
+  // A run with ranks keeps one lane a rank, no names; its lines of no rank
+  // that name nothing are "no rank", not "launcher".
   auto hang = lanes(Tpt("analyze '" + Sample("logs/nccl-warn-hang-tp4.log") + "' --format html").out);
-  EXPECT_EQ(hang, (std::vector<std::string>{"-1:", "0:", "1:", "2:", "3:"}));
+  EXPECT_EQ(hang, (std::vector<std::string>{"-1:no rank", "0:", "1:", "2:", "3:"}));
+}
+
+// Lines of no rank beside numbered ranks: a row (text, markdown) and a lane
+// (HTML) by what printed them, where the run was when they came; "launcher"
+// only for a launcher's lines, never a rank number they do not print.
+TEST(AnswerFirst, RanklessLinesOfRankedRunsAreNamedAndPlaced) {
+  const std::string vllm = Sample("logs/vllm-v1-tp2-kv-too-small.log");
+  std::string text = Tpt("analyze '" + vllm + "'").out;
+  std::smatch m;
+  // vLLM V1's EngineCore failed while ranks 0 and 1 sized the KV cache.
+  ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(\n  engine core +([.#X] +){7}(\S+)  worker_exception  <- failed first)")))
+      << text;
+  EXPECT_EQ(m[2].str(), "kv_pool") << text;
+  EXPECT_EQ(text.find("\n  launcher "), std::string::npos) << "no launcher line in this log\n" << text;
+  EXPECT_EQ(text.find("X         .         .         .         .         .         .         init"), std::string::npos)
+      << "a rank-less row's X is not at init by default\n" << text;
+  EXPECT_NE(text.find("\n  API server "), std::string::npos) << text;
+  std::string md = Tpt("analyze '" + vllm + "' --format markdown").out;
+  EXPECT_NE(md.find("| engine core |  | kv\\_pool | worker\\_exception **(first)** |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| launcher |"), std::string::npos) << md;
+  std::string html = Tpt("analyze '" + vllm + "' --format html").out;
+  EXPECT_NE(html.find("data-rank=\"-1\" data-lane=\"engine core\""), std::string::npos);
+  EXPECT_EQ(html.find("data-lane=\"launcher\""), std::string::npos);
+  // SGLang: "Killed" names nothing: "no rank", placed where the ranks were.
+  std::string sg = Tpt("analyze '" + Sample("logs/sglang-tp2-not-enough-memory.log") + "'").out;
+  EXPECT_NE(sg.find("\n  no rank   .         .         X         .         .         .         .         weights  signal"),
+            std::string::npos)
+      << sg;
+  // TensorRT-LLM: its C++ runtime's untagged lines sized the KV cache before
+  // the failure; a row of their own, the failure after them in kv_pool.
+  std::string trt = Tpt("analyze '" + Sample("logs/trtllm-kv-insufficient-tp2.log") + "'").out;
+  EXPECT_NE(trt.find("\n  C++ runtime  .         .         .         #"), std::string::npos) << trt;
+  EXPECT_NE(trt.find("\n  no rank      .         .         .         X         .         .         .         kv_pool"),
+            std::string::npos)
+      << trt;
+  // torchrun's elastic agent is the launcher: its lines say so.
+  std::string torch = Tpt("analyze '" + Sample("logs/torch-childfailed-oom-rank1.log") + "'").out;
+  EXPECT_NE(torch.find("2. launcher  error exception"), std::string::npos) << torch;
+  // No row or lane is a rank the log does not print.
+  for (const std::string* out : {&text, &sg, &trt, &torch}) {
+    EXPECT_EQ(out->find("\n  2 "), std::string::npos) << *out;
+    EXPECT_EQ(out->find("rank 2 "), std::string::npos) << *out;
+  }
 }
 
 // The fix is said once: a remedy in the Fix line (or call-out) is not
@@ -533,6 +611,11 @@ TEST(AnswerFirst, FixEffectInTokensFromTheModelConfig) {
             std::string::npos)
       << fix;
   EXPECT_EQ(fix.find("tokens unknown"), std::string::npos) << fix;
+  // In the HTML fix call-out a flag in the effect never breaks across lines.
+  std::string html = Tpt("analyze '" + log + "' --format html").out;
+  EXPECT_NE(html.find("<b>Gives</b> KV pool 81.9 MiB a rank (tokens unknown: add <span class=\"nw\">--model</span>"),
+            std::string::npos)
+      << html;
 }
 
 // Markdown's rank table does not print a rank's line twice when its first
@@ -565,6 +648,15 @@ TEST(AnswerFirst, HtmlLedgerGroupsRanksWithTheSameFigures) {
   EXPECT_EQ(labels(founding), (std::vector<std::string>{"rank 0 as logged", "with the fix (0.77)", "ranks 1-7"}));
   std::string extra = Tpt("analyze '" + Sample("diff/extra_process/bad") + "' --format html").out;
   EXPECT_EQ(labels(extra), (std::vector<std::string>{"ranks 0,1,3", "rank 2"}));
+  // The legend names only what a bar draws: a healthy vLLM run has no
+  // reserved slice, no shortfall and no free-at-init line.
+  std::string vllm = Tpt("analyze '" + Sample("logs/vllm-v1-tp2-healthy.log") + "' --format html").out;
+  std::string legend = vllm.substr(vllm.find("<div class=\"legend\">"));
+  legend = legend.substr(0, legend.find("</div>"));
+  EXPECT_NE(legend.find("KV pool"), std::string::npos) << legend;
+  for (const char* absent : {"reserved slice", "shortfall", "free at init"})
+    EXPECT_EQ(legend.find(absent), std::string::npos) << absent << " in " << legend;
+  EXPECT_NE(founding.find("shortfall</span>"), std::string::npos);
 }
 
 // Every bundled log's verdict is a sentence with its numbers filled in: no

@@ -1,0 +1,136 @@
+// line_source.cc: what printed a rank-less line (rules/line_source.h).
+#include "rules/line_source.h"
+
+#include <string_view>
+
+#include <re2/re2.h>
+
+namespace tpt {
+
+namespace {
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The producer prefix the parser stripped (parser/formats/*.json "prefixes"):
+// "sglang.bracket_date_ranks", "trtllm.cpp_tag", ...; "" when none.
+std::string PrefixId(const Event& e) {
+  const nlohmann::json& p = e.Wrapper("prefix").json();
+  return p.is_object() && p.contains("id") && p["id"].is_string() ? p["id"].get<std::string>() : "";
+}
+
+// A process name the producer prefix gave (vLLM's "(EngineCore_DP0 pid=210)"),
+// in words; the name as the log prints it when it is not one of these.
+LineSource OfProcess(const std::string& process) {
+  if (StartsWith(process, "EngineCore")) {
+    return {"engine core", "lines of vLLM's engine core process (" + process + ", core.py): the scheduler and KV "
+                           "cache set-up, no rank of its own"};
+  }
+  if (process == "APIServer") return {"API server", "lines of vLLM's API server process (APIServer)"};
+  if (StartsWith(process, "LLMEngine") || StartsWith(process, "AsyncLLMEngine")) {
+    return {"engine", "lines of vLLM's engine process (" + process + ")"};
+  }
+  return {process, "lines of the process the log names " + process};
+}
+
+}  // namespace
+
+LineSource SourceOfLine(const Event& e, const std::string& framework, bool several_inputs) {
+  static const RE2 kPci(R"(PCI:([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?))");
+  static const RE2 kTgiShard(R"(((?:\brank=|\bshard-)(\d+))\b)");
+  static const RE2 kPid(R"(\bpid[=: ]+(\d+)\b)");
+  const std::string& t = e.text;
+  std::string id, whole;
+  if (t.find("PCI:") != std::string::npos && RE2::PartialMatch(t, kPci, &id)) {
+    return {"GPU " + id, "lines of the GPU at PCI bus id " + id + " (as the kernel names it)"};
+  }
+  bool tgi = framework == "tgi";
+  if (FieldValue shard = e.Get("shard"); tgi && shard.is_number()) {  // parser/formats/tgi.json's field
+    id = std::to_string(static_cast<long long>(shard.number()));
+    return {"shard " + id, "lines of TGI shard " + id + " (the line names it: rank=" + id + ", Shard " + id + ")"};
+  }
+  if (tgi && (t.find("rank=") != std::string::npos || t.find("shard-") != std::string::npos) &&
+      RE2::PartialMatch(t, kTgiShard, &whole, &id)) {
+    return {"shard " + id, "lines of TGI shard " + id + " (the log's " + whole + ")"};
+  }
+  if (!e.process.empty()) return OfProcess(e.process);
+  // torchrun's elastic agent: its own logger (torch/distributed/elastic/...,
+  // torch/distributed/run.py) and its ChildFailedError summary. Before the pid:
+  // its "(pid: 51232)" names the child it reports on, not itself.
+  if ((e.family == "torch" && (StartsWith(e.pattern_id, "elastic_") || StartsWith(e.pattern_id, "child_failed"))) ||
+      t.find("torch.distributed.elastic") != std::string::npos ||
+      t.find("torch/distributed/elastic/") != std::string::npos ||
+      t.find("torch/distributed/run.py") != std::string::npos) {
+    return {"launcher", "lines of torchrun's elastic agent (torch.distributed.elastic): the launcher, not a rank"};
+  }
+  if (t.find("pid") != std::string::npos && RE2::PartialMatch(t, kPid, &id)) {
+    return {"pid " + id, "lines of process " + id};
+  }
+  if (tgi && t.find("text_generation_launcher") != std::string::npos) {
+    return {"launcher", "lines of TGI's launcher (text_generation_launcher)"};
+  }
+  if (tgi && (t.find("text_generation_router") != std::string::npos ||
+              t.find("text_generation_client") != std::string::npos)) {
+    return {"router", "lines of TGI's router (text_generation_router / client)"};
+  }
+  if (framework == "lmdeploy" && StartsWith(t, "[TM]")) {
+    return {"TurboMind", "lines of LMDeploy's TurboMind engine ([TM])"};
+  }
+  std::string prefix = PrefixId(e);
+  if (StartsWith(prefix, "sglang.bracket_") && e.dp_rank < 0) {
+    return {"main process", "lines SGLang prints with no TP rank in its prefix: its main process (server "
+                            "arguments, the sigquit handler), not a scheduler of a rank"};
+  }
+  if (prefix == "trtllm.cpp_tag") {
+    return {"C++ runtime", "lines of TensorRT-LLM's C++ runtime ([TensorRT-LLM] tag): printed by a rank's "
+                           "process, which the line does not name"};
+  }
+  if (several_inputs && !e.file.empty()) {
+    return {BaseName(e.file), "lines of " + e.file + " that name no GPU, shard or process"};
+  }
+  return {};
+}
+
+namespace {
+
+// No time and no producer prefix: a continuation, or a bare line at exit.
+bool Unprefixed(const Event& e) {
+  return !e.ts && e.process.empty() && e.pid < 0 && !e.Wrapper("prefix").present();
+}
+
+}  // namespace
+
+const LineSource& LineSources::Of(const Event& e) {
+  if (last_of_ == &e) return last_;
+  last_of_ = &e;
+  last_ = SourceOfLine(e, framework_, several_);
+  if (!last_.label.empty() || !Unprefixed(e)) return last_;
+  if (e.source < 0 || static_cast<size_t>(e.source) >= previous_.size()) return last_;
+  Previous& p = previous_[e.source];
+  if (p.event == nullptr || p.event->rank >= 0) return last_;
+  if (!p.known) {
+    p.source = SourceOfLine(*p.event, framework_, several_);
+    p.known = true;
+  }
+  if (p.source.label.empty()) return last_;
+  static const std::string kFollow = "; with the lines of no prefix of their own that follow one (a message's "
+                                     "continuation, an error at exit)";
+  last_ = p.source;
+  if (last_.what.find(kFollow) == std::string::npos) last_.what += kFollow;
+  return last_;
+}
+
+void LineSources::Saw(const Event& e) {
+  if (e.source < 0) return;
+  if (static_cast<size_t>(e.source) >= previous_.size()) previous_.resize(e.source + 1);
+  Previous& p = previous_[e.source];
+  p.event = &e;
+  p.known = last_of_ == &e;
+  if (p.known) p.source = last_;
+}
+
+}  // namespace tpt
