@@ -529,6 +529,7 @@ TEST(AnswerFirst, RanklessLinesOfRankedRunsAreNamedAndPlaced) {
   EXPECT_EQ(md.find("| launcher |"), std::string::npos) << md;
   std::string html = Tpt("analyze '" + vllm + "' --format html").out;
   EXPECT_NE(html.find("data-rank=\"-1\" data-lane=\"engine core\""), std::string::npos);
+  EXPECT_NE(html.find("Lines of no rank: a lane for what printed them"), std::string::npos);
   EXPECT_EQ(html.find("data-lane=\"launcher\""), std::string::npos);
   // SGLang: "Killed" names nothing: "no rank", placed where the ranks were.
   std::string sg = Tpt("analyze '" + Sample("logs/sglang-tp2-not-enough-memory.log") + "'").out;
