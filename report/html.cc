@@ -154,6 +154,9 @@ void WriteTimeAxis(const Analysis& a, std::ostream& out) {
       << (ax.ok ? std::string(sources.empty() ? "One lane per rank; time" : "Time") + " from the run's first timed line. "
                 : "The log prints no times: its lines are placed in the order the log holds them, left to right "
                   "(not to scale). ")
+      << (!rankless.empty() ? "Lines of no rank: a lane for what printed them as the line names it (\"no rank\" when "
+                              "it names nothing). "
+                            : "")
       << "Hover a mark for its log line.</p>\n";
   out << "<svg class=\"timeline\" role=\"img\" aria-label=\"time axis per rank\" width=\"" << Num(label_w + plot_w + 40)
       << "\" height=\"" << Num(height) << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";

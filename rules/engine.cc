@@ -243,7 +243,7 @@ void AddRanklessPhase(const Event& e, const LineSource& source, std::vector<Rank
 
 std::vector<RankState> BuildRanks(const RunIndex& run, bool several_inputs) {
   std::map<int, RankState> ranks;
-  LineSources sources(run.framework(), several_inputs);  // what printed each rank-less line
+  LineSources sources({run.framework(), several_inputs, !run.ranks().empty()});  // what printed each rank-less line
   std::vector<RankMark> rankless_phases;                 // a ranked run's, until its rank-less state starts
   const Event* previous = nullptr;
   for (const Event& e : run.events()) {

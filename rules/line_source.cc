@@ -34,12 +34,15 @@ LineSource OfProcess(const std::string& process) {
   if (StartsWith(process, "LLMEngine") || StartsWith(process, "AsyncLLMEngine")) {
     return {"engine", "lines of vLLM's engine process (" + process + ")"};
   }
+  // A worker of no rank the prefix gives (vLLM V0's VllmWorkerProcess, Ray's
+  // RayWorkerWrapper): one lane a process, by its pid when the prefix has it.
   return {process, "lines of the process the log names " + process};
 }
 
 }  // namespace
 
-LineSource SourceOfLine(const Event& e, const std::string& framework, bool several_inputs) {
+LineSource SourceOfLine(const Event& e, const LineContext& run) {
+  const std::string& framework = run.framework;
   static const RE2 kPci(R"(PCI:([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?))");
   static const RE2 kTgiShard(R"(((?:\brank=|\bshard-)(\d+))\b)");
   static const RE2 kPid(R"(\bpid[=: ]+(\d+)\b)");
@@ -57,7 +60,14 @@ LineSource SourceOfLine(const Event& e, const std::string& framework, bool sever
       RE2::PartialMatch(t, kTgiShard, &whole, &id)) {
     return {"shard " + id, "lines of TGI shard " + id + " (the log's " + whole + ")"};
   }
-  if (!e.process.empty()) return OfProcess(e.process);
+  if (!e.process.empty()) {
+    LineSource s = OfProcess(e.process);
+    if (s.label == e.process && e.pid >= 0) {
+      s.label += " pid " + std::to_string(e.pid);
+      s.what = "lines of the process the log names " + e.process + " (pid " + std::to_string(e.pid) + ")";
+    }
+    return s;
+  }
   // torchrun's elastic agent: its own logger (torch/distributed/elastic/...,
   // torch/distributed/run.py) and its ChildFailedError summary. Before the pid:
   // its "(pid: 51232)" names the child it reports on, not itself.
@@ -81,15 +91,21 @@ LineSource SourceOfLine(const Event& e, const std::string& framework, bool sever
     return {"TurboMind", "lines of LMDeploy's TurboMind engine ([TM])"};
   }
   std::string prefix = PrefixId(e);
-  if (StartsWith(prefix, "sglang.bracket_") && e.dp_rank < 0) {
-    return {"main process", "lines SGLang prints with no TP rank in its prefix: its main process (server "
-                            "arguments, the sigquit handler), not a scheduler of a rank"};
+  // SGLang beside TP ranks: a scheduler prints its TP rank, so a line without
+  // one is the main process' (server arguments, the sigquit handler) or the
+  // detokenizer's. With no ranks at all (TP 1) the scheduler prints none either.
+  if (run.ranked && StartsWith(prefix, "sglang.bracket_") && e.dp_rank < 0) {
+    if (t.find("Detokenizer") != std::string::npos) {
+      return {"detokenizer", "lines of SGLang's detokenizer process (no TP rank in its prefix)"};
+    }
+    return {"main process", "lines SGLang prints with no TP rank in its prefix beside ranks that print one: its "
+                            "main process (server arguments, the sigquit handler), not a scheduler of a rank"};
   }
   if (prefix == "trtllm.cpp_tag") {
     return {"C++ runtime", "lines of TensorRT-LLM's C++ runtime ([TensorRT-LLM] tag): printed by a rank's "
                            "process, which the line does not name"};
   }
-  if (several_inputs && !e.file.empty()) {
+  if (run.several_inputs && !e.file.empty()) {
     return {BaseName(e.file), "lines of " + e.file + " that name no GPU, shard or process"};
   }
   return {};
@@ -107,13 +123,13 @@ bool Unprefixed(const Event& e) {
 const LineSource& LineSources::Of(const Event& e) {
   if (last_of_ == &e) return last_;
   last_of_ = &e;
-  last_ = SourceOfLine(e, framework_, several_);
-  if (!last_.label.empty() || !Unprefixed(e)) return last_;
+  last_ = SourceOfLine(e, run_);
+  if (run_.ranked || !last_.label.empty() || !Unprefixed(e)) return last_;
   if (e.source < 0 || static_cast<size_t>(e.source) >= previous_.size()) return last_;
   Previous& p = previous_[e.source];
   if (p.event == nullptr || p.event->rank >= 0) return last_;
   if (!p.known) {
-    p.source = SourceOfLine(*p.event, framework_, several_);
+    p.source = SourceOfLine(*p.event, run_);
     p.known = true;
   }
   if (p.source.label.empty()) return last_;

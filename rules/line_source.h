@@ -7,7 +7,7 @@
 // process id, else the input file when the run has several. Never a rank
 // number the line does not print.
 //
-//   LineSource s = SourceOfLine(event, run.framework(), several_inputs);
+//   LineSource s = SourceOfLine(event, {run.framework(), several_inputs, !run.ranks().empty()});
 //   if (s.label.empty()) ...  // the line names nothing: "no rank" / "other lines"
 //
 // The engine keeps one phase mark per source of the rank-less lines (TGI's
@@ -24,23 +24,30 @@
 
 namespace tpt {
 
-// `framework` is the run's (RunIndex::framework()); `several_inputs` when the
-// run reads more than one file (then a line that names nothing is its file's).
-LineSource SourceOfLine(const Event& e, const std::string& framework, bool several_inputs);
+// What a run tells about its lines: its framework (RunIndex::framework()),
+// whether it reads several files (then a line that names nothing is its
+// file's) and whether some of its lines carry a rank (then SGLang's lines
+// without a TP rank are its main process', not a TP=1 scheduler's).
+struct LineContext {
+  std::string framework;
+  bool several_inputs = false;
+  bool ranked = false;
+};
+LineSource SourceOfLine(const Event& e, const LineContext& run);
 
-// SourceOfLine over a run's events in order, with one more reading: a line
-// that names nothing and has no prefix of its own (no time, no producer
-// prefix: a traceback's body, a Rust main's `Error: ...` at exit) continues
-// the line before it in its file, and is that line's source's when that line
-// carries no rank either. After a rank's line it stays unnamed: it may be the
-// rank's, but no rank is given to a line that does not print it.
+// SourceOfLine over a run's events in order, with one more reading for a run
+// of no ranks (TGI, whose launcher relays every process' output): a line that
+// names nothing and has no prefix of its own (no time, no producer prefix: a
+// traceback's body, a Rust main's `Error: ...` at exit) continues the line
+// before it in its file, and is that line's source's. Beside ranks such a line
+// may be any process' bare stderr: it stays unnamed ("no rank"), as it does
+// after a rank's line (no rank is given to a line that does not print it).
 //
-//   LineSources sources(run.framework(), several_inputs);
+//   LineSources sources({run.framework(), several_inputs, !run.ranks().empty()});
 //   for (const Event& e : events) { ... sources.Of(e) ...; sources.Saw(e); }
 class LineSources {
  public:
-  LineSources(std::string framework, bool several_inputs)
-      : framework_(std::move(framework)), several_(several_inputs) {}
+  explicit LineSources(LineContext run) : run_(std::move(run)) {}
   // The source of `e`, a line that carries no rank (computed once an event).
   const LineSource& Of(const Event& e);
   // Every event, in stream order, after any Of(e).
@@ -52,8 +59,7 @@ class LineSources {
     bool known = false;  // `source` computed
     LineSource source;
   };
-  std::string framework_;
-  bool several_;
+  LineContext run_;
   std::vector<Previous> previous_;           // by input stream (Event::source): its last event
   const Event* last_of_ = nullptr;           // the last Of() call's event, and its answer
   LineSource last_;

@@ -490,6 +490,19 @@ TEST(AnswerFirst, RanklessLogsGetLanesByWhatTheirLinesName) {
   std::string h = Tpt("analyze '" + two + "' --format html").out;
   EXPECT_EQ(lanes(h), (std::vector<std::string>{"-1:GPU 0000:3b:00", "-1:GPU 0000:81:00"})) << h;
   EXPECT_NE(h.find("one lane per GPU, shard or process they name"), std::string::npos);
+  // vLLM V0's workers of no rank: a lane a process, by the pid its prefix prints.
+  auto v0 = lanes(
+      Tpt("analyze '" + Sample("logs/redteam/custom_allreduce_failure--vllm-register-graph-buffers-invalid-arg.log") +
+          "' --format html")
+          .out);
+  for (const char* want : {"-1:VllmWorkerProcess pid 911", "-1:VllmWorkerProcess pid 912"}) {
+    EXPECT_NE(std::find(v0.begin(), v0.end(), want), v0.end()) << want;
+  }
+  // SGLang at TP 1 prints no TP rank for its scheduler either: not "main process".
+  auto tp1 = lanes(
+      Tpt("analyze '" + Sample("logs/redteam/cuda_graph_capture_failure--sglang-capture-meta-tensor.log") + "' --format html")
+          .out);
+  EXPECT_EQ(tp1, std::vector<std::string>{"-1:all lines"});
   // A run with ranks keeps one lane a rank, no names; its lines of no rank
   // that name nothing are "no rank", not "launcher".
   auto hang = lanes(Tpt("analyze '" + Sample("logs/nccl-warn-hang-tp4.log") + "' --format html").out);
@@ -516,6 +529,7 @@ TEST(AnswerFirst, RanklessLinesOfRankedRunsAreNamedAndPlaced) {
   EXPECT_EQ(md.find("| launcher |"), std::string::npos) << md;
   std::string html = Tpt("analyze '" + vllm + "' --format html").out;
   EXPECT_NE(html.find("data-rank=\"-1\" data-lane=\"engine core\""), std::string::npos);
+  EXPECT_NE(html.find("Lines of no rank: a lane for what printed them"), std::string::npos);
   EXPECT_EQ(html.find("data-lane=\"launcher\""), std::string::npos);
   // SGLang: "Killed" names nothing: "no rank", placed where the ranks were.
   std::string sg = Tpt("analyze '" + Sample("logs/sglang-tp2-not-enough-memory.log") + "'").out;
