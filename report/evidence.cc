@@ -230,4 +230,9 @@ ShownEvidence ShowEvidence(const Evidence& e) {
   return {out, note};
 }
 
+std::string ShownLine(const Evidence& e) {
+  ShownEvidence s = ShowEvidence(e);
+  return s.note.empty() ? s.text : s.text + " " + s.note;
+}
+
 }  // namespace tpt::report

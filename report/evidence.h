@@ -53,5 +53,7 @@ struct ShownEvidence {
   std::string note;  // "" when whole; else what was left out and where the whole line is
 };
 ShownEvidence ShowEvidence(const Evidence& e);
+// ShowEvidence's text and note as one string (a rank's first and last lines).
+std::string ShownLine(const Evidence& e);
 
 }  // namespace tpt::report

@@ -83,6 +83,10 @@ TEST(ShowEvidence, LongDumpShowsItsStartAndTheValuesRead) {
       << s.text;
   EXPECT_LT(s.text.size(), 300u);
   EXPECT_NE(s.note.find("line 2 of the file, or --format json"), std::string::npos) << s.note;
+  EXPECT_EQ(ShownLine(e), s.text + " " + s.note);
+  e.read.clear();  // a rank's last line: nothing read from it, its start shown
+  EXPECT_EQ(ShownLine(e).rfind("[2025-11-20 09:14:02] server_args=ServerArgs(model_path=", 0), 0u);
+  EXPECT_LT(ShownLine(e).size(), 300u);
 }
 
 TEST(ShowEvidence, AValueReadThatCannotBeFoundKeepsTheLineWhole) {

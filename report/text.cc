@@ -218,7 +218,7 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
       const Evidence& e = r.first_error_evidence;
       out << head << "error " << when(e, r.first_error_ts, false) << r.first_error << (row.first ? " (failed first)" : "") << "  "
           << Clean(EvidenceLocation(e)) << "\n";
-      WriteWrapped(out, std::string(17, ' '), e.text, 17);
+      WriteWrapped(out, std::string(17, ' '), ShownLine(e), 17);
     } else {
       out << head << "no error\n";
     }
@@ -228,7 +228,7 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
     if (r.rank < 0) last = &LaneLastLine(r, &last_ts, &last_tod);  // a lane: its last line, else its last mark
     if (!last->text.empty() && (last->line != r.first_error_evidence.line || last->file != r.first_error_evidence.file)) {
       out << std::string(15, ' ') << "last  " << when(*last, last_ts, last_tod) << Clean(EvidenceLocation(*last)) << "\n";
-      WriteWrapped(out, std::string(17, ' '), last->text, 17);
+      WriteWrapped(out, std::string(17, ' '), ShownLine(*last), 17);
     }
   }
   std::vector<int> missing = MissingRanks(a);
