@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "report/common.h"
+#include "report/evidence.h"
 #include "report/fix.h"
 #include "report/html_parts.h"
 #include "report/renderers.h"
@@ -370,11 +371,14 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
   if (d != nullptr) {
     if (!d->evidence.empty()) {
       out << "<h3>Evidence</h3>\n<pre class=\"evidence\">";
-      for (size_t i = 0; i < d->evidence.size() && i < kMaxEvidence; ++i) {
-        const Evidence& e = d->evidence[i];
-        out << Esc(EvidenceLocation(e)) << (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") << ": "
-            << Esc(e.text) << "\n";
+      size_t left_out = 0;
+      for (const EvidenceRow& row : EvidenceRows(d->evidence, kMaxEvidence, &left_out)) {
+        ShownEvidence shown = ShowEvidence(*row.line);
+        std::string tail = shown.note + (shown.note.empty() || row.same.empty() ? "" : " ") + SameLineNote(row);
+        out << Esc(EvidenceHead(*row.line)) << Esc(shown.text)
+            << (tail.empty() ? "" : " <span class=\"muted\">" + Esc(tail) + "</span>") << "\n";
       }
+      if (left_out > 0) out << "... and " << left_out << " more lines (--format json has them all)\n";
       out << "</pre>\n";
     }
     if (!d->ruled_out.empty()) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/common.h"
+#include "report/evidence.h"
 #include "report/fix.h"
 #include "report/renderers.h"
 
@@ -223,11 +224,18 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
   if (d != nullptr) {
     if (!d->evidence.empty()) {
       std::ostringstream body;
-      for (size_t i = 0; i < d->evidence.size() && i < kMaxEvidence; ++i) {
-        const Evidence& e = d->evidence[i];
-        body << EvidenceLocation(e) << (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") << ": " << e.text
-             << "\n";
+      size_t left_out = 0;
+      for (const EvidenceRow& row : EvidenceRows(d->evidence, kMaxEvidence, &left_out)) {
+        ShownEvidence shown = ShowEvidence(*row.line);
+        std::string tail = shown.note + (shown.note.empty() ? "" : " ") + SameLineNote(row);
+        std::string head = EvidenceHead(*row.line);
+        // Wrapped at spaces, as the text report: a code block does not wrap.
+        std::vector<std::string> lines = Wrap(StripControls(shown.text + (tail.empty() ? "" : " " + tail), false), 96,
+                                              head.size() + 20 <= 100 ? 100 - head.size() : 20);
+        body << head << lines.front() << "\n";
+        for (size_t i = 1; i < lines.size(); ++i) body << "    " << lines[i] << "\n";
       }
+      if (left_out > 0) body << "... and " << left_out << " more lines (--format json has them all)\n";
       std::string text = ValidUtf8(body.str());
       std::string fence = Fence(text);
       out << "\n<details><summary>Evidence</summary>\n\n" << fence << "text\n" << text << fence

@@ -100,6 +100,9 @@ Signature ComputeSignature(const Analysis& a) {
   // without a diagnosis, the first failing rank's own first error line.
   if (primary != nullptr && !primary->evidence.empty()) message = primary->evidence.front().text;
   if (message.empty() && first != nullptr) message = first->first_error_evidence.text;
+  // Evidence lines were cut at 400 bytes when signatures were first recorded;
+  // they are whole now, and the signature reads the same 400 so ids stay stable.
+  if (message.size() > 400) message = message.substr(0, 400) + "...";
   sig.message = MessageTemplate(message);
   std::string framework = a.run.framework;
   if (!a.run.version.empty()) framework += " " + MajorMinor(a.run.version);

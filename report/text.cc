@@ -10,6 +10,7 @@
 #include <string>
 
 #include "report/common.h"
+#include "report/evidence.h"
 #include "report/fix.h"
 #include "report/renderers.h"
 
@@ -241,14 +242,13 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
 void WriteDiagnosis(const Analysis& a, const Diagnosis& d, std::ostream& out) {
   if (!d.evidence.empty()) {
     out << "\nEvidence:\n";
-    for (size_t i = 0; i < d.evidence.size() && i < kMaxEvidence; ++i) {
-      const Evidence& e = d.evidence[i];
-      std::string head = "  " + EvidenceLocation(e) + (e.rank >= 0 ? " rank " + std::to_string(e.rank) : "") + ": ";
-      WriteWrapped(out, head, e.text, 6);
+    size_t left_out = 0;
+    for (const EvidenceRow& row : EvidenceRows(d.evidence, kMaxEvidence, &left_out)) {
+      ShownEvidence shown = ShowEvidence(*row.line);
+      std::string tail = shown.note + (shown.note.empty() ? "" : " ") + SameLineNote(row);
+      WriteWrapped(out, "  " + EvidenceHead(*row.line), shown.text + (tail.empty() ? "" : " " + tail), 6);
     }
-    if (d.evidence.size() > kMaxEvidence) {
-      out << "  ... and " << d.evidence.size() - kMaxEvidence << " more lines (--format json has them all)\n";
-    }
+    if (left_out > 0) out << "  ... and " << left_out << " more lines (--format json has them all)\n";
   }
   if (!d.ruled_out.empty()) {
     out << "\nWhat it is NOT:\n";

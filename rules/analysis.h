@@ -29,7 +29,10 @@ struct Evidence {
   std::string file;
   uint64_t line = 0;
   int rank = -1;
-  std::string text;
+  std::string text;  // the whole line (up to rules/evidence_read.h kMaxEvidenceBytes)
+  // Keys of the line's values the diagnosis read (rules/evidence_read.h), for
+  // showing a long argument dump by its start and these; not in the JSON.
+  std::vector<std::string> read = {};
 };
 
 struct RuledOut {

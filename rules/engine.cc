@@ -11,6 +11,7 @@
 
 #include <re2/re2.h>
 
+#include "rules/evidence_read.h"
 #include "rules/ledger_from_events.h"
 #include "rules/line_source.h"
 #include "base/strings.h"
@@ -121,7 +122,7 @@ Evidence ToEvidence(const Event& e) {
   ev.file = e.file;
   ev.line = e.line;
   ev.rank = e.rank;
-  ev.text = e.text.size() > 400 ? e.text.substr(0, 400) + "..." : e.text;
+  ev.text = EvidenceText(e.text);  // whole: long dumps are shortened for display only (report/evidence.h)
   // An exception event's own line is its last line; the message is what matters.
   return ev;
 }
@@ -534,6 +535,7 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
         if (events[i].rank == d.rank) last = i;
       if (last && quoted.insert(*last).second) d.evidence.insert(d.evidence.begin() + 1, ToEvidence(events[*last]));
     }
+    NoteFieldsRead(rule, events, &d);
     d.repro = BuildRepro(run, d);
     anchor_of[d.id] = f.anchor;
     a.diagnoses.push_back(std::move(d));

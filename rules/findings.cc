@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/strings.h"
+#include "rules/evidence_read.h"
 #include "rules/functions.h"
 #include "rules/generated_defs.h"
 #include "rules/ledger_from_events.h"
@@ -113,7 +114,7 @@ std::optional<Match> TryAt(const RunIndex& run, const FindingRule& r, size_t anc
   return m;
 }
 
-Evidence ToEvidence(const Event& e) { return Evidence{e.file, e.line, e.rank, e.text}; }
+Evidence ToEvidence(const Event& e) { return Evidence{e.file, e.line, e.rank, EvidenceText(e.text), {}}; }
 
 std::vector<Evidence> Quote(const RunIndex& run, const FindingRule& r, size_t anchor) {
   std::vector<Evidence> out;
