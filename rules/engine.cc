@@ -194,14 +194,19 @@ void AddMark(const Event& e, RankState* st, const LineSource* source) {
   }
   const char* ph = PhaseOf(e.kind);
   // A rank-less source's first line starts its lane, unless it is an error line
-  // (TGI's router first speaks to report the warm-up's failure).
-  bool first_line = source == nullptr ? st->marks.empty()
-                                      : e.kind != "error_line" &&
-                                            std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
-                                              return x.source.label == source->label;
-                                            });
-  if (ph == nullptr && first_line && MarkType(e).empty()) ph = "init";  // the rank's (a rank-less source's) first line
-  bool new_phase = ph != nullptr && std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
+  // (TGI's router first speaks to report the warm-up's failure). Rank-less
+  // phase marks stop at kMaxRanklessPhaseMarks (a log naming a new pid a line).
+  constexpr size_t kMaxRanklessPhaseMarks = 96;
+  bool room = source == nullptr || st->marks.size() < kMaxRanklessPhaseMarks;
+  auto first_line = [&] {
+    return source == nullptr ? st->marks.empty()
+                             : room && e.kind != "error_line" &&
+                                   std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
+                                     return x.source.label == source->label;
+                                   });
+  };
+  if (ph == nullptr && MarkType(e).empty() && first_line()) ph = "init";  // the rank's (a rank-less source's) first line
+  bool new_phase = ph != nullptr && room && std::none_of(st->marks.begin(), st->marks.end(), [&](const RankMark& x) {
                      return x.type == "phase" && x.label == ph && (source == nullptr || x.source.label == source->label);
                    });
   if (new_phase) {
@@ -220,15 +225,12 @@ void AddMark(const Event& e, RankState* st, const LineSource* source) {
 }
 
 // A ranked run's rank-less line of a phase (TensorRT-LLM's C++ runtime sizing
-// the KV cache, untagged): a phase mark of the rank-less state, first per phase
-// and source, and nothing else of it (not its phases, events or last line).
+// the KV cache, untagged): a phase mark of the rank-less state, the first line
+// of each phase, and nothing else of it (not its phases, events or last line).
 // The reports place the rank-less failures after it in that phase.
 void AddRanklessPhase(const Event& e, const LineSource& source, std::vector<RankMark>* marks) {
   const char* ph = PhaseOf(e.kind);
-  if (ph == nullptr || std::any_of(marks->begin(), marks->end(), [&](const RankMark& x) {
-        return x.type == "phase" && x.label == ph && x.source.label == source.label;
-      }))
-    return;
+  if (ph == nullptr) return;
   RankMark m;
   if (e.ts) {
     m.ts = *e.ts;
@@ -251,9 +253,11 @@ std::vector<RankState> BuildRanks(const RunIndex& run, bool several_inputs) {
     previous = &e;
     int r = e.rank;
     if (r < 0 && !run.ranks().empty() && !IsOwnFailure(e)) {  // rank-less lines of a ranked run
-      if (PhaseOf(e.kind) != nullptr) {
+      if (const char* ph = PhaseOf(e.kind)) {  // its first line of each phase (what printed it: asked only then)
         auto it = ranks.find(-1);
-        AddRanklessPhase(e, sources.Of(e), it != ranks.end() ? &it->second.marks : &rankless_phases);
+        std::vector<RankMark>* marks = it != ranks.end() ? &it->second.marks : &rankless_phases;
+        if (std::none_of(marks->begin(), marks->end(), [&](const RankMark& x) { return x.type == "phase" && x.label == ph; }))
+          AddRanklessPhase(e, sources.Of(e), marks);
       }
       continue;
     }

@@ -52,7 +52,9 @@ LineSource SourceOfLine(const Event& e, const LineContext& run) {
     return {"GPU " + id, "lines of the GPU at PCI bus id " + id + " (as the kernel names it)"};
   }
   bool tgi = framework == "tgi";
-  if (FieldValue shard = e.Get("shard"); tgi && shard.is_number()) {  // parser/formats/tgi.json's field
+  // parser/formats/tgi.json's field, on the lines that print one (fields are decoded on first read: ask only those).
+  bool names_shard = tgi && (t.find("rank=") != std::string::npos || t.find("Shard ") != std::string::npos);
+  if (FieldValue shard = names_shard ? e.Get("shard") : FieldValue(); shard.is_number()) {
     id = std::to_string(static_cast<long long>(shard.number()));
     return {"shard " + id, "lines of TGI shard " + id + " (the line names it: rank=" + id + ", Shard " + id + ")"};
   }
@@ -90,7 +92,8 @@ LineSource SourceOfLine(const Event& e, const LineContext& run) {
   if (framework == "lmdeploy" && StartsWith(t, "[TM]")) {
     return {"TurboMind", "lines of LMDeploy's TurboMind engine ([TM])"};
   }
-  std::string prefix = PrefixId(e);
+  bool sglang = run.ranked && framework == "sglang", trtllm = framework == "trtllm";
+  std::string prefix = sglang || trtllm ? PrefixId(e) : "";
   // SGLang beside TP ranks: a scheduler prints its TP rank, so a line without
   // one is the main process' (server arguments, the sigquit handler) or the
   // detokenizer's. With no ranks at all (TP 1) the scheduler prints none either.
