@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <set>
 #include <string>
 
 #include "report/common.h"
@@ -203,6 +204,21 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
   std::vector<Wait> waits = TimeoutWaits(a, ax);
   size_t next_wait = 0;
   int order = 0;
+  // A line the Evidence block above already quotes whole (or names as the
+  // same line of another rank) is shown by its first row here, not again.
+  std::set<std::pair<std::string, uint64_t>> quoted;
+  if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) {
+    for (const EvidenceRow& row : EvidenceRows(d->evidence, kMaxEvidence)) {
+      quoted.insert({row.line->file, row.line->line});
+      for (const Evidence* e : row.same) quoted.insert({e->file, e->line});
+    }
+  }
+  auto write_line = [&](const Evidence& e) {
+    if (!quoted.count({e.file, e.line})) return WriteWrapped(out, std::string(17, ' '), ShownLine(e), 17);
+    const std::string more = " ... (whole under Evidence)";
+    std::vector<std::string> rows = Wrap(Clean(e.text), kWidth - 17 - more.size(), kWidth - 17 - more.size());
+    out << std::string(17, ' ') << rows.front() << (rows.size() > 1 ? more : "") << "\n";
+  };
   for (const Row& row : rows) {
     const RankState& r = *row.r;
     // A watchdog's wait that ended before this rank's error.
@@ -218,7 +234,7 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
       const Evidence& e = r.first_error_evidence;
       out << head << "error " << when(e, r.first_error_ts, false) << r.first_error << (row.first ? " (failed first)" : "") << "  "
           << Clean(EvidenceLocation(e)) << "\n";
-      WriteWrapped(out, std::string(17, ' '), ShownLine(e), 17);
+      write_line(e);
     } else {
       out << head << "no error\n";
     }
@@ -228,7 +244,7 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
     if (r.rank < 0) last = &LaneLastLine(r, &last_ts, &last_tod);  // a lane: its last line, else its last mark
     if (!last->text.empty() && (last->line != r.first_error_evidence.line || last->file != r.first_error_evidence.file)) {
       out << std::string(15, ' ') << "last  " << when(*last, last_ts, last_tod) << Clean(EvidenceLocation(*last)) << "\n";
-      WriteWrapped(out, std::string(17, ' '), ShownLine(*last), 17);
+      write_line(*last);
     }
   }
   std::vector<int> missing = MissingRanks(a);

@@ -673,6 +673,22 @@ TEST(AnswerFirst, HtmlLedgerGroupsRanksWithTheSameFigures) {
   EXPECT_NE(founding.find("shortfall</span>"), std::string::npos);
 }
 
+// The hang's rank timeline does not print again, whole, a line the Evidence
+// block quotes: its first row and a pointer. A line not in the evidence
+// (rank 0's last line, the what()) stays whole.
+TEST(AnswerFirst, RankTimelinePointsAtEvidenceInsteadOfRepeatingIt) {
+  std::string text = Tpt("analyze '" + Sample("logs/nccl-warn-hang-tp4.log") + "'").out;
+  size_t n = 0;
+  for (size_t at = text.find("600071"); at != std::string::npos; at = text.find("600071", at + 1)) ++n;
+  EXPECT_EQ(n, 1u) << "rank 1's watchdog line once, under Evidence\n" << text;
+  std::string ranks = text.substr(text.find("\nRanks: first error"));
+  EXPECT_NE(ranks.find("... (whole under Evidence)"), std::string::npos) << ranks;
+  EXPECT_NE(ranks.find("terminated with exception"), std::string::npos) << ranks;
+  for (const std::string& l : Lines(ranks)) {
+    if (l.rfind(std::string(17, ' '), 0) == 0) EXPECT_LE(l.size(), 100u) << l;  // a quoted row, note included
+  }
+}
+
 // Every bundled log's verdict is a sentence with its numbers filled in: no
 // "?" standing for a figure the log did not print, no "nan", no placeholder
 // left in braces. (Run a directory at a time with --runs: one process each.)
