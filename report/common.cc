@@ -229,6 +229,18 @@ const Diagnosis* PrimaryDiagnosis(const Analysis& a) {
   return a.diagnoses.empty() ? nullptr : &a.diagnoses.front();
 }
 
+std::vector<const Diagnosis*> AlsoSeen(const Analysis& a) {
+  const Diagnosis* primary = PrimaryDiagnosis(a);
+  std::vector<const Diagnosis*> out;
+  for (const Diagnosis& d : a.diagnoses) {
+    if (&d == primary) continue;
+    bool same_anchor = primary != nullptr && !d.consequence && !d.evidence.empty() && !primary->evidence.empty() &&
+                       d.evidence[0].file == primary->evidence[0].file && d.evidence[0].line == primary->evidence[0].line;
+    if (!same_anchor) out.push_back(&d);
+  }
+  return out;
+}
+
 const RankState* FirstFailingRank(const Analysis& a) {
   // The rank the primary diagnosis points at, when it has an error of its own.
   if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) {

@@ -67,6 +67,11 @@ std::string FormatLeft(double left_bytes);
 // first, else nullptr.
 const Diagnosis* PrimaryDiagnosis(const Analysis& a);
 
+// "Also seen": the diagnoses after the primary, except another reading of the
+// primary's own anchor line (a warm-up OOM is not also a runtime OOM; the
+// JSON keeps every diagnosis).
+std::vector<const Diagnosis*> AlsoSeen(const Analysis& a);
+
 // The rank that failed first: the rank of the primary diagnosis' first
 // evidence line if that rank has an error; else the earliest first_error_ts
 // among numbered ranks with an error (untimed ones in rank order after the

@@ -421,12 +421,11 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
     }
   }
   bool also = false;
-  for (const Diagnosis& x : a.diagnoses) {
-    if (&x == d) continue;
+  for (const Diagnosis* x : AlsoSeen(a)) {
     if (!also) out << "<h3>Also seen</h3>\n<ul>\n";
     also = true;
-    out << "<li><code>" << Esc(x.id) << "</code>" << (x.consequence ? " (consequence)" : "") << ": " << Esc(x.title)
-        << "</li>\n";
+    out << "<li><code>" << Esc(x->id) << "</code>" << (x->consequence ? " (consequence)" : "") << ": "
+        << Esc(x->title) << "</li>\n";
   }
   if (also) out << "</ul>\n";
   if (!a.findings.empty()) {

@@ -272,11 +272,10 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     }
   }
   bool also = false;
-  for (const Diagnosis& x : a.diagnoses) {
-    if (&x == d) continue;
+  for (const Diagnosis* x : AlsoSeen(a)) {
     if (!also) out << "\n**Also seen**\n\n";
     also = true;
-    out << "- `" << x.id << "`" << (x.consequence ? " (consequence)" : "") << ": " << Para(x.title) << "\n";
+    out << "- `" << x->id << "`" << (x->consequence ? " (consequence)" : "") << ": " << Para(x->title) << "\n";
   }
   if (!a.warnings.empty()) {
     out << "\n**Warnings** (the analysis may be incomplete)\n\n";

@@ -313,11 +313,10 @@ void WriteRun(const RunResult& run, std::ostream& out) {
   }
   if (primary != nullptr) WriteRemedies(a, *primary, out);
   bool header = false;
-  for (const Diagnosis& d : a.diagnoses) {
-    if (&d == primary) continue;
+  for (const Diagnosis* d : AlsoSeen(a)) {
     if (!header) out << "\nAlso seen:\n";
     header = true;
-    WriteWrapped(out, "  - " + d.id + (d.consequence ? " (consequence)" : "") + ": ", d.title, 6);
+    WriteWrapped(out, "  - " + d->id + (d->consequence ? " (consequence)" : "") + ": ", d->title, 6);
   }
   if (!a.findings.empty()) {
     out << "\nFindings:\n";

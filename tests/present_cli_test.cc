@@ -689,6 +689,22 @@ TEST(AnswerFirst, RankTimelinePointsAtEvidenceInsteadOfRepeatingIt) {
   }
 }
 
+// "Also seen" lists other things seen in the log, not a second reading of the
+// primary's own line: TGI's warm-up OOM is not also "runtime_oom: while
+// serving" (the JSON keeps both diagnoses).
+TEST(AnswerFirst, AlsoSeenIsNotAnotherReadingOfTheSameLine) {
+  std::string log = "'" + Sample("logs/tgi-warmup-oom-2shards.log") + "'";
+  for (const char* fmt : {"text", "markdown", "html"}) {
+    std::string out = Tpt("analyze " + log + " --format " + fmt).out;
+    EXPECT_EQ(out.find("runtime_oom"), std::string::npos) << fmt << "\n" << out;
+    EXPECT_NE(out.find("process_crashed"), std::string::npos) << fmt;  // a consequence elsewhere stays
+  }
+  auto j = nlohmann::json::parse(Tpt("analyze " + log + " --format json").out);
+  std::set<std::string> ids;
+  for (const auto& d : j["diagnoses"]) ids.insert(d["id"].get<std::string>());
+  EXPECT_TRUE(ids.count("runtime_oom")) << j.dump();
+}
+
 // Every bundled log's verdict is a sentence with its numbers filled in: no
 // "?" standing for a figure the log did not print, no "nan", no placeholder
 // left in braces. (Run a directory at a time with --runs: one process each.)
