@@ -26,8 +26,10 @@ Value RunScope::Lookup(std::string_view n) const {
     const Event& e = run_.events()[anchor_];
     std::string f(n.substr(7));
     if (f == "rank") return e.rank < 0 ? Value() : Value(e.rank);
-    // For sentences: "rank 3", or "a rank" when the line does not say which.
-    if (f == "who") return e.rank < 0 ? Value("a rank") : Value("rank " + std::to_string(e.rank));
+    // For sentences: "rank 3", or "a rank" when the line does not say which
+    // (TGI's processes are shards: "a shard").
+    if (f == "who")
+      return e.rank >= 0 ? Value("rank " + std::to_string(e.rank)) : Value(run_.framework() == "tgi" ? "a shard" : "a rank");
     if (f == "kind") return e.kind;
     if (f == "family") return e.family;
     if (f == "text") return FullText(e);
