@@ -229,6 +229,15 @@ const Diagnosis* PrimaryDiagnosis(const Analysis& a) {
   return a.diagnoses.empty() ? nullptr : &a.diagnoses.front();
 }
 
+std::string StoppedAt(const RankState& r) {
+  int at = PhaseIndex(r.last_phase);
+  for (const RankMark& m : r.marks) {
+    const EventKind* k = m.type == "error" ? FindEventKind(m.label) : nullptr;
+    if (k != nullptr) at = std::max(at, PhaseIndex(k->phase_intrinsic));
+  }
+  return at < 0 ? r.last_phase : Phases()[at];
+}
+
 std::vector<const Diagnosis*> AlsoSeen(const Analysis& a) {
   const Diagnosis* primary = PrimaryDiagnosis(a);
   std::vector<const Diagnosis*> out;

@@ -67,6 +67,11 @@ std::string FormatLeft(double left_bytes);
 // first, else nullptr.
 const Diagnosis* PrimaryDiagnosis(const Analysis& a);
 
+// Where a rank stopped: its last phase line's phase, or a later phase when
+// one of its errors is raised inside it (parser/events.json phase_intrinsic:
+// SGLang's "Not enough memory" sizes the KV pool after "Load weight end").
+std::string StoppedAt(const RankState& r);
+
 // "Also seen": the diagnoses after the primary, except another reading of the
 // primary's own anchor line (a warm-up OOM is not also a runtime OOM; the
 // JSON keeps every diagnosis).

@@ -32,7 +32,12 @@ std::string RunPhaseAt(const Analysis& a, const Place& at) {
   int best = -1;
   for (const RankState& r : a.ranks) {
     for (const RankMark& m : r.marks) {
-      if (m.type == "phase" && AtOrBefore(m, at)) best = std::max(best, PhaseIndex(m.label));
+      if (!AtOrBefore(m, at)) continue;
+      if (m.type == "phase") best = std::max(best, PhaseIndex(m.label));
+      // An error raised inside a later phase (a rank's "Not enough memory"
+      // while sizing the KV pool): the run had got that far.
+      if (const EventKind* k = m.type == "error" ? FindEventKind(m.label) : nullptr; k != nullptr)
+        best = std::max(best, PhaseIndex(k->phase_intrinsic));
     }
   }
   return best < 0 ? "" : Phases()[best];

@@ -142,7 +142,7 @@ void WritePhases(const Analysis& a, std::ostream& out) {
   std::vector<std::pair<std::string, std::vector<int>>> rows;
   for (const RankState& r : a.ranks) {
     if (r.rank < 0) continue;
-    std::string cells = cells_of(r, r.last_phase, &r == first);
+    std::string cells = cells_of(r, StoppedAt(r), &r == first);
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& x) { return x.first == cells; });
     if (it == rows.end()) {
       rows.push_back({cells, {r.rank}});

@@ -150,7 +150,7 @@ void WritePhases(const Analysis& a, std::ostream& out) {
     if (r.rank >= 0) numbered.push_back(r);
   }
   for (const Collapsed& c : Collapse(numbered, [&](const RankState& r) {
-         return cells_of(r, r.last_phase, first != nullptr && first->rank == r.rank);
+         return cells_of(r, StoppedAt(r), first != nullptr && first->rank == r.rank);
        })) {
     out << "  " << Pad(RankRanges(c.ranks), w) << "  " << c.cells << "\n";
   }

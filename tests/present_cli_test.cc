@@ -531,9 +531,15 @@ TEST(AnswerFirst, RanklessLinesOfRankedRunsAreNamedAndPlaced) {
   EXPECT_NE(html.find("data-rank=\"-1\" data-lane=\"engine core\""), std::string::npos);
   EXPECT_NE(html.find("Lines of no rank: a lane for what printed them"), std::string::npos);
   EXPECT_EQ(html.find("data-lane=\"launcher\""), std::string::npos);
-  // SGLang: "Killed" names nothing: "no rank", placed where the ranks were.
+  // SGLang: "Killed" names nothing: "no rank", placed where the ranks were:
+  // in kv_pool, where their "Not enough memory" is raised (after "Load weight
+  // end": weights reached, X at kv_pool, not at weights).
   std::string sg = Tpt("analyze '" + Sample("logs/sglang-tp2-not-enough-memory.log") + "'").out;
-  EXPECT_NE(sg.find("\n  no rank   .         .         X         .         .         .         .         weights  signal"),
+  EXPECT_NE(sg.find("\n  no rank   .         .         .         X         .         .         .         kv_pool  signal"),
+            std::string::npos)
+      << sg;
+  EXPECT_NE(sg.find("\n  1         #         #         #         X         .         .         .         kv_pool  "
+                    "worker_exception  <- failed first"),
             std::string::npos)
       << sg;
   // TensorRT-LLM: its C++ runtime's untagged lines sized the KV cache before
