@@ -712,6 +712,17 @@ TEST(AnswerFirst, AlsoSeenIsNotAnotherReadingOfTheSameLine) {
   EXPECT_TRUE(ids.count("runtime_oom")) << j.dump();
 }
 
+// SGLang sizes every rank's pool from the smallest free memory after the
+// weights: when that is not the failing rank's own, the verdict names the
+// rank whose figure it quotes (rank 1's 6.5 GiB, not rank 0's 18.5).
+TEST(AnswerFirst, KvNoRoomNamesTheRankWhoseFigureBinds) {
+  std::string text = Tpt("analyze '" + Sample("diff/weights_one_rank/bad") + "'").out;
+  EXPECT_NE(text.find("After the weights rank 1 has only 6.5 GiB free (the others up to 18.5 GiB"), std::string::npos)
+      << text;
+  std::string founding = Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "'").out;
+  EXPECT_NE(founding.find("After the weights only 21.7 GiB is free"), std::string::npos) << founding;  // all alike
+}
+
 // Every bundled log's verdict is a sentence with its numbers filled in: no
 // "?" standing for a figure the log did not print, no "nan", no placeholder
 // left in braces. (Run a directory at a time with --runs: one process each.)
