@@ -29,28 +29,36 @@ bool PrefixToken(std::string_view t) {
   return upper || (stamp && digit);
 }
 
-// Where the value that starts at `v` ends: at a ',' or a closing bracket
-// outside quotes and nested brackets, or the end.
-size_t ValueEnd(std::string_view s, size_t v) {
+// Walks `s` from `from` (at most up to `to`) outside quotes, calling
+// at(i, c, depth) at each bracket and comma with the bracket depth before it;
+// returns the first i where at() says stop, else min(to, size).
+template <typename At>
+size_t ScanStructure(std::string_view s, size_t from, size_t to, At at) {
   int depth = 0;
   char quote = 0;
-  size_t i = v;
-  for (; i < s.size(); ++i) {
+  size_t end = std::min(to, s.size());
+  for (size_t i = from; i < end; ++i) {
     char c = s[i];
     if (quote) {
       if (c == '\\') ++i;
       else if (c == quote) quote = 0;
     } else if (IsQuote(c)) {
       quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      if (depth == 0) break;
-      --depth;
-    } else if (c == ',' && depth == 0) {
-      break;
+    } else if (c == '(' || c == '[' || c == '{' || c == ')' || c == ']' || c == '}' || c == ',') {
+      if (at(i, c, depth)) return i;
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c != ',') depth = std::max(0, depth - 1);
     }
   }
+  return end;
+}
+
+// Where the value that starts at `v` ends: at a ',' or a closing bracket
+// outside quotes and nested brackets, or the end.
+size_t ValueEnd(std::string_view s, size_t v) {
+  size_t i = ScanStructure(s, v, s.size(), [](size_t, char c, int depth) {
+    return depth == 0 && (c == ',' || c == ')' || c == ']' || c == '}');
+  });
   while (i > v && s[i - 1] == ' ') --i;
   return i;
 }
@@ -103,23 +111,10 @@ size_t CountPairs(std::string_view s) {
 
 // The start of a dump: whole pairs up to about `want` bytes.
 size_t HeadEnd(std::string_view s, size_t want) {
-  int depth = 0;
-  char quote = 0;
-  for (size_t i = 0; i < s.size() && i < 3 * want; ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-    } else if (IsQuote(c)) {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      depth = std::max(0, depth - 1);
-    } else if (c == ',' && depth <= 1 && i >= want) {
-      return i;
-    }
-  }
+  size_t i = ScanStructure(s, 0, 3 * want, [&](size_t at, char c, int depth) {
+    return c == ',' && depth <= 1 && at >= want;
+  });
+  if (i < std::min(3 * want, s.size())) return i;
   size_t cut = std::min(want, s.size());
   while (cut > 0 && cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return cut;
