@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "rules/test_rules.h"
+
 namespace tpt {
 namespace {
 
@@ -25,14 +27,7 @@ Event Ev(const std::string& kind, int rank, nlohmann::json fields = nlohmann::js
   return e;
 }
 
-const RuleSet& Builtin() {
-  static const RuleSet* set = [] {
-    auto s = RuleSet::LoadBuiltin();
-    if (!s.ok()) ADD_FAILURE() << s.status().message();
-    return new RuleSet(std::move(*s));
-  }();
-  return *set;
-}
+const RuleSet& Builtin() { return testing::BuiltinRules(); }
 
 // The founding case: 8 ranks, 94 GiB free at init, 21.7 GiB after weights, f.
 std::vector<Event> Founding(double f) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "rules/test_rules.h"
+
 #include "rules/engine.h"
 
 namespace tpt {
@@ -21,14 +23,7 @@ Event Ev(const std::string& kind, int rank) {
   return e;
 }
 
-const RuleSet& Builtin() {
-  static const RuleSet* set = [] {
-    auto s = RuleSet::LoadBuiltin();
-    if (!s.ok()) ADD_FAILURE() << s.status().message();
-    return new RuleSet(std::move(*s));
-  }();
-  return *set;
-}
+const RuleSet& Builtin() { return testing::BuiltinRules(); }
 
 // Kept: retraction (rank 0) x2, the error, retraction (rank 0); 500 more
 // retractions of rank 0 were printed between the second and the last.
