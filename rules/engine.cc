@@ -334,6 +334,8 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   a.ranks = BuildRanks(run, a.run.inputs.size() > 1);
   a.ledger = BuildLedger(run);
 
+  // What ended the run (rules/terminal.h), for picking anchors and ranking.
+  const Terminals& term = run.Cached<Terminals>("terminals", [&] { return Terminals(run); });
   // Try every rule on its anchors, earliest first.
   std::vector<Fired> fired;
   for (size_t ri = 0; ri < rules.rules().size(); ++ri) {
@@ -349,12 +351,21 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
     }
     std::sort(anchors.begin(), anchors.end());
     if (anchors.size() > options.max_anchors_per_rule) anchors.resize(options.max_anchors_per_rule);
+    // The first anchor that holds and is linked to what ended the run (a
+    // warning the run went on after gives way to the same error that ended
+    // it, later); else the first that holds.
+    std::optional<Fired> unlinked;
     for (size_t anchor : anchors) {
-      if (auto vars = Evaluate(rule, run, anchor)) {
+      auto vars = Evaluate(rule, run, anchor);
+      if (!vars) continue;
+      if (!term.any() || term.Linked(anchor)) {
         fired.push_back({&rule, ri, anchor, std::move(*vars)});
+        unlinked.reset();
         break;
       }
+      if (!unlinked) unlinked = Fired{&rule, ri, anchor, std::move(*vars)};
     }
+    if (unlinked) fired.push_back(std::move(*unlinked));
   }
   // Two events from one line (an NVLS WARN is also an NCCL error) are one
   // moment: the more specific rule (higher priority) explains it.
@@ -452,8 +463,6 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
     a.diagnoses.push_back(std::move(d));
   }
 
-  // What ended the run, and what each diagnosis explains of it (rules/terminal.h).
-  const Terminals& term = run.Cached<Terminals>("terminals", [&] { return Terminals(run); });
   // A line its producer went on after is no cause of a later failure without
   // a link the vocabulary names: a finding. With nothing ended (a hang, a cut
   // log) only a warning the run went on after is; an error that stopped the

@@ -14,7 +14,11 @@ namespace {
 // The phase a progress line shows (parser/events.json `phase`), -1 for none.
 int ProgressPhase(const Event& e) {
   const EventKind* k = FindEventKind(e.kind);
-  return k == nullptr || k->phase.empty() ? -1 : PhaseIndex(k->phase);
+  if (k == nullptr || k->phase.empty()) return -1;
+  // A server answering 5xx is failing to serve, not serving (an HTTP access
+  // line after the engine died).
+  if (FieldValue status = e.Get("status"); status.is_number() && status.number() >= 500) return -1;
+  return PhaseIndex(k->phase);
 }
 
 // The phase a line belongs to by its kind (its phase, else the phase such an
