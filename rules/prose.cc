@@ -124,7 +124,10 @@ size_t QuoteCheckedBegin(const PatternSpec* p, const Event& e) {
   if (begin == std::string_view::npos || p == nullptr || !p->re || !QuotedInProse(e.text, begin)) return begin;
   re2::StringPiece m;
   if (!p->re->Match(e.text, 0, e.text.size(), re2::RE2::UNANCHORED, &m, 1)) return begin;
-  return std::min(begin, static_cast<size_t>(m.data() - e.text.data()));
+  // Only a match that begins with the quote itself owns it (a regex that
+  // begins with `^.*?` matches from the line's start and owns nothing).
+  size_t at = static_cast<size_t>(m.data() - e.text.data());
+  return at < begin && e.text[at] == '"' ? at : begin;
 }
 
 std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>* events, RunTotals* totals,

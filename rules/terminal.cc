@@ -165,9 +165,10 @@ bool Terminals::Survived(size_t i) const {
 bool Terminals::Linked(size_t i) const {
   if (!Survived(i)) return true;
   const std::vector<Event>& evs = run_.events();
+  for (size_t j : ends_)
+    if (j > i && LeadsTo(evs[i], evs[j])) return true;
   for (size_t j : ends_) {
     if (j <= i) continue;
-    if (LeadsTo(evs[i], evs[j])) return true;
     // A consequence (a worker that died, the engine dead, the launcher's
     // signal, a peer's broken pipe) is what another process printed when
     // this error took its process down: linked when it is the next end, no
