@@ -98,6 +98,7 @@ TEST(CliHabitsTest, VersionNamesTheBuildsFeatures) {
   EXPECT_EQ(Tpt("-V").out, v.out);
   EXPECT_EQ(v.out.rfind("tptriage ", 0), 0u) << v.out;
   EXPECT_NE(v.out.find("features: cuda="), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("license: Apache-2.0"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("gzip"), std::string::npos) << v.out;
   // Counts come from the compiled-in sets, so they are not zero.
   EXPECT_EQ(v.out.find(" 0 formats"), std::string::npos) << v.out;
