@@ -413,7 +413,7 @@ StatusOr<ExprPtr> ParseExpr(std::string_view text) { return Parser(text).Parse()
 
 bool IsBuiltinFunction(std::string_view n) {
   return n == "min" || n == "max" || n == "abs" || n == "gib" || n == "mib" || n == "ceil2" ||
-         n == "floor2" || n == "round2" || n == "round1" || n == "coalesce" || n == "if";
+         n == "floor2" || n == "floor" || n == "round2" || n == "round1" || n == "coalesce" || n == "if";
 }
 
 bool CallBuiltin(std::string_view n, const std::vector<Value>& a, Value* out) {
@@ -454,6 +454,7 @@ bool CallBuiltin(std::string_view n, const std::vector<Value>& a, Value* out) {
   // Two decimals, rounding up: a remedy value must be at least the minimum.
   else if (n == "ceil2") *out = std::ceil(x * 100 - 1e-9) / 100;
   else if (n == "floor2") *out = std::floor(x * 100 + 1e-9) / 100;
+  else if (n == "floor") *out = std::floor(x + 1e-9);
   else if (n == "round2") *out = std::round(x * 100) / 100;
   else if (n == "round1") *out = std::round(x * 10) / 10;
   return true;

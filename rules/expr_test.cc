@@ -97,6 +97,8 @@ TEST(ExprTest, Builtins) {
   EXPECT_DOUBLE_EQ(Eval("max(3, missing, 7)", s).number(), 7);  // nulls skipped
   EXPECT_DOUBLE_EQ(Eval("abs(-4)", s).number(), 4);
   EXPECT_DOUBLE_EQ(Eval("ceil2(0.7601)", s).number(), 0.77);
+  EXPECT_DOUBLE_EQ(Eval("floor(23.99)", s).number(), 23);
+  EXPECT_DOUBLE_EQ(Eval("floor(32768 * 2.91 / 4.00 / 1024) * 1024", s).number(), 23552);
   EXPECT_DOUBLE_EQ(Eval("ceil2(0.77)", s).number(), 0.77);  // exact stays
   EXPECT_DOUBLE_EQ(Eval("floor2(0.779)", s).number(), 0.77);
   EXPECT_DOUBLE_EQ(Eval("coalesce(missing, 4, 5)", s).number(), 4);

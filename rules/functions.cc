@@ -529,7 +529,7 @@ const std::vector<FunctionDef>& Table() {
   static const std::vector<FunctionDef> t = {
       // Pure (rules/expr.cc evaluates them).
       {"min", 1, kAny, nullptr}, {"max", 1, kAny, nullptr}, {"abs", 1, 1, nullptr}, {"gib", 1, 1, nullptr},
-      {"mib", 1, 1, nullptr}, {"ceil2", 1, 1, nullptr}, {"floor2", 1, 1, nullptr}, {"round2", 1, 1, nullptr},
+      {"mib", 1, 1, nullptr}, {"ceil2", 1, 1, nullptr}, {"floor2", 1, 1, nullptr}, {"floor", 1, 1, nullptr}, {"round2", 1, 1, nullptr},
       {"round1", 1, 1, nullptr}, {"coalesce", 1, kAny, nullptr}, {"if", 2, 3, nullptr},
       // Events of one kind.
       {"count", 1, 1, Count}, {"has", 1, 1, Has}, {"ranks", 1, 1, Ranks}, {"missing_ranks", 1, 1, MissingRanks},

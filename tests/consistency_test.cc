@@ -497,7 +497,7 @@ TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
       {"logs/vllm-v1-tp2-kv-too-small.log", "kv_pool_too_small", -2, "", "--max-model-len", "60944", "3.72 GiB"},
       {"logs/nccl-warn-hang-tp4.log", "nccl_timeout_hang", 2, "", "TORCH_NCCL_DUMP_ON_TIMEOUT", "1", "rank 2 logged no timeout"},
       {"logs/torch-childfailed-oom-rank1.log", "runtime_oom", 1, "", "", "", "1.95 GiB with 1.21 GiB free"},
-      {"logs/tgi-warmup-oom-2shards.log", "warmup_oom", -2, "", "--max-batch-prefill-tokens", "", "4.00 GiB with 2.91 GiB free"},
+      {"logs/tgi-warmup-oom-2shards.log", "warmup_oom", -2, "", "--max-batch-prefill-tokens", "23552", "4.00 GiB with 2.91 GiB free"},
       {"logs/trtllm-kv-insufficient-tp2.log", "warmup_oom", 1, "", "", "", "108.86 GiB of 140.06 GiB"},
       {"logs/lmdeploy-turbomind-oom.log", "warmup_oom", -2, "", "", "", "5120 blocks (7.50 GiB"},
       {"logs/xid-79-fallen-off-bus.log", "hardware_fault", -2, "", "", "", "0000:81:00"},
