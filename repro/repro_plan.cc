@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "memory/memory_model.h"
+#include "repro/plan_figures.h"
 #include "rules/vocabulary.h"
 
 namespace tpt::repro {
@@ -318,28 +319,9 @@ StatusOr<Plan> PlanFromJsonImpl(const json& j, const std::string& name) {
                                   " (leave it out when the log printed no KV size)");
     }
   }
-  // The card's total from the GPU catalog when the log did not print it.
-  if (p.card_total_bytes == 0 && !p.gpu.empty()) {
-    auto g = memory::FindGpu(p.gpu);
-    if (g.ok()) p.card_total_bytes = static_cast<int64_t>(g->memory_bytes);
-  }
-  // SGLang's formula never reads the card's total (it uses free memory at
-  // init), so an unknown total only bounds the ballast: take free at init.
-  if (p.card_total_bytes == 0 && p.framework == "sglang") {
-    for (int r = 0; r < std::max<int>(1, p.free_at_init_per_rank.size()); ++r) {
-      p.card_total_bytes = std::max(p.card_total_bytes, FreeAtInit(p, r));
-    }
-    p.card_total_assumed = p.card_total_bytes > 0;
-  }
-  // A log that died before the KV pool was allocated (the founding case)
-  // prints no KV line and often no model dimensions. Whether the KV formula
-  // fails depends on rest = available - free_at_init x (1 - f) alone, not on
-  // the cell size, so an assumed cell still reproduces the verdict; it only
-  // sets how many tokens the fix run's pool holds. The report says so.
-  if (p.kv_bytes_per_token <= 0) {
-    p.kv_bytes_per_token = kAssumedKvBytesPerToken;
-    p.kv_bytes_per_token_assumed = true;
-  }
+  // What the log did not print: from a dump, the GPU catalogue, the
+  // server's default, or assumed and asked for (plan_figures.h).
+  CompleteFigures(j.value("run", json::object()), j.contains("diagnoses"), &p);
   return p;
 }
 
@@ -361,6 +343,20 @@ StatusOr<Plan> LoadPlanFile(const std::string& path) {
 }
 
 Status ApplyOverrides(const Overrides& o, Plan* p) {
+  // A flag's figure is the user's; what was assumed is assumed again from it.
+  auto flag = [p](const char* key, const char* name) {
+    p->sources[key] = std::string(kFromFlag) + ": " + name;
+    p->asked.erase(std::remove_if(p->asked.begin(), p->asked.end(),
+                                  [&](const std::string& a) { return a.rfind(std::string(name) + " ", 0) == 0; }),
+                   p->asked.end());
+  };
+  if (o.card_total_bytes) flag("card_total_bytes", "--target-gpu-mem");
+  if (o.free_at_init_bytes) flag("free_at_init_bytes", "--free-at-init");
+  if (o.weights_bytes) flag("weights_bytes", "--weights");
+  if (o.mem_fraction_static) flag("mem_fraction_static", "--mem-fraction-static");
+  if (o.gpu_memory_utilization) flag("gpu_memory_utilization", "--gpu-memory-utilization");
+  if (o.kv_bytes_per_token) flag("kv_bytes_per_token", "--kv-bytes-per-token");
+  const bool reassume = o.card_total_bytes || o.free_at_init_bytes || o.weights_bytes || o.framework || o.tp;
   if (o.tp) p->tp = *o.tp;
   if (o.pp) p->pp = *o.pp;
   if (o.num_layers) p->num_layers = *o.num_layers;
@@ -393,6 +389,20 @@ Status ApplyOverrides(const Overrides& o, Plan* p) {
     } else {
       p->fix.begin()->second = *o.fix_value;
     }
+  }
+  if (reassume) {
+    auto assumed = [p](const char* key) {
+      auto it = p->sources.find(key);
+      return it != p->sources.end() && it->second.rfind(kFromAssumed, 0) == 0;
+    };
+    if (assumed("card_total_bytes")) p->card_total_bytes = 0, p->card_total_assumed = false;
+    if (assumed("free_at_init_bytes")) p->free_at_init_bytes = 0;
+    if (assumed("weights_bytes")) p->weights_bytes = 0;
+    for (auto it = p->sources.begin(); it != p->sources.end();) {
+      it = it->second.rfind(kFromAssumed, 0) == 0 && it->first != "kv_bytes_per_token" ? p->sources.erase(it) : std::next(it);
+    }
+    p->asked.clear();
+    CompleteFigures(nlohmann::json::object(), true, p);
   }
   return OkStatus();
 }
@@ -565,7 +575,9 @@ json PlanToJson(const Plan& p) {
             {"failed_step", p.failed_step},
             {"failure_message", p.failure_message},
             {"logged_free_after", p.logged_free_after},
-            {"fix", p.fix}};
+            {"fix", p.fix},
+            {"sources", p.sources},
+            {"asked", p.asked}};
   if (!p.free_at_init_per_rank.empty()) j["free_at_init_per_rank"] = p.free_at_init_per_rank;
   if (!p.weights_per_rank.empty()) j["weights_per_rank"] = p.weights_per_rank;
   return j;
@@ -613,6 +625,16 @@ std::string DescribePlan(const Plan& p) {
     o << "  fix to check  ";
     for (const auto& [k, v] : p.fix) o << k << "=" << v << " ";
     o << "\n";
+  }
+  if (!p.sources.empty()) {
+    o << "  where each figure came from:\n";
+    for (const auto& [k, v] : p.sources) {
+      o << "    " << k << std::string(k.size() < 24 ? 24 - k.size() : 1, ' ') << v << "\n";
+    }
+  }
+  if (!p.asked.empty()) {
+    o << "  figures no input gave (assumed; pass the flag to set them):\n";
+    for (const auto& a : p.asked) o << "    " << a << "\n";
   }
   return o.str();
 }
