@@ -231,14 +231,38 @@ void PlanCollective(const Events& ev, BoxPlan* p) {
            "collective); a hang points at the transport";
 }
 
+// The newest CUDA a driver branch supports (CUDA toolkit release notes,
+// table 3, "minimum required driver version" per toolkit): 384.81 -> 9.0.
+int DriverBranchCuda(double driver) {
+  static constexpr struct { double branch; int cuda; } kTable[] = {
+      {580, 13000}, {575, 12090}, {570, 12080}, {560, 12060}, {555, 12050}, {550, 12040}, {545, 12030},
+      {535, 12020}, {530, 12010}, {525, 12000}, {520, 11080}, {515, 11070}, {510, 11060}, {495, 11050},
+      {470, 11040}, {465, 11030}, {460, 11020}, {455, 11010}, {450, 11000}, {440, 10020}, {418, 10010},
+      {410, 10000}, {396, 9020},  {390, 9010},  {384, 9000}};
+  for (const auto& row : kTable) {
+    if (driver >= row.branch) return row.cuda;
+  }
+  return 0;
+}
+
 void PlanDriver(const Events& ev, const json& run, const std::string& evidence, BoxPlan* p) {
-  const std::string msg = ev.Field("driver_mismatch", "message") + "\n" + evidence;
+  std::string msg = ev.Field("driver_mismatch", "message") + "\n" + evidence;
+  for (const json* e : ev.Of("gpu_info")) msg += "\n" + e->value("text", "");
+  if (const std::string dv = ev.Field("gpu_info", "driver_version"); !dv.empty()) msg += "\nDriver Version: " + dv + " ";
   // "found version 11060" (torch), NCCL "cudaDriverVersion 12020".
   int64_t found = NumberAfter(msg, "found version ");
   if (found <= 0) found = static_cast<int64_t>(ev.Number("gpu_info", "cuda_driver_version"));
   if (found > 1000) {
     p->log_driver_cuda = static_cast<int>(found);
     Add(p, "driver's CUDA", FormatCudaVersion(p->log_driver_cuda), kFromLog);
+  } else if (const size_t dv = msg.find("Driver Version: "); dv != std::string::npos &&
+             DriverBranchCuda(std::atof(msg.c_str() + dv + 16)) > 0) {
+    p->log_driver_cuda = DriverBranchCuda(std::atof(msg.c_str() + dv + 16));
+    Add(p, "driver's CUDA", FormatCudaVersion(p->log_driver_cuda) + " (driver " + msg.substr(dv + 16, msg.find(' ', dv + 16) - dv - 16) + ")",
+        std::string(kFromLog) + ": nvidia-smi's driver, its branch's newest CUDA");
+  } else if (!run.value("driver", "").empty() && DriverBranchCuda(std::atof(run.value("driver", "").c_str())) > 0) {
+    p->log_driver_cuda = DriverBranchCuda(std::atof(run.value("driver", "").c_str()));
+    Add(p, "driver's CUDA", FormatCudaVersion(p->log_driver_cuda) + " (driver " + run.value("driver", "") + ")", kFromEnvDump);
   } else if (!run.value("cuda", "").empty()) {
     p->log_driver_cuda = ParseCudaVersion(run.value("cuda", ""));
     Add(p, "driver's CUDA", run.value("cuda", ""), kFromEnvDump);
@@ -419,6 +443,7 @@ StatusOr<BoxPlan> BoxPlanFromAnalysis(const json& a, const json& events, const s
   const int tp = run.value("tp", 0), pp = std::max(1, run.value("pp", 1));
   const Events ev{events};
   int ranks_seen = 0;
+  bool world_assumed = false;
   if (a.contains("ranks") && a["ranks"].is_array()) {
     for (const auto& r : a["ranks"]) {
       if (r.value("role", "rank") == "rank") ranks_seen = std::max(ranks_seen, r.value("rank", -1) + 1);
@@ -438,7 +463,7 @@ StatusOr<BoxPlan> BoxPlanFromAnalysis(const json& a, const json& events, const s
   } else {
     p.world = 2;
     Add(&p, "ranks", "2", std::string(kFromAssumed) + ": the smallest communicator that shows it");
-    p.asked.push_back("--tp 2 (assumed: the log names no rank count)");
+    world_assumed = true;
   }
   if (!p.gpu.empty()) Add(&p, "GPU", p.gpu, dumps ? std::string(kFromLog) + " / " + kFromEnvDump : std::string(kFromLog));
   if (!p.version.empty()) Add(&p, "server", p.framework + " " + p.version, kFromLog);
@@ -472,6 +497,11 @@ StatusOr<BoxPlan> BoxPlanFromAnalysis(const json& a, const json& events, const s
   } else if (rc == "port_in_use") {
     PlanPort(ev, run, &p);
   }
+  // Only the checks that build a communicator depend on the rank count.
+  const bool uses_world = rc == "shm_too_small" || rc == "duplicate_gpu" || rc == "nccl_timeout_hang" ||
+                          rc == "collective_desync" || rc == "nccl_error" || rc == "custom_allreduce_failure" ||
+                          rc == "p2p_topology_problem";
+  if (world_assumed && uses_world) p.asked.insert(p.asked.begin(), "--tp 2 (assumed: the log names no rank count)");
   return p;
 }
 
