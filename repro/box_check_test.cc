@@ -113,6 +113,11 @@ TEST(ShmCheck, SegmentSizeFromNcclsLineReproducedOnASmallShm) {
   EXPECT_EQ(ExitCodeOf(Check(p, small).verdict), kExitReproduced);
 }
 
+TEST(ShmCheck, SegmentSizeFromTheExtendLine) {
+  json ev = json::array({Event("shm_error", {{"message", "NCCL WARN Error: failed to extend /dev/shm/nccl-oA7T4J to 5967876 bytes"}})});
+  EXPECT_EQ(MustPlan(Analysis("shm_too_small", {{"tp", 2}}), ev).shm_segment_bytes, 5967876);
+}
+
 TEST(ShmCheck, NcclsDefaultSegmentWhenTheLogPrintsNone) {
   BoxPlan p = MustPlan(Analysis("shm_too_small", {{"tp", 2}}), json::array());
   EXPECT_EQ(p.shm_segment_bytes, 4096 + 524288 + 4915200 + 4194304);

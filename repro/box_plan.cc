@@ -126,11 +126,11 @@ void PlanShm(const Events& ev, const std::string& evidence, BoxPlan* p) {
   std::string msg = ev.Field("shm_error", "message");
   const std::string all = msg + "\n" + evidence;
   int64_t size = NumberAfter(all, "(size ");
-  if (size <= 0) size = NumberAfter(all, " bytes") > 0 ? -1 : -1;
   if (size <= 0) {
-    // "failed to extend /dev/shm/nccl-XXXX to 9637892 bytes"
-    const size_t to = all.find(" to ");
-    if (all.find("extend") != std::string::npos && to != std::string::npos) size = NumberAfter(all.substr(to), " to ");
+    // "failed to extend /dev/shm/nccl-XXXX to 9637892 bytes" (the segment and NCCL's 4-byte trailer)
+    const size_t ext = all.find("extend /dev/shm/");
+    const size_t to = ext == std::string::npos ? ext : all.find(" to ", ext);
+    if (to != std::string::npos) size = NumberAfter(all.substr(to), " to ");
   }
   if (size > 0) {
     p->shm_segment_bytes = size;
