@@ -2,6 +2,11 @@
 // run on simulated boxes: each verdict follows from what the box shows.
 #include "repro/box_check.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -303,6 +308,46 @@ TEST(SimulatedBoxFromJson, ReadsKeysAndRefusesWrongTypes) {
   ASSERT_EQ(b.interfaces.size(), 1u);
   EXPECT_FALSE(SimulatedBoxFromJson(R"({"gpus": "four"})", &b).ok());
   EXPECT_FALSE(SimulatedBoxFromJson("[1]", &b).ok());
+}
+
+// The host probe's own operations (no GPU needed): what NCCL and a server
+// would meet on this machine.
+TEST(HostProbe, ShmSegmentsCreatedAndRemovedAndTooLargeRefused) {
+  auto probe = MakeHostProbe();
+  auto before = probe->ShmFreeBytes();
+  if (!before.ok() || *before < (64ll << 20)) GTEST_SKIP() << "/dev/shm missing or under 64 MiB free";
+  EXPECT_TRUE(probe->CreateShmSegments(4, 4 << 20).ok());
+  Status s = probe->CreateShmSegments(1, *before + (1ll << 30));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("posix_fallocate"), std::string::npos) << s.ToString();
+  auto after = probe->ShmFreeBytes();
+  ASSERT_TRUE(after.ok());
+  EXPECT_GE(*after + (8 << 20), *before);  // every segment unlinked
+}
+
+TEST(HostProbe, BindSeesAPortHeldOnThisHost) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  const int port = ntohs(a.sin_port);
+  auto probe = MakeHostProbe();
+  Status held = probe->BindPort(port);
+  EXPECT_FALSE(held.ok());
+  EXPECT_NE(held.message().find("EADDRINUSE"), std::string::npos) << held.ToString();
+  close(fd);
+  EXPECT_TRUE(probe->BindPort(port).ok());
+}
+
+TEST(HostProbe, InterfacesIncludeLoopback) {
+  bool lo = false;
+  for (const auto& i : MakeHostProbe()->Interfaces()) lo |= i.loopback;
+  EXPECT_TRUE(lo);
 }
 
 }  // namespace
