@@ -261,6 +261,10 @@ std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
   step("ballast: free memory := the log's free at init (" + FormatBytes(p.free_at_init_bytes) + ")");
   step("free at init: all_reduce MIN over ranks");
   step("weights: " + FormatBytes(p.weights_bytes) + " per rank, allocated and written");
+  if (!HasKvFormula(p.framework)) {
+    o << "  (the replay ends after the weights: " << p.framework << "'s KV formula is not in memory/)\n";
+    return o.str();
+  }
   step("the server's KV formula on the measured numbers (memory/)");
   step("KV pool allocation");
   if (!p.cuda_graph_bs.empty()) {

@@ -119,8 +119,10 @@ void CompleteFigures(const nlohmann::json& run, bool from_log, Plan* p) {
     // free memory at init and a little more; elsewhere they are unknown and
     // only move the rest, so the log's failure step is what to check.
     if (p->failed_step == kStepWeights) {
-      p->weights_bytes = FreeAtInit(*p, 0) + kGiB;
-      p->sources["weights_bytes"] = std::string(kFromAssumed) + ": the log died loading them, so more than free at init";
+      // Unknown weights decide a weights OOM: a size is assumed for the dry
+      // run, and the verdict will not count on it (runner.cc).
+      p->weights_bytes = p->card_total_bytes;
+      p->sources["weights_bytes"] = std::string(kFromAssumed) + ": the log prints no size; the card's total";
     } else {
       const double f = p->framework == "vllm" ? p->gpu_memory_utilization : p->mem_fraction_static;
       p->weights_bytes = static_cast<int64_t>(FreeAtInit(*p, 0) * std::clamp(f > 0 ? f - 0.1 : 0.5, 0.1, 0.9));

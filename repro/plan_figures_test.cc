@@ -112,5 +112,32 @@ TEST(PlanFigures, AReplayThatPassesOnAssumedFiguresIsInconclusive) {
   }
 }
 
+TEST(PlanFigures, AWeightsOomFromItsOwnLineAnyServer) {
+  json a = Analysis("lmdeploy", "weights_oom", json::object(), json::object());
+  a["diagnoses"][0]["figures"] = {{"total_gib", 16.0}, {"free_gib", 0.25}, {"tried_gib", 0.5}};
+  auto p = PlanFromJson(a, "t");
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(StartsWith(p->sources["weights_bytes"], kFromLog)) << p->sources["weights_bytes"];
+  EXPECT_EQ(p->card_total_bytes, 16ll << 30);
+  ASSERT_TRUE(ValidatePlan(*p).ok()) << ValidatePlan(*p).ToString();  // no KV formula needed to die in the weights
+  auto be = MakeSimulatedBackend(SimulatedDevice{});
+  RankLayout l;
+  l.world = 2;
+  l.colocated = true;
+  ReproReport r = Reproduce(*p, *be, l, {});
+  EXPECT_EQ(r.verdict.outcome, "reproduced") << r.verdict.reason;
+  EXPECT_EQ(r.original.failed_step, kStepWeights);
+  // Without the line's figures the weights are assumed, and the verdict does not count on them.
+  auto q = PlanFromJson(Analysis("lmdeploy", "weights_oom", json::object(), json::object()), "t");
+  ASSERT_TRUE(q.ok());
+  ReproReport r2 = Reproduce(*q, *be, l, {});
+  EXPECT_EQ(r2.verdict.outcome, "inconclusive");
+  EXPECT_NE(r2.verdict.reason.find("--weights"), std::string::npos);
+  // A server without a KV formula is not replayed past its weights.
+  auto k = PlanFromJson(Analysis("lmdeploy", "kv_pool_no_room", json::object(), json::object()), "t");
+  ASSERT_TRUE(k.ok());
+  EXPECT_FALSE(ValidatePlan(*k).ok());
+}
+
 }  // namespace
 }  // namespace tpt::repro

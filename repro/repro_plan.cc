@@ -253,6 +253,21 @@ Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& 
     if (p->free_at_init_bytes == 0 && !by_rank.empty()) p->free_at_init_bytes = static_cast<int64_t>(by_rank.begin()->second.first);
     if (p->weights_bytes == 0 && !by_rank.empty()) p->weights_bytes = static_cast<int64_t>(by_rank.begin()->second.second);
   }
+  // A weights OOM's line: the process had (total - free) in use and asked for
+  // `tried` more, so the weights reach at least that, less the context.
+  const json figs = diag.value("figures", json::object());
+  auto gib = [&figs](const char* k) { return figs.contains(k) && figs[k].is_number() ? figs[k].get<double>() : -1.0; };
+  if (p->weights_bytes == 0 && p->weights_per_rank.empty() && StepOfRootCause(p->root_cause) == kStepWeights &&
+      gib("total_gib") > 0 && gib("free_gib") >= 0 && gib("tried_gib") > 0) {
+    const double in_use = (gib("total_gib") - gib("free_gib") + gib("tried_gib")) * double(kGiB);
+    p->weights_bytes = std::max<int64_t>(kGiB, static_cast<int64_t>(in_use) - kContextAndNcclBytes);
+    p->sources["weights_bytes"] = std::string(kFromLog) +
+                                  ": the OOM line, in use + tried to allocate, less the context and NCCL (a lower bound)";
+    if (p->card_total_bytes == 0) {
+      p->card_total_bytes = static_cast<int64_t>(gib("total_gib") * double(kGiB));
+      p->sources["card_total_bytes"] = std::string(kFromLog) + ": the OOM line's total capacity";
+    }
+  }
   // Remedy -> fix.
   if (p->fix.empty() && diag.contains("remedy") && diag["remedy"].is_array()) {
     for (const auto& r : diag["remedy"]) {
@@ -417,8 +432,9 @@ static std::string Printable(const std::string& s) {
 Status ValidatePlan(const Plan& p) {
   const std::string where = p.source.empty() ? "plan" : p.source;
   auto bad = [&](const std::string& what) { return InvalidArgumentError(where + ": " + what); };
-  if (p.framework != "sglang" && p.framework != "vllm") {
-    return bad("framework is '" + p.framework + "'; repro knows the memory formulas of sglang and vllm (--framework)");
+  if (!HasKvFormula(p.framework) && p.failed_step != kStepWeights) {
+    return bad("framework is '" + p.framework + "'; repro knows the memory formulas of sglang and vllm (--framework); "
+               "other servers are replayed only up to their weights (weights_oom)");
   }
   if (p.tp < 1 || p.tp > 64 || p.pp < 1 || p.pp > 64) return bad("tp and pp must be 1..64 (--tp, --pp)");
   const int ranks = p.tp * p.pp;
@@ -483,6 +499,8 @@ Status ValidatePlan(const Plan& p) {
   }
   return OkStatus();
 }
+
+bool HasKvFormula(const std::string& framework) { return framework == "sglang" || framework == "vllm"; }
 
 Plan WithFix(const Plan& plan) {
   Plan p = plan;

@@ -126,6 +126,10 @@ Status ApplyOverrides(const Overrides& o, Plan* plan);
 // 1..64, free_at_init <= card total, ... Names the field and what to pass.
 Status ValidatePlan(const Plan& plan);
 
+// Whether memory/ has the server's KV formula (sglang, vllm); other servers
+// (torch, tgi, trtllm, lmdeploy) are replayed up to their weights only.
+bool HasKvFormula(const std::string& framework);
+
 // The plan with its fix applied (mem_fraction_static := fix value, ...).
 Plan WithFix(const Plan& plan);
 

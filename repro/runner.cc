@@ -294,6 +294,10 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
       })) {
     return finish();
   }
+  if (!HasKvFormula(plan.framework)) {
+    out.steps.back().note += "; " + plan.framework + "'s KV formula is not in memory/: the replay ends here";
+    return finish();
+  }
   // The server's formula on the measured numbers.
   bool formula_failed = false;
   if (!run.Step(kStepKvFormula, [&](StepRecord& rec) {
@@ -440,6 +444,14 @@ ReproReport Reproduce(const Plan& plan, DeviceBackend& be, const RankLayout& lay
   if (!rep.fix && opt.check_fix && !plan.fix.empty() && !CancelFlag().load()) {
     rep.verdict.fix_reason = "not run: the run as logged was stopped at " + rep.original.failed_step +
                              (rep.original.failed_step == kStepContext ? " (no GPU to run it on)" : "");
+  }
+  // The figure the failing step turns on was assumed: the replay shows nothing.
+  if (rep.verdict.outcome == "reproduced" && plan.failed_step == kStepWeights) {
+    auto it = plan.sources.find("weights_bytes");
+    if (it != plan.sources.end() && it->second.rfind(kFromAssumed, 0) == 0) {
+      rep.verdict.outcome = "inconclusive";
+      rep.verdict.reason = "the weights were assumed (" + it->second + "), and a weights OOM turns on them: pass --weights";
+    }
   }
   // A figure no input gave decides the replay as much as a logged one: a
   // replay that does not fail is inconclusive until the flags give them.
