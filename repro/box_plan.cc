@@ -592,7 +592,7 @@ std::string DescribeBoxPlan(const BoxPlan& p) {
   int i = 1;
   for (const auto& s : p.steps) o << "  " << i++ << ". " << s << "\n";
   o << "  then the verdict: REPRODUCED / NOT REPRODUCED / INCONCLUSIVE (what is missing)\n";
-  if (!p.fix.empty()) o << "fix check: " << p.fix << "\n";
+  if (!p.fix.empty()) o << "fix to check: " << p.fix << "\n";
   if (!p.asked.empty()) {
     o << "\nfigures the log lacks (assumed; pass the flag to set them):\n";
     for (const auto& a : p.asked) o << "  " << a << "\n";

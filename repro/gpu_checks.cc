@@ -247,7 +247,8 @@ StatusOr<int> GpuDriverCudaVersion(double deadline_s) {
   auto rs = InChildren(1, deadline_s, {}, [](Channels&) {
     int v = 0;
     cudaError_t e = cudaDriverGetVersion(&v);
-    if (e != cudaSuccess || v == 0) return Unavailable("no CUDA driver: " + CudaErr(e, "cudaDriverGetVersion"));
+    if (e != cudaSuccess) return Unavailable("no CUDA driver: " + CudaErr(e, "cudaDriverGetVersion"));
+    if (v == 0) return Unavailable("no CUDA driver (cudaDriverGetVersion reports 0)");
     return Ok({{"version", v}});
   });
   TPT_RETURN_IF_ERROR(ToStatus(rs));
