@@ -450,6 +450,7 @@ BoxReport RunBoxCheck(const BoxPlan& plan, BoxProbe& probe, const BoxOptions& op
     if (plan.root_cause == "nccl_timeout_hang" || plan.root_cause == "collective_desync") {
       v.reason += ": the fabric completes the log's collective, so the hang came from the workload (a rank that "
                   "stopped, or ranks that called different collectives), not the transport";
+      if (!plan.log_verdict.empty()) v.reason += "; the log: " + plan.log_verdict;
     }
   }
   // A figure no input gave decides a check as much as a logged one.

@@ -216,6 +216,9 @@ TEST(CollectiveCheck, TheLogsCollectiveAtItsSizeHealthyFabricNamesTheWorkload) {
   BoxReport r = Check(p, two);
   EXPECT_EQ(r.verdict.outcome, "not reproduced");
   EXPECT_NE(r.verdict.reason.find("workload"), std::string::npos);
+  json named = Analysis("nccl_timeout_hang", {{"tp", 2}});
+  named["verdict"] = "nccl_timeout_hang (rank 1, 1 of 2 ranks failed): rank 1 stopped at SeqNum 41";
+  EXPECT_NE(Check(MustPlan(named, ev), two).verdict.reason.find("rank 1 stopped at SeqNum 41"), std::string::npos);
   two.collective_hangs = true;
   r = Check(p, two);
   EXPECT_EQ(r.verdict.outcome, "reproduced");

@@ -477,6 +477,7 @@ StatusOr<BoxPlan> BoxPlanFromAnalysis(const json& a, const json& events, const s
   if (diag && diag->contains("evidence") && (*diag)["evidence"].is_array() && !(*diag)["evidence"].empty()) {
     p.failure_message = (*diag)["evidence"][0].value("text", "");
   }
+  p.log_verdict = a.value("verdict", "");
   const std::string& rc = p.root_cause;
   if (rc == "shm_too_small") {
     PlanShm(ev, evidence, &p);
@@ -566,6 +567,7 @@ json BoxPlanToJson(const BoxPlan& p) {
           {"steps", p.steps},
           {"asked", p.asked},
           {"failure_message", p.failure_message},
+          {"log_verdict", p.log_verdict},
           {"fix", p.fix},
           {"fix_env", p.fix_env},
           {"shm_segment_bytes", p.shm_segment_bytes},

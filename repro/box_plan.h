@@ -51,6 +51,7 @@ struct BoxPlan {
   std::vector<std::string> steps;          // kCheck*, in order
   std::vector<std::string> asked;          // "--shm-size-needed 147MiB (assumed: ...)": a figure the log lacks
   std::string failure_message;             // the log's line
+  std::string log_verdict;                 // analyze's one-line verdict (names the rank that stopped)
   std::string fix;                         // what the fix run changes, for a person
   std::map<std::string, std::string> fix_env;  // environment of the fix run
 

@@ -218,6 +218,16 @@ json InitComm(Channels& ch, int device, ncclComm_t* comm) {
   return Ok();
 }
 
+// The log's NCCL_* settings a child applies: never its NCCL_COMM_ID (the
+// rendezvous of its own hosts, not dialled from here) nor NVLS (kept off).
+std::map<std::string, std::string> NcclSettings(const std::map<std::string, std::string>& env) {
+  std::map<std::string, std::string> e;
+  for (const auto& [k, v] : env) {
+    if (k.rfind("NCCL_", 0) == 0 && k != "NCCL_COMM_ID" && k != "NCCL_NVLS_ENABLE") e[k] = v;
+  }
+  return e;
+}
+
 }  // namespace
 
 StatusOr<std::vector<GpuFacts>> GpuList(double deadline_s) {
@@ -256,12 +266,7 @@ StatusOr<int> GpuDriverCudaVersion(double deadline_s) {
 }
 
 Status GpuNcclBootstrap(const std::map<std::string, std::string>& env, double deadline_s) {
-  std::map<std::string, std::string> e;
-  for (const auto& [k, v] : env) {
-    // The log's own rendezvous points at its hosts: never dialled from here.
-    if (k.rfind("NCCL_", 0) == 0 && k != "NCCL_COMM_ID" && k != "NCCL_NVLS_ENABLE") e[k] = v;
-  }
-  auto rs = InChildren(1, deadline_s, e, [](Channels& ch) {
+  auto rs = InChildren(1, deadline_s, NcclSettings(env), [](Channels& ch) {
     ncclComm_t comm = nullptr;
     json r = InitComm(ch, 0, &comm);
     if (comm) ncclCommDestroy(comm);
@@ -429,10 +434,7 @@ StatusOr<int64_t> GpuCustomAllreduceWrong(int ranks, double deadline_s) {
 
 StatusOr<CollectiveRun> GpuCollective(const std::string& op, int64_t bytes, int ranks,
                                       const std::map<std::string, std::string>& env, double deadline_s) {
-  std::map<std::string, std::string> e;
-  for (const auto& [k, v] : env) {
-    if (k.rfind("NCCL_", 0) == 0 && k != "NCCL_COMM_ID" && k != "NCCL_NVLS_ENABLE") e[k] = v;
-  }
+  const std::map<std::string, std::string> e = NcclSettings(env);
   const size_t count = static_cast<size_t>(std::max<int64_t>(bytes, 2) / 2);  // bf16 elements
   auto rs = InChildren(ranks, deadline_s, e, [&](Channels& ch) -> json {
     ncclComm_t comm = nullptr;

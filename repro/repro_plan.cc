@@ -594,8 +594,10 @@ json PlanToJson(const Plan& p) {
             {"failure_message", p.failure_message},
             {"logged_free_after", p.logged_free_after},
             {"fix", p.fix},
-            {"sources", p.sources},
             {"asked", p.asked}};
+  // Where each figure came from, as values (a key ending in _bytes holds bytes).
+  j["sources"] = json::array();
+  for (const auto& [k, v] : p.sources) j["sources"].push_back({{"figure", k}, {"source", v}});
   if (!p.free_at_init_per_rank.empty()) j["free_at_init_per_rank"] = p.free_at_init_per_rank;
   if (!p.weights_per_rank.empty()) j["weights_per_rank"] = p.weights_per_rank;
   return j;
