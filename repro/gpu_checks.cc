@@ -109,7 +109,8 @@ std::vector<json> InChildren(int n, double deadline_s, const std::map<std::strin
       }
       for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
       setenv("NCCL_NVLS_ENABLE", "0", 1);
-      signal(SIGINT, SIG_IGN);  // the parent ends children by its own deadline
+      signal(SIGINT, SIG_IGN);   // the parent ends children by its own deadline
+      signal(SIGPIPE, SIG_IGN);  // a peer that died is an EOF or EPIPE, not a signal
       ch.rank = r;
       json out;
       try {
