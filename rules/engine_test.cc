@@ -53,9 +53,17 @@ TEST(EngineTest, FoundingCaseFigures) {
   EXPECT_NEAR(d.figures["mem_fraction_static"].get<double>(), 0.50, 1e-9);
   EXPECT_NEAR(d.figures["min_viable_mem_fraction_static"].get<double>(), 0.77, 1e-9);
   ASSERT_FALSE(d.remedy.empty());
+  // The Fix is the value that serves: SGLang's own headroom (sglang-source.md
+  // 1.4: 512 MB + 1.5 x 8192 + 2 x 512 + 8/8 x 1024 = 14,848 MB = 14.5 GiB) out of
+  // 94 GiB free: 1 - 14.5 / 94 = 0.846, rounded down 0.84; the floor 0.77 second.
   EXPECT_EQ(d.remedy[0].flag, "--mem-fraction-static");
-  EXPECT_EQ(d.remedy[0].value, "0.77");
+  EXPECT_EQ(d.remedy[0].value, "0.84");
   EXPECT_EQ(d.remedy[0].direction, "increase");
+  EXPECT_NEAR(d.figures["kv_gib_per_step"].get<double>(), 0.94, 1e-9);
+  EXPECT_NEAR(d.figures["kv_pool_gib_at_serving"].get<double>(), 21.7 - 94.0 * 0.16, 1e-6);
+  ASSERT_GE(d.remedy.size(), 2u);
+  EXPECT_EQ(d.remedy[1].value, "0.77");
+  EXPECT_NE(d.remedy[1].why.find("the floor"), std::string::npos);
   bool car = false;
   for (const auto& r : d.ruled_out)
     if (r.id == "custom_allreduce_buffers") {
@@ -329,6 +337,21 @@ TEST(RunScopeTest, TracebackFramesOfTheAnchorOrTheNearestTraceback) {
   std::vector<Event> ev2 = {cut};
   RunIndex run2(ev2);
   EXPECT_TRUE(RunScope(run2, 0).Call("innermost_function", {}).is_null());
+  // A frame line hard-wrapped inside its path (a terminal or a paste) is one
+  // frame again: its file, function and stage are read whole.
+  Event wrapped = Ev("exception", 3, {{"type", "KeyError"}});
+  wrapped.extra_lines = {"  File \"/usr/local/lib/python3.10/dist-packages/vllm-0.7.4.dev8 ",
+                         "+g981f3c83.cu124-py3.10-linux-x86_64.egg/vllm/model_executor/models/deepseek_v2.py\", line 773, "
+                         "in load_weights ",
+                         "    param = params_dict[name] "};
+  std::vector<Event> ev3 = {wrapped};
+  RunIndex run3(ev3);
+  RunScope at_wrapped(run3, 0);
+  EXPECT_EQ(at_wrapped.Call("innermost_function", {}).str(), "load_weights");
+  EXPECT_EQ(at_wrapped.Call("innermost_file", {}).str(),
+            "/usr/local/lib/python3.10/dist-packages/vllm-0.7.4.dev8+g981f3c83.cu124-py3.10-linux-x86_64.egg/vllm/"
+            "model_executor/models/deepseek_v2.py");
+  EXPECT_EQ(at_wrapped.Call("stage", {}).str(), "weights");
 }
 
 TEST(RunScopeTest, RanksWhereCountsRanksNotLines) {

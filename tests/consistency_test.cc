@@ -387,6 +387,22 @@ TEST(ConsistencyEvidence, DocumentsQuotingLogLinesAreNoEvidence) {
                                "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
                                "Current value: mem_fraction_static=0.2\n");
   EXPECT_EQ(json::parse(Analyze("--format json '" + line + "'").out, nullptr, false)["root_cause"], "kv_pool_no_room");
+  // uvicorn's access line quotes its own request line: a server's log, not a
+  // document. The access lines after a request's error are the server going on.
+  std::string served = WriteTemp(
+      "tpt_served.log",
+      "INFO 03-02 16:00:31 [api_server.py:958] Starting vLLM API server on http://0.0.0.0:8000\n"
+      "ERROR 03-02 16:01:02 [serving_chat.py:197] Error in preprocessing prompt inputs\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/x/vllm/entrypoints/openai/serving_chat.py\", line 181, in create_chat_completion\n"
+      "    ) = await self._preprocess_chat(\n"
+      "ValueError: This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.\n"
+      "INFO:     10.0.0.7:51234 - \"POST /v1/chat/completions HTTP/1.1\" 400 Bad Request\n"
+      "INFO:     10.0.0.7:51236 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n");
+  Result both = Analyze("--format json '" + served + "'", /*merge_stderr=*/true);
+  EXPECT_EQ(both.out.find("reads as a document"), std::string::npos) << both.out;
+  Result s = Analyze("--format json '" + served + "'");
+  EXPECT_EQ(json::parse(s.out, nullptr, false)["root_cause"], "none") << s.out;
 }
 
 // `none` needs a run that got somewhere; a training job's NCCL set-up is one
@@ -473,8 +489,8 @@ struct SampleExpectation {
 
 TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
   const SampleExpectation kTable[] = {
-      {"founding/sglang-tp8-rtxpro6000-mfs050.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.77", "-25.3 GiB"},
-      {"founding/sglang-tp8-rtxpro6000-mfs055.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.77", "-20.6 GiB"},
+      {"founding/sglang-tp8-rtxpro6000-mfs050.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.84", "-25.3 GiB"},
+      {"founding/sglang-tp8-rtxpro6000-mfs055.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.84", "-20.6 GiB"},
       {"logs/sglang-tp4-healthy.log", "none", -2, "", "", "", "from 4 ranks"},
       {"logs/sglang-tp2-not-enough-memory.log", "kv_pool_no_room", -2, "2 of 2", "--mem-fraction-static", "0.91", "-1.6 GiB"},
       {"logs/vllm-v1-tp2-healthy.log", "none", -2, "", "", "", "from 2 ranks"},
