@@ -118,6 +118,16 @@ TEST(ShmCheck, SegmentSizeFromNcclsLineReproducedOnASmallShm) {
   EXPECT_EQ(ExitCodeOf(Check(p, small).verdict), kExitReproduced);
 }
 
+TEST(ShmCheck, TheRankFlagMovesTheSegmentsAndTheQuestion) {
+  BoxPlan p = MustPlan(Analysis("shm_too_small"), json::array());
+  BoxOverrides o;
+  o.world = 8;
+  ApplyBoxOverrides(o, &p);
+  EXPECT_EQ(p.shm_segments, 16);
+  ASSERT_EQ(p.asked.size(), 1u);
+  EXPECT_EQ(p.asked[0].rfind("--shm-needed 147.1 MiB (assumed", 0), 0u) << p.asked[0];
+}
+
 TEST(ShmCheck, SegmentSizeFromTheExtendLine) {
   json ev = json::array({Event("shm_error", {{"message", "NCCL WARN Error: failed to extend /dev/shm/nccl-oA7T4J to 5967876 bytes"}})});
   EXPECT_EQ(MustPlan(Analysis("shm_too_small", {{"tp", 2}}), ev).shm_segment_bytes, 5967876);

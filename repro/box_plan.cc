@@ -520,7 +520,19 @@ void ApplyBoxOverrides(const BoxOverrides& o, BoxPlan* p) {
     set("ranks", std::to_string(*o.world));
     p->asked.erase(std::remove_if(p->asked.begin(), p->asked.end(), [](const std::string& a) { return a.rfind("--tp", 0) == 0; }),
                    p->asked.end());
-    if (p->root_cause == "shm_too_small" && p->shm_segment_bytes > 0) p->shm_segments = std::min(p->world, 8) * kNcclShmChannels;
+    if (p->root_cause == "shm_too_small" && p->shm_segment_bytes > 0) {
+      // The segments follow the ranks; the question about the channels states the new total.
+      p->shm_segments = std::min(p->world, 8) * kNcclShmChannels;
+      const int64_t needed = p->shm_segment_bytes * p->shm_segments;
+      for (auto& f : p->figures) {
+        if (f.name == "segments") f.value = std::to_string(p->shm_segments) + " (" + std::to_string(std::min(p->world, 8)) +
+                                            " local ranks x " + std::to_string(kNcclShmChannels) + " channels)";
+        if (f.name == "/dev/shm needed") f.value = FormatBytes(needed);
+      }
+      for (auto& a : p->asked) {
+        if (a.rfind("--shm-needed ", 0) == 0) a = "--shm-needed " + FormatBytes(needed) + a.substr(a.find(" (assumed"));
+      }
+    }
   }
   if (o.shm_needed_bytes && p->shm_segment_bytes > 0) {
     p->shm_segments = static_cast<int>((*o.shm_needed_bytes + p->shm_segment_bytes - 1) / p->shm_segment_bytes);
