@@ -11,29 +11,17 @@
 
 #include "repro/repro_plan.h"
 
+#include "report/exit_codes.h"
 #include "report/report.h"
 
 namespace tpt::report {
 
-namespace {
-
-int Severity(int exit_code) {
-  switch (exit_code) {
-    case kExitHealthy: return 0;
-    case kExitNoEvidence: return 1;
-    case kExitDiagnosed: return 2;
-    case kExitUnclassified: return 3;
-    default: return 4;  // kExitUsage and anything unexpected
-  }
-}
-
-}  // namespace
 
 // The exit code of many runs: the most severe one (report.h).
 int WorstExitCode(const std::vector<RunResult>& runs) {
   int worst = kExitHealthy;
   for (const RunResult& r : runs) {
-    if (Severity(r.exit_code) > Severity(worst)) worst = r.exit_code;
+    if (ExitSeverity(r.exit_code) > ExitSeverity(worst)) worst = r.exit_code;
   }
   return worst;
 }

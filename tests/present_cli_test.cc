@@ -249,6 +249,19 @@ TEST(AnswerFirst, NoInternalReferenceNamesInAnyOutput) {
   EXPECT_FALSE(std::regex_search(plan.out, internal));
 }
 
+// On a terminal with no pager that can start (an image without less), the
+// view is printed plainly and stderr says why: never an empty screen and 0.
+TEST(LogView, APagerThatCannotStartPrintsPlainlyAndSaysSo) {
+  const std::string log = Sample("founding/sglang-tp8-rtxpro6000-mfs050.log");
+  // util-linux `script` gives the command a terminal (Debian: bsdutils, essential).
+  auto r = tpt::test::RunCmd("PAGER=/nonexistent/pager script -qec \"'" + std::string(TPTRIAGE_BIN) + "' log '" + log +
+                                 "'\" /dev/null",
+                             /*merge_stderr=*/true);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("the pager '/nonexistent/pager' cannot start"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("weights_load_begin"), std::string::npos) << "the view itself, plainly\n" << r.out;
+}
+
 TEST(LogView, MergesByTimeTaggedByRankWithEvidenceMarked) {
   auto r = Tpt("log --no-pager '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "'");
   EXPECT_EQ(r.rc, 0);
