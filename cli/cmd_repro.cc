@@ -32,7 +32,12 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "memory/memory_model.h"
+#include "parser/event_json.h"
+#include "parser/format_set.h"
+#include "parser/parser.h"
 #include "repro/allreduce_bench.h"
+#include "repro/box_check.h"
+#include "repro/checkability.h"
 #include "repro/launch.h"
 #include "repro/runner.h"
 #include "rules/analyzer.h"
@@ -58,6 +63,9 @@ struct ReproConfig {
   std::string bench_ranks = "2,4,8", bench_min = "8KiB", bench_max = "64MiB", bench_mode = "auto";
   int bench_iters = 20;
   std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
+  // Box checks (repro/box_plan.h): figures a log may lack.
+  std::optional<std::string> shm_needed, bus_id, required_cuda, built_archs;
+  std::optional<int> port;
 };
 
 int Fail(const std::string& msg) {
@@ -157,27 +165,84 @@ bool LooksLikeJson(const std::string& path) {
   return false;
 }
 
-// The plan: a JSON file (analysis or plan), LOG... through the analyzer, or flags alone.
-StatusOr<Plan> LoadPlan(const ReproConfig& c) {
+// What repro was given: analyze's JSON or a plan (a file, or LOG... through
+// the analyzer), with the logs' events a box check reads (repro/box_plan.h).
+struct Input {
+  nlohmann::json doc;
+  nlohmann::json events = nlohmann::json::array();
+  std::string name;
+  bool flags_only = false;
+};
+
+// Event kinds a box check reads its figures from.
+const std::vector<std::string> kBoxEventKinds = {
+    "env_var", "nccl_net", "nccl_comm_init", "rank_assignment", "duplicate_gpu", "unsupported_arch", "no_kernel_image",
+    "driver_mismatch", "framework_version", "gpu_info", "xid", "ecc_error", "shm_error", "address_in_use",
+    "watchdog_timeout", "p2p_error", "custom_ar_error", "network_error", "nccl_version"};
+
+StatusOr<Input> LoadInput(const ReproConfig& c) {
+  Input in;
   if (c.inputs.empty()) {
-    Plan p;
-    p.source = "flags";
-    p.framework = "sglang";
-    return p;
+    in.flags_only = true;
+    in.name = "flags";
+    return in;
   }
-  if (c.inputs.size() == 1 && c.inputs[0] != "-" && LooksLikeJson(c.inputs[0])) return LoadPlanFile(c.inputs[0]);
-  for (const auto& in : c.inputs) {
-    if (in != "-" && !std::filesystem::exists(in)) {
-      return NotFoundError(in + ": no such file or directory (give analyze's JSON, a plan, or the run's logs)");
+  if (c.inputs.size() == 1 && c.inputs[0] != "-" && LooksLikeJson(c.inputs[0])) {
+    std::ifstream f(c.inputs[0], std::ios::binary);
+    if (!f) return NotFoundError(c.inputs[0] + ": cannot open (does it exist? pass analyze's --format json output or a plan)");
+    in.doc = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+    in.name = c.inputs[0];
+    if (in.doc.is_discarded()) {
+      return InvalidArgumentError(c.inputs[0] + ": not valid JSON; pass `tptriage analyze --format json` output or a plan "
+                                               "(`tptriage plan --format json`), or LOG files");
+    }
+    return in;
+  }
+  for (const auto& i : c.inputs) {
+    if (i != "-" && !std::filesystem::exists(i)) {
+      return NotFoundError(i + ": no such file or directory (give analyze's JSON, a plan, or the run's logs)");
     }
   }
   auto an = Analyzer::Create({});
   if (!an.ok()) return an.status();
   auto a = an->Run(c.inputs);
   if (!a.ok()) return a.status();
-  nlohmann::json j = *a;
-  std::string name = c.inputs[0] + (c.inputs.size() > 1 ? " (+" + std::to_string(c.inputs.size() - 1) + " more)" : "");
-  return PlanFromJson(j, name + " (analysed)");
+  in.doc = *a;
+  in.name = c.inputs[0] + (c.inputs.size() > 1 ? " (+" + std::to_string(c.inputs.size() - 1) + " more)" : "") + " (analysed)";
+  // The events a box check reads (stdin cannot be read twice: the analysis alone then).
+  if (std::find(c.inputs.begin(), c.inputs.end(), "-") == c.inputs.end()) {
+    auto formats = LoadFormats("", true);
+    if (formats.ok()) {
+      ParseOptions opts;
+      opts.kinds = kBoxEventKinds;
+      opts.keep_per_group = 50;
+      auto run = ParseRunToMemory(c.inputs, *formats, opts);
+      if (run.ok()) {
+        for (const Event& e : run->events) in.events.push_back(EventToJson(e));
+      }
+    }
+  }
+  return in;
+}
+
+// The root cause repro would reproduce: the first diagnosis that is not a
+// consequence of another (PlanFromJson picks the same).
+std::string PrimaryCause(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("diagnoses") || !doc["diagnoses"].is_array()) return "";
+  for (const auto& d : doc["diagnoses"]) {
+    if (d.is_object() && !d.value("consequence", false)) return d.value("id", "");
+  }
+  return doc["diagnoses"].empty() || !doc["diagnoses"][0].is_object() ? "" : doc["diagnoses"][0].value("id", "");
+}
+
+StatusOr<Plan> LoadPlan(const Input& in) {
+  if (in.flags_only) {
+    Plan p;
+    p.source = "flags";
+    p.framework = "sglang";
+    return p;
+  }
+  return PlanFromJson(in.doc, in.name);
 }
 
 std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
@@ -196,6 +261,10 @@ std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
   step("ballast: free memory := the log's free at init (" + FormatBytes(p.free_at_init_bytes) + ")");
   step("free at init: all_reduce MIN over ranks");
   step("weights: " + FormatBytes(p.weights_bytes) + " per rank, allocated and written");
+  if (!HasKvFormula(p.framework)) {
+    o << "  (the replay ends after the weights: " << p.framework << "'s KV formula is not in memory/)\n";
+    return o.str();
+  }
   step("the server's KV formula on the measured numbers (memory/)");
   step("KV pool allocation");
   if (!p.cuda_graph_bs.empty()) {
@@ -484,6 +553,63 @@ int RunBench(const Args& args, const ReproConfig& c) {
   return BenchExit(all);
 }
 
+// A root cause checked on the box rather than replayed (repro/box_check.h).
+int RunBoxRepro(const ReproConfig& c, const Input& in) {
+  auto plan = BoxPlanFromAnalysis(in.doc, in.events, in.name);
+  if (!plan.ok()) return Fail(plan.status().message());
+  BoxOverrides o;
+  o.world = c.tp;
+  o.port = c.port;
+  o.bus_id = c.bus_id;
+  if (c.shm_needed) {
+    auto b = ParseSize(*c.shm_needed, BareNumber::kNeedsUnit);
+    if (!b.ok()) return Fail("--shm-needed: " + b.status().message());
+    o.shm_needed_bytes = *b;
+  }
+  if (c.required_cuda) {
+    const int v = ParseCudaVersion(*c.required_cuda);
+    if (v == 0) return Fail("--required-cuda '" + *c.required_cuda + "': expected a CUDA version like 12.8 or cu128");
+    o.required_cuda = v;
+  }
+  if (c.built_archs) {
+    auto l = ParseIntList(*c.built_archs);
+    if (!l.ok()) return Fail("--built-archs: " + l.status().message() + " (compute capabilities x10: 80,86,90)");
+    o.built_archs = *l;
+  }
+  if (c.tp && (*c.tp < 1 || *c.tp > 64)) return Fail("--tp must be 1..64");
+  ApplyBoxOverrides(o, &*plan);
+  plan->deadline_s = c.deadline_s;
+  if (c.dry_run) {
+    if (c.format == "json") {
+      std::cout << nlohmann::json{{"schema_version", kReproSchemaVersion}, {"plan", BoxPlanToJson(*plan)}}.dump(2) << "\n";
+    } else {
+      std::cout << DescribeBoxPlan(*plan);
+      if (!CudaBackendBuilt()) std::cout << "\nnote: GPU support was not built into this tptriage; the GPU steps will say so\n";
+    }
+    return 0;
+  }
+  std::unique_ptr<BoxProbe> probe;
+  if (c.backend == "simulated") {
+    SimulatedBox box;
+    if (const char* j = std::getenv("TPT_REPRO_SIM_BOX")) {
+      if (Status s = SimulatedBoxFromJson(j, &box); !s.ok()) return Fail(s.message());
+    }
+    probe = MakeSimulatedProbe(box);
+  } else {
+    probe = MakeHostProbe();
+  }
+  BoxOptions opt;
+  opt.check_fix = !c.no_fix;
+  opt.deadline_s = c.deadline_s;
+  BoxReport rep = RunBoxCheck(*plan, *probe, opt);
+  if (c.format == "json") {
+    std::cout << RenderBoxJson(rep, *plan).dump(2) << "\n";
+  } else {
+    std::cout << DescribeBoxPlan(*plan) << "\n" << RenderBoxText(rep);
+  }
+  return ExitCodeOf(rep.verdict);
+}
+
 }  // namespace
 
 int RunRepro(const Args& args) {
@@ -523,6 +649,11 @@ int RunRepro(const Args& args) {
       ("colocated", po::bool_switch(&c.colocated), "all ranks on GPU 0 even when there are enough GPUs")
       ("force", po::bool_switch(&c.force), "run even if other processes hold GPU memory")
       ("deadline", po::value(&c.deadline_s)->default_value(60), "seconds any one wait may take")
+      ("shm-needed", opt_str(&c.shm_needed), "shm_too_small: /dev/shm the ranks need, e.g. 160MiB (default: NCCL's segments)")
+      ("port", opt_int(&c.port), "port_in_use: the port the server bound")
+      ("bus-id", opt_str(&c.bus_id), "hardware_fault: the GPU's PCI bus id, e.g. 0000:3b:00.0")
+      ("required-cuda", opt_str(&c.required_cuda), "cuda_driver_mismatch: the CUDA the runtime or wheel needs, e.g. 12.8")
+      ("built-archs", opt_str(&c.built_archs), "unsupported_gpu_arch: architectures built for, e.g. 80,86,90")
       ("bench-allreduce", po::bool_switch(&c.bench), "benchmark custom one-/two-shot against NCCL in CUDA graphs")
       ("bench-ranks", po::value(&c.bench_ranks)->default_value("2,4,8"), "rank counts for --bench-allreduce")
       ("bench-min", po::value(&c.bench_min)->default_value("8KiB"), "smallest message")
@@ -549,7 +680,17 @@ int RunRepro(const Args& args) {
     return RunBench(args, c);
   }
 
-  auto plan = LoadPlan(c);
+  auto input = LoadInput(c);
+  if (!input.ok()) return Fail(input.status().message());
+  const std::string cause = PrimaryCause(input->doc);
+  if (const Checkability* ck = CheckabilityOf(cause); ck != nullptr && ck->kind != ReproKind::kMemoryReplay) {
+    if (ck->kind == ReproKind::kNotCheckable) {
+      return Fail(input->name + ": " + cause + " is not checkable on a box: " + std::string(ck->how));
+    }
+    g_replaying.store(true);
+    return RunBoxRepro(c, *input);
+  }
+  auto plan = LoadPlan(*input);
   if (!plan.ok()) return Fail(plan.status().message());
   g_replaying.store(true);
   auto ov = ToOverrides(c);

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "memory/memory_model.h"
+#include "repro/plan_figures.h"
 #include "rules/vocabulary.h"
 
 namespace tpt::repro {
@@ -252,6 +253,21 @@ Status CompleteFromAnalysis(const json& a, const json& diag, const std::string& 
     if (p->free_at_init_bytes == 0 && !by_rank.empty()) p->free_at_init_bytes = static_cast<int64_t>(by_rank.begin()->second.first);
     if (p->weights_bytes == 0 && !by_rank.empty()) p->weights_bytes = static_cast<int64_t>(by_rank.begin()->second.second);
   }
+  // A weights OOM's line: the process had (total - free) in use and asked for
+  // `tried` more, so the weights reach at least that, less the context.
+  const json figs = diag.value("figures", json::object());
+  auto gib = [&figs](const char* k) { return figs.contains(k) && figs[k].is_number() ? figs[k].get<double>() : -1.0; };
+  if (p->weights_bytes == 0 && p->weights_per_rank.empty() && StepOfRootCause(p->root_cause) == kStepWeights &&
+      gib("total_gib") > 0 && gib("free_gib") >= 0 && gib("tried_gib") > 0) {
+    const double in_use = (gib("total_gib") - gib("free_gib") + gib("tried_gib")) * double(kGiB);
+    p->weights_bytes = std::max<int64_t>(kGiB, static_cast<int64_t>(in_use) - kContextAndNcclBytes);
+    p->sources["weights_bytes"] = std::string(kFromLog) +
+                                  ": the OOM line, in use + tried to allocate, less the context and NCCL (a lower bound)";
+    if (p->card_total_bytes == 0) {
+      p->card_total_bytes = static_cast<int64_t>(gib("total_gib") * double(kGiB));
+      p->sources["card_total_bytes"] = std::string(kFromLog) + ": the OOM line's total capacity";
+    }
+  }
   // Remedy -> fix.
   if (p->fix.empty() && diag.contains("remedy") && diag["remedy"].is_array()) {
     for (const auto& r : diag["remedy"]) {
@@ -318,28 +334,9 @@ StatusOr<Plan> PlanFromJsonImpl(const json& j, const std::string& name) {
                                   " (leave it out when the log printed no KV size)");
     }
   }
-  // The card's total from the GPU catalog when the log did not print it.
-  if (p.card_total_bytes == 0 && !p.gpu.empty()) {
-    auto g = memory::FindGpu(p.gpu);
-    if (g.ok()) p.card_total_bytes = static_cast<int64_t>(g->memory_bytes);
-  }
-  // SGLang's formula never reads the card's total (it uses free memory at
-  // init), so an unknown total only bounds the ballast: take free at init.
-  if (p.card_total_bytes == 0 && p.framework == "sglang") {
-    for (int r = 0; r < std::max<int>(1, p.free_at_init_per_rank.size()); ++r) {
-      p.card_total_bytes = std::max(p.card_total_bytes, FreeAtInit(p, r));
-    }
-    p.card_total_assumed = p.card_total_bytes > 0;
-  }
-  // A log that died before the KV pool was allocated (the founding case)
-  // prints no KV line and often no model dimensions. Whether the KV formula
-  // fails depends on rest = available - free_at_init x (1 - f) alone, not on
-  // the cell size, so an assumed cell still reproduces the verdict; it only
-  // sets how many tokens the fix run's pool holds. The report says so.
-  if (p.kv_bytes_per_token <= 0) {
-    p.kv_bytes_per_token = kAssumedKvBytesPerToken;
-    p.kv_bytes_per_token_assumed = true;
-  }
+  // What the log did not print: from a dump, the GPU catalogue, the
+  // server's default, or assumed and asked for (plan_figures.h).
+  CompleteFigures(j.value("run", json::object()), j.contains("diagnoses"), &p);
   return p;
 }
 
@@ -361,6 +358,20 @@ StatusOr<Plan> LoadPlanFile(const std::string& path) {
 }
 
 Status ApplyOverrides(const Overrides& o, Plan* p) {
+  // A flag's figure is the user's; what was assumed is assumed again from it.
+  auto flag = [p](const char* key, const char* name) {
+    p->sources[key] = std::string(kFromFlag) + ": " + name;
+    p->asked.erase(std::remove_if(p->asked.begin(), p->asked.end(),
+                                  [&](const std::string& a) { return a.rfind(std::string(name) + " ", 0) == 0; }),
+                   p->asked.end());
+  };
+  if (o.card_total_bytes) flag("card_total_bytes", "--target-gpu-mem");
+  if (o.free_at_init_bytes) flag("free_at_init_bytes", "--free-at-init");
+  if (o.weights_bytes) flag("weights_bytes", "--weights");
+  if (o.mem_fraction_static) flag("mem_fraction_static", "--mem-fraction-static");
+  if (o.gpu_memory_utilization) flag("gpu_memory_utilization", "--gpu-memory-utilization");
+  if (o.kv_bytes_per_token) flag("kv_bytes_per_token", "--kv-bytes-per-token");
+  const bool reassume = o.card_total_bytes || o.free_at_init_bytes || o.weights_bytes || o.framework || o.tp;
   if (o.tp) p->tp = *o.tp;
   if (o.pp) p->pp = *o.pp;
   if (o.num_layers) p->num_layers = *o.num_layers;
@@ -394,6 +405,20 @@ Status ApplyOverrides(const Overrides& o, Plan* p) {
       p->fix.begin()->second = *o.fix_value;
     }
   }
+  if (reassume) {
+    auto assumed = [p](const char* key) {
+      auto it = p->sources.find(key);
+      return it != p->sources.end() && it->second.rfind(kFromAssumed, 0) == 0;
+    };
+    if (assumed("card_total_bytes")) p->card_total_bytes = 0, p->card_total_assumed = false;
+    if (assumed("free_at_init_bytes")) p->free_at_init_bytes = 0;
+    if (assumed("weights_bytes")) p->weights_bytes = 0;
+    for (auto it = p->sources.begin(); it != p->sources.end();) {
+      it = it->second.rfind(kFromAssumed, 0) == 0 && it->first != "kv_bytes_per_token" ? p->sources.erase(it) : std::next(it);
+    }
+    p->asked.clear();
+    CompleteFigures(nlohmann::json::object(), true, p);
+  }
   return OkStatus();
 }
 
@@ -407,8 +432,9 @@ static std::string Printable(const std::string& s) {
 Status ValidatePlan(const Plan& p) {
   const std::string where = p.source.empty() ? "plan" : p.source;
   auto bad = [&](const std::string& what) { return InvalidArgumentError(where + ": " + what); };
-  if (p.framework != "sglang" && p.framework != "vllm") {
-    return bad("framework is '" + p.framework + "'; repro knows the memory formulas of sglang and vllm (--framework)");
+  if (!HasKvFormula(p.framework) && p.failed_step != kStepWeights) {
+    return bad("framework is '" + p.framework + "'; repro knows the memory formulas of sglang and vllm (--framework); "
+               "other servers are replayed only up to their weights (weights_oom)");
   }
   if (p.tp < 1 || p.tp > 64 || p.pp < 1 || p.pp > 64) return bad("tp and pp must be 1..64 (--tp, --pp)");
   const int ranks = p.tp * p.pp;
@@ -486,61 +512,6 @@ Plan WithFix(const Plan& plan) {
   return p;
 }
 
-int64_t FreeAtInit(const Plan& p, int rank) {
-  if (rank >= 0 && rank < static_cast<int>(p.free_at_init_per_rank.size())) return p.free_at_init_per_rank[rank];
-  return p.free_at_init_bytes;
-}
-
-int64_t Weights(const Plan& p, int rank) {
-  if (rank >= 0 && rank < static_cast<int>(p.weights_per_rank.size())) return p.weights_per_rank[rank];
-  return p.weights_bytes;
-}
-
-StatusOr<int64_t> ParseSize(const std::string& text, BareNumber bare) {
-  auto b = ParseWholeBytes(text, bare);
-  if (!b.ok()) return b.status();
-  if (*b > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return InvalidArgumentError("'" + text + "' is too large a size");
-  return static_cast<int64_t>(*b);
-}
-
-StatusOr<std::vector<int>> ParseIntList(const std::string& text) {
-  std::vector<int> out;
-  std::stringstream ss(text);
-  std::string item;
-  auto bad = [&] { return InvalidArgumentError("'" + text + "' is not a list like 1,2,4,8 or 1-8,16"); };
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) return bad();
-    const size_t dash = item.find('-', 1);
-    char* end = nullptr;
-    const long a = std::strtol(item.c_str(), &end, 10);
-    if (end == item.c_str()) return bad();
-    long b = a;
-    if (dash != std::string::npos) {
-      if (end != item.c_str() + dash) return bad();
-      const char* bs = item.c_str() + dash + 1;
-      b = std::strtol(bs, &end, 10);
-      if (end == bs) return bad();
-    }
-    if (*end != '\0' || a < 0 || b < a || b - a > 4096) return bad();
-    for (long v = a; v <= b; ++v) out.push_back(static_cast<int>(v));
-  }
-  if (out.empty()) return bad();
-  return out;
-}
-
-std::string FormatBytes(int64_t bytes) {
-  char buf[64];
-  const double a = std::fabs(static_cast<double>(bytes));
-  if (a >= kGiB) {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / double(kGiB));
-  } else if (a >= kMiB) {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / double(kMiB));
-  } else {
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  }
-  return buf;
-}
-
 json PlanToJson(const Plan& p) {
   json j = {{"framework", p.framework},
             {"version", p.version},
@@ -565,7 +536,11 @@ json PlanToJson(const Plan& p) {
             {"failed_step", p.failed_step},
             {"failure_message", p.failure_message},
             {"logged_free_after", p.logged_free_after},
-            {"fix", p.fix}};
+            {"fix", p.fix},
+            {"asked", p.asked}};
+  // Where each figure came from, as values (a key ending in _bytes holds bytes).
+  j["sources"] = json::array();
+  for (const auto& [k, v] : p.sources) j["sources"].push_back({{"figure", k}, {"source", v}});
   if (!p.free_at_init_per_rank.empty()) j["free_at_init_per_rank"] = p.free_at_init_per_rank;
   if (!p.weights_per_rank.empty()) j["weights_per_rank"] = p.weights_per_rank;
   return j;
@@ -613,6 +588,16 @@ std::string DescribePlan(const Plan& p) {
     o << "  fix to check  ";
     for (const auto& [k, v] : p.fix) o << k << "=" << v << " ";
     o << "\n";
+  }
+  if (!p.sources.empty()) {
+    o << "  where each figure came from:\n";
+    for (const auto& [k, v] : p.sources) {
+      o << "    " << k << std::string(k.size() < 24 ? 24 - k.size() : 1, ' ') << v << "\n";
+    }
+  }
+  if (!p.asked.empty()) {
+    o << "  figures no input gave (assumed; pass the flag to set them):\n";
+    for (const auto& a : p.asked) o << "    " << a << "\n";
   }
   return o.str();
 }

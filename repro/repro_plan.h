@@ -36,6 +36,20 @@ inline constexpr const char* kStepKvFormula = "kv_formula";
 inline constexpr const char* kStepKvPool = "kv_pool";
 inline constexpr const char* kStepGraphs = "cuda_graphs";
 
+// Where a figure of a plan came from (a repro plan says so for each).
+inline constexpr const char* kFromLog = "log";
+inline constexpr const char* kFromEnvDump = "environment dump";
+inline constexpr const char* kFromCatalog = "GPU catalogue";
+inline constexpr const char* kFromDefault = "default";
+inline constexpr const char* kFromAssumed = "assumed";
+inline constexpr const char* kFromFlag = "flag";
+
+struct PlanFigure {
+  std::string name;
+  std::string value;
+  std::string source;  // kFrom*, with detail after ": " ("GPU catalogue: 'H100' named in the log")
+};
+
 struct Plan {
   std::string source;      // where it came from (file name, "flags")
   std::string framework;   // "sglang" | "vllm"
@@ -75,6 +89,12 @@ struct Plan {
 
   // The remedy to check: parameter name -> value (e.g. mem_fraction_static -> 0.77).
   std::map<std::string, double> fix;
+
+  // Where each figure came from: JSON key -> kFrom* with detail ("GPU
+  // catalogue: 'H100' named in the log"); and the figures no input gave,
+  // each as the flag that sets it with the value assumed (plan_figures.h).
+  std::map<std::string, std::string> sources;
+  std::vector<std::string> asked;
 };
 
 // KV cell assumed when neither the log nor a flag gives one: 64 KiB a token
@@ -105,6 +125,10 @@ Status ApplyOverrides(const Overrides& o, Plan* plan);
 // Checks that the plan can run: sizes positive, fractions in (0,1], tp in
 // 1..64, free_at_init <= card total, ... Names the field and what to pass.
 Status ValidatePlan(const Plan& plan);
+
+// Whether memory/ has the server's KV formula (sglang, vllm); other servers
+// (torch, tgi, trtllm, lmdeploy) are replayed up to their weights only.
+bool HasKvFormula(const std::string& framework);
 
 // The plan with its fix applied (mem_fraction_static := fix value, ...).
 Plan WithFix(const Plan& plan);

@@ -294,6 +294,10 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
       })) {
     return finish();
   }
+  if (!HasKvFormula(plan.framework)) {
+    out.steps.back().note += "; " + plan.framework + "'s KV formula is not in memory/: the replay ends here";
+    return finish();
+  }
   // The server's formula on the measured numbers.
   bool formula_failed = false;
   if (!run.Step(kStepKvFormula, [&](StepRecord& rec) {
@@ -310,6 +314,14 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
       })) {
     out.tool_error = true;
     return finish();
+  }
+  // kv_pool_too_small: a positive pool that cannot hold one request of the context length.
+  if (!formula_failed && plan.root_cause == "kv_pool_too_small" && plan.context_length > 0 &&
+      out.kv.tokens < plan.context_length) {
+    formula_failed = true;
+    out.kv.fails = true;
+    out.kv.error = "the KV pool holds " + std::to_string(out.kv.tokens) + " tokens, fewer than one request of the "
+                   "context length " + std::to_string(plan.context_length);
   }
   if (formula_failed) {
     run.last().ok = false;
@@ -432,6 +444,23 @@ ReproReport Reproduce(const Plan& plan, DeviceBackend& be, const RankLayout& lay
   if (!rep.fix && opt.check_fix && !plan.fix.empty() && !CancelFlag().load()) {
     rep.verdict.fix_reason = "not run: the run as logged was stopped at " + rep.original.failed_step +
                              (rep.original.failed_step == kStepContext ? " (no GPU to run it on)" : "");
+  }
+  // The figure the failing step turns on was assumed: the replay shows nothing.
+  if (rep.verdict.outcome == "reproduced" && plan.failed_step == kStepWeights) {
+    auto it = plan.sources.find("weights_bytes");
+    if (it != plan.sources.end() && it->second.rfind(kFromAssumed, 0) == 0) {
+      rep.verdict.outcome = "inconclusive";
+      rep.verdict.reason = "the weights were assumed (" + it->second + "), and a weights OOM turns on them: pass --weights";
+    }
+  }
+  // A figure no input gave decides the replay as much as a logged one: a
+  // replay that does not fail is inconclusive until the flags give them.
+  if (!plan.asked.empty() && rep.verdict.outcome == "not reproduced") {
+    rep.verdict.outcome = "inconclusive";
+    rep.verdict.reason += "; but these figures were assumed, pass them: ";
+    for (size_t i = 0; i < plan.asked.size(); ++i) rep.verdict.reason += (i ? "; " : "") + plan.asked[i];
+  } else if (!plan.asked.empty() && rep.verdict.outcome == "reproduced") {
+    rep.verdict.reason += " (with " + std::to_string(plan.asked.size()) + " figure(s) assumed: see the plan)";
   }
   rep.time_to_verdict_s = Now() - t0;
   if (layout.colocated && layout.world > 1) {

@@ -66,4 +66,9 @@ done
 check repro "$work/r1.json" "repro (simulated)"
 "$bin" repro "$s/repro/sglang_tp8_rtxpro6000.json" --dry-run --format json > "$work/r2.json"
 check repro "$work/r2.json" "repro (dry run)"
+# repro: a root cause checked on the box (repro/box_check.h), run on a simulated box and as a dry run.
+"$bin" repro "$s/rules/shm_too_small/pos_devshm_extend.log" --backend simulated --format json > "$work/r3.json"
+check repro "$work/r3.json" "repro (box check, simulated)"
+"$bin" repro "$s/rules/hardware_fault/pos_xid79.log" --dry-run --format json > "$work/r4.json"
+check repro "$work/r4.json" "repro (box check, dry run)"
 echo "schemas: ok"
