@@ -185,3 +185,15 @@ TEST(Unpaste, TerminalJoinStopsAt16KiB) {
 }
 }  // namespace
 }  // namespace tpt
+
+namespace tpt {
+namespace {
+// The source blanks a paste's fence and elision lines (they keep their line
+// numbers) and leaves a line that only mentions dots or backticks alone.
+TEST(Unpaste, FenceAndElisionLinesComeOutBlank) {
+  const std::string in = "```text\n[2025-06-10 10:01:11 TP0] Loading...\n....\n[...]\n  ```\n`a` and ```b```\nend\n";
+  EXPECT_EQ(ReadAll(in, nullptr), "\n[2025-06-10 10:01:11 TP0] Loading...\n\n\n\n`a` and ```b```\nend\n");
+  EXPECT_EQ(ReadAll(in, Formats()), "\n[2025-06-10 10:01:11 TP0] Loading...\n\n\n\n`a` and ```b```\nend\n");
+}
+}  // namespace
+}  // namespace tpt
