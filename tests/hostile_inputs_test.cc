@@ -461,12 +461,15 @@ TEST_F(Hostile, GithubHasNoRawControls) {
 TEST_F(Hostile, EveryFormatEscapesLogText) {
   std::string f = Write("esc.log",
                         "node0:9:30 [0] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes "
-                        "<script>alert(1)</script> \"q\" a|b \x1b[31mred\x1b[0m X\xff\xfeY end\n");
+                        "<script>alert(1)</script> \"q\" a|b \x1b[31mred\x1b[0m X\xff\xfeY bel\x07" "bs\x08" "del\x7f" "csi\xc2\x9b"
+                        "end\n");
   const std::string fffd = "\xEF\xBF\xBD";
   auto no_raw = [](const std::string& out, const std::string& fmt) {
     EXPECT_EQ(out.find('\x1b'), std::string::npos) << fmt << ": a raw ESC reaches the reader";
     EXPECT_EQ(out.find('\xff'), std::string::npos) << fmt << ": a byte that is not UTF-8";
     EXPECT_EQ(out.find('\xfe'), std::string::npos) << fmt << ": a byte that is not UTF-8";
+    EXPECT_EQ(out.find('\x07'), std::string::npos) << fmt << ": a raw BEL";
+    EXPECT_EQ(out.find('\x08'), std::string::npos) << fmt << ": a raw backspace";
   };
   for (const char* fmt : {"text", "json", "markdown", "junit", "sarif", "github", "html"}) {
     Result r = Tpt("analyze " + Q(f) + " --format " + fmt);
@@ -484,7 +487,14 @@ TEST_F(Hostile, EveryFormatEscapesLogText) {
       EXPECT_NE(r.out.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << fmt;
       EXPECT_NE(r.out.find("X" + fffd + fffd + "Y"), std::string::npos) << fmt << ": U+FFFD for each bad byte";
     }
-    if (f_ == "text") EXPECT_NE(r.out.find("<script>alert(1)</script>"), std::string::npos) << "text shows it as it was";
+    if (f_ == "text") {
+      EXPECT_NE(r.out.find("<script>alert(1)</script>"), std::string::npos) << "text shows it as it was";
+    }
+    if (f_ == "text" || f_ == "markdown" || f_ == "github") {
+      // What a terminal or a rendered page would act on: DEL, and C1's CSI (U+009B).
+      EXPECT_EQ(r.out.find('\x7f'), std::string::npos) << fmt << ": a raw DEL";
+      EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << fmt << ": a raw CSI (U+009B)";
+    }
   }
   // A file name that is not UTF-8 reaches the machine formats as the run's
   // input: still valid JSON, the bad byte as U+FFFD.
