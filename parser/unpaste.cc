@@ -384,7 +384,8 @@ std::vector<int> UnpasteSource::Scores(std::string_view line, const std::vector<
   return out;
 }
 
-// The last line of a cut log may end inside a record: a value that runs into
+// The last line of a cut log (with or without its newline) may end inside a
+// record: a value that runs into
 // the end inside an unclosed parenthesis (`WorkNCCL(SeqNum=40`, `OpType=ALLRED`)
 // is partial and never evidence (it would differ from another rank's whole
 // value). It is dropped; a complete value before the cut stays.
@@ -477,7 +478,9 @@ void UnpasteSource::EmitFront() {
       }
     }
   }
-  if (!first.newline) TrimPartialTail(&first.text);
+  // The input's last line: cut by the log's end, or by whoever pasted the
+  // excerpt (a newline after the cut is no sign it is whole).
+  if (!first.newline || (inner_done_ && lines_.empty())) TrimPartialTail(&first.text);
   out_ += first.text;
   if (first.newline || took > 0) out_ += '\n';
   out_.append(took, '\n');

@@ -150,6 +150,10 @@ TEST(Unpaste, CutLastLineDropsAPartialValue) {
   EXPECT_EQ(ReadAll("x\n[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=40", nullptr),
             "x\n[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=");
   EXPECT_EQ(ReadAll("x\nWorkNCCL(SeqNum=4021, OpType=ALLRED", nullptr), "x\nWorkNCCL(SeqNum=4021, OpType=");
+  // A pasted excerpt cut mid-value keeps a newline after the cut: still partial.
+  EXPECT_EQ(ReadAll("x\nWorkNCCL(SeqNum=4021, OpType=ALLR\n", nullptr), "x\nWorkNCCL(SeqNum=4021, OpType=\n");
+  EXPECT_EQ(ReadAll("WorkNCCL(SeqNum=4021, OpType=ALLR\nnext line\n", nullptr),
+            "WorkNCCL(SeqNum=4021, OpType=ALLR\nnext line\n");  // not the last line: left alone
   EXPECT_EQ(ReadAll("x\nChild process unexpectedly failed with an exit code 9. pid=4121", nullptr),
             "x\nChild process unexpectedly failed with an exit code 9. pid=4121");
 }

@@ -24,6 +24,9 @@
 namespace tpt {
 
 inline constexpr int kSchemaVersion = 1;
+// A verdict whose diagnosis is less sure than this reads "Possible: ..." and
+// names the runner-up (rules/engine.cc).
+inline constexpr double kSureEnough = 0.7;
 
 struct Evidence {
   std::string file;
@@ -53,6 +56,10 @@ struct Diagnosis {
   nlohmann::json repro = nlohmann::json::object();  // plan parameters for `tptriage repro`
   bool consequence = false;  // a consequence of another diagnosis (ranked below causes)
   int rank = -1;             // the rank it blames: the rule's `suspect_rank` figure, else its anchor's; -1 unknown
+  // The terminal failure it explains (rules/terminal.h): the line that ended
+  // a process, which the diagnosis's own line is, precedes in that process, or
+  // leads to through a named link; line 0 when nothing ended (a hang, a cut log).
+  Evidence explains;
 };
 
 struct Finding {
@@ -147,7 +154,7 @@ struct Analysis {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, file, line, rank, text)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RuledOut, id, reason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnosis, id, rule, confidence, title, explanation,
-                                                evidence, figures, ruled_out, remedy, repro, consequence, rank)
+                                                evidence, figures, ruled_out, remedy, repro, consequence, rank, explains)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, figures, advice)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankMark, ts, time_of_day, type, label, evidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, role, host, phases, last_phase, first_error,

@@ -17,6 +17,7 @@
 #include "base/strings.h"
 #include "rules/memory_calls.h"
 #include "rules/run_index.h"
+#include "rules/terminal.h"
 #include "rules/vocabulary.h"
 
 namespace tpt {
@@ -29,86 +30,6 @@ struct Fired {
   size_t anchor = 0;
   std::map<std::string, Value> vars;  // lets, model outputs, after-lets
 };
-
-// A failure the run printed itself: not launcher noise, not a warning.
-bool IsOwnFailure(const Event& e) {
-  const EventKind* k = FindEventKind(e.kind);
-  return !e.consequence && k != nullptr && k->failure && !k->warning;
-}
-
-// A Python traceback after which the same producer (its rank, else its file)
-// goes on serving did not end the run: a request's error (a client that went
-// away, a bad request answered 400). It is not a failure for the none/unknown
-// verdict; rules still see it.
-bool SurvivedException(const std::vector<Event>& events, size_t i) {
-  const Event& e = events[i];
-  if (e.kind != "exception") return false;
-  for (size_t j = i + 1; j < events.size(); ++j) {
-    const Event& n = events[j];
-    // A rankless traceback (the HTTP server's, uvicorn's) is answered by any
-    // serving line of its file; a rank's by that rank's.
-    bool same = e.rank >= 0 ? n.rank == e.rank : n.file == e.file;
-    if (!same) continue;
-    if (n.kind == "batch_stats" || n.kind == "http_access" || n.kind == "startup_complete") return true;
-  }
-  return false;
-}
-
-// A traceback that ends nothing: the user's Ctrl-C (KeyboardInterrupt), or one
-// Python printed under "Exception ignored in:" because it was raised in a
-// finalizer (its outermost frame is __del__; finalizer exceptions never
-// propagate). Not a failure for the none/unknown verdict; rules still see it.
-bool IgnorableException(const RunIndex& run, size_t i) {
-  const Event& e = run.events()[i];
-  if (e.kind != "exception") return false;
-  if (e.Get("type").string() == "KeyboardInterrupt") return true;
-  Value frames = RunScope(run, i).Call("frames", {});
-  return frames.is_string() && (frames.str() == "__del__" || frames.str().rfind("__del__ > ", 0) == 0);
-}
-
-// A line that says it is an error (parser/formats/generic.json error_message,
-// error_level): an error level in its producer prefix or its first word. No
-// rule reads it; it makes a run with no diagnosis `unknown`, never healthy.
-bool SaysError(const Event& e) {
-  if (e.kind != "error_line") return false;
-  if (e.pattern_id != "error_level") return true;
-  // error_level matched any line holding the word: the text before the
-  // message (the stripped prefix) must hold it as the level.
-  FieldValue message = e.Get("message");
-  if (!message.is_string() || message.json().get_ref<const std::string&>().empty()) return false;
-  size_t pos = e.text.find(message.json().get_ref<const std::string&>());
-  if (pos == std::string::npos || pos == 0) return false;
-  static const re2::RE2 kLevel("(?:^|\\W)(?:ERROR|CRITICAL|FATAL)(?:\\W|$)");
-  return re2::RE2::PartialMatch(re2::StringPiece(e.text.data(), pos), kLevel);
-}
-
-// After an error line its producer (its rank, else its file) still reached a
-// phase or served: the error did not end the run (a request's error, a
-// component that fell back).
-bool ProgressedAfter(const std::vector<Event>& events, size_t i);
-
-// A line printed as a warning: a kind that is a warning by nature (NCCL WARN,
-// a hang notice, a connect retry, a fallback), a WARNING/WARN level in its
-// prefix, or a component saying on the same line that it falls back. After
-// it the run may go on (WarningSurvived). An INFO line's figures are data,
-// not a warning.
-bool WarningLine(const std::vector<Event>& events, size_t i) {
-  const Event& e = events[i];
-  if (const EventKind* k = FindEventKind(e.kind); k != nullptr && k->warning) return true;  // parser/events.json
-  static const re2::RE2 kWarnLevel("^(?:\\S+\\s+){0,3}?(?:\\[?(?:WARNING|WARN)\\b|\\[W\\d{4}\\s)");
-  if (re2::RE2::PartialMatch(e.text, kWarnLevel)) return true;
-  for (size_t j = i; j < events.size() && events[j].source == e.source && events[j].line == e.line; ++j)
-    if (events[j].kind == "fallback") return true;
-  for (size_t j = i; j-- > 0 && events[j].source == e.source && events[j].line == e.line;)
-    if (events[j].kind == "fallback") return true;
-  return false;
-}
-
-// A warning its producer went on after (a phase reached, serving): it ended
-// nothing, so it is never a root cause on its own.
-bool WarningSurvived(const std::vector<Event>& events, size_t i) {
-  return WarningLine(events, i) && ProgressedAfter(events, i);
-}
 
 // Evaluates `rule` with `anchor` bound; the rule's names on success.
 std::optional<std::map<std::string, Value>> Evaluate(const Rule& rule, const RunIndex& run, size_t anchor) {
@@ -154,16 +75,6 @@ class NamesScope : public Scope {
 const char* PhaseOf(const std::string& kind) {
   const EventKind* k = FindEventKind(kind);
   return k == nullptr || k->phase.empty() ? nullptr : k->phase.c_str();
-}
-
-bool ProgressedAfter(const std::vector<Event>& events, size_t i) {
-  const Event& e = events[i];
-  for (size_t j = i + 1; j < events.size(); ++j) {
-    const Event& n = events[j];
-    bool same = e.rank >= 0 ? n.rank == e.rank : n.file == e.file;
-    if (same && PhaseOf(n.kind) != nullptr) return true;
-  }
-  return false;
 }
 
 // What a line means on a rank's time axis: "timeout", "error", "warning", or
@@ -423,6 +334,8 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   a.ranks = BuildRanks(run, a.run.inputs.size() > 1);
   a.ledger = BuildLedger(run);
 
+  // What ended the run (rules/terminal.h), for picking anchors and ranking.
+  const Terminals& term = run.Cached<Terminals>("terminals", [&] { return Terminals(run); });
   // Try every rule on its anchors, earliest first.
   std::vector<Fired> fired;
   for (size_t ri = 0; ri < rules.rules().size(); ++ri) {
@@ -438,12 +351,21 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
     }
     std::sort(anchors.begin(), anchors.end());
     if (anchors.size() > options.max_anchors_per_rule) anchors.resize(options.max_anchors_per_rule);
+    // The first anchor that holds and is linked to what ended the run (a
+    // warning the run went on after gives way to the same error that ended
+    // it, later); else the first that holds.
+    std::optional<Fired> unlinked;
     for (size_t anchor : anchors) {
-      if (auto vars = Evaluate(rule, run, anchor)) {
+      auto vars = Evaluate(rule, run, anchor);
+      if (!vars) continue;
+      if (!term.any() || term.Linked(anchor)) {
         fired.push_back({&rule, ri, anchor, std::move(*vars)});
+        unlinked.reset();
         break;
       }
+      if (!unlinked) unlinked = Fired{&rule, ri, anchor, std::move(*vars)};
     }
+    if (unlinked) fired.push_back(std::move(*unlinked));
   }
   // Two events from one line (an NVLS WARN is also an NCCL error) are one
   // moment: the more specific rule (higher priority) explains it.
@@ -541,6 +463,52 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
     a.diagnoses.push_back(std::move(d));
   }
 
+  // A line its producer went on after is no cause of a later failure without
+  // a link the vocabulary names: a finding. With nothing ended (a hang, a cut
+  // log) only a warning the run went on after is; an error that stopped the
+  // run where it was stands.
+  for (auto it = a.diagnoses.begin(); it != a.diagnoses.end();) {
+    auto at = anchor_of.find(it->id);
+    size_t anchor = at == anchor_of.end() ? 0 : at->second;
+    bool survived = at != anchor_of.end() && term.Survived(anchor);
+    bool unlinked = term.any() ? at != anchor_of.end() && !term.Linked(anchor)
+                               : survived && WarningLine(events, anchor);
+    if (!unlinked) {
+      if (auto end = at == anchor_of.end() ? std::nullopt : term.EndOf(anchor)) it->explains = ToEvidence(events[*end]);
+      ++it;
+      continue;
+    }
+    Finding f;
+    f.id = it->rule;
+    f.severity = "warning";
+    f.title = it->title + (WarningLine(events, anchor) ? " (a warning: the run went on after it, so not the cause of anything)"
+                                                       : " (its process went on after it, so it is not what ended the run)");
+    f.evidence = it->evidence;
+    f.figures = it->figures;
+    f.advice = it->explanation;
+    a.findings.push_back(std::move(f));
+    it = a.diagnoses.erase(it);
+  }
+
+  // Cause before surface (rules/taxonomy.json `outranks`): of two adjacent
+  // root causes read from one run, the cause leads (an illegal address before
+  // the graph capture it broke, a platform without P2P before the custom
+  // all-reduce that needed it).
+  auto outranks = [](const Diagnosis& x, const Diagnosis& y) {
+    const RootCause* rc = FindRootCause(x.id);
+    return rc != nullptr && std::any_of(rc->outranks.begin(), rc->outranks.end(),
+                                        [&](const Outranks& o) { return o.id == y.id; });
+  };
+  for (size_t i = 0; i < a.diagnoses.size(); ++i) {
+    for (size_t j = i + 1; j < a.diagnoses.size(); ++j) {
+      if (!outranks(a.diagnoses[j], a.diagnoses[i]) || outranks(a.diagnoses[i], a.diagnoses[j])) continue;
+      Diagnosis moved = std::move(a.diagnoses[j]);
+      a.diagnoses.erase(a.diagnoses.begin() + j);
+      a.diagnoses.insert(a.diagnoses.begin() + i, std::move(moved));
+      j = i;  // look again from the new leader
+    }
+  }
+
   // A cause the primary diagnosis rules out with its own figures is not shown
   // beside it (startup_free_memory_short: "not kv_pool_no_room, the pool fits").
   if (!a.diagnoses.empty()) {
@@ -551,11 +519,15 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
                       a.diagnoses.end());
   }
 
-  // The first own failure of any rank, for "unknown" and the verdict.
+  // A failure seen, for "unknown" rather than healthy: an own failure that is
+  // no request's error the server answered and went on after, no Ctrl-C and
+  // no warning the run survived; else a line that says ERROR after which its
+  // producer made no progress; else a launcher's consequence line.
   std::optional<size_t> first_failure;
   for (size_t i = 0; i < events.size(); ++i) {
-    if (IsOwnFailure(events[i]) && !SurvivedException(events, i) && !IgnorableException(run, i) &&
-        !WarningSurvived(events, i)) {
+    bool survived_exception = events[i].kind == "exception" && term.Survived(i);
+    if (IsOwnFailure(events[i]) && !survived_exception && !IgnorableException(run, i) &&
+        !(WarningLine(events, i) && term.Survived(i))) {
       first_failure = i;
       break;
     }
@@ -564,7 +536,7 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   // producer made no progress: quoted when nothing else explains the run.
   std::vector<size_t> error_lines;
   for (size_t i = 0; i < events.size() && error_lines.size() < 8; ++i) {
-    if (!SaysError(events[i]) || ProgressedAfter(events, i)) continue;
+    if (!SaysError(events[i]) || term.Survived(i)) continue;
     if (!error_lines.empty() && events[error_lines.back()].source == events[i].source &&
         events[error_lines.back()].line == events[i].line)
       continue;  // one line, two patterns
@@ -578,29 +550,9 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
         break;
       }
   }
-
-  // A warning is never a root cause on its own: a diagnosis read from a line
-  // that is no failure (a warning, a notice, a retry) in a run where nothing
-  // failed, and after which its producer went on (a phase, serving), is a
-  // finding. Had the run stopped there (a hang, a cut log), it stands.
-  if (!first_failure) {
-    for (auto it = a.diagnoses.begin(); it != a.diagnoses.end();) {
-      auto at = anchor_of.find(it->id);
-      if (at == anchor_of.end() || !WarningSurvived(events, at->second)) {
-        ++it;
-        continue;
-      }
-      Finding f;
-      f.id = it->rule;
-      f.severity = "warning";
-      f.title = it->title + " (a warning: the run went on after it, so not the cause of anything)";
-      f.evidence = it->evidence;
-      f.figures = it->figures;
-      f.advice = it->explanation;
-      a.findings.push_back(std::move(f));
-      it = a.diagnoses.erase(it);
-    }
-  }
+  // No rule explains it: quote what ended the run (its first terminal failure
+  // that names an error), never another line.
+  if (auto primary = term.Primary(); primary && a.diagnoses.empty()) first_failure = primary;
 
   if (!a.diagnoses.empty()) {
     const Diagnosis& d = a.diagnoses.front();
@@ -620,6 +572,11 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
       where += ")";
     }
     a.verdict = d.id + where + ": " + d.explanation;
+    // Below kSureEnough the reading is a possibility, and the next reading is named.
+    if (d.confidence < kSureEnough) {
+      a.verdict = "Possible: " + a.verdict;
+      if (a.diagnoses.size() > 1) a.verdict += " (runner-up: " + a.diagnoses[1].id + ")";
+    }
   } else if (first_failure) {
     const Event& e = events[*first_failure];
     a.root_cause = "unknown";

@@ -409,6 +409,21 @@ TEST(RunScopeTest, TracebackFramesOfTheAnchorOrTheNearestTraceback) {
   std::vector<Event> ev2 = {cut};
   RunIndex run2(ev2);
   EXPECT_TRUE(RunScope(run2, 0).Call("innermost_function", {}).is_null());
+  // A frame line hard-wrapped inside its path (a terminal or a paste) is one
+  // frame again: its file, function and stage are read whole.
+  Event wrapped = Ev("exception", 3, {{"type", "KeyError"}});
+  wrapped.extra_lines = {"  File \"/usr/local/lib/python3.10/dist-packages/vllm-0.7.4.dev8 ",
+                         "+g981f3c83.cu124-py3.10-linux-x86_64.egg/vllm/model_executor/models/deepseek_v2.py\", line 773, "
+                         "in load_weights ",
+                         "    param = params_dict[name] "};
+  std::vector<Event> ev3 = {wrapped};
+  RunIndex run3(ev3);
+  RunScope at_wrapped(run3, 0);
+  EXPECT_EQ(at_wrapped.Call("innermost_function", {}).str(), "load_weights");
+  EXPECT_EQ(at_wrapped.Call("innermost_file", {}).str(),
+            "/usr/local/lib/python3.10/dist-packages/vllm-0.7.4.dev8+g981f3c83.cu124-py3.10-linux-x86_64.egg/vllm/"
+            "model_executor/models/deepseek_v2.py");
+  EXPECT_EQ(at_wrapped.Call("stage", {}).str(), "weights");
 }
 
 TEST(RunScopeTest, RanksWhereCountsRanksNotLines) {

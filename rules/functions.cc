@@ -14,7 +14,9 @@
 
 #include "base/strings.h"
 #include "memory/memory_model.h"
+#include "rules/frame_stage.h"
 #include "rules/run_index.h"
+#include "rules/terminal.h"
 #include "rules/vocabulary.h"
 
 namespace tpt {
@@ -76,6 +78,7 @@ std::vector<Frame> FramesOf(const std::string& text) {
   std::vector<Frame> out;
   size_t pos = 0;
   bool want_code = false;
+  std::string joined;  // a frame line hard-wrapped inside its path, put back together
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
@@ -83,6 +86,20 @@ std::vector<Frame> FramesOf(const std::string& text) {
     pos = nl + 1;
     size_t f = line.find("File \"");
     size_t in = f == std::string_view::npos ? f : line.find(", in ", f);
+    if (f != std::string_view::npos && in == std::string_view::npos && pos < text.size()) {
+      size_t nl2 = text.find('\n', pos);
+      if (nl2 == std::string::npos) nl2 = text.size();
+      std::string_view next(text.data() + pos, nl2 - pos);
+      if (next.find("\", line ") != std::string_view::npos && next.find(", in ") != std::string_view::npos &&
+          next.find("File \"") == std::string_view::npos) {
+        std::string_view head = line;
+        while (!head.empty() && (head.back() == ' ' || head.back() == '\r')) head.remove_suffix(1);
+        joined = std::string(head) + std::string(next);
+        line = joined;
+        pos = nl2 + 1;
+        in = line.find(", in ", f);
+      }
+    }
     if (f != std::string_view::npos && in != std::string_view::npos) {
       Frame fr;
       size_t q = line.find('"', f + 6);
@@ -254,6 +271,22 @@ Value Frames(const RunScope& s, const Args&) {
   std::string joined;
   for (const Frame& f : fr) joined += (joined.empty() ? "" : " > ") + f.function;
   return joined;
+}
+
+// The anchor ended its process (rules/terminal.h): no progress after it.
+Value Terminal(const RunScope& s, const Args&) {
+  if (s.anchor() == RunScope::kNoAnchor) return false;
+  const Terminals& t = s.run().Cached<Terminals>("terminals", [&] { return Terminals(s.run()); });
+  return t.IsEnd(s.anchor());
+}
+
+// The stage the anchor's traceback was raised in (rules/stages.json), from
+// its frames; null without frames or when no frame names a stage.
+Value Stage(const RunScope& s, const Args&) {
+  std::vector<std::string> frames;
+  for (const Frame& f : AnchorFrames(s)) frames.push_back(f.file + "::" + f.function);
+  std::string stage = StageOfFrames(frames);
+  return stage.empty() ? Value() : Value(stage);
 }
 
 template <std::string Frame::*M>
@@ -508,7 +541,7 @@ const std::vector<FunctionDef>& Table() {
       {"meanof", 2, 2, Aggregate<Agg::kMean>}, {"meanof_nonzero", 2, 2, Aggregate<Agg::kMeanNonzero>},
       {"sumof", 2, 2, Aggregate<Agg::kSum>},
       // Relative to the anchor.
-      {"near_text", 1, 1, NearText}, {"frames", 0, 0, Frames},
+      {"near_text", 1, 1, NearText}, {"frames", 0, 0, Frames}, {"stage", 0, 0, Stage}, {"terminal", 0, 0, Terminal},
       {"innermost_function", 0, 0, Innermost<&Frame::function>}, {"innermost_code", 0, 0, Innermost<&Frame::code>},
       {"innermost_file", 0, 0, Innermost<&Frame::file>}, {"seen_before", 1, 1, Seen<true>},
       {"seen_after", 1, 1, Seen<false>}, {"count_before", 1, 1, CountBefore}, {"kind_before", 2, 2, KindBefore},

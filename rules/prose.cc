@@ -115,6 +115,21 @@ bool QuotedInProse(std::string_view text, size_t match_begin) {
   return false;
 }
 
+// Where the message begins, for the prose test: the first literal of its
+// pattern, moved back to where the pattern's regex starts matching when the
+// literal alone looks quoted (uvicorn's access line `- "POST /v1/... HTTP/1.1"
+// 200` quotes its request line itself: the quote is part of the message).
+size_t QuoteCheckedBegin(const PatternSpec* p, const Event& e) {
+  size_t begin = MatchBegin(p, e);
+  if (begin == std::string_view::npos || p == nullptr || !p->re || !QuotedInProse(e.text, begin)) return begin;
+  re2::StringPiece m;
+  if (!p->re->Match(e.text, 0, e.text.size(), re2::RE2::UNANCHORED, &m, 1)) return begin;
+  // Only a match that begins with the quote itself owns it (a regex that
+  // begins with `^.*?` matches from the line's start and owns nothing).
+  size_t at = static_cast<size_t>(m.data() - e.text.data());
+  return at < begin && e.text[at] == '"' ? at : begin;
+}
+
 std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>* events, RunTotals* totals,
                                    size_t* dropped) {
   std::map<std::pair<std::string, std::string>, const PatternSpec*> index;
@@ -129,7 +144,7 @@ std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>*
   std::vector<std::string> names;
   for (const Event& e : *events) {
     if (documents.count(e.source) || marked(e)) continue;
-    if (QuotedInProse(e.text, MatchBegin(PatternOf(formats, e, &index), e))) {
+    if (QuotedInProse(e.text, QuoteCheckedBegin(PatternOf(formats, e, &index), e))) {
       documents.insert(e.source);
       names.push_back(e.file);
     }
@@ -144,7 +159,7 @@ std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>*
     Event& e = (*events)[i];
     bool keep = true;
     if (documents.count(e.source)) {
-      size_t begin = MatchBegin(PatternOf(formats, e, &index), e);
+      size_t begin = QuoteCheckedBegin(PatternOf(formats, e, &index), e);
       bool quoted = QuotedInProse(e.text, begin);
       keep = !quoted && !DocumentOnly(e.text) && (marked(e) || begin == std::string_view::npos || LogStart(std::string_view(e.text).substr(0, begin)));
     }

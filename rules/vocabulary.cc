@@ -62,6 +62,7 @@ const Events& TheEvents() {
       k.fields = row.value("fields", "");
       k.read_by = row.value("read_by", "");
       k.harmless = row.value("harmless", "");
+      for (const auto& t : row.value("leads_to", nlohmann::json::array())) k.leads_to.push_back(t.get<std::string>());
       const nlohmann::json units = row.value("units", nlohmann::json::object());  // a named copy: items() of
       for (const auto& [f, u] : units.items()) k.units[f] = u.get<std::string>();    // a temporary dangles
       out.by_name.emplace(k.kind, out.kinds.size());
@@ -84,6 +85,8 @@ const Taxonomy& TheTaxonomy() {
     const nlohmann::json rows = j.value("root_causes", nlohmann::json::array());
     for (const auto& row : rows) {
       RootCause rc{row.value("id", ""), row.value("title", ""), row.value("repro_step", "")};
+      for (const auto& o : row.value("outranks", nlohmann::json::array()))
+        rc.outranks.push_back({o.value("id", ""), o.value("why", "")});
       out.by_id.emplace(rc.id, out.causes.size());
       out.causes.push_back(std::move(rc));
     }
@@ -93,6 +96,17 @@ const Taxonomy& TheTaxonomy() {
 }
 
 }  // namespace
+
+const std::vector<FrameStage>& FrameStages() {
+  static const std::vector<FrameStage> stages = [] {
+    std::vector<FrameStage> out;
+    nlohmann::json j = Embedded("rules/stages.json");
+    for (const auto& row : j.value("stages", nlohmann::json::array()))
+      out.push_back({row.value("stage", ""), row.value("framework", ""), row.value("match", "")});
+    return out;
+  }();
+  return stages;
+}
 
 const EventKind* FindEventKind(std::string_view kind) {
   const Events& e = TheEvents();

@@ -30,13 +30,24 @@ struct EventKind {
   std::string phase_label;      // what the rank does after such a line ("weight loading"); "" none
   std::string read_by;    // the source file reading a kind no rule or finding names; "" none
   std::string harmless;   // why nothing needs to read it; "" none
+  // Failure kinds a line of this kind still explains after its producer went
+  // on (rules/terminal.h: a link the vocabulary names).
+  std::vector<std::string> leads_to;
   std::map<std::string, std::string> units;  // field -> "bytes" / "seconds"
   std::string fields;           // the EVENTS.md description of its fields
+};
+
+struct Outranks {
+  std::string id;   // the adjacent root cause this one comes before
+  std::string why;  // the cause, and the surface it showed on
 };
 
 struct RootCause {
   std::string id, title;
   std::string repro_step;  // the `tptriage repro` step the server stops at; "" none
+  // Adjacent root causes this one explains when both are read from one run
+  // (cause before surface: an illegal address beats the capture it broke).
+  std::vector<Outranks> outranks;
 };
 
 // Null when `kind` is not in parser/events.json.
@@ -45,6 +56,14 @@ const std::vector<EventKind>& EventKinds();  // in file order
 // The startup and serving phases in the order a server goes through them.
 const std::vector<std::string>& Phases();
 int PhaseIndex(std::string_view phase);  // -1 when not a phase
+
+// A traceback frame pattern and the stage it places an error in
+// (rules/stages.json; matched by rules/frame_stage.h).
+struct FrameStage {
+  std::string stage, framework;
+  std::string match;  // RE2 over "FILE::FUNCTION"
+};
+const std::vector<FrameStage>& FrameStages();  // in file order: the first that matches wins
 
 const RootCause* FindRootCause(std::string_view id);
 const std::vector<RootCause>& RootCauses();

@@ -384,6 +384,22 @@ TEST(ConsistencyEvidence, DocumentsQuotingLogLinesAreNoEvidence) {
                                "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
                                "Current value: mem_fraction_static=0.2\n");
   EXPECT_EQ(json::parse(Analyze("--format json '" + line + "'").out, nullptr, false)["root_cause"], "kv_pool_no_room");
+  // uvicorn's access line quotes its own request line: a server's log, not a
+  // document. The access lines after a request's error are the server going on.
+  std::string served = WriteTemp(
+      "tpt_served.log",
+      "INFO 03-02 16:00:31 [api_server.py:958] Starting vLLM API server on http://0.0.0.0:8000\n"
+      "ERROR 03-02 16:01:02 [serving_chat.py:197] Error in preprocessing prompt inputs\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/x/vllm/entrypoints/openai/serving_chat.py\", line 181, in create_chat_completion\n"
+      "    ) = await self._preprocess_chat(\n"
+      "ValueError: This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.\n"
+      "INFO:     10.0.0.7:51234 - \"POST /v1/chat/completions HTTP/1.1\" 400 Bad Request\n"
+      "INFO:     10.0.0.7:51236 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n");
+  Result both = Analyze("--format json '" + served + "'", /*merge_stderr=*/true);
+  EXPECT_EQ(both.out.find("reads as a document"), std::string::npos) << both.out;
+  Result s = Analyze("--format json '" + served + "'");
+  EXPECT_EQ(json::parse(s.out, nullptr, false)["root_cause"], "none") << s.out;
 }
 
 // `none` needs a run that got somewhere; a training job's NCCL set-up is one

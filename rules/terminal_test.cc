@@ -1,0 +1,284 @@
+// terminal_test.cc: what ended the run (rules/terminal.h), and what the
+// engine does with it: a line its producer went on after is no cause of a
+// later failure, cause before surface, "Possible:" below kSureEnough, the
+// terminal exception quoted when no rule explains it, stage from frames.
+#include "rules/terminal.h"
+
+#include <gtest/gtest.h>
+
+#include "rules/engine.h"
+#include "rules/frame_stage.h"
+#include "rules/test_rules.h"
+#include "rules/vocabulary.h"
+
+namespace tpt {
+namespace {
+
+Event Ev(const std::string& kind, int rank, nlohmann::json fields = nlohmann::json::object(), std::string text = "") {
+  static uint64_t line = 0;
+  Event e;
+  e.kind = kind;
+  e.family = "vllm";
+  e.rank = rank;
+  e.file = "run.log";
+  e.line = ++line;
+  e.SetFields(std::move(fields));
+  e.text = text.empty() ? kind + " line" : std::move(text);
+  return e;
+}
+
+RuleSet Rules(std::vector<std::pair<std::string, std::string>> files) {
+  auto set = RuleSet::LoadTexts(files);
+  EXPECT_TRUE(set.ok()) << set.status().message();
+  return set.ok() ? std::move(*set) : RuleSet();
+}
+
+// A start-up warning (here: a fused kernel not supported on this GPU), a
+// healthy start, serving, then a crash of another kind much later.
+std::vector<Event> WarningThenLaterDeath() {
+  return {Ev("server_args", -1, {{"framework", "vllm"}, {"tp_size", 2}}),
+          Ev("unsupported_arch", 0, {}, "WARNING 01-01 00:00:01 custom allreduce is not supported on this GPU"),
+          Ev("weights_load_end", 0, {{"weights_bytes", 1e9}}),
+          Ev("startup_complete", 0),
+          Ev("batch_stats", 0),
+          Ev("batch_stats", 0),
+          Ev("illegal_memory_access", 1, {}, "RuntimeError: CUDA error: an illegal memory access was encountered"),
+          Ev("engine_dead", -1, {}, "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.")};
+}
+
+TEST(Terminals, EndsAreFailuresTheirProducerWentNoFurtherAfter) {
+  std::vector<Event> ev = WarningThenLaterDeath();
+  RunIndex run(ev);
+  Terminals t(run);
+  EXPECT_TRUE(t.Survived(1));   // rank 0 loaded, started and served after its warning
+  EXPECT_FALSE(t.IsEnd(1));
+  EXPECT_FALSE(t.Linked(1));    // a warning leads to no later death
+  EXPECT_TRUE(t.IsEnd(6));      // rank 1's error: nothing of rank 1 after it
+  EXPECT_TRUE(t.IsEnd(7));      // the engine's consequence line
+  EXPECT_TRUE(t.Linked(6));
+  ASSERT_TRUE(t.Primary().has_value());
+  EXPECT_EQ(*t.Primary(), 6u);  // the error that names what failed, not the consequence
+  ASSERT_TRUE(t.EndOf(6).has_value());
+  EXPECT_EQ(*t.EndOf(6), 6u);
+}
+
+// Issue class 1: a warning the run survived was the verdict of a later death
+// (today's main: unsupported_gpu_arch at the warning's line).
+TEST(Terminals, AWarningTheRunWentOnAfterIsNotTheCauseOfALaterDeath) {
+  RuleSet set = Rules({{"w.json", R"({"id": "w", "title": "t", "root_cause": "unsupported_gpu_arch", "confidence": 0.9,
+                                      "anchor": "unsupported_arch", "explanation": "arch"})"},
+                       {"i.json", R"({"id": "i", "title": "t", "root_cause": "illegal_memory_access", "confidence": 0.8,
+                                      "anchor": "illegal_memory_access", "explanation": "ima"})"}});
+  std::vector<Event> ev = WarningThenLaterDeath();
+  Analysis a = Analyze(ev, set);
+  EXPECT_EQ(a.root_cause, "illegal_memory_access") << a.verdict;
+  ASSERT_EQ(a.diagnoses.size(), 1u);
+  EXPECT_EQ(a.diagnoses[0].explains.line, ev[6].line);  // it explains rank 1's own end
+  bool finding = false;
+  for (const Finding& f : a.findings) finding |= f.id == "w";
+  EXPECT_TRUE(finding) << "the warning is kept as a finding";
+}
+
+// Not only warnings: an error its process went on after (a request's OOM,
+// then more serving) is no cause of a later death of another kind.
+TEST(Terminals, AnErrorItsProcessWentOnAfterIsNotTheCauseOfALaterHang) {
+  RuleSet set = Rules({{"o.json", R"({"id": "o", "title": "t", "root_cause": "runtime_oom", "anchor": "cuda_oom",
+                                      "explanation": "oom"})"},
+                       {"h.json", R"({"id": "h", "title": "t", "root_cause": "nccl_timeout_hang", "tier": "symptom",
+                                      "anchor": "watchdog_timeout", "explanation": "hang"})"}});
+  std::vector<Event> ev = {Ev("startup_complete", 0), Ev("cuda_oom", 0), Ev("batch_stats", 0), Ev("batch_stats", 0),
+                           Ev("watchdog_timeout", 0), Ev("watchdog_timeout", 1)};
+  Analysis a = Analyze(ev, set);
+  EXPECT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;  // was runtime_oom: a cause outranked the symptom
+}
+
+// The named links: a worker's error -> the engine's death (a consequence);
+// a line whose kind leads_to a later failure (events.json).
+TEST(Terminals, ConsequencesAndNamedLinksKeepACauseLinked) {
+  std::vector<Event> ev = {Ev("startup_complete", -1), Ev("cuda_oom", -1, {}, "torch.OutOfMemoryError: CUDA out of memory."),
+                           Ev("http_access", -1), Ev("engine_dead", -1)};
+  RunIndex run(ev);
+  Terminals t(run);
+  EXPECT_TRUE(t.Survived(1));
+  EXPECT_TRUE(t.Linked(1)) << "the engine died of it: the next end is its consequence";
+  std::vector<Event> ev2 = {Ev("cuda_oom", -1), Ev("http_access", -1), Ev("watchdog_timeout", -1), Ev("engine_dead", -1)};
+  RunIndex run2(ev2);
+  Terminals t2(run2);
+  EXPECT_FALSE(t2.Linked(0)) << "another own failure ended the run first";
+  for (const EventKind& k : EventKinds())
+    for (const std::string& to : k.leads_to) {
+      const EventKind* target = FindEventKind(to);
+      ASSERT_NE(target, nullptr) << k.kind << " leads_to unknown kind " << to;
+      EXPECT_TRUE(target->failure) << k.kind << " leads_to " << to << ", which is no failure";
+    }
+  const EventKind* imbalance = FindEventKind("memory_imbalance");
+  ASSERT_NE(imbalance, nullptr);
+  ASSERT_FALSE(imbalance->leads_to.empty());
+  std::vector<Event> ev3 = {Ev("memory_imbalance", 0), Ev("weights_load_end", 0), Ev(imbalance->leads_to[0], 0)};
+  RunIndex run3(ev3);
+  Terminals t3(run3);
+  EXPECT_TRUE(t3.Survived(0));
+  EXPECT_TRUE(t3.Linked(0));
+}
+
+// Stdout and stderr of one run without timestamps have no order between
+// them: a phase line of the other stream is no progress after an error.
+TEST(Terminals, UntimedStreamsDoNotOrderProgressAfterAnError) {
+  Event err = Ev("cuda_oom", 0);
+  err.source = 1;
+  Event phase = Ev("weights_load_end", 0);
+  phase.source = 0;
+  std::vector<Event> ev = {err, phase};
+  RunIndex run(ev);
+  Terminals t(run);
+  EXPECT_FALSE(t.Survived(0));
+  EXPECT_TRUE(t.IsEnd(0));
+  ev[0].ts = 10;
+  ev[1].ts = 11;
+  RunIndex timed(ev);
+  EXPECT_TRUE(Terminals(timed).Survived(0));
+}
+
+// Cause before surface (taxonomy.json outranks), each pair of the issue.
+TEST(Terminals, CauseBeforeSurfaceForEachNamedPair) {
+  struct Pair {
+    const char* cause;
+    const char* surface;
+  };
+  for (Pair p : {Pair{"illegal_memory_access", "cuda_graph_capture_failure"},
+                 Pair{"p2p_topology_problem", "custom_allreduce_failure"}, Pair{"nvls_fabric_manager", "nccl_error"},
+                 Pair{"warmup_oom", "nccl_error"}, Pair{"weights_oom", "nccl_error"},
+                 Pair{"runtime_oom", "nccl_error"}, Pair{"host_oom", "process_crashed"}}) {
+    const RootCause* rc = FindRootCause(p.cause);
+    ASSERT_NE(rc, nullptr) << p.cause;
+    bool listed = false;
+    for (const Outranks& o : rc->outranks) listed |= o.id == p.surface && !o.why.empty();
+    EXPECT_TRUE(listed) << p.cause << " should outrank " << p.surface;
+    // The surface's rule fires on an earlier line; the cause still leads.
+    std::string s = std::string(R"({"id": "s", "title": "t", "root_cause": ")") + p.surface +
+                    R"(", "anchor": "cuda_error", "explanation": "surface"})";
+    std::string c = std::string(R"({"id": "c", "title": "t", "root_cause": ")") + p.cause +
+                    R"(", "anchor": "nccl_error", "explanation": "cause"})";
+    RuleSet set = Rules({{"s.json", s}, {"c.json", c}});
+    Analysis a = Analyze(std::vector<Event>{Ev("cuda_error", 0), Ev("nccl_error", 0)}, set);
+    EXPECT_EQ(a.root_cause, p.cause) << a.verdict;
+  }
+  for (const RootCause& rc : RootCauses())
+    for (const Outranks& o : rc.outranks) EXPECT_NE(FindRootCause(o.id), nullptr) << rc.id << " outranks " << o.id;
+}
+
+TEST(Terminals, BelowSureEnoughTheVerdictIsAPossibilityWithTheRunnerUp) {
+  RuleSet set = Rules({{"a.json", R"({"id": "a", "title": "t", "root_cause": "nccl_error", "confidence": 0.6,
+                                      "anchor": "nccl_error", "explanation": "nccl"})"},
+                       {"b.json", R"({"id": "b", "title": "t", "root_cause": "process_crashed", "confidence": 0.5,
+                                      "tier": "consequence", "anchor": "engine_dead", "explanation": "died"})"}});
+  Analysis a = Analyze(std::vector<Event>{Ev("nccl_error", 0), Ev("engine_dead", -1)}, set);
+  EXPECT_EQ(a.root_cause, "nccl_error");
+  EXPECT_EQ(a.verdict.rfind("Possible: nccl_error", 0), 0u) << a.verdict;
+  EXPECT_NE(a.verdict.find("runner-up: process_crashed"), std::string::npos) << a.verdict;
+  RuleSet sure = Rules({{"a.json", R"({"id": "a", "title": "t", "root_cause": "nccl_error", "confidence": 0.8,
+                                       "anchor": "nccl_error", "explanation": "nccl"})"}});
+  Analysis b = Analyze(std::vector<Event>{Ev("nccl_error", 0)}, sure);
+  EXPECT_EQ(b.verdict.rfind("nccl_error", 0), 0u) << b.verdict;
+}
+
+// No rule explains the run: the verdict quotes what ended it, not an earlier
+// line the run went on after.
+TEST(Terminals, UnknownQuotesTheTerminalException) {
+  // A rule of another failure only: nothing here explains the run.
+  RuleSet none = Rules({{"d.json", R"({"id": "d", "title": "t", "root_cause": "disk_full", "anchor": "disk_full",
+                                      "explanation": "disk"})"}});
+  std::vector<Event> ev = {Ev("startup_complete", 0),
+                           Ev("cuda_error", 0, {{"message", "misaligned address"}}, "CUDA error: misaligned address in a request"),
+                           Ev("batch_stats", 0),
+                           Ev("exception", 0, {{"type", "RuntimeError"}, {"message", "NCCL communicator was aborted"}},
+                              "RuntimeError: NCCL communicator was aborted")};
+  Analysis a = Analyze(ev, none);
+  EXPECT_EQ(a.root_cause, "unknown");
+  EXPECT_NE(a.verdict.find("NCCL communicator was aborted"), std::string::npos) << a.verdict;
+  EXPECT_EQ(a.verdict.find("misaligned"), std::string::npos) << a.verdict;
+}
+
+// Stage from frames, per framework, at the versions stages.json cites.
+TEST(FrameStage, EachFrameworksFramesGiveTheirStage) {
+  struct Case {
+    std::vector<std::string> frames;
+    const char* stage;
+  };
+  const std::string v = "/usr/local/lib/python3.12/dist-packages/vllm/";
+  const std::string s = "/sgl-workspace/sglang/python/sglang/srt/";
+  std::vector<Case> cases = {
+      // vLLM V1 (0.8-0.10): profiling, KV allocation, capture (which runs _dummy_run), model construction
+      {{v + "v1/engine/core.py::_initialize_kv_caches", v + "v1/worker/gpu_worker.py::determine_available_memory",
+        v + "v1/worker/gpu_model_runner.py::profile_run", v + "v1/worker/gpu_model_runner.py::_dummy_run",
+        v + "model_executor/models/llama.py::forward"},
+       "warmup"},
+      {{v + "v1/worker/gpu_worker.py::initialize_from_config", v + "v1/worker/gpu_model_runner.py::initialize_kv_cache"},
+       "kv_pool"},
+      {{v + "v1/worker/gpu_worker.py::compile_or_warm_up_model", v + "v1/worker/gpu_model_runner.py::capture_model",
+        v + "v1/worker/gpu_model_runner.py::_dummy_run"},
+       "graphs"},
+      {{v + "v1/worker/gpu_model_runner.py::load_model", v + "model_executor/model_loader/default_loader.py::load_model",
+        v + "model_executor/models/qwen2.py::__init__", v + "model_executor/layers/linear.py::create_weights"},
+       "weights"},
+      {{v + "v1/engine/core.py::run_busy_loop", v + "v1/engine/core.py::step",
+        v + "v1/worker/gpu_model_runner.py::execute_model"},
+       "serving"},
+      // vLLM V0 (0.6): profile_run runs execute_model: warm-up, not serving
+      {{v + "worker/worker.py::determine_num_available_blocks", v + "worker/model_runner.py::profile_run",
+        v + "worker/model_runner.py::execute_model"},
+       "warmup"},
+      {{v + "worker/worker.py::_init_cache_engine", v + "worker/cache_engine.py::__init__",
+        v + "worker/cache_engine.py::_allocate_kv_cache"},
+       "kv_pool"},
+      // SGLang (0.4, 0.5)
+      {{s + "model_executor/model_runner.py::init_cuda_graphs", s + "model_executor/cuda_graph_runner.py::__init__",
+        s + "model_executor/cuda_graph_runner.py::capture"},
+       "graphs"},
+      {{s + "model_executor/model_runner.py::init_memory_pool", s + "mem_cache/memory_pool.py::__init__"}, "kv_pool"},
+      {{s + "model_executor/model_runner.py::load_model", s + "model_loader/loader.py::load_model",
+        s + "models/deepseek_v2.py::__init__"},
+       "weights"},
+      {{s + "managers/scheduler.py::event_loop_overlap", s + "managers/scheduler.py::run_batch",
+        s + "managers/tp_worker.py::forward_batch_generation"},
+       "serving"},
+      // TGI (2.x, 3.x)
+      {{"/opt/conda/lib/python3.11/site-packages/text_generation_server/server.py::Warmup",
+        "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py::warmup"},
+       "warmup"},
+      {{"/opt/conda/lib/python3.11/site-packages/text_generation_server/server.py::serve_inner",
+        "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/__init__.py::get_model"},
+       "weights"},
+      {{s + "model_executor/model_runner.py::init_device_graphs", s + "model_executor/cuda_graph_runner.py::capture"},
+       "graphs"},  // SGLang 0.5 names the step init_device_graphs
+      {{"/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py::warmup",
+        "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py::cuda_graph_warmup"},
+       "graphs"},
+      {{"/opt/conda/lib/python3.11/site-packages/text_generation_server/server.py::Prefill",
+        "/opt/conda/lib/python3.11/site-packages/text_generation_server/models/flash_causal_lm.py::generate_token"},
+       "serving"},
+      // TensorRT-LLM (PyTorch backend), LMDeploy, PyTorch
+      {{"/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/model_engine.py::warmup"}, "warmup"},
+      {{"/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/py_executor_creator.py::create_py_executor",
+        "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/_util.py::_create_kv_cache_manager"},
+       "kv_pool"},
+      {{"/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/py_executor.py::_executor_loop",
+        "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/py_executor.py::_forward_step"},
+       "serving"},
+      {{"/usr/local/lib/python3.12/dist-packages/lmdeploy/pytorch/engine/cache_engine.py::_allocate_cache"}, "kv_pool"},
+      {{"/usr/local/lib/python3.12/dist-packages/lmdeploy/pytorch/engine/model_agent.py::build_model",
+        "/usr/local/lib/python3.12/dist-packages/lmdeploy/pytorch/weight_loader/model_weight_loader.py::load_model_weights"},
+       "weights"},
+      {{"/usr/local/lib/python3.12/dist-packages/lmdeploy/pytorch/engine/engine.py::_async_loop_background"}, "serving"},
+      {{"/opt/conda/lib/python3.10/site-packages/torch/cuda/graphs.py::__exit__",
+        "/opt/conda/lib/python3.10/site-packages/torch/cuda/graphs.py::capture_end"},
+       "graphs"},
+      {{"/app/train.py::main", "/opt/conda/lib/python3.10/site-packages/torch/_tensor.py::backward"}, "serving"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(StageOfFrames(c.frames), c.stage) << c.frames.back();
+  EXPECT_EQ(StageOfFrames({"/app/main.py::main", "/app/util.py::helper"}), "");
+  EXPECT_EQ(StageOfFrames({}), "");
+}
+
+}  // namespace
+}  // namespace tpt
