@@ -317,10 +317,21 @@ std::string EvidenceLocation(const Evidence& e) {
   return loc;
 }
 
+std::string Advice(const Remedy& r) {
+  if (r.value.empty()) {
+    if (r.direction == "increase") return "raise " + r.flag;
+    if (r.direction == "decrease") return "lower " + r.flag;
+    return r.flag;
+  }
+  if (r.direction == "increase") return r.flag + " >= " + r.value;
+  if (r.direction == "decrease") return r.flag + " <= " + r.value;
+  return r.flag + " " + r.value;
+}
+
 std::string RemedyLine(const Remedy& r) {
-  std::string line = r.flag;
-  if (!r.value.empty()) line += (line.empty() ? "" : " ") + r.value;
-  if (!r.direction.empty()) line += " (" + r.direction + ")";
+  std::string line = RemedyCommand(r);
+  if (line.empty()) line = Advice(r);
+  line = std::string(RemedyLabel(r)) + ": " + line;
   if (!r.why.empty()) line += ": " + r.why;
   return line;
 }
