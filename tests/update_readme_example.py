@@ -12,7 +12,9 @@ The block is kept by hand. Both the block and the tool's output must also hold
 FACTS: the founding case's verdict and figures, worked out by hand from the log
 (94.0 GiB free at init, 21.7 GiB after the weights, --mem-fraction-static 0.50:
 reserved (1 - 0.50) x 94.0 = 47.0 GiB, rest 21.7 - 47.0 = -25.3 GiB, floor
-1 - 21.7 / 94.0 = 0.769 -> 0.77), not from the tool. So a bug that changes the
+1 - 21.7 / 94.0 = 0.769 -> 0.77; the fix keeps SGLang's 14.5 GiB headroom:
+1 - 14.5 / 94.0 = 0.845 -> 0.84, pool 21.7 - 0.16 x 94.0 = 6.66 GiB), not
+from the tool. So a bug that changes the
 answer fails here even if someone pastes the new output into the README.
 
 Without --check it prints the unified diff from the README's block to the
@@ -40,8 +42,10 @@ FACTS = [
     (r"keeps 47\.0 GiB back \(\(1 - 0\.50\) x 94\.0 GiB", "reserved = (1 - f) x free at init"),
     (r"KV pool gets -25\.3 GiB", "rest = 21.7 - 47.0"),
     (r"must be at least 0\.77", "floor = ceil2(1 - 21.7 / 94.0)"),
-    (r"^Fix: --mem-fraction-static 0\.77 \(now 0\.50, the floor\)", "the fix value"),
-    (r"KV pool 81\.9 MiB a rank", "pool at the floor: 21.7 GiB - 0.23 x 94.0 GiB, with the log's unrounded inputs"),
+    (r"^Fix: --mem-fraction-static 0\.84 \(now 0\.50, floor 0\.77\)",
+     "the fix value: the largest f with (1 - f) x 94.0 GiB >= SGLang's 14.5 GiB headroom (f <= 0.845)"),
+    (r"gives KV pool 6\.66 GiB a rank", "pool at the fix: 21.7 - (1 - 0.84) x 94.0"),
+    (r"the floor gives KV pool 81\.9 MiB a rank", "pool at the floor: 21.7 GiB - 0.23 x 94.0 GiB, with the log's unrounded inputs"),
     (r"^  0-7 +target +94\.00 +72\.30 +47\.00 +0\.00 +0\.00 +-25\.30 +SHORT$", "the ledger: every rank short by 25.3 GiB"),
     (r"custom all-reduce allocates ~24 MiB a rank", "the suspect ruled out with its number"),
 ]
