@@ -82,8 +82,9 @@ TEST(SglangKvPoolTest, QwqOnFourL4MatchesLog) {
   EXPECT_FALSE(r->fails);
   // Inputs are rounded to 2 decimals in the log, so within 1% of 46,611.
   EXPECT_NEAR(static_cast<double>(r->max_total_num_tokens), 46611, 466);
-  // K size alone: tokens x cell/2 = 1.42 GiB as logged (46611 x 32768 B).
-  EXPECT_NEAR(46611.0 * 32768 / kGiB, 1.42, 0.005);
+  // K size alone: tokens x cell/2, logged as "K size: 1.42 GB" next to
+  // "#tokens: 46611": the model's token count must give the logged size too.
+  EXPECT_NEAR(static_cast<double>(r->max_total_num_tokens) * (*cell / 2) / kGiB, 1.42, 0.015);
 }
 
 // §1.2(c): DeepSeek R1 MLA bf16: 576 x 61 x 2 = 70,272 B/token, not divided by TP.

@@ -50,6 +50,27 @@ TEST(VllmKvPoolTest, TokensFromAvailableMemoryMatchKnowledgeExample) {
   EXPECT_FALSE(r->fails);
 }
 
+// Anchored to a logged launch (samples/logs/vllm-v1-tp2-healthy.log, vLLM V1,
+// Qwen3-32B at TP 2: 64 layers, 8 KV heads x 128, bf16): "Available KV cache
+// memory: 37.73 GiB" on each worker, then "GPU KV cache size: 309,072 tokens".
+// The bytes per token come from the model's shape, not from the answer.
+TEST(VllmKvPoolTest, TokensOfALoggedLaunch) {
+  auto per_token = VllmBytesPerToken(Gqa(64, 8, 128), 2);
+  ASSERT_TRUE(per_token.ok());
+  VllmKvInput in;
+  in.era = VllmEra::kV1StartupCheck;
+  in.total_bytes = 79.19 * kGiB;  // H100 80GB's cudaMemGetInfo total
+  in.free_at_init_bytes = 78.6 * kGiB;
+  in.gpu_memory_utilization = 0.9;  // the log's non-default args
+  in.bytes_per_token = *per_token;
+  // What the budget leaves for KV is the logged figure: the rest of the budget is non-KV use.
+  in.weights_bytes = in.total_bytes * 0.9 - 37.73 * kGiB;
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->kv_tokens, 309072) << "the log's GPU KV cache size";
+  EXPECT_FALSE(r->fails);
+}
+
 // Corpus-style V0 case (v0.6.6, 8xL40S): 44.39 GiB x 0.92 = 40.84; weights 21.67, non-torch
 // 0.36, activation 15.73 -> 3.09 GiB; 40,960 B/token (80 layers, 1 head per rank) -> 5,06x blocks.
 TEST(VllmKvPoolTest, V0ProfilingArithmetic) {

@@ -231,6 +231,19 @@ TEST(BlockReader, LineLongerThanThePolicyIsNotHeldInTheBuffer) {
   EXPECT_LE(r.buffer_capacity(), 2u << 20);
 }
 
+// A line past the policy whose newline only comes with the next read: the
+// block is cut and says so (the flag is set when the line is first set aside).
+TEST(BlockReader, LineCutJustBeforeItsNewlineArrivesIsFlagged) {
+  DribbleSource pipe(std::string(5000, 'a') + "\nb\n", 1000);
+  BlockReader r(&pipe, size_t{1} << 30, 4096);
+  Block b;
+  std::vector<std::pair<size_t, bool>> got;
+  while (*r.Next(&b)) got.push_back({b.text.size(), b.truncated});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], std::make_pair(size_t{4096}, true));
+  EXPECT_EQ(got[1], std::make_pair(size_t{2}, false));
+}
+
 TEST(OpenInput, MissingFileNamesThePath) {
   auto r = OpenInput("/nonexistent/rank0.log");
   ASSERT_FALSE(r.ok());

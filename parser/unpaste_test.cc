@@ -159,3 +159,45 @@ TEST(Unpaste, CutLastLineDropsAPartialValue) {
 }
 }  // namespace
 }  // namespace tpt
+
+namespace tpt {
+namespace {
+// A terminal's wrap is rejoined only up to 16 KiB a line: a 40,000-byte line
+// cut at 400 columns comes back as pieces of at most 16 KiB (+ one width), so a
+// hostile paste cannot make one joined line of unbounded size. Line numbers stay.
+TEST(Unpaste, TerminalJoinStopsAt16KiB) {
+  std::string logical = "[2025-06-10 10:01:11 TP0] RuntimeError: ";
+  for (int i = 0; logical.size() < 40000; ++i) logical += "word" + std::to_string(100000 + i) + " ";
+  logical.resize(40000);
+  std::string in;
+  for (size_t p = 0; p < logical.size(); p += 400) in += logical.substr(p, 400) + "\n";
+  in += "end\n";
+  std::string out = ReadAll(in, Formats(), 4096);
+  EXPECT_EQ(Lines(out), Lines(in));
+  size_t longest = 0;
+  for (size_t p = 0, nl; p < out.size(); p = nl + 1) {
+    nl = out.find('\n', p);
+    if (nl == std::string::npos) nl = out.size();
+    longest = std::max(longest, nl - p);
+  }
+  EXPECT_GE(longest, size_t{16} << 10) << "the wrapped pieces were not rejoined";
+  EXPECT_LE(longest, (size_t{16} << 10) + 400) << "a joined line past the 16 KiB cap";
+  std::string no_newlines;
+  for (char c : out)
+    if (c != '\n') no_newlines += c;
+  EXPECT_EQ(no_newlines, logical + "end") << "the join must keep every byte, in order";
+}
+}  // namespace
+}  // namespace tpt
+
+namespace tpt {
+namespace {
+// The source blanks a paste's fence and elision lines (they keep their line
+// numbers) and leaves a line that only mentions dots or backticks alone.
+TEST(Unpaste, FenceAndElisionLinesComeOutBlank) {
+  const std::string in = "```text\n[2025-06-10 10:01:11 TP0] Loading...\n....\n[...]\n  ```\n`a` and ```b```\nend\n";
+  EXPECT_EQ(ReadAll(in, nullptr), "\n[2025-06-10 10:01:11 TP0] Loading...\n\n\n\n`a` and ```b```\nend\n");
+  EXPECT_EQ(ReadAll(in, Formats()), "\n[2025-06-10 10:01:11 TP0] Loading...\n\n\n\n`a` and ```b```\nend\n");
+}
+}  // namespace
+}  // namespace tpt

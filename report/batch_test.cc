@@ -59,6 +59,14 @@ TEST(AnalyzeInParallel, ResultsInInputOrderUsingSeveralThreads) {
     int now = ++running;
     for (int p = peak; now > p && !peak.compare_exchange_weak(p, now);) {
     }
+    // Until a second run is seen in flight (at most 10 s): with 4 workers one
+    // comes, however the scheduler orders them; a serial pool never gets there.
+    for (int i = 0; i < 10000 && peak.load() < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      now = running.load();
+      for (int p = peak; now > p && !peak.compare_exchange_weak(p, now);) {
+      }
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(2 + (40 - in.name.size()) % 3));
     --running;
     RunResult r;

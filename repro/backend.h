@@ -115,10 +115,10 @@ struct SimulatedDevice {
   int64_t graph_bytes_per_bs = 1ll << 20;          // graph pool growth per captured batch size
   bool hang_in_graphs = false;                     // a rank never reaches the barrier
   std::string fail_step;                           // InitComm / InitCustomAllreduce fail (tests)
-  int real_ranks_free_skew_bytes = 0;              // rank r sees r x skew less (per-GPU mode tests)
+  int64_t real_ranks_free_skew_bytes = 0;          // rank r sees r x skew less (per-process mode)
   // Fault injection for tests of the per-process path (one simulated device
-  // per process; ranks exchange nothing and take their peers' figures as
-  // their own): rank die_rank SIGKILLs itself on reaching die_step
+  // per process; AllReduceMin and AllGather exchange the ranks' figures
+  // through files next to TPT_REPRO_ID_FILE): rank die_rank SIGKILLs itself on reaching die_step
   // (custom_ar, ballast, weights, kv_pool, cuda_graphs), and every such step
   // takes step_delay_s (cancellable).
   int die_rank = -1;

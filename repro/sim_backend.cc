@@ -2,8 +2,11 @@
 // with the memory figures measured on the H200 (anchors-allreduce.md §4.1).
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -39,15 +42,21 @@ class SimulatedBackend : public DeviceBackend {
     used_ = d_.other_processes_bytes;
     return Charge("context", d_.context_bytes, &fixed_);
   }
-  StatusOr<MemInfo> GetMemInfo() override { return MemInfo{d_.total_bytes - used_, d_.total_bytes}; }
+  StatusOr<MemInfo> GetMemInfo() override {
+    // Per-process ranks may differ (real_ranks_free_skew_bytes): rank r sees r x skew less.
+    const int64_t skew = layout_.colocated ? 0 : int64_t(layout_.rank) * d_.real_ranks_free_skew_bytes;
+    return MemInfo{d_.total_bytes - used_ - skew, d_.total_bytes};
+  }
   Status InitComm() override {
     if (d_.fail_step == "nccl_comm") return InternalError("simulated ncclCommInitRank failure: unhandled system error");
     return Charge("nccl", d_.nccl_bytes, &fixed_);
   }
-  StatusOr<int64_t> AllReduceMin(int64_t v) override { return v; }
-  StatusOr<std::vector<int64_t>> AllGather(int64_t v) override {
-    return std::vector<int64_t>(layout_.colocated ? 1 : layout_.world, v);
+  StatusOr<int64_t> AllReduceMin(int64_t v) override {
+    auto all = Exchange(v);
+    if (!all.ok()) return all.status();
+    return *std::min_element(all->begin(), all->end());
   }
+  StatusOr<std::vector<int64_t>> AllGather(int64_t v) override { return Exchange(v); }
   Status InitCustomAllreduce(int world, int64_t max_bytes) override {
     TPT_RETURN_IF_ERROR(Fault("custom_ar"));
     if (d_.fail_step == "custom_ar") return InternalError("simulated cudaIpcOpenMemHandle failure: peer access is not supported");
@@ -80,6 +89,42 @@ class SimulatedBackend : public DeviceBackend {
   }
 
  private:
+  // Every real rank's `v`, in rank order: each rank writes its value to
+  // `<id file>.simN.RANK` (whole, then renamed) and reads its peers' (N counts
+  // the collectives, so every rank must call them in the same order, as with
+  // NCCL). One rank (co-located mode) exchanges nothing.
+  StatusOr<std::vector<int64_t>> Exchange(int64_t v) {
+    const int n = layout_.colocated ? 1 : layout_.real_ranks;
+    if (n <= 1) return std::vector<int64_t>{v};
+    if (layout_.nccl_id_file.empty()) {
+      return InvalidArgumentError("rank " + std::to_string(layout_.rank) + ": the simulated collectives of " +
+                                  std::to_string(n) + " processes need a rendezvous file (TPT_REPRO_ID_FILE)");
+    }
+    const std::string base = layout_.nccl_id_file + ".sim" + std::to_string(collectives_++) + ".";
+    const std::string mine = base + std::to_string(layout_.rank);
+    {
+      std::ofstream out(mine + ".tmp");
+      out << v << "\n";
+      if (!out) return InternalError("cannot write " + mine + ".tmp");
+    }
+    if (std::rename((mine + ".tmp").c_str(), mine.c_str()) != 0) return InternalError("cannot rename to " + mine);
+    std::vector<int64_t> all(n);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < n;) {
+      std::ifstream in(base + std::to_string(r));
+      if (in >> all[r]) {
+        ++r;
+        continue;
+      }
+      if (CancelFlag().load()) return CancelledError("simulated collective: " + CancelReason());
+      if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(60)) {
+        return DeadlineExceededError("rank " + std::to_string(layout_.rank) + ": rank " + std::to_string(r) +
+                                     " did not join the simulated collective in 60 s");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return all;
+  }
   Status Fault(const std::string& step) {
     if (layout_.rank == d_.die_rank && step == d_.die_step) raise(SIGKILL);
     for (double t = 0; t < d_.step_delay_s; t += 0.01) {
@@ -106,6 +151,7 @@ class SimulatedBackend : public DeviceBackend {
   int64_t used_ = 0;
   int64_t fixed_ = 0;     // context + communicator: kept across runs
   int64_t released_ = 0;  // freed by Release()
+  int collectives_ = 0;   // collectives called so far (names the exchange files)
 };
 
 }  // namespace

@@ -124,6 +124,7 @@ TEST(EngineTest, TimeoutsOnlyPointAtTheRankBehind) {
     ev.push_back(Ev("watchdog_timeout", r, {{"seq", r == 2 ? 41 : 42}, {"op_type", "ALLREDUCE"}}));
   Analysis a = Analyze(ev, Builtin());
   ASSERT_EQ(a.root_cause, "collective_desync") << a.verdict;
+  EXPECT_EQ(a.diagnoses[0].rank, 2) << a.verdict;
   EXPECT_EQ(a.diagnoses[0].figures["suspect_rank"].get<double>(), 2);
   EXPECT_EQ(a.diagnoses[0].figures["min_seq"].get<double>(), 41);
   EXPECT_EQ(a.diagnoses[0].figures["max_seq"].get<double>(), 42);
@@ -137,6 +138,85 @@ TEST(EngineTest, TimeoutsOnlyPointAtTheRankBehind) {
   ASSERT_EQ(b.root_cause, "nccl_timeout_hang") << b.verdict;
   EXPECT_EQ(b.diagnoses[0].figures["min_seq"].get<double>(), 41);
   EXPECT_EQ(b.diagnoses[0].figures["max_seq"].get<double>(), 42);
+  // The lowest-SeqNum path blames a rank behind (2 or 3), never one ahead.
+  EXPECT_EQ(b.diagnoses[0].rank, 2) << b.verdict;
+  EXPECT_EQ(b.diagnoses[0].figures["suspect_rank"].get<double>(), 2);
+  EXPECT_NE(b.verdict.find("rank 2 is the one behind"), std::string::npos) << b.verdict;
+}
+
+// Every path of the rules that name a suspect rank (`suspect_rank`), on the
+// rank each blames: a rule that points at the wrong rank sends the engineer
+// to the wrong machine.
+Analysis Timeouts(const std::vector<int>& seq_of_rank, int ranks_started, const std::string& op_of_odd = "") {
+  std::vector<Event> ev;
+  for (int r = 0; r < ranks_started; ++r) ev.push_back(Ev("startup_complete", r));
+  for (size_t r = 0; r < seq_of_rank.size(); ++r) {
+    if (seq_of_rank[r] < 0) continue;  // this rank logged no timeout
+    nlohmann::json f = {{"op_type", "ALLREDUCE"}};
+    if (seq_of_rank[r] > 0) f["seq"] = seq_of_rank[r];
+    if (!op_of_odd.empty() && r == 1) f["op_type"] = op_of_odd;
+    ev.push_back(Ev("watchdog_timeout", static_cast<int>(r), f));
+  }
+  return Analyze(ev, Builtin());
+}
+
+TEST(EngineTest, HangBlamesTheRankBehindOnEveryPath) {
+  // Two ranks, one behind: the lowest SeqNum (rank 1 at 41).
+  Analysis behind = Timeouts({42, 41}, 2);
+  ASSERT_EQ(behind.root_cause, "nccl_timeout_hang") << behind.verdict;
+  EXPECT_EQ(behind.diagnoses[0].rank, 1) << behind.verdict;
+  // The same with rank 0 behind: the blame follows the SeqNum, not the order.
+  Analysis behind0 = Timeouts({41, 42}, 2);
+  ASSERT_EQ(behind0.root_cause, "nccl_timeout_hang") << behind0.verdict;
+  EXPECT_EQ(behind0.diagnoses[0].rank, 0) << behind0.verdict;
+  // A rank that logged no timeout while the others waited at one SeqNum: the
+  // silent rank (rank 2).
+  Analysis silent = Timeouts({42, 42, -1, 42}, 4);
+  ASSERT_EQ(silent.root_cause, "nccl_timeout_hang") << silent.verdict;
+  EXPECT_EQ(silent.diagnoses[0].rank, 2) << silent.verdict;
+  // Every rank at the same SeqNum, none silent: nobody to blame (-1).
+  Analysis same = Timeouts({42, 42, 42, 42}, 4);
+  ASSERT_EQ(same.root_cause, "nccl_timeout_hang") << same.verdict;
+  EXPECT_EQ(same.diagnoses[0].rank, -1) << same.verdict;
+  // No SeqNum on the lines and every rank timed out: -1 as well.
+  Analysis noseq = Timeouts({0, 0, 0, 0}, 4);
+  ASSERT_EQ(noseq.root_cause, "nccl_timeout_hang") << noseq.verdict;
+  EXPECT_EQ(noseq.diagnoses[0].rank, -1) << noseq.verdict;
+}
+
+TEST(EngineTest, DesyncBlamesTheOddRankOutOnEveryPath) {
+  // One rank ahead of three (argmax path): rank 1 at 42.
+  Analysis ahead = Timeouts({41, 42, 41, 41}, 4);
+  ASSERT_EQ(ahead.root_cause, "collective_desync") << ahead.verdict;
+  EXPECT_EQ(ahead.diagnoses[0].rank, 1) << ahead.verdict;
+  // One rank behind three (argmin path): rank 3 at 41.
+  Analysis behind = Timeouts({42, 42, 42, 41}, 4);
+  ASSERT_EQ(behind.root_cause, "collective_desync") << behind.verdict;
+  EXPECT_EQ(behind.diagnoses[0].rank, 3) << behind.verdict;
+  // Same SeqNum, another operation on rank 1: the fingerprints disagree but
+  // the line does not say who is wrong: no rank.
+  Analysis other_op = Timeouts({42, 42, 42, 42}, 4, "BROADCAST");
+  ASSERT_EQ(other_op.root_cause, "collective_desync") << other_op.verdict;
+  EXPECT_EQ(other_op.diagnoses[0].rank, -1) << other_op.verdict;
+}
+
+TEST(EngineTest, StartupMemoryBlamesTheRankWithLeastFreeMemory) {
+  // SGLang: rank 5 of 8 had 20 GiB less free at startup than the others; every
+  // rank stops with "Not enough memory" sized from the minimum.
+  auto run = [](int odd, double odd_free) {
+    std::vector<Event> ev;
+    ev.push_back(Ev("server_args", -1, {{"framework", "sglang"}, {"tp_size", 8}, {"mem_fraction_static", 0.85}}));
+    for (int r = 0; r < 8; ++r) ev.push_back(Ev("weights_load_begin", r, {{"avail_bytes", (r == odd ? odd_free : 78.0) * kGiB}}));
+    for (int r = 0; r < 8; ++r)
+      ev.push_back(Ev("weights_load_end", r, {{"avail_bytes", (r == odd ? odd_free - 30 : 48.0) * kGiB}, {"weights_bytes", 30.0 * kGiB}}));
+    for (int r = 0; r < 8; ++r) ev.push_back(Ev("not_enough_memory", r));
+    return Analyze(ev, Builtin());
+  };
+  for (int odd : {5, 0}) {
+    Analysis a = run(odd, 38.0);
+    ASSERT_FALSE(a.diagnoses.empty()) << a.verdict;
+    EXPECT_EQ(a.diagnoses[0].rank, odd) << a.root_cause << ": " << a.verdict;
+  }
 }
 
 TEST(EngineTest, ARequestsTracebackWhileServingGoesOnIsNotAFailure) {

@@ -38,7 +38,10 @@ TEST(ExprTest, ArithmeticPrecedenceAndParentheses) {
   EXPECT_DOUBLE_EQ(Eval("1e3 + .5", s).number(), 1000.5);
 }
 
-TEST(ExprTest, FoundingCaseRestFormula) {
+// The expression language evaluates the rest formula as written (the rule
+// files' formula is tested on the founding log by AnalyzeFoundingTest and
+// SglangKvPoolTest; this only checks arithmetic, comparison and ceil2 together).
+TEST(ExprTest, EvaluatesARestShapedFormula) {
   MapScope s;
   s.vars["avail"] = 21.7;
   s.vars["total"] = 94.0;

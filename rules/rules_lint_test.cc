@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "parser/format_set.h"
 #include "rules/analyzer.h"
@@ -95,6 +96,40 @@ TEST(RulesLintTest, SamplesGiveTheExpectedResult) {
   }
 }
 
+// The rank each listed sample's primary diagnosis blames, as read off the log
+// by hand (samples/rules/expected_ranks.json). Every positive sample of a rule
+// that names a suspect (`suspect_rank`) is listed, so each path of each
+// rank-blaming rule is pinned on its rank.
+TEST(RulesLintTest, SamplesBlameTheExpectedRank) {
+  std::ifstream in(SamplesDir() / "expected_ranks.json");
+  ASSERT_TRUE(in) << (SamplesDir() / "expected_ranks.json");
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(j.is_object() && j["ranks"].is_object()) << "expected_ranks.json: {\"ranks\": {\"rule/pos.log\": {\"rank\": N}}}";
+  const nlohmann::json& ranks = j["ranks"];
+  int suspect_rules = 0;
+  for (const Rule& r : TheAnalyzer().rules().rules()) {
+    bool names_suspect = std::any_of(r.lets.begin(), r.lets.end(), [](const auto& l) { return l.first == "suspect_rank"; });
+    if (!names_suspect) continue;
+    ++suspect_rules;
+    for (const auto& log : Logs(SamplesDir() / r.id, "pos")) {
+      std::string key = r.id + "/" + log.filename().string();
+      EXPECT_TRUE(ranks.contains(key)) << key << ": the rule names a suspect rank; list the rank this sample must blame in "
+                                       << "samples/rules/expected_ranks.json";
+    }
+  }
+  EXPECT_GE(suspect_rules, 4);
+  for (const auto& [key, want] : ranks.items()) {
+    fs::path log = SamplesDir() / key;
+    ASSERT_TRUE(fs::exists(log)) << key << ": no such sample";
+    ASSERT_TRUE(want.contains("rank") && want["rank"].is_number_integer() && want.value("why", "") != "")
+        << key << ": {\"rank\": N, \"why\": \"...\"}";
+    auto a = TheAnalyzer().Run({log.string()});
+    ASSERT_TRUE(a.ok()) << key << ": " << a.status().message();
+    ASSERT_FALSE(a->diagnoses.empty()) << key << ": " << Summary(*a);
+    EXPECT_EQ(a->diagnoses.front().rank, want["rank"].get<int>())
+        << key << " (" << want["why"].get<std::string>() << "): " << Summary(*a);
+  }
+}
 
 // Every error kind the parser can emit (a failure kind of parser/EVENTS.md
 // "Errors" or "Consequences" that some built-in pattern or block yields) is

@@ -5,14 +5,17 @@
 // printed before and after it that its meaning depends on (`context`, `after`), the
 // event kind the message must yield and the root cause the excerpt must give
 // (`none` for a harmless warning). An entry is covered when both hold. The test
-// prints the coverage per family and fails when the failure entries fall below
-// 95% covered, or when any harmless entry is reported as a failure (a warning is
-// never a root cause by itself).
+// prints the coverage per family and fails when any entry is not covered,
+// unless kKnownMisses names it with the reason; a known miss that is covered
+// again fails too, so the list only shrinks (a ratchet). A harmless entry
+// reported as a failure is never allowed (a warning is never a root cause by
+// itself).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +33,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+
+// Entries not covered today, each with why (empty: 180/180 failure and 32/32
+// harmless entries are covered). Add one only in a commit that says why.
+const std::map<std::string, std::string> kKnownMisses = {};
 
 struct Entry {
   std::string family, id, kind, root_cause;
@@ -145,7 +152,17 @@ TEST(Catalog, EveryEntryIsRecognisedAndClassified) {
   std::printf("  total     failures %d/%d (%.1f%%), harmless %d/%d\n", total.fail_ok, total.fail_all, pct, total.harmless_ok,
               total.harmless_all);
   for (const std::string& m : misses) std::printf("  miss: %s\n", m.c_str());
-  EXPECT_GE(pct, 95.0) << "failure entries recognised and classified right";
+  // Every entry, per family: no slack for a silent regression.
+  std::set<std::string> missed;
+  for (const std::string& m : misses) {
+    std::string id = m.substr(0, m.find(':'));
+    missed.insert(id);
+    EXPECT_TRUE(kKnownMisses.count(id)) << "catalogue entry no longer recognised and classified right: " << m;
+  }
+  for (const auto& [id, why] : kKnownMisses)
+    EXPECT_TRUE(missed.count(id)) << id << " is covered now: remove it from kKnownMisses (" << why << ")";
+  EXPECT_GE(total.fail_all, 180) << "failure entries went missing from samples/catalog";
+  EXPECT_GE(total.harmless_all, 32) << "harmless entries went missing from samples/catalog";
 }
 
 }  // namespace

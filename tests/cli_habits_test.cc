@@ -152,6 +152,16 @@ TEST(CliHabitsTest, FailOnChoosesWhichOutcomesFail) {
   EXPECT_EQ(Tpt("analyze /nonexistent/x.log --format json --fail-on error").rc, 2);
   EXPECT_EQ(Tpt("analyze /nonexistent/x.log --format json --fail-on unknown").rc, 2);
   EXPECT_EQ(Tpt("analyze /nonexistent/x.log --format json --fail-on never").rc, 0);
+  // A failure seen but not classified (3): failure and unknown fail on it,
+  // error and never do not.
+  const std::string unknown = ::testing::TempDir() + "/tpt_fail_on_unknown.log";
+  std::ofstream(unknown) << "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
+                            "ValueError: something odd\n";
+  EXPECT_EQ(Tpt("analyze " + unknown + " --format json --fail-on failure").rc, 3);
+  EXPECT_EQ(Tpt("analyze " + unknown + " --format json --fail-on unknown").rc, 3);
+  EXPECT_EQ(Tpt("analyze " + unknown + " --format json --fail-on error").rc, 0);
+  EXPECT_EQ(Tpt("analyze " + unknown + " --format json --fail-on never").rc, 0);
+  std::remove(unknown.c_str());
   // A wrong command line is always 2.
   CmdResult bad = Tpt("analyze " + kFounding + " --fail-on sometimes --fail-on never", true);
   EXPECT_EQ(bad.rc, 2);

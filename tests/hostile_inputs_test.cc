@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/ioctl.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_run.h"
@@ -211,6 +212,26 @@ TEST_F(Hostile, JunitWithNonCharacters) {
 
 // ---- repro ends at once on SIGINT/SIGTERM while it reads its input ----
 
+// Whether `pid` catches `sig` (its bit in SigCgt of /proc/PID/status).
+bool Catches(pid_t pid, int sig) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string l;
+  while (std::getline(in, l))
+    if (l.rfind("SigCgt:", 0) == 0) return (std::stoull(l.substr(7), nullptr, 16) >> (sig - 1)) & 1;
+  return false;
+}
+
+// Until the child has read everything written to the pipe `read_end` and
+// catches `sig`; false after 60 s (a child that never gets there).
+bool WaitUntilReading(pid_t pid, int read_end, int sig) {
+  for (int i = 0; i < 6000; ++i) {
+    int unread = -1;
+    if (ioctl(read_end, FIONREAD, &unread) == 0 && unread == 0 && Catches(pid, sig)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 TEST_F(Hostile, ReproStopsOnSignalWhileReadingItsInput) {
   for (int sig : {SIGTERM, SIGINT}) {
     int fds[2];
@@ -230,11 +251,14 @@ TEST_F(Hostile, ReproStopsOnSignalWhileReadingItsInput) {
       execl(TPTRIAGE_BIN, "tptriage", "repro", "-", "--backend", "simulated", static_cast<char*>(nullptr));
       _exit(127);
     }
-    close(fds[0]);
     // The writer keeps the pipe open: before the fix repro waited for its end.
     const std::string line = "[2025-11-20 09:14:09 TP0] Init torch distributed begin.\n";
     (void)!write(fds[1], line.data(), line.size());
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Ready: the child has read the line (the pipe is empty) and catches the
+    // signal (its bit in /proc/PID/status SigCgt), so the signal lands while it
+    // waits for more input. No fixed sleep: a slow machine only waits longer.
+    EXPECT_TRUE(WaitUntilReading(pid, fds[0], sig)) << "repro never read its first line or set up its handler";
+    close(fds[0]);
     kill(pid, sig);
     int status = 0;
     pid_t done = 0;
@@ -428,6 +452,59 @@ TEST_F(Hostile, GithubHasNoRawControls) {
     EXPECT_FALSE((u < 0x20 && c != '\n') || u == 0x7f) << int(u);
   }
   EXPECT_EQ(r.out.find("\xe2\x80\xa8"), std::string::npos);
+}
+
+// ---- every output format escapes the log text it quotes ----
+
+// One evidence line carrying markup, quotes, a pipe, an ANSI escape and bytes
+// that are not UTF-8: each format shows the text and none of it is live.
+TEST_F(Hostile, EveryFormatEscapesLogText) {
+  std::string f = Write("esc.log",
+                        "node0:9:30 [0] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes "
+                        "<script>alert(1)</script> \"q\" a|b \x1b[31mred\x1b[0m X\xff\xfeY bel\x07" "bs\x08" "del\x7f" "csi\xc2\x9b"
+                        "end\n");
+  const std::string fffd = "\xEF\xBF\xBD";
+  auto no_raw = [](const std::string& out, const std::string& fmt) {
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << fmt << ": a raw ESC reaches the reader";
+    EXPECT_EQ(out.find('\xff'), std::string::npos) << fmt << ": a byte that is not UTF-8";
+    EXPECT_EQ(out.find('\xfe'), std::string::npos) << fmt << ": a byte that is not UTF-8";
+    EXPECT_EQ(out.find('\x07'), std::string::npos) << fmt << ": a raw BEL";
+    EXPECT_EQ(out.find('\x08'), std::string::npos) << fmt << ": a raw backspace";
+  };
+  for (const char* fmt : {"text", "json", "markdown", "junit", "sarif", "github", "html"}) {
+    Result r = Tpt("analyze " + Q(f) + " --format " + fmt);
+    EXPECT_EQ(r.rc, 1) << fmt << ": the NCCL calloc failure is diagnosed\n" << r.out;
+    EXPECT_NE(r.out.find("alert(1)"), std::string::npos) << fmt << ": the evidence text is shown\n" << r.out;
+    no_raw(r.out, fmt);
+    const std::string f_ = fmt;
+    if (f_ == "json" || f_ == "sarif") {
+      nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+      EXPECT_FALSE(j.is_discarded()) << fmt << ": not JSON";
+      EXPECT_NE(r.out.find("X" + fffd + fffd + "Y"), std::string::npos) << fmt << ": U+FFFD for each bad byte";
+    }
+    if (f_ == "html" || f_ == "junit") {
+      EXPECT_EQ(r.out.find("<script>alert"), std::string::npos) << fmt << ": live markup";
+      EXPECT_NE(r.out.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << fmt;
+      EXPECT_NE(r.out.find("X" + fffd + fffd + "Y"), std::string::npos) << fmt << ": U+FFFD for each bad byte";
+    }
+    if (f_ == "text") {
+      EXPECT_NE(r.out.find("<script>alert(1)</script>"), std::string::npos) << "text shows it as it was";
+    }
+    if (f_ == "text" || f_ == "markdown" || f_ == "github") {
+      // What a terminal or a rendered page would act on: DEL, and C1's CSI (U+009B).
+      EXPECT_EQ(r.out.find('\x7f'), std::string::npos) << fmt << ": a raw DEL";
+      EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << fmt << ": a raw CSI (U+009B)";
+    }
+  }
+  // A file name that is not UTF-8 reaches the machine formats as the run's
+  // input: still valid JSON, the bad byte as U+FFFD.
+  std::string odd = Write("r\xff.log", Read(f));
+  for (const char* fmt : {"json", "sarif"}) {
+    Result r = Tpt("analyze " + Q(odd) + " --format " + fmt);
+    no_raw(r.out, fmt);
+    EXPECT_FALSE(nlohmann::json::parse(r.out, nullptr, false).is_discarded()) << fmt << ": not JSON";
+    EXPECT_NE(r.out.find("r" + fffd + ".log"), std::string::npos) << fmt << ": the file name with U+FFFD";
+  }
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ entries = [
       "no_kernel_image", "unsupported_gpu_arch", "sgl-kernel (under the scheduler)", "Scheduler.run_batch", "all", context=S.CAPTURE,
       after=S.SIGQUIT, batch=2),
     E("sglang.host_oom_killed_loading",
-      "Killed", "signal", "process_crashed", "shell (SIGKILL of the server process)", "-", "all", level="shell",
+      "Killed", "signal", "host_oom", "shell (SIGKILL of the server process)", "-", "all", level="shell",
       context=S.LOAD_BEGIN, note="the kernel's OOM killer or a container limit; no rank printed an error", batch=2),
     E("sglang.watchdog_with_pyspy",
       S.P("10:10:00") + "Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)\n" + S.P("10:10:00") +
@@ -159,7 +159,7 @@ entries = [
       "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\nMemory on the node (IP: 10.0.0.2, ID: "
       "2a9f) where the task (actor ID: 7c8a, name=RayWorkerWrapper.__init__, pid=3487) was running was 240.12GB / 251.50GB (0.954724), "
       "which exceeds the memory usage threshold of 0.95.",
-      None, "process_crashed", "python/ray/exceptions.py", "OutOfMemoryError (host memory monitor)", "Ray 2.2+",
+      None, "host_oom", "python/ray/exceptions.py", "OutOfMemoryError (host memory monitor)", "Ray 2.2+",
       note="host RAM, not GPU memory", batch=2),
     E("uvicorn.shutdown_after_engine_death",
       "INFO:     Shutting down\nINFO:     Waiting for application shutdown.\nINFO:     Application shutdown complete.\nINFO:     Finished server process [1]",

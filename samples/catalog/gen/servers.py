@@ -143,7 +143,7 @@ entries = [
     E("ray.memory_pressure_kill",
       "(raylet) [2024-07-14 08:20:00,000 E 2101 2101] (raylet) node_manager.cc:3069: 1 Workers (tasks / actors) killed due to memory "
       "pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 2a9f, IP: 10.0.0.2) over the last time period.",
-      "signal", "process_crashed", "src/ray/raylet/node_manager.cc", "NodeManager memory monitor", "Ray 2.2+", level="RAY_LOG(ERROR)",
+      "signal", "host_oom", "src/ray/raylet/node_manager.cc", "NodeManager memory monitor", "Ray 2.2+", level="RAY_LOG(ERROR)",
       context=RAY_START),
     E("ray.actor_died_alone",
       "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n\tclass_name: RayWorkerWrapper\n"

@@ -164,7 +164,7 @@ entries = [
       "out! Process will be terminated after dumping debug info. workMetaList_.size()=1\n[rank0]:[F1201 10:40:00.000000000 "
       "ProcessGroupNCCL.cpp:1306] [PG ID 0 PG GUID 0(default_pg) Rank 0] [PG ID 0 PG GUID 0(default_pg) Rank 0] ProcessGroupNCCL's "
       "watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
-      "watchdog_stuck", "process_crashed", "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", "ProcessGroupNCCL::heartbeatMonitor",
+      "watchdog_stuck", "nccl_timeout_hang", "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", "ProcessGroupNCCL::heartbeatMonitor",
       "torch 2.3+", level="LOG(FATAL)", context=TRAIN),
     E("torch.elastic_failed_sigkill",
       "E1201 10:05:01.456000 4000 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 0 (pid: "
