@@ -16,6 +16,7 @@
 // the last N lines for -C N.
 //
 // Exit codes: 0 shown, 2 usage error or nothing readable.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -57,6 +58,7 @@ struct LogConfig {
   bool pager = true;
   bool raw = false;                 // every line of the inputs, as written
   std::string formats_dir;
+  bool skip_bad_formats = false;
 };
 
 // Text for a terminal: valid UTF-8 is kept, control bytes become spaces.
@@ -105,6 +107,22 @@ std::string RankTag(const Event& e) {
   return "-";
 }
 
+// True when `program` can be run: a path to an executable, or a name on $PATH.
+bool OnPath(const std::string& program) {
+  if (program.empty()) return false;
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    if (::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 // Where the view goes: $PAGER (else less) when stdout is a terminal.
 class Output {
  public:
@@ -113,10 +131,21 @@ class Output {
     const char* pager = std::getenv("PAGER");
     std::string cmd = pager != nullptr && *pager != '\0' ? pager : "less -R -F -X";
     if (cmd == "cat") return;
+    // A pager that cannot start would lose the view (sh says "not found", the
+    // writes die on SIGPIPE): the view goes to the terminal, with a word.
+    const std::string program = cmd.substr(0, cmd.find_first_of(" \t"));
+    if (!OnPath(program)) {
+      std::fprintf(stderr, "tptriage log: warning: the pager '%s' (%s) is not found; showing the view without it\n",
+                   program.c_str(), pager != nullptr && *pager != '\0' ? "$PAGER" : "the default");
+      return;
+    }
     pipe_ = popen(cmd.c_str(), "w");
   }
   ~Output() {
-    if (pipe_ != nullptr) pclose(pipe_);
+    if (pipe_ == nullptr) return;
+    const int status = pclose(pipe_);
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127))
+      std::fprintf(stderr, "tptriage log: the pager could not run (exit %d); try --no-pager\n", WEXITSTATUS(status));
   }
   void Write(const std::string& s) {
     std::fwrite(s.data(), 1, s.size(), pipe_ != nullptr ? pipe_ : stdout);
@@ -319,7 +348,9 @@ int RunLog(const Args& args) {
       "rank", po::value(&ranks_raw)->composing(), "keep only these ranks: 0,3 (launcher: lines with no rank)")(
       "raw", po::bool_switch(&cfg.raw), "every line of the inputs as written, the ones not understood too")(
       "no-pager", po::bool_switch(&no_pager), "never page, even on a terminal")(
-      "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones");
+      "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")(
+      "skip-bad-formats", po::bool_switch(&cfg.skip_bad_formats),
+      "leave out a --formats file that does not load (warned) instead of refusing the run");
   if (auto code = ParseCommandLine(args, desc, "log", &cfg.logs)) return *code;
   if (cfg.logs.empty()) {
     if (!StdinIsPiped()) return UsageError("log", "no LOG given (files, directories, .gz, or - for stdin)");
@@ -364,6 +395,7 @@ int RunLog(const Args& args) {
 
   AnalyzerOptions opts;
   opts.formats_dir = cfg.formats_dir;
+  opts.skip_bad_formats = cfg.skip_bad_formats;
   auto analyzer = Analyzer::Create(opts);
   if (!analyzer.ok()) {
     std::fprintf(stderr, "tptriage log: %s\n", analyzer.status().message().c_str());
@@ -374,6 +406,7 @@ int RunLog(const Args& args) {
     std::fprintf(stderr, "tptriage log: %s\n", formats.status().message().c_str());
     return kExitUsage;
   }
+  if (const std::string bad = UnknownKinds(cfg.kinds, *formats); !bad.empty()) return UsageError("log", bad);
   // The evidence lines: the diagnoses' and each rank's first error.
   std::set<std::pair<std::string, uint64_t>> evidence;
   bool time_of_day = false;
