@@ -92,10 +92,10 @@ class PrintSink : public EventSink {
   PrintSink(bool print) : print_(print) {}
   bool OnEvent(const Event& e) override {
     if (streaming_) {
-      Event c = e;
-      resolver_.Observe(&c);
-      resolver_.Assign(&c);
-      Emit(c);
+      scratch_ = e;  // copy-assigned: its strings' capacity is reused
+      resolver_.Observe(&scratch_);
+      resolver_.Assign(&scratch_);
+      Emit(scratch_);
       return true;
     }
     window_.push_back(e);
@@ -160,6 +160,7 @@ class PrintSink : public EventSink {
   bool print_;
   bool streaming_ = false;
   std::string line_;  // the record being written (its capacity reused)
+  Event scratch_;     // the event being resolved (streaming)
   std::vector<Event> window_;
   RankResolver resolver_;
   std::map<std::string, RankSummary> ranks_;

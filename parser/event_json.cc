@@ -41,11 +41,19 @@ void AppendString(std::string_view s, std::string* out) {
   const size_t start = out->size();
   out->push_back('"');
   for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      out->push_back(static_cast<char>(c));
-      continue;
+    // A run of plain ASCII is copied at once.
+    size_t j = i;
+    while (j < s.size()) {
+      const unsigned char d = static_cast<unsigned char>(s[j]);
+      if (d < 0x20 || d >= 0x80 || d == '"' || d == '\\') break;
+      ++j;
     }
+    if (j > i) {
+      out->append(s.data() + i, j - i);
+      i = j;
+      if (i == s.size()) break;
+    }
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       const size_t len = Utf8Length(s, i);
       if (len == 0) {  // invalid: nlohmann's replacement rules, exactly
@@ -98,16 +106,52 @@ void AppendOptString(const std::string& s, std::string* out) {
   }
 }
 
+// A JSON value as nlohmann's dump(-1, ' ', false, replace) writes it.
 void AppendJson(const nlohmann::json& j, std::string* out) {
-  if (j.is_object() && j.empty()) {
-    out->append("{}");
-    return;
+  using V = nlohmann::json::value_t;
+  switch (j.type()) {
+    case V::null: out->append("null"); return;
+    case V::boolean: out->append(j.get<bool>() ? "true" : "false"); return;
+    case V::number_integer: AppendInt(j.get<int64_t>(), out); return;
+    case V::number_unsigned: AppendInt(j.get<uint64_t>(), out); return;
+    case V::number_float: {
+      const double d = j.get<double>();
+      if (!std::isfinite(d)) {
+        out->append("null");
+        return;
+      }
+      char buf[64];
+      char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, d);
+      out->append(buf, end);
+      return;
+    }
+    case V::string: AppendString(j.get_ref<const std::string&>(), out); return;
+    case V::array: {
+      out->push_back('[');
+      bool first = true;
+      for (const auto& v : j) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendJson(v, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case V::object: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& [k, v] : j.items()) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendString(k, out);
+        out->push_back(':');
+        AppendJson(v, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    default: *out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); return;
   }
-  if (j.is_null()) {
-    out->append("null");
-    return;
-  }
-  *out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
