@@ -171,6 +171,30 @@ struct SglangDefaults {
 };
 StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in);
 
+// The --mem-fraction-static that serves (the Fix of a KV pool with no room):
+// the largest value that still leaves SGLang's own headroom for activations,
+// CUDA graphs and metadata out of the free memory at init (the post-#7054
+// reserve of §1.4: 512 MB + 1.5 x max(chunked prefill, 2048) + 2 x
+// cuda_graph_max_bs + tp x pp / 8 GiB, at least 10 GiB above 60 GiB, + the
+// draft's), rounded down to 0.01; with a KV cell size and a context length,
+// at least the value that holds one request of that length. Never below the
+// floor (the smallest value with a positive pool): when the floor is above
+// the headroom value the weights leave less than SGLang's own headroom
+// (`short_of_headroom`). `in.gpu_capacity_bytes` 0: the free memory at init
+// stands for the card when choosing the capacity defaults.
+struct SglangServing {
+  double mem_fraction_static = 0;  // the value that serves
+  double floor = 0;                // the smallest value with a positive pool
+  double headroom_bytes = 0;       // the reserve it keeps for activations and graphs
+  double kv_pool_bytes = 0;        // the pool a rank gets at that value
+  double bytes_per_step = 0;       // what +0.01 adds to the pool, a rank
+  bool short_of_headroom = false;  // even the floor eats into SGLang's headroom
+  bool for_context = false;        // the context length, not the headroom, decided it
+};
+StatusOr<SglangServing> SglangServingFraction(double free_at_init_bytes, double avail_after_weights_bytes,
+                                              const SglangDefaultsInput& in, int64_t cell_bytes = 0,
+                                              int64_t context_length = 0);
+
 // ---------------------------------------------------------------------------
 // vLLM.
 

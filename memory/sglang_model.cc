@@ -240,6 +240,70 @@ StatusOr<SglangKvResult> SglangKvPool(const SglangKvInput& in) {
   return r;
 }
 
+namespace {
+
+// §1.4 post-#7054: what _handle_gpu_memory_settings keeps back (MB).
+double ReservedMb(const SglangDefaultsInput& in, int cps, int bs, double gpu_mb) {
+  double reserved = 512;                              // constant metadata
+  reserved += std::max(cps, 2048) * 1.5;              // activations
+  reserved += bs * 2.0;                               // cuda graphs
+  reserved += in.tp * in.pp / 8.0 * 1024;             // large parallel sizes
+  if (in.enable_dp_attention) {
+    reserved += bs * in.dp * 3.0;
+    if (bs > 300) reserved += bs * in.dp * 1.5;
+  }
+  if (gpu_mb > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+  if (in.speculative_algorithm == "STANDALONE") {
+    reserved += 6 * 1024;
+  } else if (!in.speculative_algorithm.empty() && in.speculative_algorithm != "NGRAM") {
+    reserved += 2 * 1024;
+  }
+  return reserved;
+}
+
+// §1.4: chunked_prefill_size / cuda_graph_max_bs by capacity (MB; <= 0 unknown).
+std::pair<int, int> CapacityDefaults(double gpu_mb, int tp) {
+  if (!(gpu_mb > 0)) return {4096, 160};
+  if (gpu_mb < 20 * 1024) return {2048, 8};
+  if (gpu_mb < 35 * 1024) return {2048, tp < 4 ? 24 : 80};
+  if (gpu_mb < 60 * 1024) return {4096, tp < 4 ? 32 : 160};
+  if (gpu_mb < 160 * 1024) return {8192, tp < 4 ? 256 : 512};
+  return {16384, 512};
+}
+
+}  // namespace
+
+StatusOr<SglangServing> SglangServingFraction(double free_at_init, double avail, const SglangDefaultsInput& in,
+                                              int64_t cell_bytes, int64_t context_length) {
+  if (!(free_at_init > 0)) return InvalidArgumentError("SGLang: free memory at init must be > 0");
+  if (in.tp <= 0 || in.pp <= 0 || in.dp <= 0) return InvalidArgumentError("SGLang: tp, pp and dp must be > 0");
+  double gpu_mb = (in.gpu_capacity_bytes > 0 ? in.gpu_capacity_bytes : free_at_init) / kMiB;
+  auto [cps, bs] = CapacityDefaults(gpu_mb, in.tp);
+  if (in.chunked_prefill_size && *in.chunked_prefill_size > 0) cps = *in.chunked_prefill_size;
+  if (in.cuda_graph_max_bs && *in.cuda_graph_max_bs > 0) bs = *in.cuda_graph_max_bs;
+  SglangServing out;
+  out.headroom_bytes = ReservedMb(in, cps, bs, gpu_mb) * kMiB;
+  out.bytes_per_step = free_at_init * 0.01;
+  out.floor = SglangMinMemFraction(free_at_init, avail);
+  // The largest f whose reserved slice (1 - f) x free still holds the headroom.
+  double f = std::floor((1.0 - out.headroom_bytes / free_at_init) * 100.0 + 1e-9) / 100.0;
+  if (cell_bytes > 0 && context_length > 0) {
+    double ctx = SglangMinMemFraction(free_at_init, avail, cell_bytes, context_length);
+    if (ctx > f && ctx <= 0.99) {
+      f = ctx;
+      out.for_context = true;
+    }
+  }
+  if (f < out.floor) {
+    out.short_of_headroom = true;
+    f = out.floor;
+  }
+  f = std::min(f, 0.99);
+  out.mem_fraction_static = std::round(f * 100.0) / 100.0;
+  out.kv_pool_bytes = avail - free_at_init * (1.0 - out.mem_fraction_static);
+  return out;
+}
+
 StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in) {
   auto v = ParseVersion(in.version);
   if (!v.ok()) return v.status();
@@ -268,26 +332,7 @@ StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in)
   }
   // §1.4 post-#7054 heuristic (_handle_gpu_memory_settings); the 2026 refactor keeps its shape.
   double gpu_mb = in.gpu_capacity_bytes / kMiB;
-  int cps, bs;
-  if (!(gpu_mb > 0)) {
-    cps = 4096;
-    bs = 160;
-  } else if (gpu_mb < 20 * 1024) {
-    cps = 2048;
-    bs = 8;
-  } else if (gpu_mb < 35 * 1024) {
-    cps = 2048;
-    bs = in.tp < 4 ? 24 : 80;
-  } else if (gpu_mb < 60 * 1024) {
-    cps = 4096;
-    bs = in.tp < 4 ? 32 : 160;
-  } else if (gpu_mb < 160 * 1024) {
-    cps = 8192;
-    bs = in.tp < 4 ? 256 : 512;
-  } else {
-    cps = 16384;
-    bs = 512;
-  }
+  auto [cps, bs] = CapacityDefaults(gpu_mb, in.tp);
   if (in.chunked_prefill_size) cps = *in.chunked_prefill_size;
   if (in.cuda_graph_max_bs) bs = *in.cuda_graph_max_bs;
   out.chunked_prefill_size = cps;
@@ -297,20 +342,7 @@ StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in)
     out.rule = "SGLang's default (2025 builds on) without a known GPU capacity: 0.88";
     return out;
   }
-  double reserved = 512;                              // constant metadata
-  reserved += std::max(cps, 2048) * 1.5;              // activations
-  reserved += bs * 2.0;                               // cuda graphs
-  reserved += in.tp * in.pp / 8.0 * 1024;             // large parallel sizes
-  if (in.enable_dp_attention) {
-    reserved += bs * in.dp * 3.0;
-    if (bs > 300) reserved += bs * in.dp * 1.5;
-  }
-  if (gpu_mb > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
-  if (in.speculative_algorithm == "STANDALONE") {
-    reserved += 6 * 1024;
-  } else if (!in.speculative_algorithm.empty() && in.speculative_algorithm != "NGRAM") {
-    reserved += 2 * 1024;
-  }
+  double reserved = ReservedMb(in, cps, bs, gpu_mb);
   out.reserved_mb = reserved;
   out.mem_fraction_static = std::round((gpu_mb - reserved) / gpu_mb * 1000.0) / 1000.0;
   out.rule = "SGLang's default (2025 builds on): (gpu_mem - reserved) / gpu_mem, reserved = 512 + max(chunked_prefill,2048)x1.5 "

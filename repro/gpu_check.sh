@@ -11,7 +11,7 @@
 #  - the GPU unit tests (custom all-reduce exact for 2/4/8 co-located ranks,
 #    eager and in graphs; the CUDA backend);
 #  - the founding case (SGLang TP=8, emulated 96 GB card, mem_fraction_static
-#    0.50 and 0.55, fix 0.77): one process per GPU when there are 8 GPUs,
+#    0.50 and 0.55, fix 0.84, the value that serves): one process per GPU when there are 8 GPUs,
 #    else co-located;
 #  - the one-process-per-rank path with N = min(GPUs, 8) ranks, or 2 and 4
 #    ranks sharing one GPU (scaled plan): under tptriage's own launcher,

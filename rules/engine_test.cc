@@ -53,9 +53,17 @@ TEST(EngineTest, FoundingCaseFigures) {
   EXPECT_NEAR(d.figures["mem_fraction_static"].get<double>(), 0.50, 1e-9);
   EXPECT_NEAR(d.figures["min_viable_mem_fraction_static"].get<double>(), 0.77, 1e-9);
   ASSERT_FALSE(d.remedy.empty());
+  // The Fix is the value that serves: SGLang's own headroom (sglang-source.md
+  // 1.4: 512 MB + 1.5 x 8192 + 2 x 512 + 8/8 x 1024 = 14,848 MB = 14.5 GiB) out of
+  // 94 GiB free: 1 - 14.5 / 94 = 0.846, rounded down 0.84; the floor 0.77 second.
   EXPECT_EQ(d.remedy[0].flag, "--mem-fraction-static");
-  EXPECT_EQ(d.remedy[0].value, "0.77");
+  EXPECT_EQ(d.remedy[0].value, "0.84");
   EXPECT_EQ(d.remedy[0].direction, "increase");
+  EXPECT_NEAR(d.figures["kv_gib_per_step"].get<double>(), 0.94, 1e-9);
+  EXPECT_NEAR(d.figures["kv_pool_gib_at_serving"].get<double>(), 21.7 - 94.0 * 0.16, 1e-6);
+  ASSERT_GE(d.remedy.size(), 2u);
+  EXPECT_EQ(d.remedy[1].value, "0.77");
+  EXPECT_NE(d.remedy[1].why.find("the floor"), std::string::npos);
   bool car = false;
   for (const auto& r : d.ruled_out)
     if (r.id == "custom_allreduce_buffers") {

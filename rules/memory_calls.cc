@@ -54,6 +54,27 @@ void RunSglangKvPool(const ModelValues& in, ModelValues* out) {
     (*out)["max_total_num_tokens"] = static_cast<double>(r->max_total_num_tokens);
     if (r->mem_fraction_for_context) (*out)["mem_fraction_for_context"] = *r->mem_fraction_for_context;
   }
+  // The value that serves (memory_model.h SglangServingFraction), given the parallel sizes.
+  auto tp = Num(in, "tp");
+  if (!tp || *tp < 1) return;
+  memory::SglangDefaultsInput d;
+  d.version = version;
+  d.tp = static_cast<int>(*tp);
+  if (auto pp = Num(in, "pp"); pp && *pp >= 1) d.pp = static_cast<int>(*pp);
+  if (auto c = Num(in, "chunked_prefill_size"); c && *c > 0) d.chunked_prefill_size = static_cast<int>(*c);
+  if (auto b = Num(in, "cuda_graph_max_bs"); b && *b > 0) d.cuda_graph_max_bs = static_cast<int>(*b);
+  std::string spec = Str(in, "speculative_algorithm");
+  if (spec != "None" && spec != "null") d.speculative_algorithm = spec;
+  if (auto g = Num(in, "gpu_total_bytes"); g && *g > 0) d.gpu_capacity_bytes = *g;
+  int64_t ctx = 0;
+  if (auto c = Num(in, "context_length"); c && cell && *cell > 0) ctx = static_cast<int64_t>(*c);
+  auto s = memory::SglangServingFraction(*free_init, *avail, d, cell && *cell > 0 ? static_cast<int64_t>(*cell) : 0, ctx);
+  if (!s.ok()) return;
+  (*out)["serving_mem_fraction_static"] = s->mem_fraction_static;
+  (*out)["kv_pool_gib_at_serving"] = s->kv_pool_bytes / kGiB;
+  (*out)["kv_gib_per_step"] = s->bytes_per_step / kGiB;
+  (*out)["headroom_gib"] = s->headroom_bytes / kGiB;
+  (*out)["serving_short_of_headroom"] = s->short_of_headroom;
 }
 
 // vLLM KV budget: vllm-source.md §1.2/§1.3 via memory::VllmKvPool.
@@ -96,10 +117,12 @@ const std::vector<ModelSpec>& Registry() {
   static const std::vector<ModelSpec> specs = {
       {"sglang_kv_pool",
        {"version", "free_at_init_bytes", "avail_after_weights_bytes", "mem_fraction_static", "cell_bytes",
-        "context_length"},
+        "context_length", "tp", "pp", "chunked_prefill_size", "cuda_graph_max_bs", "speculative_algorithm",
+        "gpu_total_bytes"},
        {"free_at_init_gib", "avail_after_weights_gib", "mem_fraction_static", "reserved_gib", "rest_gib",
         "shortfall_gib", "kv_pool_fails", "min_viable_mem_fraction_static", "max_total_num_tokens",
-        "mem_fraction_for_context"},
+        "mem_fraction_for_context", "serving_mem_fraction_static", "kv_pool_gib_at_serving", "kv_gib_per_step",
+        "headroom_gib", "serving_short_of_headroom"},
        RunSglangKvPool},
       {"vllm_kv",
        {"version", "engine", "total_bytes", "free_at_init_bytes", "gpu_memory_utilization", "weights_bytes",

@@ -52,7 +52,13 @@ void AddUsefulFraction(Diagnosis& d, int64_t cell, int64_t context, const std::s
   const double useful = SglangMinMemFraction(kv.free_at_init_bytes, kv.avail_after_weights_bytes, cell, context);
   char buf[400];
   std::vector<Remedy> front;
-  if (useful <= 0.99) {
+  // The value that serves without the model (SGLang's headroom, rules/defs
+  // kv_pool_no_room_sglang.json) already holds the context: it stays the Fix.
+  double serving = 0;
+  if (auto s = num("serving_mem_fraction_static")) serving = *s;
+  if (useful <= 0.99 && serving >= useful) {
+    d.figures["mem_fraction_for_context"] = useful;
+  } else if (useful <= 0.99) {
     kv.mem_fraction_static = useful;
     auto r = SglangKvPool(kv);
     if (!r.ok() || r->fails || r->max_total_num_tokens < context) return;  // the same model must agree
@@ -85,8 +91,10 @@ void AddUsefulFraction(Diagnosis& d, int64_t cell, int64_t context, const std::s
   }
   if (floor_tokens > 0) {
     d.figures["kv_tokens_at_floor"] = floor_tokens;
+    char floor_value[16];
+    std::snprintf(floor_value, sizeof(floor_value), "%.2f", floor_f);
     for (auto& rem : d.remedy) {
-      if (rem.flag != "--mem-fraction-static") continue;
+      if (rem.flag != "--mem-fraction-static" || rem.value != floor_value) continue;
       std::snprintf(buf, sizeof(buf), "the floor: the server starts with a pool of only %lld tokens; ",
                     static_cast<long long>(floor_tokens));
       rem.why = buf + rem.why;

@@ -489,8 +489,8 @@ struct SampleExpectation {
 
 TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
   const SampleExpectation kTable[] = {
-      {"founding/sglang-tp8-rtxpro6000-mfs050.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.77", "-25.3 GiB"},
-      {"founding/sglang-tp8-rtxpro6000-mfs055.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.77", "-20.6 GiB"},
+      {"founding/sglang-tp8-rtxpro6000-mfs050.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.84", "-25.3 GiB"},
+      {"founding/sglang-tp8-rtxpro6000-mfs055.log", "kv_pool_no_room", 0, "8 of 8", "--mem-fraction-static", "0.84", "-20.6 GiB"},
       {"logs/sglang-tp4-healthy.log", "none", -2, "", "", "", "from 4 ranks"},
       {"logs/sglang-tp2-not-enough-memory.log", "kv_pool_no_room", -2, "2 of 2", "--mem-fraction-static", "0.91", "-1.6 GiB"},
       {"logs/vllm-v1-tp2-healthy.log", "none", -2, "", "", "", "from 2 ranks"},

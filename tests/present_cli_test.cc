@@ -85,7 +85,7 @@ TEST(AnswerFirst, FoundingCaseCollapsesIdenticalRanksAndOffersReproWithDryRun) {
   EXPECT_EQ(r.rc, 1);
   auto lines = Lines(r.out);
   EXPECT_EQ(lines[1].rfind("Fix: --mem-fraction-static 0.", 0), 0u) << r.out;
-  EXPECT_NE(lines[1].find("(now 0.50, the floor)"), std::string::npos) << r.out;
+  EXPECT_NE(lines[1].find("(now 0.50, floor 0.77)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  0-7 +target +94\\.00"))) << r.out;
   EXPECT_NE(r.out.find("tptriage repro"), std::string::npos);
   EXPECT_NE(r.out.find("--dry-run\n"), std::string::npos) << r.out;
@@ -99,17 +99,23 @@ TEST(AnswerFirst, FixCarriesItsEffectAndFloor) {
   auto j = nlohmann::json::parse(
       Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "' --format json").out);
   const auto& fix = j.at("fix");
-  EXPECT_EQ(fix.at("line"), "--mem-fraction-static 0.77");
+  // The value that serves: SGLang's own headroom (14.5 GiB a rank at TP 8, prefill
+  // chunk 8192, 512 graphs) out of 94 GiB free: 0.84, a pool of 21.7 - 0.16 x 94 =
+  // 6.66 GiB a rank. The floor 0.77 only starts the server: 21.7 - 0.23 x 94 = 81.9 MiB.
+  EXPECT_EQ(fix.at("line"), "--mem-fraction-static 0.84");
   EXPECT_EQ(fix.at("now"), "0.50");
   EXPECT_EQ(fix.at("floor").at("value"), "0.77") << "0.77 is the smallest fraction that starts";
-  // 21.7 GiB after the weights less (1 - 0.77) x 94 GiB reserved: a pool of under 0.1 GiB, but positive.
   double pool = fix.at("effect").at("kv_pool_bytes").get<double>();
-  EXPECT_GT(pool, 0.0);
-  EXPECT_LT(pool, 0.1 * 1024 * 1024 * 1024);
+  EXPECT_NEAR(pool / (1024.0 * 1024 * 1024), 21.7 - 0.16 * 94.0, 0.01);
+  double floor_pool = fix.at("floor").at("effect").at("kv_pool_bytes").get<double>();
+  EXPECT_GT(floor_pool, 0.0);
+  EXPECT_LT(floor_pool, 0.1 * 1024 * 1024 * 1024);
   EXPECT_TRUE(fix.at("effect").at("kv_tokens").is_null()) << "no bytes per token in this log: unknown, not 0";
   auto text = Lines(Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "'").out);
-  EXPECT_EQ(text[1].rfind("Fix: --mem-fraction-static 0.77 (now 0.50, the floor) gives KV pool 81.9 MiB a rank", 0), 0u)
+  EXPECT_EQ(text[1].rfind("Fix: --mem-fraction-static 0.84 (now 0.50, floor 0.77) gives KV pool 6.66 GiB a rank", 0), 0u)
       << text[1];
+  EXPECT_NE(text[1].find("the floor gives KV pool 81.9 MiB a rank"), std::string::npos) << text[1];
+  EXPECT_NE(text[1].find("each +0.01 adds 0.94 GiB a rank"), std::string::npos) << text[1];
 
   auto v = nlohmann::json::parse(
       Tpt("analyze '" + Sample("logs/vllm-v1-tp2-kv-too-small.log") + "' --format json").out);
@@ -139,7 +145,7 @@ TEST(AnswerFirst, HangShowsRanksInTimeNotPhasesAndNoRepro) {
   EXPECT_NE(html.out.find("<svg class=\"timeline\""), std::string::npos);
   auto founding = Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "' --format html");
   EXPECT_NE(founding.out.find("<svg class=\"ledger\""), std::string::npos);
-  EXPECT_NE(founding.out.find(">with the fix (0.77)</text>"), std::string::npos);
+  EXPECT_NE(founding.out.find(">with the fix (0.84)</text>"), std::string::npos);
   EXPECT_NE(founding.out.find("<rect class=\"hot\""), std::string::npos) << "the failing rank highlighted";
   EXPECT_NE(founding.out.find("card-unknown"), std::string::npos) << "no total in this log: said, not drawn";
   // Unknown figures do not break the scale: vLLM's weights and KV pool both
@@ -627,14 +633,16 @@ TEST(AnswerFirst, FixEffectInTokensFromTheModelConfig) {
   EXPECT_NE(bare.find("(tokens unknown: add --model"), std::string::npos) << bare;
   std::string with = Tpt("analyze '" + log + "' --model '" + Sample("models/qwen3-32b") + "'").out;
   std::string fix = with.substr(with.find("\nFix: "), with.find("\nConfidence: ") - with.find("\nFix: "));
-  EXPECT_NE(fix.find("--mem-fraction-static 0.79 (now 0.50, floor 0.77) gives KV pool 1.96 GiB a rank, 64,225 tokens"
-                     " = 1 request of 40,960 tokens"),
+  // 0.84 (SGLang's headroom) gives 21.7 - 0.16 x 94 = 6.66 GiB a rank; at Qwen3-32B's
+  // 32,768 B per token at TP 8 that is 218,234 tokens = 5 requests of 40,960.
+  EXPECT_NE(fix.find("--mem-fraction-static 0.84 (now 0.50, floor 0.77) gives KV pool 6.66 GiB a rank, 218,234 tokens"
+                     " = 5 requests of 40,960 tokens"),
             std::string::npos)
       << fix;
   EXPECT_EQ(fix.find("tokens unknown"), std::string::npos) << fix;
   // In the HTML fix call-out a flag in the effect never breaks across lines.
   std::string html = Tpt("analyze '" + log + "' --format html").out;
-  EXPECT_NE(html.find("<b>Gives</b> KV pool 81.9 MiB a rank (tokens unknown: add <span class=\"nw\">--model</span>"),
+  EXPECT_NE(html.find("<b>Gives</b> KV pool 6.66 GiB a rank (tokens unknown: add <span class=\"nw\">--model</span>"),
             std::string::npos)
       << html;
 }
@@ -666,7 +674,7 @@ TEST(AnswerFirst, HtmlLedgerGroupsRanksWithTheSameFigures) {
   };
   std::string founding =
       Tpt("analyze '" + Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + "' --format html").out;
-  EXPECT_EQ(labels(founding), (std::vector<std::string>{"rank 0 as logged", "with the fix (0.77)", "ranks 1-7"}));
+  EXPECT_EQ(labels(founding), (std::vector<std::string>{"rank 0 as logged", "with the fix (0.84)", "ranks 1-7"}));
   std::string extra = Tpt("analyze '" + Sample("diff/extra_process/bad") + "' --format html").out;
   EXPECT_EQ(labels(extra), (std::vector<std::string>{"ranks 0,1,3", "rank 2"}));
   // The legend names only what a bar draws: a healthy vLLM run has no
