@@ -28,10 +28,12 @@ const std::vector<CommandDoc>& CommandDocs() {
        "0  healthy: no failure seen (findings may still be reported)\n"
        "1  failure diagnosed\n"
        "2  usage or input error (bad flag, nothing readable)\n"
-       "3  failure seen but not classified (root_cause: unknown)\n"
-       "With --runs, the worst over all runs (2 > 3 > 1 > 0). --fail-on changes which\n"
-       "outcomes fail: failure (default: 1 and 3), unknown (only 3), error (only 2),\n"
-       "never (always 0 unless the command itself could not run)."},
+       "3  failure seen but not classified (root_cause: unknown), or an input read\n"
+       "   only in part or not at all beside readable ones\n"
+       "4  no evidence (root_cause: no_evidence): nothing reads as a server run\n"
+       "With --runs, the worst over all runs (2 > 3 > 1 > 4 > 0). --fail-on changes\n"
+       "which outcomes fail: failure (default: 1, 3, 4 and 2), unknown (3, 4 and 2),\n"
+       "error (only 2), never (always 0 unless the command itself could not run)."},
       {"events", "print the typed events of LOG... as JSON Lines",
        "tptriage events [options] [LOG...]",
        "Prints the typed events of LOG... (files, directories, .gz files, - for\n"
