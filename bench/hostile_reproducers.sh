@@ -41,7 +41,8 @@ python3 -c "import zipfile; z=zipfile.ZipFile('t.zip','w'); [z.writestr(f'r/{i}.
 s0=$(date +%s.%N); o=$(timeout 60 "$T" analyze t.zip 2>&1); rc=$?; s1=$(date +%s.%N)
 check new-D3 "zip of 5,000 logs: finishes in seconds" '[ $rc != 124 ]' "rc=$rc $(echo "$s1 - $s0" | bc) s"
 # D4
-yes "[2025-09-02 10:02:14 TP0] Decode batch. #running-req: 128, #token: 66560, token usage: 0.15, cuda graph: True, gen throughput (token/s): 3120.87, #queue-req: 0, " | head -c 64M | xz -T1 --lzma2=preset=0,dict=1536MiB > bigdict.log.xz
+# (the red team's file held 1.6 GB of lines; a small stream carries the same 1.5 GiB dictionary in its header)
+python3 -c "import lzma; open('bigdict.log.xz','wb').write(lzma.compress(b'[2025-09-02 10:02:14 TP0] Decode batch. #running-req: 128\n'*20000, format=lzma.FORMAT_XZ, filters=[{'id': lzma.FILTER_LZMA2, 'dict_size': 1536<<20}]))"
 o=$( /usr/bin/time -f 'rss=%M' timeout 60 "$T" analyze bigdict.log.xz 2>&1); rc=$?
 rss=$(echo "$o" | grep -o 'rss=[0-9]*' | cut -d= -f2)
 check new-D4 "xz with 1.5 GiB dictionary: bounded memory, clear message" '[ "${rss:-9999999}" -lt 400000 ]' "rc=$rc rss=${rss}kB $(echo "$o" | head -1)"
@@ -115,7 +116,7 @@ check new-D20 "encrypted member: says encrypted" '[[ $o == *"encrypted"* ]]' "rc
 fi
 if [ "$which_round" != new ]; then
 yes 'node1:1234:1290 [0] NCCL WARN NET/IB : Got async event : port error' | head -n 1000000 > warn.log
-rss=$( { /usr/bin/time -f '%M' "$T" analyze warn.log >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+/usr/bin/time -o rss.txt -f '%M' "$T" analyze warn.log >/dev/null 2>&1; rss=$(tail -1 rss.txt)
 check old-D1 "1M NCCL WARN lines: bounded memory" '[ "$rss" -lt 200000 ]' "rss=${rss}kB"
 mkdir o2; python3 -c "import json,sys; r=json.load(open(sys.argv[1]+'/rules/defs/disk_full.json')); r['when']='('*10000+'true'+')'*10000; json.dump(r, open('o2/disk_full.json','w'))" "$R"
 "$T" analyze "$R/samples/logs/sglang-tp2-not-enough-memory.log" --rules o2 >/dev/null 2>&1; rc=$?
@@ -124,7 +125,8 @@ mkdir o3; for i in $(seq -w 0 1099); do echo '[2025-11-20 09:14:09 TP0] Init tor
 rc=$( (ulimit -n 1024; "$T" analyze o3 >/dev/null 2>&1; echo $?) )
 check old-D3 "1,100 files at ulimit -n 1024: the failure found" '[ "$rc" = 1 ]' "rc=$rc"
 printf 'node0:9:30 [0] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes X\xef\xbf\xbeY\n' | "$T" analyze - --format junit > j.xml 2>/dev/null
-check old-D4 "U+FFFE in JUnit: well-formed" 'xmllint --noout j.xml 2>/dev/null || ! command -v xmllint >/dev/null' "xmllint rc=$?"
+xmllint --noout j.xml 2>/dev/null; rc=$?
+check old-D4 "U+FFFE in JUnit: well-formed" '[ $rc = 0 ]' "xmllint rc=$rc"
 python3 -c "import random,sys; random.seed(3); sys.stdout.buffer.write(random.randbytes(65536))" > r.bin
 "$T" analyze r.bin >/dev/null 2>&1; rc=$?
 check old-D5 "random bytes: exit 2" '[ $rc = 2 ]' "rc=$rc"
@@ -140,11 +142,12 @@ mkdir -p runs/r1; cp "$F" runs/r1/; cp cut.log.gz runs/r1/
 miss=""; for f in text junit markdown sarif github json; do n=$("$T" analyze --runs runs --format $f 2>&1 | grep -c truncated); [ "$n" = 0 ] && miss="$miss $f"; done
 check old-D9 "every format carries the truncation warning" '[ -z "$miss" ]' "formats without it:${miss:- none}"
 mkdir -p md/r1; sed 's/NCCL WARN Failed to CUDA calloc 6291456 bytes/& @octocat `a|b` c|d/' "$R/samples/rules/nccl_error/pos_calloc.log" > md/r1/rank0.log
-n=$("$T" analyze --runs md --format markdown | grep -c '`a|b`')
-check old-D10 "markdown: a|b escaped in the groups table" '[ "$n" = 0 ]' "unescaped: $n"
+n=$("$T" analyze --runs md --format markdown | grep '^|' | grep -c 'a|b')
+m=$("$T" analyze md/r1/rank0.log --format markdown | grep -v '^    ' | grep -v '`[^`]*@octocat' | grep -c '[^;]@octocat\|^@octocat')
+check old-D10 "markdown: a|b escaped in table cells, no live @mention" '[ "$n" = 0 ] && [ "$m" = 0 ]' "unescaped a|b cells: $n, live @octocat lines: $m"
 "$T" analyze "$F" --max-line-bytes -1 >/dev/null 2>&1; rc=$?; "$T" analyze "$F" --max-line-bytes 2M >/dev/null 2>&1; rc2=$?
 check old-D11 "--max-line-bytes -1 refused, 2M accepted" '[ $rc = 2 ] && [ $rc2 = 1 ]' "rc=$rc, $rc2"
-rss=$( { /usr/bin/time -f '%M' "$T" events "$F" --buffer-bytes 1G --summary >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+/usr/bin/time -o rss.txt -f '%M' "$T" events "$F" --buffer-bytes 1G --summary >/dev/null 2>&1; rss=$(tail -1 rss.txt)
 check old-D12 "--buffer-bytes 1G on a small file: small RSS" '[ "$rss" -lt 100000 ]' "rss=${rss}kB"
 mkdir F13; cp "$R"/parser/formats/*.json F13/; head -c 3000 "$R/parser/formats/nccl.json" > F13/nccl.json
 n=$("$T" analyze "$F" --formats F13 --skip-bad-formats 2>&1 >/dev/null | grep -c nccl.json)

@@ -12,7 +12,6 @@
 #include <zstd_errors.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -163,8 +162,10 @@ class GzipSource : public ByteSource {
 };
 
 
-std::atomic<uint64_t> g_expanded_limit{kDefaultMaxExpandedBytes};
-std::atomic<uint64_t> g_expanded_used{0};
+// Per thread: `analyze --runs --jobs N` reads N runs at once, one a thread,
+// and each run has its own budget.
+thread_local uint64_t g_expanded_limit = kDefaultMaxExpandedBytes;
+thread_local uint64_t g_expanded_used = 0;
 
 std::string BytesText(uint64_t n) {
   char buf[48];
@@ -179,8 +180,8 @@ class CappedSource : public ByteSource {
  public:
   CappedSource(std::unique_ptr<ByteSource> inner, std::string name) : inner_(std::move(inner)), name_(std::move(name)) {}
   StatusOr<size_t> Read(char* buf, size_t n) override {
-    const uint64_t limit = g_expanded_limit.load(std::memory_order_relaxed);
-    const uint64_t used = g_expanded_used.load(std::memory_order_relaxed);
+    const uint64_t limit = g_expanded_limit;
+    const uint64_t used = g_expanded_used;
     if (used >= limit) {
       return DataLossError(name_ + ": decompressing stopped at the --max-input-bytes limit (" + BytesText(limit) +
                            " expanded in this run); the rest was not read; raise --max-input-bytes (e.g. 64G) to "
@@ -188,7 +189,7 @@ class CappedSource : public ByteSource {
     }
     n = static_cast<size_t>(std::min<uint64_t>(n, limit - used));
     auto r = inner_->Read(buf, n);
-    if (r.ok()) g_expanded_used.fetch_add(*r, std::memory_order_relaxed);
+    if (r.ok()) g_expanded_used += *r;
     return r;
   }
 
@@ -480,10 +481,10 @@ std::optional<ArchiveListing> ListArchive(const std::string& path) {
 }
 
 void SetExpandedByteBudget(uint64_t max_bytes) {
-  g_expanded_limit.store(max_bytes);
-  g_expanded_used.store(0);
+  g_expanded_limit = max_bytes;
+  g_expanded_used = 0;
 }
-uint64_t ExpandedByteBudget() { return g_expanded_limit.load(); }
+uint64_t ExpandedByteBudget() { return g_expanded_limit; }
 
 StatusOr<size_t> StringSource::Read(char* buf, size_t n) {
   size_t k = std::min(n, data_.size() - pos_);
