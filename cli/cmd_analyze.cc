@@ -26,6 +26,7 @@
 #include "cli/commands.h"
 #include "cli/size_flag.h"
 #include "parser/parser.h"
+#include "report/exit_codes.h"
 #include "report/batch.h"
 #include "report/report.h"
 #include "rules/analyzer.h"
@@ -65,11 +66,7 @@ struct AnalyzeConfig {
 // --fail-on X fails on X and anything worse, and keeps the code so CI can
 // still tell them apart (no evidence is never a pass by default).
 int ApplyFailOn(int code, const std::string& fail_on) {
-  auto rank = [](int c) {
-    return c == kExitUsage ? 3 : (c == kExitUnclassified || c == kExitNoEvidence) ? 2 : c == kExitDiagnosed ? 1 : 0;
-  };
-  int threshold = fail_on == "never" ? 4 : fail_on == "error" ? 3 : fail_on == "unknown" ? 2 : 1;
-  return rank(code) >= threshold ? code : kExitHealthy;
+  return report::FailsOn(code, fail_on) ? code : kExitHealthy;  // report/exit_codes.h
 }
 
 namespace fs = std::filesystem;

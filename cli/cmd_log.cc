@@ -107,23 +107,28 @@ std::string RankTag(const Event& e) {
   return "-";
 }
 
-// True when `program` can be run: a path to an executable, or a name on $PATH.
-bool OnPath(const std::string& program) {
-  if (program.empty()) return false;
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+// The program a shell command line would run (its first word) is on PATH or
+// is an executable path.
+bool ProgramExists(const std::string& cmd) {
+  size_t b = cmd.find_first_not_of(" \t");
+  if (b == std::string::npos) return false;
+  std::string prog = cmd.substr(b, cmd.find_first_of(" \t", b) - b);
+  if (prog.find('/') != std::string::npos) return access(prog.c_str(), X_OK) == 0;
   const char* path = std::getenv("PATH");
   std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t end = dirs.find(':', start);
+  for (size_t pos = 0; pos <= dirs.size();) {
+    size_t end = dirs.find(':', pos);
     if (end == std::string::npos) end = dirs.size();
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    if (::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
-    start = end + 1;
+    std::string dir = dirs.substr(pos, end - pos);
+    if (!dir.empty() && access((dir + "/" + prog).c_str(), X_OK) == 0) return true;
+    pos = end + 1;
   }
   return false;
 }
 
-// Where the view goes: $PAGER (else less) when stdout is a terminal.
+// Where the view goes: $PAGER (else less) when stdout is a terminal. A pager
+// that cannot start (an image without less) is said on stderr, and the view
+// is printed plainly: never nothing.
 class Output {
  public:
   explicit Output(bool page) {
@@ -131,12 +136,9 @@ class Output {
     const char* pager = std::getenv("PAGER");
     std::string cmd = pager != nullptr && *pager != '\0' ? pager : "less -R -F -X";
     if (cmd == "cat") return;
-    // A pager that cannot start would lose the view (sh says "not found", the
-    // writes die on SIGPIPE): the view goes to the terminal, with a word.
-    const std::string program = cmd.substr(0, cmd.find_first_of(" \t"));
-    if (!OnPath(program)) {
-      std::fprintf(stderr, "tptriage log: warning: the pager '%s' (%s) is not found; showing the view without it\n",
-                   program.c_str(), pager != nullptr && *pager != '\0' ? "$PAGER" : "the default");
+    if (!ProgramExists(cmd)) {
+      std::fprintf(stderr, "tptriage log: the pager '%s' cannot start (not found): printing plainly; set PAGER or "
+                           "pass --no-pager\n", cmd.c_str());
       return;
     }
     pipe_ = popen(cmd.c_str(), "w");

@@ -225,6 +225,8 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
   in.dp = dp;
   in.ep = f.enable_expert_parallel ? tp * dp : f.ep;
   in.concurrency = f.concurrency;
+  in.concurrency_required = vm.count("concurrency") > 0;
+  in.model_path = f.model;
   if (vm.count("max-num-batched-tokens")) {
     TPT_RETURN_IF_ERROR(Positive("max-num-batched-tokens", f.max_num_batched_tokens));
     in.max_num_batched_tokens = f.max_num_batched_tokens;

@@ -1,12 +1,24 @@
 // help.cc: what `tptriage CMD --help`, `tptriage help CMD` and the man page say
 // beside each command's options (the options themselves come from the
 // command's own Boost description, cli/args.h).
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/args.h"
+#include "report/exit_codes.h"
 
 namespace tpt::cli {
+
+namespace {
+
+// analyze's exit codes, written from the one table (report/exit_codes.h).
+const char* AnalyzeExitCodes() {
+  static const std::string text = report::ExitCodesHelp();
+  return text.c_str();
+}
+
+}  // namespace
 
 const std::vector<CommandDoc>& CommandDocs() {
   static const std::vector<CommandDoc> docs = {
@@ -25,15 +37,7 @@ const std::vector<CommandDoc>& CommandDocs() {
        "kubectl logs pod | tptriage analyze\n"
        "tptriage analyze --runs ci-logs/ --format github --junit triage.xml --sarif triage.sarif \\\n"
        "    --markdown summary.md --html triage.html --fail-on error",
-       "0  healthy: no failure seen (findings may still be reported)\n"
-       "1  failure diagnosed\n"
-       "2  usage or input error (bad flag, nothing readable)\n"
-       "3  failure seen but not classified (root_cause: unknown), or an input read\n"
-       "   only in part or not at all beside readable ones\n"
-       "4  no evidence (root_cause: no_evidence): nothing reads as a server run\n"
-       "With --runs, the worst over all runs (2 > 3 > 1 > 4 > 0). --fail-on changes\n"
-       "which outcomes fail: failure (default: 1, 3, 4 and 2), unknown (3, 4 and 2),\n"
-       "error (only 2), never (always 0 unless the command itself could not run)."},
+       AnalyzeExitCodes()},
       {"events", "print the typed events of LOG... as JSON Lines",
        "tptriage events [options] [LOG...]",
        "Prints the typed events of LOG... (files, directories, .gz files, - for\n"

@@ -136,6 +136,7 @@ int PrintVersion() {
   auto formats = tpt::FormatSet::LoadBuiltin();
   auto rules = tpt::RuleSet::LoadBuiltin();
   std::printf("tptriage %s\n", TPT_VERSION);
+  std::printf("license: Apache-2.0 (LICENSE)\n");
   std::printf("features: cuda=%s nccl=%s inputs=%s\n", TPT_BUILD_CUDA ? "yes" : "no",
               TPT_BUILD_CUDA ? "dlopen" : "no", TPT_INPUT_FORMATS);
   std::printf("built-in: %zu formats (%zu patterns), %zu rules\n", tpt::FormatSet::BuiltinSources().size(),

@@ -63,6 +63,8 @@ struct PlanInput {
   std::optional<int64_t> max_num_batched_tokens;  // vLLM profiling run size
   std::optional<int64_t> max_num_seqs;            // vLLM sampler rows in profiling
   int concurrency = 1;                            // full-length requests a useful pool must hold
+  bool concurrency_required = false;              // --concurrency given: a pool that holds fewer fails the plan
+  std::string model_path;                         // --model as given, for the launch command line
   bool version_assumed = false;                   // the user gave no version; `version` is our default
   std::string gpu_arch, gpu_interconnect;         // from the catalog ("" when only the size is known)
   std::optional<double> draft_weights_bytes;      // speculative draft model, per rank
@@ -107,7 +109,14 @@ struct Plan {
   // Tokens of full-length requests the pool holds: kv_tokens, except for vLLM's hybrid
   // groups where sliding-window layers keep only the window (max_concurrency x context).
   int64_t usable_tokens = 0;
+  // The server's command line for this configuration, ready to copy (fits only):
+  // `python -m sglang.launch_server ...` / `vllm serve ...`.
+  std::string launch_command;
 };
+
+// The launch command of a configuration that fits; every value the plan used
+// that the server would not pick itself is spelled out.
+std::string LaunchCommand(const Plan& p);
 
 // Errors name the flag to fix (e.g. "--layers/--kv-heads/--head-dim or --cell-bytes").
 StatusOr<Plan> MakePlan(const PlanInput& in);

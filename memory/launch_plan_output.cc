@@ -26,7 +26,19 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
                           "server version not given: " + in.version + " assumed (newest formulas); pass --server-version");
   }
   if (in.model) p->model_summary = DescribeModel(*in.model);
+  // --concurrency is a requirement: a pool that holds fewer full-length requests
+  // than asked fails the plan, and the remedies aim at it.
+  if (in.concurrency_required && p->fits && p->input.context_length && *p->input.context_length > 0 &&
+      p->max_concurrency + 1e-9 < in.concurrency) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "the KV pool holds %.2f requests of %s tokens; --concurrency asks %d",
+                  p->max_concurrency, internal::WithCommas(*p->input.context_length).c_str(), in.concurrency);
+    p->fits = false;
+    p->failure = "kv_pool_too_small";
+    p->error = buf;
+  }
   internal::AddRemedies(in, *p);
+  if (p->fits) p->launch_command = LaunchCommand(*p);
   internal::AddSensitivity(in, *p);
   return p;
 }
@@ -49,6 +61,7 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["ledger"] = nlohmann::json::array({p.row});
   j["kv_tokens"] = p.kv_tokens;
   j["fits"] = p.fits;
+  j["launch_command"] = p.launch_command.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.launch_command);
   j["failure"] = p.failure;
   j["error"] = p.error;
   j["figures"] = p.figures;
@@ -75,6 +88,30 @@ nlohmann::json PlanToJson(const Plan& p) {
   }
   WholeBytes(&j);
   return j;
+}
+
+std::string LaunchCommand(const Plan& p) {
+  const PlanInput& in = p.input;
+  const bool sglang = in.framework == "sglang";
+  std::string model = in.model_path.empty() ? "MODEL" : in.model_path;
+  std::string out = sglang ? "python -m sglang.launch_server --model-path " + model : "vllm serve " + model;
+  auto flag = [&](const std::string& sg, const std::string& vl, const std::string& value) {
+    out += " " + (sglang ? sg : vl) + " " + value;
+  };
+  if (in.tp > 1) flag("--tp-size", "--tensor-parallel-size", std::to_string(in.tp));
+  if (in.pp > 1) flag("--pp-size", "--pipeline-parallel-size", std::to_string(in.pp));
+  if (in.dp > 1) flag("--dp-size", "--data-parallel-size", std::to_string(in.dp));
+  // The fraction the plan sized the pool with, always: the server's own default
+  // differs by version and card, and the plan's figures hold for this one.
+  flag("--mem-fraction-static", "--gpu-memory-utilization", Fixed2(p.fraction));
+  if (in.context_length) flag("--context-length", "--max-model-len", std::to_string(*in.context_length));
+  if (in.kv_cache_dtype != "auto" && !in.kv_cache_dtype.empty()) flag("--kv-cache-dtype", "--kv-cache-dtype", in.kv_cache_dtype);
+  if (in.cuda_graph_max_bs && sglang) flag("--cuda-graph-max-bs", "", std::to_string(*in.cuda_graph_max_bs));
+  if (in.chunked_prefill_size && sglang) flag("--chunked-prefill-size", "", std::to_string(*in.chunked_prefill_size));
+  if (in.max_num_batched_tokens && !sglang) flag("", "--max-num-batched-tokens", std::to_string(*in.max_num_batched_tokens));
+  if (in.enable_dp_attention && sglang) out += " --enable-dp-attention";
+  if (!in.speculative_algorithm.empty() && sglang) flag("--speculative-algorithm", "", in.speculative_algorithm);
+  return out;
 }
 
 std::string PlanToText(const Plan& p) {
@@ -113,11 +150,12 @@ std::string PlanToText(const Plan& p) {
     }
     line("fits: a KV pool of " + WithCommas(p.kv_tokens) +
          " tokens (the server's pool: SGLang's max_total_num_tokens, vLLM's GPU KV cache size)" + conc);
+    if (!p.launch_command.empty()) line("launch: " + p.launch_command);
   } else {
     line("predicted failure: " + p.failure);
     if (!p.error.empty()) line("  " + p.error);
   }
-  for (const auto& r : p.remedies) line("remedy: " + r.flag + " " + r.value + " (" + r.direction + "): " + r.why);
+  for (const auto& r : p.remedies) line("remedy: " + r.flag + (r.value.empty() ? "" : " " + r.value) + ": " + r.why);
   for (const auto& a : p.assumptions) line("assumed: " + a);
   if (p.weights) {
     for (const auto& n : p.weights->notes) line("weights: " + n);

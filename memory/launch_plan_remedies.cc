@@ -105,6 +105,20 @@ void AddRemedies(const PlanInput& in, Plan& p) {
                                "or keep " + flag + " " + Fixed2(p.fraction) +
                                    ": the longest request the predicted pool holds"));
     }
+    // A KV cache in FP8 halves the bytes a token takes (SGLang and vLLM
+    // --kv-cache-dtype fp8_e4m3): the same fraction holds twice the tokens.
+    if (p.failure == "kv_pool_too_small" && (in.kv_cache_dtype == "auto" || in.kv_cache_dtype == "bf16" ||
+                                             in.kv_cache_dtype == "fp16")) {
+      PlanInput t = in;
+      t.kv_cache_dtype = "fp8_e4m3";
+      if (in.cell_bytes) t.cell_bytes = std::max<int64_t>(1, *in.cell_bytes / 2);
+      if (auto q = Run(t); q.ok() && q->fits && q->usable_tokens >= useful) {
+        out.push_back(MakeRemedy("--kv-cache-dtype", "fp8_e4m3", "set",
+                                 "holds " + useful_what + " at " + flag + " " + Fixed2(p.fraction) + ": a pool of " +
+                                     WithCommas(q->kv_tokens) + " tokens in FP8 (checked with this plan; a small "
+                                     "accuracy cost)"));
+      }
+    }
     if (useful_f) {
       p.remedies = out;
       return;
@@ -188,7 +202,13 @@ void AddRemedies(const PlanInput& in, Plan& p) {
           best_f = k / 100.0;
         }
       }
-      if (best > 0) {
+      if (best > 0 && in.concurrency_required && in.concurrency > 1) {
+        // The concurrency asked: each of the requests gets a share of the pool.
+        out.push_back(MakeRemedy(sglang ? "--context-length" : "--max-model-len",
+                                 std::to_string(best / in.concurrency), "decrease",
+                                 "the longest request of which the pool holds " + std::to_string(in.concurrency) +
+                                     " at once (at " + flag + " " + Fixed2(best_f) + ")"));
+      } else if (best > 0) {
         out.push_back(MakeRemedy(sglang ? "--context-length" : "--max-model-len", std::to_string(best), "decrease",
                                  "the longest request the pool can hold (at " + flag + " " + Fixed2(best_f) + ")"));
       }

@@ -16,8 +16,20 @@ struct Remedy {
   std::string direction;  // "increase" | "decrease" | "set" | "unset"
   std::string why;
   std::string command;    // a line to copy when the remedy is not a flag: "dmesg -T | grep -i xid"
+  // "" or "fix": it changes what failed; "next_step": it gathers what would
+  // settle the cause and changes nothing (a debug variable, dmesg, py-spy);
+  // "action": an operator's action on the machine (drain, reset, reboot).
+  std::string kind;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why, command)
+// What the reports call a remedy: "Fix", "Next step" or "Action" (one word
+// for every format).
+inline const char* RemedyLabel(const Remedy& r) {
+  if (r.kind == "next_step") return "Next step";
+  if (r.kind == "action") return "Action";
+  return "Fix";
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why, command, kind)
 
 }  // namespace tpt

@@ -11,29 +11,17 @@
 
 #include "repro/repro_plan.h"
 
+#include "report/exit_codes.h"
 #include "report/report.h"
 
 namespace tpt::report {
 
-namespace {
-
-int Severity(int exit_code) {
-  switch (exit_code) {
-    case kExitHealthy: return 0;
-    case kExitNoEvidence: return 1;
-    case kExitDiagnosed: return 2;
-    case kExitUnclassified: return 3;
-    default: return 4;  // kExitUsage and anything unexpected
-  }
-}
-
-}  // namespace
 
 // The exit code of many runs: the most severe one (report.h).
 int WorstExitCode(const std::vector<RunResult>& runs) {
   int worst = kExitHealthy;
   for (const RunResult& r : runs) {
-    if (Severity(r.exit_code) > Severity(worst)) worst = r.exit_code;
+    if (ExitSeverity(r.exit_code) > ExitSeverity(worst)) worst = r.exit_code;
   }
   return worst;
 }
@@ -346,10 +334,21 @@ std::string EvidenceLocation(const Evidence& e) {
   return loc;
 }
 
+std::string Advice(const Remedy& r) {
+  if (r.value.empty()) {
+    if (r.direction == "increase") return "raise " + r.flag;
+    if (r.direction == "decrease") return "lower " + r.flag;
+    return r.flag;
+  }
+  if (r.direction == "increase") return r.flag + " >= " + r.value;
+  if (r.direction == "decrease") return r.flag + " <= " + r.value;
+  return r.flag + " " + r.value;
+}
+
 std::string RemedyLine(const Remedy& r) {
-  std::string line = r.flag;
-  if (!r.value.empty()) line += (line.empty() ? "" : " ") + r.value;
-  if (!r.direction.empty()) line += " (" + r.direction + ")";
+  std::string line = RemedyCommand(r);
+  if (line.empty()) line = Advice(r);
+  line = std::string(RemedyLabel(r)) + ": " + line;
   if (!r.why.empty()) line += ": " + r.why;
   return line;
 }

@@ -105,6 +105,9 @@ std::string RankLabel(int rank);
 std::string EvidenceLocation(const Evidence& e);
 
 // "--mem-fraction-static 0.78 (decrease): why".
+// A remedy with no line to paste, in words: "NCCL >= 2.19.3", "lower
+// --max-model-len", "nvidia-smi" (never "X (set)").
+std::string Advice(const Remedy& r);
 std::string RemedyLine(const Remedy& r);
 
 // The `tptriage repro` command line for a diagnosis: repro.command when the

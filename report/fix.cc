@@ -160,16 +160,6 @@ FixEffect EffectOf(const Analysis& a, const Diagnosis& d, const std::string& fla
 
 }  // namespace
 
-std::string Advice(const Remedy& r) {
-  if (r.value.empty()) {
-    if (r.direction == "increase") return "raise " + r.flag;
-    if (r.direction == "decrease") return "lower " + r.flag;
-    return r.flag;
-  }
-  if (r.direction == "increase") return r.flag + " >= " + r.value;
-  if (r.direction == "decrease") return r.flag + " <= " + r.value;
-  return r.flag + " " + r.value;
-}
 
 bool SglangPoolAt(const Analysis& a, double free_at_init_bytes, double avail_after_weights_bytes, double f,
                   SglangAt* out) {
@@ -199,6 +189,7 @@ FixView DescribeFix(const Analysis& a, const Diagnosis& d) {
       v.value = r.value;
       v.line = Advice(r);
       v.why = r.why;
+      v.label = RemedyLabel(r);
     } else {
       v.kind = fix.refuted ? FixView::kRefuted : FixView::kNone;
     }
@@ -206,6 +197,7 @@ FixView DescribeFix(const Analysis& a, const Diagnosis& d) {
   }
   const Remedy& r = *fix.recommended;
   v.kind = FixView::kLine;
+  v.label = RemedyLabel(r);
   v.flag = r.flag;
   v.value = r.value;
   v.line = RemedyCommand(r);
@@ -298,7 +290,8 @@ nlohmann::json EffectJson(const FixEffect& e) {
 nlohmann::json FixJson(const FixView& v) {
   static const char* kKinds[] = {"line", "advice", "refuted", "none"};
   nlohmann::json j = {{"kind", kKinds[v.kind]}, {"line", v.line}, {"flag", v.flag},   {"value", v.value},
-                      {"now", v.now},           {"why", v.why},   {"effect", EffectJson(v.effect)}};
+                      {"now", v.now},           {"why", v.why},   {"effect", EffectJson(v.effect)},
+                      {"label", v.label}};
   if (v.floor.empty()) {
     j["floor"] = nullptr;
   } else {

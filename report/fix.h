@@ -38,13 +38,11 @@ struct FixView {
   std::string floor;  // the smallest value that starts ("" unknown); == value when the fix is the floor
   std::string floor_why;
   FixEffect floor_effect;
+  std::string label = "Fix";  // "Fix", "Next step" or "Action" (memory/remedy.h RemedyLabel)
 };
 
 FixView DescribeFix(const Analysis& a, const Diagnosis& d);
 
-// A remedy with no line to paste, in words: "NCCL >= 2.19.3", "lower
-// --max-model-len", "nvidia-smi" (never "X (set)").
-std::string Advice(const Remedy& r);
 
 // "KV pool 2.10 GiB a rank, 25,600 tokens = 3 requests of 8,192 tokens"; ""
 // when nothing is known.

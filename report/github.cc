@@ -88,7 +88,7 @@ Annotation FailureAnnotation(const RunResult& run, size_t count) {
   if (msg.empty()) msg = a.root_cause;
   msg = "[" + run.name + "] " + msg;
   if (d != nullptr) {
-    for (const Remedy& r : d->remedy) msg += "\nRemedy: " + RemedyLine(r);
+    for (const Remedy& r : d->remedy) msg += "\n" + RemedyLine(r);
     std::string repro = ReproCommand(a, *d);
     if (!repro.empty()) msg += "\nReproduce: " + repro;
   }

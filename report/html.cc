@@ -318,7 +318,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   }
   FixView v = DescribeFix(a, *d);
   if (v.kind != FixView::kLine) {
-    out << "<aside class=\"fix none\"><h3>Fix</h3><p>";
+    out << "<aside class=\"fix none\"><h3>" << v.label << "</h3><p>";
     if (v.kind == FixView::kAdvice) {
       out << "<b>" << XmlEscapeKeepFlags(v.line) << "</b>" << (v.why.empty() ? "" : ": " + XmlEscapeKeepFlags(v.why));
     } else if (v.kind == FixView::kRefuted) {
@@ -329,7 +329,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
     out << "</p></aside>\n";
     return;
   }
-  out << "<aside class=\"fix\"><h3>Fix</h3><pre class=\"copy\">" << XmlEscapeKeepFlags(v.line) << "</pre>";
+  out << "<aside class=\"fix\"><h3>" << v.label << "</h3><pre class=\"copy\">" << XmlEscapeKeepFlags(v.line) << "</pre>";
   if (!v.now.empty()) out << "<p class=\"muted\">now " << Esc(v.now) << "</p>";
   if (std::string e = FixEffectText(v.effect); !e.empty()) out << "<p class=\"effect\"><b>Gives</b> " << XmlEscapeKeepFlags(e) << "</p>";
   if (!v.floor.empty()) {

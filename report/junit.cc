@@ -32,7 +32,7 @@ std::string FailureBody(const RunResult& run) {
     }
   }
   for (const RuledOut& r : d->ruled_out) body << "not " << r.id << ": " << r.reason << "\n";
-  for (const Remedy& r : d->remedy) body << "remedy: " << RemedyLine(r) << "\n";
+  for (const Remedy& r : d->remedy) body << RemedyLine(r) << "\n";
   std::string repro = ReproCommand(a, *d);
   if (!repro.empty()) body << "reproduce: " << repro << "\n";
   return body.str();

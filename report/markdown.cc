@@ -210,7 +210,8 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
   // The answer first: verdict, fix, confidence.
   out << "**" << Para(a.verdict.empty() ? a.root_cause : a.verdict) << "**\n\n";
   if (d != nullptr) {
-    out << "**Fix:** " << FixSentence(DescribeFix(a, *d), Code, Para) << "\n\n";
+    FixView fv = DescribeFix(a, *d);
+    out << "**" << fv.label << ":** " << FixSentence(fv, Code, Para) << "\n\n";
     char conf[16];
     std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
     out << "Confidence " << conf << " (`" << d->id << "`) · ";

@@ -360,7 +360,8 @@ TEST(GithubReporter, EscapesDataAndProperties) {
   EXPECT_EQ(out.rfind("::error file=logs/run-1001/server.log,line=829,title=tptriage%3A kv_pool_no_room::[run-a] After", 0),
             0u)
       << out;
-  EXPECT_NE(out.find("%0ARemedy: --mem-fraction-static 0.93 (increase)"), std::string::npos);
+  // One rendering of a remedy in every format: its label, the line to copy, why.
+  EXPECT_NE(out.find("%0AFix: --mem-fraction-static 0.93: "), std::string::npos) << out;
   EXPECT_NE(out.find("::warning file=logs/run-1001/server.log,line=120,title=tptriage finding%3A custom_ar_pcie::"),
             std::string::npos);
   // Every workflow command is one line.

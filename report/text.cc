@@ -75,7 +75,8 @@ void WriteAnswer(const Analysis& a, const Diagnosis* d, std::ostream& out) {
     return;
   }
   auto plain = [](const std::string& x) { return Clean(x); };
-  out << "Fix: " << FixSentence(DescribeFix(a, *d), plain, plain) << "\n";
+  FixView fv = DescribeFix(a, *d);
+  out << fv.label << ": " << FixSentence(fv, plain, plain) << "\n";
   out << "Confidence: " << Percent(d->confidence) << " (" << d->id << ") · " << Clean(RunSummary(a.run)) << ranks
       << "\n";
 }

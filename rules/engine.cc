@@ -444,6 +444,7 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
       if (rem.when && !rem.when->Eval(scope).Truthy()) continue;
       Remedy r{rem.flag, FillTemplate(rem.value, scope), rem.direction, FillTemplate(rem.why, scope),
                FillTemplate(rem.command, scope)};
+      r.kind = rem.kind;
       if (!PointsPastValueInUse(run, r)) continue;
       d.remedy.push_back(std::move(r));
     }

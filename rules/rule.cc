@@ -56,9 +56,13 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
       auto dir = c.Str(m, path, "direction", true);
       auto why = c.Str(m, path, "why", true);
       auto command = c.Str(m, path, "command", false);
-      for (auto* s : {&flag, &value, &dir, &why, &command})
+      auto kind = c.Str(m, path, "kind", false);
+      for (auto* s : {&flag, &value, &dir, &why, &command, &kind})
         if (!s->ok()) return s->status();
       d.flag = *flag, d.value = *value, d.direction = *dir, d.why = *why, d.command = *command;
+      d.kind = *kind == "fix" ? "" : *kind;
+      if (!d.kind.empty() && d.kind != "next_step" && d.kind != "action")
+        return c.Error(path + ".kind", "expected fix, next_step or action");
       static const std::set<std::string> kDirs = {"increase", "decrease", "set", "unset"};
       if (!kDirs.count(d.direction)) return c.Error(path + ".direction", "expected increase, decrease, set or unset");
       TPT_RETURN_IF_ERROR(c.CheckTemplate(path + ".value", d.value));

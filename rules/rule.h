@@ -34,6 +34,7 @@ struct Template {
 struct RemedyDef {
   std::string flag, value, direction, why;
   std::string command;  // a line to copy when the remedy is not a flag (`dmesg -T | grep -i xid`)
+  std::string kind;     // "fix" (default), "next_step", "action" (memory/remedy.h)
   ExprPtr when;  // null: always
 };
 

@@ -48,4 +48,10 @@ grep -q '::error::give runs-dir' "$work/none.out" || fail "no input gives no ann
 PATH="$new_path" TPT_LOGS="$src/samples/founding/*mfs050.log" TPT_OUTPUT_DIR=one bash "$src/packaging/action/run.sh" >/dev/null 2>&1
 [ $? -eq 1 ] || fail "logs input: the founding case is not diagnosed (1)"
 grep -q kv_pool_no_room one/triage.json || fail "logs input: no kv_pool_no_room in the JSON"
+# A glob that matches nothing is named in the error (it was dropped, and the
+# step said "no LOG given").
+PATH="$new_path" TPT_LOGS="$src/samples/founding/*mfs050.log $work/nothing-*.log" TPT_OUTPUT_DIR=two \
+  bash "$src/packaging/action/run.sh" > "$work/glob.out" 2>&1
+[ $? -eq 2 ] || fail "a glob that matches nothing is not exit 2"
+grep -q "::error::logs: '$work/nothing-\*.log' matches no file" "$work/glob.out" || fail "the glob is not named: $(cat "$work/glob.out")"
 echo "action: ok"

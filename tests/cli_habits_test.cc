@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "report/exit_codes.h"
+#include "rules/analysis.h"
 #include "tests/cli_run.h"
 
 namespace {
@@ -96,6 +98,7 @@ TEST(CliHabitsTest, VersionNamesTheBuildsFeatures) {
   EXPECT_EQ(Tpt("-V").out, v.out);
   EXPECT_EQ(v.out.rfind("tptriage ", 0), 0u) << v.out;
   EXPECT_NE(v.out.find("features: cuda="), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("license: Apache-2.0"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("gzip"), std::string::npos) << v.out;
   // Counts come from the compiled-in sets, so they are not zero.
   EXPECT_EQ(v.out.find(" 0 formats"), std::string::npos) << v.out;
@@ -155,6 +158,70 @@ TEST(CliHabitsTest, FailOnChoosesWhichOutcomesFail) {
   bad = Tpt("analyze " + kFounding + " --fail-on sometimes", true);
   EXPECT_EQ(bad.rc, 2);
   EXPECT_NE(bad.out.find("expected failure, unknown, error or never"), std::string::npos) << bad.out;
+}
+
+// A server log whose process ended on an exception no rule knows.
+std::string UnclassifiedLog() {
+  std::string path = ::testing::TempDir() + "tpt_unclassified.log";
+  std::ofstream(path) << "INFO 03-02 16:00:03 [api_server.py:912] vLLM API server version 0.7.3\n"
+                         "Traceback (most recent call last):\n"
+                         "  File \"/app/serve.py\", line 3, in <module>\n"
+                         "    main()\n"
+                         "ZeroDivisionError: division by zero\n";
+  return path;
+}
+
+// One table of exit codes (report/exit_codes.h): --help, help analyze, the man
+// page and the README say what it says, and the binary returns it for each case.
+TEST(CliHabitsTest, ExitCodesAreOneTableThatHelpReadmeAndTheBinaryAgreeWith) {
+  const std::string help = Tpt("analyze --help").out, topic = Tpt("help analyze").out;
+  const std::string man = Tpt("--generate man").out;
+  std::ifstream in(std::string(TPT_SOURCE_DIR) + "/README.md");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string readme = buf.str();
+  size_t a = readme.find("## Exit codes (analyze)"), b = readme.find("\n## ", a + 5);
+  ASSERT_NE(a, std::string::npos);
+  std::string table = readme.substr(a, b - a);
+  for (const tpt::report::ExitCode& e : tpt::report::ExitCodes()) {
+    const std::string line = std::to_string(e.code) + "  " + e.meaning;
+    EXPECT_NE(help.find(line), std::string::npos) << line << "\n" << help;
+    EXPECT_NE(topic.find(line), std::string::npos) << line;
+    EXPECT_NE(man.find(std::to_string(e.code) + "  "), std::string::npos) << e.code;
+    // The README's row names the same outcome in its first words.
+    std::string meaning = e.meaning;
+    std::string head = meaning.substr(0, meaning.find_first_of(":(,"));
+    while (!head.empty() && head.back() == ' ') head.pop_back();
+    EXPECT_NE(table.find("| " + std::to_string(e.code) + " | " + head), std::string::npos) << head << "\n" << table;
+  }
+  EXPECT_NE(table.find("2 > 3 > 1 > 4 > 0"), std::string::npos) << "the --runs order of the table";
+  EXPECT_NE(help.find("2 > 3 > 1 > 4 > 0"), std::string::npos);
+  // The binary: each outcome's code, and --fail-on read from the same table.
+  struct Case {
+    std::string input;
+    int code;
+  };
+  const std::string src = TPT_SOURCE_DIR;
+  const Case cases[] = {
+      {"'" + src + "/samples/logs/sglang-tp4-healthy.log'", tpt::kExitHealthy},
+      {kFounding, tpt::kExitDiagnosed},
+      {"/nonexistent/x.log", tpt::kExitUsage},
+      {"'" + src + "/README.md'", tpt::kExitNoEvidence},
+      {"'" + UnclassifiedLog() + "'", tpt::kExitUnclassified},
+  };
+  for (const Case& c : cases) {
+    int rc = Tpt("analyze " + c.input + " --format json").rc;
+    EXPECT_EQ(rc, c.code) << c.input;
+    for (const char* level : {"failure", "unknown", "error", "never"}) {
+      int got = Tpt("analyze " + c.input + " --format json --fail-on " + level).rc;
+      EXPECT_EQ(got, tpt::report::FailsOn(rc, level) ? rc : 0) << c.input << " --fail-on " << level;
+    }
+  }
+  // An unclassified failure: 3, which --fail-on unknown fails and error passes.
+  EXPECT_TRUE(tpt::report::FailsOn(tpt::kExitUnclassified, "unknown"));
+  EXPECT_FALSE(tpt::report::FailsOn(tpt::kExitUnclassified, "error"));
+  EXPECT_TRUE(tpt::report::FailsOn(tpt::kExitNoEvidence, "failure"));
+  EXPECT_FALSE(tpt::report::FailsOn(tpt::kExitDiagnosed, "unknown"));
 }
 
 TEST(CliHabitsTest, HelpTopicsListWhatABinaryUserCannotReadInTheRepo) {

@@ -310,7 +310,7 @@ TEST_F(Hostile2, D17_MissingPagerShowsTheViewWithAWarning) {
                                    "; echo rc=\\$?\" /dev/null",
                                true);
   EXPECT_TRUE(Has(r.out, "rc=0")) << r.out.substr(0, 400);
-  EXPECT_TRUE(Has(r.out, "is not found")) << r.out.substr(0, 400);
+  EXPECT_TRUE(Has(r.out, "not found")) << r.out.substr(0, 400);
   EXPECT_TRUE(Has(r.out, "Not enough memory")) << r.out.substr(0, 400);
 }
 

@@ -6,11 +6,17 @@ set -uo pipefail
 build=$(realpath "$1")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# The README's tool-only build (--target tptriage) installs too: the binary
+# writes its man page and completions at install time when they are missing.
+cmake --build "$build" --target tptriage >/dev/null || fail "build of tptriage"
+rm -rf "$build/generated-docs"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null || fail "cmake --install after --target tptriage"
+[ -s "$work/prefix/share/man/man1/tptriage.1" ] || fail "install after a tool-only build: no man page"
 cmake --build "$build" --target tptriage tptriage_docs >/dev/null || fail "build of tptriage + docs"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null || fail "cmake --install"
 for f in bin/tptriage share/man/man1/tptriage.1 share/bash-completion/completions/tptriage \
          share/zsh/vendor-completions/_tptriage share/fish/vendor_completions.d/tptriage.fish \
-         share/tptriage/schemas/analyze.schema.json; do
+         share/tptriage/schemas/analyze.schema.json share/doc/tptriage/LICENSE share/doc/tptriage/copyright; do
   [ -s "$work/prefix/$f" ] || fail "install: $f missing"
 done
 "$work/prefix/bin/tptriage" --version | grep -q '^tptriage ' || fail "installed binary does not run"
@@ -28,7 +34,8 @@ for f in bin/tptriage share/man/man1/tptriage.1 share/bash-completion/completion
 done
 dpkg-deb -c "$deb" > "$work/deb.list"
 for f in ./usr/bin/tptriage ./usr/share/man/man1/tptriage.1 ./usr/share/bash-completion/completions/tptriage \
-         ./usr/share/zsh/vendor-completions/_tptriage ./usr/share/fish/vendor_completions.d/tptriage.fish; do
+         ./usr/share/zsh/vendor-completions/_tptriage ./usr/share/fish/vendor_completions.d/tptriage.fish \
+         ./usr/share/doc/tptriage/copyright; do
   grep -q " $f\$" "$work/deb.list" || fail ".deb lacks $f"
 done
 dpkg-deb -x "$deb" "$work/debroot"

@@ -219,7 +219,7 @@ TEST(PlanCliTest, TextOutputShowsTheLedger) {
       "--cell-bytes 65536 --mem-fraction-static 0.5");
   ASSERT_EQ(r.rc, 1);
   EXPECT_NE(r.out.find("-25.30   (shortfall)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("remedy: --mem-fraction-static 0.77 (increase)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("remedy: --mem-fraction-static 0.77: the floor"), std::string::npos) << r.out;
 }
 
 TEST(PlanCliTest, UsageErrorsNameTheFlagAndExitTwo) {
@@ -398,6 +398,54 @@ TEST(PlanCliTest, HelpExitsZero) {
   PlanRun r = Plan("--help");
   EXPECT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("--mem-fraction-static"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// --concurrency is a requirement: Llama-3.1-70B at TP 4 on H100 holds about 12
+// requests of 32,768 tokens (408,310 KV tokens); asking 40 fails the plan (exit
+// 1) with remedies that meet it, asking 8 passes with the command line to launch.
+TEST(PlanCliTest, ConcurrencyIsARequirementAndAMetPlanPrintsTheLaunchCommand) {
+  const std::string base = "--framework sglang --server-version 0.5.2 --gpu H100 --tp 4 --model " +
+                           ModelDir("llama-3.1-70b-instruct") + " --context-length 32768 --format json";
+  PlanRun no = Plan(base + " --concurrency 40");
+  ASSERT_EQ(no.rc, 1) << no.out;
+  auto j = nlohmann::json::parse(no.out);
+  EXPECT_EQ(j["fits"], false);
+  EXPECT_EQ(j["failure"], "kv_pool_too_small");
+  EXPECT_NE(j["error"].get<std::string>().find("--concurrency asks 40"), std::string::npos) << j["error"];
+  EXPECT_TRUE(j["launch_command"].is_null());
+  bool tp = false, ctx = false;
+  for (const auto& r : j["remedy"]) {
+    if (r["flag"] == "--tp") tp = true;
+    if (r["flag"] == "--context-length") {
+      ctx = true;
+      // a pool of ~408k tokens shared by 40 requests: about 10k tokens each
+      EXPECT_LT(std::stoll(r["value"].get<std::string>()), 408310 / 40 + 1) << r.dump();
+    }
+  }
+  EXPECT_TRUE(tp) << j["remedy"].dump();
+  EXPECT_TRUE(ctx) << j["remedy"].dump();
+  PlanRun yes = Plan(base + " --concurrency 8");
+  ASSERT_EQ(yes.rc, 0) << yes.out;
+  auto k = nlohmann::json::parse(yes.out);
+  EXPECT_EQ(k["fits"], true);
+  const std::string cmd = k["launch_command"].get<std::string>();
+  EXPECT_EQ(cmd.rfind("python -m sglang.launch_server --model-path ", 0), 0u) << cmd;
+  EXPECT_NE(cmd.find("--tp-size 4"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--mem-fraction-static 0.82"), std::string::npos) << cmd;  // the fraction the plan used
+  EXPECT_NE(cmd.find("--context-length 32768"), std::string::npos) << cmd;
+  // Without --concurrency the same launch is not held to it (the pool holds one request).
+  EXPECT_EQ(Plan(base).rc, 0);
+  // vLLM's own words.
+  PlanRun v = Plan("--framework vllm --server-version 0.10.1 --gpu H100 --tp 2 --model " +
+                   ModelDir("llama-3.1-8b-instruct") + " --max-model-len 32768 --concurrency 4");
+  ASSERT_EQ(v.rc, 0) << v.out;
+  EXPECT_NE(v.out.find("\nlaunch: vllm serve "), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("--tensor-parallel-size 2 --gpu-memory-utilization 0.90 --max-model-len 32768"), std::string::npos)
+      << v.out;
 }
 
 }  // namespace

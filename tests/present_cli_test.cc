@@ -58,14 +58,18 @@ TEST(AnswerFirst, EverySampleLeadsWithVerdictFixConfidence) {
     EXPECT_EQ(lines[0].rfind("Verdict: ", 0), 0u) << text.out;
     if (text.rc == 1) {  // diagnosed: the fix and the confidence next
       ASSERT_GE(lines.size(), 3u);
-      EXPECT_EQ(lines[1].rfind("Fix: ", 0), 0u) << text.out;
+      // "Fix:" for a change that fixes; "Next step:" for one that gathers what
+      // would settle it (changes nothing); "Action:" for the operator's action.
+      EXPECT_TRUE(lines[1].rfind("Fix: ", 0) == 0 || lines[1].rfind("Next step: ", 0) == 0 ||
+                  lines[1].rfind("Action: ", 0) == 0)
+          << text.out;
       EXPECT_EQ(lines[2].rfind("Confidence: ", 0), 0u) << text.out;
       // The verdict once: its sentence is not repeated as a "root cause".
       EXPECT_EQ(text.out.find("Root cause ["), std::string::npos);
       EXPECT_EQ(text.out.find(" (set): "), std::string::npos) << "remedies are lines to copy, not 'X (set)'";
       auto md = Tpt("analyze '" + log + "' --format markdown");
       EXPECT_EQ(md.out.find("(set)"), std::string::npos) << "remedies in words, not 'X (set)'";
-      size_t fix = md.out.find("**Fix:**");
+      size_t fix = md.out.find(std::string("**") + lines[1].substr(0, lines[1].find(':')) + ":**");
       ASSERT_NE(fix, std::string::npos) << md.out;
       size_t ev = md.out.find("<summary>Evidence</summary>");
       if (ev != std::string::npos) {
@@ -138,7 +142,17 @@ TEST(AnswerFirst, HangShowsRanksInTimeNotPhasesAndNoRepro) {
   EXPECT_EQ(r.out.find("Ranks and phases"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Ranks: first error and last line"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("watchdog_timeout"), std::string::npos);
-  EXPECT_NE(r.out.find("Fix: export TORCH_NCCL_DUMP_ON_TIMEOUT=1"), std::string::npos) << r.out;
+  // A debug variable fixes nothing: it is the next step, never the "Fix".
+  EXPECT_NE(r.out.find("\nNext step: export TORCH_NCCL_DUMP_ON_TIMEOUT=1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\nFix: export TORCH_NCCL_DUMP_ON_TIMEOUT"), std::string::npos) << r.out;
+  // A GPU that fell off the bus: the operator's action with its bus id, not nvidia-smi -q.
+  auto xid = Tpt("analyze '" + Sample("logs/xid-79-fallen-off-bus.log") + "'");
+  EXPECT_NE(xid.out.find("\nAction: nvidia-smi -r -i 0000:81:00: the GPU at 0000:81:00 fell off the bus"), std::string::npos)
+      << xid.out;
+  EXPECT_EQ(xid.out.find("nvidia-smi -q"), std::string::npos) << xid.out;
+  auto xj = nlohmann::json::parse(Tpt("analyze '" + Sample("logs/xid-79-fallen-off-bus.log") + "' --format json").out);
+  EXPECT_EQ(xj["fix"]["label"], "Action");
+  EXPECT_EQ(xj["diagnoses"][0]["remedy"][0]["kind"], "action");
   // Charts only where memory explains the failure: a hang has no ledger.
   auto html = Tpt("analyze '" + Sample("logs/nccl-warn-hang-tp4.log") + "' --format html");
   EXPECT_EQ(html.out.find("<svg class=\"ledger\""), std::string::npos);
@@ -233,6 +247,19 @@ TEST(AnswerFirst, NoInternalReferenceNamesInAnyOutput) {
   }
   auto plan = Tpt("plan --help");
   EXPECT_FALSE(std::regex_search(plan.out, internal));
+}
+
+// On a terminal with no pager that can start (an image without less), the
+// view is printed plainly and stderr says why: never an empty screen and 0.
+TEST(LogView, APagerThatCannotStartPrintsPlainlyAndSaysSo) {
+  const std::string log = Sample("founding/sglang-tp8-rtxpro6000-mfs050.log");
+  // util-linux `script` gives the command a terminal (Debian: bsdutils, essential).
+  auto r = tpt::test::RunCmd("PAGER=/nonexistent/pager script -qec \"'" + std::string(TPTRIAGE_BIN) + "' log '" + log +
+                                 "'\" /dev/null",
+                             /*merge_stderr=*/true);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("the pager '/nonexistent/pager' cannot start"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("weights_load_begin"), std::string::npos) << "the view itself, plainly\n" << r.out;
 }
 
 TEST(LogView, MergesByTimeTaggedByRankWithEvidenceMarked) {

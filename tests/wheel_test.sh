@@ -14,6 +14,14 @@ if readelf -d "$bin" | grep NEEDED | grep -qvE 'lib(c|m|dl|pthread|rt|gcc_s)\.so
   echo "SKIP: $bin needs shared libraries beyond glibc; the wheel takes a -DTPT_STATIC=ON build"; exit 77
 fi
 whl=$(python3 "$src/packaging/wheel/build_wheel.py" "$bin" "$work/dist") || fail "build_wheel.py failed"
+# The licence travels in the wheel's metadata.
+python3 - "$whl" <<'PY' || fail "the wheel carries no Apache-2.0 licence"
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+assert "License: Apache-2.0" in z.read(meta).decode(), "METADATA"
+assert any(n.endswith(".dist-info/LICENSE") for n in z.namelist()), "LICENSE"
+PY
 case "$(basename "$whl")" in
   tptriage-*-py3-none-manylinux_2_*_"$(uname -m)".whl) ;;
   *) fail "unexpected wheel name $(basename "$whl")" ;;

@@ -12,10 +12,21 @@ if [ -n "${TPT_RUNS_DIR:-}" ] && [ -n "${TPT_LOGS:-}" ]; then
 elif [ -n "${TPT_RUNS_DIR:-}" ]; then
   args+=(--runs "$TPT_RUNS_DIR")
 elif [ -n "${TPT_LOGS:-}" ]; then
+  # Split into words first (no globbing), then expand each pattern on its own:
+  # a pattern that matches nothing is named, never dropped into "no LOG given".
+  set -f
+  read -r -d '' -a patterns <<< "$TPT_LOGS" || true
+  set +f
   shopt -s nullglob
-  for pattern in $TPT_LOGS; do
+  for pattern in "${patterns[@]}"; do
     matches=($pattern)
-    if [ ${#matches[@]} -eq 0 ]; then args+=("$pattern"); else args+=("${matches[@]}"); fi
+    if [ ${#matches[@]} -gt 0 ]; then
+      args+=("${matches[@]}")
+    elif [ -e "$pattern" ]; then
+      args+=("$pattern")
+    else
+      echo "::error::logs: '$pattern' matches no file (working directory $(pwd))"; exit 2
+    fi
   done
 else
   echo "::error::give runs-dir (one run per subdirectory) or logs (the files of one run)"; exit 2

@@ -68,6 +68,11 @@ def main():
         binary = f.read()
     with open(os.path.join(HERE, "__main__.py"), "rb") as f:
         launcher = f.read()
+    license_text = b""
+    license_path = os.path.join(HERE, "..", "..", "LICENSE")
+    if os.path.exists(license_path):
+        with open(license_path, "rb") as f:
+            license_text = f.read()
     readme = b""
     readme_path = os.path.join(HERE, "..", "..", "README.md")
     if os.path.exists(readme_path):
@@ -78,6 +83,9 @@ def main():
         "Name: tptriage\n"
         f"Version: {version}\n"
         "Summary: Why a multi-GPU LLM server died, with the numbers (SGLang, vLLM, NCCL log triage)\n"
+        "License: Apache-2.0\n"
+        "Classifier: License :: OSI Approved :: Apache Software License\n"
+        "License-File: LICENSE\n"
         "Requires-Python: >=3.8\n"
         "Description-Content-Type: text/markdown\n\n"
     ).encode() + readme
@@ -94,6 +102,8 @@ def main():
         (f"{dist_info}/METADATA", metadata, 0o644),
         (f"{dist_info}/WHEEL", wheel, 0o644),
     ]
+    if license_text:
+        files.append((f"{dist_info}/LICENSE", license_text, 0o644))
     record = "".join(f"{p},{record_hash(d)},{len(d)}\n" for p, d, _ in files) + f"{dist_info}/RECORD,,\n"
     files.append((f"{dist_info}/RECORD", record.encode(), 0o644))
 
