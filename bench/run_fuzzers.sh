@@ -3,12 +3,15 @@
 # nice (a script run by hand, never by CI; CI replays the stored inputs).
 #
 #   cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTPT_FUZZ=ON -DTPT_BUILD_TESTS=OFF
-#   cmake --build build-fuzz --target reader_parser_fuzzer formats_fuzzer rules_fuzzer plan_fuzzer
+#   cmake --build build-fuzz --target reader_parser_fuzzer formats_fuzzer rules_fuzzer plan_fuzzer archive_fuzzer file_loaders_fuzzer
 #   bench/run_fuzzers.sh build-fuzz 900                 # 15 minutes each
 #   bench/run_fuzzers.sh build-fuzz 3600 rules plan     # an hour each, two of them
 #
 # Targets: reader_parser (logs), formats (--formats files), rules (rule and
-# finding files, expressions), plan (the plan / analysis JSON repro reads).
+# finding files, expressions), plan (the plan / analysis JSON repro reads),
+# archive (zip and tar.* listing and members), file_loaders (the small-file
+# loader of catalogs, rule/format files and configs, and the GPU catalog).
+# An hour each of the two new ones: bench/run_fuzzers.sh build-fuzz 3600 archive file_loaders
 # Each starts from its stored inputs plus the repository's own files of its
 # kind; what it learns stays in fuzz-out/<target>/corpus (ignored by git) and
 # crash/timeout/leak inputs land in fuzz-out/<target>/. Copy each found input
@@ -20,7 +23,7 @@ build=${1:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 secs=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(reader_parser formats rules plan)
+[ ${#targets[@]} -eq 0 ] && targets=(reader_parser formats rules plan archive file_loaders)
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/fuzz-out
 
@@ -36,6 +39,13 @@ seed() {  # target dir: the repository's own inputs of the target's kind
       for f in "$root"/rules/defs/*.json; do (printf '0'; cat "$f") > "$d/rule_$(basename "$f")"; done
       for f in "$root"/rules/findings/*.json; do (printf '1'; cat "$f") > "$d/finding_$(basename "$f")"; done ;;
     plan) cp "$root"/repro/fuzz/regressions/* "$root"/samples/repro/*.json "$d"/ ;;
+    archive)  # a zip and a tar.gz of a sample log (first byte: 0 = .zip, 2 = .tar.gz)
+      (cd "$d" && cp "$root"/samples/logs/sglang-tp4-healthy.log r.log &&
+        python3 -c "import zipfile; z=zipfile.ZipFile('z','w'); z.write('r.log'); z.close()" &&
+        { printf '\0'; cat z; } > seed_zip && tar -czf t r.log && { printf '\2'; cat t; } > seed_targz &&
+        rm -f r.log z t) ;;
+    file_loaders)  # the built-in GPU catalog, read as a regular file under a 64 KiB cap (first byte 0x0f)
+      { printf '\x0f'; cat "$root"/memory/gpu_catalog.json; } > "$d/catalog" ;;
   esac
 }
 regressions() {
@@ -44,6 +54,7 @@ regressions() {
     formats) echo parser/fuzz/formats_regressions ;;
     rules) echo rules/fuzz/regressions ;;
     plan) echo repro/fuzz/regressions ;;
+    archive | file_loaders) echo "(none yet: keep what it finds under parser/fuzz/)" ;;
   esac
 }
 bin_of() {
@@ -52,6 +63,8 @@ bin_of() {
     formats) echo "$build/parser/fuzz/formats_fuzzer" ;;
     rules) echo "$build/rules/rules_fuzzer" ;;
     plan) echo "$build/repro/plan_fuzzer" ;;
+    archive) echo "$build/parser/fuzz/archive_fuzzer" ;;
+    file_loaders) echo "$build/parser/fuzz/file_loaders_fuzzer" ;;
   esac
 }
 

@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <regex>
 #include <sstream>
+
+#include "rules/vocabulary.h"
 
 namespace tpt::cli {
 
@@ -253,6 +256,23 @@ std::optional<int> ParseCommandLine(const Args& args, const po::options_descript
     return UsageError(cmd, e.what(), usage_code);
   }
   return std::nullopt;
+}
+
+std::string UnknownKinds(const std::vector<std::string>& kinds, const FormatSet& formats) {
+  std::set<std::string> known;
+  for (const auto& k : EventKinds()) known.insert(k.kind);
+  for (const auto& p : formats.patterns()) known.insert(p.kind);
+  for (const auto& b : formats.blocks()) known.insert(b.kind);
+  for (const auto& k : kinds) {
+    if (known.count(k)) continue;
+    const std::vector<std::string> all(known.begin(), known.end());
+    const std::string near = ClosestMatch(k, all);
+    std::string list;
+    for (const auto& a : all) list += (list.empty() ? "" : ", ") + a;
+    return "--kinds " + k + ": no such event kind" + (near.empty() ? "" : "; did you mean " + near + "?") +
+           " (tptriage help kinds lists them: " + list + ")";
+  }
+  return "";
 }
 
 }  // namespace tpt::cli

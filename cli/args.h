@@ -23,6 +23,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/commands.h"
+#include "parser/format_set.h"
 
 namespace tpt::cli {
 
@@ -84,5 +85,10 @@ struct OptionSink {
   bool seen = false;
 };
 void SetOptionSink(OptionSink* sink);  // nullptr to end describe mode
+
+// The first name of `kinds` that is neither in parser/events.json nor given by
+// a pattern of `formats`, with the closest known name and the list, as a
+// one-line message for `CMD: --kinds ...`; "" when every name is known.
+std::string UnknownKinds(const std::vector<std::string>& kinds, const FormatSet& formats);
 
 }  // namespace tpt::cli

@@ -54,7 +54,9 @@ struct AnalyzeConfig {
   std::string findings_dir;
   std::string formats_dir;
   bool no_builtin_rules = false, no_builtin_findings = false, no_builtin_formats = false;
+  bool skip_bad_formats = false;
   ByteSize max_line_bytes{1 << 20};
+  RunByteSize max_input_bytes{kDefaultMaxExpandedBytes};
   std::string model;    // model directory or config.json: figures the log does not print
   std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
 };
@@ -86,6 +88,16 @@ std::string InputAt(const std::string& out, const std::vector<std::string>& inpu
     if (ReadFromDirectory(target.string())) return in;
   }
   return "";
+}
+
+// True when two output paths name one file under different spellings
+// (o/x and ./o/../o/x, a symlink and its target), existing yet or not.
+bool SameOutputFile(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  if (fs::equivalent(a, b, ea)) return true;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ea), ea);
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  return !ea && !eb && ca == cb;
 }
 
 // Writes `report` as `format` to `path` ("" = stdout). A file is written to a
@@ -209,8 +221,11 @@ int RunAnalyze(const Args& args) {
       ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
       ("no-builtin-findings", po::bool_switch(&cfg.no_builtin_findings), "use only the findings of --findings DIR")
       ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
+      ("skip-bad-formats", po::bool_switch(&cfg.skip_bad_formats), "leave out a --formats file that does not load (warned) instead of refusing the run")
       ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
        "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
+      ("max-input-bytes", po::value(&cfg.max_input_bytes)->default_value(cfg.max_input_bytes, "16G"),
+       "stop decompressing (gzip, xz, zstd, archives) after SIZE expanded bytes in one run; the rest is warned of and the run is not called healthy (64M, 16G)")
       ("gpu-catalog", po::value(&cfg.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("model", po::value(&cfg.model),
        "the run's model directory or config.json (no download): weights per rank, KV bytes per token and "
@@ -273,7 +288,7 @@ int RunAnalyze(const Args& args) {
     for (size_t j = i + 1; j < outputs.size(); ++j) {
       const std::string a = outputs[i].path.empty() ? "-" : outputs[i].path;
       const std::string b = outputs[j].path.empty() ? "-" : outputs[j].path;
-      if (a == b) {
+      if (a == b || (a != "-" && b != "-" && SameOutputFile(a, b))) {
         return UsageError("analyze", std::string(outputs[i].flag) + " and " + outputs[j].flag + " both go to " +
                                          (a == "-" ? "stdout" : a) + "; give each its own file");
       }
@@ -287,7 +302,9 @@ int RunAnalyze(const Args& args) {
   opts.builtin_rules = !cfg.no_builtin_rules;
   opts.builtin_findings = !cfg.no_builtin_findings;
   opts.builtin_formats = !cfg.no_builtin_formats;
+  opts.skip_bad_formats = cfg.skip_bad_formats;
   opts.parse.max_line_bytes = cfg.max_line_bytes.bytes;
+  opts.parse.max_input_bytes = cfg.max_input_bytes.bytes;
   auto analyzer = Analyzer::Create(opts);
   if (!analyzer.ok()) {
     std::fprintf(stderr, "tptriage analyze: %s\n", analyzer.status().message().c_str());

@@ -39,7 +39,9 @@ struct DiffConfig {
   std::string formats_dir;
   std::string rules_dir;
   bool no_builtin_rules = false, no_builtin_formats = false;
+  bool skip_bad_formats = false;
   ByteSize max_line_bytes{1 << 20};
+  RunByteSize max_input_bytes{kDefaultMaxExpandedBytes};
   std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
 };
 
@@ -204,14 +206,17 @@ int RunDiff(const Args& args) {
       ("rules", po::value(&cfg.rules_dir), "add the rule files of DIR to the built-in ones (one named like a built-in file replaces it)")
       ("no-builtin-rules", po::bool_switch(&cfg.no_builtin_rules), "use only the rules of --rules DIR")
       ("no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")
+      ("skip-bad-formats", po::bool_switch(&cfg.skip_bad_formats), "leave out a --formats file that does not load (warned) instead of refusing the run")
       ("max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
        "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")
+      ("max-input-bytes", po::value(&cfg.max_input_bytes)->default_value(cfg.max_input_bytes, "16G"),
+       "stop decompressing (gzip, xz, zstd, archives) after SIZE expanded bytes in one run; the rest is warned of and the run is not called healthy (64M, 16G)")
       ("gpu-catalog", po::value(&cfg.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present");
   if (auto code = ParseCommandLine(args, desc, "diff", &cfg.positional)) return *code;
   if (Status st = memory::LoadUserGpuCatalog(cfg.gpu_catalog); !st.ok()) return UsageError("diff", st.message());
   if (std::string err = Validate(cfg); !err.empty()) return UsageError("diff", err);
 
-  auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats);
+  auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats, cfg.skip_bad_formats);
   if (!formats.ok()) {
     std::fprintf(stderr, "tptriage diff: %s\n", formats.status().message().c_str());
     return kExitUsage;
@@ -224,6 +229,7 @@ int RunDiff(const Args& args) {
   }
   ParseOptions opts;
   opts.max_line_bytes = cfg.max_line_bytes.bytes;
+  opts.max_input_bytes = cfg.max_input_bytes.bytes;
   auto good = ReadRun("GOOD", cfg.good, *formats, *rules, opts);
   auto bad = ReadRun("BAD", cfg.bad, *formats, *rules, opts);
   if (!good || !bad) return kExitUsage;

@@ -39,8 +39,10 @@ struct EventsConfig {
   std::vector<std::string> kinds;
   std::string formats_dir;
   bool no_builtin_formats = false;
+  bool skip_bad_formats = false;
   ByteSize max_line_bytes{1 << 20};
   ByteSize buffer_bytes{1 << 20};
+  RunByteSize max_input_bytes{kDefaultMaxExpandedBytes};
   bool summary_only = false;
 };
 
@@ -90,10 +92,10 @@ class PrintSink : public EventSink {
   PrintSink(bool print) : print_(print) {}
   bool OnEvent(const Event& e) override {
     if (streaming_) {
-      Event c = e;
-      resolver_.Observe(&c);
-      resolver_.Assign(&c);
-      Emit(c);
+      scratch_ = e;  // copy-assigned: its strings' capacity is reused
+      resolver_.Observe(&scratch_);
+      resolver_.Assign(&scratch_);
+      Emit(scratch_);
       return true;
     }
     window_.push_back(e);
@@ -135,9 +137,10 @@ class PrintSink : public EventSink {
       }
     }
     if (print_) {
-      std::string line = EventToJson(e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      line.push_back('\n');
-      std::fwrite(line.data(), 1, line.size(), stdout);
+      // No JSON object per event: written straight, byte-identical (event_json.h).
+      line_.clear();
+      AppendEventJsonLine(e, &line_);
+      std::fwrite(line_.data(), 1, line_.size(), stdout);
     }
   }
 
@@ -156,6 +159,8 @@ class PrintSink : public EventSink {
  private:
   bool print_;
   bool streaming_ = false;
+  std::string line_;  // the record being written (its capacity reused)
+  Event scratch_;     // the event being resolved (streaming)
   std::vector<Event> window_;
   RankResolver resolver_;
   std::map<std::string, RankSummary> ranks_;
@@ -172,10 +177,14 @@ int RunEvents(const Args& args) {
       "formats", po::value(&cfg.formats_dir), "add the format files of DIR to the built-in ones (one named like a built-in file replaces it)")(
       "max-line-bytes", po::value(&cfg.max_line_bytes)->default_value(cfg.max_line_bytes, "1M"),
       "match only the first SIZE bytes of a longer line (4096, 64K, 1M, 1GiB)")(
+      "max-input-bytes", po::value(&cfg.max_input_bytes)->default_value(cfg.max_input_bytes, "16G"),
+      "stop decompressing (gzip, xz, zstd, archives) after SIZE expanded bytes in one run; the rest is warned of and the run is not called healthy (64M, 16G)")(
       "buffer-bytes", po::value(&cfg.buffer_bytes)->default_value(cfg.buffer_bytes, "1M"),
       "largest read buffer per input (grown as needed; 4096, 64K, 1M, 1GiB)")(
       "summary", po::bool_switch(&cfg.summary_only), "print only the per-rank summary, on stdout")(
-      "no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR");
+      "no-builtin-formats", po::bool_switch(&cfg.no_builtin_formats), "use only the formats of --formats DIR")(
+      "skip-bad-formats", po::bool_switch(&cfg.skip_bad_formats),
+      "leave out a --formats file that does not load (warned) instead of refusing the run");
   if (auto code = ParseCommandLine(args, desc, "events", &cfg.logs)) return *code;
   if (cfg.logs.empty()) {
     if (!StdinIsPiped()) return UsageError("events", "no LOG given (files, directories, .gz, or - for stdin)");
@@ -183,16 +192,18 @@ int RunEvents(const Args& args) {
   }
   cfg.kinds = SplitList(kinds_raw);
 
-  auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats);
+  auto formats = LoadFormats(cfg.formats_dir, !cfg.no_builtin_formats, cfg.skip_bad_formats);
   if (!formats.ok()) {
     std::fprintf(stderr, "tptriage events: %s\n", formats.status().message().c_str());
     return 2;
   }
   for (const auto& p : formats->problems()) std::fprintf(stderr, "tptriage events: warning: format file skipped: %s\n", p.c_str());
+  if (const std::string bad = UnknownKinds(cfg.kinds, *formats); !bad.empty()) return UsageError("events", bad);
 
   ParseOptions opts;
   opts.max_line_bytes = cfg.max_line_bytes.bytes;
   opts.buffer_bytes = cfg.buffer_bytes.bytes;
+  opts.max_input_bytes = cfg.max_input_bytes.bytes;
   opts.kinds = cfg.kinds;
   // Events stream in merged order only among inputs open together: open as
   // many as the descriptor limit allows (keeping some for everything else);

@@ -16,6 +16,7 @@
 // the last N lines for -C N.
 //
 // Exit codes: 0 shown, 2 usage error or nothing readable.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -57,6 +58,7 @@ struct LogConfig {
   bool pager = true;
   bool raw = false;                 // every line of the inputs, as written
   std::string formats_dir;
+  bool skip_bad_formats = false;
 };
 
 // Text for a terminal: valid UTF-8 is kept, control bytes become spaces.
@@ -142,7 +144,10 @@ class Output {
     pipe_ = popen(cmd.c_str(), "w");
   }
   ~Output() {
-    if (pipe_ != nullptr) pclose(pipe_);
+    if (pipe_ == nullptr) return;
+    const int status = pclose(pipe_);
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127))
+      std::fprintf(stderr, "tptriage log: the pager could not run (exit %d); try --no-pager\n", WEXITSTATUS(status));
   }
   void Write(const std::string& s) {
     std::fwrite(s.data(), 1, s.size(), pipe_ != nullptr ? pipe_ : stdout);
@@ -345,7 +350,9 @@ int RunLog(const Args& args) {
       "rank", po::value(&ranks_raw)->composing(), "keep only these ranks: 0,3 (launcher: lines with no rank)")(
       "raw", po::bool_switch(&cfg.raw), "every line of the inputs as written, the ones not understood too")(
       "no-pager", po::bool_switch(&no_pager), "never page, even on a terminal")(
-      "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones");
+      "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")(
+      "skip-bad-formats", po::bool_switch(&cfg.skip_bad_formats),
+      "leave out a --formats file that does not load (warned) instead of refusing the run");
   if (auto code = ParseCommandLine(args, desc, "log", &cfg.logs)) return *code;
   if (cfg.logs.empty()) {
     if (!StdinIsPiped()) return UsageError("log", "no LOG given (files, directories, .gz, or - for stdin)");
@@ -390,6 +397,7 @@ int RunLog(const Args& args) {
 
   AnalyzerOptions opts;
   opts.formats_dir = cfg.formats_dir;
+  opts.skip_bad_formats = cfg.skip_bad_formats;
   auto analyzer = Analyzer::Create(opts);
   if (!analyzer.ok()) {
     std::fprintf(stderr, "tptriage log: %s\n", analyzer.status().message().c_str());
@@ -400,6 +408,7 @@ int RunLog(const Args& args) {
     std::fprintf(stderr, "tptriage log: %s\n", formats.status().message().c_str());
     return kExitUsage;
   }
+  if (const std::string bad = UnknownKinds(cfg.kinds, *formats); !bad.empty()) return UsageError("log", bad);
   // The evidence lines: the diagnoses' and each rank's first error.
   std::set<std::pair<std::string, uint64_t>> evidence;
   bool time_of_day = false;

@@ -184,7 +184,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
   } else if (vm.count("gpu-mem")) {
     auto b = Size("gpu-mem", f.gpu_mem);
     if (!b.ok()) return b.status();
-    if (!(*b > 0)) return InvalidArgumentError("--gpu-mem must be > 0");
+    // A real card's memory: no inf reaches the plan, nor a total below what the CUDA context takes.
+    if (!(*b >= 1024.0 * 1024 * 1024) || !(*b <= 16384.0 * 1024 * 1024 * 1024)) {
+      return InvalidArgumentError("--gpu-mem " + f.gpu_mem + ": expected a GPU's memory from 1GiB to 16TiB");
+    }
     in.total_bytes = *b;
   } else {
     return InvalidArgumentError("the GPU is unknown: give --gpu NAME (e.g. H100) or --gpu-mem SIZE (e.g. 80GiB)");

@@ -15,6 +15,7 @@
 #include "parser/format_set.h"
 #include "rules/rule.h"
 #include "rules/vocabulary.h"
+#include "cli/safe_stderr.h"
 
 #ifndef TPT_BUILD_CUDA
 #define TPT_BUILD_CUDA 0
@@ -201,6 +202,7 @@ int HelpTopic(const std::string& topic) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tpt::cli::NeutraliseStderr();  // names and log text in messages reach no terminal or CI runner raw
   if (argc < 2) {
     PrintUsage(stderr);
     return 2;

@@ -33,6 +33,13 @@ struct ByteSize {
   uint64_t bytes = 0;
 };
 
+// A byte flag that bounds a whole run, not one buffer (--max-input-bytes):
+// the same syntax, up to kMaxRunByteFlag.
+inline constexpr uint64_t kMaxRunByteFlag = uint64_t{1} << 50;  // 1 PiB
+struct RunByteSize {
+  uint64_t bytes = 0;
+};
+
 // A bad byte-size flag; Boost fills in the option's name.
 class ByteSizeError : public boost::program_options::error_with_option_name {
  public:
@@ -43,19 +50,20 @@ class ByteSizeError : public boost::program_options::error_with_option_name {
 };
 
 // Text -> ByteSize in the flags' range; the error says what to write.
-inline StatusOr<uint64_t> ParseByteFlag(const std::string& text) {
+inline StatusOr<uint64_t> ParseByteFlag(const std::string& text, uint64_t max = kMaxByteFlag) {
   auto n = ParseWholeBytes(text);
   if (!n.ok()) return n.status();
   if (*n == 0) return InvalidArgumentError("a size of 0 bytes; give at least 1 (e.g. 1M)");
-  if (*n > kMaxByteFlag) return InvalidArgumentError("more than the 1G this flag allows");
+  if (*n > max) return InvalidArgumentError(max == kMaxByteFlag ? "more than the 1G this flag allows"
+                                                                 : "more than the 1P this flag allows");
   return *n;
 }
 
 // Boost.ProgramOptions' hook for ByteSize (found by argument-dependent lookup).
-inline void validate(boost::any& v, const std::vector<std::string>& values, ByteSize*, int) {
+inline uint64_t ValidateByteFlag(boost::any& v, const std::vector<std::string>& values, uint64_t max) {
   boost::program_options::validators::check_first_occurrence(v);
   const std::string& text = boost::program_options::validators::get_single_string(values);
-  auto n = ParseByteFlag(text);
+  auto n = ParseByteFlag(text, max);
   if (!n.ok()) {
     std::string why = n.status().message();
     // ParseWholeBytes' message starts by quoting the text; the template quotes it already.
@@ -64,7 +72,15 @@ inline void validate(boost::any& v, const std::vector<std::string>& values, Byte
     if (why.rfind("is ", 0) == 0) why = why.substr(3);  // "... is invalid: not a size; ..."
     throw ByteSizeError(text, why);
   }
-  v = boost::any(ByteSize{*n});
+  return *n;
+}
+inline void validate(boost::any& v, const std::vector<std::string>& values, ByteSize*, int) {
+  const uint64_t n = ValidateByteFlag(v, values, kMaxByteFlag);
+  v = boost::any(ByteSize{n});
+}
+inline void validate(boost::any& v, const std::vector<std::string>& values, RunByteSize*, int) {
+  const uint64_t n = ValidateByteFlag(v, values, kMaxRunByteFlag);
+  v = boost::any(RunByteSize{n});
 }
 
 }  // namespace tpt::cli

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/embedded.h"
+#include "base/read_file.h"
 #include "memory/memory_model.h"
 
 namespace tpt::generated {
@@ -72,8 +73,9 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
         info.aliases.push_back(a.get<std::string>());
       }
     }
-    if (!g.contains("memory_gib") || !g["memory_gib"].is_number() || !(g["memory_gib"].get<double>() > 0)) {
-      return Bad(source, path + "/memory_gib", "missing or not a number > 0");
+    if (!g.contains("memory_gib") || !g["memory_gib"].is_number() || !(g["memory_gib"].get<double>() >= 1) ||
+        !(g["memory_gib"].get<double>() <= 16384)) {
+      return Bad(source, path + "/memory_gib", "missing or not a number of GiB from 1 to 16384");
     }
     info.memory_bytes = g["memory_gib"].get<double>() * kGiB;
     if (!g.contains("arch") || !g["arch"].is_string()) return Bad(source, path + "/arch", "missing or not a string");
@@ -155,11 +157,9 @@ StatusOr<std::vector<GpuInfo>> MergeGpuCatalog(const std::vector<GpuInfo>& base,
 }
 
 Status LoadGpuCatalogFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return NotFoundError(path + ": cannot open this GPU catalog file");
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (text.size() > (16u << 20)) return InvalidArgumentError(path + ": larger than 16 MiB; a GPU catalog is a small JSON file");
-  auto user = ParseGpuCatalog(text, path);
+  auto text = ReadSmallFile(path, 16u << 20, "a GPU catalog (a small JSON file)");
+  if (!text.ok()) return text.status();
+  auto user = ParseGpuCatalog(*text, path);
   if (!user.ok()) return user.status();
   auto merged = MergeGpuCatalog(MutableCatalog(), *user, path);
   if (!merged.ok()) return merged.status();
@@ -188,7 +188,16 @@ Status LoadUserGpuCatalog(const std::string& flag) {
   const std::string path = flag.empty() ? DefaultGpuCatalogPath() : flag;
   if (path.empty()) return OkStatus();
   Status st = LoadGpuCatalogFile(path);
-  if (st.ok()) loaded = true;
+  if (st.ok()) {
+    loaded = true;
+    return st;
+  }
+  // Say where the path came from when the user did not type it.
+  const char* env = std::getenv("TPTRIAGE_GPU_CATALOG");
+  if (flag.empty() && env != nullptr && *env != '\0') {
+    return Status(st.code(), "TPTRIAGE_GPU_CATALOG=" + st.message() + " (unset the variable or fix the file)");
+  }
+  if (flag.empty()) return Status(st.code(), st.message() + " (the default GPU catalog path; move it away or fix it)");
   return st;
 }
 

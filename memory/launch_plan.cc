@@ -52,6 +52,8 @@ using internal::FloorHundredths;
 
 // cuBLAS handle state outside torch's allocator (anchors-allreduce.md §4.1, lazy loading).
 constexpr double kCublasBytes = 66.0 * kMiB;
+// More than any card has (a bound for a catalog or flag typo, not a figure).
+constexpr double kMaxGpuMemoryBytes = 16384.0 * kGiB;
 
 // KV dtype of "auto": the model's activation dtype (fp32 only when the weights are fp32).
 StatusOr<double> KvElementBytes(const PlanInput& in) {
@@ -464,6 +466,11 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
     return InvalidArgumentError("--framework '" + in.framework + "' is not supported; use sglang or vllm");
   }
   if (!(in.total_bytes > 0)) return InvalidArgumentError("the GPU memory is unknown: give --gpu NAME or --gpu-mem SIZE");
+  // No inf or NaN reaches a plan: the GPU's memory is a real card's.
+  if (!(in.total_bytes <= kMaxGpuMemoryBytes)) {
+    return InvalidArgumentError("the GPU memory (" + FormatGiB(in.total_bytes) + ", from --gpu/--gpu-mem) is more than " +
+                                FormatGiB(kMaxGpuMemoryBytes) + "; no GPU has that much");
+  }
   if (in.tp < 1 || in.pp < 1 || in.dp < 1) return InvalidArgumentError("--tp, --pp and --dp must be >= 1");
   Plan p;
   p.input = in;
@@ -481,6 +488,10 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
   if (p.free_at_init_bytes > in.total_bytes) {
     return InvalidArgumentError("--free-at-init (" + FormatGiB(p.free_at_init_bytes) + ") is more than the GPU memory (" +
                                 FormatGiB(in.total_bytes) + ")");
+  }
+  if (!(p.free_at_init_bytes > 0) && !in.free_at_init_bytes) {
+    return InvalidArgumentError("the GPU memory (" + FormatGiB(in.total_bytes) + ", from --gpu/--gpu-mem) is less than " +
+                                "the CUDA context, NCCL and all-reduce take at init; give a real GPU's memory");
   }
   if (!(p.free_at_init_bytes > 0)) {
     return InvalidArgumentError("--free-at-init must be > 0 (got " + FormatGiB(p.free_at_init_bytes) + ")");

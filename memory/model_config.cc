@@ -2,6 +2,7 @@
 // ModelConfig, and the TP checks. Weights per rank, KV dims and the activation peak
 // are in model_weights.cc; model_config.h has the sharding rules.
 #include "memory/model_config.h"
+#include "base/read_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -48,11 +49,9 @@ std::optional<bool> Bool(const json& j, const char* key) {
 
 
 StatusOr<json> ReadJsonFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return InvalidArgumentError("cannot read " + p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json j = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  auto text = ReadSmallFile(p.string(), 64u << 20, "a model config (config.json)");
+  if (!text.ok()) return InvalidArgumentError(text.status().message());
+  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgumentError(p.string() + " is not valid JSON");
   return j;
 }

@@ -1,6 +1,9 @@
 // event_json.cc: see event_json.h.
 #include "parser/event_json.h"
 
+#include <charconv>
+#include <cmath>
+
 namespace tpt {
 namespace {
 
@@ -10,7 +13,208 @@ int IntOr(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_number_integer() ? it->get<int>() : -1;
 }
 
+// Length of the valid UTF-8 sequence at s[i], 0 when it is not one.
+size_t Utf8Length(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) len = 2;
+  else if (c == 0xe0) len = 3, lo = 0xa0;
+  else if (c >= 0xe1 && c <= 0xef) len = 3, hi = c == 0xed ? 0x9f : 0xbf;
+  else if (c == 0xf0) len = 4, lo = 0x90;
+  else if (c >= 0xf1 && c <= 0xf3) len = 4;
+  else if (c == 0xf4) len = 4, hi = 0x8f;
+  else return 0;
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    const unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xbf)) return 0;
+  }
+  return len;
+}
+
+// A JSON string as nlohmann writes it with ensure_ascii off: valid UTF-8 is
+// copied, '"' '\\' and the C0 controls are escaped. Anything else (invalid
+// UTF-8, which nlohmann replaces) is left to nlohmann itself.
+void AppendString(std::string_view s, std::string* out) {
+  static const char* kHex = "0123456789abcdef";
+  const size_t start = out->size();
+  out->push_back('"');
+  for (size_t i = 0; i < s.size(); ++i) {
+    // A run of plain ASCII is copied at once.
+    size_t j = i;
+    while (j < s.size()) {
+      const unsigned char d = static_cast<unsigned char>(s[j]);
+      if (d < 0x20 || d >= 0x80 || d == '"' || d == '\\') break;
+      ++j;
+    }
+    if (j > i) {
+      out->append(s.data() + i, j - i);
+      i = j;
+      if (i == s.size()) break;
+    }
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t len = Utf8Length(s, i);
+      if (len == 0) {  // invalid: nlohmann's replacement rules, exactly
+        out->resize(start);
+        *out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return;
+      }
+      out->append(s.data() + i, len);
+      i += len - 1;
+      continue;
+    }
+    out->push_back('\\');
+    switch (c) {
+      case '"': out->push_back('"'); break;
+      case '\\': out->push_back('\\'); break;
+      case '\b': out->push_back('b'); break;
+      case '\f': out->push_back('f'); break;
+      case '\n': out->push_back('n'); break;
+      case '\r': out->push_back('r'); break;
+      case '\t': out->push_back('t'); break;
+      default:
+        out->append("u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+    }
+  }
+  out->push_back('"');
+}
+
+template <class T>
+void AppendInt(T v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+void AppendIntOrNull(int v, std::string* out) {
+  if (v < 0) {
+    out->append("null");
+  } else {
+    AppendInt(v, out);
+  }
+}
+
+void AppendOptString(const std::string& s, std::string* out) {
+  if (s.empty()) {
+    out->append("null");
+  } else {
+    AppendString(s, out);
+  }
+}
+
+// A JSON value as nlohmann's dump(-1, ' ', false, replace) writes it.
+void AppendJson(const nlohmann::json& j, std::string* out) {
+  using V = nlohmann::json::value_t;
+  switch (j.type()) {
+    case V::null: out->append("null"); return;
+    case V::boolean: out->append(j.get<bool>() ? "true" : "false"); return;
+    case V::number_integer: AppendInt(j.get<int64_t>(), out); return;
+    case V::number_unsigned: AppendInt(j.get<uint64_t>(), out); return;
+    case V::number_float: {
+      const double d = j.get<double>();
+      if (!std::isfinite(d)) {
+        out->append("null");
+        return;
+      }
+      char buf[64];
+      char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, d);
+      out->append(buf, end);
+      return;
+    }
+    case V::string: AppendString(j.get_ref<const std::string&>(), out); return;
+    case V::array: {
+      out->push_back('[');
+      bool first = true;
+      for (const auto& v : j) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendJson(v, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case V::object: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& [k, v] : j.items()) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendString(k, out);
+        out->push_back(':');
+        AppendJson(v, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    default: *out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); return;
+  }
+}
+
 }  // namespace
+
+void AppendEventJsonLine(const Event& e, std::string* out) {
+  // nlohmann's object keeps its keys sorted: the same order here.
+  out->append("{\"consequence\":");
+  out->append(e.consequence ? "true" : "false");
+  out->append(",\"dp_rank\":");
+  AppendIntOrNull(e.dp_rank, out);
+  out->append(",\"ep_rank\":");
+  AppendIntOrNull(e.ep_rank, out);
+  out->append(",\"extra_lines\":[");
+  for (size_t i = 0; i < e.extra_lines.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendString(e.extra_lines[i], out);
+  }
+  out->append("],\"family\":");
+  AppendString(e.family, out);
+  out->append(",\"fields\":");
+  AppendJson(e.fields(), out);
+  out->append(",\"file\":");
+  AppendString(e.file, out);
+  out->append(",\"host\":");
+  AppendOptString(e.host, out);
+  out->append(",\"kind\":");
+  AppendString(e.kind, out);
+  out->append(",\"line\":");
+  AppendInt(e.line, out);
+  out->append(",\"local_rank\":");
+  AppendIntOrNull(e.local_rank, out);
+  out->append(",\"offset\":");
+  AppendInt(e.offset, out);
+  out->append(",\"pattern_id\":");
+  AppendString(e.pattern_id, out);
+  out->append(",\"pid\":");
+  AppendIntOrNull(e.pid, out);
+  out->append(",\"pp_rank\":");
+  AppendIntOrNull(e.pp_rank, out);
+  out->append(",\"process\":");
+  AppendOptString(e.process, out);
+  out->append(",\"rank\":");
+  AppendIntOrNull(e.rank, out);
+  out->append(",\"source\":");
+  AppendInt(e.source, out);
+  out->append(",\"text\":");
+  AppendString(e.text, out);
+  out->append(",\"tp_rank\":");
+  AppendIntOrNull(e.tp_rank, out);
+  out->append(",\"ts\":");
+  if (e.ts && std::isfinite(*e.ts)) {
+    char buf[64];
+    char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, *e.ts);
+    out->append(buf, end);
+  } else {
+    out->append("null");
+  }
+  out->append(",\"ts_is_time_of_day\":");
+  out->append(e.ts_is_time_of_day ? "true" : "false");
+  out->append(",\"wrapper\":");
+  AppendJson(e.wrapper(), out);
+  out->append("}\n");
+}
 
 nlohmann::json EventToJson(const Event& e) {
   nlohmann::json j;

@@ -7,6 +7,8 @@
 //   std::puts(tpt::EventToJson(e).dump().c_str());
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "parser/event.h"
@@ -16,6 +18,12 @@ namespace tpt {
 inline constexpr int kEventsSchemaVersion = 1;
 
 nlohmann::json EventToJson(const Event& e);
+// Appends the JSON Lines record of `e` and a '\n' to `out`: byte for byte
+// EventToJson(e).dump(-1, ' ', false, error_handler_t::replace), without
+// building the object (`tptriage events` writes millions of them). Keys in
+// the object's (sorted) order; strings that are not plain valid UTF-8 go
+// through nlohmann's own escaping.
+void AppendEventJsonLine(const Event& e, std::string* out);
 Event EventFromJson(const nlohmann::json& j);
 
 }  // namespace tpt

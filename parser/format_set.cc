@@ -2,6 +2,7 @@
 // (each parsed by format_load.cc, checked by format_check.cc), the prefix
 // matcher, the decoders and the literal prefilter.
 #include "parser/format_set.h"
+#include "base/read_file.h"
 
 #include <hs/hs.h>
 #include <re2/re2.h>
@@ -28,6 +29,9 @@ extern const size_t kFormatFilesCount;
 }  // namespace tpt::generated
 
 namespace tpt {
+
+// A format file is a few KiB; the cap only stops a device or a runaway file.
+constexpr size_t kMaxFormatFileBytes = 16u << 20;
 
 const std::vector<FormatSource>& FormatSet::BuiltinSources() {
   static const std::vector<FormatSource> sources = [] {
@@ -78,25 +82,12 @@ StatusOr<FormatSet> FormatSet::LoadDir(const std::string& dir, bool strict, bool
   std::vector<FormatSource> files;
   std::vector<std::string> unreadable;
   for (const auto& n : names) {
-    std::error_code fec;
-    if (std::filesystem::is_directory(n, fec)) {
-      unreadable.push_back(n + ": is a directory, not a format file");
+    auto text = ReadSmallFile(n, kMaxFormatFileBytes, "a format file");
+    if (!text.ok()) {
+      unreadable.push_back(text.status().message());
       continue;
     }
-    errno = 0;
-    std::ifstream in(n, std::ios::binary);
-    if (!in) {
-      const int e = errno;
-      unreadable.push_back(n + ": cannot read the format file" + (e != 0 ? " (" + std::string(std::strerror(e)) + ")" : ""));
-      continue;
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) {
-      unreadable.push_back(n + ": cannot read the format file");
-      continue;
-    }
-    files.push_back({n, ss.str()});
+    files.push_back({n, std::move(*text)});
   }
   if (strict && !unreadable.empty()) return InvalidArgumentError(unreadable.front());
   if (files.empty()) {

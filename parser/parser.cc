@@ -2,7 +2,9 @@
 #include "parser/parser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -37,6 +39,18 @@ bool ExtensionlessText(const fs::path& p) {
   return opened.ok() && !opened->empty && !opened->looks_binary;
 }
 
+// An archive by its name (.zip, .tar, .tar.gz, ...): one inside an archive is not read.
+bool LooksLikeArchiveName(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto ends = [&](const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+  };
+  return ends(".zip") || ends(".tar") || ends(".tgz") || ends(".tar.gz") || ends(".tar.xz") || ends(".tar.zst") ||
+         ends(".tar.bz2") || ends(".txz") || ends(".tbz2");
+}
+
 struct Expanded {
   std::string path;
   std::string error;  // set when the input cannot be used
@@ -67,7 +81,17 @@ void ExpandInputs(const std::vector<std::string>& inputs, std::vector<Expanded>*
     std::vector<std::string> found;
     if (archive) {
       for (const std::string& m : archive->members) {
+        if (LooksLikeArchiveName(m)) {  // never silently: it may hold the failure
+          out->push_back({m, m + ": an archive inside an archive is not read; unpack " + archive->archive +
+                                 " and pass this archive on its own"});
+          continue;
+        }
         if (ReadFromDirectory(m)) found.push_back(m);
+      }
+      for (const std::string& d : archive->duplicates) {
+        out->push_back({d, d + ": the archive holds more than one file of this name; only the first was read "
+                               "(a later copy, as tar -r appends, may hold the failure); unpack it and pass the "
+                               "copy you mean"});
       }
       // A damaged archive is reported once; what was listed before the damage is read.
       if (!archive->error.empty()) {
@@ -82,14 +106,33 @@ void ExpandInputs(const std::vector<std::string>& inputs, std::vector<Expanded>*
         const fs::path& p = it->path();
         std::string name = p.filename().string();
         if (!name.empty() && name[0] == '.') continue;
+        if (IsArchiveFile(p.string())) {  // an archive in a folder reads as a folder too
+          auto inner = ListArchive(p.string());
+          if (inner && !inner->error.empty()) out->push_back({p.string(), inner->error});
+          if (inner) {
+            for (const std::string& m : inner->members) {
+              if (LooksLikeArchiveName(m)) {
+                out->push_back({m, m + ": an archive inside an archive is not read; unpack " + p.string() +
+                                       " and pass this archive on its own"});
+              } else if (ReadFromDirectory(m)) {
+                found.push_back(m);
+              }
+            }
+          }
+          continue;
+        }
         if (ReadFromDirectory(p.string())) found.push_back(p.string());
       }
     }
     std::sort(found.begin(), found.end());
     if (found.empty()) {
+      const std::string left_out =
+          archive && archive->hidden > 0
+              ? " (" + std::to_string(archive->hidden) + " hidden or unsafe member(s) left out: .name, __MACOSX/, ../, /abs)"
+              : "";
       out->push_back({in, in + (archive ? ": archive" : ": directory") +
                               " holds no logs (*.log, *.txt, *.out, *.err, *.gz, *.xz, *.zst or text files "
-                              "without extension); pass the log files themselves"});
+                              "without extension)" + left_out + "; pass the log files themselves"});
       continue;
     }
     for (auto& f : found) out->push_back({f, ""});
@@ -120,6 +163,8 @@ double MergeKey(const Event& e, Clock* c, const double* global_day) {
 }
 
 }  // namespace
+
+size_t RunTotals::RanksSeen() const { return std::count(rank_seen.begin(), rank_seen.end(), uint8_t{1}); }
 
 bool ReadFromDirectory(const std::string& path) {
   const fs::path p(path);
@@ -158,6 +203,7 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
   if (!reports) reports = &local;
   reports->clear();
   if (inputs.empty()) return InvalidArgumentError("no input given; pass log files, directories or - for stdin");
+  SetExpandedByteBudget(options.max_input_bytes);  // per run
 
   std::vector<Expanded> expanded;
   ExpandInputs(inputs, &expanded);
@@ -202,8 +248,11 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
           r.error = opened.status().message();
         } else if (opened->empty) {
           r.error = name + ": empty; nothing to read (was the log captured? check the redirect)";
+          r.empty = true;
         } else if (opened->archive) {
-          r.error = name + ": a zip archive; pass it as a file (tptriage analyze logs.zip), not on stdin";
+          r.error = x.path == "-" ? name + ": a zip archive; pass it as a file (tptriage analyze logs.zip), not on stdin"
+                                  : name + ": a zip archive, not a text log (an archive inside an archive is not "
+                                           "read); unpack it and pass its logs";
         } else if (opened->looks_binary) {
           r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +
                     std::string(opened->gzip ? "" : " (or its .gz)");
@@ -330,6 +379,11 @@ class MemorySink : public KeyedSink {
   bool OnKeyedEvent(const Event& e, double key, size_t stream) override {
     uint64_t seq = seq_++;
     ++run_->totals.events;
+    if (e.rank >= 0 && e.rank < RunTotals::kMaxRanksSeen) {
+      auto& seen = run_->totals.rank_seen;
+      if (seen.size() <= static_cast<size_t>(e.rank)) seen.resize(e.rank + 1);
+      seen[e.rank] = 1;
+    }
     Group& g = GroupOf(e);
     if (g.head.size() < g.head_cap) {
       g.head.push_back({seq, key, stream, e});

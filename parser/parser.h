@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "parser/event.h"
+#include "parser/reader.h"
 #include "base/status.h"
 
 namespace tpt {
@@ -40,6 +41,8 @@ struct ParseOptions {
   // What the kept events may cost (estimated); past it every N is halved,
   // down to 1, so memory follows the run's shape (kinds x producers), not its length.
   size_t keep_bytes = size_t{40} << 20;
+  // Decompressed bytes one run may read (reader.h SetExpandedByteBudget).
+  uint64_t max_input_bytes = kDefaultMaxExpandedBytes;
 };
 
 // What happened to one input stream.
@@ -50,6 +53,7 @@ struct InputReport {
   uint64_t events = 0;
   uint64_t long_lines = 0;  // lines cut by the long-line policy
   std::string error;        // empty when read fine; else names the input and what to do
+  bool empty = false;       // the input held no byte at all (read whole: nothing lost)
 };
 
 // True when a file of this name inside an input directory is read as a log
@@ -81,6 +85,11 @@ struct RunTotals {
     uint64_t count = 0;
   };
   std::vector<Dropped> dropped;
+  // rank_seen[r] != 0 when some event of rank r was parsed, kept or not
+  // (ranks below kMaxRanksSeen, as the line printed them).
+  static constexpr int kMaxRanksSeen = 1 << 16;
+  std::vector<uint8_t> rank_seen;
+  size_t RanksSeen() const;
 };
 
 // The same, collected in memory for the rules engine, bounded whatever the

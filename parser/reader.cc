@@ -9,9 +9,11 @@
 #include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -160,6 +162,42 @@ class GzipSource : public ByteSource {
 };
 
 
+// Per thread: `analyze --runs --jobs N` reads N runs at once, one a thread,
+// and each run has its own budget.
+thread_local uint64_t g_expanded_limit = kDefaultMaxExpandedBytes;
+thread_local uint64_t g_expanded_used = 0;
+
+std::string BytesText(uint64_t n) {
+  char buf[48];
+  if (n >= (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", n / double(uint64_t{1} << 30));
+  else if (n >= (uint64_t{1} << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(uint64_t{1} << 20));
+  else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
+  return buf;
+}
+
+// Counts what a decompressing source hands out against the run's budget.
+class CappedSource : public ByteSource {
+ public:
+  CappedSource(std::unique_ptr<ByteSource> inner, std::string name) : inner_(std::move(inner)), name_(std::move(name)) {}
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    const uint64_t limit = g_expanded_limit;
+    const uint64_t used = g_expanded_used;
+    if (used >= limit) {
+      return DataLossError(name_ + ": decompressing stopped at the --max-input-bytes limit (" + BytesText(limit) +
+                           " expanded in this run); the rest was not read; raise --max-input-bytes (e.g. 64G) to "
+                           "read it all");
+    }
+    n = static_cast<size_t>(std::min<uint64_t>(n, limit - used));
+    auto r = inner_->Read(buf, n);
+    if (r.ok()) g_expanded_used += *r;
+    return r;
+  }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::string name_;
+};
+
 // What every decompressor says when its stream stops early or is damaged.
 Status CutStream(const std::string& name, const char* what) {
   return DataLossError(name + ": the " + what + " stream is truncated (ends mid-stream); the lines before the cut "
@@ -169,11 +207,14 @@ Status CorruptStream(const std::string& name, const char* what, const std::strin
   return DataLossError(name + ": corrupt " + what + " data (" + why + "); the lines before the damage were read");
 }
 
-// .xz (and .lzma-in-xz), concatenated streams too, through liblzma.
+// .xz (and .lzma-in-xz), concatenated streams too, through liblzma. The
+// decoder's memory is capped like zstd's window: `xz -9` needs 65 MiB, a
+// stream made with a larger dictionary is refused with the command to unpack it.
+constexpr uint64_t kXzMemLimit = 128u << 20;
 class XzSource : public ByteSource {
  public:
   XzSource(std::unique_ptr<ByteSource> inner, std::string name) : inner_(std::move(inner)), name_(std::move(name)) {
-    ok_ = lzma_stream_decoder(&s_, UINT64_MAX, LZMA_CONCATENATED) == LZMA_OK;
+    ok_ = lzma_stream_decoder(&s_, kXzMemLimit, LZMA_CONCATENATED) == LZMA_OK;
     in_.resize(64 * 1024);
   }
   ~XzSource() override { lzma_end(&s_); }
@@ -197,6 +238,12 @@ class XzSource : public ByteSource {
         break;
       }
       if (rc == LZMA_BUF_ERROR && in_eof_) return CutStream(name_, "xz");
+      if (rc == LZMA_MEMLIMIT_ERROR) {
+        return InvalidArgumentError(name_ + ": this xz stream needs " + std::to_string(lzma_memusage(&s_) >> 20) +
+                                    " MiB to decode (a dictionary larger than tptriage's " +
+                                    std::to_string(kXzMemLimit >> 20) + " MiB limit); decompress it first (xz -dk " +
+                                    name_ + ") and pass the .log");
+      }
       if (rc != LZMA_OK && rc != LZMA_BUF_ERROR) {
         return CorruptStream(name_, "xz", rc == LZMA_MEMLIMIT_ERROR || rc == LZMA_MEM_ERROR ? "out of memory"
                                           : rc == LZMA_FORMAT_ERROR                        ? "not xz"
@@ -246,7 +293,14 @@ class ZstdSource : public ByteSource {
       ZSTD_inBuffer in{in_.data(), in_size_, in_pos_};
       const size_t rc = ZSTD_decompressStream(d_, &out, &in);
       in_pos_ = in.pos;
-      if (ZSTD_isError(rc)) return CorruptStream(name_, "zstd", ZSTD_getErrorName(rc));
+      if (ZSTD_isError(rc)) {
+        if (ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge) {
+          return InvalidArgumentError(name_ + ": this zstd frame needs a window larger than tptriage's 128 MiB limit "
+                                      "(made with zstd --long); decompress it first (zstd -d --long=31 " + name_ +
+                                      ") and pass the .log");
+        }
+        return CorruptStream(name_, "zstd", ZSTD_getErrorName(rc));
+      }
       frame_open_ = rc != 0;  // 0: a frame ended here
     }
     return out.pos;
@@ -341,6 +395,10 @@ class ArchiveMemberSource : public ByteSource {
   StatusOr<size_t> Read(char* buf, size_t n) override {
     if (n == 0) return size_t{0};
     la_ssize_t r = archive_read_data(h_.a, buf, n);
+    if (r < 0 && h_.Error().find("assphrase") != std::string::npos) {
+      return InvalidArgumentError(name_ + ": the archive member is encrypted (password-protected); unpack it with "
+                                          "its password and pass the folder");
+    }
     if (r < 0) {
       return DataLossError(name_ + ": the archive is truncated or corrupt here (" + h_.Error() +
                            "); the lines before the damage were read; re-download it");
@@ -412,12 +470,21 @@ std::optional<ArchiveListing> ListArchive(const std::string& path) {
     ++files;
     std::string p = EntryPath(e);
     if (!folder.empty() && p != folder && p.rfind(folder + "/", 0) != 0) continue;
-    if (HiddenEntry(p)) continue;
-    seen.insert(out.archive + "/" + p);
+    if (HiddenEntry(p)) {
+      ++out.hidden;
+      continue;
+    }
+    if (!seen.insert(out.archive + "/" + p).second) out.duplicates.push_back(out.archive + "/" + p);
   }
   out.members.assign(seen.begin(), seen.end());
   return out;
 }
+
+void SetExpandedByteBudget(uint64_t max_bytes) {
+  g_expanded_limit = max_bytes;
+  g_expanded_used = 0;
+}
+uint64_t ExpandedByteBudget() { return g_expanded_limit; }
 
 StatusOr<size_t> StringSource::Read(char* buf, size_t n) {
   size_t k = std::min(n, data_.size() - pos_);
@@ -490,13 +557,16 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
   if (h.size() >= 2 && h.substr(0, 2) == "\x1f\x8b") {
     out.gzip = true;
     out.compression = "gzip";
-    peek = std::make_unique<PeekSource>(std::make_unique<GzipSource>(std::move(peek), name));
+    peek = std::make_unique<PeekSource>(
+        std::make_unique<CappedSource>(std::make_unique<GzipSource>(std::move(peek), name), name));
   } else if (h.size() >= 6 && h.substr(0, 6) == std::string_view("\xfd" "7zXZ\0", 6)) {
     out.compression = "xz";
-    peek = std::make_unique<PeekSource>(std::make_unique<XzSource>(std::move(peek), name));
+    peek = std::make_unique<PeekSource>(
+        std::make_unique<CappedSource>(std::make_unique<XzSource>(std::move(peek), name), name));
   } else if (h.size() >= 4 && h.substr(0, 4) == "\x28\xb5\x2f\xfd") {
     out.compression = "zstd";
-    peek = std::make_unique<PeekSource>(std::make_unique<ZstdSource>(std::move(peek), name));
+    peek = std::make_unique<PeekSource>(
+        std::make_unique<CappedSource>(std::make_unique<ZstdSource>(std::move(peek), name), name));
   } else if (h.size() >= 4 && (h.substr(0, 4) == std::string_view("PK\3\4", 4) || h.substr(0, 4) == std::string_view("PK\5\6", 4))) {
     out.archive = true;
   }
@@ -516,7 +586,7 @@ StatusOr<OpenedInput> OpenInput(const std::string& path) {
     if (auto split = SplitArchivePath(path); split && !split->second.empty()) {
       auto member = std::make_unique<ArchiveMemberSource>(path);
       TPT_RETURN_IF_ERROR(member->Open(split->first, split->second));
-      return WrapInput(std::move(member), path);
+      return WrapInput(std::make_unique<CappedSource>(std::move(member), path), path);
     }
     errno = ENOENT;
   }

@@ -59,6 +59,15 @@ struct OpenedInput {
   bool empty = false;         // no byte at all
 };
 
+// The most decompressed bytes (gzip, xz and zstd streams, archive members)
+// one run may read (--max-input-bytes): a 9 MB .zst can hold 100 GiB. Past
+// it every decompressing source stops with a DataLoss error naming the limit
+// (the input then reads "read only in part"). Set before a run (it resets
+// the count); the default is kDefaultMaxExpandedBytes.
+inline constexpr uint64_t kDefaultMaxExpandedBytes = uint64_t{16} << 30;
+void SetExpandedByteBudget(uint64_t max_bytes);
+uint64_t ExpandedByteBudget();
+
 // Opens `path` ("-" = stdin). NotFound / unreadable errors name the path.
 StatusOr<OpenedInput> OpenInput(const std::string& path);
 // The same over an already open source (gzip + binary sniffing).
@@ -69,6 +78,10 @@ struct ArchiveListing {
   std::string archive;               // the archive file's own path
   std::vector<std::string> members;  // "ARCHIVE/dir/file" of each regular file under the folder, sorted
   std::string error;                 // the listing stopped early (truncated or corrupt archive); else empty
+  // Members whose name the archive holds more than once (a zip written
+  // twice, `tar -r`): only the first copy can be named, so the rest is unread.
+  std::vector<std::string> duplicates;
+  size_t hidden = 0;  // regular files left out as hidden (.x, __MACOSX/) or unsafe (../, /abs)
 };
 // Nothing when `path` is neither an archive nor a path inside one. Hidden
 // names (.x, __MACOSX/) are left out, as in a folder.

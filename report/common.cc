@@ -162,6 +162,35 @@ std::string StripControls(std::string_view s, bool keep_newlines) {
   return out;
 }
 
+bool LooksLikeWorkflowCommand(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  line.remove_prefix(i);
+  return line.rfind("::", 0) == 0 || line.rfind("##[", 0) == 0;
+}
+
+std::string InertWorkflowCommands(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (LooksLikeWorkflowCommand(line)) {
+      const size_t blanks = line.find_first_not_of(" \t");
+      out.append(line.substr(0, blanks));
+      out += '\\';
+      out.append(line.substr(blanks));
+    } else {
+      out.append(line);
+    }
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 std::vector<WarningLine> CollectWarnings(const Report& report) {
   std::vector<WarningLine> out;
   for (const RunResult& run : report.runs) {

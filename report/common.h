@@ -41,6 +41,14 @@ std::string XmlEscapeKeepFlags(std::string_view s);
 // line and paragraph separators U+2028/U+2029.
 std::string StripControls(std::string_view s, bool keep_newlines);
 
+// GitHub's runner reads a line of a job's stdout or stderr as a workflow
+// command when, after leading blanks, it starts with "::" (::add-mask::,
+// ::error::) or the legacy "##[". Such a line of `text` gets a backslash
+// before the "::" / "##[" (inert, still readable); other lines are unchanged.
+std::string InertWorkflowCommands(std::string_view text);
+// True when `line` (one line, no '\n') would be read as a workflow command.
+bool LooksLikeWorkflowCommand(std::string_view line);
+
 // The warnings of a report's runs (inputs read only in part, format files
 // skipped, lines cut), each once with the runs that carry it, in the order
 // first seen. Every format shows them: a report on cut logs must say so.

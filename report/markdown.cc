@@ -295,7 +295,15 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
 
 class MarkdownReporter : public Reporter {
  public:
+  // As the text report: `cat summary.md` in a job replays no workflow command.
   void Write(const Report& report, std::ostream& out) const override {
+    std::ostringstream text;
+    WriteRaw(report, text);
+    out << InertWorkflowCommands(text.str());
+  }
+
+ private:
+  void WriteRaw(const Report& report, std::ostream& out) const {
     if (!report.many) {
       out << "## tptriage\n\n";
       for (const RunResult& run : report.runs) WriteRun(run, 3, out);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "report/common.h"
@@ -263,7 +264,7 @@ void WriteDiagnosis(const Analysis& a, const Diagnosis& d, std::ostream& out) {
     for (const EvidenceRow& row : EvidenceRows(d.evidence, kMaxEvidence, &left_out)) {
       ShownEvidence shown = ShowEvidence(*row.line);
       std::string tail = shown.note + (shown.note.empty() ? "" : " ") + SameLineNote(row);
-      WriteWrapped(out, "  " + EvidenceHead(*row.line), shown.text + (tail.empty() ? "" : " " + tail), 6);
+      WriteWrapped(out, "  " + Clean(EvidenceHead(*row.line)), shown.text + (tail.empty() ? "" : " " + tail), 6);
     }
     if (left_out > 0) out << "  ... and " << left_out << " more lines (--format json has them all)\n";
   }
@@ -331,7 +332,16 @@ void WriteRun(const RunResult& run, std::ostream& out) {
 
 class TextReporter : public Reporter {
  public:
+  // Log text and file names never start a line GitHub's runner would read as
+  // a workflow command (the report may be printed in a job).
   void Write(const Report& report, std::ostream& out) const override {
+    std::ostringstream text;
+    WriteRaw(report, text);
+    out << InertWorkflowCommands(text.str());
+  }
+
+ private:
+  void WriteRaw(const Report& report, std::ostream& out) const {
     if (!report.many) {
       for (const RunResult& run : report.runs) WriteRun(run, out);
       return;

@@ -1,5 +1,6 @@
 // repro_plan.cc: plans from JSON and flags, validation, and their description.
 #include "repro/repro_plan.h"
+#include "base/read_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -343,12 +344,9 @@ StatusOr<Plan> PlanFromJsonImpl(const json& j, const std::string& name) {
 }  // namespace
 
 StatusOr<Plan> LoadPlanFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError(path + ": cannot open (does it exist? pass analyze's --format json output or a plan)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  if (text.size() > (64u << 20)) return InvalidArgumentError(path + ": larger than 64 MiB; not a diagnosis or plan");
+  auto read = ReadSmallFile(path, 64u << 20, "a diagnosis or plan (analyze's --format json output or a plan)");
+  if (!read.ok()) return read.status();
+  const std::string& text = *read;
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return InvalidArgumentError(path + ": not valid JSON; pass `tptriage analyze --format json` output or a plan "

@@ -1,6 +1,7 @@
 // analyzer.cc: parse + rules for one run.
 #include "rules/analyzer.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <set>
 
@@ -20,9 +21,14 @@ namespace {
 std::string BaseName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 }  // namespace
 
-StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin) {
+StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin, bool skip_bad) {
   if (dir.empty()) return FormatSet::LoadBuiltin();
-  return FormatSet::LoadDir(dir, /*strict=*/false, /*with_builtin=*/builtin);
+  auto set = FormatSet::LoadDir(dir, /*strict=*/false, /*with_builtin=*/builtin);
+  if (set.ok() && !skip_bad && !set->problems().empty()) {
+    return InvalidArgumentError("--formats " + dir + ": " + set->problems().front() +
+                                "; fix the file, or pass --skip-bad-formats to read the logs without it");
+  }
+  return set;
 }
 
 StatusOr<RuleSet> LoadRules(const std::string& dir, bool builtin) {
@@ -44,7 +50,7 @@ StatusOr<FindingSet> LoadFindings(const std::string& dir, bool builtin) {
 StatusOr<Analyzer> Analyzer::Create(const AnalyzerOptions& options) {
   Analyzer an;
   an.parse_ = options.parse;
-  auto formats = LoadFormats(options.formats_dir, options.builtin_formats);
+  auto formats = LoadFormats(options.formats_dir, options.builtin_formats, options.skip_bad_formats);
   if (!formats.ok()) return formats.status();
   for (const auto& p : formats->problems()) an.load_warnings_.push_back("format file skipped: " + p);
   an.formats_ = std::make_shared<const FormatSet>(std::move(*formats));
@@ -90,18 +96,48 @@ StatusOr<std::vector<std::string>> DistinctInputs(const std::vector<std::string>
 std::string Shorten(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n) + "..." : s; }
 
 // A healthy verdict needs the whole run: an input that stopped part way (a
-// truncated or corrupt .gz, a read error after some lines) may have lost the
-// failure. `none` becomes `unknown`, naming the input; a diagnosis stands.
+// truncated or corrupt .gz, a read error after some lines), or one that gave
+// nothing at all beside readable ones (missing, cut before its first block,
+// a corrupt member, an archive not read) may have lost the failure. `none`
+// becomes `unknown`, naming the input; a diagnosis stands. An input that is
+// empty (zero bytes) is warned of but was read whole.
 void NotHealthyWhenPartlyRead(const std::vector<InputReport>& inputs, Analysis* a) {
   if (a->root_cause != "none") return;
   for (const InputReport& in : inputs) {
-    if (in.error.empty() || in.bytes == 0) continue;
+    if (in.error.empty() || in.empty) continue;
     a->root_cause = "unknown";
-    a->verdict = "unknown: no failure seen in what was read, but " + (in.path == "-" ? std::string("stdin") : in.path) +
-                 " was read only in part (" + Shorten(in.error, 160) +
+    const std::string name = in.path == "-" ? std::string("stdin") : in.path;
+    a->verdict = "unknown: no failure seen in what was read, but " + name +
+                 (in.bytes == 0 ? " could not be read (" : " was read only in part (") + Shorten(in.error, 160) +
                  "): the rest of the run may hold the failure; get the whole log";
     return;
   }
+}
+
+// A log that stops before the server was ready while its own memory ledger
+// is SHORT has not shown a healthy run: the failure the ledger predicts is
+// likely in the part not captured. `none` becomes `unknown`, naming both.
+void NotHealthyWhenShortBeforeServing(Analysis* a) {
+  if (a->root_cause != "none") return;
+  const LedgerRow* shortest = nullptr;
+  for (const LedgerRow& r : a->ledger) {
+    if (IsShort(r) && (shortest == nullptr || r.left_bytes < shortest->left_bytes)) shortest = &r;
+  }
+  if (shortest == nullptr) return;
+  std::string last;
+  for (const RankState& r : a->ranks) {
+    for (const std::string& p : r.phases) {
+      if (p == "ready" || p == "serving") return;
+    }
+    if (!r.last_phase.empty()) last = r.last_phase;
+  }
+  char left[32];
+  std::snprintf(left, sizeof left, "%.2f", shortest->left_bytes / double(1u << 30));
+  a->root_cause = "unknown";
+  a->verdict = "unknown: no failure line was read, but the log stops before the server was ready" +
+               (last.empty() ? std::string() : " (last phase: " + last + ")") +
+               " and its own memory ledger is SHORT (rank " + std::to_string(shortest->rank) + " left " + left +
+               " GiB): the failure is likely in the part not captured; get the whole log";
 }
 
 }  // namespace
@@ -114,8 +150,13 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   auto run = ParseRunToMemory(inputs, *formats_, parse_);
   if (!run.ok()) return run.status();
   // Environment dumps beside the log are facts about the machine, never evidence.
-  const HostFacts host = TakeEnvironment(&run->events, &run->totals);
+  HostFacts host = TakeEnvironment(&run->events, &run->totals);
   auto finish = [&](Analysis a) {
+    for (const std::string& c : host.conflicts) a.warnings.push_back(c);
+    if (std::string w = GpuDisagreement(host, a.run.gpu); !w.empty()) {
+      a.warnings.push_back(w);
+      host.gpu_memory_bytes = 0;  // the other card's
+    }
     ApplyHostFacts(host, &a.run);
     if (a.root_cause == "no_evidence" && !host.inputs.empty()) {
       std::string names;
@@ -165,6 +206,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     // Findings beyond the crash (rules/findings.h): never change root_cause.
     AddFindings(index, *findings_, &a);
     NotHealthyWhenPartlyRead(run->inputs, &a);
+    NotHealthyWhenShortBeforeServing(&a);
     return finish(std::move(a));
   }
   // The server started several times in this log: each launch on its own,
@@ -180,7 +222,10 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     part.assign(run->events.begin() + begin, run->events.begin() + end);
     RunIndex index(part, part_opts.totals);
     Analysis a = Analyze(index, *rules_, part_opts);
-    if (k + 1 == starts.size()) NotHealthyWhenPartlyRead(run->inputs, &a);  // the cut is in the last
+    if (k + 1 == starts.size()) {  // the cut is in the last
+      NotHealthyWhenPartlyRead(run->inputs, &a);
+      NotHealthyWhenShortBeforeServing(&a);
+    }
     launches.push_back({static_cast<int>(k + 1), part.front().file, part.front().line, a.root_cause, a.verdict});
     if (k + 1 == starts.size()) {
       AddFindings(index, *findings_, &a);

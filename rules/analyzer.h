@@ -33,6 +33,7 @@ struct AnalyzerOptions {
   bool builtin_rules = true;     // false: rules_dir's files alone (--no-builtin-rules)
   bool builtin_formats = true;   // false: formats_dir's files alone (--no-builtin-formats)
   bool builtin_findings = true;  // false: findings_dir's files alone (--no-builtin-findings)
+  bool skip_bad_formats = false;  // a bad file of formats_dir is skipped, not refused (--skip-bad-formats)
   ParseOptions parse;
 };
 
@@ -40,7 +41,10 @@ struct AnalyzerOptions {
 // --findings DIR: the built-in files plus DIR's *.json, a file of DIR
 // replacing the built-in file of the same name; with `builtin` false, DIR's
 // files alone; with no DIR, the built-in set.
-StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin);
+// A format file of DIR that cannot be loaded refuses the set (the run would be
+// read without that family, a changed verdict) unless `skip_bad`
+// (--skip-bad-formats): then it is left out and named in problems().
+StatusOr<FormatSet> LoadFormats(const std::string& dir, bool builtin, bool skip_bad = false);
 StatusOr<RuleSet> LoadRules(const std::string& dir, bool builtin);
 StatusOr<FindingSet> LoadFindings(const std::string& dir, bool builtin);
 

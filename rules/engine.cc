@@ -608,7 +608,7 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   } else {
     a.root_cause = "none";
     a.verdict = "healthy: no failure seen in " + std::to_string(run.total_events()) + " events" +
-                (run.ranks().empty() ? std::string() : " from " + std::to_string(run.ranks().size()) + " ranks");
+                (run.rank_count() == 0 ? std::string() : " from " + std::to_string(run.rank_count()) + " ranks");
   }
   return a;
 }

@@ -1,6 +1,7 @@
 // environment.cc: see environment.h.
 #include "rules/environment.h"
 
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -53,7 +54,28 @@ std::string Topology(const std::vector<std::string>& rows) {
   return s + ")";
 }
 
+constexpr double kMaxGpuMemory = 16384.0 * (1u << 30);  // 16 TiB: the schema's bound, no card has more
+
+// "NVIDIA H200" and "H200", "NVIDIA RTX PRO 6000 Blackwell Server Edition" and
+// "RTX PRO 6000": lowercase letters and digits, without the vendor.
+std::string GpuKey(const std::string& name) {
+  std::string k;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (k.rfind("nvidia", 0) == 0) k = k.substr(6);
+  return k;
+}
+
 }  // namespace
+
+std::string GpuDisagreement(const HostFacts& facts, const std::string& log_gpu) {
+  if (facts.gpu.empty() || log_gpu.empty()) return "";
+  const std::string a = GpuKey(facts.gpu), b = GpuKey(log_gpu);
+  if (a.empty() || b.empty() || a.find(b) != std::string::npos || b.find(a) != std::string::npos) return "";
+  return "the environment dump's GPU (" + facts.gpu + ") is not the log's (" + log_gpu +
+         "): is the dump from another machine? the log's GPU is shown";
+}
 
 bool IsHostFactEvent(const Event& e) { return e.family == "env" || e.kind == "gpu_topology"; }
 
@@ -70,6 +92,8 @@ HostFacts TakeEnvironment(std::vector<Event>* events, RunTotals* totals) {
 
   std::vector<std::string> topo_rows;
   std::set<std::string> dump_files;
+  std::map<std::string, std::string> gpus, drivers;  // value -> where first seen
+  std::string memory_gpu;                            // the GPU the memory total came with
   std::vector<size_t> new_index(events->size() + 1);
   size_t kept = 0;
   for (size_t i = 0; i < events->size(); ++i) {
@@ -87,15 +111,38 @@ HostFacts TakeEnvironment(std::vector<Event>* events, RunTotals* totals) {
       if (fw == "torch") Keep(&facts.torch, ver);
       else if (fw != "nccl" && facts.version.empty() && !ver.empty()) facts.framework = fw, facts.version = ver;
     } else if (e.kind == "gpu_info") {
-      Keep(&facts.gpu, Str(e, "gpu_name"));
-      Keep(&facts.driver, Str(e, "driver_version"));
+      const std::string where = e.file + ":" + std::to_string(e.line);
+      if (const std::string g = Str(e, "gpu_name"); !g.empty()) gpus.emplace(g, where);
+      if (const std::string d = Str(e, "driver_version"); !d.empty()) drivers.emplace(d, where);
       Keep(&facts.cuda, Str(e, "cuda_version"));
       const FieldValue total = e.Get("total_bytes");
-      if (facts.gpu_memory_bytes == 0 && total.is_number()) facts.gpu_memory_bytes = static_cast<int64_t>(total.number());
+      if (total.is_number()) {
+        const double t = total.number();
+        if (!(t > 0) || !(t <= kMaxGpuMemory)) {
+          facts.conflicts.push_back(where + ": GPU memory total " + std::to_string(t / (1u << 20)) +
+                                    " MiB is outside what a card has (0 to 16 TiB); ignored");
+        } else if (facts.gpu_memory_bytes == 0) {
+          facts.gpu_memory_bytes = static_cast<int64_t>(t);
+          memory_gpu = Str(e, "gpu_name");
+        }
+      }
     } else if (e.kind == "gpu_topology") {
       topo_rows.push_back(Str(e, "links"));
     }
   }
+  // Facts the dumps disagree on are left unknown (TP across mixed cards, or
+  // dumps of two machines): a warning names both, never a merged fiction.
+  auto settle = [&](const std::map<std::string, std::string>& seen, const char* what, std::string* slot) {
+    if (seen.size() == 1) *slot = seen.begin()->first;
+    if (seen.size() < 2) return;
+    std::string list;
+    for (const auto& [v, at] : seen) list += (list.empty() ? "" : ", ") + v + " (" + at + ")";
+    facts.conflicts.push_back(std::string("the environment dumps disagree on the ") + what + ": " + list +
+                              "; mixed cards or dumps of different machines? the " + what + " is left unknown");
+  };
+  settle(gpus, "GPU", &facts.gpu);
+  settle(drivers, "driver", &facts.driver);
+  if (gpus.size() > 1 || (!memory_gpu.empty() && memory_gpu != facts.gpu)) facts.gpu_memory_bytes = 0;
   new_index[events->size()] = kept;
   events->resize(kept);
   facts.topology = Topology(topo_rows);

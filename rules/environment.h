@@ -32,7 +32,15 @@ struct HostFacts {
   std::string topology;            // "NVLink (NV18)", "PCIe (PIX, SYS)", or ""
   std::vector<std::string> inputs; // the inputs that were environment dumps
   size_t events = 0;               // events taken out
+  // Dumps that disagree (two GPU models, two drivers) or a value outside the
+  // schema (a memory total no card has): a warning each; the disputed fact
+  // is left unknown, never merged from both.
+  std::vector<std::string> conflicts;
 };
+
+// A warning when the dumps' GPU is not the one the log names; "" when they
+// agree or either is unknown.
+std::string GpuDisagreement(const HostFacts& facts, const std::string& log_gpu);
 
 // True for an event that is a fact about the machine wherever it appears:
 // an envdump.json line (family "env") or an `nvidia-smi topo -m` row.

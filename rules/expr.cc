@@ -41,6 +41,7 @@ namespace {
 class Literal : public Expr {
  public:
   explicit Literal(Value v) : v_(std::move(v)) {}
+  const Value& value() const { return v_; }
   Value Eval(const Scope&) const override { return v_; }
   void Names(std::vector<std::string>*, std::vector<std::string>*, std::vector<size_t>*) const override {}
 
@@ -76,6 +77,13 @@ class Call : public Expr {
     funcs->push_back(name_);
     if (arity) arity->push_back(args_.size());
     for (const auto& a : args_) a->Names(vars, funcs, arity);
+  }
+  void LiteralArgs(std::vector<LiteralArg>* out) const override {
+    for (size_t i = 0; i < args_.size(); ++i) {
+      const auto* lit = dynamic_cast<const Literal*>(args_[i].get());
+      if (lit != nullptr && lit->value().is_string()) out->push_back({name_, i, lit->value().str()});
+      args_[i]->LiteralArgs(out);
+    }
   }
 
  private:
@@ -155,6 +163,10 @@ class Binary : public Expr {
     l_->Names(vars, funcs, arity);
     r_->Names(vars, funcs, arity);
   }
+  void LiteralArgs(std::vector<LiteralArg>* out) const override {
+    l_->LiteralArgs(out);
+    r_->LiteralArgs(out);
+  }
 
  private:
   Op op_;
@@ -174,6 +186,7 @@ class Unary : public Expr {
              std::vector<size_t>* arity) const override {
     e_->Names(vars, funcs, arity);
   }
+  void LiteralArgs(std::vector<LiteralArg>* out) const override { e_->LiteralArgs(out); }
 
  private:
   char op_;

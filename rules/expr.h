@@ -64,6 +64,13 @@ class Expr {
   // load time); `arity`, when given, gets each call's argument count beside funcs.
   virtual void Names(std::vector<std::string>* vars, std::vector<std::string>* funcs,
                      std::vector<size_t>* arity = nullptr) const = 0;
+  // The string-literal arguments of every call (a regex to compile at load).
+  struct LiteralArg {
+    std::string func;
+    size_t index = 0;
+    std::string text;
+  };
+  virtual void LiteralArgs(std::vector<LiteralArg>*) const {}
 };
 
 using ExprPtr = std::shared_ptr<const Expr>;

@@ -562,6 +562,20 @@ const std::vector<FunctionDef>& Table() {
 
 const std::vector<FunctionDef>& AllFunctions() { return Table(); }
 
+int RegexArgument(std::string_view name) {
+  if (name == "matches" || name == "extract") return 1;
+  if (name == "find_text" || name == "env_match") return 0;
+  return -1;
+}
+
+std::string PatternError(const std::string& re) {
+  RE2::Options o;
+  o.set_log_errors(false);
+  o.set_case_sensitive(false);
+  RE2 p(re, o);
+  return p.ok() ? "" : p.error();
+}
+
 const FunctionDef* FindFunction(std::string_view name) {
   for (const FunctionDef& f : Table())
     if (name == f.name) return &f;

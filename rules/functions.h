@@ -26,6 +26,12 @@ struct FunctionDef {
   Value (*fn)(const RunScope& scope, const std::vector<Value>& args);
 };
 
+// The argument of `name` that is an RE2 pattern (matches, extract, find_text,
+// env_match); -1 when it takes none. PatternError: "" when `re` compiles as
+// the functions compile it, else RE2's reason.
+int RegexArgument(std::string_view name);
+std::string PatternError(const std::string& re);
+
 // The entry of `name`, or null when there is no such function.
 const FunctionDef* FindFunction(std::string_view name);
 // Every function, in table order.

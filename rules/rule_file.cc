@@ -1,5 +1,6 @@
 // rule_file.cc: reading and checking rule and finding files (the shared schema).
 #include "rules/rule_file.h"
+#include "base/read_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,6 +21,9 @@ const std::set<std::string>& SharedKeys() {
 }
 
 namespace {
+
+// A rule file is a few KiB; the cap only stops a device or a runaway file.
+constexpr size_t kMaxRuleFileBytes = 128u << 20;
 
 std::set<std::string> With(std::initializer_list<const char*> extra) {
   std::set<std::string> k = SharedKeys();
@@ -74,6 +78,15 @@ StatusOr<ExprPtr> RuleChecker::Expr(const std::string& path, const ojson& j) con
     if (!f) return Error(path, "unknown function '" + funcs[i] + "'");
     if (static_cast<int>(arity[i]) < f->min_args || (f->max_args >= 0 && static_cast<int>(arity[i]) > f->max_args))
       return Error(path, funcs[i] + "() takes " + ArityText(*f) + ", not " + std::to_string(arity[i]));
+  }
+  // A regex the functions could not compile would make the rule silently never hold.
+  std::vector<tpt::Expr::LiteralArg> literals;
+  (*e)->LiteralArgs(&literals);
+  for (const auto& l : literals) {
+    if (RegexArgument(l.func) != static_cast<int>(l.index)) continue;
+    if (std::string why = PatternError(l.text); !why.empty())
+      return Error(path, l.func + "(): the regex '" + l.text + "' does not compile (" + why +
+                             "; RE2 syntax: no backreferences or lookaround)");
   }
   for (const auto& v : vars)
     if (!Known(v))
@@ -289,11 +302,9 @@ StatusOr<RuleFiles> ReadJsonDir(const std::string& dir, const std::string& label
   if (paths.empty()) return NotFoundError(label + ": holds no *.json " + what + " files");
   RuleFiles files;
   for (const auto& p : paths) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return NotFoundError(p + ": cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    files.emplace_back(p, ss.str());
+    auto text = ReadSmallFile(p, kMaxRuleFileBytes, "a " + what + " file");
+    if (!text.ok()) return text.status();
+    files.emplace_back(p, std::move(*text));
   }
   return files;
 }

@@ -12,6 +12,7 @@
 //   tpt::Value v = expr->Eval(scope);
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -42,6 +43,8 @@ class RunIndex {
   // Events of the whole run, kept or not: all, of one kind, of one kind
   // before events()[index], printed by one rank (-1: rank-less).
   uint64_t total_events() const { return total_events_; }
+  // Ranks that printed anything, kept or not (ranks() holds the kept ones).
+  size_t rank_count() const { return std::max(ranks_.size(), totals_ ? totals_->RanksSeen() : size_t{0}); }
   uint64_t CountOf(const std::string& kind) const;
   uint64_t CountBefore(const std::string& kind, size_t index) const;
   uint64_t DroppedOfRank(int rank) const;
