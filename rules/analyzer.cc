@@ -11,6 +11,7 @@
 #include "rules/findings.h"
 #include "rules/rule_file.h"
 #include "rules/run_index.h"
+#include "rules/vocabulary.h"
 #include "rules/generated_defs.h"
 #include "rules/launches.h"
 #include "rules/prose.h"
@@ -117,8 +118,14 @@ void NotHealthyWhenPartlyRead(const std::vector<InputReport>& inputs, Analysis* 
 // A log that stops before the server was ready while its own memory ledger
 // is SHORT has not shown a healthy run: the failure the ledger predicts is
 // likely in the part not captured. `none` becomes `unknown`, naming both.
-void NotHealthyWhenShortBeforeServing(Analysis* a) {
+void NotHealthyWhenShortBeforeServing(const std::vector<Event>& events, Analysis* a) {
   if (a->root_cause != "none") return;
+  // Any line of a ready or serving phase, ranked or not (SGLang's rank-less
+  // "The server is fired up and ready to roll!"), is a server that got there.
+  for (const Event& e : events) {
+    const EventKind* k = FindEventKind(e.kind);
+    if (k != nullptr && (k->phase == "ready" || k->phase == "serving")) return;
+  }
   const LedgerRow* shortest = nullptr;
   for (const LedgerRow& r : a->ledger) {
     if (IsShort(r) && (shortest == nullptr || r.left_bytes < shortest->left_bytes)) shortest = &r;
@@ -129,6 +136,7 @@ void NotHealthyWhenShortBeforeServing(Analysis* a) {
     for (const std::string& p : r.phases) {
       if (p == "ready" || p == "serving") return;
     }
+
     if (!r.last_phase.empty()) last = r.last_phase;
   }
   char left[32];
@@ -206,7 +214,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     // Findings beyond the crash (rules/findings.h): never change root_cause.
     AddFindings(index, *findings_, &a);
     NotHealthyWhenPartlyRead(run->inputs, &a);
-    NotHealthyWhenShortBeforeServing(&a);
+    NotHealthyWhenShortBeforeServing(run->events, &a);
     return finish(std::move(a));
   }
   // The server started several times in this log: each launch on its own,
@@ -224,7 +232,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     Analysis a = Analyze(index, *rules_, part_opts);
     if (k + 1 == starts.size()) {  // the cut is in the last
       NotHealthyWhenPartlyRead(run->inputs, &a);
-      NotHealthyWhenShortBeforeServing(&a);
+      NotHealthyWhenShortBeforeServing(part, &a);
     }
     launches.push_back({static_cast<int>(k + 1), part.front().file, part.front().line, a.root_cause, a.verdict});
     if (k + 1 == starts.size()) {
