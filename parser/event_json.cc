@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "base/strings.h"
+
 namespace tpt {
 namespace {
 
@@ -13,25 +15,6 @@ int IntOr(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_number_integer() ? it->get<int>() : -1;
 }
 
-// Length of the valid UTF-8 sequence at s[i], 0 when it is not one.
-size_t Utf8Length(std::string_view s, size_t i) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t len = 0;
-  unsigned char lo = 0x80, hi = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) len = 2;
-  else if (c == 0xe0) len = 3, lo = 0xa0;
-  else if (c >= 0xe1 && c <= 0xef) len = 3, hi = c == 0xed ? 0x9f : 0xbf;
-  else if (c == 0xf0) len = 4, lo = 0x90;
-  else if (c >= 0xf1 && c <= 0xf3) len = 4;
-  else if (c == 0xf4) len = 4, hi = 0x8f;
-  else return 0;
-  if (i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const unsigned char d = static_cast<unsigned char>(s[i + k]);
-    if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xbf)) return 0;
-  }
-  return len;
-}
 
 // A JSON string as nlohmann writes it with ensure_ascii off: valid UTF-8 is
 // copied, '"' '\\' and the C0 controls are escaped. Anything else (invalid
@@ -55,7 +38,7 @@ void AppendString(std::string_view s, std::string* out) {
     }
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      const size_t len = Utf8Length(s, i);
+      const size_t len = Utf8SequenceLength(s, i);
       if (len == 0) {  // invalid: nlohmann's replacement rules, exactly
         out->resize(start);
         *out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
