@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_run.h"
+#include "tests/temp_dir_test.h"
 
 namespace {
 
@@ -33,31 +34,11 @@ const std::string kHealthy = Source("samples/logs/sglang-tp4-healthy.log");
 Result Tpt(const std::string& args, bool merge_stderr = true) {
   return tpt::test::RunCmd(Bin() + " " + args, merge_stderr);
 }
-// stderr alone.
-Result Err(const std::string& args) { return tpt::test::RunCmd("{ " + Bin() + " " + args + " 2>&1 >/dev/null; }"); }
 
 bool Has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
-class Hostile2 : public ::testing::Test {
+class Hostile2 : public tpt::test::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/tpt-hostile2-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string Write(const std::string& name, const std::string& data) const {
-    fs::create_directories(fs::path(Path(name)).parent_path());
-    std::ofstream(Path(name), std::ios::binary) << data;
-    return Path(name);
-  }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
   // The first `n` lines of the founding log (n = 38: every rank past the
   // weights, no error, no ready line).
   std::string Head(const std::string& name, int n) const {
@@ -72,7 +53,6 @@ class Hostile2 : public ::testing::Test {
     Result r = tpt::test::RunCmd("cd " + Q(dir_) + " && python3 gen.py", true);
     ASSERT_EQ(r.rc, 0) << r.out;
   }
-  std::string dir_;
 };
 
 // ---- D1, D2: config files are checked for type and size before reading ----
@@ -257,10 +237,10 @@ TEST_F(Hostile2, D13_ImpossibleGpuMemoryIsRefusedNamingTheFlag) {
 
 TEST_F(Hostile2, D14_BadRegexInARuleIsRefusedAtLoad) {
   json rule = json::parse(Read(Source("rules/defs/disk_full.json")));
-  for (const std::string& re : {"(", "(a)\\1", "((a{1000}){1000}){1000}"}) {
+  for (const char* re : {"(", "(a)\\1", "((a{1000}){1000}){1000}"}) {
     fs::remove_all(Path("r"));
     fs::create_directories(Path("r"));
-    rule["when"] = "matches(anchor.text, '" + re + "')";
+    rule["when"] = std::string("matches(anchor.text, '") + re + "')";
     Write("r/disk_full.json", rule.dump());
     Result r = Tpt("analyze " + Q(Source("samples/rules/disk_full/pos_inductor_cache.log")) + " --rules " + Q(Path("r")));
     EXPECT_EQ(r.rc, 2) << re << "\n" << r.out;

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_run.h"
+#include "tests/temp_dir_test.h"
 
 namespace {
 
@@ -89,28 +90,8 @@ size_t Count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
-class Hostile : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/tpt-hostile-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string Write(const std::string& name, const std::string& data) const {
-    fs::create_directories(fs::path(Path(name)).parent_path());
-    std::ofstream(Path(name), std::ios::binary) << data;
-    return Path(name);
-  }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  std::string dir_;
-};
+// Each test in a fresh folder (tests/temp_dir_test.h).
+class Hostile : public tpt::test::TempDirTest {};
 
 // ---- --max-line-bytes: one size syntax and range in every command ----
 
