@@ -96,6 +96,26 @@ void AddGraphRemedy(const PlanInput& in, double budget, Plan& p) {
   }
 }
 
+}  // namespace
+
+namespace internal {
+SglangDefaultsInput SglangDefaultsOf(const PlanInput& in) {
+  SglangDefaultsInput d;
+  d.version = in.version;
+  d.gpu_capacity_bytes = in.total_bytes;
+  d.tp = in.tp;
+  d.pp = in.pp;
+  d.dp = in.dp;
+  d.enable_dp_attention = in.enable_dp_attention;
+  d.chunked_prefill_size = in.chunked_prefill_size;
+  d.cuda_graph_max_bs = in.cuda_graph_max_bs;
+  d.speculative_algorithm = in.speculative_algorithm;
+  return d;
+}
+}  // namespace internal
+
+namespace {
+
 StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   auto era = SglangEraForVersion(in.version);
   if (!era.ok()) return InvalidArgumentError("--version: " + era.status().message());
@@ -138,17 +158,7 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     p.fraction = *in.mem_fraction_static;
     p.fraction_source = "flag";
   } else {
-    SglangDefaultsInput d;
-    d.version = in.version;
-    d.gpu_capacity_bytes = in.total_bytes;
-    d.tp = in.tp;
-    d.pp = in.pp;
-    d.dp = in.dp;
-    d.enable_dp_attention = in.enable_dp_attention;
-    d.chunked_prefill_size = in.chunked_prefill_size;
-    d.cuda_graph_max_bs = in.cuda_graph_max_bs;
-    d.speculative_algorithm = in.speculative_algorithm;
-    auto def = SglangDefaultMemFraction(d);
+    auto def = SglangDefaultMemFraction(internal::SglangDefaultsOf(in));
     if (!def.ok()) return def.status();
     p.fraction = def->mem_fraction_static;
     p.fraction_source = "default: " + def->rule;

@@ -14,6 +14,9 @@ std::string Fixed2(double v);      // "0.78"
 std::string WithCommas(int64_t v);  // "1,310"
 Remedy MakeRemedy(std::string flag, std::string value, std::string direction, std::string why);
 
+// What SGLang's defaults and its value that serves read from a plan's input.
+SglangDefaultsInput SglangDefaultsOf(const PlanInput& in);
+
 // The plan of one input without remedies: derive what the user did not give
 // (model, version defaults), then the server's formulas.
 StatusOr<Plan> Run(const PlanInput& user);

@@ -61,6 +61,52 @@ std::vector<int> TpCandidates(const PlanInput& in) {
   return out;
 }
 
+// SGLang's value that serves, from the one function analyze's Fix uses
+// (memory_model.h SglangServingFraction): the largest --mem-fraction-static that keeps
+// SGLang's own headroom for activations and CUDA graphs, or the value that holds the
+// requests asked when that is larger; re-planned here, and raised to the smallest value
+// the plan finds holding them when the cell arithmetic alone does not (hybrid pools,
+// page rounding). nullopt when no fraction serves (more TP comes next) or when even the
+// floor eats into the headroom and the requests are not held.
+std::optional<std::pair<double, Plan>> SglangServingValue(const PlanInput& in, const Plan& p, int64_t useful,
+                                                          std::string* why) {
+  if (!p.figures.contains("avail_after_weights_bytes")) return std::nullopt;
+  const SglangDefaultsInput d = SglangDefaultsOf(in);
+  const bool ctx_known = p.input.context_length.has_value();
+  const double avail = p.figures["avail_after_weights_bytes"].get<double>();
+  auto s = SglangServingFraction(p.free_at_init_bytes, avail, d, p.cell_bytes, ctx_known ? useful : 0);
+  if (!s.ok() || s->short_of_headroom) return std::nullopt;
+  PlanInput t = in;
+  t.mem_fraction_static = s->mem_fraction_static;
+  auto q = Run(t);
+  if (!q.ok() || !q->fits) return std::nullopt;
+  std::pair<double, Plan> at{s->mem_fraction_static, *q};
+  std::string held;
+  if (ctx_known) {
+    if (q->usable_tokens < useful) {
+      auto more = SmallestFraction(in, s->mem_fraction_static, 0.99, useful);
+      if (!more) return std::nullopt;
+      at = *more;
+    }
+    const int64_t ctx = *p.input.context_length;
+    held = ", holds " + std::to_string(at.second.usable_tokens / std::max<int64_t>(ctx, 1)) + " request(s) of " +
+           WithCommas(ctx) + " tokens" +
+           (in.concurrency > 1 ? " (" + std::to_string(in.concurrency) + " asked)" : std::string());
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "%.1f GiB", s->headroom_bytes / kGiB);
+  std::string lead = at.first > s->mem_fraction_static + 1e-9
+                         ? "the value that holds the requests asked (SGLang's own headroom alone gives " +
+                               Fixed2(s->mem_fraction_static) + ")"
+                         : s->for_context ? "the value that holds the requests asked, above SGLang's headroom value"
+                                          : "the value that serves: the largest that keeps SGLang's own headroom of " +
+                                                std::string(buf) + " a rank for activations and CUDA graphs";
+  std::snprintf(buf, sizeof(buf), "%.2f GiB", s->bytes_per_step / kGiB);
+  *why = lead + "; a pool of " + WithCommas(at.second.kv_tokens) + " tokens" + held + "; each +0.01 adds " + buf +
+         " a rank (checked with this plan)";
+  return at;
+}
+
 }  // namespace
 
 void AddRemedies(const PlanInput& in, Plan& p) {
@@ -78,7 +124,9 @@ void AddRemedies(const PlanInput& in, Plan& p) {
     // Too little KV: the smallest fraction that is enough (the rest stays for activations
     // and graphs). Too much asked of the card (startup check): the largest that passes.
     const bool down = p.failure == "startup_free_memory_short";
-    auto useful_f = SmallestFraction(in, 0.01, down ? p.fraction : 0.99, useful, down);
+    std::string useful_why;
+    auto useful_f = sglang ? SglangServingValue(in, p, useful, &useful_why)
+                           : SmallestFraction(in, 0.01, down ? p.fraction : 0.99, useful, down);
     // The floor: the server starts. SGLang starts with a pool shorter than the context
     // (long requests are refused); vLLM refuses to start (max_model_len check).
     PlanInput starts = in;
@@ -86,8 +134,10 @@ void AddRemedies(const PlanInput& in, Plan& p) {
     auto floor_f = SmallestFraction(starts, 0.01, down ? p.fraction : 0.99, 1, down);
     if (useful_f) {
       out.push_back(MakeRemedy(flag, Fixed2(useful_f->first), useful_f->first > p.fraction ? "increase" : "decrease",
-                               "holds " + useful_what + ": a pool of " + WithCommas(useful_f->second.kv_tokens) +
-                                   " tokens (checked with this plan)"));
+                               useful_why.empty() ? "holds " + useful_what + ": a pool of " +
+                                                        WithCommas(useful_f->second.kv_tokens) +
+                                                        " tokens (checked with this plan)"
+                                                  : useful_why));
     }
     if (useful_f && floor_f && !down && floor_f->first < useful_f->first) {
       out.push_back(MakeRemedy(flag, Fixed2(floor_f->first), floor_f->first > p.fraction ? "increase" : "decrease",
@@ -217,6 +267,17 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       out.push_back(MakeRemedy(flag, Fixed2(floor_f->first), floor_f->first > p.fraction ? "increase" : "decrease",
                                "the floor: the server starts, with a pool of only " +
                                    WithCommas(floor_f->second.kv_tokens) + " tokens"));
+    }
+  }
+  if (p.failure != "weights_oom" && !p.input.context_length && sglang) {
+    // SGLang without a context length: the floor still starts a server (as a side note).
+    PlanInput starts = in;
+    starts.context_length = 1;
+    if (auto floor_f = SmallestFraction(starts, 0.01, 0.99, 1)) {
+      out.push_back(MakeRemedy(flag, Fixed2(floor_f->first), floor_f->first > p.fraction ? "increase" : "decrease",
+                               "the floor: the server starts, with a pool of only " +
+                                   WithCommas(floor_f->second.kv_tokens) +
+                                   " tokens, inside SGLang's own headroom for activations and CUDA graphs"));
     }
   }
   if (out.empty()) {

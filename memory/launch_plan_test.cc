@@ -15,6 +15,7 @@ PlanInput FoundingSglang(double f) {
   in.avail_after_weights_bytes = 21.7 * kGiB;
   in.cell_bytes = 65536;
   in.mem_fraction_static = f;
+  in.tp = 8;  // the founding run: TP 8 (the figures are a rank's)
   return in;
 }
 
@@ -27,10 +28,12 @@ TEST(PlanTest, FoundingCasePredictsNoRoomWithRemedy) {
   EXPECT_NEAR(p->row.weights_bytes / kGiB, 72.3, 1e-6);
   EXPECT_NEAR(p->row.reserved_bytes / kGiB, 47.0, 1e-6);
   ASSERT_GE(p->remedies.size(), 2u);
-  // Useful first: 0.78 holds 8,192 tokens (no context length given); then the floor
+  // The value that serves first: SGLang's own headroom at TP 8 on a 95 GiB card
+  // (512 + 1.5 x 8192 + 2 x 512 + 1024 MB = 14.5 GiB of 94) gives 0.84; then the floor
   // 0.77, which starts the server with about 81 MiB of KV (1,310 tokens).
   EXPECT_EQ(p->remedies[0].flag, "--mem-fraction-static");
-  EXPECT_EQ(p->remedies[0].value, "0.78");
+  EXPECT_EQ(p->remedies[0].value, "0.84");
+  EXPECT_NE(p->remedies[0].why.find("each +0.01 adds 0.94 GiB a rank"), std::string::npos) << p->remedies[0].why;
   EXPECT_EQ(p->remedies[0].direction, "increase");
   EXPECT_EQ(p->remedies[1].value, "0.77");
   EXPECT_NE(p->remedies[1].why.find("1,310 tokens"), std::string::npos) << p->remedies[1].why;

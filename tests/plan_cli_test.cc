@@ -51,7 +51,8 @@ TEST(PlanCliTest, FoundingCasePredictsNoRoomAndExitsOne) {
   EXPECT_NEAR(j["ledger"][0]["left_bytes"].get<double>() / kGiB, -25.3, 1e-6);
   EXPECT_DOUBLE_EQ(j["figures"]["min_viable_mem_fraction_static"].get<double>(), 0.77);
   EXPECT_EQ(j["remedy"][0]["flag"], "--mem-fraction-static");
-  EXPECT_EQ(j["remedy"][0]["value"], "0.78");  // useful: 8,192 tokens (no context length given)
+  // The value that serves (TP 1 here: 13.1 GiB of SGLang's headroom out of 94 -> 0.86), the floor second.
+  EXPECT_EQ(j["remedy"][0]["value"], "0.86");
   EXPECT_EQ(j["remedy"][1]["value"], "0.77");  // the floor
   EXPECT_NE(j["error"].get<std::string>().find("Not enough memory"), std::string::npos);
 }
@@ -392,6 +393,34 @@ TEST(PlanCliTest, AnalyzeWithModelGivesTheUsefulFractionBeforeTheFloor) {
   EXPECT_NE(rem[1]["why"].get<std::string>().find("the floor"), std::string::npos);
   EXPECT_EQ(rem[0]["why"].get<std::string>().find("pool of only"), std::string::npos) << "the floor's note stays on the floor";
   EXPECT_LT((*d)["figures"]["kv_tokens_at_floor"].get<int64_t>(), 40960);
+}
+
+// One remedy engine: `plan` on the founding run's numbers (TP 8, 94 GiB free, 21.7 GiB
+// after weights, 0.50) proposes what `analyze` gives as the Fix on its log, with the
+// same slope (issue #31: plan said 0.78 "useful" where analyze said 0.84).
+TEST(PlanCliTest, PlanProposesAnalyzesFixOnTheFoundingNumbers) {
+  PlanRun a = Tpt(std::string("analyze '") + TPT_SOURCE_DIR + "/samples/founding/sglang-tp8-rtxpro6000-mfs050.log' --format json");
+  ASSERT_NE(a.rc, -1) << "tptriage did not run";
+  auto ja = nlohmann::json::parse(a.out);
+  const nlohmann::json* fix = nullptr;
+  for (const auto& d : ja["diagnoses"]) {
+    if (d["id"] == "kv_pool_no_room" && !d["remedy"].empty()) fix = &d["remedy"][0];
+  }
+  ASSERT_NE(fix, nullptr) << a.out;
+  PlanRun p = Plan(kFounding + "--tp 8 --mem-fraction-static 0.50");
+  ASSERT_EQ(p.rc, 1) << p.out;
+  auto jp = nlohmann::json::parse(p.out);
+  ASSERT_FALSE(jp["remedy"].empty());
+  EXPECT_EQ(jp["remedy"][0]["flag"], (*fix)["flag"]);
+  EXPECT_EQ(jp["remedy"][0]["value"], (*fix)["value"]) << jp["remedy"].dump() << "\n" << fix->dump();
+  EXPECT_EQ(jp["remedy"][0]["value"], "0.84");
+  const std::string slope = "each +0.01 adds 0.94 GiB a rank";
+  EXPECT_NE((*fix)["why"].get<std::string>().find(slope), std::string::npos) << fix->dump();
+  EXPECT_NE(jp["remedy"][0]["why"].get<std::string>().find(slope), std::string::npos) << jp["remedy"].dump();
+  // The plan's Fix, applied, starts with a useful pool (not the floor's 1,310 tokens).
+  PlanRun at = Plan(kFounding + "--tp 8 --mem-fraction-static " + jp["remedy"][0]["value"].get<std::string>());
+  EXPECT_EQ(at.rc, 0) << at.out;
+  EXPECT_GT(nlohmann::json::parse(at.out)["kv_tokens"].get<int64_t>(), 100000);
 }
 
 TEST(PlanCliTest, HelpExitsZero) {
