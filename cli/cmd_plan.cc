@@ -256,6 +256,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
   auto dt = mem::WeightDtypeBytes(f.dtype);
   if (!dt.ok()) return InvalidArgumentError("--dtype: " + dt.status().message());
   in.weight_dtype = f.dtype;
+  in.weight_dtype_given = vm.count("dtype") > 0;
   if (vm.count("weights-per-rank") && vm.count("params")) {
     return InvalidArgumentError("give --weights-per-rank or --params, not both");
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/strings.h"
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
 
@@ -558,12 +559,64 @@ bool IsVllmV1(const PlanInput& in) {
          *era != VllmEra::kV0Profiling && !(in.vllm_engine == "v0");
 }
 
+// --dtype beside --model: used where the server would use it (the 16-bit load dtype,
+// float32, FP8 on the fly as --quantization fp8), said where it conflicts with the
+// checkpoint (a quantized one, or a 4-bit dtype asked of 16-bit weights).
+void ApplyDtypeFlag(PlanInput& in, std::vector<std::string>& assumptions) {
+  ModelConfig& m = *in.model;
+  const std::string d = Lower(in.weight_dtype);
+  const bool half = d == "fp16" || d == "float16" || d == "half";
+  const bool sixteen = half || d == "bf16" || d == "bfloat16";
+  const std::string flag = "--dtype " + in.weight_dtype;
+  if (!m.quant.method.empty()) {
+    assumptions.push_back(sixteen ? flag + ": the activation dtype; the weights stay " + m.quant.scheme +
+                                        " (a quantized checkpoint)"
+                                  : flag + " ignored: the checkpoint is " + m.quant.scheme + " (" + m.quant.source +
+                                        "); its weights are counted as they are");
+    in.weight_dtype = half ? "fp16" : "bf16";
+    return;
+  }
+  if (sixteen) {
+    in.weight_dtype = half ? "fp16" : "bf16";
+    const bool ckpt_half = m.torch_dtype.find("float16") != std::string::npos &&
+                           m.torch_dtype.find("bfloat16") == std::string::npos;
+    if (half != ckpt_half) {
+      assumptions.push_back(flag + ": the weights load as " + (half ? "float16" : "bfloat16") + " (the checkpoint is " +
+                            m.torch_dtype + "; 2 bytes either way)");
+    }
+    return;
+  }
+  if (d == "fp32" || d == "float32") {
+    if (m.dtype_bytes < 4 && m.index_total_bytes && Lower(m.torch_dtype).find("float32") == std::string::npos) {
+      *m.index_total_bytes *= 4.0 / m.dtype_bytes;
+    }
+    m.dtype_bytes = 4;
+    assumptions.push_back(flag + ": weights and activations in 4 bytes (the checkpoint is " + m.torch_dtype + ")");
+    return;
+  }
+  if (d.rfind("fp8", 0) == 0) {
+    m.quant.method = "fp8";
+    m.quant.linear_bytes = 1.0;
+    m.quant.scheme = "fp8 on the fly";
+    m.index_total_bytes.reset();
+    assumptions.push_back(flag + ": the " + m.torch_dtype +
+                          " linears quantized to FP8 at load (the servers' --quantization fp8, per-tensor scales)");
+    in.weight_dtype = "bf16";
+    return;
+  }
+  assumptions.push_back(flag + " ignored: the checkpoint is " + m.torch_dtype + " and a server cannot load it as " +
+                        in.weight_dtype + " (quantize it first, or give --weights-per-rank)");
+  in.weight_dtype = "bf16";
+}
+
 // Fills what the model's files and the server's defaults give; records each assumption.
 StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assumptions,
                            std::optional<WeightEstimate>& west) {
   PlanInput in = user;
   const bool vllm = in.framework == "vllm";
   if (in.model) {
+    for (const auto& n : in.model->notes) assumptions.push_back("config: " + n);
+    if (in.weight_dtype_given) ApplyDtypeFlag(in, assumptions);
     const ModelConfig& m = *in.model;
     const int attn_tp = !vllm && in.enable_dp_attention ? std::max(1, in.tp / in.dp) : in.tp;
     TPT_RETURN_IF_ERROR(CheckTensorParallel(m, attn_tp, in.framework));
@@ -598,7 +651,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                               " linear/mamba layers keep per-request state, not per-token KV)");
       }
     }
-    if (in.weight_dtype == "bf16" && m.torch_dtype.find("float16") != std::string::npos &&
+    if (!in.weight_dtype_given && in.weight_dtype == "bf16" && m.torch_dtype.find("float16") != std::string::npos &&
         m.torch_dtype.find("bfloat16") == std::string::npos) {
       in.weight_dtype = "fp16";
     }

@@ -41,6 +41,7 @@ struct PlanInput {
   bool enable_dp_attention = false;
   std::optional<double> weights_bytes;  // per rank
   std::string weight_dtype = "bf16";
+  bool weight_dtype_given = false;      // --dtype was given: with --model it is used, or said when it conflicts
   KvDims dims;                          // dtype_bytes is filled from kv_cache_dtype
   std::optional<int64_t> cell_bytes;    // overrides dims
   std::string kv_cache_dtype = "auto";

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "base/strings.h"
+#include "memory/model_defaults.h"
 
 namespace tpt::memory {
 namespace {
@@ -47,6 +48,30 @@ std::optional<bool> Bool(const json& j, const char* key) {
   return std::nullopt;
 }
 
+// A count the planner needs: absent or null -> nullopt; a whole number (above 0, or 0 too
+// when `zero_ok`) -> its value; anything else (a string, a fraction, a negative or zero
+// count) is an error naming the field and the file, never "missing".
+StatusOr<std::optional<int64_t>> Count(const json& j, std::initializer_list<const char*> keys, const std::string& src,
+                                       const std::string& where, bool zero_ok = false) {
+  if (!j.is_object()) return std::optional<int64_t>();
+  for (const char* k : keys) {
+    auto it = j.find(k);
+    if (it == j.end() || it->is_null()) continue;
+    const std::string name = where + k;
+    const std::string must = zero_ok ? "a whole number, 0 or more" : "a whole number above 0";
+    if (!it->is_number()) {
+      return InvalidArgumentError(src + ": " + name + " is " + it->dump() + " (" + it->type_name() + "): it must be " +
+                                  must + "; fix the config.json");
+    }
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || v != std::floor(v) || v < (zero_ok ? 0 : 1) || v > 9.0e15) {
+      return InvalidArgumentError(src + ": " + name + " is " + it->dump() + ": it must be " + must +
+                                  "; fix the config.json");
+    }
+    return std::optional<int64_t>(static_cast<int64_t>(v));
+  }
+  return std::optional<int64_t>();
+}
 
 StatusOr<json> ReadJsonFile(const fs::path& p) {
   auto text = ReadSmallFile(p.string(), 64u << 20, "a model config (config.json)");
@@ -62,7 +87,14 @@ void ParseQuant(const json& qc, ModelConfig& m) {
   if (!qc.is_object()) return;
   std::string method = Lower(Str(qc, "quant_method"));
   if (method.empty() && qc.contains("quant_algo")) method = "modelopt";
-  if (method.empty() && (qc.contains("load_in_4bit") || qc.contains("load_in_8bit"))) method = "bitsandbytes";
+  const bool bnb4 = Bool(qc, "load_in_4bit").value_or(false) || Bool(qc, "_load_in_4bit").value_or(false);
+  const bool bnb8 = Bool(qc, "load_in_8bit").value_or(false) || Bool(qc, "_load_in_8bit").value_or(false);
+  if (method.empty() && (bnb4 || bnb8 || qc.contains("load_in_4bit") || qc.contains("load_in_8bit"))) {
+    method = "bitsandbytes";
+  }
+  // AutoGPTQ's quantize_config.json has no quant_method: GPTQ's bits/group_size, or AWQ's w_bit/q_group_size.
+  if (method.empty() && qc.contains("w_bit")) method = "awq";
+  if (method.empty() && qc.contains("bits") && qc.contains("group_size")) method = "gptq";
   q.method = method;
   auto add_skip = [&](const char* key) {
     auto it = qc.find(key);
@@ -128,28 +160,65 @@ void ParseQuant(const json& qc, ModelConfig& m) {
         q.linear_bytes = bits / 8.0 + 2.0 / g + (symmetric ? 0.0 : bits / 8.0 / g);
         q.scheme = "int" + std::to_string(bits) + (group > 0 ? " g" + std::to_string(group) : " per-channel");
       }
+    } else if (fmt.find("fp4") != std::string::npos) {
+      q.linear_bytes = 0.5625;
+      q.scheme = fmt;
+    } else if (fmt.find("float-quantized") != std::string::npos || fmt.find("int-quantized") != std::string::npos) {
+      q.linear_bytes = 1.0;  // 8-bit formats
+      q.scheme = fmt;
     } else {
-      q.linear_bytes = fmt.find("fp4") != std::string::npos ? 0.5625 : 1.0;
-      q.scheme = fmt.empty() ? "compressed-tensors (scheme unknown: 8-bit assumed)" : fmt;
+      q.unsupported = "compressed-tensors with no weights scheme in config_groups" +
+                      (fmt.empty() ? std::string() : " (format '" + fmt + "')");
     }
     auto kv = qc.find("kv_cache_scheme");
     if (kv != qc.end() && kv->is_object() && Num<int>(*kv, {"num_bits"}).value_or(16) == 8) q.kv_bytes = 1;
   } else if (method == "modelopt" || method == "modelopt_fp4" || method == "modelopt_fp8") {
-    std::string algo = Lower(Str(qc, "quant_algo"));
-    if (algo.find("fp4") != std::string::npos || method == "modelopt_fp4") {
-      q.linear_bytes = 0.5 + 1.0 / 16;
-      q.scheme = "nvfp4 g16";
-    } else {
-      q.linear_bytes = 1.0;
-      q.scheme = "fp8";
+    // ModelOpt writes {"quantization": {"quant_algo": ...}} (hf_quant_config.json, and
+    // config.json's quantization_config in that shape) or a flat {"quant_algo": ...,
+    // "quant_method": "modelopt"}; vLLM's quantization/modelopt.py reads both.
+    const json& mq = qc.contains("quantization") && qc["quantization"].is_object() ? qc["quantization"] : qc;
+    if (&mq != &qc) {
+      for (const char* k : {"exclude_modules", "ignore"}) {
+        if (auto it = mq.find(k); it != mq.end() && it->is_array()) {
+          for (const auto& e : *it) {
+            if (e.is_string()) q.skip.push_back(e.get<std::string>());
+          }
+        }
+      }
     }
-    if (Lower(Str(qc, "kv_cache_quant_algo")).find("fp8") != std::string::npos) q.kv_bytes = 1;
+    std::string algo = Lower(Str(mq, "quant_algo"));
+    if (algo.empty() && method != "modelopt") algo = method == "modelopt_fp4" ? "nvfp4" : "fp8";
+    const int group = Num<int>(mq, {"group_size"}).value_or(0);
+    if (algo == "nvfp4" || algo == "nvfp4_awq" || algo == "fp4") {
+      const int g = group > 0 ? group : 16;
+      q.linear_bytes = 0.5 + 1.0 / g;  // e2m1 + an fp8 scale per group (+ a per-tensor fp32 scale)
+      q.scheme = "modelopt nvfp4 g" + std::to_string(g);
+    } else if (algo == "fp8" || algo == "fp8_per_channel_per_token") {
+      q.linear_bytes = 1.0;
+      q.scheme = "modelopt fp8";
+    } else if (algo == "fp8_pb_wo" || algo == "fp8_block") {
+      q.linear_bytes = 1.0 + 4.0 / (128.0 * 128.0);
+      q.scheme = "modelopt fp8 block 128x128";
+    } else if (algo == "w4a8_awq" || algo == "w4a16_awq" || algo == "int4_awq") {
+      const int g = group > 0 ? group : 128;
+      q.linear_bytes = 0.5 + 2.0 / g;
+      q.scheme = "modelopt " + algo + " g" + std::to_string(g);
+    } else {
+      q.unsupported = "ModelOpt quant_algo '" + (algo.empty() ? std::string("(none)") : algo) +
+                      "' (known: FP8, FP8_PB_WO, NVFP4, W4A8_AWQ" +
+                      std::string(algo == "mixed_precision" ? "; MIXED_PRECISION sets a scheme per layer" : "") + ")";
+    }
+    std::string kv_algo = Lower(Str(mq, "kv_cache_quant_algo"));
+    if (kv_algo.empty()) kv_algo = Lower(Str(qc, "kv_cache_quant_algo"));
+    if (kv_algo.find("fp8") != std::string::npos) q.kv_bytes = 1;
   } else if (method == "mxfp4") {
     q.linear_bytes = 0.5 + 1.0 / 32;  // e2m1 + one e8m0 scale per 32
     q.experts_only = true;
     q.scheme = "mxfp4 (MoE experts)";
   } else if (method == "bitsandbytes") {
-    if (Bool(qc, "load_in_4bit").value_or(false)) {
+    if (!bnb4 && !bnb8) {
+      q.unsupported = "bitsandbytes with neither load_in_4bit nor load_in_8bit set";
+    } else if (bnb4) {
       bool dq = Bool(qc, "bnb_4bit_use_double_quant").value_or(false);
       q.linear_bytes = 0.5 + (dq ? 1.0 / 64 + 4.0 / (64 * 256) : 4.0 / 64);
       q.scheme = std::string("bnb 4-bit") + (dq ? " double-quant" : "");
@@ -158,14 +227,30 @@ void ParseQuant(const json& qc, ModelConfig& m) {
       q.scheme = "bnb 8-bit";
     }
   } else if (!method.empty()) {
+    q.unsupported = "quant_method '" + method +
+                    "' (known: fp8, gptq, awq, compressed-tensors, modelopt, mxfp4, bitsandbytes)";
+  }
+  if (!q.unsupported.empty()) {
     q.linear_bytes = 0;
-    m.notes.push_back("quantization method '" + method + "' is not modelled: weights counted at " +
-                      std::to_string(static_cast<int>(m.dtype_bytes * 8)) + " bits (the index total corrects this when present)");
     q.method = "";
+    m.notes.push_back("quantization not priced: " + q.unsupported + "; weights from the index total");
   }
 }
 
-// Name of the sub-config holding the language model.
+// Name of the sub-config holding the language model ("" when the top level does),
+// with a trailing dot: "text_config.", "thinker_config.text_config.".
+std::string TextConfigPath(const json& j) {
+  for (const char* k : {"text_config", "llm_config", "language_config", "thinker_config"}) {
+    auto it = j.find(k);
+    if (it != j.end() && it->is_object()) {
+      if (std::string(k) == "thinker_config" && it->contains("text_config")) return "thinker_config.text_config.";
+      return std::string(k) + ".";
+    }
+  }
+  return "";
+}
+
+// The sub-config holding the language model.
 const json& TextConfig(const json& j) {
   for (const char* k : {"text_config", "llm_config", "language_config", "thinker_config"}) {
     auto it = j.find(k);
@@ -258,7 +343,9 @@ std::vector<std::string> LayerKinds(const json& t, const std::string& model_type
     return kind;
   }
   if (sliding_window > 0) {
-    if (auto p = Num<int>(t, {"sliding_window_pattern"}); p && *p > 1) {  // Gemma 3: every p-th layer is global
+    auto p = Num<int>(t, {"sliding_window_pattern"});
+    if (!p && model_type == "gemma3_text") p = ArchitectureDefault(model_type, "sliding_window_pattern", nullptr);
+    if (p && *p > 1) {  // Gemma 3: every p-th layer is global (Gemma3TextConfig: 6)
       for (int i = 0; i < layers; ++i) kind[i] = (i + 1) % *p == 0 ? "full" : "sliding";
     } else if (model_type == "gemma2") {
       for (int i = 0; i < layers; ++i) kind[i] = i % 2 == 0 ? "sliding" : "full";
@@ -328,30 +415,75 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
   if (Lower(m.torch_dtype).find("float32") != std::string::npos) {
     m.notes.push_back("torch_dtype float32: the servers load it as 16-bit (dtype auto)");
   }
-  m.layers = Num<int>(t, {"num_hidden_layers", "n_layer", "num_layers", "n_layers"}).value_or(0);
-  m.hidden = Num<int>(t, {"hidden_size", "d_model", "n_embd", "dim"}).value_or(0);
-  m.intermediate = Num<int>(t, {"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"}).value_or(0);
-  m.heads = Num<int>(t, {"num_attention_heads", "n_head", "n_heads", "num_heads"}).value_or(0);
-  m.kv_heads = Num<int>(t, {"num_key_value_heads", "num_kv_heads", "multi_query_group_num", "n_kv_heads"})
-                   .value_or(m.heads);
-  m.vocab = Num<int64_t>(t, {"vocab_size", "padded_vocab_size", "n_vocab"}).value_or(0);
-  if (m.vocab == 0) m.vocab = Num<int64_t>(j, {"vocab_size"}).value_or(0);
-  m.max_position = Num<int64_t>(t, {"max_position_embeddings", "n_positions", "seq_length", "max_seq_len"}).value_or(0);
+  // The language model's class decides the defaults of what config.json leaves out
+  // (Gemma-3's terse text_config: Gemma3TextConfig's 8 heads, 4 KV heads, head_dim 256).
+  std::string arch_type = text_type.empty() ? m.model_type : text_type;
+  if (text_type.empty() && m.model_type == "gemma3") arch_type = "gemma3_text";
+  const std::string where = TextConfigPath(j);
   std::vector<std::string> missing;
-  if (m.layers <= 0) missing.push_back("num_hidden_layers");
-  if (m.hidden <= 0) missing.push_back("hidden_size");
-  if (m.heads <= 0) missing.push_back("num_attention_heads");
-  if (m.vocab <= 0) missing.push_back("vocab_size");
+  // Reads a count; a field left out takes the class's documented default (said in
+  // m.notes) or is listed as missing.
+  auto count = [&](std::initializer_list<const char*> keys, const char* canonical,
+                   bool required) -> StatusOr<int64_t> {
+    auto v = Count(t, keys, src, where);
+    if (!v.ok()) return v.status();
+    if (*v) return **v;
+    std::string cls;
+    if (auto d = ArchitectureDefault(arch_type, canonical, &cls)) {
+      m.notes.push_back(where + canonical + " not in config.json: " + std::to_string(*d) + ", the default of " + cls);
+      return *d;
+    }
+    if (required) missing.push_back(where + canonical);
+    return int64_t{0};
+  };
+#define TPT_COUNT(var, canonical, required, ...)         \
+  do {                                                    \
+    auto c_ = count({__VA_ARGS__}, canonical, required);  \
+    if (!c_.ok()) return c_.status();                     \
+    var = static_cast<decltype(var)>(*c_);                \
+  } while (0)
+  TPT_COUNT(m.layers, "num_hidden_layers", true, "num_hidden_layers", "n_layer", "num_layers", "n_layers");
+  TPT_COUNT(m.hidden, "hidden_size", true, "hidden_size", "d_model", "n_embd", "dim");
+  TPT_COUNT(m.heads, "num_attention_heads", true, "num_attention_heads", "n_head", "n_heads", "num_heads");
+  TPT_COUNT(m.vocab, "vocab_size", false, "vocab_size", "padded_vocab_size", "n_vocab");
+  if (m.vocab == 0 && &t != &j) {
+    auto top = Count(j, {"vocab_size"}, src, "");
+    if (!top.ok()) return top.status();
+    m.vocab = top->value_or(0);
+  }
+  if (m.vocab == 0) missing.push_back(where + "vocab_size");
+  TPT_COUNT(m.intermediate, "intermediate_size", false, "intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", "d_ff");
+  TPT_COUNT(m.kv_heads, "num_key_value_heads", false, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", "n_kv_heads");
+  TPT_COUNT(m.max_position, "max_position_embeddings", false, "max_position_embeddings", "n_positions", "seq_length", "max_seq_len");
+  int64_t head_dim = 0;
+  TPT_COUNT(head_dim, "head_dim", false, "head_dim", "kv_channels");
+#undef TPT_COUNT
   if (!missing.empty()) {
     std::string list;
     for (const auto& s : missing) list += (list.empty() ? "" : ", ") + s;
-    return InvalidArgumentError(src + ": missing " + list +
-                                " (is this a model's config.json? for multimodal models the language model's "
+    return InvalidArgumentError(src + ": missing " + list + " (model_type '" + arch_type +
+                                "'; is this a model's config.json? for multimodal models the language model's "
                                 "numbers are read from text_config/llm_config)");
   }
-  if (m.kv_heads <= 0) m.kv_heads = m.heads;
-  auto hd = Num<int>(t, {"head_dim", "kv_channels"});
-  m.head_dim = hd && *hd > 0 ? *hd : m.hidden / m.heads;
+  if (m.kv_heads <= 0) {
+    m.kv_heads = m.heads;
+    m.notes.push_back(where + "num_key_value_heads not in config.json: " + std::to_string(m.heads) +
+                      " (= num_attention_heads, multi-head attention: the transformers default)");
+  }
+  if (head_dim > 0) {
+    m.head_dim = static_cast<int>(head_dim);
+  } else {
+    m.head_dim = m.hidden / m.heads;
+    if (m.hidden % m.heads != 0) {
+      return InvalidArgumentError(src + ": " + where + "head_dim is not given and hidden_size " + std::to_string(m.hidden) +
+                                  " is not a multiple of num_attention_heads " + std::to_string(m.heads) +
+                                  "; add head_dim to the config.json");
+    }
+  }
+  if (m.max_position <= 0) {
+    m.notes.push_back(where + "max_position_embeddings not in config.json: no context length is derived "
+                      "(pass --context-length/--max-model-len)");
+  }
   if (auto tie = Bool(t, "tie_word_embeddings"); tie) {
     m.tied_embeddings = *tie;
     m.tied_known = true;
@@ -379,10 +511,22 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     m.v_head_dim = Num<int>(t, {"v_head_dim"}).value_or(128);
   }
   // MoE
-  m.experts = Num<int>(t, {"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts"}).value_or(0);
+  auto experts = Count(t, {"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts"}, src, where,
+                       /*zero_ok=*/true);
+  if (!experts.ok()) return experts.status();
+  m.experts = static_cast<int>(experts->value_or(0));
+  auto moe_width = Count(t, {"moe_intermediate_size", "expert_intermediate_size"}, src, where);
+  if (!moe_width.ok()) return moe_width.status();
   if (m.experts > 0) {
-    m.experts_per_tok = Num<int>(t, {"num_experts_per_tok", "moe_topk", "top_k", "num_experts_per_token"}).value_or(2);
-    m.moe_intermediate = Num<int>(t, {"moe_intermediate_size", "expert_intermediate_size"}).value_or(m.intermediate);
+    auto per_tok = Count(t, {"num_experts_per_tok", "moe_topk", "top_k", "num_experts_per_token"}, src, where);
+    if (!per_tok.ok()) return per_tok.status();
+    m.experts_per_tok = static_cast<int>(per_tok->value_or(2));
+    if (!*per_tok) m.notes.push_back(where + "num_experts_per_tok not in config.json: 2 assumed");
+    m.moe_intermediate = static_cast<int>(moe_width->value_or(m.intermediate));
+    if (m.moe_intermediate <= 0) {
+      return InvalidArgumentError(src + ": " + where + "moe_intermediate_size (or intermediate_size) is missing: the "
+                                  "experts' width is unknown; add it to the config.json");
+    }
     if (auto s = Num<int>(t, {"shared_expert_intermediate_size"}); s && *s > 0) {  // Qwen2-MoE: one wide shared expert
       m.shared_experts = 1;
       m.shared_intermediate = *s;
@@ -394,8 +538,42 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     m.moe_layer = MoeLayers(t, m.layers, m.experts);
     if (auto dense = Num<int>(t, {"intermediate_size_mlp"}); dense && *dense > 0) m.intermediate = *dense;  // Llama 4
   }
-  m.sliding_window = Num<int>(t, {"sliding_window"}).value_or(0);
-  m.layer_kind = LayerKinds(t, mt, m.layers, m.sliding_window);
+  // The MLP width: a config without intermediate_size is not an MLP of 0. The family's
+  // own rule (GPT-2's n_inner None = 4 x n_embd, MPT's expansion_ratio...), or, when every
+  // layer routes to experts, their width; otherwise an error naming the field.
+  if (m.intermediate <= 0) {
+    const bool all_moe = m.IsMoe() && !m.moe_layer.empty() &&
+                         std::find(m.moe_layer.begin(), m.moe_layer.end(), false) == m.moe_layer.end();
+    std::string rule;
+    if (auto w = DefaultMlpWidth(arch_type, m.hidden, Num<double>(t, {"expansion_ratio"}).value_or(0), &rule)) {
+      m.intermediate = static_cast<int>(*w);
+      m.notes.push_back(where + "intermediate_size not in config.json: " + std::to_string(*w) + " (" + rule + ")");
+    } else if (all_moe) {
+      m.intermediate = m.moe_intermediate;  // no dense MLP layer; only the TP checks read it
+    } else {
+      return InvalidArgumentError(src + ": " + where + "intermediate_size is missing (nor ffn_dim, n_inner, "
+                                  "ffn_hidden_size" + std::string(m.IsMoe() ? "" : ", moe_intermediate_size") +
+                                  "): the MLP width of model_type '" + arch_type +
+                                  "' is unknown; add it to the config.json");
+    }
+  }
+  {
+    auto sw = Count(t, {"sliding_window"}, src, where, /*zero_ok=*/true);
+    // Some configs write sliding_window: false/null when it is off; only numbers count.
+    if (sw.ok()) {
+      m.sliding_window = static_cast<int>(sw->value_or(0));
+    } else if (auto it = t.find("sliding_window"); it != t.end() && !it->is_boolean()) {
+      return sw.status();
+    }
+    if (m.sliding_window == 0 && !t.contains("sliding_window")) {
+      std::string cls;
+      if (auto d = ArchitectureDefault(arch_type, "sliding_window", &cls); d && arch_type.rfind("gemma", 0) == 0) {
+        m.sliding_window = static_cast<int>(*d);
+        m.notes.push_back(where + "sliding_window not in config.json: " + std::to_string(*d) + ", the default of " + cls);
+      }
+    }
+  }
+  m.layer_kind = LayerKinds(t, arch_type, m.layers, m.sliding_window);
   if (m.LinearLayers() > 0) {
     m.linear_mixer_params = LinearMixerParams(t, m.hidden);
     if (auto vh = Num<int>(t, {"linear_num_value_heads"})) {  // Qwen3-Next / Qwen3.5 gated delta net
@@ -460,6 +638,78 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
   return m;
 }
 
+namespace {
+
+// A Hugging Face cache folder: `models--org--name/` (refs/main names the snapshot; a
+// lone snapshot is taken when there is no ref) or `models--org--name/snapshots/` itself.
+// Any other directory is returned as it is.
+StatusOr<fs::path> FollowHfCache(const fs::path& dir, std::vector<std::string>* notes) {
+  std::error_code ec;
+  if (fs::exists(dir / "config.json", ec)) return dir;
+  fs::path root = dir;
+  if (dir.filename() == "snapshots") root = dir.parent_path();
+  const fs::path snaps = root / "snapshots";
+  if (!fs::is_directory(snaps, ec)) return dir;
+  std::string rev, how;
+  for (const char* ref : {"main", "master"}) {
+    if (fs::exists(root / "refs" / ref, ec)) {
+      auto text = ReadSmallFile((root / "refs" / ref).string(), 4096, "a Hugging Face cache ref");
+      if (!text.ok()) return InvalidArgumentError("--model: " + text.status().message());
+      rev = std::string(Trim(*text));
+      how = std::string("refs/") + ref;
+      break;
+    }
+  }
+  if (rev.empty()) {
+    std::vector<std::string> all;
+    for (const auto& e : fs::directory_iterator(snaps, ec)) {
+      if (e.is_directory(ec)) all.push_back(e.path().filename().string());
+    }
+    if (all.size() != 1) {
+      std::string list;
+      for (const auto& r : all) list += (list.empty() ? "" : ", ") + r;
+      return InvalidArgumentError("--model " + dir.string() + ": a Hugging Face cache folder with " +
+                                  std::to_string(all.size()) + " snapshots and no refs/main (" +
+                                  (list.empty() ? "none" : list) + "); give the snapshot folder");
+    }
+    rev = all.front();
+    how = "the only snapshot";
+  }
+  const fs::path snap = snaps / rev;
+  if (!fs::exists(snap / "config.json", ec)) {
+    return InvalidArgumentError("--model " + dir.string() + ": " + how + " names snapshot " + rev +
+                                ", which has no config.json (is the download complete?)");
+  }
+  notes->push_back("Hugging Face cache: snapshot " + rev + " (" + how + ")");
+  return snap;
+}
+
+// The weights' bytes of a single-file checkpoint: model.safetensors is an 8-byte
+// little-endian header length, the JSON header, then the tensors.
+std::optional<double> SafetensorsBytes(const fs::path& file) {
+  std::ifstream f(file, std::ios::binary);
+  unsigned char len[8];
+  if (!f.read(reinterpret_cast<char*>(len), 8)) return std::nullopt;
+  uint64_t header = 0;
+  for (int i = 7; i >= 0; --i) header = header << 8 | len[i];
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec || header > size || size - header < 8 + 1024) return std::nullopt;  // a Git LFS pointer, or damaged
+  return static_cast<double>(size - 8 - header);
+}
+
+// Tensor names that only quantized checkpoints have (scales, packed weights).
+std::string QuantizedTensor(const std::vector<std::string>& names) {
+  for (const auto& n : names) {
+    for (const char* marker : {".weight_scale", ".qweight", ".weight_packed", ".scales", ".weight_scale_inv"}) {
+      if (n.find(marker) != std::string::npos) return n;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 StatusOr<ModelConfig> LoadModel(const std::string& path) {
   std::error_code ec;
   fs::path p(path);
@@ -468,9 +718,13 @@ StatusOr<ModelConfig> LoadModel(const std::string& path) {
                                 ": no such file or directory (give a local model directory or its config.json; "
                                 "nothing is downloaded)");
   }
+  std::vector<std::string> found;
   fs::path dir = p, config = p;
   if (fs::is_directory(p, ec)) {
-    config = p / "config.json";
+    auto snap = FollowHfCache(p, &found);
+    if (!snap.ok()) return snap.status();
+    dir = *snap;
+    config = dir / "config.json";
     if (!fs::exists(config, ec)) {
       return InvalidArgumentError("--model " + path + ": the directory has no config.json");
     }
@@ -481,13 +735,27 @@ StatusOr<ModelConfig> LoadModel(const std::string& path) {
   if (!j.ok()) return InvalidArgumentError("--model: " + j.status().message());
   auto m = ParseModelConfig(*j, config.string());
   if (!m.ok()) return m.status();
-  // ModelOpt writes its quantization into hf_quant_config.json next to config.json.
-  if (m->quant.method.empty() && fs::exists(dir / "hf_quant_config.json", ec)) {
-    auto hq = ReadJsonFile(dir / "hf_quant_config.json");
-    if (hq.ok() && hq->contains("quantization") && (*hq)["quantization"].is_object()) {
-      json qc = (*hq)["quantization"];
-      qc["quant_method"] = "modelopt";
+  m->notes.insert(m->notes.begin(), found.begin(), found.end());
+  if (!m->quant.method.empty() || !m->quant.unsupported.empty()) m->quant.source = config.string() + " quantization_config";
+  // ModelOpt writes its quantization into hf_quant_config.json next to config.json;
+  // AutoGPTQ/AutoAWQ into quantize_config.json (vLLM's get_quant_config reads both).
+  if (m->quant.method.empty() && m->quant.unsupported.empty()) {
+    for (const char* name : {"hf_quant_config.json", "quantize_config.json", "quant_config.json"}) {
+      if (!fs::exists(dir / name, ec)) continue;
+      auto hq = ReadJsonFile(dir / name);
+      if (!hq.ok()) return InvalidArgumentError("--model: " + hq.status().message());
+      json qc = *hq;
+      if (std::string(name) == "hf_quant_config.json") {
+        if (!qc.contains("quantization") || !qc["quantization"].is_object()) {
+          return InvalidArgumentError("--model: " + (dir / name).string() +
+                                      " has no \"quantization\" object (a ModelOpt export writes "
+                                      "{\"quantization\": {\"quant_algo\": ...}})");
+        }
+        qc["quant_method"] = "modelopt";
+      }
       ParseQuant(qc, *m);
+      m->quant.source = (dir / name).string();
+      break;
     }
   }
   fs::path index = dir / "model.safetensors.index.json";
@@ -495,7 +763,9 @@ StatusOr<ModelConfig> LoadModel(const std::string& path) {
     auto ij = ReadJsonFile(index);
     if (!ij.ok()) return InvalidArgumentError("--model: " + ij.status().message());
     if (auto meta = ij->find("metadata"); meta != ij->end() && meta->is_object()) {
-      if (auto ts = Num<double>(*meta, {"total_size"}); ts && *ts > 0) m->index_total_bytes = *ts;
+      auto ts = Count(*meta, {"total_size"}, index.string(), "metadata.");
+      if (!ts.ok()) return ts.status();
+      if (*ts) m->index_total_bytes = static_cast<double>(**ts);
     }
     if (auto wm = ij->find("weight_map"); wm != ij->end() && wm->is_object()) {
       for (const auto& [name, file] : wm->items()) m->tensor_names.push_back(name);
@@ -511,6 +781,24 @@ StatusOr<ModelConfig> LoadModel(const std::string& path) {
         m->notes.push_back(std::string("tied embeddings from the index: ") + (has_lm_head ? "lm_head present" : "no lm_head"));
       }
     }
+    if (!m->index_total_bytes) m->notes.push_back(index.string() + " has no metadata.total_size: weights from the config");
+  } else if (fs::exists(dir / "model.safetensors", ec)) {
+    if (auto b = SafetensorsBytes(dir / "model.safetensors")) {
+      m->index_total_bytes = *b;
+      m->notes.push_back("weights: model.safetensors holds " + FormatGiB(*b) + " of tensors");
+    }
+  }
+  if (m->quant.method.empty() && m->quant.unsupported.empty()) {
+    if (std::string t = QuantizedTensor(m->tensor_names); !t.empty()) {
+      return InvalidArgumentError("--model " + path + ": the index has quantized tensors (" + t +
+                                  ") but neither config.json's quantization_config nor hf_quant_config.json/"
+                                  "quantize_config.json says the scheme; add the checkpoint's quantization file");
+    }
+  }
+  if (!m->quant.unsupported.empty() && !m->index_total_bytes) {
+    return InvalidArgumentError("--model " + path + ": " + m->quant.source + " names " + m->quant.unsupported +
+                                ", which tptriage cannot price, and there is no model.safetensors.index.json total; "
+                                "give --weights-per-rank");
   }
   if (!m->tied_known) {
     m->notes.push_back(std::string("tie_word_embeddings not in config.json: ") +

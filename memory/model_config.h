@@ -37,6 +37,12 @@ struct QuantInfo {
   bool experts_only = false;     // mxfp4 (gpt-oss): only the MoE experts are quantized
   std::vector<std::string> skip; // modules left unquantized (substring match on tensor names)
   double kv_bytes = 0;           // KV dtype the checkpoint asks for (fp8 kv_cache_scheme): 1, else 0
+  // Set when the config names a quantization this reader cannot price (an unknown
+  // quant_method, a ModelOpt quant_algo or compressed-tensors scheme it does not know):
+  // why, naming it. LoadModel refuses such a model unless the safetensors index gives
+  // the checkpoint's total bytes.
+  std::string unsupported;
+  std::string source;            // the file and key it was read from
 };
 
 struct ModelConfig {

@@ -212,7 +212,10 @@ TEST(ModelConfigTest, MambaStateMatchesALoggedPool) {
                       {"linear_num_key_heads", 16},
                       {"linear_key_head_dim", 128},
                       {"linear_value_head_dim", 128},
-                      {"linear_conv_kernel_dim", 4}};
+                      {"linear_conv_kernel_dim", 4},
+                      // every layer routes to experts (their widths do not enter the state)
+                      {"num_experts", 512},
+                      {"moe_intermediate_size", 1024}};
   auto m = ParseModelConfig(c, "inline");
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->LinearLayers(), 45);

@@ -281,6 +281,33 @@ TEST(PlanCliTest, ModelConfigDrivesWeightsKvAndContext) {
   EXPECT_TRUE(ranged) << "the answer says how much the assumptions move it";
 }
 
+// --dtype beside --model is used (fp8: on-the-fly FP8, smaller weights) or, when it
+// conflicts with the checkpoint, said; what the config left out is said too.
+TEST(PlanCliTest, DtypeBesideModelIsUsedOrSaid) {
+  const std::string base = "--model " + ModelDir("qwen3-32b") +
+                           " --framework vllm --server-version 0.11.0 --gpu H100 --tensor-parallel-size 2 --format json";
+  auto assumed = [](const nlohmann::json& j, const std::string& s) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().find(s) != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto plain = nlohmann::json::parse(Plan(base).out);
+  auto fp8 = nlohmann::json::parse(Plan(base + " --dtype fp8").out);
+  EXPECT_LT(fp8["weights"]["per_rank_bytes"].get<double>(), 0.6 * plain["weights"]["per_rank_bytes"].get<double>());
+  EXPECT_TRUE(assumed(fp8, "--dtype fp8: the bfloat16 linears quantized to FP8 at load")) << fp8["assumptions"].dump();
+  auto int4 = nlohmann::json::parse(Plan(base + " --dtype int4").out);
+  EXPECT_TRUE(assumed(int4, "--dtype int4 ignored: the checkpoint is bfloat16")) << int4["assumptions"].dump();
+  EXPECT_DOUBLE_EQ(int4["weights"]["per_rank_bytes"].get<double>(), plain["weights"]["per_rank_bytes"].get<double>());
+  auto fp16 = nlohmann::json::parse(Plan(base + " --dtype fp16").out);
+  EXPECT_TRUE(assumed(fp16, "--dtype fp16: the weights load as float16")) << fp16["assumptions"].dump();
+  // A quantized checkpoint keeps its scheme, and says so.
+  auto gptq = nlohmann::json::parse(Plan("--model " + ModelDir("mistral-7b-instruct-v0.2-gptq") +
+                                         " --framework vllm --server-version 0.11.0 --gpu H100 --dtype fp8 --format json")
+                                        .out);
+  EXPECT_TRUE(assumed(gptq, "--dtype fp8 ignored: the checkpoint is gptq int4 g128")) << gptq["assumptions"].dump();
+}
+
 TEST(PlanCliTest, TpMustSplitHeadsAndTheUnknownVersionIsSaid) {
   PlanRun r = Plan("--model " + ModelDir("codellama-13b-instruct") + " --framework vllm --gpu A100 --tp 6", true);
   EXPECT_EQ(r.rc, 2);
