@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "memory/launch_command.h"
 #include "memory/launch_plan.h"
 #include "memory/launch_plan_internal.h"
 
@@ -93,25 +94,25 @@ nlohmann::json PlanToJson(const Plan& p) {
 std::string LaunchCommand(const Plan& p) {
   const PlanInput& in = p.input;
   const bool sglang = in.framework == "sglang";
-  std::string model = in.model_path.empty() ? "MODEL" : in.model_path;
-  std::string out = sglang ? "python -m sglang.launch_server --model-path " + model : "vllm serve " + model;
-  auto flag = [&](const std::string& sg, const std::string& vl, const std::string& value) {
-    out += " " + (sglang ? sg : vl) + " " + value;
-  };
-  if (in.tp > 1) flag("--tp-size", "--tensor-parallel-size", std::to_string(in.tp));
-  if (in.pp > 1) flag("--pp-size", "--pipeline-parallel-size", std::to_string(in.pp));
-  if (in.dp > 1) flag("--dp-size", "--data-parallel-size", std::to_string(in.dp));
-  // The fraction the plan sized the pool with, always: the server's own default
-  // differs by version and card, and the plan's figures hold for this one.
-  flag("--mem-fraction-static", "--gpu-memory-utilization", Fixed2(p.fraction));
-  if (in.context_length) flag("--context-length", "--max-model-len", std::to_string(*in.context_length));
-  if (in.kv_cache_dtype != "auto" && !in.kv_cache_dtype.empty()) flag("--kv-cache-dtype", "--kv-cache-dtype", in.kv_cache_dtype);
-  if (in.cuda_graph_max_bs && sglang) flag("--cuda-graph-max-bs", "", std::to_string(*in.cuda_graph_max_bs));
-  if (in.chunked_prefill_size && sglang) flag("--chunked-prefill-size", "", std::to_string(*in.chunked_prefill_size));
-  if (in.max_num_batched_tokens && !sglang) flag("", "--max-num-batched-tokens", std::to_string(*in.max_num_batched_tokens));
-  if (in.enable_dp_attention && sglang) out += " --enable-dp-attention";
-  if (!in.speculative_algorithm.empty() && sglang) flag("--speculative-algorithm", "", in.speculative_algorithm);
-  return out;
+  LaunchSpec s;
+  s.framework = in.framework;
+  s.model = in.model_path;
+  s.tp = in.tp;
+  s.pp = in.pp;
+  s.dp = in.dp;
+  s.fraction = p.fraction;
+  s.context_length = in.context_length;
+  s.kv_cache_dtype = in.kv_cache_dtype;
+  if (sglang) {
+    if (in.cuda_graph_max_bs) s.max_batch_size = *in.cuda_graph_max_bs;
+    if (in.chunked_prefill_size) s.max_batch_tokens = *in.chunked_prefill_size;
+    s.enable_dp_attention = in.enable_dp_attention;
+    s.speculative_algorithm = in.speculative_algorithm;
+  } else if (in.max_num_batched_tokens) {
+    s.max_batch_tokens = *in.max_num_batched_tokens;
+  }
+  auto l = RenderLaunch(s);
+  return l.ok() ? l->command : "";
 }
 
 std::string PlanToText(const Plan& p) {

@@ -1,0 +1,134 @@
+// launch_command.cc: one renderer per server (launch_command.h has the flags' sources).
+#include "memory/launch_command.h"
+
+#include <cstdio>
+
+namespace tpt::memory {
+namespace {
+
+std::string Two(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+bool Fp8(const std::string& kv) { return kv.rfind("fp8", 0) == 0; }
+bool AutoKv(const std::string& kv) { return kv.empty() || kv == "auto" || kv == "bf16" || kv == "fp16"; }
+
+// SGLang and vLLM: the flags tptriage plan has always printed.
+LaunchLine SglangOrVllm(const LaunchSpec& s, const std::string& model) {
+  const bool sglang = s.framework == "sglang";
+  LaunchLine l;
+  std::string& out = l.command;
+  out = sglang ? "python -m sglang.launch_server --model-path " + model : "vllm serve " + model;
+  auto flag = [&](const std::string& sg, const std::string& vl, const std::string& value) {
+    out += " " + (sglang ? sg : vl) + " " + value;
+  };
+  if (s.tp > 1) flag("--tp-size", "--tensor-parallel-size", std::to_string(s.tp));
+  if (s.pp > 1) flag("--pp-size", "--pipeline-parallel-size", std::to_string(s.pp));
+  if (s.dp > 1) flag("--dp-size", "--data-parallel-size", std::to_string(s.dp));
+  // The fraction the plan sized the pool with, always: the server's own default
+  // differs by version and card, and the plan's figures hold for this one.
+  if (s.fraction) flag("--mem-fraction-static", "--gpu-memory-utilization", Two(*s.fraction));
+  if (s.context_length) flag("--context-length", "--max-model-len", std::to_string(*s.context_length));
+  if (!AutoKv(s.kv_cache_dtype)) flag("--kv-cache-dtype", "--kv-cache-dtype", s.kv_cache_dtype);
+  if (s.max_batch_size && sglang) flag("--cuda-graph-max-bs", "", std::to_string(*s.max_batch_size));
+  if (s.max_batch_tokens) flag("--chunked-prefill-size", "--max-num-batched-tokens", std::to_string(*s.max_batch_tokens));
+  if (s.enable_dp_attention && sglang) out += " --enable-dp-attention";
+  if (!s.speculative_algorithm.empty() && sglang) flag("--speculative-algorithm", "", s.speculative_algorithm);
+  return l;
+}
+
+StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
+  if (s.pp > 1 || s.dp > 1) {
+    return InvalidArgumentError("TGI shards a model by tensor parallelism only (--num-shard); it has no pipeline or "
+                                "data parallelism: run one launcher per replica");
+  }
+  LaunchLine l;
+  l.command = "text-generation-launcher --model-id " + model;
+  if (s.tp > 1) l.command += " --num-shard " + std::to_string(s.tp);
+  else l.defaults.push_back("--num-shard: 1 (TGI's default without --sharded)");
+  if (s.context_length) {
+    l.command += " --max-input-tokens " + std::to_string(*s.context_length - 1) + " --max-total-tokens " +
+                 std::to_string(*s.context_length);
+  } else {
+    l.defaults.push_back("--max-input-tokens/--max-total-tokens: TGI's default from the model's context length");
+  }
+  if (s.max_batch_tokens) l.command += " --max-batch-prefill-tokens " + std::to_string(*s.max_batch_tokens);
+  else l.defaults.push_back("--max-batch-prefill-tokens: TGI's default (max-input-tokens + 50)");
+  if (s.max_batch_size) l.command += " --max-batch-size " + std::to_string(*s.max_batch_size);
+  if (s.fraction && *s.fraction < 0.995) l.command += " --cuda-memory-fraction " + Two(*s.fraction);
+  else l.defaults.push_back("--cuda-memory-fraction: 1.0 (TGI's default: the KV cache takes what warm-up leaves)");
+  if (Fp8(s.kv_cache_dtype)) {
+    l.command += " --kv-cache-dtype " + std::string(s.kv_cache_dtype == "fp8_e5m2" ? "fp8_e5m2" : "fp8_e4m3");
+  } else if (!AutoKv(s.kv_cache_dtype)) {
+    return InvalidArgumentError("TGI's --kv-cache-dtype takes fp8_e4m3 or fp8_e5m2, not " + s.kv_cache_dtype);
+  }
+  return l;
+}
+
+StatusOr<LaunchLine> Trtllm(const LaunchSpec& s, const std::string& model) {
+  if (s.dp > 1) {
+    return InvalidArgumentError("trtllm-serve: data parallelism (attention DP) is set in --extra_llm_api_options, "
+                                "not modelled here; plan one replica");
+  }
+  LaunchLine l;
+  l.command = "trtllm-serve " + model + " --backend pytorch";
+  if (s.tp > 1) l.command += " --tp_size " + std::to_string(s.tp);
+  if (s.pp > 1) l.command += " --pp_size " + std::to_string(s.pp);
+  if (s.context_length) l.command += " --max_seq_len " + std::to_string(*s.context_length);
+  else l.defaults.push_back("--max_seq_len: TensorRT-LLM's default from the model's context length");
+  if (s.max_batch_tokens) l.command += " --max_num_tokens " + std::to_string(*s.max_batch_tokens);
+  else l.defaults.push_back("--max_num_tokens: 8192 (BuildConfig's default)");
+  if (s.max_batch_size) l.command += " --max_batch_size " + std::to_string(*s.max_batch_size);
+  else l.defaults.push_back("--max_batch_size: 2048 (BuildConfig's default)");
+  if (s.fraction) l.command += " --kv_cache_free_gpu_memory_fraction " + Two(*s.fraction);
+  else l.defaults.push_back("--kv_cache_free_gpu_memory_fraction: 0.9 of the memory free after weights (the default)");
+  if (Fp8(s.kv_cache_dtype)) {
+    l.command += " --extra_llm_api_options kv_cache_fp8.yaml";
+    l.defaults.push_back("kv_cache_fp8.yaml holds `kv_cache_config: {dtype: fp8}` (trtllm-serve has no KV dtype flag)");
+  } else if (!AutoKv(s.kv_cache_dtype)) {
+    return InvalidArgumentError("trtllm-serve's KV cache dtype is fp8 (or the model's), not " + s.kv_cache_dtype);
+  }
+  return l;
+}
+
+StatusOr<LaunchLine> Lmdeploy(const LaunchSpec& s, const std::string& model) {
+  if (s.pp > 1) return InvalidArgumentError("lmdeploy serve api_server has no pipeline parallelism; use --tp");
+  LaunchLine l;
+  l.command = "lmdeploy serve api_server " + model;
+  if (s.tp > 1) l.command += " --tp " + std::to_string(s.tp);
+  if (s.dp > 1) l.command += " --dp " + std::to_string(s.dp);
+  if (s.context_length) l.command += " --session-len " + std::to_string(*s.context_length);
+  else l.defaults.push_back("--session-len: LMDeploy's default from the model's context length");
+  if (s.fraction) l.command += " --cache-max-entry-count " + Two(*s.fraction);
+  else l.defaults.push_back("--cache-max-entry-count: 0.8 of the memory free after weights (the default)");
+  if (s.max_batch_size) l.command += " --max-batch-size " + std::to_string(*s.max_batch_size);
+  else l.defaults.push_back("--max-batch-size: LMDeploy's default for the device");
+  if (s.max_batch_tokens) l.command += " --max-prefill-token-num " + std::to_string(*s.max_batch_tokens);
+  else l.defaults.push_back("--max-prefill-token-num: 8192 (the default)");
+  if (Fp8(s.kv_cache_dtype) || s.kv_cache_dtype == "int8") {
+    l.command += " --quant-policy 8";
+    if (Fp8(s.kv_cache_dtype)) l.defaults.push_back("--quant-policy 8: LMDeploy's 8-bit KV cache is int8, not fp8");
+  } else if (s.kv_cache_dtype == "int4") {
+    l.command += " --quant-policy 4";
+  } else if (!AutoKv(s.kv_cache_dtype)) {
+    return InvalidArgumentError("LMDeploy's KV cache is 16-bit, int8 or int4 (--quant-policy), not " + s.kv_cache_dtype);
+  }
+  return l;
+}
+
+}  // namespace
+
+StatusOr<LaunchLine> RenderLaunch(const LaunchSpec& s) {
+  const std::string model = s.model.empty() ? "MODEL" : s.model;
+  if (s.tp < 1 || s.pp < 1 || s.dp < 1) return InvalidArgumentError("launch command: tp, pp and dp must be >= 1");
+  if (s.framework == "sglang" || s.framework == "vllm") return SglangOrVllm(s, model);
+  if (s.framework == "tgi") return Tgi(s, model);
+  if (s.framework == "trtllm" || s.framework == "tensorrt-llm") return Trtllm(s, model);
+  if (s.framework == "lmdeploy") return Lmdeploy(s, model);
+  return InvalidArgumentError("no launch command for framework '" + s.framework +
+                              "' (sglang, vllm, tgi, trtllm, lmdeploy)");
+}
+
+}  // namespace tpt::memory

@@ -1,0 +1,63 @@
+// launch_command.h: the command line that launches a planned configuration, for each
+// server tptriage knows, ready to copy; and the server defaults it leaves in place,
+// each said once. `tptriage plan` fills a LaunchSpec from its plan (LaunchCommand in
+// launch_plan.h); a plan of TGI, TensorRT-LLM or LMDeploy fills the same spec.
+//
+//   LaunchSpec s;
+//   s.framework = "tgi"; s.model = "/models/Llama-3.1-8B"; s.tp = 2;
+//   s.context_length = 32768; s.fraction = 0.95;
+//   LaunchLine l = RenderLaunch(s);
+//   // l.command: text-generation-launcher --model-id /models/Llama-3.1-8B --num-shard 2
+//   //            --max-input-tokens 32767 --max-total-tokens 32768 --cuda-memory-fraction 0.95
+//   // l.defaults: "--max-batch-prefill-tokens: TGI's default (max-input-tokens + 50)", ...
+//
+// Flag names and defaults, by server (the source read):
+//   SGLang   python -m sglang.launch_server (python/sglang/srt/server_args.py)
+//   vLLM     vllm serve (vllm/engine/arg_utils.py)
+//   TGI      text-generation-launcher (launcher/src/main.rs, huggingface/text-generation-inference
+//            @d957e326): --num-shard, --max-input-tokens, --max-total-tokens,
+//            --max-batch-prefill-tokens (default max-input-tokens + 50), --cuda-memory-fraction
+//            (default 1.0), --kv-cache-dtype fp8_e4m3|fp8_e5m2, --quantize
+//   TRT-LLM  trtllm-serve (tensorrt_llm/commands/serve.py, NVIDIA/TensorRT-LLM@00209af1):
+//            --backend pytorch, --tp_size, --pp_size, --max_seq_len, --max_num_tokens,
+//            --max_batch_size, --kv_cache_free_gpu_memory_fraction (default 0.9); the KV
+//            dtype only through --extra_llm_api_options (kv_cache_config.dtype)
+//   LMDeploy lmdeploy serve api_server (lmdeploy/cli/serve.py, utils.py, InternLM/lmdeploy@47fd6a89):
+//            --tp (default 1), --session-len, --cache-max-entry-count (default 0.8 of the free
+//            memory after weights), --max-batch-size, --quant-policy 8 (int8 KV) / 4 (int4 KV)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace tpt::memory {
+
+struct LaunchSpec {
+  std::string framework;               // sglang | vllm | tgi | trtllm | lmdeploy
+  std::string model;                   // path or hub id as given ("" -> MODEL)
+  int tp = 1, pp = 1, dp = 1;
+  // The server's memory knob, as the plan sized it: SGLang --mem-fraction-static, vLLM
+  // --gpu-memory-utilization, TGI --cuda-memory-fraction, TRT-LLM
+  // --kv_cache_free_gpu_memory_fraction, LMDeploy --cache-max-entry-count.
+  std::optional<double> fraction;
+  std::optional<int64_t> context_length;       // the longest request (prompt + output)
+  std::optional<int64_t> max_batch_tokens;     // tokens of one forward pass (chunked prefill)
+  std::optional<int> max_batch_size;           // running requests (graphs, batch)
+  std::string kv_cache_dtype = "auto";         // auto | fp8_e4m3 | fp8_e5m2 | fp8 | int8 | int4
+  bool enable_dp_attention = false;            // SGLang
+  std::string speculative_algorithm;           // SGLang
+};
+
+struct LaunchLine {
+  std::string command;
+  std::vector<std::string> defaults;  // what the command leaves to the server's defaults, each once
+};
+
+// Errors name the framework when it has no launcher here.
+StatusOr<LaunchLine> RenderLaunch(const LaunchSpec& s);
+
+}  // namespace tpt::memory
