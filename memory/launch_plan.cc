@@ -553,10 +553,35 @@ MmDummy VllmV0MultimodalDummy(const ModelConfig& m, int64_t tokens, int64_t max_
   return d;
 }
 
+// The engine: --vllm-engine, else V1 from 0.8.0 (its default) and V0 before. The era
+// alone does not say it: 0.6.4-0.6.5 V0 and V1 before 0.9.1 share one budget formula.
 bool IsVllmV1(const PlanInput& in) {
-  auto era = VllmEraForVersion(in.version, in.vllm_engine);
-  return era.ok() && *era != VllmEra::kV0PeakWholeGpu && *era != VllmEra::kV0InstancePeak &&
-         *era != VllmEra::kV0Profiling && !(in.vllm_engine == "v0");
+  if (in.vllm_engine == "v0") return false;
+  if (in.vllm_engine == "v1") return true;
+  auto v = ParseVersion(in.version);
+  return !v.ok() || CompareVersions(*v, {0, 8}) >= 0;
+}
+
+// V0's profiling run size when --max-num-batched-tokens is not given (vllm/config.py
+// SchedulerConfig, vllm/engine/arg_utils.py): without chunked prefill
+// max(max_model_len, 2048), so the activation peak grows with the context; chunked
+// prefill is switched on by default above 32,768 tokens (use_long_context), and then
+// the budget is 512 tokens ("512 is the default max_num_batched_tokens for chunked
+// prefill", the V0 performance docs) until _DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
+// (0.7.0 is our reading of its first release: inferred). vllm#10517: Llama-3.1-8B on an
+// RTX 3090 at 0.6.4 profiles 20,000 and 29,000 tokens (peaks 2.07 and 2.99 GiB over
+// the weights) but 512 at 35,000 (0.06 GiB), which starts where 29,000 fails.
+int64_t VllmV0BatchedTokens(const PlanInput& in, std::string* why) {
+  const int64_t len = in.context_length.value_or(2048);
+  if (len <= 32768) {
+    *why = "V0 without chunked prefill: max(max_model_len, 2048)";
+    return std::max<int64_t>(len, 2048);
+  }
+  auto v = ParseVersion(in.version);
+  const bool old = v.ok() && CompareVersions(*v, {0, 7}) < 0;
+  *why = std::string("V0 switches chunked prefill on above 32,768 tokens: ") +
+         (old ? "512 (its chunked default before 0.7)" : "2048");
+  return old ? 512 : 2048;
 }
 
 // --dtype beside --model: used where the server would use it (the 16-bit load dtype,
@@ -666,12 +691,12 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     auto v = ParseVersion(in.version);
     const bool big_defaults = v.ok() && CompareVersions(*v, {0, 9}) >= 0 && in.total_bytes >= 70 * kGiB &&
                               in.gpu_arch != "ampere";
+    std::string batched_why;
     if (!in.max_num_batched_tokens) {
       if (v1) {
         in.max_num_batched_tokens = big_defaults ? 8192 : 2048;
       } else {
-        int64_t len = in.context_length.value_or(2048);
-        in.max_num_batched_tokens = len > 32768 ? 2048 : std::max<int64_t>(len, 2048);  // V0: chunked prefill above 32K
+        in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
       }
       // SchedulerConfig raises the default for multimodal models to hold their items
       // (_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS, 5120).
@@ -717,7 +742,10 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
                             std::to_string(*in.max_num_batched_tokens) + " tokens and " +
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
-                            (user.max_num_batched_tokens ? "" : ": the version's default") + ")" +
+                            (user.max_num_batched_tokens ? ""
+                                                         : ": the version's default" +
+                                                               (batched_why.empty() ? "" : ", " + batched_why)) +
+                            ")" +
                             (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
                             (in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0)
                                  ? "; the vision encoder's profiling peak is a rough estimate (it can be twice as large)"
@@ -748,6 +776,24 @@ StatusOr<Plan> Run(const PlanInput& user) {
   p->assumptions.insert(p->assumptions.begin(), assumptions.begin(), assumptions.end());
   p->weights = west;
   if (in->context_length) p->input.context_length = in->context_length;
+  if (in->framework == "sglang" && p->failure == "kv_pool_too_small" && !user.context_length && p->kv_tokens > 1) {
+    // SGLang does not refuse to start when the pool is shorter than the model's context
+    // length (managers/scheduler.py, v0.2 on): max_req_input_len = min(context_len - 1,
+    // max_total_num_tokens - 1) and max_running_requests = min(max_total_num_tokens // 2,
+    // req_to_token_pool.size); longer requests are refused one by one. With a context
+    // length nobody asked for (max_position_embeddings), that is a warning, not a failure.
+    p->fits = true;
+    p->warnings.push_back("the KV pool holds " + internal::WithCommas(p->kv_tokens) +
+                          " tokens, less than the model's context length " +
+                          internal::WithCommas(*in->context_length) +
+                          ": SGLang starts and caps each request at " + internal::WithCommas(p->kv_tokens - 1) +
+                          " input tokens and the running requests at the pool (max_running_requests = "
+                          "min(pool / 2, request slots)); pass --context-length " +
+                          std::to_string(p->kv_tokens) + " to say so, or raise --mem-fraction-static");
+    p->failure.clear();
+    p->error.clear();
+    p->remedies.clear();
+  }
   p->usable_tokens = p->kv_tokens;
   if (p->input.context_length && *p->input.context_length > 0) {
     p->max_concurrency = static_cast<double>(p->kv_tokens) / static_cast<double>(*p->input.context_length);

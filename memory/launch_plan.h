@@ -113,6 +113,9 @@ struct Plan {
   // The server's command line for this configuration, ready to copy (fits only):
   // `python -m sglang.launch_server ...` / `vllm serve ...`.
   std::string launch_command;
+  // What does not stop the server but limits it (SGLang's pool shorter than the
+  // context it was not asked to hold: it starts, and caps requests at the pool).
+  std::vector<std::string> warnings;
 };
 
 // The launch command of a configuration that fits; every value the plan used

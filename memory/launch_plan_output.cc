@@ -37,6 +37,8 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
     p->fits = false;
     p->failure = "kv_pool_too_small";
     p->error = buf;
+    // SGLang serves anyway, capping the running requests at the pool: the rest queue.
+    if (in.framework == "sglang") p->error += " (SGLang starts, but caps running requests at the pool: the rest wait)";
   }
   internal::AddRemedies(in, *p);
   if (p->fits) p->launch_command = LaunchCommand(*p);
@@ -68,6 +70,7 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["figures"] = p.figures;
   j["remedy"] = p.remedies;
   j["assumptions"] = p.assumptions;
+  j["warnings"] = p.warnings;
   j["context_length"] = p.input.context_length ? nlohmann::json(*p.input.context_length) : nlohmann::json();
   j["max_concurrency"] = p.max_concurrency;
   j["sensitivity"] = nlohmann::json::array();
@@ -101,7 +104,8 @@ std::string LaunchCommand(const Plan& p) {
   s.pp = in.pp;
   s.dp = in.dp;
   s.fraction = p.fraction;
-  s.context_length = in.context_length;
+  // A context the pool does not hold (SGLang's warning) is not the server's to be told.
+  if (p.warnings.empty()) s.context_length = in.context_length;
   s.kv_cache_dtype = in.kv_cache_dtype;
   if (sglang) {
     if (in.cuda_graph_max_bs) s.max_batch_size = *in.cuda_graph_max_bs;
@@ -151,6 +155,7 @@ std::string PlanToText(const Plan& p) {
     }
     line("fits: a KV pool of " + WithCommas(p.kv_tokens) +
          " tokens (the server's pool: SGLang's max_total_num_tokens, vLLM's GPU KV cache size)" + conc);
+    for (const auto& w : p.warnings) line("warning: " + w);
     if (!p.launch_command.empty()) line("launch: " + p.launch_command);
   } else {
     line("predicted failure: " + p.failure);

@@ -450,6 +450,30 @@ TEST(PlanCliTest, PlanProposesAnalyzesFixOnTheFoundingNumbers) {
   EXPECT_GT(nlohmann::json::parse(at.out)["kv_tokens"].get<int64_t>(), 100000);
 }
 
+// SGLang does not fail when its pool is shorter than the model's context length: it
+// starts and caps requests at the pool (scheduler.py max_req_input_len,
+// max_running_requests). Llama-3.1-8B on one L4: ~24,900 tokens of 131,072. Unasked,
+// that is a warning (exit 0); asked with --context-length, a failure (exit 1).
+TEST(PlanCliTest, SglangCapsRequestsAtThePoolInsteadOfFailing) {
+  const std::string base = "--model " + ModelDir("llama-3.1-8b-instruct") +
+                           " --framework sglang --server-version 0.5.3 --gpu L4 --format json";
+  PlanRun unasked = Plan(base);
+  ASSERT_EQ(unasked.rc, 0) << unasked.out;
+  auto j = nlohmann::json::parse(unasked.out);
+  EXPECT_EQ(j["fits"], true);
+  ASSERT_EQ(j["warnings"].size(), 1u) << j.dump();
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("SGLang starts and caps each request"), std::string::npos);
+  EXPECT_EQ(j["launch_command"].get<std::string>().find("--context-length"), std::string::npos)
+      << "the launch line does not ask a context the pool cannot hold";
+  PlanRun asked = Plan(base + " --context-length 131072");
+  EXPECT_EQ(asked.rc, 1) << asked.out;
+  EXPECT_EQ(nlohmann::json::parse(asked.out)["failure"], "kv_pool_too_small");
+  // vLLM refuses to start in the same place (its max-model-len check): still a failure.
+  PlanRun v = Plan("--model " + ModelDir("llama-3.1-8b-instruct") +
+                   " --framework vllm --server-version 0.11.0 --gpu L4 --format json");
+  EXPECT_EQ(v.rc, 1) << v.out;
+}
+
 TEST(PlanCliTest, HelpExitsZero) {
   PlanRun r = Plan("--help");
   EXPECT_EQ(r.rc, 0);
