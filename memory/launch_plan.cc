@@ -567,8 +567,8 @@ bool IsVllmV1(const PlanInput& in) {
 // max(max_model_len, 2048), so the activation peak grows with the context; chunked
 // prefill is switched on by default above 32,768 tokens (use_long_context), and then
 // the budget is 512 tokens ("512 is the default max_num_batched_tokens for chunked
-// prefill", the V0 performance docs) until _DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
-// (0.7.0 is our reading of its first release: inferred). vllm#10517: Llama-3.1-8B on an
+// prefill", the V0 performance docs) until vllm#10544 (2024-11-21, first in 0.6.5) made
+// it 2048 (_DEFAULT_MAX_NUM_BATCHED_TOKENS). vllm#10517: Llama-3.1-8B on an
 // RTX 3090 at 0.6.4 profiles 20,000 and 29,000 tokens (peaks 2.07 and 2.99 GiB over
 // the weights) but 512 at 35,000 (0.06 GiB), which starts where 29,000 fails.
 int64_t VllmV0BatchedTokens(const PlanInput& in, std::string* why) {
@@ -578,9 +578,9 @@ int64_t VllmV0BatchedTokens(const PlanInput& in, std::string* why) {
     return std::max<int64_t>(len, 2048);
   }
   auto v = ParseVersion(in.version);
-  const bool old = v.ok() && CompareVersions(*v, {0, 7}) < 0;
+  const bool old = v.ok() && CompareVersions(*v, {0, 6, 5}) < 0;
   *why = std::string("V0 switches chunked prefill on above 32,768 tokens: ") +
-         (old ? "512 (its chunked default before 0.7)" : "2048");
+         (old ? "512 (its chunked default before vllm#10544, 0.6.5)" : "2048");
   return old ? 512 : 2048;
 }
 
@@ -692,9 +692,17 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     const bool big_defaults = v.ok() && CompareVersions(*v, {0, 9}) >= 0 && in.total_bytes >= 70 * kGiB &&
                               in.gpu_arch != "ampere";
     std::string batched_why;
+    // V1's budget for `vllm serve` (engine/arg_utils.py): 2048, raised to 8192 on cards
+    // named H100/H200 by vllm#12369 (2025-01-24, first in 0.7.1); later releases choose by
+    // the card's memory (big_defaults, with max_num_seqs 1024).
+    const std::string gpu = Lower(in.gpu_name);
+    const bool h100_named = v.ok() && CompareVersions(*v, {0, 7, 1}) >= 0 &&
+                            (gpu.find("h100") != std::string::npos || gpu.find("h200") != std::string::npos);
     if (!in.max_num_batched_tokens) {
       if (v1) {
-        in.max_num_batched_tokens = big_defaults ? 8192 : 2048;
+        in.max_num_batched_tokens = big_defaults || h100_named ? 8192 : 2048;
+        batched_why = big_defaults ? "V1 on a large card" : h100_named ? "V1 on a card named H100/H200 (vllm#12369)"
+                                                                       : "V1's serve default";
       } else {
         in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
       }

@@ -474,6 +474,29 @@ TEST(PlanCliTest, SglangCapsRequestsAtThePoolInsteadOfFailing) {
   EXPECT_EQ(v.rc, 1) << v.out;
 }
 
+// vLLM's profiling run size by version and engine, the input of the activation peak:
+// V0 profiles max(max_model_len, 2048) tokens, 512 (2048 from 0.6.5) once chunked prefill
+// switches on above 32K; V1 2048, 8192 on cards named H100/H200 from 0.7.1. 0.6.4 is V0
+// (its budget era is shared with early V1, which made it 2048 before).
+TEST(PlanCliTest, VllmProfilingRunSizeFollowsVersionAndEngine) {
+  auto profiled = [](const std::string& args) -> std::string {
+    PlanRun r = Plan("--model " + ModelDir("llama-3.1-8b-instruct") + " --framework vllm " + args + " --format json");
+    auto j = nlohmann::json::parse(r.out);
+    for (const auto& a : j["assumptions"]) {
+      const std::string s = a.get<std::string>();
+      const auto at = s.find("a profiling run of ");
+      if (at != std::string::npos) return s.substr(at + 19, s.find(' ', at + 19) - at - 19);
+    }
+    return "none: " + r.out;
+  };
+  EXPECT_EQ(profiled("--server-version 0.6.4.post1 --gpu RTX-3090 --max-model-len 20000"), "20000");
+  EXPECT_EQ(profiled("--server-version 0.6.4.post1 --gpu RTX-3090 --max-model-len 35000"), "512");
+  EXPECT_EQ(profiled("--server-version 0.6.6 --gpu RTX-3090 --max-model-len 35000"), "2048");
+  EXPECT_EQ(profiled("--server-version 0.7.1 --vllm-engine v1 --gpu H100 --max-model-len 2048"), "8192");
+  EXPECT_EQ(profiled("--server-version 0.7.1 --vllm-engine v1 --gpu A100-80G --max-model-len 2048"), "2048");
+  EXPECT_EQ(profiled("--server-version 0.7.0 --vllm-engine v1 --gpu H100 --max-model-len 2048"), "2048");
+}
+
 TEST(PlanCliTest, HelpExitsZero) {
   PlanRun r = Plan("--help");
   EXPECT_EQ(r.rc, 0);

