@@ -474,6 +474,10 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     m.head_dim = static_cast<int>(head_dim);
   } else {
     m.head_dim = m.hidden / m.heads;
+    if (!t.contains("kv_lora_rank")) {  // MLA has its own head dims
+      m.notes.push_back(where + "head_dim not in config.json: hidden_size / num_attention_heads = " +
+                        std::to_string(m.head_dim) + " (the transformers default)");
+    }
     if (m.hidden % m.heads != 0) {
       return InvalidArgumentError(src + ": " + where + "head_dim is not given and hidden_size " + std::to_string(m.hidden) +
                                   " is not a multiple of num_attention_heads " + std::to_string(m.heads) +
