@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "memory/launch_plan.h"
 
@@ -16,6 +18,12 @@ Remedy MakeRemedy(std::string flag, std::string value, std::string direction, st
 
 // What SGLang's defaults and its value that serves read from a plan's input.
 SglangDefaultsInput SglangDefaultsOf(const PlanInput& in);
+
+// What the model's files and the server's defaults give (launch_plan_derive.cc): the
+// input with the derived values filled, each recorded in `assumptions`; the weight
+// estimate when it came from the model.
+StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assumptions,
+                           std::optional<WeightEstimate>& west);
 
 // The plan of one input without remedies: derive what the user did not give
 // (model, version defaults), then the server's formulas.

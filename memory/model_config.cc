@@ -1,7 +1,9 @@
-// model_config.cc: config.json (+ the safetensors index, hf_quant_config.json) ->
-// ModelConfig, and the TP checks. Weights per rank, KV dims and the activation peak
-// are in model_weights.cc; model_config.h has the sharding rules.
+// model_config.cc: config.json -> ModelConfig (the fields the planner needs, read
+// strictly), and the TP checks. The model's files (folders, Hugging Face caches, the
+// safetensors index) are in model_files.cc, quantization configs in model_quant.cc;
+// weights per rank, KV dims and the activation peak in model_weights.cc.
 #include "memory/model_config.h"
+#include "memory/model_config_internal.h"
 #include "base/read_file.h"
 
 #include <algorithm>
@@ -15,44 +17,14 @@
 #include "memory/model_defaults.h"
 
 namespace tpt::memory {
-namespace {
+
+namespace internal {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// A number field, trying several names (configs of different families spell them differently).
-template <typename T>
-std::optional<T> Num(const json& j, std::initializer_list<const char*> keys) {
-  if (!j.is_object()) return std::nullopt;
-  for (const char* k : keys) {
-    auto it = j.find(k);
-    if (it != j.end() && it->is_number()) {
-      double v = it->get<double>();
-      if (!std::isfinite(v)) continue;
-      return static_cast<T>(v);
-    }
-  }
-  return std::nullopt;
-}
-
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::optional<bool> Bool(const json& j, const char* key) {
-  if (!j.is_object()) return std::nullopt;
-  auto it = j.find(key);
-  if (it != j.end() && it->is_boolean()) return it->get<bool>();
-  return std::nullopt;
-}
-
-// A count the planner needs: absent or null -> nullopt; a whole number (above 0, or 0 too
-// when `zero_ok`) -> its value; anything else (a string, a fraction, a negative or zero
-// count) is an error naming the field and the file, never "missing".
 StatusOr<std::optional<int64_t>> Count(const json& j, std::initializer_list<const char*> keys, const std::string& src,
-                                       const std::string& where, bool zero_ok = false) {
+                                       const std::string& where, bool zero_ok) {
   if (!j.is_object()) return std::optional<int64_t>();
   for (const char* k : keys) {
     auto it = j.find(k);
@@ -81,161 +53,16 @@ StatusOr<json> ReadJsonFile(const fs::path& p) {
   return j;
 }
 
-// Effective bytes per element of a quantized linear weight, from quantization_config.
-void ParseQuant(const json& qc, ModelConfig& m) {
-  QuantInfo& q = m.quant;
-  if (!qc.is_object()) return;
-  std::string method = Lower(Str(qc, "quant_method"));
-  if (method.empty() && qc.contains("quant_algo")) method = "modelopt";
-  const bool bnb4 = Bool(qc, "load_in_4bit").value_or(false) || Bool(qc, "_load_in_4bit").value_or(false);
-  const bool bnb8 = Bool(qc, "load_in_8bit").value_or(false) || Bool(qc, "_load_in_8bit").value_or(false);
-  if (method.empty() && (bnb4 || bnb8 || qc.contains("load_in_4bit") || qc.contains("load_in_8bit"))) {
-    method = "bitsandbytes";
-  }
-  // AutoGPTQ's quantize_config.json has no quant_method: GPTQ's bits/group_size, or AWQ's w_bit/q_group_size.
-  if (method.empty() && qc.contains("w_bit")) method = "awq";
-  if (method.empty() && qc.contains("bits") && qc.contains("group_size")) method = "gptq";
-  q.method = method;
-  auto add_skip = [&](const char* key) {
-    auto it = qc.find(key);
-    if (it == qc.end() || !it->is_array()) return;
-    for (const auto& e : *it) {
-      if (e.is_string()) q.skip.push_back(e.get<std::string>());
-    }
-  };
-  for (const char* k : {"modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules", "llm_int8_skip_modules"}) {
-    add_skip(k);
-  }
-  char buf[128];
-  if (method == "fp8" || method == "fbgemm_fp8" || method == "w8a8_fp8") {
-    auto it = qc.find("weight_block_size");
-    if (it != qc.end() && it->is_array() && it->size() == 2 && (*it)[0].is_number() && (*it)[1].is_number()) {
-      double a = (*it)[0].get<double>(), b = (*it)[1].get<double>();
-      q.linear_bytes = 1.0 + 4.0 / std::max(a * b, 1.0);  // fp32 scale per block
-      std::snprintf(buf, sizeof(buf), "fp8 block %gx%g", a, b);
-      q.scheme = buf;
-    } else {
-      q.linear_bytes = 1.0;
-      q.scheme = "fp8 per-tensor/channel";
-    }
-  } else if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin") {
-    int bits = Num<int>(qc, {"bits", "w_bit"}).value_or(4);
-    int group = Num<int>(qc, {"group_size", "q_group_size"}).value_or(128);
-    double g = group > 0 ? group : 4096;  // per-channel: one scale per output column
-    // packed weight + fp16 scale and packed zero point per group (+ GPTQ's int32 g_idx, negligible)
-    q.linear_bytes = bits / 8.0 + (2.0 + bits / 8.0) / g;
-    std::snprintf(buf, sizeof(buf), "%s int%d g%d", method.c_str(), bits, group);
-    q.scheme = buf;
-    if (Bool(qc, "lm_head").value_or(false)) q.scheme += " (lm_head quantized)";
-  } else if (method == "compressed-tensors") {
-    const json* w = nullptr;
-    auto groups = qc.find("config_groups");
-    if (groups != qc.end() && groups->is_object()) {
-      for (const auto& [name, g] : groups->items()) {
-        if (g.is_object() && g.contains("weights") && g["weights"].is_object()) {
-          w = &g["weights"];
-          break;
-        }
-      }
-    }
-    std::string fmt = Lower(Str(qc, "format"));
-    if (w != nullptr) {
-      int bits = Num<int>(*w, {"num_bits"}).value_or(8);
-      std::string type = Lower(Str(*w, "type"));
-      std::string strategy = Lower(Str(*w, "strategy"));
-      int group = Num<int>(*w, {"group_size"}).value_or(0);
-      bool symmetric = Bool(*w, "symmetric").value_or(true);
-      if (type == "float" && bits == 4) {
-        q.linear_bytes = 0.5 + 1.0 / (group > 0 ? group : 16);  // nvfp4: fp8 scale per 16
-        q.scheme = "nvfp4 g" + std::to_string(group > 0 ? group : 16);
-      } else if (type == "float" && bits == 8) {
-        q.linear_bytes = 1.0;
-        auto bs = w->find("block_structure");
-        if (strategy == "block" && bs != w->end() && bs->is_array() && bs->size() == 2) {
-          q.linear_bytes += 4.0 / std::max((*bs)[0].get<double>() * (*bs)[1].get<double>(), 1.0);
-        }
-        q.scheme = "fp8 " + (strategy.empty() ? std::string("tensor") : strategy);
-      } else {
-        double g = group > 0 ? group : 4096;
-        q.linear_bytes = bits / 8.0 + 2.0 / g + (symmetric ? 0.0 : bits / 8.0 / g);
-        q.scheme = "int" + std::to_string(bits) + (group > 0 ? " g" + std::to_string(group) : " per-channel");
-      }
-    } else if (fmt.find("fp4") != std::string::npos) {
-      q.linear_bytes = 0.5625;
-      q.scheme = fmt;
-    } else if (fmt.find("float-quantized") != std::string::npos || fmt.find("int-quantized") != std::string::npos) {
-      q.linear_bytes = 1.0;  // 8-bit formats
-      q.scheme = fmt;
-    } else {
-      q.unsupported = "compressed-tensors with no weights scheme in config_groups" +
-                      (fmt.empty() ? std::string() : " (format '" + fmt + "')");
-    }
-    auto kv = qc.find("kv_cache_scheme");
-    if (kv != qc.end() && kv->is_object() && Num<int>(*kv, {"num_bits"}).value_or(16) == 8) q.kv_bytes = 1;
-  } else if (method == "modelopt" || method == "modelopt_fp4" || method == "modelopt_fp8") {
-    // ModelOpt writes {"quantization": {"quant_algo": ...}} (hf_quant_config.json, and
-    // config.json's quantization_config in that shape) or a flat {"quant_algo": ...,
-    // "quant_method": "modelopt"}; vLLM's quantization/modelopt.py reads both.
-    const json& mq = qc.contains("quantization") && qc["quantization"].is_object() ? qc["quantization"] : qc;
-    if (&mq != &qc) {
-      for (const char* k : {"exclude_modules", "ignore"}) {
-        if (auto it = mq.find(k); it != mq.end() && it->is_array()) {
-          for (const auto& e : *it) {
-            if (e.is_string()) q.skip.push_back(e.get<std::string>());
-          }
-        }
-      }
-    }
-    std::string algo = Lower(Str(mq, "quant_algo"));
-    if (algo.empty() && method != "modelopt") algo = method == "modelopt_fp4" ? "nvfp4" : "fp8";
-    const int group = Num<int>(mq, {"group_size"}).value_or(0);
-    if (algo == "nvfp4" || algo == "nvfp4_awq" || algo == "fp4") {
-      const int g = group > 0 ? group : 16;
-      q.linear_bytes = 0.5 + 1.0 / g;  // e2m1 + an fp8 scale per group (+ a per-tensor fp32 scale)
-      q.scheme = "modelopt nvfp4 g" + std::to_string(g);
-    } else if (algo == "fp8" || algo == "fp8_per_channel_per_token") {
-      q.linear_bytes = 1.0;
-      q.scheme = "modelopt fp8";
-    } else if (algo == "fp8_pb_wo" || algo == "fp8_block") {
-      q.linear_bytes = 1.0 + 4.0 / (128.0 * 128.0);
-      q.scheme = "modelopt fp8 block 128x128";
-    } else if (algo == "w4a8_awq" || algo == "w4a16_awq" || algo == "int4_awq") {
-      const int g = group > 0 ? group : 128;
-      q.linear_bytes = 0.5 + 2.0 / g;
-      q.scheme = "modelopt " + algo + " g" + std::to_string(g);
-    } else {
-      q.unsupported = "ModelOpt quant_algo '" + (algo.empty() ? std::string("(none)") : algo) +
-                      "' (known: FP8, FP8_PB_WO, NVFP4, W4A8_AWQ" +
-                      std::string(algo == "mixed_precision" ? "; MIXED_PRECISION sets a scheme per layer" : "") + ")";
-    }
-    std::string kv_algo = Lower(Str(mq, "kv_cache_quant_algo"));
-    if (kv_algo.empty()) kv_algo = Lower(Str(qc, "kv_cache_quant_algo"));
-    if (kv_algo.find("fp8") != std::string::npos) q.kv_bytes = 1;
-  } else if (method == "mxfp4") {
-    q.linear_bytes = 0.5 + 1.0 / 32;  // e2m1 + one e8m0 scale per 32
-    q.experts_only = true;
-    q.scheme = "mxfp4 (MoE experts)";
-  } else if (method == "bitsandbytes") {
-    if (!bnb4 && !bnb8) {
-      q.unsupported = "bitsandbytes with neither load_in_4bit nor load_in_8bit set";
-    } else if (bnb4) {
-      bool dq = Bool(qc, "bnb_4bit_use_double_quant").value_or(false);
-      q.linear_bytes = 0.5 + (dq ? 1.0 / 64 + 4.0 / (64 * 256) : 4.0 / 64);
-      q.scheme = std::string("bnb 4-bit") + (dq ? " double-quant" : "");
-    } else {
-      q.linear_bytes = 1.0;
-      q.scheme = "bnb 8-bit";
-    }
-  } else if (!method.empty()) {
-    q.unsupported = "quant_method '" + method +
-                    "' (known: fp8, gptq, awq, compressed-tensors, modelopt, mxfp4, bitsandbytes)";
-  }
-  if (!q.unsupported.empty()) {
-    q.linear_bytes = 0;
-    q.method = "";
-    m.notes.push_back("quantization not priced: " + q.unsupported + "; weights from the index total");
-  }
-}
+}  // namespace internal
+
+namespace {
+
+using json = nlohmann::json;
+using internal::Bool;
+using internal::Count;
+using internal::Num;
+using internal::ParseQuant;
+using internal::Str;
 
 // Name of the sub-config holding the language model ("" when the top level does),
 // with a trailing dot: "text_config.", "thinker_config.text_config.".
@@ -639,175 +466,6 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     }
   }
   if (qc != nullptr) ParseQuant(*qc, m);
-  return m;
-}
-
-namespace {
-
-// A Hugging Face cache folder: `models--org--name/` (refs/main names the snapshot; a
-// lone snapshot is taken when there is no ref) or `models--org--name/snapshots/` itself.
-// Any other directory is returned as it is.
-StatusOr<fs::path> FollowHfCache(const fs::path& dir, std::vector<std::string>* notes) {
-  std::error_code ec;
-  if (fs::exists(dir / "config.json", ec)) return dir;
-  fs::path root = dir;
-  if (dir.filename() == "snapshots") root = dir.parent_path();
-  const fs::path snaps = root / "snapshots";
-  if (!fs::is_directory(snaps, ec)) return dir;
-  std::string rev, how;
-  for (const char* ref : {"main", "master"}) {
-    if (fs::exists(root / "refs" / ref, ec)) {
-      auto text = ReadSmallFile((root / "refs" / ref).string(), 4096, "a Hugging Face cache ref");
-      if (!text.ok()) return InvalidArgumentError("--model: " + text.status().message());
-      rev = std::string(Trim(*text));
-      how = std::string("refs/") + ref;
-      break;
-    }
-  }
-  if (rev.empty()) {
-    std::vector<std::string> all;
-    for (const auto& e : fs::directory_iterator(snaps, ec)) {
-      if (e.is_directory(ec)) all.push_back(e.path().filename().string());
-    }
-    if (all.size() != 1) {
-      std::string list;
-      for (const auto& r : all) list += (list.empty() ? "" : ", ") + r;
-      return InvalidArgumentError("--model " + dir.string() + ": a Hugging Face cache folder with " +
-                                  std::to_string(all.size()) + " snapshots and no refs/main (" +
-                                  (list.empty() ? "none" : list) + "); give the snapshot folder");
-    }
-    rev = all.front();
-    how = "the only snapshot";
-  }
-  const fs::path snap = snaps / rev;
-  if (!fs::exists(snap / "config.json", ec)) {
-    return InvalidArgumentError("--model " + dir.string() + ": " + how + " names snapshot " + rev +
-                                ", which has no config.json (is the download complete?)");
-  }
-  notes->push_back("Hugging Face cache: snapshot " + rev + " (" + how + ")");
-  return snap;
-}
-
-// The weights' bytes of a single-file checkpoint: model.safetensors is an 8-byte
-// little-endian header length, the JSON header, then the tensors.
-std::optional<double> SafetensorsBytes(const fs::path& file) {
-  std::ifstream f(file, std::ios::binary);
-  unsigned char len[8];
-  if (!f.read(reinterpret_cast<char*>(len), 8)) return std::nullopt;
-  uint64_t header = 0;
-  for (int i = 7; i >= 0; --i) header = header << 8 | len[i];
-  std::error_code ec;
-  const auto size = fs::file_size(file, ec);
-  if (ec || header > size || size - header < 8 + 1024) return std::nullopt;  // a Git LFS pointer, or damaged
-  return static_cast<double>(size - 8 - header);
-}
-
-// Tensor names that only quantized checkpoints have (scales, packed weights).
-std::string QuantizedTensor(const std::vector<std::string>& names) {
-  for (const auto& n : names) {
-    for (const char* marker : {".weight_scale", ".qweight", ".weight_packed", ".scales", ".weight_scale_inv"}) {
-      if (n.find(marker) != std::string::npos) return n;
-    }
-  }
-  return "";
-}
-
-}  // namespace
-
-StatusOr<ModelConfig> LoadModel(const std::string& path) {
-  std::error_code ec;
-  fs::path p(path);
-  if (!fs::exists(p, ec)) {
-    return InvalidArgumentError("--model " + path +
-                                ": no such file or directory (give a local model directory or its config.json; "
-                                "nothing is downloaded)");
-  }
-  std::vector<std::string> found;
-  fs::path dir = p, config = p;
-  if (fs::is_directory(p, ec)) {
-    auto snap = FollowHfCache(p, &found);
-    if (!snap.ok()) return snap.status();
-    dir = *snap;
-    config = dir / "config.json";
-    if (!fs::exists(config, ec)) {
-      return InvalidArgumentError("--model " + path + ": the directory has no config.json");
-    }
-  } else {
-    dir = p.parent_path();
-  }
-  auto j = ReadJsonFile(config);
-  if (!j.ok()) return InvalidArgumentError("--model: " + j.status().message());
-  auto m = ParseModelConfig(*j, config.string());
-  if (!m.ok()) return m.status();
-  m->notes.insert(m->notes.begin(), found.begin(), found.end());
-  if (!m->quant.method.empty() || !m->quant.unsupported.empty()) m->quant.source = config.string() + " quantization_config";
-  // ModelOpt writes its quantization into hf_quant_config.json next to config.json;
-  // AutoGPTQ/AutoAWQ into quantize_config.json (vLLM's get_quant_config reads both).
-  if (m->quant.method.empty() && m->quant.unsupported.empty()) {
-    for (const char* name : {"hf_quant_config.json", "quantize_config.json", "quant_config.json"}) {
-      if (!fs::exists(dir / name, ec)) continue;
-      auto hq = ReadJsonFile(dir / name);
-      if (!hq.ok()) return InvalidArgumentError("--model: " + hq.status().message());
-      json qc = *hq;
-      if (std::string(name) == "hf_quant_config.json") {
-        if (!qc.contains("quantization") || !qc["quantization"].is_object()) {
-          return InvalidArgumentError("--model: " + (dir / name).string() +
-                                      " has no \"quantization\" object (a ModelOpt export writes "
-                                      "{\"quantization\": {\"quant_algo\": ...}})");
-        }
-        qc["quant_method"] = "modelopt";
-      }
-      ParseQuant(qc, *m);
-      m->quant.source = (dir / name).string();
-      break;
-    }
-  }
-  fs::path index = dir / "model.safetensors.index.json";
-  if (fs::exists(index, ec)) {
-    auto ij = ReadJsonFile(index);
-    if (!ij.ok()) return InvalidArgumentError("--model: " + ij.status().message());
-    if (auto meta = ij->find("metadata"); meta != ij->end() && meta->is_object()) {
-      auto ts = Count(*meta, {"total_size"}, index.string(), "metadata.");
-      if (!ts.ok()) return ts.status();
-      if (*ts) m->index_total_bytes = static_cast<double>(**ts);
-    }
-    if (auto wm = ij->find("weight_map"); wm != ij->end() && wm->is_object()) {
-      for (const auto& [name, file] : wm->items()) m->tensor_names.push_back(name);
-    }
-    if (!m->tensor_names.empty()) {
-      bool has_lm_head = false;
-      for (const auto& n : m->tensor_names) {
-        if (n.find("lm_head.weight") != std::string::npos) has_lm_head = true;
-      }
-      if (!m->tied_known) {
-        m->tied_embeddings = !has_lm_head;
-        m->tied_known = true;
-        m->notes.push_back(std::string("tied embeddings from the index: ") + (has_lm_head ? "lm_head present" : "no lm_head"));
-      }
-    }
-    if (!m->index_total_bytes) m->notes.push_back(index.string() + " has no metadata.total_size: weights from the config");
-  } else if (fs::exists(dir / "model.safetensors", ec)) {
-    if (auto b = SafetensorsBytes(dir / "model.safetensors")) {
-      m->index_total_bytes = *b;
-      m->notes.push_back("weights: model.safetensors holds " + FormatGiB(*b) + " of tensors");
-    }
-  }
-  if (m->quant.method.empty() && m->quant.unsupported.empty()) {
-    if (std::string t = QuantizedTensor(m->tensor_names); !t.empty()) {
-      return InvalidArgumentError("--model " + path + ": the index has quantized tensors (" + t +
-                                  ") but neither config.json's quantization_config nor hf_quant_config.json/"
-                                  "quantize_config.json says the scheme; add the checkpoint's quantization file");
-    }
-  }
-  if (!m->quant.unsupported.empty() && !m->index_total_bytes) {
-    return InvalidArgumentError("--model " + path + ": " + m->quant.source + " names " + m->quant.unsupported +
-                                ", which tptriage cannot price, and there is no model.safetensors.index.json total; "
-                                "give --weights-per-rank");
-  }
-  if (!m->tied_known) {
-    m->notes.push_back(std::string("tie_word_embeddings not in config.json: ") +
-                       (m->tied_embeddings ? "tied" : "untied") + " assumed (the model class default)");
-  }
   return m;
 }
 

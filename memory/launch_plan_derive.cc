@@ -1,0 +1,258 @@
+// launch_plan_derive.cc: what `plan` derives before the servers' formulas run: the
+// weights, KV dimensions and context from the model's files (and --dtype beside them),
+// and each server's defaults by version and engine (vLLM's profiling run size and
+// activation peak, the CUDA-graph estimate); every assumption is recorded.
+#include <algorithm>
+#include <cmath>
+
+#include "base/strings.h"
+#include "memory/launch_plan_internal.h"
+
+namespace tpt::memory {
+namespace {
+
+constexpr double kVllmGraphEstimateBytes = 0.25 * kGiB;  // corpus: 0.06 - 0.36 GiB "took"/"Estimated"
+
+// vLLM V0's profiling run of a multimodal model (worker/model_runner.py profile_run,
+// multimodal/profiling.py): the sequences are max(1, min(max_num_seqs, T // M)) with M
+// the dummy's multimodal tokens at max_model_len; each holds the largest image and,
+// when the processor takes video, one video filling the rest of its T / seqs tokens
+// (at least one frame pair); a dummy prompt is never cut shorter than its items.
+struct MmDummy {
+  int64_t seqs = 1, lm_tokens = 0, mm_tokens = 0;
+};
+MmDummy VllmV0MultimodalDummy(const ModelConfig& m, int64_t tokens, int64_t max_seqs, int64_t max_model_len) {
+  const int64_t item = std::max<int64_t>(m.mm_item_tokens, 1);
+  auto mm_tokens = [&](int64_t seq_len) {
+    return item + (m.mm_video ? std::max(item, (seq_len - item) / item * item) : 0);
+  };
+  MmDummy d;
+  d.seqs = std::max<int64_t>(1, std::min(max_seqs, tokens / mm_tokens(max_model_len)));
+  const int64_t seq_len = tokens / d.seqs;
+  d.mm_tokens = d.seqs * mm_tokens(seq_len);
+  d.lm_tokens = d.seqs * std::max(seq_len, mm_tokens(seq_len));
+  return d;
+}
+
+// The engine: --vllm-engine, else V1 from 0.8.0 (its default) and V0 before. The era
+// alone does not say it: 0.6.4-0.6.5 V0 and V1 before 0.9.1 share one budget formula.
+bool IsVllmV1(const PlanInput& in) {
+  if (in.vllm_engine == "v0") return false;
+  if (in.vllm_engine == "v1") return true;
+  auto v = ParseVersion(in.version);
+  return !v.ok() || CompareVersions(*v, {0, 8}) >= 0;
+}
+
+// V0's profiling run size when --max-num-batched-tokens is not given (vllm/config.py
+// SchedulerConfig, vllm/engine/arg_utils.py): without chunked prefill
+// max(max_model_len, 2048), so the activation peak grows with the context; chunked
+// prefill is switched on by default above 32,768 tokens (use_long_context), and then
+// the budget is 512 tokens ("512 is the default max_num_batched_tokens for chunked
+// prefill", the V0 performance docs) until vllm#10544 (2024-11-21, first in 0.6.5) made
+// it 2048 (_DEFAULT_MAX_NUM_BATCHED_TOKENS). vllm#10517: Llama-3.1-8B on an
+// RTX 3090 at 0.6.4 profiles 20,000 and 29,000 tokens (peaks 2.07 and 2.99 GiB over
+// the weights) but 512 at 35,000 (0.06 GiB), which starts where 29,000 fails.
+int64_t VllmV0BatchedTokens(const PlanInput& in, std::string* why) {
+  const int64_t len = in.context_length.value_or(2048);
+  if (len <= 32768) {
+    *why = "V0 without chunked prefill: max(max_model_len, 2048)";
+    return std::max<int64_t>(len, 2048);
+  }
+  auto v = ParseVersion(in.version);
+  const bool old = v.ok() && CompareVersions(*v, {0, 6, 5}) < 0;
+  *why = std::string("V0 switches chunked prefill on above 32,768 tokens: ") +
+         (old ? "512 (its chunked default before vllm#10544, 0.6.5)" : "2048");
+  return old ? 512 : 2048;
+}
+
+// --dtype beside --model: used where the server would use it (the 16-bit load dtype,
+// float32, FP8 on the fly as --quantization fp8), said where it conflicts with the
+// checkpoint (a quantized one, or a 4-bit dtype asked of 16-bit weights).
+void ApplyDtypeFlag(PlanInput& in, std::vector<std::string>& assumptions) {
+  ModelConfig& m = *in.model;
+  const std::string d = Lower(in.weight_dtype);
+  const bool half = d == "fp16" || d == "float16" || d == "half";
+  const bool sixteen = half || d == "bf16" || d == "bfloat16";
+  const std::string flag = "--dtype " + in.weight_dtype;
+  if (!m.quant.method.empty()) {
+    assumptions.push_back(sixteen ? flag + ": the activation dtype; the weights stay " + m.quant.scheme +
+                                        " (a quantized checkpoint)"
+                                  : flag + " ignored: the checkpoint is " + m.quant.scheme + " (" + m.quant.source +
+                                        "); its weights are counted as they are");
+    in.weight_dtype = half ? "fp16" : "bf16";
+    return;
+  }
+  if (sixteen) {
+    in.weight_dtype = half ? "fp16" : "bf16";
+    const bool ckpt_half = m.torch_dtype.find("float16") != std::string::npos &&
+                           m.torch_dtype.find("bfloat16") == std::string::npos;
+    if (half != ckpt_half) {
+      assumptions.push_back(flag + ": the weights load as " + (half ? "float16" : "bfloat16") + " (the checkpoint is " +
+                            m.torch_dtype + "; 2 bytes either way)");
+    }
+    return;
+  }
+  if (d == "fp32" || d == "float32") {
+    if (m.dtype_bytes < 4 && m.index_total_bytes && Lower(m.torch_dtype).find("float32") == std::string::npos) {
+      *m.index_total_bytes *= 4.0 / m.dtype_bytes;
+    }
+    m.dtype_bytes = 4;
+    assumptions.push_back(flag + ": weights and activations in 4 bytes (the checkpoint is " + m.torch_dtype + ")");
+    return;
+  }
+  if (d.rfind("fp8", 0) == 0) {
+    m.quant.method = "fp8";
+    m.quant.linear_bytes = 1.0;
+    m.quant.scheme = "fp8 on the fly";
+    m.index_total_bytes.reset();
+    assumptions.push_back(flag + ": the " + m.torch_dtype +
+                          " linears quantized to FP8 at load (the servers' --quantization fp8, per-tensor scales)");
+    in.weight_dtype = "bf16";
+    return;
+  }
+  assumptions.push_back(flag + " ignored: the checkpoint is " + m.torch_dtype + " and a server cannot load it as " +
+                        in.weight_dtype + " (quantize it first, or give --weights-per-rank)");
+  in.weight_dtype = "bf16";
+}
+
+}  // namespace
+
+namespace internal {
+
+// Fills what the model's files and the server's defaults give; records each assumption.
+StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assumptions,
+                           std::optional<WeightEstimate>& west) {
+  PlanInput in = user;
+  const bool vllm = in.framework == "vllm";
+  if (in.model) {
+    for (const auto& n : in.model->notes) assumptions.push_back("config: " + n);
+    if (in.weight_dtype_given) ApplyDtypeFlag(in, assumptions);
+    const ModelConfig& m = *in.model;
+    const int attn_tp = !vllm && in.enable_dp_attention ? std::max(1, in.tp / in.dp) : in.tp;
+    TPT_RETURN_IF_ERROR(CheckTensorParallel(m, attn_tp, in.framework));
+    if (!in.weights_bytes && !in.avail_after_weights_bytes) {
+      Sharding s;
+      s.framework = in.framework;
+      s.tp = in.tp;
+      s.pp = in.pp;
+      s.ep = in.ep;
+      s.dp = in.dp;
+      s.enable_dp_attention = in.enable_dp_attention;
+      s.version = in.version;
+      s.gpu_arch = in.gpu_arch;
+      auto w = WeightsPerRank(m, s);
+      if (!w.ok()) return w.status();
+      west = *w;
+      in.weights_bytes = w->per_rank_bytes;
+      assumptions.push_back("weights " + FormatGiB(w->per_rank_bytes) + " per rank from " + w->source + " (" +
+                            (m.quant.method.empty() ? m.torch_dtype : m.quant.scheme) + ")");
+      if (in.draft_weights_bytes) {
+        in.weights_bytes = *in.weights_bytes + *in.draft_weights_bytes;
+        assumptions.push_back("draft model weights " + FormatGiB(*in.draft_weights_bytes) + " per rank added");
+      }
+    }
+    if (!in.cell_bytes && in.dims.layers == 0) {
+      KvDims d = KvDimsOf(m, in.pp);
+      in.dims = d;
+      if (m.SlidingLayers() > 0 || m.LinearLayers() > 0) {
+        assumptions.push_back("KV cell of " + std::to_string(m.AttentionLayers()) + " attention layers (" +
+                              std::to_string(m.SlidingLayers()) + " of them sliding-window; " +
+                              std::to_string(m.LinearLayers()) +
+                              " linear/mamba layers keep per-request state, not per-token KV)");
+      }
+    }
+    if (!in.weight_dtype_given && in.weight_dtype == "bf16" && m.torch_dtype.find("float16") != std::string::npos &&
+        m.torch_dtype.find("bfloat16") == std::string::npos) {
+      in.weight_dtype = "fp16";
+    }
+    if (!in.context_length && m.max_position > 0) {
+      in.context_length = m.max_position;
+      assumptions.push_back("context length " + std::to_string(m.max_position) +
+                            " = max_position_embeddings (the servers' default); pass --context-length/--max-model-len");
+    }
+  }
+  if (vllm) {
+    const bool v1 = IsVllmV1(in);
+    auto v = ParseVersion(in.version);
+    const bool big_defaults = v.ok() && CompareVersions(*v, {0, 9}) >= 0 && in.total_bytes >= 70 * kGiB &&
+                              in.gpu_arch != "ampere";
+    std::string batched_why;
+    // V1's budget for `vllm serve` (engine/arg_utils.py): 2048, raised to 8192 on cards
+    // named H100/H200 by vllm#12369 (2025-01-24, first in 0.7.1); later releases choose by
+    // the card's memory (big_defaults, with max_num_seqs 1024).
+    const std::string gpu = Lower(in.gpu_name);
+    const bool h100_named = v.ok() && CompareVersions(*v, {0, 7, 1}) >= 0 &&
+                            (gpu.find("h100") != std::string::npos || gpu.find("h200") != std::string::npos);
+    if (!in.max_num_batched_tokens) {
+      if (v1) {
+        in.max_num_batched_tokens = big_defaults || h100_named ? 8192 : 2048;
+        batched_why = big_defaults ? "V1 on a large card" : h100_named ? "V1 on a card named H100/H200 (vllm#12369)"
+                                                                       : "V1's serve default";
+      } else {
+        in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
+      }
+      // SchedulerConfig raises the default for multimodal models to hold their items
+      // (_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS, 5120).
+      if (in.model && in.model->vision_params > 0) {
+        in.max_num_batched_tokens = std::max<int64_t>(*in.max_num_batched_tokens, 5120);
+      }
+    }
+    if (!in.max_num_seqs) in.max_num_seqs = v1 && big_defaults ? 1024 : 256;
+    if (!in.activation_peak_bytes && in.model) {
+      int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
+      double held = 0;
+      std::string mm_note;
+      if (!v1 && in.model->mm_item_tokens > 0) {
+        const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
+        tokens = d.lm_tokens;
+        seqs = d.seqs;
+        held = static_cast<double>(d.mm_tokens) * in.model->hidden * in.model->dtype_bytes;
+        mm_note = "; V0 profiles " + std::to_string(d.seqs) + " dummy sequence(s) holding the largest image (" +
+                  std::to_string(in.model->mm_item_tokens) + " tokens)" + (in.model->mm_video ? " and one video" : "") +
+                  ": the language model runs over " + std::to_string(d.lm_tokens) + " tokens";
+        // The dummy items' pixel_values stay on the GPU for the whole forward (the model
+        // runner passes MultiModalKwargs.as_kwargs(..., device) into the model, which
+        // only casts a copy for the encoder: pixel_values.type(self.visual.dtype)), in the
+        // HF processor's float32: patches x 1176 values x 4 B per image and per video
+        // (1 x 256 x 256 patches for a 2-frame video at the largest size).
+        if (in.model->vision_patch_elems > 0) {
+          const double items = static_cast<double>(d.seqs) * (in.model->mm_video ? 2 : 1);
+          const double pixels = items * static_cast<double>(in.model->vision_max_patches) *
+                                static_cast<double>(in.model->vision_patch_elems) * 4;
+          held += pixels;
+          mm_note += "; their float32 pixel values (" + FormatGiB(pixels) + ") stay on the GPU";
+        }
+      }
+      double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs) + held;
+      // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
+      // emptying the cache (vllm-source.md §1.2 (a), (b)): the caching allocator's reserve
+      // over the allocated peak counts too. 1.2x reproduces Qwen1.5-7B-GPTQ on an RTX 3090
+      // with vLLM 0.3.0 (24,320 KV tokens logged); from 0.6.4 torch's allocated peak is used.
+      auto era = VllmEraForVersion(in.version, in.vllm_engine);
+      const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
+      if (reserved) peak *= 1.2;
+      in.activation_peak_bytes = peak;
+      assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
+                            std::to_string(*in.max_num_batched_tokens) + " tokens and " +
+                            std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
+                            (user.max_num_batched_tokens ? ""
+                                                         : ": the version's default" +
+                                                               (batched_why.empty() ? "" : ", " + batched_why)) +
+                            ")" +
+                            (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
+                            (in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0)
+                                 ? "; the vision encoder's profiling peak is a rough estimate (it can be twice as large)"
+                                 : ""));
+    }
+    auto era = VllmEraForVersion(in.version, in.vllm_engine);
+    if (era.ok() && *era == VllmEra::kV1GraphsInBudget && !in.cuda_graph_bytes) {
+      in.cuda_graph_bytes = kVllmGraphEstimateBytes;
+      assumptions.push_back("CUDA graph estimate " + FormatGiB(kVllmGraphEstimateBytes) +
+                            " inside the budget (vLLM >= 0.21; logged 0.06-0.36 GiB); pass --cuda-graph-mem");
+    }
+  }
+  return in;
+}
+
+}  // namespace internal
+}  // namespace tpt::memory
