@@ -46,6 +46,7 @@ struct PlanFlags {
   int64_t max_num_batched_tokens = 0, max_num_seqs = 0;
   double swa_full_tokens_ratio = 0.8, mamba_full_memory_ratio = 0.9;
   bool disable_hybrid_swa_memory = false;
+  bool enforce_eager = false;
   int64_t max_mamba_cache_size = 0;
   std::string mamba_ssm_dtype;
 };
@@ -108,6 +109,7 @@ po::options_description Options(PlanFlags& f) {
       ("max-total-tokens", po::value(&f.max_total_tokens), "SGLang --max-total-tokens cap")
       ("cuda-graph-max-bs", po::value(&f.cuda_graph_max_bs), "largest CUDA-graph batch size")
       ("cuda-graph-mem", po::value(&f.cuda_graph_mem), "measured CUDA-graph memory at --cuda-graph-max-bs, e.g. 1.9GiB")
+      ("enforce-eager", po::bool_switch(&f.enforce_eager), "vLLM: no CUDA graphs (none are captured or priced)")
       ("chunked-prefill-size", po::value(&f.chunked_prefill_size), "SGLang chunked prefill size (default rule input)")
       ("speculative-algorithm", po::value(&f.speculative_algorithm), "SGLang: EAGLE | EAGLE3 | STANDALONE | NGRAM")
       ("page-size", po::value(&f.page_size), "SGLang page size (default 1)")
@@ -319,6 +321,11 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
   if (vm.count("cuda-graph-max-bs")) {
     TPT_RETURN_IF_ERROR(Positive("cuda-graph-max-bs", f.cuda_graph_max_bs));
     in.cuda_graph_max_bs = f.cuda_graph_max_bs;
+  }
+  in.enforce_eager = f.enforce_eager;
+  if (f.enforce_eager && f.framework != "vllm") {
+    return InvalidArgumentError("--enforce-eager is vLLM's; SGLang uses --disable-cuda-graph (graphs come out of its "
+                                "reserved slice, not the pool)");
   }
   if (vm.count("cuda-graph-mem")) {
     auto b = Size("cuda-graph-mem", f.cuda_graph_mem);

@@ -245,10 +245,19 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                                  : ""));
     }
     auto era = VllmEraForVersion(in.version, in.vllm_engine);
-    if (era.ok() && *era == VllmEra::kV1GraphsInBudget && !in.cuda_graph_bytes) {
+    if (era.ok() && *era == VllmEra::kV1GraphsInBudget && !in.cuda_graph_bytes && !in.enforce_eager) {
       in.cuda_graph_bytes = kVllmGraphEstimateBytes;
       assumptions.push_back("CUDA graph estimate " + FormatGiB(kVllmGraphEstimateBytes) +
                             " inside the budget (vLLM >= 0.21; logged 0.06-0.36 GiB); pass --cuda-graph-mem");
+    } else if (era.ok() && v1 && !in.cuda_graph_bytes && !in.enforce_eager) {
+      // V1 before 0.21 captures its graphs after the KV cache, from what the budget leaves
+      // outside (gpu_model_runner.capture_model; vllm-source.md 1.3): the same estimate,
+      // captured outside, so a utilization that leaves less fails at capture.
+      in.cuda_graph_bytes = kVllmGraphEstimateBytes;
+      assumptions.push_back("CUDA graphs " + FormatGiB(kVllmGraphEstimateBytes) +
+                            " (estimate; logged 0.06-0.36 GiB) captured after the KV cache, outside the "
+                            "--gpu-memory-utilization budget (V1 before 0.21); pass --cuda-graph-mem, or "
+                            "--enforce-eager for none");
     }
   }
   return in;

@@ -210,8 +210,32 @@ TEST(PlanCliTest, VllmStartupCheckFromParams) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["failure"], "startup_free_memory_short");
   EXPECT_EQ(j["remedy"][0]["flag"], "--gpu-memory-utilization");
-  EXPECT_EQ(j["remedy"][0]["value"], "0.66");
+  // 0.66 passes the check but leaves 0.17 GiB outside the budget, less than the CUDA
+  // graphs V1 captures there afterwards (0.25 GiB estimated): 0.65 starts and captures.
+  EXPECT_EQ(j["remedy"][0]["value"], "0.65");
   EXPECT_NE(j["error"].get<std::string>().find("Free memory on device (31.44/47.38 GiB)"), std::string::npos);
+  PlanRun eager = Plan(
+      "--framework vllm --version 0.10.1 --gpu-mem 47.38GiB --free-at-init 31.44GiB --gpu-memory-utilization 0.95 "
+      "--params 7B --dtype bf16 --layers 32 --kv-heads 8 --head-dim 128 --enforce-eager --format json");
+  EXPECT_EQ(nlohmann::json::parse(eager.out)["remedy"][0]["value"], "0.66") << "no graphs to leave room for";
+}
+
+// Graph-capture memory: V1 before 0.21 captures its CUDA graphs after the KV cache, from
+// what the budget leaves outside; a utilization that leaves less than the graphs fails
+// there (cuda_graph_capture_oom), and --enforce-eager captures none.
+TEST(PlanCliTest, VllmV1GraphsOutsideTheBudgetArePriced) {
+  const std::string base = "--framework vllm --version 0.10.1 --gpu-mem 47.38GiB --free-at-init 45.2GiB "
+                           "--params 7B --dtype bf16 --layers 32 --kv-heads 8 --head-dim 128 --max-model-len 8192 "
+                           "--gpu-memory-utilization 0.95 --format json";
+  PlanRun r = Plan(base);
+  ASSERT_EQ(r.rc, 1) << r.out;  // 45.2 - 0.95 x 47.38 = 0.19 GiB outside, graphs 0.25
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["failure"], "cuda_graph_capture_oom");
+  bool said = false;
+  for (const auto& a : j["assumptions"]) said = said || a.get<std::string>().find("outside the") != std::string::npos;
+  EXPECT_TRUE(said) << j["assumptions"].dump();
+  EXPECT_EQ(Plan(base + " --enforce-eager").rc, 0);
+  EXPECT_EQ(Plan(base + " --cuda-graph-mem 0.1GiB").rc, 0) << "a measured graph size replaces the estimate";
 }
 
 TEST(PlanCliTest, TextOutputShowsTheLedger) {
