@@ -22,17 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool HasLogExtension(const fs::path& p) {
-  static const char* kExt[] = {".log", ".txt", ".out", ".err", ".gz", ".xz", ".zst", ".jsonl"};
-  std::string ext = p.extension().string();
-  for (auto e : kExt) {
-    if (ext == e) return true;
-  }
-  // rank0.log.1 style rotations.
-  std::string name = p.filename().string();
-  return name.find(".log.") != std::string::npos;
-}
-
 bool ExtensionlessText(const fs::path& p) {
   if (p.has_extension()) return false;
   auto opened = OpenInput(p.string());

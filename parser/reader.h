@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,6 +87,9 @@ struct ArchiveListing {
 // Nothing when `path` is neither an archive nor a path inside one. Hidden
 // names (.x, __MACOSX/) are left out, as in a folder.
 std::optional<ArchiveListing> ListArchive(const std::string& path);
+// True when a folder (or an archive) reads the file by its name: .log, .txt,
+// .out, .err, .gz, .xz, .zst, .jsonl, and rotations (rank0.log.1).
+bool HasLogExtension(const std::filesystem::path& p);
 // True when `path` is an archive file (zip by its magic bytes; tar by name).
 bool IsArchiveFile(const std::string& path);
 
