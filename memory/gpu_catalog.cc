@@ -221,8 +221,12 @@ StatusOr<GpuInfo> FindGpu(std::string_view name) {
     }
   }
   if (best) return *best;
+  // The first names of the catalog (a merged catalog may hold thousands).
+  constexpr size_t kNamesShown = 40;
   std::string known;
-  for (const auto& g : GpuCatalog()) known += (known.empty() ? "" : ", ") + g.name;
+  const auto& all = GpuCatalog();
+  for (size_t i = 0; i < all.size() && i < kNamesShown; ++i) known += (known.empty() ? "" : ", ") + all[i].name;
+  if (all.size() > kNamesShown) known += " and " + std::to_string(all.size() - kNamesShown) + " more";
   return NotFoundError("GPU '" + std::string(name) + "' is not in the catalog; known: " + known +
                        ". Give its memory with --gpu-mem instead (e.g. --gpu-mem 94GiB)");
 }

@@ -427,6 +427,11 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
   }
   Status s = peek->Peek(kSniffBytes);
   if (!s.ok() && peek->head().empty()) return s;
+  // A tar (under gzip, xz or zstd, decompressed above): "ustar" at 257 (POSIX.1-1988 header).
+  if (peek->head().size() >= 262 && peek->head().substr(257, 5) == "ustar") {
+    out.archive = true;
+    out.tar = true;
+  }
   out.empty = peek->head().empty();
   out.looks_binary = !LooksLikeText(peek->head());
   out.source = std::move(peek);

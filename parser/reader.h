@@ -55,7 +55,8 @@ struct OpenedInput {
   std::unique_ptr<ByteSource> source;
   bool gzip = false;
   const char* compression = "";  // "gzip", "xz", "zstd" or "" (plain)
-  bool archive = false;           // the bytes are a .zip (stdin): name the file instead
+  bool archive = false;           // the bytes are a .zip or a tar (stdin; a member): name the file instead
+  bool tar = false;               // ... a tar ("ustar" at 257), compressed or not
   bool looks_binary = false;  // sniffed from the first 8 KiB (decompressed)
   bool empty = false;         // no byte at all
 };
