@@ -408,4 +408,28 @@ TEST_F(Hostile2, D20_MessagesNameWhatIsWrong) {
   EXPECT_TRUE(Has(gpu.out, " more")) << gpu.out.substr(0, 400);
 }
 
+// ---- D13, D14: a catalog name with an escape sequence; a rule of 100,000 names ----
+
+TEST_F(Hostile2, D13_CatalogNameWithAControlCharacterIsRefused) {
+  Write("c.json", "{\"gpus\":[{\"name\":\"X\\u001b[31mRED\",\"aliases\":[\"x1\"],\"memory_gib\":80,\"arch\":\"hopper\","
+                  "\"sm\":90,\"interconnect\":\"nvlink\"}]}");
+  Result r = Tpt("plan --framework vllm --server-version 0.11.0 --gpu x1 --tp 2 --params 8B --dtype bf16 --layers 32 "
+                 "--kv-heads 8 --head-dim 128 --gpu-catalog " + Q(Path("c.json")));
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_TRUE(Has(r.out, "/gpus/0/name")) << r.out;
+  EXPECT_TRUE(Has(r.out, "control character")) << r.out;
+  EXPECT_FALSE(Has(r.out, "\x1b[31m")) << "the escape reached the terminal";
+}
+
+TEST_F(Hostile2, D14_ARuleWithTooManyNamesIsRefusedNotLoadedForHalfAMinute) {
+  json rule = json::parse(Read(Source("rules/defs/disk_full.json")));
+  for (int i = 0; i < 100000; ++i) rule["let"]["x" + std::to_string(i)] = "1";
+  fs::create_directories(Path("r"));
+  Write("r/disk_full.json", rule.dump());
+  Result r = Tpt("analyze " + Q(Source("samples/rules/disk_full/pos_inductor_cache.log")) + " --rules " + Q(Path("r")));
+  EXPECT_EQ(r.rc, 2) << r.out.substr(0, 400);
+  EXPECT_TRUE(Has(r.out, "$.let: holds 100")) << r.out.substr(0, 400);
+  EXPECT_TRUE(Has(r.out, "at most 1024")) << r.out.substr(0, 400);
+}
+
 }  // namespace
