@@ -6,6 +6,7 @@
 #   cmake --build build-fuzz --target reader_parser_fuzzer formats_fuzzer rules_fuzzer plan_fuzzer archive_fuzzer file_loaders_fuzzer
 #   bench/run_fuzzers.sh build-fuzz 900                 # 15 minutes each
 #   bench/run_fuzzers.sh build-fuzz 3600 rules plan     # an hour each, two of them
+#   FUZZ_JOBS=15 bench/run_fuzzers.sh build-fuzz 240 archive   # 15 processes at once for 4 min: an hour of fuzzing on 16 cores
 #
 # Targets: reader_parser (logs), formats (--formats files), rules (rule and
 # finding files, expressions), plan (the plan / analysis JSON repro reads),
@@ -68,21 +69,33 @@ bin_of() {
   esac
 }
 
-echo "| target | runs | seconds | crashes/timeouts | regressions folder |"
+echo "| target | runs | seconds x processes | crashes/timeouts | regressions folder |"
 echo "|---|---:|---:|---:|---|"
 for t in "${targets[@]}"; do
   bin=$(bin_of "$t")
   [ -x "$bin" ] || { echo "run_fuzzers.sh: $bin not built (see the header)" >&2; exit 2; }
+  bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
   mkdir -p "$out/$t/corpus" "$out/$t/seeds"
   seed "$t" "$out/$t/seeds"
   before=$(ls "$out/$t" | grep -cE '^(crash|timeout|leak|oom)-' || true)
   start=$(date +%s)
   # -timeout: one input taking 25 s is a hang; -rss_limit_mb: 2 GiB is a leak or a blow-up.
-  nice -n 10 "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -max_len=16384 \
-    -artifact_prefix="$out/$t/" -print_final_stats=1 "$out/$t/corpus" "$out/$t/seeds" \
-    > "$out/$t.log" 2>&1 || true
+  # FUZZ_JOBS=N: N processes sharing the corpus (libFuzzer -jobs/-workers), each logging fuzz-K.log.
+  jobs=${FUZZ_JOBS:-1}
+  if [ "$jobs" -gt 1 ]; then
+    rm -f "$out/$t"/fuzz-*.log
+    (cd "$out/$t" && nice -n 10 "$bin" -jobs="$jobs" -workers="$jobs" -max_total_time="$secs" -timeout=25 \
+      -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$out/$t/" -print_final_stats=1 corpus seeds \
+      > "$out/$t.log" 2>&1) || true
+    runs=$(cat "$out/$t"/fuzz-*.log 2>/dev/null | grep -oE 'stat::number_of_executed_units: *[0-9]+' |
+      grep -oE '[0-9]+$' | awk '{s += $1} END {print s}')
+  else
+    nice -n 10 "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -max_len=16384 \
+      -artifact_prefix="$out/$t/" -print_final_stats=1 "$out/$t/corpus" "$out/$t/seeds" \
+      > "$out/$t.log" 2>&1 || true
+    runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$out/$t.log" | grep -oE '[0-9]+$' | tail -1 || true)
+  fi
   took=$(( $(date +%s) - start ))
-  runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$out/$t.log" | grep -oE '[0-9]+$' | tail -1 || true)
   after=$(ls "$out/$t" | grep -cE '^(crash|timeout|leak|oom)-' || true)
-  echo "| $t | ${runs:-?} | $took | $((after - before)) | $(regressions "$t") |"
+  echo "| $t | ${runs:-?} | $took x ${FUZZ_JOBS:-1} | $((after - before)) | $(regressions "$t") |"
 done

@@ -5,6 +5,7 @@
 // a side-by-side table for a person, or JSON (rules/diff/diff.h to_json).
 // Exit codes: 0 no failure-relevant difference (or BAD healthy), 1 BAD fails
 // and a difference explains it, 3 BAD fails and none does, 2 usage or input error.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -45,6 +46,16 @@ struct DiffConfig {
   std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
 };
 
+// Stdin is one stream: it can be one side's log, not both sides' (the first
+// would read it all and the second find it empty).
+std::string StdinOnce(const DiffConfig& cfg) {
+  size_t n = 0;
+  for (const auto* side : {&cfg.good, &cfg.bad}) n += std::count(side->begin(), side->end(), "-");
+  return n > 1 ? "'-' (stdin) is given " + std::to_string(n) + " times: stdin is one stream; give it to one run and "
+                     "the other run's log as a file"
+               : "";
+}
+
 // Flags -> a checked config; the message says what to do.
 std::string Validate(DiffConfig& cfg) {
   if (cfg.format != "text" && cfg.format != "json") return "--format " + cfg.format + ": expected text or json";
@@ -55,12 +66,12 @@ std::string Validate(DiffConfig& cfg) {
     }
     cfg.good = {cfg.positional[0]};
     cfg.bad = {cfg.positional[1]};
-    return "";
+    return StdinOnce(cfg);
   }
   if (!cfg.positional.empty()) return "give runs either as GOOD BAD or with --good/--bad, not both";
   if (cfg.good.empty()) return "--bad given without --good: name the run that worked with --good LOG";
   if (cfg.bad.empty()) return "--good given without --bad: name the run that failed with --bad LOG";
-  return "";
+  return StdinOnce(cfg);
 }
 
 // Reads one run; nullopt (message printed) when nothing of it could be read.

@@ -63,12 +63,21 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
       return Bad(source, path + "/name", "missing or not a non-empty string");
     }
     info.name = g["name"].get<std::string>();
+    // A name is printed in plan headers and reports: no control characters
+    // (an escape sequence in a catalog would reach the terminal raw).
+    auto has_control = [](const std::string& n) {
+      return std::any_of(n.begin(), n.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+    };
+    if (has_control(info.name)) return Bad(source, path + "/name", "holds a control character (an escape sequence?)");
     if (g.contains("aliases")) {
       if (!g["aliases"].is_array()) return Bad(source, path + "/aliases", "not an array of strings");
       for (size_t k = 0; k < g["aliases"].size(); ++k) {
         const auto& a = g["aliases"][k];
         if (!a.is_string() || a.get<std::string>().empty()) {
           return Bad(source, path + "/aliases/" + std::to_string(k), "not a non-empty string");
+        }
+        if (has_control(a.get<std::string>())) {
+          return Bad(source, path + "/aliases/" + std::to_string(k), "holds a control character (an escape sequence?)");
         }
         info.aliases.push_back(a.get<std::string>());
       }
@@ -221,8 +230,12 @@ StatusOr<GpuInfo> FindGpu(std::string_view name) {
     }
   }
   if (best) return *best;
+  // The first names of the catalog (a merged catalog may hold thousands).
+  constexpr size_t kNamesShown = 40;
   std::string known;
-  for (const auto& g : GpuCatalog()) known += (known.empty() ? "" : ", ") + g.name;
+  const auto& all = GpuCatalog();
+  for (size_t i = 0; i < all.size() && i < kNamesShown; ++i) known += (known.empty() ? "" : ", ") + all[i].name;
+  if (all.size() > kNamesShown) known += " and " + std::to_string(all.size() - kNamesShown) + " more";
   return NotFoundError("GPU '" + std::string(name) + "' is not in the catalog; known: " + known +
                        ". Give its memory with --gpu-mem instead (e.g. --gpu-mem 94GiB)");
 }

@@ -69,12 +69,19 @@ class FormatSet {
   using PreviousLine = tpt::PreviousLine;
   Stripped StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous = {},
                      bool suffix_literals = true) const;
+  // True when the line has a start of its own: StripLine would strip a
+  // wrapper or prefix at its start, or find a producer (the same answer,
+  // without reading the prefix's fields when one matches at the start).
+  bool HasLineStart(std::string_view line) const;
   bool MatchPattern(const PatternSpec& p, std::string_view text, Event* e, std::string* error,
                     const char* defer_base = nullptr, size_t defer_limit = 0) const;
   bool MatchBlockEnd(const BlockSpec& b, std::string_view text, nlohmann::json* fields) const;
 
  private:
   friend class FormatSetPeer;  // format_set_test.cc
+  const PrefixSpec* FirstAt(const std::vector<PrefixSpec>& specs, int base, const std::vector<int>& found,
+                            std::string_view text, size_t pos, const PreviousLine& previous,
+                            std::vector<std::string_view>* groups) const;
   struct Loader;               // the load's steps (format_load.h)
   struct HsDeleter { void operator()(hs_database* db) const; };
   bool defer_pattern_regexes_ = false;  // LazyRe for the patterns (LoadBuiltin)

@@ -3,6 +3,7 @@
 // parser/EVENTS.md (the contract with rules/).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -105,6 +106,43 @@ TEST(Formats, EveryKindIsDocumentedInEventsMd) {
     if (doc.find("`" + b.kind + "`") == std::string::npos) missing.insert(b.family + ":" + b.kind);
   }
   EXPECT_TRUE(missing.empty()) << "kinds not in parser/EVENTS.md: " << ::testing::PrintToString(missing);
+}
+
+// HasLineStart (the paste layer's "is this a line of its own?") is StripLine's
+// answer without the prefix's fields: the same on every line of every sample,
+// and on each line with its first bytes cut (a start that no longer matches).
+TEST(Formats, HasLineStartAnswersAsStripLineDoes) {
+  auto fs = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  size_t lines = 0, with_start = 0;
+  for (const auto& ent : std::filesystem::recursive_directory_iterator(std::string(TPT_SOURCE_DIR) + "/samples")) {
+    if (!ent.is_regular_file() || ent.path().extension() != ".log") continue;
+    std::ifstream in(ent.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      for (size_t cut : {size_t{0}, size_t{1}, size_t{5}}) {
+        if (cut > line.size()) continue;
+        const std::string_view text = std::string_view(line).substr(cut);
+        LineMeta meta;
+        const FormatSet::Stripped st = fs->StripLine(text, &meta);
+        const bool expected = st.begin > 0 || meta.HasProducer();
+        ASSERT_EQ(fs->HasLineStart(text), expected) << ent.path() << ": " << text;
+        ++lines;
+        with_start += expected;
+      }
+    }
+  }
+  // A suffix (Ray's dedup note) moves the line's end before the prefixes are tried.
+  for (std::string_view text : {"[repeated 7x across cluster]", "(RayWorkerWrapper pid=12) x [repeated 7x across cluster]",
+                                "INFO 05-01 10:00:00 llm_engine.py:1] y [repeated 2x across cluster] (Ray deduplicates logs"
+                                " by default. Set RAY_DEDUP_LOGS=0 to disable log deduplication)"}) {
+    LineMeta meta;
+    const FormatSet::Stripped st = fs->StripLine(text, &meta);
+    EXPECT_EQ(fs->HasLineStart(text), st.begin > 0 || meta.HasProducer()) << text;
+  }
+  EXPECT_GT(lines, 10000u);
+  EXPECT_GT(with_start, lines / 4) << "the samples hold prefixed lines";
+  EXPECT_LT(with_start, lines) << "and lines without a start";
 }
 
 }  // namespace

@@ -258,6 +258,57 @@ void ApplyPrefix(const PrefixSpec& p, const std::vector<std::string_view>& g, Li
   info.End();
 }
 
+// The members of `specs` (members [base, base + size) of the matcher) among
+// `found` that match `text` at `pos`, in order: the first that captures a
+// non-empty start (and whose `repeat` and `then` hold); its groups in `groups`.
+const PrefixSpec* FormatSet::FirstAt(const std::vector<PrefixSpec>& specs, int base, const std::vector<int>& found,
+                                     std::string_view text, size_t pos, const PreviousLine& previous_line,
+                                     std::vector<std::string_view>* groups) const {
+  for (int member : found) {
+    if (member < base || member >= base + static_cast<int>(specs.size())) continue;
+    const PrefixSpec& p = specs[member - base];
+    unsigned char c = static_cast<unsigned char>(text[pos]);
+    if (c < p.first_min || c > p.first_max) continue;
+    // Known to match: capture at once.
+    if (!Capture(p.fast, p.re, text, pos, RE2::ANCHOR_START, groups, /*precheck=*/false)) continue;
+    size_t next = pos + (*groups)[0].size();
+    if (next == pos) continue;  // an empty match strips nothing
+    if (p.repeat) {
+      std::string_view previous = previous_line.Get();
+      if (previous.substr(std::min(pos, previous.size()), next - pos) != text.substr(pos, next - pos)) continue;
+    }
+    if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0, text.size() - next,
+                                 RE2::ANCHOR_START, nullptr, 0)) {
+      continue;
+    }
+    return &p;
+  }
+  return nullptr;
+}
+
+bool FormatSet::HasLineStart(std::string_view line) const {
+  if (line.empty()) return false;
+  // StripLine's first question, without its fields: a wrapper at the start,
+  // or (when no suffix can move the line's end first) a producer prefix.
+  thread_local std::vector<std::string_view> groups;
+  thread_local std::vector<int> found;
+  prefix_matcher_.MembersAt(line, &found);
+  const PreviousLine none;
+  if (FirstAt(wrappers_, 0, found, line, 0, none, &groups)) return true;
+  bool suffix_may_apply = false;
+  for (const PrefixSpec& p : suffixes_) {
+    bool has_literal = p.literals.empty();
+    for (const auto& lit : p.literals) has_literal |= line.find(lit) != std::string_view::npos;
+    suffix_may_apply |= has_literal;
+  }
+  if (!suffix_may_apply && FirstAt(prefixes_, static_cast<int>(wrappers_.size()), found, line, 0, none, &groups)) {
+    return true;
+  }
+  LineMeta meta;
+  Stripped st = StripLine(line, &meta);
+  return st.begin > 0 || meta.HasProducer();
+}
+
 FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, const PreviousLine& previous_line,
                                          bool suffix_literals) const {
   size_t pos = 0, stop = line.size();
@@ -282,32 +333,10 @@ FormatSet::Stripped FormatSet::StripLine(std::string_view line, LineMeta* meta, 
         found_stop = stop;
         prefix_matcher_.MembersAt(text.substr(pos), &found);
       }
-      // The members of this list that match here, in order: the first that
-      // captures (and whose `repeat` and `then` hold) is taken.
-      bool hit = false;
-      for (int member : found) {
-        if (member < base || member >= base + static_cast<int>(specs.size())) continue;
-        const PrefixSpec& p = specs[member - base];
-        unsigned char c = static_cast<unsigned char>(text[pos]);
-        if (c < p.first_min || c > p.first_max) continue;
-        // Known to match: capture at once.
-        if (!Capture(p.fast, p.re, text, pos, RE2::ANCHOR_START, &groups, /*precheck=*/false)) continue;
-        size_t next = pos + groups[0].size();
-        if (next == pos) continue;  // an empty match strips nothing
-        if (p.repeat) {
-          std::string_view previous = previous_line.Get();
-          if (previous.substr(std::min(pos, previous.size()), next - pos) != text.substr(pos, next - pos)) continue;
-        }
-        if (p.then && !p.then->Match(re2::StringPiece(text.data() + next, text.size() - next), 0,
-                                     text.size() - next, RE2::ANCHOR_START, nullptr, 0)) {
-          continue;
-        }
-        ApplyPrefix(p, groups, meta, is_wrapper, &top);
-        pos = next;
-        hit = true;
-        break;
-      }
-      if (!hit) break;
+      const PrefixSpec* p = FirstAt(specs, base, found, text, pos, previous_line, &groups);
+      if (!p) break;
+      ApplyPrefix(*p, groups, meta, is_wrapper, &top);
+      pos += groups[0].size();
     }
     return round;
   };

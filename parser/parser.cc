@@ -22,17 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool HasLogExtension(const fs::path& p) {
-  static const char* kExt[] = {".log", ".txt", ".out", ".err", ".gz", ".xz", ".zst", ".jsonl"};
-  std::string ext = p.extension().string();
-  for (auto e : kExt) {
-    if (ext == e) return true;
-  }
-  // rank0.log.1 style rotations.
-  std::string name = p.filename().string();
-  return name.find(".log.") != std::string::npos;
-}
-
 bool ExtensionlessText(const fs::path& p) {
   if (p.has_extension()) return false;
   auto opened = OpenInput(p.string());
@@ -125,6 +114,12 @@ void ExpandInputs(const std::vector<std::string>& inputs, std::vector<Expanded>*
       }
     }
     std::sort(found.begin(), found.end());
+    // A path inside an archive that names nothing there.
+    if (archive && in != archive->archive && archive->members.empty() && archive->hidden == 0 &&
+        archive->error.empty()) {
+      out->push_back({in, in + ": no such file or folder in " + archive->archive + "; check the path"});
+      continue;
+    }
     if (found.empty()) {
       const std::string left_out =
           archive && archive->hidden > 0
@@ -250,8 +245,14 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
           r.error = name + ": empty; nothing to read (was the log captured? check the redirect)";
           r.empty = true;
         } else if (opened->archive) {
-          r.error = x.path == "-" ? name + ": a zip archive; pass it as a file (tptriage analyze logs.zip), not on stdin"
-                                  : name + ": a zip archive, not a text log (an archive inside an archive is not "
+          const std::string kind = opened->tar ? (*opened->compression ? std::string("a ") + opened->compression +
+                                                                                "-compressed tar archive"
+                                                                          : std::string("a tar archive"))
+                                                : std::string("a zip archive");
+          const std::string example = opened->tar ? "logs.tar.gz" : "logs.zip";
+          r.error = x.path == "-" ? name + ": " + kind + "; pass it as a file (tptriage analyze " + example +
+                                        "), not on stdin"
+                                  : name + ": " + kind + ", not a text log (an archive inside an archive is not "
                                            "read); unpack it and pass its logs";
         } else if (opened->looks_binary) {
           r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +

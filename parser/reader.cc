@@ -1,11 +1,11 @@
 // reader.cc: see reader.h.
 #include "parser/reader.h"
 
+#include "parser/reader_internal.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <archive.h>
-#include <archive_entry.h>
 #include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -16,12 +16,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <set>
 
 namespace tpt {
 namespace {
 
-constexpr size_t kSniffBytes = 8192;
+using reader_internal::kSniffBytes;
 
 class FdSource : public ByteSource {
  public:
@@ -167,13 +166,34 @@ class GzipSource : public ByteSource {
 thread_local uint64_t g_expanded_limit = kDefaultMaxExpandedBytes;
 thread_local uint64_t g_expanded_used = 0;
 
-std::string BytesText(uint64_t n) {
+}  // namespace
+
+std::string reader_internal::BytesText(uint64_t n) {
   char buf[48];
   if (n >= (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", n / double(uint64_t{1} << 30));
   else if (n >= (uint64_t{1} << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(uint64_t{1} << 20));
   else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
   return buf;
 }
+
+std::string reader_internal::ExpandedLimitMessage(const std::string& name, uint64_t limit) {
+  return name + ": decompressing stopped at the --max-input-bytes limit (" + BytesText(limit) +
+         " expanded in this run); the rest was not read; raise --max-input-bytes (e.g. 64G) to read it all";
+}
+
+uint64_t reader_internal::ExpandedLimit() { return g_expanded_limit; }
+
+bool HasLogExtension(const std::filesystem::path& p) {
+  static const char* kExt[] = {".log", ".txt", ".out", ".err", ".gz", ".xz", ".zst", ".jsonl"};
+  const std::string ext = p.extension().string();
+  for (auto e : kExt) {
+    if (ext == e) return true;
+  }
+  // rank0.log.1 style rotations.
+  return p.filename().string().find(".log.") != std::string::npos;
+}
+
+namespace {
 
 // Counts what a decompressing source hands out against the run's budget.
 class CappedSource : public ByteSource {
@@ -183,9 +203,7 @@ class CappedSource : public ByteSource {
     const uint64_t limit = g_expanded_limit;
     const uint64_t used = g_expanded_used;
     if (used >= limit) {
-      return DataLossError(name_ + ": decompressing stopped at the --max-input-bytes limit (" + BytesText(limit) +
-                           " expanded in this run); the rest was not read; raise --max-input-bytes (e.g. 64G) to "
-                           "read it all");
+      return DataLossError(reader_internal::ExpandedLimitMessage(name_, limit));
     }
     n = static_cast<size_t>(std::min<uint64_t>(n, limit - used));
     auto r = inner_->Read(buf, n);
@@ -315,170 +333,7 @@ class ZstdSource : public ByteSource {
   bool in_eof_ = false, frame_open_ = false;
 };
 
-// ---- Archives (libarchive) ---------------------------------------------------
-
-namespace fs = std::filesystem;
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// An entry's path as a folder would show it: no "./", no trailing '/'.
-std::string EntryPath(archive_entry* e) {
-  const char* p = archive_entry_pathname(e);
-  std::string s = p ? p : "";
-  while (s.rfind("./", 0) == 0) s.erase(0, 2);
-  while (!s.empty() && s.back() == '/') s.pop_back();
-  return s;
-}
-
-bool HiddenEntry(const std::string& path) {
-  size_t start = 0;
-  while (start < path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) end = path.size();
-    std::string_view part(path.data() + start, end - start);
-    if (part.empty() || part[0] == '.' || part == "__MACOSX") return true;
-    start = end + 1;
-  }
-  return path.empty();
-}
-
-struct ArchiveHandle {
-  archive* a = archive_read_new();
-  ~ArchiveHandle() { archive_read_free(a); }
-  std::string Error() const {
-    const char* e = archive_error_string(a);
-    return e ? e : "unreadable";
-  }
-};
-
-// Opens `path` for reading entries: zip (seekable: its central directory when
-// whole, else entry by entry) and tar under gzip, xz, zstd or bzip2.
-Status OpenArchive(const std::string& path, ArchiveHandle* h) {
-  archive_read_support_format_zip(h->a);
-  archive_read_support_format_tar(h->a);
-  archive_read_support_format_gnutar(h->a);
-  archive_read_support_filter_gzip(h->a);
-  archive_read_support_filter_xz(h->a);
-  archive_read_support_filter_zstd(h->a);
-  archive_read_support_filter_bzip2(h->a);
-  if (archive_read_open_filename(h->a, path.c_str(), 64 * 1024) != ARCHIVE_OK) {
-    return DataLossError(path + ": cannot read it as an archive (" + h->Error() +
-                         "); re-download it, or unpack it and pass the folder");
-  }
-  return OkStatus();
-}
-
-std::string DamagedArchive(const std::string& path, const std::string& why, size_t files_before) {
-  return path + ": the archive is truncated or corrupt (" + why + ") after " + std::to_string(files_before) +
-         " file(s); the files past the damage were not read; re-download it";
-}
-
-// One file of an archive, streamed.
-class ArchiveMemberSource : public ByteSource {
- public:
-  explicit ArchiveMemberSource(std::string name) : name_(std::move(name)) {}
-  Status Open(const std::string& archive_path, const std::string& member) {
-    TPT_RETURN_IF_ERROR(OpenArchive(archive_path, &h_));
-    archive_entry* e = nullptr;
-    for (;;) {
-      int rc = archive_read_next_header(h_.a, &e);
-      if (rc == ARCHIVE_EOF) return NotFoundError(name_ + ": no such file in " + archive_path + "; check the path");
-      if (rc < ARCHIVE_WARN) {
-        return DataLossError(name_ + ": the archive is truncated or corrupt before this file (" + h_.Error() +
-                             "); re-download it");
-      }
-      if (archive_entry_filetype(e) == AE_IFREG && EntryPath(e) == member) return OkStatus();
-    }
-  }
-  StatusOr<size_t> Read(char* buf, size_t n) override {
-    if (n == 0) return size_t{0};
-    la_ssize_t r = archive_read_data(h_.a, buf, n);
-    if (r < 0 && h_.Error().find("assphrase") != std::string::npos) {
-      return InvalidArgumentError(name_ + ": the archive member is encrypted (password-protected); unpack it with "
-                                          "its password and pass the folder");
-    }
-    if (r < 0) {
-      return DataLossError(name_ + ": the archive is truncated or corrupt here (" + h_.Error() +
-                           "); the lines before the damage were read; re-download it");
-    }
-    return static_cast<size_t>(r);
-  }
-
- private:
-  std::string name_;
-  ArchiveHandle h_;
-};
-
-// "logs.zip/build/x.txt" -> {"logs.zip", "build/x.txt"} when logs.zip is an
-// archive file; nothing when the path does not go through one.
-std::optional<std::pair<std::string, std::string>> SplitArchivePath(const std::string& path) {
-  std::error_code ec;
-  if (IsArchiveFile(path)) return std::make_pair(path, std::string());
-  for (size_t pos = path.find('/', 1); pos != std::string::npos; pos = path.find('/', pos + 1)) {
-    const std::string prefix = path.substr(0, pos);
-    fs::file_status st = fs::status(prefix, ec);
-    if (ec || !fs::exists(st)) return std::nullopt;
-    if (fs::is_directory(st)) continue;
-    if (!fs::is_regular_file(st) || !IsArchiveFile(prefix)) return std::nullopt;
-    std::string rest = path.substr(pos + 1);
-    while (!rest.empty() && rest.back() == '/') rest.pop_back();
-    return std::make_pair(prefix, rest);
-  }
-  return std::nullopt;
-}
-
 }  // namespace
-
-bool IsArchiveFile(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  for (const char* ext : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.zst", ".tzst", ".tar.bz2"}) {
-    if (EndsWith(path, ext)) return true;
-  }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  unsigned char m[4] = {0, 0, 0, 0};
-  const bool got = ::read(fd, m, 4) == 4;
-  ::close(fd);
-  return got && m[0] == 'P' && m[1] == 'K' && ((m[2] == 3 && m[3] == 4) || (m[2] == 5 && m[3] == 6));
-}
-
-std::optional<ArchiveListing> ListArchive(const std::string& path) {
-  auto split = SplitArchivePath(path);
-  if (!split) return std::nullopt;
-  ArchiveListing out;
-  out.archive = split->first;
-  const std::string& folder = split->second;
-  ArchiveHandle h;
-  if (Status s = OpenArchive(out.archive, &h); !s.ok()) {
-    out.error = s.message();
-    return out;
-  }
-  std::set<std::string> seen;
-  archive_entry* e = nullptr;
-  size_t files = 0;
-  for (;;) {
-    int rc = archive_read_next_header(h.a, &e);
-    if (rc == ARCHIVE_EOF) break;
-    if (rc < ARCHIVE_WARN) {
-      out.error = DamagedArchive(out.archive, h.Error(), files);
-      break;
-    }
-    if (archive_entry_filetype(e) != AE_IFREG) continue;
-    ++files;
-    std::string p = EntryPath(e);
-    if (!folder.empty() && p != folder && p.rfind(folder + "/", 0) != 0) continue;
-    if (HiddenEntry(p)) {
-      ++out.hidden;
-      continue;
-    }
-    if (!seen.insert(out.archive + "/" + p).second) out.duplicates.push_back(out.archive + "/" + p);
-  }
-  out.members.assign(seen.begin(), seen.end());
-  return out;
-}
 
 void SetExpandedByteBudget(uint64_t max_bytes) {
   g_expanded_limit = max_bytes;
@@ -572,6 +427,11 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
   }
   Status s = peek->Peek(kSniffBytes);
   if (!s.ok() && peek->head().empty()) return s;
+  // A tar (under gzip, xz or zstd, decompressed above): "ustar" at 257 (POSIX.1-1988 header).
+  if (peek->head().size() >= 262 && peek->head().substr(257, 5) == "ustar") {
+    out.archive = true;
+    out.tar = true;
+  }
   out.empty = peek->head().empty();
   out.looks_binary = !LooksLikeText(peek->head());
   out.source = std::move(peek);
@@ -583,10 +443,10 @@ StatusOr<OpenedInput> OpenInput(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
     // A file inside an archive: "logs.zip/build/1_Set up job.txt".
-    if (auto split = SplitArchivePath(path); split && !split->second.empty()) {
-      auto member = std::make_unique<ArchiveMemberSource>(path);
-      TPT_RETURN_IF_ERROR(member->Open(split->first, split->second));
-      return WrapInput(std::make_unique<CappedSource>(std::move(member), path), path);
+    if (auto split = reader_internal::SplitArchivePath(path); split && !split->second.empty()) {
+      auto member = reader_internal::OpenArchiveMember(split->first, split->second, path);
+      if (!member.ok()) return member.status();
+      return WrapInput(std::make_unique<CappedSource>(std::move(*member), path), path);
     }
     errno = ENOENT;
   }

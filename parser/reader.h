@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,7 +55,8 @@ struct OpenedInput {
   std::unique_ptr<ByteSource> source;
   bool gzip = false;
   const char* compression = "";  // "gzip", "xz", "zstd" or "" (plain)
-  bool archive = false;           // the bytes are a .zip (stdin): name the file instead
+  bool archive = false;           // the bytes are a .zip or a tar (stdin; a member): name the file instead
+  bool tar = false;               // ... a tar ("ustar" at 257), compressed or not
   bool looks_binary = false;  // sniffed from the first 8 KiB (decompressed)
   bool empty = false;         // no byte at all
 };
@@ -86,6 +88,9 @@ struct ArchiveListing {
 // Nothing when `path` is neither an archive nor a path inside one. Hidden
 // names (.x, __MACOSX/) are left out, as in a folder.
 std::optional<ArchiveListing> ListArchive(const std::string& path);
+// True when a folder (or an archive) reads the file by its name: .log, .txt,
+// .out, .err, .gz, .xz, .zst, .jsonl, and rotations (rank0.log.1).
+bool HasLogExtension(const std::filesystem::path& p);
 // True when `path` is an archive file (zip by its magic bytes; tar by name).
 bool IsArchiveFile(const std::string& path);
 

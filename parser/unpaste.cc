@@ -4,6 +4,7 @@
 #include <hs/hs.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <set>
@@ -47,17 +48,23 @@ const char kArrow[] = "\xE2\x9D\xB1";     // ❱
 struct Bytes {
   bool amp = false, esc = false, fence = false, box = false;
 };
+enum : uint8_t { kAmp = 1, kEsc = 2, kFence = 4, kBox = 8 };
+constexpr std::array<uint8_t, 256> kByteKinds = [] {
+  std::array<uint8_t, 256> t{};
+  t['&'] = kAmp;
+  t['^'] = t['\\'] = kEsc;
+  t['`'] = t['~'] = kFence;
+  t[0xE2] = kBox;  // first byte of │ ╭ ╰ ❱
+  return t;
+}();
 Bytes BytesOf(std::string_view s) {
+  uint8_t kinds = 0;  // a table and an OR a byte: no branch per byte
+  for (char c : s) kinds |= kByteKinds[static_cast<unsigned char>(c)];
   Bytes b;
-  for (char c : s) {
-    switch (c) {
-      case '&': b.amp = true; break;
-      case '^': case '\\': b.esc = true; break;
-      case '`': case '~': b.fence = true; break;
-      case '\xE2': b.box = true; break;  // first byte of │ ╭ ╰ ❱
-      default: break;
-    }
-  }
+  b.amp = kinds & kAmp;
+  b.esc = kinds & kEsc;
+  b.fence = kinds & kFence;
+  b.box = kinds & kBox;
   return b;
 }
 
@@ -224,33 +231,38 @@ Status UnpasteSource::Pull() {
       if (!inner_done_ || pos >= raw_.size()) break;
       nl = raw_.size();
     }
-    Line l;
-    l.newline = nl < raw_.size();
-    l.text.assign(raw_, pos, nl - pos);
+    const bool newline = nl < raw_.size();
+    std::string& text = line_;
+    text.assign(raw_, pos, nl - pos);
     pos = nl + 1;
-    if (!l.text.empty() && l.text.back() == '\r') l.text.pop_back();
+    if (!text.empty() && text.back() == '\r') text.pop_back();
     // One pass says which transforms can apply (most lines: none).
-    const Bytes b = BytesOf(l.text);
-    if (b.amp) DecodeHtmlEntities(&l.text);
-    if (b.esc) StripLiteralAnsi(&l.text);
+    const Bytes b = BytesOf(text);
+    if (b.amp) DecodeHtmlEntities(&text);
+    if (b.esc) StripLiteralAnsi(&text);
     size_t start = 0;
-    long g = GutterNumber(l.text, &start);
+    long g = GutterNumber(text, &start);
     if (g >= 0 && !gutter_ && !lines_.empty() && g == last_gutter_ + 1) {
       gutter_ = true;
       size_t s0 = 0;
       std::string& prev = lines_.back().text;
       if (GutterNumber(prev, &s0) >= 0) prev.erase(0, s0);
+      lines_.back().continues = -1;
     }
     last_gutter_ = g;
-    if (gutter_ && g >= 0) l.text.erase(0, start);
-    if ((b.fence || l.text.size() <= 8) && IsFenceOrElision(l.text)) l.text.clear();
-    if (b.box) UnboxRichLine(&l.text);
-    lines_.push_back(std::move(l));
+    if (gutter_ && g >= 0) text.erase(0, start);
+    if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
+    if (b.box) UnboxRichLine(&text);
+    Line& l = lines_.PushBack();
+    l.newline = newline;
+    l.text.swap(text);  // the slot's old memory serves the next line
   }
   raw_.erase(0, std::min(pos, raw_.size()));
   // A line longer than the parser takes: hand it on in pieces (the reader cuts it).
   if (raw_.size() > line_bytes_limit_) {
-    lines_.push_back({raw_, false});
+    Line& l = lines_.PushBack();
+    l.newline = false;
+    l.text.swap(raw_);
     raw_.clear();
   }
   return OkStatus();
@@ -262,7 +274,8 @@ void UnpasteSource::Learn() {
   // that length, none longer, several different ones.
   std::map<size_t, std::set<std::string_view>> by_len;
   size_t longest = 0, counted = 0;
-  for (const Line& l : lines_) {
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    const Line& l = lines_[i];
     size_t n = Utf8Length(l.text);
     if (!l.newline) continue;  // a cut last line says nothing
     longest = std::max(longest, n);
@@ -283,10 +296,7 @@ void UnpasteSource::Learn() {
 }
 
 bool UnpasteSource::HasOwnStart(std::string_view line) const {
-  if (!formats_) return false;
-  LineMeta meta;
-  FormatSet::Stripped st = formats_->StripLine(line, &meta);
-  return st.begin > 0 || meta.HasProducer();
+  return formats_ && formats_->HasLineStart(line);
 }
 
 // Could `line` be the rest of a line the author wrapped between words? Not a
@@ -308,7 +318,18 @@ bool UnpasteSource::ContinuesWrapped(std::string_view line) const {
                   type.find("Warning") != std::string_view::npos || type.find("Interrupt") != std::string_view::npos))
       return false;
   }
+  // uvicorn's own start: its level padded to 9 columns (`INFO:     `,
+  // `WARNING:  `; uvicorn/logging.py ColourizedFormatter: levelname + ':' + 8 - len(levelname) spaces + ' '). A
+  // terminal or an author wraps at one space, never before a run of them.
+  for (std::string_view level : {"INFO:  ", "WARNING:  ", "ERROR:  ", "DEBUG:  ", "TRACE:  "}) {
+    if (StartsWith(line, level)) return false;
+  }
   return !HasOwnStart(line);
+}
+
+bool UnpasteSource::ContinuesWrapped(Line& line) const {
+  if (line.continues < 0) line.continues = ContinuesWrapped(std::string_view(line.text)) ? 1 : 0;
+  return line.continues == 1;
 }
 
 namespace {
@@ -397,16 +418,33 @@ void TrimPartialTail(std::string* t) {
   t->resize(i);
 }
 
+UnpasteSource::Line& UnpasteSource::LineQueue::PushBack() {
+  if (size_ == slots_.size()) {
+    // Full: lay the slots out first to last, then add room.
+    std::rotate(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_), slots_.end());
+    head_ = 0;
+    slots_.resize(std::max<size_t>(16, slots_.size() * 2));
+  }
+  Line& l = slots_[(head_ + size_) % slots_.size()];
+  ++size_;
+  l.text.clear();
+  l.newline = true;
+  l.continues = -1;
+  return l;
+}
+
 void UnpasteSource::EmitFront() {
-  Line first = std::move(lines_.front());
+  Line& first = first_;
+  first.text.swap(lines_.front().text);
+  first.newline = lines_.front().newline;
   lines_.pop_front();
   size_t took = 0;
   auto take = [&](const char* sep) {
-    Line next = std::move(lines_.front());
-    lines_.pop_front();
+    const Line& next = lines_.front();
     first.text += sep;
     first.text += next.text;
     first.newline = next.newline;
+    lines_.pop_front();
     ++took;
   };
   // 1. A terminal's wrap: a line of exactly the width goes on in the next.
@@ -434,14 +472,13 @@ void UnpasteSource::EmitFront() {
   auto same_start = [](std::string_view a, std::string_view b) { return a.size() >= 3 && b.size() >= 3 && a.substr(0, 3) == b.substr(0, 3); };
   std::vector<int> hit;
   if (took == 0 && !lines_.empty() && first.text.size() >= kMinWrapped && !same_start(first.text, lines_.front().text) &&
-      Utf8Length(first.text) >= kMinWrapped &&
-      LiteralHits(first.text + " " + lines_.front().text + (lines_.size() > 1 ? " " + lines_[1].text : std::string()), &hit) &&
-      ContinuesWrapped(lines_.front().text)) {
+      Utf8Length(first.text) >= kMinWrapped && ContinuesWrapped(lines_.front()) &&
+      LiteralHits(first.text + " " + lines_.front().text + (lines_.size() > 1 ? " " + lines_[1].text : std::string()), &hit)) {
     // The patterns whose literal is on the first three lines (a literal only on a
     // later line belongs to a line of its own) and the lines that could go on.
     size_t n = 0;
     std::string all = first.text;
-    while (n < std::min(kMaxJoin, lines_.size()) && (n == 0 || ContinuesWrapped(lines_[n].text)) &&
+    while (n < std::min(kMaxJoin, lines_.size()) && (n == 0 || ContinuesWrapped(lines_[n])) &&
            all.size() + lines_[n].text.size() < kMaxJoinedBytes) {
       all += " " + lines_[n].text;
       ++n;

@@ -27,7 +27,6 @@
 // 1 MiB (to learn a terminal width) and a window of 8 lines.
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -63,12 +62,37 @@ class UnpasteSource : public ByteSource {
   struct Line {
     std::string text;
     bool newline = true;  // ended with '\n' (the last line of a cut log may not)
+    // ContinuesWrapped(text), asked once a line (a line is asked again for
+    // every earlier line whose window it is in): -1 not yet asked.
+    int8_t continues = -1;
+  };
+  // The lines waiting for their window, first to last. A popped slot keeps its
+  // string's memory for a later line: no allocation a line once warm.
+  class LineQueue {
+   public:
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    Line& operator[](size_t i) { return slots_[(head_ + i) % slots_.size()]; }
+    const Line& operator[](size_t i) const { return slots_[(head_ + i) % slots_.size()]; }
+    Line& front() { return (*this)[0]; }
+    Line& back() { return (*this)[size_ - 1]; }
+    void pop_front() {
+      head_ = (head_ + 1) % slots_.size();
+      --size_;
+    }
+    // A new last line: empty text (its memory kept), newline true, not asked.
+    Line& PushBack();
+
+   private:
+    std::vector<Line> slots_;
+    size_t head_ = 0, size_ = 0;
   };
   Status Pull();                 // more raw bytes -> lines_ (normalised)
   void Learn();                  // terminal width from the first lines
   void EmitFront();              // the window's first line (joined) -> out_
   bool HasOwnStart(std::string_view line) const;
   bool ContinuesWrapped(std::string_view line) const;
+  bool ContinuesWrapped(Line& line) const;  // the same, remembered in the line
   // Best (fields + 1) of the patterns in `hit` (filled with those whose literal
   // is in `line` when empty) that match `line`; 0 none matches; -1 no literal.
   bool LiteralHits(std::string_view line, std::vector<int>* hit);  // patterns whose literal is in `line`
@@ -80,7 +104,9 @@ class UnpasteSource : public ByteSource {
   hs_scratch* scratch_ = nullptr;
   std::string raw_;         // bytes not yet cut into lines
   bool inner_done_ = false;
-  std::deque<Line> lines_;  // normalised, waiting for their window
+  LineQueue lines_;         // normalised, waiting for their window
+  Line first_;              // the line EmitFront hands on (its memory kept)
+  std::string line_;        // the line Pull is cutting (its memory kept)
   std::string out_;
   size_t out_pos_ = 0;
   bool learned_ = false;
@@ -89,7 +115,7 @@ class UnpasteSource : public ByteSource {
   long last_gutter_ = -2;
   size_t line_bytes_limit_ = 1 << 20;
   size_t held_ = 0;
-  Status error_ = OkStatus();  // the inner source's error, returned once its lines are out         // bytes in lines_ before the width is learned
+  Status error_ = OkStatus();  // the inner source's error, returned once its lines are out
 };
 
 }  // namespace tpt

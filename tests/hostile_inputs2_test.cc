@@ -377,4 +377,59 @@ TEST_F(Hostile2, D19_SameOutputUnderTwoSpellingsIsRefused) {
   EXPECT_EQ(s.rc, 2) << s.out;
 }
 
+// ---- D20: the messages say what is wrong ----
+
+TEST_F(Hostile2, D20_MessagesNameWhatIsWrong) {
+  Py("import zipfile, tarfile, io, json\n"
+     "z=zipfile.ZipFile('ok.zip','w'); z.writestr('x.log', open('" + kFounding + "').read()); z.close()\n"
+     "t=tarfile.open('x.tar.gz','w:gz'); t.add('" + kFounding + "', arcname='x.log'); t.close()\n"
+     "json.dump({'gpus':[{'name':'G%d'%i,'aliases':['g%d'%i],'memory_gib':80,'arch':'hopper','sm':90,"
+     "'interconnect':'nvlink'} for i in range(5000)]}, open('cat.json','w'))\n");
+  // A path inside an archive that names nothing there: not "holds no logs".
+  Result nope = Tpt("analyze " + Q(Path("ok.zip/nope.log")));
+  EXPECT_EQ(nope.rc, 2) << nope.out;
+  EXPECT_TRUE(Has(nope.out, "nope.log: no such file or folder in " + Path("ok.zip"))) << nope.out;
+  EXPECT_FALSE(Has(nope.out, "holds no logs")) << nope.out;
+  // A tar on stdin is named as one, not as binary data.
+  Result tar = tpt::test::RunCmd(Bin() + " analyze - < " + Q(Path("x.tar.gz")), true);
+  EXPECT_EQ(tar.rc, 2) << tar.out;
+  EXPECT_TRUE(Has(tar.out, "a gzip-compressed tar archive; pass it as a file")) << tar.out;
+  EXPECT_FALSE(Has(tar.out, "looks binary")) << tar.out;
+  // diff with stdin on both sides: one stream, said at once.
+  Result diff = tpt::test::RunCmd(Bin() + " diff - - < " + Q(kFounding), true);
+  EXPECT_EQ(diff.rc, 2) << diff.out;
+  EXPECT_TRUE(Has(diff.out, "'-' (stdin) is given 2 times")) << diff.out;
+  // A GPU not in a catalog of thousands: the first names and a count, not all of them.
+  Result gpu = Tpt("plan --framework vllm --server-version 0.11.0 --gpu nosuch --tp 2 --params 8B --dtype bf16 "
+                   "--layers 32 --kv-heads 8 --head-dim 128 --gpu-catalog " + Q(Path("cat.json")));
+  EXPECT_EQ(gpu.rc, 2) << gpu.out.substr(0, 400);
+  EXPECT_TRUE(Has(gpu.out, "is not in the catalog")) << gpu.out.substr(0, 400);
+  EXPECT_LT(gpu.out.size(), 4000u) << "the error lists every GPU of the catalog";
+  EXPECT_TRUE(Has(gpu.out, " more")) << gpu.out.substr(0, 400);
+}
+
+// ---- D13, D14: a catalog name with an escape sequence; a rule of 100,000 names ----
+
+TEST_F(Hostile2, D13_CatalogNameWithAControlCharacterIsRefused) {
+  Write("c.json", "{\"gpus\":[{\"name\":\"X\\u001b[31mRED\",\"aliases\":[\"x1\"],\"memory_gib\":80,\"arch\":\"hopper\","
+                  "\"sm\":90,\"interconnect\":\"nvlink\"}]}");
+  Result r = Tpt("plan --framework vllm --server-version 0.11.0 --gpu x1 --tp 2 --params 8B --dtype bf16 --layers 32 "
+                 "--kv-heads 8 --head-dim 128 --gpu-catalog " + Q(Path("c.json")));
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_TRUE(Has(r.out, "/gpus/0/name")) << r.out;
+  EXPECT_TRUE(Has(r.out, "control character")) << r.out;
+  EXPECT_FALSE(Has(r.out, "\x1b[31m")) << "the escape reached the terminal";
+}
+
+TEST_F(Hostile2, D14_ARuleWithTooManyNamesIsRefusedNotLoadedForHalfAMinute) {
+  json rule = json::parse(Read(Source("rules/defs/disk_full.json")));
+  for (int i = 0; i < 100000; ++i) rule["let"]["x" + std::to_string(i)] = "1";
+  fs::create_directories(Path("r"));
+  Write("r/disk_full.json", rule.dump());
+  Result r = Tpt("analyze " + Q(Source("samples/rules/disk_full/pos_inductor_cache.log")) + " --rules " + Q(Path("r")));
+  EXPECT_EQ(r.rc, 2) << r.out.substr(0, 400);
+  EXPECT_TRUE(Has(r.out, "$.let: holds 100")) << r.out.substr(0, 400);
+  EXPECT_TRUE(Has(r.out, "at most 1024")) << r.out.substr(0, 400);
+}
+
 }  // namespace
