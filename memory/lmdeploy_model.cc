@@ -26,15 +26,6 @@
 #include "memory/numeric.h"
 
 namespace tpt::memory {
-namespace {
-
-bool Before(std::string_view version, std::vector<int> at) {
-  auto v = ParseVersion(version);
-  return v.ok() && CompareVersions(*v, at) < 0;
-}
-
-}  // namespace
-
 bool LmdeployFractionOfTotal(std::string_view version) {
   auto v = ParseVersion(version);
   return v.ok() && CompareVersions(*v, {0, 2, 0}) >= 0 && CompareVersions(*v, {0, 2, 2}) < 0;
@@ -59,7 +50,7 @@ StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in) {
     }
   } else {
     // The run-time reserve, halving the prefill budget until 16 blocks fit.
-    const bool new_reserve = !Before(in.version, {0, 10, 0});
+    const bool new_reserve = !VersionBefore(in.version, {0, 10, 0});
     int64_t prefill = in.max_prefill_token_num;
     double runtime = 0;
     const double vocab = static_cast<double>(std::max<int64_t>(0, in.vocab_size));
@@ -77,7 +68,7 @@ StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in) {
     }
     r.usable_bytes = std::max(0.0, (in.free_after_weights_bytes - runtime) * f);
     r.num_blocks = std::max<int64_t>(0, static_cast<int64_t>(r.usable_bytes / in.block_bytes));
-    const int64_t least = Before(in.version, {0, 14, 0}) ? 0 : 2;
+    const int64_t least = VersionBefore(in.version, {0, 14, 0}) ? 0 : 2;
     if (r.num_blocks <= least) {
       r.fails = true;
       r.error = "No enough gpu memory for kv cache.";

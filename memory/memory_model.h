@@ -40,6 +40,9 @@ inline constexpr double kMiB = 1024.0 * 1024.0;
 StatusOr<std::vector<int>> ParseVersion(std::string_view text);
 // <0, 0, >0 like strcmp; missing trailing parts count as 0.
 int CompareVersions(const std::vector<int>& a, const std::vector<int>& b);
+// True when `version` reads and is below `at`; an unreadable or empty version counts
+// as the newest (false).
+bool VersionBefore(std::string_view version, const std::vector<int>& at);
 
 // ---------------------------------------------------------------------------
 // KV cache element size.

@@ -26,20 +26,10 @@
 #include "memory/memory_model.h"
 
 namespace tpt::memory {
-namespace {
-
-// Versions below `at`; an unreadable version counts as the newest.
-bool Before(std::string_view version, std::vector<int> at) {
-  auto v = ParseVersion(version);
-  return v.ok() && CompareVersions(*v, at) < 0;
-}
-
-}  // namespace
-
 double TgiDefaultWiggleRoom(std::string_view version) {
-  if (Before(version, {1, 4, 1})) return 1.0;
-  if (Before(version, {3, 1, 0})) return 0.95;
-  if (Before(version, {3, 3, 0})) return 0.93;
+  if (VersionBefore(version, {1, 4, 1})) return 1.0;
+  if (VersionBefore(version, {3, 1, 0})) return 0.95;
+  if (VersionBefore(version, {3, 3, 0})) return 0.93;
   return 0.90;
 }
 
@@ -56,7 +46,7 @@ StatusOr<ServerKv> TgiKvBlocks(const TgiKvInput& in) {
   }
   ServerKv r;
   const double f = in.cuda_memory_fraction;
-  if (Before(in.version, {3, 0, 0})) {
+  if (VersionBefore(in.version, {3, 0, 0})) {
     r.usable_bytes = std::max(0.0, in.free_after_warmup_bytes - (1 - f) * in.total_bytes) * wiggle;
   } else {
     r.usable_bytes = std::max(0.0, in.free_after_warmup_bytes - (1 - f * wiggle) * in.total_bytes);
@@ -67,7 +57,7 @@ StatusOr<ServerKv> TgiKvBlocks(const TgiKvInput& in) {
   r.kv_bytes = static_cast<double>(r.num_blocks) * block_bytes;
   if (in.max_total_tokens > 0 && in.max_total_tokens > r.kv_tokens) {
     r.fails = true;
-    r.error = Before(in.version, {3, 0, 0})
+    r.error = VersionBefore(in.version, {3, 0, 0})
                   ? "`max_total_tokens` must be <= `max_batch_total_tokens`. Given: " + std::to_string(in.max_total_tokens) +
                         " and " + std::to_string(r.kv_tokens)
                   : "Not enough memory to handle `max_total_tokens=" + std::to_string(in.max_total_tokens) + "`";
