@@ -137,6 +137,8 @@ void CompleteFigures(const nlohmann::json& run, bool from_log, Plan* p) {
                        "; the log's 'Load weight end ... mem usage' or 'Model loading took' line gives it)");
   }
 
+  AssumeWarmupAsk(p);
+
   if (p->kv_bytes_per_token <= 0) {
     p->kv_bytes_per_token = kAssumedKvBytesPerToken;
     p->kv_bytes_per_token_assumed = true;

@@ -80,7 +80,7 @@ std::string StartupFormula(const Plan& p) {
 
 void CompleteStartupFigures(Plan* p) {
   const bool warmup_oom = p->root_cause == "warmup_oom";
-  if (!IsStartupServer(p->framework) && !(warmup_oom && p->warmup_asked_bytes > 0)) return;
+  if (!IsStartupServer(p->framework) && !warmup_oom) return;
   // Where it failed.
   if (warmup_oom && (p->failed_step.empty() || p->failed_step == kStepWarmup)) {
     const bool turbomind_after_cache = p->framework == "lmdeploy" && (p->oom_source == "turbomind" || p->kv_blocks > 0);
@@ -127,6 +127,15 @@ void CompleteStartupFigures(Plan* p) {
       p->kv_available_bytes = static_cast<int64_t>(double(p->kv_estimate_bytes) / p->free_gpu_memory_fraction);
       p->sources["kv_available_bytes"] = std::string(kFromLog) +
                                          ": the estimate line's available KV cache memory / the fraction";
+    } else if (p->kv_available_bytes <= 0 && p->failed_step == kStepKvPool && p->free_at_creation_bytes > 0) {
+      // No estimate line: what was free at the cache's creation, as if the estimate
+      // had seen it; a replay on it cannot show the estimate's error.
+      p->kv_available_bytes = p->free_at_creation_bytes;
+      p->sources["kv_available_bytes"] = std::string(kFromAssumed) +
+                                         ": the log prints no 'Peak memory during memory usage profiling' line; the "
+                                         "free memory at the cache's creation";
+      p->asked.push_back("kv_available_bytes " + FormatBytes(p->kv_available_bytes) +
+                         " (assumed: the estimate line gives it; a plan file's kv_available_bytes sets it)");
     }
   }
   // The warm-up's ask: TGI's (and vLLM's, SGLang's) from the OOM line; TurboMind's
@@ -171,6 +180,17 @@ void CompleteStartupFigures(Plan* p) {
                                   [](const std::string& a) { return a.rfind("--target-gpu-mem ", 0) == 0; }),
                    p->asked.end());
   }
+}
+
+void AssumeWarmupAsk(Plan* p) {
+  if (p->failed_step != kStepWarmup || p->warmup_bytes > 0) return;
+  // The least that fails on what the weights leave: the dry run has a plan, and the
+  // verdict does not count on it (runner.cc).
+  p->warmup_bytes = std::max<int64_t>(kMiB, FreeAtInit(*p, 0) - Weights(*p, 0) + kMiB);
+  p->sources["warmup_bytes"] = std::string(kFromAssumed) +
+                               ": the log prints no out-of-memory line with the warm-up's ask; the least that fails";
+  p->asked.push_back("--warmup-bytes " + FormatBytes(p->warmup_bytes) +
+                     " (assumed: the least that fails; the OOM line's 'Tried to allocate' gives it)");
 }
 
 KvFigures ComputeStartupKv(const Plan& p, double free_now) {

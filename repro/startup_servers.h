@@ -30,6 +30,9 @@ std::string StartupFormula(const Plan& p);
 // bytes, and weights that bring the free memory to the log's figure at the
 // failing point. Each figure's source lands in p->sources.
 void CompleteStartupFigures(Plan* p);
+// Last (once the weights are known or assumed): a warm-up whose ask the log does
+// not print gets the least that fails, asked for by --warmup-bytes.
+void AssumeWarmupAsk(Plan* p);
 // The server's KV formula on the measured free memory (after the weights; TGI:
 // after the warm-up, its peak still held). pool_bytes is what the replay allocates.
 KvFigures ComputeStartupKv(const Plan& p, double free_now);

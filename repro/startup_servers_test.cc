@@ -125,27 +125,37 @@ TEST(StartupReplay, TurbomindBuffersAfterTheCache) {
   EXPECT_NE(rep.verdict.reason.find("pass --warmup-bytes"), std::string::npos) << rep.verdict.reason;
 }
 
-TEST(StartupReplay, WarmupOomWithoutItsAskIsRefusedByName) {
+// A warm-up OOM whose log prints no ask: the least that fails is assumed and asked
+// for, and the replay that turns on it is inconclusive; with the OOM line's figures
+// vLLM's profile run is replayed to its failing ask.
+TEST(StartupReplay, WarmupOomWithoutItsAskIsAskedForByName) {
   Plan p;
   p.framework = "vllm";
   p.root_cause = "warmup_oom";
   p.card_total_bytes = 80 * kGiB;
   p.gpu_memory_utilization = 0.9;
   CompleteFigures(nlohmann::json::object(), false, &p);
-  Status s = ValidatePlan(p);
-  EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("--warmup-bytes"), std::string::npos) << s.message();
-  // With the OOM line's figures, vLLM's profile run is replayed to its failing ask.
+  EXPECT_EQ(p.failed_step, kStepWarmup);
+  ASSERT_FALSE(p.asked.empty());
+  EXPECT_EQ(p.asked.back().rfind("--warmup-bytes ", 0), 0u) << p.asked.back();
+  ReproReport rep = Replay(p);
+  EXPECT_EQ(rep.verdict.outcome, "inconclusive") << rep.verdict.reason;
+  EXPECT_NE(rep.verdict.reason.find("pass --warmup-bytes"), std::string::npos) << rep.verdict.reason;
+  p = Plan{};
+  p.framework = "vllm";
+  p.root_cause = "warmup_oom";
+  p.card_total_bytes = 80 * kGiB;
+  p.gpu_memory_utilization = 0.9;
   p.warmup_asked_bytes = 6 * kGiB;
   p.warmup_free_bytes = 5 * kGiB;
-  p.weights_bytes = 0;
-  p.free_at_init_bytes = 0;
-  p.asked.clear();
-  p.sources.clear();
   CompleteFigures(nlohmann::json::object(), false, &p);
-  ReproReport rep = Replay(p);
+  rep = Replay(p);
   EXPECT_EQ(rep.verdict.outcome, "reproduced") << rep.verdict.reason;
   EXPECT_EQ(rep.original.steps.back().step, kStepWarmup);
+  // A warm-up with no step to replay is refused by name.
+  p.failed_step = kStepWarmup;
+  p.warmup_bytes = 0;
+  EXPECT_NE(ValidatePlan(p).message().find("--warmup-bytes"), std::string::npos);
 }
 
 }  // namespace
