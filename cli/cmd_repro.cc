@@ -180,7 +180,7 @@ struct Input {
 const std::vector<std::string> kBoxEventKinds = {
     "env_var", "nccl_net", "nccl_comm_init", "rank_assignment", "duplicate_gpu", "unsupported_arch", "no_kernel_image",
     "driver_mismatch", "framework_version", "gpu_info", "xid", "ecc_error", "shm_error", "address_in_use",
-    "watchdog_timeout", "p2p_error", "custom_ar_error", "network_error", "nccl_version"};
+    "watchdog_timeout", "p2p_error", "custom_ar_error", "network_error", "nccl_version", "nccl_transport"};
 
 StatusOr<Input> LoadInput(const ReproConfig& c) {
   Input in;
@@ -217,7 +217,7 @@ StatusOr<Input> LoadInput(const ReproConfig& c) {
     if (formats.ok()) {
       ParseOptions opts;
       opts.kinds = kBoxEventKinds;
-      opts.keep_per_group = 50;
+      opts.keep_per_group = 256;  // a rank's NCCL "via SHM" lines are counted (box_plan.cc)
       auto run = ParseRunToMemory(c.inputs, *formats, opts);
       if (run.ok()) {
         for (const Event& e : run->events) in.events.push_back(EventToJson(e));
