@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "memory/memory_model.h"
 #include "repro/plan_figures.h"
@@ -33,7 +35,11 @@ void Default(Plan* p, const char* key, double* field, double value, const std::s
 
 // The free memory the log gives at the point where the server failed (0: none).
 int64_t FreeAtFailure(const Plan& p) {
-  if (p.framework == "trtllm") return p.free_at_creation_bytes;
+  if (p.framework == "trtllm") {
+    if (p.free_at_creation_bytes > 0) return p.free_at_creation_bytes;
+    auto it = p.sources.find("kv_available_bytes");  // what the runtime saw free when it sized the cache
+    return it != p.sources.end() && it->second.rfind(kFromLog, 0) == 0 ? p.kv_available_bytes : 0;
+  }
   if (p.framework == "lmdeploy" && p.kv_blocks > 0 && p.kv_block_bytes > 0 && p.cache_max_entry_count > 0 &&
       p.cache_max_entry_count < 1) {
     // floor(free x ratio / block) = blocks: the middle of that range.
@@ -119,14 +125,34 @@ void CompleteStartupFigures(Plan* p) {
   } else if (p->framework == "trtllm") {
     Default(p, "free_gpu_memory_fraction", &p->free_gpu_memory_fraction, memory::kTrtllmDefaultFreeGpuMemoryFraction,
             "TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction 0.9");
+    // v0.8's one-sequence error names what one sequence needs: beam_width (B) *
+    // tokensPerBlock (N) * maxBlocksPerSeq (M).
+    const std::string& m = p->failure_message;
+    auto after = [&m](const char* key) -> int64_t {
+      const size_t at = m.find(key);
+      return at == std::string::npos ? 0 : std::strtoll(m.c_str() + at + std::strlen(key), nullptr, 10);
+    };
+    const int64_t beam = after("beam_width ("), tpb = after("tokensPerBlock ("), blocks = after("maxBlocksPerSeq (");
+    if (beam > 0 && tpb > 0 && blocks > 0) {
+      if (p->block_tokens <= 0) {
+        p->block_tokens = static_cast<int>(tpb);
+        p->sources["block_tokens"] = std::string(kFromLog) + ": the error line's tokensPerBlock";
+      }
+      if (p->context_length <= 0) {
+        p->context_length = beam * tpb * blocks;
+        p->sources["context_length"] = std::string(kFromLog) + ": one sequence, beam_width x tokensPerBlock x "
+                                                               "maxBlocksPerSeq of the error line";
+      }
+    }
     if (p->block_tokens <= 0) {
       p->block_tokens = 32;
       p->sources["block_tokens"] = std::string(kFromDefault) + ": KvCacheConfig.tokens_per_block 32 (llmapi/llm_args.py)";
     }
     if (p->kv_available_bytes <= 0 && p->kv_estimate_bytes > 0) {
-      p->kv_available_bytes = static_cast<int64_t>(double(p->kv_estimate_bytes) / p->free_gpu_memory_fraction);
+      p->kv_available_bytes = static_cast<int64_t>(std::ceil(double(p->kv_estimate_bytes) / p->free_gpu_memory_fraction));
       p->sources["kv_available_bytes"] = std::string(kFromLog) +
-                                         ": the estimate line's available KV cache memory / the fraction";
+                                         ": the KV the log says it sized (the estimate line, or 'Allocate N bytes for "
+                                         "k/v cache') / the fraction";
     } else if (p->kv_available_bytes <= 0 && p->failed_step == kStepKvPool && p->free_at_creation_bytes > 0) {
       // No estimate line: what was free at the cache's creation, as if the estimate
       // had seen it; a replay on it cannot show the estimate's error.

@@ -99,6 +99,26 @@ TEST(StartupReplay, TrtllmFinalKvCacheDoesNotFitAndTheServingFractionDoes) {
   EXPECT_EQ(rep.verdict.outcome, "not reproduced") << rep.verdict.reason;
 }
 
+// TensorRT-LLM v0.8's one-sequence check: the C++ runtime's "Allocate 956301312 bytes
+// for k/v cache" (0.9 of what it found) and the error's beam x tokensPerBlock x
+// maxBlocksPerSeq give the replay its figures: 228 blocks of 128 = 29184 tokens < 34816.
+TEST(StartupReplay, TrtllmOneSequenceCheckFromTheErrorLine) {
+  Plan p;
+  p.framework = "trtllm";
+  p.root_cause = "kv_pool_too_small";
+  p.failed_step = kStepKvFormula;
+  p.kv_estimate_bytes = 956301312;
+  p.kv_bytes_per_token = 32768;
+  p.failure_message = "maxTokensInPagedKvCache (29184) must be large enough to process at least 1 sequence to "
+                      "completion (i.e. must be larger than beam_width (1) * tokensPerBlock (128) * maxBlocksPerSeq (272))";
+  CompleteFigures(nlohmann::json::object(), false, &p);
+  EXPECT_EQ(p.block_tokens, 128);
+  EXPECT_EQ(p.context_length, 34816);
+  ReproReport rep = Replay(p);
+  EXPECT_EQ(rep.verdict.outcome, "reproduced") << rep.verdict.reason;
+  EXPECT_EQ(rep.original.kv.tokens, 29184);
+}
+
 TEST(StartupReplay, TurbomindBuffersAfterTheCache) {
   Plan p = Load("lmdeploy_turbomind_buffers.json");
   EXPECT_EQ(p.failed_step, kStepWarmup);

@@ -319,7 +319,9 @@ nlohmann::json BuildRepro(const RunIndex& run, const Diagnosis& d) {
   if (!r.contains("free_gpu_memory_fraction")) put("free_gpu_memory_fraction", s.Call("first", {"memory_profile", "free_gpu_memory_fraction"}));
   put("kv_blocks", s.Call("first", {"kv_pool_alloc", "blocks"}));
   put("kv_block_bytes", s.Call("first", {"kv_pool_alloc", "block_bytes"}));
-  put("kv_estimate_bytes", s.Call("minof", {"memory_profile", "kv_estimate_bytes"}));
+  // TensorRT-LLM's KV after the fraction: the PyTorch estimate, or the C++ runtime's "Allocate N bytes for k/v cache".
+  put("kv_estimate_bytes", CallBuiltinOr(s, "coalesce", {s.Call("minof", {"memory_profile", "kv_estimate_bytes"}),
+                                                         run.framework() == "trtllm" ? kv : Value()}));
   put("free_at_creation_bytes", s.Call("minof", {"memory_profile", "free_before_create_bytes"}));
   if (!r.contains("kv_bytes_per_token")) put("kv_bytes_per_token", s.Call("first", {"memory_profile", "kv_bytes_per_token"}));
   if (Value src = s.Call("first", {"cuda_oom", "source"}); src.is_string()) r["oom_source"] = src.ToString();
