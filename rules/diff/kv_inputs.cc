@@ -129,6 +129,13 @@ KvInputs GatherKvInputs(const RunFacts& run, const RunFacts* other) {
     if (in.cell_bytes > 0) in.notes.push_back("KV bytes per token from the other run's pool (same model and TP)");
   }
 
+  if (run.framework == "trtllm") {
+    in.trtllm_kv_bytes = ProfileNumber(run, "kv_estimate_bytes").value_or(0);
+    in.trtllm_free_at_creation_bytes = ProfileNumber(run, "free_before_create_bytes").value_or(0);
+    in.free_gpu_memory_fraction = ProfileNumber(run, "free_gpu_memory_fraction");
+    if (!in.free_gpu_memory_fraction) in.free_gpu_memory_fraction = run.Number("flag.free_gpu_memory_fraction");
+    if (in.cell_bytes == 0) in.cell_bytes = static_cast<int64_t>(ProfileNumber(run, "kv_bytes_per_token").value_or(0));
+  }
   if (run.framework == "vllm") {
     // Activation peak and non-torch memory: printed by V0 and by the V1
     // kv-cache-memory hint; else borrowed; else inferred from the logged KV bytes.
@@ -314,6 +321,43 @@ KvArithmetic EvaluateKv(const KvInputs& in) {
     } else if (r->max_len_too_long) {
       k.shortfall_bytes = -k.budget_bytes;
     }
+    return k;
+  }
+  if (in.framework == "trtllm") {
+    // The final KV cache against the free memory at its creation (memory/trtllm_model.cc).
+    k.formula = "kv = free_gpu_memory_fraction x available (the estimation pass), created on the free memory left "
+                "(TensorRT-LLM)";
+    const double f = in.free_gpu_memory_fraction.value_or(mem::kTrtllmDefaultFreeGpuMemoryFraction);
+    if (!in.free_gpu_memory_fraction) note("free_gpu_memory_fraction not printed: TensorRT-LLM's default 0.9");
+    if (in.trtllm_kv_bytes <= 0) {
+      note("cannot compute: the log prints no KV estimate ('Peak memory during memory usage profiling' line)");
+      return k;
+    }
+    mem::TrtllmKvInput ti;
+    ti.available_bytes = std::ceil(in.trtllm_kv_bytes / f);
+    ti.free_gpu_memory_fraction = f;
+    ti.bytes_per_token = in.cell_bytes > 0 ? in.cell_bytes : 1;
+    ti.tokens_per_block = 1;
+    ti.free_at_creation_bytes = in.trtllm_free_at_creation_bytes;
+    auto r = mem::TrtllmKvBlocks(ti);
+    if (!r.ok()) {
+      note("memory model: " + r.status().message());
+      return k;
+    }
+    k.computed = true;
+    k.inputs = {{"available_bytes", ti.available_bytes}, {"free_gpu_memory_fraction", f}};
+    if (ti.free_at_creation_bytes > 0) k.inputs["free_at_creation_bytes"] = ti.free_at_creation_bytes;
+    k.results = {{"kv_bytes", r->usable_bytes}};
+    if (in.cell_bytes > 0) k.results["kv_tokens"] = r->kv_tokens;
+    k.arithmetic = Printf("kv = %g x %.2f = %.2f GiB", f, ti.available_bytes / mem::kGiB, r->usable_bytes / mem::kGiB);
+    if (ti.free_at_creation_bytes > 0) {
+      k.budget_bytes = ti.free_at_creation_bytes - r->usable_bytes;
+      k.arithmetic += Printf(", %.2f GiB free at its creation", ti.free_at_creation_bytes / mem::kGiB);
+    } else {
+      k.budget_bytes = r->usable_bytes;
+    }
+    k.fails = r->creation_fails;
+    k.shortfall_bytes = r->creation_fails ? r->usable_bytes - ti.free_at_creation_bytes : 0;
     return k;
   }
   note(in.framework.empty() ? "no server framework recognised in the log"
