@@ -332,6 +332,26 @@ TEST(DiffTest, TrtllmFinalKvCacheArithmeticInBothRuns) {
   EXPECT_NEAR(r.good_kv.budget_bytes / Gib(1), 108.86 - 96.56, 0.01);
 }
 
+// LMDeploy TurboMind: the free memory after the weights from its blocks and ratio, and
+// what the cache leaves for its run-time buffers, in each run.
+TEST(DiffTest, TurbomindCacheArithmeticInBothRuns) {
+  auto run = [](double ratio, int blocks, bool fails) {
+    std::vector<Event> ev = {
+        Ev("server_args", -1, {{"framework", "lmdeploy"}, {"cache_max_entry_count", ratio}}, "lmdeploy"),
+        Ev("kv_pool_alloc", -1, {{"block_bytes", 1.5 * 1024 * 1024}}, "lmdeploy"),
+        Ev("kv_pool_alloc", -1, {{"blocks", blocks}}, "lmdeploy")};
+    if (fails) ev.push_back(Ev("cuda_oom", -1, {{"source", "turbomind"}}, "lmdeploy"));
+    else ev.push_back(Ev("startup_complete", -1, json::object(), "lmdeploy"));
+    return ev;
+  };
+  DiffResult r = Compare(CollectFacts(run(0.6, 3840, false)), CollectFacts(run(0.8, 5120, true)));
+  ASSERT_TRUE(r.bad_kv.computed) << r.bad_kv.note;
+  EXPECT_NE(r.bad_kv.arithmetic.find("kv = 0.8 x 9.38 = 7.50 GiB (5120 blocks), 1.88 GiB left"), std::string::npos)
+      << r.bad_kv.arithmetic;
+  ASSERT_TRUE(r.good_kv.computed) << r.good_kv.note;
+  EXPECT_NEAR(r.good_kv.budget_bytes / Gib(1), 3.75, 0.01);
+}
+
 TEST(DiffTest, JsonHasTheDocumentedShape) {
   SglangRun good;
   SglangRun bad;

@@ -39,6 +39,9 @@ struct KvInputs {
   // free memory when the final cache was created (memory/trtllm_model.cc).
   double trtllm_kv_bytes = 0, trtllm_free_at_creation_bytes = 0;
   std::optional<double> free_gpu_memory_fraction;
+  // LMDeploy TurboMind: its blocks, their size and the ratio (memory/lmdeploy_model.cc).
+  double lmdeploy_blocks = 0, lmdeploy_block_bytes = 0;
+  std::optional<double> cache_max_entry_count;
   std::vector<std::string> notes;                // what was borrowed or inferred
 };
 
