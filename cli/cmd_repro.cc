@@ -40,6 +40,7 @@
 #include "repro/checkability.h"
 #include "repro/launch.h"
 #include "repro/runner.h"
+#include "repro/startup_servers.h"
 #include "rules/analyzer.h"
 
 extern char** environ;
@@ -59,7 +60,7 @@ struct ReproConfig {
   // Plan overrides, as given (validated into Overrides).
   std::optional<int> tp, pp, layers, hidden;
   std::optional<double> mfs, gmu, fix;
-  std::optional<std::string> target_mem, free_at_init, weights, kv_bytes, car, car_max, graph_bs, framework;
+  std::optional<std::string> target_mem, free_at_init, weights, kv_bytes, car, car_max, graph_bs, framework, warmup;
   std::string bench_ranks = "2,4,8", bench_min = "8KiB", bench_max = "64MiB", bench_mode = "auto";
   int bench_iters = 20;
   std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
@@ -128,6 +129,7 @@ StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
   TPT_RETURN_IF_ERROR(size(c.free_at_init, "--free-at-init", &o.free_at_init_bytes));
   TPT_RETURN_IF_ERROR(size(c.weights, "--weights", &o.weights_bytes));
   TPT_RETURN_IF_ERROR(size(c.kv_bytes, "--kv-bytes-per-token", &o.kv_bytes_per_token, BareNumber::kBytes));
+  TPT_RETURN_IF_ERROR(size(c.warmup, "--warmup-bytes", &o.warmup_bytes));
   TPT_RETURN_IF_ERROR(size(c.car_max, "--custom-allreduce-max", &o.custom_allreduce_max_bytes, BareNumber::kBytes));
   if (c.car) {
     if (*c.car == "on") {
@@ -178,7 +180,7 @@ struct Input {
 const std::vector<std::string> kBoxEventKinds = {
     "env_var", "nccl_net", "nccl_comm_init", "rank_assignment", "duplicate_gpu", "unsupported_arch", "no_kernel_image",
     "driver_mismatch", "framework_version", "gpu_info", "xid", "ecc_error", "shm_error", "address_in_use",
-    "watchdog_timeout", "p2p_error", "custom_ar_error", "network_error", "nccl_version"};
+    "watchdog_timeout", "p2p_error", "custom_ar_error", "network_error", "nccl_version", "nccl_transport"};
 
 StatusOr<Input> LoadInput(const ReproConfig& c) {
   Input in;
@@ -215,7 +217,7 @@ StatusOr<Input> LoadInput(const ReproConfig& c) {
     if (formats.ok()) {
       ParseOptions opts;
       opts.kinds = kBoxEventKinds;
-      opts.keep_per_group = 50;
+      opts.keep_per_group = 256;  // a rank's NCCL "via SHM" lines are counted (box_plan.cc)
       auto run = ParseRunToMemory(c.inputs, *formats, opts);
       if (run.ok()) {
         for (const Event& e : run->events) in.events.push_back(EventToJson(e));
@@ -265,8 +267,23 @@ std::string DryRunSteps(const Plan& p, const RankLayout& l, int gpus) {
     o << "  (the replay ends after the weights: " << p.framework << "'s KV formula is not in memory/)\n";
     return o.str();
   }
+  const bool warmup_first = p.warmup_bytes > 0 && p.framework != "lmdeploy" &&
+                            (p.failed_step == kStepWarmup || p.framework == "tgi");
+  if (warmup_first) {
+    step("warm-up forward: " + FormatBytes(p.warmup_bytes) + " allocated and written" +
+         (p.prefill_tokens > 0 ? " (" + std::to_string(p.prefill_tokens) + " prefill tokens)" : "") +
+         ", held while the server measures");
+    if (!IsStartupServer(p.framework)) {
+      o << "  (the replay ends after the warm-up: the step the log names)\n";
+      if (!p.fix.empty()) step("then the same with the fix, and the verdict");
+      return o.str();
+    }
+  }
   step("the server's KV formula on the measured numbers (memory/)");
   step("KV pool allocation");
+  if (p.framework == "lmdeploy" && p.warmup_bytes > 0) {
+    step("TurboMind's run-time buffers after the cache: " + FormatBytes(p.warmup_bytes));
+  }
   if (!p.cuda_graph_bs.empty()) {
     step("CUDA graph capture of a decode-like step: " + std::to_string(p.num_layers) + " layers x all-reduce of bs x " +
          std::to_string(p.hidden_size) + " bf16, " + std::to_string(p.cuda_graph_bs.size()) + " batch sizes");
@@ -631,7 +648,7 @@ int RunRepro(const Args& args) {
       ("format", po::value(&c.format)->default_value("text"), "text | json")
       ("tp", opt_int(&c.tp), "tensor-parallel ranks")
       ("pp", opt_int(&c.pp), "pipeline-parallel stages")
-      ("framework", opt_str(&c.framework), "sglang | vllm")
+      ("framework", opt_str(&c.framework), "sglang | vllm | tgi | lmdeploy | trtllm")
       ("mem-fraction-static", opt_dbl(&c.mfs), "SGLang --mem-fraction-static as logged")
       ("gpu-memory-utilization", opt_dbl(&c.gmu), "vLLM --gpu-memory-utilization as logged")
       ("target-gpu-mem", opt_str(&c.target_mem), "the original card's memory, e.g. 96GiB")
@@ -639,6 +656,7 @@ int RunRepro(const Args& args) {
       ("free-at-init", opt_str(&c.free_at_init), "free memory per rank at init, e.g. 94GiB")
       ("weights", opt_str(&c.weights), "weight bytes per rank, e.g. 72.3GiB")
       ("kv-bytes-per-token", opt_str(&c.kv_bytes), "KV cache bytes per token per rank")
+      ("warmup-bytes", opt_str(&c.warmup), "what the warm-up allocates (TGI's prefill, TurboMind's buffers), e.g. 4GiB")
       ("custom-allreduce", opt_str(&c.car), "on | off")
       ("custom-allreduce-max", opt_str(&c.car_max), "custom all-reduce buffer, e.g. 8MiB")
       ("cuda-graph-bs", opt_str(&c.graph_bs), "batch sizes captured: 1,2,4,8 or 1-8,16 or none")

@@ -40,6 +40,9 @@ inline constexpr double kMiB = 1024.0 * 1024.0;
 StatusOr<std::vector<int>> ParseVersion(std::string_view text);
 // <0, 0, >0 like strcmp; missing trailing parts count as 0.
 int CompareVersions(const std::vector<int>& a, const std::vector<int>& b);
+// True when `version` reads and is below `at`; an unreadable or empty version counts
+// as the newest (false).
+bool VersionBefore(std::string_view version, const std::vector<int>& at);
 
 // ---------------------------------------------------------------------------
 // KV cache element size.
@@ -265,6 +268,131 @@ struct VllmKvResult {
   double max_concurrency = 0;
 };
 StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in);
+
+// ---------------------------------------------------------------------------
+// TGI (text-generation-inference), LMDeploy, TensorRT-LLM: their start-up KV
+// arithmetic (memory/tgi_model.cc, lmdeploy_model.cc, trtllm_model.cc; the
+// sources, file and version, are cited there and in memory/README.md). Each
+// gives the KV figures, the server's failure and message, and the value of
+// its knob that serves (with the floor), in the shape of SGLang's and vLLM's.
+
+// What each of them computes at start-up, in one shape.
+struct ServerKv {
+  double usable_bytes = 0;   // what the formula hands the KV cache (after fraction / wiggle)
+  int64_t num_blocks = 0;    // >= 0
+  int64_t kv_tokens = 0;     // num_blocks x block tokens
+  double kv_bytes = 0;       // num_blocks x block bytes
+  bool fails = false;
+  std::string error;         // the server's own message when it fails
+};
+
+// TGI: server/text_generation_server/models/flash_causal_lm.py warmup() and the
+// router's / v3 backend's max_batch_total_tokens check.
+// TGI_WIGGLE_ROOM by version: 1.0 (none) before v1.4.1, 0.95 v1.4.1..v3.0.x,
+// 0.93 v3.1..v3.2, 0.90 from v3.3; "" = the newest.
+double TgiDefaultWiggleRoom(std::string_view version);
+struct TgiKvInput {
+  std::string version;                // decides the wiggle and where it applies ("" = newest)
+  double total_bytes = 0;             // torch total_memory
+  double free_after_warmup_bytes = 0; // mem_get_info free after the warm-up prefill (its peak still reserved)
+  double cuda_memory_fraction = 1.0;  // CUDA_MEMORY_FRACTION / --cuda-memory-fraction
+  double wiggle_room = 0;             // TGI_WIGGLE_ROOM; 0 = the version's default
+  int64_t bytes_per_token = 0;        // layers x 2 x kv_heads/shard x head_size x dtype
+  int block_size = 16;                // BLOCK_SIZE: paged 16, flashdecoding 256, flashinfer 1
+  int64_t warmup_blocks = 0;          // the warm-up batch's blocks, added back (TgiWarmupBlocks)
+  int64_t max_total_tokens = 0;       // --max-total-tokens (0: not set, nothing to check)
+};
+StatusOr<ServerKv> TgiKvBlocks(const TgiKvInput& in);
+// Blocks of the router's warm-up batch: requests of max_input_tokens (the last
+// shorter) until max_batch_prefill_tokens, each holding
+// ceil((max_total_tokens - 1) / block) blocks at most (router/client warmup, from_pb).
+int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size);
+// The warm-up prefill's activations grow with its tokens: the largest
+// --max-batch-prefill-tokens whose warm-up fits `free_bytes`, given that
+// `prefill_tokens` asked `asked_bytes` (the OOM line's figures), rounded down to a
+// multiple of 1024 (of 16 below 1024). 0 when nothing fits.
+int64_t TgiPrefillThatFits(int64_t prefill_tokens, double asked_bytes, double free_bytes);
+
+// LMDeploy: TurboMind (src/turbomind/models/llama/BlockManager.cc, LlamaBatch.cc) and
+// the PyTorch engine (lmdeploy/pytorch/engine/model_agent.py, later executor/base.py).
+enum class LmdeployEngine { kTurbomind, kPytorch };
+// TurboMind's cache_max_entry_count: a block count (>= 1) always; below 1 a fraction
+// of the card's total in v0.2.0..v0.2.1 and of the free memory after the weights
+// from v0.2.2 (docs/en/llm/pipeline.md); "" = newest.
+bool LmdeployFractionOfTotal(std::string_view version);
+struct LmdeployKvInput {
+  LmdeployEngine engine = LmdeployEngine::kTurbomind;
+  std::string version;
+  double total_bytes = 0;                // the card (TurboMind v0.2.0-0.2.1 only)
+  double free_after_weights_bytes = 0;   // min over ranks (GetSyncFreeMemSize / get_gpu_memory)
+  double cache_max_entry_count = 0.8;
+  double block_bytes = 0;                // "[BlockManager] block_size = X MB" or cache block size
+  int block_tokens = 64;                 // cache_block_seq_len (TurboMind) / block_size (PyTorch)
+  // PyTorch engine: the runtime reserve taken before the fraction.
+  int64_t vocab_size = 0;
+  int64_t max_prefill_token_num = 8192;
+  int64_t max_batches = 128;
+  // What TurboMind allocates after the cache (context/decoder buffers, logits): the
+  // log never prints it; 0 = unknown (then nothing to check).
+  double runtime_bytes = 0;
+  int64_t session_len = 0;               // one session must fit (0 = unknown)
+};
+struct LmdeployKv : ServerKv {
+  double runtime_reserve_bytes = 0;      // PyTorch: reserved before the fraction
+  int64_t max_prefill_token_num = 0;     // PyTorch: as halved until >= 16 blocks fit
+  double left_after_cache_bytes = 0;     // free after the cache (TurboMind's run-time buffers go here)
+};
+StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in);
+// The cache_max_entry_count that serves after an out-of-memory right after the
+// cache was sized (TurboMind's buffers did not fit in what it left): the one that
+// leaves twice the room that failed, free x (1 - 2 x (1 - f)), rounded down to 0.01,
+// kept at or above the floor that holds one session (session_len tokens) when
+// known. `bytes_per_step`: the cache (and so the room) each 0.01 moves.
+struct LmdeployServing {
+  double cache_max_entry_count = 0;
+  double floor = 0;                // the smallest that holds one session (0 unknown; >= 1: none does)
+  double free_after_weights_bytes = 0;
+  double left_bytes = 0;           // what the failed value left for the buffers
+  double left_at_serving_bytes = 0;
+  int64_t tokens_at_serving = 0;
+  double bytes_per_step = 0;
+};
+StatusOr<LmdeployServing> LmdeployServingFraction(double free_after_weights_bytes, double cache_max_entry_count,
+                                                  double block_bytes, int block_tokens, int64_t session_len);
+
+// TensorRT-LLM: KvCacheConfig.free_gpu_memory_fraction (default 0.9) of what is
+// free for the cache: the C++ runtime's free + pool free after the engine and
+// its buffers (trtKvCacheManager / BaseKVCacheManager::calculateFreeMemBytes,
+// "Memory usage when calculating max tokens in paged kv cache"), the PyTorch
+// backend's total - peak + temporary KV of the estimation pass (_util.py
+// KvCacheCreator, "Peak memory during memory usage profiling").
+inline constexpr double kTrtllmDefaultFreeGpuMemoryFraction = 0.9;
+struct TrtllmKvInput {
+  double available_bytes = 0;        // what the fraction is taken of (see above)
+  double free_gpu_memory_fraction = kTrtllmDefaultFreeGpuMemoryFraction;
+  int64_t bytes_per_token = 0;       // KV bytes a token, this rank ("kv size is N")
+  int tokens_per_block = 64;
+  std::optional<int64_t> max_tokens; // kv_cache_config.max_tokens (the smaller wins)
+  double free_at_creation_bytes = 0; // PyTorch: free when the final cache is created (0 = not known)
+  int64_t tokens_one_sequence = 0;   // beam x tokensPerBlock x maxBlocksPerSeq (<= v0.9: an error below it)
+};
+struct TrtllmKv : ServerKv {
+  bool creation_fails = false;       // the cache asked more than was free at its creation
+};
+StatusOr<TrtllmKv> TrtllmKvBlocks(const TrtllmKvInput& in);
+// The free_gpu_memory_fraction that serves after the final KV cache did not fit:
+// keep the room the fraction meant to leave, (1 - f) x available, out of what was
+// free at creation: f' = (free_at_creation - (1 - f) x available) / available,
+// rounded down to 0.01; 0 when even f' <= 0 (then max_num_tokens / TP, not the fraction).
+struct TrtllmServing {
+  double fraction = 0;
+  double kv_bytes = 0;          // f' x available
+  double headroom_bytes = 0;    // (1 - f) x available
+  int64_t kv_tokens = 0;
+  double bytes_per_step = 0;    // 0.01 x available
+};
+StatusOr<TrtllmServing> TrtllmServingFraction(double available_bytes, double fraction, double free_at_creation_bytes,
+                                              int64_t bytes_per_token);
 
 // ---------------------------------------------------------------------------
 // Per-rank ledger (rows of memory/ledger.h LedgerRow).

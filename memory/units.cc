@@ -110,4 +110,9 @@ std::string FormatGiB(double bytes) {
   return buf;
 }
 
+bool VersionBefore(std::string_view version, const std::vector<int>& at) {
+  auto v = ParseVersion(version);
+  return v.ok() && CompareVersions(*v, at) < 0;
+}
+
 }  // namespace tpt::memory

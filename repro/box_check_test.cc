@@ -128,6 +128,51 @@ TEST(ShmCheck, TheRankFlagMovesTheSegmentsAndTheQuestion) {
   EXPECT_EQ(p.asked[0].rfind("--shm-needed 147.1 MiB (assumed", 0), 0u) << p.asked[0];
 }
 
+// The channel count from the log's NCCL INFO "via SHM" lines (one segment a
+// connection, transport/shm.cc): computed, not assumed, so a box with room for it
+// is a verdict.
+TEST(ShmCheck, ConnectionsCountedFromTheViaShmLines) {
+  json ev = json::array({Event("shm_error", {{"message", "Error while creating shared memory segment /dev/shm/nccl-x (size 9637888)"}})});
+  // Ranks 0 and 1 of 4 printed their rings: 4 channels, one peer each (8 connections of 2 ranks).
+  for (int ch = 0; ch < 4; ++ch) {
+    for (int r = 0; r < 2; ++r) {
+      ev.push_back(Event("nccl_transport", {{"channel", ch}, {"src_rank", r}, {"dst_rank", (r + 1) % 4},
+                                            {"transport", "SHM/direct/direct"}}));
+    }
+    // P2P connections and a repeated line do not count.
+    ev.push_back(Event("nccl_transport", {{"channel", ch}, {"src_rank", 0}, {"dst_rank", 1}, {"transport", "SHM/direct/direct"}}));
+    ev.push_back(Event("nccl_transport", {{"channel", ch}, {"src_rank", 2}, {"dst_rank", 3}, {"transport", "P2P/IPC"}}));
+  }
+  BoxPlan p = MustPlan(Analysis("shm_too_small", {{"tp", 4}}), ev);
+  EXPECT_DOUBLE_EQ(p.shm_segments_per_rank, 4);
+  EXPECT_EQ(p.shm_segments, 16);  // 4 local ranks x 4
+  EXPECT_FALSE(p.shm_channels_assumed);
+  EXPECT_TRUE(p.asked.empty()) << p.asked[0];
+  SimulatedBox big;
+  big.shm_bytes = 8ll << 30;
+  EXPECT_EQ(Check(p, big).verdict.outcome, "not reproduced");  // a verdict now, not inconclusive
+  SimulatedBox small;
+  small.shm_bytes = 64ll << 20;
+  EXPECT_EQ(Check(p, small).verdict.outcome, "reproduced");
+  // --tp moves the ranks, and keeps the counted connections a rank.
+  BoxOverrides o;
+  o.world = 8;
+  ApplyBoxOverrides(o, &p);
+  EXPECT_EQ(p.shm_segments, 32);
+}
+
+// NCCL_MIN_NCHANNELS and the buffer sizes from the log's environment.
+TEST(ShmCheck, ChannelsAndBufferSizesFromTheEnvironment) {
+  json ev = json::array({Event("env_var", {{"name", "NCCL_MIN_NCHANNELS"}, {"value", "8"}}),
+                         Event("env_var", {{"name", "NCCL_BUFFSIZE"}, {"value", "1048576"}})});
+  BoxPlan p = MustPlan(Analysis("shm_too_small", {{"tp", 2}}), ev);
+  EXPECT_EQ(p.shm_segment_bytes, 4096 + 524288 + 4915200 + 1048576);
+  EXPECT_EQ(p.shm_segments, 16);  // 2 ranks x 8 channels
+  EXPECT_TRUE(p.asked.empty());
+  ev.push_back(Event("env_var", {{"name", "NCCL_MAX_NCHANNELS"}, {"value", "4"}}));
+  EXPECT_EQ(MustPlan(Analysis("shm_too_small", {{"tp", 2}}), ev).shm_segments, 8);
+}
+
 TEST(ShmCheck, SegmentSizeFromTheExtendLine) {
   json ev = json::array({Event("shm_error", {{"message", "NCCL WARN Error: failed to extend /dev/shm/nccl-oA7T4J to 5967876 bytes"}})});
   EXPECT_EQ(MustPlan(Analysis("shm_too_small", {{"tp", 2}}), ev).shm_segment_bytes, 5967876);

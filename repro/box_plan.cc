@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <tuple>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -21,9 +23,20 @@ using nlohmann::json;
 // + the LL (512 KiB), LL128 (4,800 KiB) and SIMPLE (4 MiB) buffers:
 // 9,637,888 B, the size NCCL's own "Error while creating shared memory
 // segment ... (size 9637888)" prints.
-constexpr int64_t kNcclShmSegmentBytes = 4096 + 524288 + 4915200 + 4194304;
-// Channels NCCL opens between two local ranks over SHM (rings): 2 at least.
+// Channels NCCL opens between two local ranks over SHM (rings) when nothing says: 2.
 constexpr int kNcclShmChannels = 2;
+// NCCL's buffer sizes by protocol (src/init.cc at v2.30.7: DEFAULT_LL_BUFFSIZE,
+// DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE 4 MiB; NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE,
+// NCCL_BUFFSIZE set them) and the connection's header (sizeof(ncclRecvMem), 4 KiB).
+constexpr int64_t kNcclShmHeaderBytes = 4096, kNcclLlBytes = 524288, kNcclLl128Bytes = 4915200,
+                  kNcclSimpleBytes = 4194304;
+constexpr int64_t kNcclShmSegmentBytes = kNcclShmHeaderBytes + kNcclLlBytes + kNcclLl128Bytes + kNcclSimpleBytes;
+
+std::string Fixed2(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -122,6 +135,88 @@ std::string EvidenceText(const json& diag) {
   return out;
 }
 
+// An NCCL_* size from the log's environment (a byte count), or `dflt`.
+int64_t EnvBytes(const BoxPlan& p, const char* name, int64_t dflt) {
+  auto it = p.env.find(name);
+  if (it == p.env.end()) return dflt;
+  char* end = nullptr;
+  const long long v = std::strtoll(it->second.c_str(), &end, 10);
+  return end != it->second.c_str() && *end == '\0' && v > 0 ? v : dflt;
+}
+
+// The SHM connections a rank opens, from the log when it says: NCCL prints one
+// "Channel NN : a[x] -> b[y] via SHM/..." line for each channel and peer it connects
+// over SHM (transport/shm.cc shmSendSetup), and each connection's buffers are one
+// segment (shmRecvSetup: on the receiving side by default). Distinct (channel, from,
+// to) over the ranks that printed them, per rank. Else NCCL_MIN_NCHANNELS (init.cc:
+// NCCL opens at least that many channels; NCCL_MAX_NCHANNELS caps it), a ring's one
+// connection a channel; else 2 channels, assumed.
+void ShmConnections(const Events& ev, BoxPlan* p) {
+  std::string* how = &p->shm_count_how;
+  std::string* source = &p->shm_count_source;
+  std::set<std::tuple<int, int, int>> conns;
+  std::set<int> ranks, channels;
+  for (const json* e : ev.Of("nccl_transport")) {
+    const json f = e->value("fields", json::object());
+    if (f.value("transport", "").rfind("SHM", 0) != 0 || !f.contains("channel")) continue;
+    const int ch = f.value("channel", -1), src = f.value("src_rank", -1), dst = f.value("dst_rank", -1);
+    conns.insert({ch, src, dst});
+    ranks.insert(src);
+    channels.insert(ch);
+  }
+  if (!conns.empty()) {
+    p->shm_segments_per_rank = double(conns.size()) / double(ranks.size());
+    p->shm_channels_assumed = false;
+    *how = std::to_string(conns.size()) + " 'via SHM' connections of " + std::to_string(ranks.size()) + " rank(s) over " +
+           std::to_string(channels.size()) + " channel(s)";
+    *source = std::string(kFromLog) + ": NCCL INFO 'Channel NN : a -> b via SHM' lines (transport/shm.cc)";
+    return;
+  }
+  const int64_t min_ch = EnvBytes(*p, "NCCL_MIN_NCHANNELS", 0), max_ch = EnvBytes(*p, "NCCL_MAX_NCHANNELS", 0);
+  if (min_ch > 0) {
+    const int64_t n = max_ch > 0 ? std::min(min_ch, max_ch) : min_ch;
+    p->shm_segments_per_rank = double(n);
+    p->shm_channels_assumed = false;
+    *how = std::to_string(n) + " channels (NCCL_MIN_NCHANNELS" + (max_ch > 0 ? ", NCCL_MAX_NCHANNELS" : "") + ")";
+    *source = std::string(kFromLog) + ": environment; NCCL opens at least NCCL_MIN_NCHANNELS channels (init.cc)";
+    return;
+  }
+  p->shm_segments_per_rank = kNcclShmChannels;
+  if (max_ch > 0) p->shm_segments_per_rank = std::min<double>(kNcclShmChannels, double(max_ch));
+  *how = std::to_string(int(p->shm_segments_per_rank)) + " channels";
+  *source = std::string(kFromAssumed) + ": NCCL's ring of 2 SHM channels a rank (no 'via SHM' line in the log)";
+}
+
+// Segments and bytes for the local ranks (up to 8), the figures and the question.
+void ShmNeeded(BoxPlan* p) {
+  const std::string& how = p->shm_count_how;
+  const std::string& source = p->shm_count_source;
+  const int local = std::min(p->world, 8);
+  p->shm_segments = std::max(1, static_cast<int>(std::ceil(p->shm_segments_per_rank * local)));
+  const int64_t needed = p->shm_segment_bytes * p->shm_segments;
+  const std::string seg = std::to_string(p->shm_segments) + " (" + std::to_string(local) + " local ranks x " +
+                          (p->shm_channels_assumed ? how : how + ", " + Fixed2(p->shm_segments_per_rank) + " a rank") + ")";
+  bool have = false;
+  for (auto& f : p->figures) {
+    if (f.name == "segments") {
+      f = {"segments", seg, source};
+      have = true;
+    }
+    if (f.name == "/dev/shm needed") f.value = FormatBytes(needed);
+  }
+  if (!have) {
+    Add(p, "segments", seg, source);
+    Add(p, "/dev/shm needed", FormatBytes(needed), "computed");
+  }
+  p->asked.erase(std::remove_if(p->asked.begin(), p->asked.end(), [](const std::string& a) { return a.rfind("--shm-needed ", 0) == 0; }),
+                 p->asked.end());
+  if (p->shm_channels_assumed) {
+    p->asked.push_back("--shm-needed " + FormatBytes(needed) + " (assumed: " + how +
+                       " a rank; NCCL_DEBUG=INFO's 'via SHM' lines give the real count)");
+  }
+  p->fix_env["TPT_SHM_BYTES"] = std::to_string(std::max<int64_t>(int64_t(1) << 30, 2 * needed));
+}
+
 void PlanShm(const Events& ev, const std::string& evidence, BoxPlan* p) {
   std::string msg = ev.Field("shm_error", "message");
   const std::string all = msg + "\n" + evidence;
@@ -136,23 +231,20 @@ void PlanShm(const Events& ev, const std::string& evidence, BoxPlan* p) {
     p->shm_segment_bytes = size;
     Add(p, "SHM segment", FormatBytes(size) + " (" + std::to_string(size) + " B)", std::string(kFromLog) + ": NCCL's shmutils line");
   } else {
-    p->shm_segment_bytes = kNcclShmSegmentBytes;
-    Add(p, "SHM segment", FormatBytes(kNcclShmSegmentBytes),
-        std::string(kFromDefault) + ": NCCL's SHM connection, 4 KiB header + LL 512 KiB + LL128 4800 KiB + SIMPLE 4 MiB");
+    const int64_t ll = EnvBytes(*p, "NCCL_LL_BUFFSIZE", kNcclLlBytes), ll128 = EnvBytes(*p, "NCCL_LL128_BUFFSIZE", kNcclLl128Bytes),
+                  simple = EnvBytes(*p, "NCCL_BUFFSIZE", kNcclSimpleBytes);
+    p->shm_segment_bytes = kNcclShmHeaderBytes + ll + ll128 + simple;
+    const bool env = p->shm_segment_bytes != kNcclShmSegmentBytes;
+    Add(p, "SHM segment", FormatBytes(p->shm_segment_bytes),
+        env ? std::string(kFromLog) + ": environment; 4 KiB header + LL " + FormatBytes(ll) + " + LL128 " + FormatBytes(ll128) +
+                  " + SIMPLE " + FormatBytes(simple) + " (NCCL_*BUFFSIZE)"
+            : std::string(kFromDefault) + ": NCCL's SHM connection, 4 KiB header + LL 512 KiB + LL128 4800 KiB + SIMPLE 4 MiB");
   }
-  const int local = std::min(p->world, 8);
-  p->shm_segments = local * kNcclShmChannels;
-  Add(p, "segments", std::to_string(p->shm_segments) + " (" + std::to_string(local) + " local ranks x " +
-                         std::to_string(kNcclShmChannels) + " channels)",
-      std::string(kFromAssumed) + ": NCCL's minimum of 2 SHM channels a rank");
-  const int64_t needed = p->shm_segment_bytes * p->shm_segments;
-  Add(p, "/dev/shm needed", FormatBytes(needed), "computed");
-  p->asked.push_back("--shm-needed " + FormatBytes(needed) + " (assumed: " + std::to_string(kNcclShmChannels) +
-                     " SHM channels a rank; NCCL_DEBUG=INFO's 'via SHM' lines give the real count)");
+  ShmConnections(ev, p);
+  ShmNeeded(p);
   p->steps = {kCheckShm};
   p->fix = "a /dev/shm that holds it: docker run --shm-size 1g (or --ipc=host); Kubernetes: an emptyDir "
            "{medium: Memory} mounted at /dev/shm";
-  p->fix_env["TPT_SHM_BYTES"] = std::to_string(std::max<int64_t>(int64_t(1) << 30, 2 * needed));
 }
 
 void PlanNetwork(const Events& ev, BoxPlan* p) {
@@ -522,16 +614,7 @@ void ApplyBoxOverrides(const BoxOverrides& o, BoxPlan* p) {
                    p->asked.end());
     if (p->root_cause == "shm_too_small" && p->shm_segment_bytes > 0) {
       // The segments follow the ranks; the question about the channels states the new total.
-      p->shm_segments = std::min(p->world, 8) * kNcclShmChannels;
-      const int64_t needed = p->shm_segment_bytes * p->shm_segments;
-      for (auto& f : p->figures) {
-        if (f.name == "segments") f.value = std::to_string(p->shm_segments) + " (" + std::to_string(std::min(p->world, 8)) +
-                                            " local ranks x " + std::to_string(kNcclShmChannels) + " channels)";
-        if (f.name == "/dev/shm needed") f.value = FormatBytes(needed);
-      }
-      for (auto& a : p->asked) {
-        if (a.rfind("--shm-needed ", 0) == 0) a = "--shm-needed " + FormatBytes(needed) + a.substr(a.find(" (assumed"));
-      }
+      ShmNeeded(p);
     }
   }
   if (o.shm_needed_bytes && p->shm_segment_bytes > 0) {

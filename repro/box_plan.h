@@ -58,6 +58,9 @@ struct BoxPlan {
   // Typed parameters of the steps (0 / empty: not known).
   int64_t shm_segment_bytes = 0;  // one NCCL SHM segment
   int shm_segments = 0;           // segments the ranks of one host create
+  double shm_segments_per_rank = 0;  // SHM connections a rank opens (the log's 'via SHM' lines, or assumed)
+  bool shm_channels_assumed = true;  // no 'via SHM' line and no NCCL_MIN_NCHANNELS gave the count
+  std::string shm_count_how, shm_count_source;  // how the count was had, and from where (the plan's figure)
   std::vector<int> built_archs;   // sm_XX the kernels or wheel were built for (75, 80, 90...)
   int log_gpu_sm = 0;             // the log's GPU's compute capability x10 (75 = 7.5)
   int required_cuda = 0;          // CUDA version the runtime or wheel needs, x1000+x10 (12080 = 12.8)

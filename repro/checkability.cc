@@ -15,9 +15,11 @@ const std::vector<Checkability>& CheckabilityTable() {
       {"startup_free_memory_short", K::kMemoryReplay,
        "the replay's free-at-init step against the server's start-up check (vLLM: util x total)"},
       {"weights_oom", K::kMemoryReplay, "the weights allocated and written on the emulated card's free memory"},
-      {"warmup_oom", K::kNotCheckable,
-       "not yet: the warm-up forward's activation peak (vLLM profile run, TGI prefill warm-up) has no model in "
-       "memory/ for a replay; analyze's ledger gives the figures"},
+      {"warmup_oom", K::kMemoryReplay,
+       "TGI: the warm-up prefill's ask on the OOM line's free memory, then its KV blocks (memory/tgi_model.cc); "
+       "LMDeploy TurboMind: its cache (ratio x free after the weights), then its run-time buffers; TensorRT-LLM: the "
+       "final KV cache (fraction x the estimate's available) created on the free memory the component report names; "
+       "vLLM/SGLang: the OOM line's ask after the weights. Fix: the remedy's value (prefill tokens, ratio, fraction)"},
       {"cuda_graph_capture_oom", K::kMemoryReplay,
        "CUDA graphs of a decode-like step captured after the KV pool, at the log's batch sizes"},
       {"cuda_graph_capture_failure", K::kMemoryReplay,

@@ -1,9 +1,11 @@
 // cuda_backend_test.cc: the real backend on this machine's GPU (label gpu;
 // skips without one): a scaled-down KV failure reproduced in co-located mode
-// with the custom all-reduce in the decode graphs, and memory given back.
+// with the custom all-reduce in the decode graphs, and memory given back; the
+// warm-up/KV replays of TGI, LMDeploy and TensorRT-LLM with their fixes.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include "memory/memory_model.h"
 #include "repro/runner.h"
 
 namespace tpt::repro {
@@ -84,6 +86,54 @@ TEST_F(CudaBackendTest, OneRankPerGpuModeWithOneRank) {
   ReproReport rep = Reproduce(p, **be, l, opt);
   EXPECT_EQ(rep.verdict.outcome, "reproduced") << RenderText(rep);
   EXPECT_EQ(rep.verdict.fix_outcome, "passes") << RenderText(rep);
+}
+
+// TGI's warm-up prefill and LMDeploy TurboMind's buffers (samples/repro), and a
+// TensorRT-LLM final KV cache scaled to fit a 24 GiB card: each reproduced on the
+// GPU, its Fix (the value that serves) passes, and the memory goes back.
+TEST_F(CudaBackendTest, StartupServersWarmupAndKvReplaysWithTheirFixes) {
+  const std::string samples = std::string(TPT_SOURCE_DIR) + "/samples/repro/";
+  std::vector<Plan> plans;
+  for (const char* f : {"tgi_warmup_oom.json", "lmdeploy_turbomind_buffers.json"}) {
+    auto p = LoadPlanFile(samples + f);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    plans.push_back(*p);
+  }
+  auto trt = LoadPlanFile(samples + "trtllm_kv_cache_creation.json");
+  ASSERT_TRUE(trt.ok());
+  Plan t = *trt;  // 11 GiB asked at 0.9, 10.86 GiB free at creation
+  t.card_total_bytes = 24 * kGiB;
+  t.kv_estimate_bytes = 11 * kGiB;
+  t.kv_available_bytes = static_cast<int64_t>(11.0 * kGiB / 0.9);
+  t.free_at_creation_bytes = static_cast<int64_t>(10.86 * kGiB);
+  t.free_at_init_bytes = t.free_at_creation_bytes + 4 * kGiB;
+  t.weights_bytes = 4 * kGiB;
+  auto serving = memory::TrtllmServingFraction(double(t.kv_available_bytes), 0.9, double(t.free_at_creation_bytes), 65536);
+  ASSERT_TRUE(serving.ok());
+  t.fix = {{"free_gpu_memory_fraction", serving->fraction}};  // 0.78
+  plans.push_back(t);
+  size_t free0 = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free0, &total), cudaSuccess);
+  for (const Plan& p : plans) {
+    SCOPED_TRACE(p.framework);
+    ASSERT_TRUE(ValidatePlan(p).ok()) << ValidatePlan(p).ToString();
+    auto be = MakeCudaBackend();
+    ASSERT_TRUE(be.ok()) << be.status().ToString();
+    RankLayout l;
+    l.world = p.tp;
+    l.colocated = p.tp > 1;
+    l.real_ranks = 1;
+    l.launcher = "test";
+    ReproOptions opt;
+    opt.force = true;
+    ReproReport rep = Reproduce(p, **be, l, opt);
+    EXPECT_EQ(rep.verdict.outcome, "reproduced") << RenderText(rep);
+    EXPECT_EQ(rep.original.failed_step, p.failed_step) << RenderText(rep);
+    EXPECT_EQ(rep.verdict.fix_outcome, "passes") << RenderText(rep);
+  }
+  size_t free1 = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
+  EXPECT_LE(int64_t(free0) - int64_t(free1), 256 * kMiB);
 }
 
 }  // namespace

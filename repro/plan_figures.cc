@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "memory/memory_model.h"
+#include "repro/startup_servers.h"
 
 namespace tpt::repro {
 void CompleteFigures(const nlohmann::json& run, bool from_log, Plan* p) {
@@ -62,6 +63,10 @@ void CompleteFigures(const nlohmann::json& run, bool from_log, Plan* p) {
     }
     p->asked.push_back("--target-gpu-mem " + FormatBytes(p->card_total_bytes) + " (assumed: the log names no GPU and prints no total)");
   }
+
+  // TGI, LMDeploy, TensorRT-LLM (and warm-up OOMs): their failing point's free
+  // memory, defaults and warm-up figures (startup_servers.h).
+  CompleteStartupFigures(p);
 
   if (p->free_at_init_bytes <= 0 && p->free_at_init_per_rank.empty()) {
     p->free_at_init_bytes = std::max<int64_t>(0, p->card_total_bytes - kContextAndNcclBytes);
@@ -131,6 +136,8 @@ void CompleteFigures(const nlohmann::json& run, bool from_log, Plan* p) {
     p->asked.push_back("--weights " + FormatBytes(p->weights_bytes) + " (assumed: " + p->sources["weights_bytes"].substr(9) +
                        "; the log's 'Load weight end ... mem usage' or 'Model loading took' line gives it)");
   }
+
+  AssumeWarmupAsk(p);
 
   if (p->kv_bytes_per_token <= 0) {
     p->kv_bytes_per_token = kAssumedKvBytesPerToken;

@@ -134,7 +134,7 @@ TEST(PlanFigures, AWeightsOomFromItsOwnLineAnyServer) {
   EXPECT_EQ(r2.verdict.outcome, "inconclusive");
   EXPECT_NE(r2.verdict.reason.find("--weights"), std::string::npos);
   // A server without a KV formula is not replayed past its weights.
-  auto k = PlanFromJson(Analysis("lmdeploy", "kv_pool_no_room", json::object(), json::object()), "t");
+  auto k = PlanFromJson(Analysis("torch", "kv_pool_no_room", json::object(), json::object()), "t");
   ASSERT_TRUE(k.ok());
   EXPECT_FALSE(ValidatePlan(*k).ok());
 }

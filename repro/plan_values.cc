@@ -11,7 +11,10 @@
 
 namespace tpt::repro {
 
-bool HasKvFormula(const std::string& framework) { return framework == "sglang" || framework == "vllm"; }
+bool HasKvFormula(const std::string& framework) {
+  return framework == "sglang" || framework == "vllm" || framework == "tgi" || framework == "lmdeploy" ||
+         framework == "trtllm";
+}
 
 int64_t FreeAtInit(const Plan& p, int rank) {
   if (rank >= 0 && rank < static_cast<int>(p.free_at_init_per_rank.size())) return p.free_at_init_per_rank[rank];

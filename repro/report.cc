@@ -62,7 +62,7 @@ void RenderRun(const RunResult& run, bool show_ranks, const char* measured, std:
     o << "    free_at_init " << FormatBytes(int64_t(run.kv.free_at_init_bytes)) << ", available after weights "
       << FormatBytes(int64_t(run.kv.available_bytes)) << ", reserved " << FormatBytes(int64_t(run.kv.reserved_bytes))
       << ", rest " << FormatBytes(int64_t(run.kv.rest_bytes)) << ", tokens " << run.kv.tokens
-      << Fmt(", smallest passing value %.2f", run.kv.min_viable) << "\n";
+      << (run.kv.min_viable > 0 ? Fmt(", smallest passing value %.2f", run.kv.min_viable) : std::string()) << "\n";
   }
   o << "  result: "
     << (run.failed_step.empty() ? std::string("every step passed") : "stopped at " + run.failed_step + ": " + run.failure)

@@ -14,6 +14,7 @@
 
 #include "memory/memory_model.h"
 #include "repro/plan_figures.h"
+#include "repro/startup_servers.h"
 #include "rules/vocabulary.h"
 
 namespace tpt::repro {
@@ -103,9 +104,11 @@ std::string ParamOfFlag(std::string flag) {
     if (c == '-') c = '_';
   }
   if (flag == "mem_fraction_static" || flag == "gpu_memory_utilization" || flag == "tp" || flag == "tp_size" ||
-      flag == "max_total_tokens") {
+      flag == "max_total_tokens" || flag == "max_batch_prefill_tokens" || flag == "cache_max_entry_count" ||
+      flag == "cuda_memory_fraction") {
     return flag == "tp_size" ? "tp" : flag;
   }
+  if (flag == "kv_cache_free_gpu_memory_fraction") return "free_gpu_memory_fraction";  // trtllm-serve's name
   return "";
 }
 
@@ -165,6 +168,21 @@ Status ParseBarePlan(const json& j, const std::string& name, Plan* p) {
   TPT_RETURN_IF_ERROR(ReadSize(j, "kv_bytes_per_token", name, &p->kv_bytes_per_token));
   TPT_RETURN_IF_ERROR(ReadNumber(j, "max_total_tokens", name, &p->max_total_tokens));
   TPT_RETURN_IF_ERROR(ReadNumber(j, "context_length", name, &p->context_length));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "warmup_asked_bytes", name, &p->warmup_asked_bytes));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "warmup_free_bytes", name, &p->warmup_free_bytes));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "warmup_bytes", name, &p->warmup_bytes));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "prefill_tokens", name, &p->prefill_tokens));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "max_input_tokens", name, &p->max_input_tokens));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "kv_blocks", name, &p->kv_blocks));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "kv_block_bytes", name, &p->kv_block_bytes));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "kv_estimate_bytes", name, &p->kv_estimate_bytes));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "free_at_creation_bytes", name, &p->free_at_creation_bytes));
+  TPT_RETURN_IF_ERROR(ReadSize(j, "kv_available_bytes", name, &p->kv_available_bytes));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "cuda_memory_fraction", name, &p->cuda_memory_fraction));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "cache_max_entry_count", name, &p->cache_max_entry_count));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "free_gpu_memory_fraction", name, &p->free_gpu_memory_fraction));
+  TPT_RETURN_IF_ERROR(ReadNumber(j, "block_tokens", name, &p->block_tokens));
+  TPT_RETURN_IF_ERROR(ReadString(j, "oom_source", name, &p->oom_source));
   if (j.contains("custom_allreduce") && !j["custom_allreduce"].is_null()) {
     if (!j["custom_allreduce"].is_boolean()) return InvalidArgumentError(name + ": $.custom_allreduce must be true or false");
     p->custom_allreduce = j["custom_allreduce"].get<bool>();
@@ -396,6 +414,10 @@ Status ApplyOverrides(const Overrides& o, Plan* p) {
   if (o.custom_allreduce) p->custom_allreduce = *o.custom_allreduce;
   if (o.cuda_graph_bs) p->cuda_graph_bs = *o.cuda_graph_bs;
   if (o.framework) p->framework = *o.framework;
+  if (o.warmup_bytes) {
+    p->warmup_bytes = *o.warmup_bytes;
+    flag("warmup_bytes", "--warmup-bytes");
+  }
   if (o.fix_value) {
     if (p->fix.empty()) {
       p->fix[p->framework == "vllm" ? "gpu_memory_utilization" : "mem_fraction_static"] = *o.fix_value;
@@ -430,9 +452,13 @@ static std::string Printable(const std::string& s) {
 Status ValidatePlan(const Plan& p) {
   const std::string where = p.source.empty() ? "plan" : p.source;
   auto bad = [&](const std::string& what) { return InvalidArgumentError(where + ": " + what); };
-  if (!HasKvFormula(p.framework) && p.failed_step != kStepWeights) {
-    return bad("framework is '" + p.framework + "'; repro knows the memory formulas of sglang and vllm (--framework); "
-               "other servers are replayed only up to their weights (weights_oom)");
+  if (!HasKvFormula(p.framework) && p.failed_step != kStepWeights && p.failed_step != kStepWarmup) {
+    return bad("framework is '" + p.framework + "'; repro knows the memory formulas of sglang, vllm, tgi, lmdeploy and "
+               "trtllm (--framework); other servers are replayed only up to their weights (weights_oom) or warm-up");
+  }
+  if ((p.failed_step == kStepWarmup && p.warmup_bytes <= 0) || (p.root_cause == "warmup_oom" && p.failed_step.empty())) {
+    return bad("the warm-up's allocation is unknown: the log prints no CUDA out-of-memory line with its size "
+               "(--warmup-bytes)");
   }
   if (p.tp < 1 || p.tp > 64 || p.pp < 1 || p.pp > 64) return bad("tp and pp must be 1..64 (--tp, --pp)");
   const int ranks = p.tp * p.pp;
@@ -472,8 +498,8 @@ Status ValidatePlan(const Plan& p) {
     return bad("hidden_size must be a multiple of 8 in 8..65536 (--hidden-size)");
   }
   if (p.num_layers < 1 || p.num_layers > 1024) return bad("num_layers must be 1..1024 (--layers)");
-  static constexpr const char* kSteps[] = {kStepContext,    kStepComm,    kStepCustomAr, kStepBallast, kStepFreeAtInit,
-                                           kStepWeights,    kStepKvFormula, kStepKvPool,  kStepGraphs};
+  static constexpr const char* kSteps[] = {kStepContext, kStepComm,      kStepCustomAr, kStepBallast, kStepFreeAtInit,
+                                           kStepWeights, kStepWarmup,    kStepKvFormula, kStepKvPool,  kStepGraphs};
   if (!p.failed_step.empty() &&
       std::find(std::begin(kSteps), std::end(kSteps), p.failed_step) == std::end(kSteps)) {
     std::string known;
@@ -481,8 +507,11 @@ Status ValidatePlan(const Plan& p) {
     return bad("failed_step '" + Printable(p.failed_step) + "' is not a start-up step repro replays (" + known + ")");
   }
   for (const auto& [k, v] : p.fix) {
-    if (k == "mem_fraction_static" || k == "gpu_memory_utilization") {
+    if (k == "mem_fraction_static" || k == "gpu_memory_utilization" || k == "cache_max_entry_count" ||
+        k == "free_gpu_memory_fraction" || k == "cuda_memory_fraction") {
       if (!(v > 0 && v <= 1)) return bad("fix " + k + " must be in (0, 1]");
+    } else if (k == "max_batch_prefill_tokens") {
+      if (!(v >= 1 && v <= 1e9 && v == std::floor(v))) return bad("fix max_batch_prefill_tokens must be a whole number >= 1");
     } else if (k == "tp") {
       if (!(v >= 1 && v <= 64 && v == std::floor(v))) return bad("fix tp must be a whole number of ranks, 1..64");
     } else if (k == "max_total_tokens") {
@@ -491,8 +520,9 @@ Status ValidatePlan(const Plan& p) {
       // Unknown keys would leave the fix run equal to the failing one and
       // report "the fix fails" about a remedy never tried.
       return bad("fix key '" + Printable(k) +
-                 "' is not a setting repro can change; use mem_fraction_static, gpu_memory_utilization, tp or "
-                 "max_total_tokens");
+                 "' is not a setting repro can change; use mem_fraction_static, gpu_memory_utilization, tp, "
+                 "max_total_tokens, max_batch_prefill_tokens, cache_max_entry_count, free_gpu_memory_fraction or "
+                 "cuda_memory_fraction");
     }
   }
   return OkStatus();
@@ -505,6 +535,14 @@ Plan WithFix(const Plan& plan) {
     if (k == "gpu_memory_utilization") p.gpu_memory_utilization = v;
     if (k == "tp") p.tp = static_cast<int>(v);
     if (k == "max_total_tokens") p.max_total_tokens = static_cast<int64_t>(v);
+    if (k == "cache_max_entry_count") p.cache_max_entry_count = v;
+    if (k == "free_gpu_memory_fraction") p.free_gpu_memory_fraction = v;
+    if (k == "cuda_memory_fraction") p.cuda_memory_fraction = v;
+    if (k == "max_batch_prefill_tokens" && p.prefill_tokens > 0) {
+      // The warm-up's activations grow with its tokens (memory/tgi_model.cc).
+      p.warmup_bytes = static_cast<int64_t>(std::llround(double(p.warmup_bytes) * v / double(p.prefill_tokens)));
+      p.prefill_tokens = static_cast<int64_t>(v);
+    }
   }
   p.fix.clear();
   return p;
@@ -531,6 +569,13 @@ json PlanToJson(const Plan& p) {
             {"cuda_graph_bs", p.cuda_graph_bs},
             {"hidden_size", p.hidden_size},
             {"num_layers", p.num_layers},
+            {"warmup_bytes", p.warmup_bytes},
+            {"prefill_tokens", p.prefill_tokens},
+            {"cuda_memory_fraction", p.cuda_memory_fraction},
+            {"cache_max_entry_count", p.cache_max_entry_count},
+            {"free_gpu_memory_fraction", p.free_gpu_memory_fraction},
+            {"kv_available_bytes", p.kv_available_bytes},
+            {"block_tokens", p.block_tokens},
             {"failed_step", p.failed_step},
             {"failure_message", p.failure_message},
             {"logged_free_after", p.logged_free_after},
@@ -560,6 +605,8 @@ std::string DescribePlan(const Plan& p) {
   if (p.framework == "vllm") {
     std::snprintf(line, sizeof line, "  formula       vLLM: KV = total x gpu_memory_utilization (%.3f) - used\n",
                   p.gpu_memory_utilization);
+  } else if (IsStartupServer(p.framework)) {
+    std::snprintf(line, sizeof line, "  formula       %s\n", StartupFormula(p).c_str());
   } else {
     std::snprintf(line, sizeof line,
                   "  formula       SGLang: rest = available - free_at_init x (1 - mem_fraction_static %.3f)\n",
@@ -571,6 +618,11 @@ std::string DescribePlan(const Plan& p) {
                                        "the fix run's token count does; --kv-bytes-per-token)"
                                      : "")
     << (p.max_total_tokens > 0 ? ", max_total_tokens " + std::to_string(p.max_total_tokens) : "") << "\n";
+  if (p.warmup_bytes > 0) {
+    o << "  warm-up       " << FormatBytes(p.warmup_bytes)
+      << (p.framework == "lmdeploy" ? " of run-time buffers after the cache" : " asked by the warm-up forward")
+      << (p.prefill_tokens > 0 ? " (" + std::to_string(p.prefill_tokens) + " prefill tokens)" : "") << "\n";
+  }
   o << "  custom AR     " << (p.custom_allreduce ? "on, buffers " + FormatBytes(p.custom_allreduce_max_bytes) : "off")
     << "\n";
   o << "  CUDA graphs   ";

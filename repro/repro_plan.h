@@ -32,6 +32,8 @@ inline constexpr const char* kStepCustomAr = "custom_ar";
 inline constexpr const char* kStepBallast = "ballast";
 inline constexpr const char* kStepFreeAtInit = "free_at_init";
 inline constexpr const char* kStepWeights = "weights";
+inline constexpr const char* kStepWarmup = "warmup";  // TGI/vLLM/SGLang: the warm-up forward before the KV
+                                                      // formula; LMDeploy TurboMind: its buffers after the cache
 inline constexpr const char* kStepKvFormula = "kv_formula";
 inline constexpr const char* kStepKvPool = "kv_pool";
 inline constexpr const char* kStepGraphs = "cuda_graphs";
@@ -82,6 +84,24 @@ struct Plan {
   int hidden_size = 8192;             // decode-like step: all-reduce of bs x hidden bf16
   int num_layers = 80;                // one all-reduce per layer per step (attention + MLP: 2 in the server)
 
+  // Warm-up and KV of TGI, LMDeploy and TensorRT-LLM (startup_servers.h). Logged figures:
+  int64_t warmup_asked_bytes = 0;   // the OOM line's "Tried to allocate" (the warm-up's failing ask)
+  int64_t warmup_free_bytes = 0;    // the OOM line's free memory when it asked
+  int64_t prefill_tokens = 0;       // TGI --max-batch-prefill-tokens the warm-up ran with
+  int64_t max_input_tokens = 0;     // TGI (its warm-up batch's requests)
+  int64_t kv_blocks = 0;            // LMDeploy's logged max_block_count
+  int64_t kv_block_bytes = 0;       // LMDeploy's logged block size
+  int64_t kv_estimate_bytes = 0;    // TensorRT-LLM: the KV the estimation pass gave (after the fraction)
+  int64_t free_at_creation_bytes = 0;  // TensorRT-LLM: free when the final cache was created
+  std::string oom_source;           // "turbomind" when TurboMind's allocator ran out
+  // The replay's own figures (derived by startup_servers.cc, or flags):
+  int64_t warmup_bytes = 0;         // what the warm-up (TGI) or the buffers after the cache (TurboMind) allocate
+  double cuda_memory_fraction = 0;  // TGI (1.0)
+  double cache_max_entry_count = 0; // LMDeploy (0.8)
+  double free_gpu_memory_fraction = 0;  // TensorRT-LLM (0.9)
+  int64_t kv_available_bytes = 0;   // TensorRT-LLM: what the fraction is of
+  int block_tokens = 0;             // tokens a KV block (the server's default when 0)
+
   // What the log says happened (for the verdict).
   std::string failed_step;        // one of kStep*, "" when the run was healthy
   std::string failure_message;    // the server's error text
@@ -119,6 +139,7 @@ struct Overrides {
   std::optional<std::vector<int>> cuda_graph_bs;
   std::optional<std::string> framework;
   std::optional<double> fix_value;  // overrides the value of the plan's fix parameter
+  std::optional<int64_t> warmup_bytes;  // --warmup-bytes
 };
 Status ApplyOverrides(const Overrides& o, Plan* plan);
 
@@ -126,8 +147,8 @@ Status ApplyOverrides(const Overrides& o, Plan* plan);
 // 1..64, free_at_init <= card total, ... Names the field and what to pass.
 Status ValidatePlan(const Plan& plan);
 
-// Whether memory/ has the server's KV formula (sglang, vllm); other servers
-// (torch, tgi, trtllm, lmdeploy) are replayed up to their weights only.
+// Whether memory/ has the server's KV formula (sglang, vllm, tgi, lmdeploy,
+// trtllm); other servers (torch) are replayed up to their weights only.
 bool HasKvFormula(const std::string& framework);
 
 // The plan with its fix applied (mem_fraction_static := fix value, ...).

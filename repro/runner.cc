@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <tuple>
 
 #include "memory/memory_model.h"
+#include "repro/startup_servers.h"
 
 namespace tpt::repro {
 namespace {
@@ -127,6 +129,11 @@ KvFigures ComputeKv(const Plan& plan, double free_at_init_min, double available_
   KvFigures k;
   k.free_at_init_bytes = free_at_init_min;
   k.available_bytes = available_min;
+  if (IsStartupServer(plan.framework)) {
+    KvFigures s = ComputeStartupKv(plan, available_min);
+    s.free_at_init_bytes = free_at_init_min;
+    return s;
+  }
   if (plan.framework == "vllm") {
     memory::VllmKvInput in;
     auto era = memory::VllmEraForVersion(plan.version.empty() ? "0.11.0" : plan.version);
@@ -294,8 +301,30 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
       })) {
     return finish();
   }
-  if (!HasKvFormula(plan.framework)) {
-    out.steps.back().note += "; " + plan.framework + "'s KV formula is not in memory/: the replay ends here";
+  // The warm-up forward before the KV formula (TGI's prefill of max_batch_prefill_tokens,
+  // vLLM's profile run, SGLang's warm-up): its ask, held while the server measures.
+  auto warmup = [&](const char* what) {
+    return run.Step(kStepWarmup, [&](StepRecord& rec) {
+      rec.note = std::string(what) + " " + FormatBytes(plan.warmup_bytes) + " allocated and written" +
+                 (plan.prefill_tokens > 0 ? " (" + std::to_string(plan.prefill_tokens) + " prefill tokens)" : "");
+      TPT_RETURN_IF_ERROR(be.Allocate("warmup", plan.warmup_bytes, /*touch=*/true));
+      auto m = be.GetMemInfo();
+      if (!m.ok()) return m.status();
+      auto mn = be.AllReduceMin(m->free_bytes);
+      if (!mn.ok()) return mn.status();
+      avail_min = std::min(avail_min, *mn);
+      return FillRanks(
+          be, layout, m->free_bytes,
+          [&](int r) { return FreeAtInit(plan, r) - Weights(plan, r) - plan.warmup_bytes; },
+          [&](int) { return LoggedAfter(plan, kStepWarmup); }, &rec);
+    });
+  };
+  const bool warmup_first = plan.warmup_bytes > 0 && plan.framework != "lmdeploy" &&
+                            (plan.failed_step == kStepWarmup || plan.framework == "tgi");
+  if (warmup_first && !warmup("the warm-up forward's ask")) return finish();
+  if (!HasKvFormula(plan.framework) || (warmup_first && !IsStartupServer(plan.framework))) {
+    out.steps.back().note += "; " + plan.framework + (warmup_first ? "'s warm-up is the step the log names" : "'s KV formula is not in memory/") +
+                             ": the replay ends here";
     return finish();
   }
   // The server's formula on the measured numbers.
@@ -330,8 +359,11 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
     return finish();
   }
   if (!run.Step(kStepKvPool, [&](StepRecord& rec) {
-        rec.note = "KV pool " + FormatBytes(int64_t(out.kv.pool_bytes)) + " allocated and zeroed";
-        TPT_RETURN_IF_ERROR(be.Allocate("kv_pool", static_cast<int64_t>(out.kv.pool_bytes), /*touch=*/true));
+        rec.note = "KV pool " + FormatBytes(int64_t(out.kv.pool_bytes)) + " allocated and zeroed" +
+                   (out.kv.held_bytes > 0 ? " (" + FormatBytes(int64_t(out.kv.held_bytes)) + " of it held since the warm-up)"
+                                          : std::string());
+        TPT_RETURN_IF_ERROR(be.Allocate("kv_pool", static_cast<int64_t>(out.kv.pool_bytes - out.kv.held_bytes),
+                                        /*touch=*/true));
         auto m = be.GetMemInfo();
         if (!m.ok()) return m.status();
         return FillRanks(
@@ -341,6 +373,8 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
       })) {
     return finish();
   }
+  // TurboMind's run-time buffers, allocated after its cache.
+  if (plan.framework == "lmdeploy" && plan.warmup_bytes > 0 && !warmup("TurboMind's run-time buffers")) return finish();
   if (!plan.cuda_graph_bs.empty()) {
     run.Step(kStepGraphs, [&](StepRecord& rec) {
       GraphSpec g;
@@ -446,11 +480,14 @@ ReproReport Reproduce(const Plan& plan, DeviceBackend& be, const RankLayout& lay
                              (rep.original.failed_step == kStepContext ? " (no GPU to run it on)" : "");
   }
   // The figure the failing step turns on was assumed: the replay shows nothing.
-  if (rep.verdict.outcome == "reproduced" && plan.failed_step == kStepWeights) {
-    auto it = plan.sources.find("weights_bytes");
+  for (const auto& [step, key, what, flag] :
+       {std::tuple{kStepWeights, "weights_bytes", "the weights were", "--weights"},
+        std::tuple{kStepWarmup, "warmup_bytes", "what the warm-up allocates was", "--warmup-bytes"}}) {
+    if (rep.verdict.outcome != "reproduced" || plan.failed_step != step) continue;
+    auto it = plan.sources.find(key);
     if (it != plan.sources.end() && it->second.rfind(kFromAssumed, 0) == 0) {
       rep.verdict.outcome = "inconclusive";
-      rep.verdict.reason = "the weights were assumed (" + it->second + "), and a weights OOM turns on them: pass --weights";
+      rep.verdict.reason = std::string(what) + " assumed (" + it->second + "), and this failure turns on it: pass " + flag;
     }
   }
   // A figure no input gave decides the replay as much as a logged one: a

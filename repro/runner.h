@@ -50,6 +50,7 @@ struct KvFigures {
   double rest_bytes = 0;            // SGLang rest / vLLM kv bytes
   int64_t tokens = 0;
   double pool_bytes = 0;
+  double held_bytes = 0;            // of the pool, already held before the kv_pool step (TGI's warm-up blocks)
   double min_viable = 0;            // smallest fraction/utilisation that passes
   bool fails = false;
   std::string error;                // the server's message when it fails

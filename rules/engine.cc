@@ -302,6 +302,29 @@ nlohmann::json BuildRepro(const RunIndex& run, const Diagnosis& d) {
   }
   if (tokens.is_number() && kv.is_number() && tokens.number() > 0) r["kv_bytes_per_token"] = kv.number() / tokens.number();
   put("kv_bytes_per_token", s.Call("first", {"kv_pool_alloc", "bytes_per_token"}));  // printed as such (SGLang DSv4)
+  // The warm-up and KV figures of TGI, LMDeploy and TensorRT-LLM (repro/startup_servers.cc):
+  // the OOM line's ask and free memory, TGI's prefill batch and limits, LMDeploy's blocks
+  // and ratio, TensorRT-LLM's estimate and the free memory when its cache was created.
+  put("warmup_asked_bytes", s.Call("first", {"cuda_oom", "tried_bytes"}));
+  put("warmup_free_bytes", s.Call("first", {"cuda_oom", "free_bytes"}));
+  put("prefill_tokens", CallBuiltinOr(s, "coalesce", {s.Call("first", {"warmup_oom", "prefill_tokens"}),
+                                                      s.Lookup("config.max_batch_prefill_tokens")}));
+  for (const char* k : {"max_input_tokens", "max_total_tokens", "cache_max_entry_count", "free_gpu_memory_fraction"}) {
+    Value v = s.Lookup(std::string("config.") + k);
+    if (v.is_number()) r[k] = v.number();
+  }
+  for (const char* k : {"max_input_tokens", "max_total_tokens"}) {  // TGI's router warm-up span
+    if (!r.contains(k)) put(k, s.Call("maxof", {"warmup_oom", k}));
+  }
+  if (!r.contains("free_gpu_memory_fraction")) put("free_gpu_memory_fraction", s.Call("first", {"memory_profile", "free_gpu_memory_fraction"}));
+  put("kv_blocks", s.Call("first", {"kv_pool_alloc", "blocks"}));
+  put("kv_block_bytes", s.Call("first", {"kv_pool_alloc", "block_bytes"}));
+  // TensorRT-LLM's KV after the fraction: the PyTorch estimate, or the C++ runtime's "Allocate N bytes for k/v cache".
+  put("kv_estimate_bytes", CallBuiltinOr(s, "coalesce", {s.Call("minof", {"memory_profile", "kv_estimate_bytes"}),
+                                                         run.framework() == "trtllm" ? kv : Value()}));
+  put("free_at_creation_bytes", s.Call("minof", {"memory_profile", "free_before_create_bytes"}));
+  if (!r.contains("kv_bytes_per_token")) put("kv_bytes_per_token", s.Call("first", {"memory_profile", "kv_bytes_per_token"}));
+  if (Value src = s.Call("first", {"cuda_oom", "source"}); src.is_string()) r["oom_source"] = src.ToString();
   if (auto car = CustomAllReduceOn(run)) r["custom_all_reduce"] = *car;
   Value bs = CallBuiltinOr(s, "coalesce", {s.Lookup("config.cuda_graph_max_bs"), s.Call("maxof", {"graph_capture_begin", "bs"}),
                                            s.Lookup("config.cuda_graph_bs")});

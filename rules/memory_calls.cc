@@ -113,6 +113,70 @@ void RunVllmKv(const ModelValues& in, ModelValues* out) {
   if (bpt && *bpt > 0) (*out)["kv_tokens"] = static_cast<double>(r->kv_tokens);
 }
 
+// TGI's warm-up prefill: the --max-batch-prefill-tokens that fits the OOM line's free memory
+// (memory::TgiPrefillThatFits, tgi_model.cc).
+void RunTgiWarmup(const ModelValues& in, ModelValues* out) {
+  auto prefill = Num(in, "prefill_tokens");
+  auto asked = Num(in, "asked_bytes");
+  auto free = Num(in, "free_bytes");
+  if (!prefill || !asked || !free || *prefill < 1 || *asked <= *free) return;
+  const int64_t fit = memory::TgiPrefillThatFits(static_cast<int64_t>(*prefill), *asked, *free);
+  if (fit <= 0) return;
+  (*out)["prefill_that_fits"] = static_cast<double>(fit);
+  (*out)["warmup_gib_at_fit"] = *asked / kGiB * static_cast<double>(fit) / *prefill;
+}
+
+// LMDeploy TurboMind after its cache was sized (lmdeploy_model.cc): the free memory after
+// the weights from the logged blocks (blocks x block / ratio, to one block), what the
+// ratio left, and the cache_max_entry_count that serves.
+void RunLmdeployKv(const ModelValues& in, ModelValues* out) {
+  auto blocks = Num(in, "blocks");
+  auto block = Num(in, "block_bytes");
+  auto f = Num(in, "cache_max_entry_count");
+  if (!blocks || !block || !f || *blocks < 1 || *block <= 0 || !(*f > 0 && *f < 1)) return;
+  if (memory::LmdeployFractionOfTotal(Str(in, "version"))) return;  // a ratio of the total then
+  const double free = *blocks * *block / *f;
+  const int tokens = static_cast<int>(Num(in, "block_tokens").value_or(64));
+  const int64_t session = static_cast<int64_t>(Num(in, "session_len").value_or(0));
+  auto s = memory::LmdeployServingFraction(free, *f, *block, tokens > 0 ? tokens : 64, session);
+  if (!s.ok()) return;
+  (*out)["free_after_weights_gib"] = free / kGiB;
+  (*out)["kv_gib"] = *blocks * *block / kGiB;
+  (*out)["left_gib"] = s->left_bytes / kGiB;
+  (*out)["serving_cache_max_entry_count"] = s->cache_max_entry_count;
+  (*out)["left_at_serving_gib"] = s->left_at_serving_bytes / kGiB;
+  (*out)["tokens_at_serving"] = static_cast<double>(s->tokens_at_serving);
+  if (session > 0) {
+    (*out)["sessions_at_serving"] = static_cast<double>(s->tokens_at_serving) / session;
+    if (s->floor < 1) (*out)["floor_cache_max_entry_count"] = s->floor;
+  }
+  (*out)["gib_per_step"] = s->bytes_per_step / kGiB;
+}
+
+// TensorRT-LLM's final KV cache after the estimation pass (trtllm_model.cc): what the
+// fraction was of, and the fraction that serves with the free memory at its creation.
+void RunTrtllmKv(const ModelValues& in, ModelValues* out) {
+  auto kv = Num(in, "kv_cache_bytes");
+  auto free = Num(in, "free_at_creation_bytes");
+  const double f = Num(in, "free_gpu_memory_fraction").value_or(memory::kTrtllmDefaultFreeGpuMemoryFraction);
+  if (!kv || !free || *kv <= 0 || !(f > 0 && f < 1)) return;
+  const double available = *kv / f;
+  const int64_t bpt = static_cast<int64_t>(Num(in, "kv_bytes_per_token").value_or(0));
+  auto s = memory::TrtllmServingFraction(available, f, *free, bpt);
+  if (!s.ok()) return;
+  (*out)["available_gib"] = available / kGiB;
+  (*out)["kv_cache_gib"] = *kv / kGiB;
+  (*out)["fraction"] = f;
+  (*out)["free_at_creation_gib"] = *free / kGiB;
+  (*out)["creation_fails"] = *kv > *free;
+  (*out)["headroom_gib"] = s->headroom_bytes / kGiB;
+  (*out)["gib_per_step"] = s->bytes_per_step / kGiB;
+  if (s->fraction <= 0) return;
+  (*out)["serving_fraction"] = s->fraction;
+  (*out)["kv_gib_at_serving"] = s->kv_bytes / kGiB;
+  if (bpt > 0) (*out)["tokens_at_serving"] = static_cast<double>(s->kv_tokens);
+}
+
 const std::vector<ModelSpec>& Registry() {
   static const std::vector<ModelSpec> specs = {
       {"sglang_kv_pool",
@@ -131,6 +195,18 @@ const std::vector<ModelSpec>& Registry() {
         "kv_cache_gib", "min_viable_gpu_memory_utilization", "max_startup_gpu_memory_utilization",
         "startup_check_fails", "startup_short_gib", "min_gpu_memory_utilization_for_max_model_len", "kv_tokens"},
        RunVllmKv},
+      {"tgi_warmup", {"prefill_tokens", "asked_bytes", "free_bytes"}, {"prefill_that_fits", "warmup_gib_at_fit"},
+       RunTgiWarmup},
+      {"lmdeploy_kv",
+       {"version", "blocks", "block_bytes", "cache_max_entry_count", "block_tokens", "session_len"},
+       {"free_after_weights_gib", "kv_gib", "left_gib", "serving_cache_max_entry_count", "left_at_serving_gib",
+        "tokens_at_serving", "sessions_at_serving", "floor_cache_max_entry_count", "gib_per_step"},
+       RunLmdeployKv},
+      {"trtllm_kv",
+       {"kv_cache_bytes", "free_gpu_memory_fraction", "free_at_creation_bytes", "kv_bytes_per_token"},
+       {"available_gib", "kv_cache_gib", "fraction", "free_at_creation_gib", "creation_fails", "headroom_gib",
+        "gib_per_step", "serving_fraction", "kv_gib_at_serving", "tokens_at_serving"},
+       RunTrtllmKv},
   };
   return specs;
 }

@@ -308,6 +308,41 @@ void Walk(const json& j, const std::string& path, const std::function<void(const
   }
 }
 
+// The warm-up and KV failures of TGI, TensorRT-LLM and LMDeploy are replayed from
+// their logs (analyze's repro figures -> repro/startup_servers.h), with the Fix's
+// value checked the same way; TurboMind's buffers are never logged, so without
+// --warmup-bytes its replay is inconclusive and says which flag settles it.
+TEST(ConsistencyRepro, StartupServersReplayTheirLogsWithTheFix) {
+  struct Case {
+    const char* log;
+    const char* extra;
+    int rc;
+    const char* outcome;
+    const char* fix_outcome;
+    const char* fix_label;
+  };
+  const Case kCases[] = {
+      {"logs/tgi-warmup-oom-2shards.log", "", 0, "reproduced", "passes", "max_batch_prefill_tokens=23552"},
+      {"logs/trtllm-kv-insufficient-tp2.log", "", 0, "reproduced", "passes", "free_gpu_memory_fraction=0.79"},
+      {"logs/lmdeploy-turbomind-oom.log", "", 3, "inconclusive", "passes", "cache_max_entry_count=0.6"},
+      {"logs/lmdeploy-turbomind-oom.log", "--warmup-bytes 2GiB", 0, "reproduced", "passes", "cache_max_entry_count=0.6"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(std::string(c.log) + " " + c.extra);
+    Result dry = tpt::test::RunCmd(std::string("'") + TPTRIAGE_BIN + "' repro --dry-run " + Sample(c.log));
+    EXPECT_EQ(dry.rc, 0) << dry.out;
+    EXPECT_NE(dry.out.find("where each figure came from"), std::string::npos) << dry.out;
+    Result r = tpt::test::RunCmd(std::string("'") + TPTRIAGE_BIN + "' repro --backend simulated --format json " +
+                                 Sample(c.log) + " " + c.extra);
+    EXPECT_EQ(r.rc, c.rc) << r.out;
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out;
+    EXPECT_EQ(j["verdict"]["outcome"], c.outcome) << j["verdict"].dump();
+    EXPECT_EQ(j["verdict"]["fix_outcome"], c.fix_outcome) << j["verdict"].dump();
+    EXPECT_NE(j["verdict"]["fix_reason"].get<std::string>().find(c.fix_label), std::string::npos) << j["verdict"].dump();
+  }
+}
+
 // One key style (snake_case) and whole byte counts across analyze, plan, diff, repro.
 TEST(ConsistencyJson, SnakeCaseKeysAndIntegerBytesEverywhere) {
   std::string bin = std::string("'") + TPTRIAGE_BIN + "' ";
@@ -495,8 +530,8 @@ TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
       {"logs/nccl-warn-hang-tp4.log", "nccl_timeout_hang", 2, "", "TORCH_NCCL_DUMP_ON_TIMEOUT", "1", "rank 2 logged no timeout"},
       {"logs/torch-childfailed-oom-rank1.log", "runtime_oom", 1, "", "", "", "1.95 GiB with 1.21 GiB free"},
       {"logs/tgi-warmup-oom-2shards.log", "warmup_oom", -2, "", "--max-batch-prefill-tokens", "23552", "4.00 GiB with 2.91 GiB free"},
-      {"logs/trtllm-kv-insufficient-tp2.log", "warmup_oom", 1, "", "", "", "108.86 GiB of 140.06 GiB"},
-      {"logs/lmdeploy-turbomind-oom.log", "warmup_oom", -2, "", "", "", "5120 blocks (7.50 GiB"},
+      {"logs/trtllm-kv-insufficient-tp2.log", "warmup_oom", 1, "", "--kv_cache_free_gpu_memory_fraction", "0.79", "108.86 GiB of 140.06 GiB"},
+      {"logs/lmdeploy-turbomind-oom.log", "warmup_oom", -2, "", "--cache-max-entry-count", "0.60", "5120 blocks (7.50 GiB"},
       {"logs/xid-79-fallen-off-bus.log", "hardware_fault", -2, "", "", "", "0000:81:00"},
       {"runs/ci/job-1187", "startup_free_memory_short", 2, "", "", "", "39.10 GiB free"},
       {"runs/ci/job-1203", "startup_free_memory_short", 0, "", "", "", "38.45 GiB free"},

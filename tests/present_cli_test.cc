@@ -598,8 +598,8 @@ TEST(AnswerFirst, RanklessLinesOfRankedRunsAreNamedAndPlaced) {
 TEST(AnswerFirst, FixNotRepeatedAndNoEmptyLedgerChart) {
   std::string log = Sample("logs/trtllm-kv-insufficient-tp2.log");
   for (const char* fmt : {"text", "markdown", "html"}) {
-    std::string fix = fmt == std::string("markdown") ? "lower kv\\_cache\\_config.free\\_gpu\\_memory\\_fraction"
-                                                     : "lower kv_cache_config.free_gpu_memory_fraction";
+    // The flag once (in the Fix); its value is in the line, not in "Also try".
+    std::string fix = "--kv_cache_free_gpu_memory_fraction";
     std::string out = Tpt("analyze '" + log + "' --format " + fmt).out;
     size_t first = out.find(fix);
     ASSERT_NE(first, std::string::npos) << fmt;
@@ -652,11 +652,31 @@ TEST(AnswerFirst, TgiWarmupOomFixCarriesAValueFromTheLog) {
   EXPECT_NE(text.find("32768 x 2.91 / 4.00"), std::string::npos) << text;
 }
 
+// TensorRT-LLM's final KV cache did not fit: the fraction that keeps the room the
+// estimate meant to leave, from the log's estimate line and component report.
+TEST(AnswerFirst, TrtllmKvCacheFixCarriesAValueFromTheLog) {
+  std::string text = Tpt("analyze '" + Sample("logs/trtllm-kv-insufficient-tp2.log") + "'").out;
+  EXPECT_NE(text.find("\nFix: --kv_cache_free_gpu_memory_fraction 0.79: "), std::string::npos) << text;
+  EXPECT_NE(text.find("110.01 GiB (0.90 of the 122.23 GiB it found available)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(108.86 - 12.22) / 122.23 = 0.79 gives a 96.56 GiB cache (1582110 tokens"), std::string::npos)
+      << text;
+  // The same remedy in every format.
+  for (const char* fmt : {"markdown", "html", "json"}) {
+    std::string out = Tpt("analyze '" + Sample("logs/trtllm-kv-insufficient-tp2.log") + "' --format " + fmt).out;
+    EXPECT_NE(out.find("(108.86 - 12.22) / 122.23 = 0.79"), std::string::npos) << fmt;
+  }
+}
+
 TEST(AnswerFirst, TurbomindStartupOomFixIsCacheMaxEntryCount) {
   std::string text = Tpt("analyze '" + Sample("logs/lmdeploy-turbomind-oom.log") + "'").out;
-  EXPECT_NE(text.find("\nFix: lower --cache-max-entry-count: TurboMind gives this fraction (0.80 here)"),
+  // A value from the log's figures, with the arithmetic: 5120 x 1.50 MiB = 7.50 GiB at
+  // 0.80 -> 9.38 GiB free after the weights, 1.87 GiB left; 0.60 leaves twice that.
+  EXPECT_NE(text.find("\nFix: --cache-max-entry-count 0.60 (now 0.80): TurboMind gave 0.80 of the free memory"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("7.50 / 0.80 = 9.38 GiB was free and 1.87 GiB was left"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.60 leaves twice that (3.75 GiB) and keeps 245760 tokens"), std::string::npos) << text;
+  EXPECT_NE(text.find("one session of 32768 tokens: 0.08"), std::string::npos) << text;
   EXPECT_NE(text.find("5120 blocks (7.50 GiB"), std::string::npos) << text;
   EXPECT_EQ(text.find("runtime_oom"), std::string::npos) << text;
 }

@@ -305,6 +305,53 @@ TEST(DiffTest, VllmVersionChangeWithGraphsInBudgetIsAttributedToTheVersion) {
   EXPECT_EQ(r.good_kv.formula.find("CUDA graphs"), std::string::npos);
 }
 
+// TensorRT-LLM: the final KV cache its estimation pass sized, against the free memory
+// when it was created (memory/trtllm_model.cc): the failing run's arithmetic fails.
+TEST(DiffTest, TrtllmFinalKvCacheArithmeticInBothRuns) {
+  auto run = [](double fraction, bool fails) {
+    const double available = 122.23;
+    std::vector<Event> ev = {
+        Ev("framework_version", -1, {{"framework", "trtllm"}, {"version", "0.21.0"}}, "trtllm"),
+        Ev("memory_profile", 1,
+           {{"kv_estimate_bytes", Gib(available * fraction)}, {"free_gpu_memory_fraction", fraction},
+            {"kv_bytes_per_token", 65536}},
+           "trtllm"),
+        Ev("memory_profile", 1, {{"free_before_create_bytes", Gib(108.86)}}, "trtllm")};
+    if (fails) ev.push_back(Ev("component_oom", 1, {{"component", "KV cache"}}, "trtllm"));
+    else ev.push_back(Ev("startup_complete", -1, json::object(), "trtllm"));
+    return ev;
+  };
+  DiffResult r = Compare(CollectFacts(run(0.79, false)), CollectFacts(run(0.9, true)));
+  ASSERT_TRUE(r.bad_kv.computed) << r.bad_kv.note;
+  EXPECT_TRUE(r.bad_kv.fails);
+  EXPECT_NE(r.bad_kv.arithmetic.find("kv = 0.9 x 122.23 = 110.01 GiB, 108.86 GiB free at its creation"), std::string::npos)
+      << r.bad_kv.arithmetic;
+  EXPECT_NEAR(r.bad_kv.shortfall_bytes / Gib(1), 110.01 - 108.86, 0.01);
+  ASSERT_TRUE(r.good_kv.computed) << r.good_kv.note;
+  EXPECT_FALSE(r.good_kv.fails);
+  EXPECT_NEAR(r.good_kv.budget_bytes / Gib(1), 108.86 - 96.56, 0.01);
+}
+
+// LMDeploy TurboMind: the free memory after the weights from its blocks and ratio, and
+// what the cache leaves for its run-time buffers, in each run.
+TEST(DiffTest, TurbomindCacheArithmeticInBothRuns) {
+  auto run = [](double ratio, int blocks, bool fails) {
+    std::vector<Event> ev = {
+        Ev("server_args", -1, {{"framework", "lmdeploy"}, {"cache_max_entry_count", ratio}}, "lmdeploy"),
+        Ev("kv_pool_alloc", -1, {{"block_bytes", 1.5 * 1024 * 1024}}, "lmdeploy"),
+        Ev("kv_pool_alloc", -1, {{"blocks", blocks}}, "lmdeploy")};
+    if (fails) ev.push_back(Ev("cuda_oom", -1, {{"source", "turbomind"}}, "lmdeploy"));
+    else ev.push_back(Ev("startup_complete", -1, json::object(), "lmdeploy"));
+    return ev;
+  };
+  DiffResult r = Compare(CollectFacts(run(0.6, 3840, false)), CollectFacts(run(0.8, 5120, true)));
+  ASSERT_TRUE(r.bad_kv.computed) << r.bad_kv.note;
+  EXPECT_NE(r.bad_kv.arithmetic.find("kv = 0.8 x 9.38 = 7.50 GiB (5120 blocks), 1.88 GiB left"), std::string::npos)
+      << r.bad_kv.arithmetic;
+  ASSERT_TRUE(r.good_kv.computed) << r.good_kv.note;
+  EXPECT_NEAR(r.good_kv.budget_bytes / Gib(1), 3.75, 0.01);
+}
+
 TEST(DiffTest, JsonHasTheDocumentedShape) {
   SglangRun good;
   SglangRun bad;

@@ -129,6 +129,18 @@ KvInputs GatherKvInputs(const RunFacts& run, const RunFacts* other) {
     if (in.cell_bytes > 0) in.notes.push_back("KV bytes per token from the other run's pool (same model and TP)");
   }
 
+  if (run.framework == "trtllm") {
+    in.trtllm_kv_bytes = ProfileNumber(run, "kv_estimate_bytes").value_or(0);
+    in.trtllm_free_at_creation_bytes = ProfileNumber(run, "free_before_create_bytes").value_or(0);
+    in.free_gpu_memory_fraction = ProfileNumber(run, "free_gpu_memory_fraction");
+    if (!in.free_gpu_memory_fraction) in.free_gpu_memory_fraction = run.Number("flag.free_gpu_memory_fraction");
+    if (in.cell_bytes == 0) in.cell_bytes = static_cast<int64_t>(ProfileNumber(run, "kv_bytes_per_token").value_or(0));
+  }
+  if (run.framework == "lmdeploy") {
+    in.lmdeploy_blocks = ProfileNumber(run, "kv_blocks").value_or(0);
+    in.lmdeploy_block_bytes = ProfileNumber(run, "kv_block_bytes").value_or(0);
+    in.cache_max_entry_count = run.Number("flag.cache_max_entry_count");
+  }
   if (run.framework == "vllm") {
     // Activation peak and non-torch memory: printed by V0 and by the V1
     // kv-cache-memory hint; else borrowed; else inferred from the logged KV bytes.
@@ -314,6 +326,76 @@ KvArithmetic EvaluateKv(const KvInputs& in) {
     } else if (r->max_len_too_long) {
       k.shortfall_bytes = -k.budget_bytes;
     }
+    return k;
+  }
+  if (in.framework == "trtllm") {
+    // The final KV cache against the free memory at its creation (memory/trtllm_model.cc).
+    k.formula = "kv = free_gpu_memory_fraction x available (the estimation pass), created on the free memory left "
+                "(TensorRT-LLM)";
+    const double f = in.free_gpu_memory_fraction.value_or(mem::kTrtllmDefaultFreeGpuMemoryFraction);
+    if (!in.free_gpu_memory_fraction) note("free_gpu_memory_fraction not printed: TensorRT-LLM's default 0.9");
+    if (in.trtllm_kv_bytes <= 0) {
+      note("cannot compute: the log prints no KV estimate ('Peak memory during memory usage profiling' line)");
+      return k;
+    }
+    mem::TrtllmKvInput ti;
+    ti.available_bytes = std::ceil(in.trtllm_kv_bytes / f);
+    ti.free_gpu_memory_fraction = f;
+    ti.bytes_per_token = in.cell_bytes > 0 ? in.cell_bytes : 1;
+    ti.tokens_per_block = 1;
+    ti.free_at_creation_bytes = in.trtllm_free_at_creation_bytes;
+    auto r = mem::TrtllmKvBlocks(ti);
+    if (!r.ok()) {
+      note("memory model: " + r.status().message());
+      return k;
+    }
+    k.computed = true;
+    k.inputs = {{"available_bytes", ti.available_bytes}, {"free_gpu_memory_fraction", f}};
+    if (ti.free_at_creation_bytes > 0) k.inputs["free_at_creation_bytes"] = ti.free_at_creation_bytes;
+    k.results = {{"kv_bytes", r->usable_bytes}};
+    if (in.cell_bytes > 0) k.results["kv_tokens"] = r->kv_tokens;
+    k.arithmetic = Printf("kv = %g x %.2f = %.2f GiB", f, ti.available_bytes / mem::kGiB, r->usable_bytes / mem::kGiB);
+    if (ti.free_at_creation_bytes > 0) {
+      k.budget_bytes = ti.free_at_creation_bytes - r->usable_bytes;
+      k.arithmetic += Printf(", %.2f GiB free at its creation", ti.free_at_creation_bytes / mem::kGiB);
+    } else {
+      k.budget_bytes = r->usable_bytes;
+    }
+    k.fails = r->creation_fails;
+    k.shortfall_bytes = r->creation_fails ? r->usable_bytes - ti.free_at_creation_bytes : 0;
+    return k;
+  }
+  if (in.framework == "lmdeploy") {
+    // TurboMind's cache, a ratio of the free memory after the weights; its run-time buffers
+    // get what is left (memory/lmdeploy_model.cc).
+    k.formula = "kv = cache_max_entry_count x free after the weights; the run-time buffers get the rest (TurboMind)";
+    const double f = in.cache_max_entry_count.value_or(0.8);
+    if (!in.cache_max_entry_count) note("cache_max_entry_count not printed: LMDeploy's default 0.8");
+    if (in.lmdeploy_blocks <= 0 || in.lmdeploy_block_bytes <= 0 || !(f > 0 && f < 1) ||
+        mem::LmdeployFractionOfTotal(in.version)) {
+      note("cannot compute: the log prints no BlockManager block size and count (or the ratio is of the total)");
+      return k;
+    }
+    mem::LmdeployKvInput li;
+    li.version = in.version;
+    li.free_after_weights_bytes = (in.lmdeploy_blocks + 0.5) * in.lmdeploy_block_bytes / f;
+    li.cache_max_entry_count = f;
+    li.block_bytes = in.lmdeploy_block_bytes;
+    auto r = mem::LmdeployKvBlocks(li);
+    if (!r.ok()) {
+      note("memory model: " + r.status().message());
+      return k;
+    }
+    k.computed = true;
+    k.inputs = {{"free_after_weights_bytes", li.free_after_weights_bytes}, {"cache_max_entry_count", f},
+                {"block_bytes", li.block_bytes}};
+    k.results = {{"kv_bytes", r->kv_bytes}, {"num_blocks", r->num_blocks}, {"left_bytes", r->left_after_cache_bytes}};
+    k.arithmetic = Printf("kv = %g x %.2f = %.2f GiB (%lld blocks), %.2f GiB left for the run-time buffers", f,
+                          li.free_after_weights_bytes / mem::kGiB, r->kv_bytes / mem::kGiB,
+                          static_cast<long long>(r->num_blocks), r->left_after_cache_bytes / mem::kGiB);
+    k.budget_bytes = r->left_after_cache_bytes;
+    note("the cache fits by construction; TurboMind never prints its run-time buffers, so whether they fit in what "
+         "is left is not known from the arithmetic");
     return k;
   }
   note(in.framework.empty() ? "no server framework recognised in the log"

@@ -35,6 +35,13 @@ struct KvInputs {
   double cuda_graph_bytes = 0;                   // vLLM
   int64_t cell_bytes = 0;                        // bytes per token per rank; 0 = unknown
   std::optional<int64_t> max_model_len;          // vLLM max_model_len / SGLang context_length
+  // TensorRT-LLM: the KV its estimate sized (after the fraction), the fraction, and the
+  // free memory when the final cache was created (memory/trtllm_model.cc).
+  double trtllm_kv_bytes = 0, trtllm_free_at_creation_bytes = 0;
+  std::optional<double> free_gpu_memory_fraction;
+  // LMDeploy TurboMind: its blocks, their size and the ratio (memory/lmdeploy_model.cc).
+  double lmdeploy_blocks = 0, lmdeploy_block_bytes = 0;
+  std::optional<double> cache_max_entry_count;
   std::vector<std::string> notes;                // what was borrowed or inferred
 };
 

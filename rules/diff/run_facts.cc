@@ -270,6 +270,9 @@ RunFacts CollectFacts(const std::vector<Event>& events) {
       if (auto tokens = NumberField(e, "tokens"); tokens && !f.profile.contains("kv_tokens")) {
         f.profile["kv_tokens"] = *tokens;
       }
+      // LMDeploy TurboMind's BlockManager prints the block size and the count on two lines.
+      if (auto b = NumberField(e, "blocks"); b && !f.profile.contains("kv_blocks")) f.profile["kv_blocks"] = *b;
+      if (auto b = NumberField(e, "block_bytes"); b && !f.profile.contains("kv_block_bytes")) f.profile["kv_block_bytes"] = *b;
     } else if (e.kind == "memory_pool_end") {
       SetOnce(m.free_after_kv_pool, NumberField(e, "avail_bytes"));
       update_avail(rank, NumberField(e, "avail_bytes"));

@@ -1,0 +1,83 @@
+// tgi_model.cc: TGI's start-up memory arithmetic: the warm-up prefill of
+// --max-batch-prefill-tokens, then KV blocks from the free memory that is left
+// with the warm-up's peak still reserved, and the router's max_total_tokens check.
+//
+// Sources (huggingface/text-generation-inference, tags named):
+//   server/text_generation_server/models/flash_causal_lm.py warmup():
+//     v1.0.0: num_blocks = int(free // total_cache_size) + warm-up blocks, free =
+//             max(0, free - (1 - MEMORY_FRACTION) x total) (no wiggle room);
+//     v1.4.1..v2.2: the same x 0.95 ("Leave 5% for some wiggle room");
+//     v2.3: x TGI_WIGGLE_ROOM (models/globals.py, default 0.95);
+//     v3.0.0..: get_free_memory(device, MEMORY_FRACTION x TGI_WIGGLE_ROOM) =
+//             max(0, free - (1 - fraction x wiggle) x total) (utils/import_utils.py);
+//             TGI_WIGGLE_ROOM 0.95 (v3.0), 0.93 (v3.1, v3.2), 0.90 (v3.3..v3.3.6).
+//     total_cache_size = layers x BLOCK_SIZE x kv_heads x head_size x 2 x dtype;
+//     BLOCK_SIZE (globals.py): 16 paged, 256 flashdecoding, 1 flashinfer, 64 ipex.
+//     Its failure: "Not enough memory to handle {N} prefill tokens. You need to
+//     decrease `--max-batch-prefill-tokens`" (an OOM inside the warm-up forward).
+//   router/src/main.rs (v2.0.4): "`max_total_tokens` must be <= `max_batch_total_tokens`.
+//     Given: {max_total_tokens} and {max_supported_batch_total_tokens}";
+//   backends/v3/src/lib.rs (v3.3.6): V3Error::NotEnoughMemory "Not enough memory to
+//     handle `max_total_tokens={0}`" when shard_max_total_tokens > the supported total.
+//   utils/dist.py: MEMORY_FRACTION = CUDA_MEMORY_FRACTION (default 1.0).
+#include <algorithm>
+#include <cmath>
+
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+double TgiDefaultWiggleRoom(std::string_view version) {
+  if (VersionBefore(version, {1, 4, 1})) return 1.0;
+  if (VersionBefore(version, {3, 1, 0})) return 0.95;
+  if (VersionBefore(version, {3, 3, 0})) return 0.93;
+  return 0.90;
+}
+
+StatusOr<ServerKv> TgiKvBlocks(const TgiKvInput& in) {
+  if (!(in.total_bytes > 0)) return InvalidArgumentError("TGI KV: the card's total memory must be > 0");
+  if (!(in.free_after_warmup_bytes >= 0)) return InvalidArgumentError("TGI KV: free memory after the warm-up must be >= 0");
+  if (!(in.cuda_memory_fraction > 0 && in.cuda_memory_fraction <= 1)) {
+    return InvalidArgumentError("TGI KV: cuda_memory_fraction must be in (0, 1]");
+  }
+  const double wiggle = in.wiggle_room > 0 ? in.wiggle_room : TgiDefaultWiggleRoom(in.version);
+  if (!(wiggle > 0 && wiggle <= 1)) return InvalidArgumentError("TGI KV: TGI_WIGGLE_ROOM must be in (0, 1)");
+  if (in.bytes_per_token <= 0 || in.block_size < 1) {
+    return InvalidArgumentError("TGI KV: KV bytes per token and the block size must be > 0");
+  }
+  ServerKv r;
+  const double f = in.cuda_memory_fraction;
+  if (VersionBefore(in.version, {3, 0, 0})) {
+    r.usable_bytes = std::max(0.0, in.free_after_warmup_bytes - (1 - f) * in.total_bytes) * wiggle;
+  } else {
+    r.usable_bytes = std::max(0.0, in.free_after_warmup_bytes - (1 - f * wiggle) * in.total_bytes);
+  }
+  const double block_bytes = static_cast<double>(in.bytes_per_token) * in.block_size;
+  r.num_blocks = static_cast<int64_t>(std::floor(r.usable_bytes / block_bytes)) + std::max<int64_t>(0, in.warmup_blocks);
+  r.kv_tokens = r.num_blocks * in.block_size;
+  r.kv_bytes = static_cast<double>(r.num_blocks) * block_bytes;
+  if (in.max_total_tokens > 0 && in.max_total_tokens > r.kv_tokens) {
+    r.fails = true;
+    r.error = VersionBefore(in.version, {3, 0, 0})
+                  ? "`max_total_tokens` must be <= `max_batch_total_tokens`. Given: " + std::to_string(in.max_total_tokens) +
+                        " and " + std::to_string(r.kv_tokens)
+                  : "Not enough memory to handle `max_total_tokens=" + std::to_string(in.max_total_tokens) + "`";
+  }
+  return r;
+}
+
+int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size) {
+  if (prefill_tokens <= 0 || max_input_tokens <= 0 || max_total_tokens <= 1 || block_size < 1) return 0;
+  int64_t blocks = 0;
+  const int64_t per_request = (max_total_tokens - 1 + block_size - 1) / block_size;
+  for (int64_t n = 0; n < prefill_tokens; n += std::min(max_input_tokens, prefill_tokens - n)) blocks += per_request;
+  return blocks;
+}
+
+int64_t TgiPrefillThatFits(int64_t prefill_tokens, double asked_bytes, double free_bytes) {
+  if (prefill_tokens <= 0 || !(asked_bytes > 0) || !(free_bytes > 0)) return 0;
+  const double raw = static_cast<double>(prefill_tokens) * free_bytes / asked_bytes;
+  const int64_t step = raw >= 1024 ? 1024 : 16;
+  return std::min<int64_t>(prefill_tokens, static_cast<int64_t>(std::floor(raw / step)) * step);
+}
+
+}  // namespace tpt::memory

@@ -1,0 +1,81 @@
+// trtllm_model.cc: TensorRT-LLM's KV cache at start-up: free_gpu_memory_fraction
+// (KvCacheConfig, default 0.9) of what is free for it, blocks of tokens_per_block,
+// the one-sequence check, and the fraction that serves after the final cache did
+// not fit.
+//
+// Sources (NVIDIA/TensorRT-LLM):
+//   cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp (BaseKVCacheManager::
+//     calculateFreeMemBytes / calculateMaxNumBlocks): freePrimaryMemBytes =
+//     (freeMem + bufferManager.memoryPoolFree()) x freeMemFraction, logged as "Memory
+//     usage when calculating max tokens in paged kv cache: total: %0.2f GiB, available:
+//     %0.2f GiB" (the available is before the fraction); blocks = free / (tokens per
+//     block x cache size per token x dtype); a user max_tokens caps it ("Both
+//     freeGpuMemoryFraction ... and maxTokens ... The smaller value will be used.").
+//   v0.8 (Triton backend, trtGptModelInflightBatching.cpp): "maxTokensInPagedKvCache
+//     (%d) must be large enough to process at least 1 sequence to completion (i.e. must
+//     be larger than beam_width (%d) * tokensPerBlock (%d) * maxBlocksPerSeq (%d))"; later
+//     versions warn and cut maxSequenceLen instead ("maxAttentionWindow and maxSequenceLen
+//     are too large for at least one sequence to fit in kvCache").
+//   tensorrt_llm/_torch/pyexecutor/_util.py (PyTorch backend, 0.20-1.x) KvCacheCreator
+//     _cal_max_tokens: available_kv_mem = (total - peak + tmp kv) x fraction, logged as
+//     "Peak memory during memory usage profiling (torch + non-torch): %.2f GiB, available
+//     KV cache memory when calculating max tokens: %.2f GiB, fraction is set %s, kv size
+//     is %d"; the final cache is created after the estimation pass, and when it does not
+//     fit: "Executor creation failed due to insufficient GPU memory. The following
+//     component could not be created: KV cache" with "Free GPU memory before component
+//     creation attempt (GiB)".
+#include <algorithm>
+#include <cmath>
+
+#include "memory/memory_model.h"
+#include "memory/numeric.h"
+
+namespace tpt::memory {
+
+StatusOr<TrtllmKv> TrtllmKvBlocks(const TrtllmKvInput& in) {
+  if (!(in.available_bytes >= 0)) return InvalidArgumentError("TensorRT-LLM KV: the available memory must be >= 0");
+  if (!(in.free_gpu_memory_fraction > 0 && in.free_gpu_memory_fraction < 1)) {
+    return InvalidArgumentError("TensorRT-LLM KV: free_gpu_memory_fraction must be in (0, 1) (TensorRT-LLM refuses 1.0)");
+  }
+  if (in.bytes_per_token <= 0 || in.tokens_per_block < 1) {
+    return InvalidArgumentError("TensorRT-LLM KV: KV bytes per token and tokens per block must be > 0");
+  }
+  TrtllmKv r;
+  r.usable_bytes = in.available_bytes * in.free_gpu_memory_fraction;
+  const double block_bytes = static_cast<double>(in.bytes_per_token) * in.tokens_per_block;
+  r.num_blocks = static_cast<int64_t>(std::floor(r.usable_bytes / block_bytes));
+  if (in.max_tokens && *in.max_tokens > 0 && *in.max_tokens < r.num_blocks * in.tokens_per_block) {
+    r.num_blocks = (*in.max_tokens + in.tokens_per_block - 1) / in.tokens_per_block;
+  }
+  r.kv_tokens = r.num_blocks * in.tokens_per_block;
+  r.kv_bytes = static_cast<double>(r.num_blocks) * block_bytes;
+  if (in.free_at_creation_bytes > 0 && r.kv_bytes > in.free_at_creation_bytes) {
+    r.fails = r.creation_fails = true;
+    r.error = "Executor creation failed due to insufficient GPU memory. The following component could not be created: "
+              "KV cache";
+  } else if (in.tokens_one_sequence > 0 && r.kv_tokens < in.tokens_one_sequence) {
+    r.fails = true;
+    r.error = "maxTokensInPagedKvCache (" + std::to_string(r.kv_tokens) +
+              ") must be large enough to process at least 1 sequence to completion (" +
+              std::to_string(in.tokens_one_sequence) + " tokens)";
+  }
+  return r;
+}
+
+StatusOr<TrtllmServing> TrtllmServingFraction(double available_bytes, double fraction, double free_at_creation_bytes,
+                                              int64_t bytes_per_token) {
+  if (!(available_bytes > 0) || !(fraction > 0 && fraction < 1) || !(free_at_creation_bytes >= 0)) {
+    return InvalidArgumentError("TensorRT-LLM serving value: needs the available memory, a fraction in (0, 1) and the "
+                                "free memory at the cache's creation");
+  }
+  TrtllmServing s;
+  s.headroom_bytes = (1 - fraction) * available_bytes;
+  s.bytes_per_step = 0.01 * available_bytes;
+  s.fraction = std::max(0.0, internal::FloorHundredths((free_at_creation_bytes - s.headroom_bytes) / available_bytes));
+  s.fraction = std::min(s.fraction, internal::FloorHundredths(fraction - 0.01));
+  s.kv_bytes = s.fraction * available_bytes;
+  if (bytes_per_token > 0) s.kv_tokens = static_cast<int64_t>(s.kv_bytes / static_cast<double>(bytes_per_token));
+  return s;
+}
+
+}  // namespace tpt::memory
