@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -42,6 +43,20 @@ StatusOr<std::vector<RunInput>> ListRuns(const std::string& dir, std::vector<std
       base = runs[0].path + "/";
     }
     if (runs.empty()) return NotFoundError("--runs " + dir + ": the archive holds no runs; put one folder or log file per run in it");
+    // A file and a folder of one name ("a" and "a/rank0.log"): one path names
+    // both, and reads the file; the folder's logs are said to be left out.
+    std::set<std::string> files, folders;
+    for (const std::string& m : archive->members) {
+      const std::string rel = m.substr(base.size());
+      const size_t slash = rel.find('/');
+      (slash == std::string::npos ? files : folders).insert(rel.substr(0, slash));
+    }
+    for (const std::string& name : files) {
+      if (folders.count(name) && skipped != nullptr) {
+        skipped->push_back(name + ": the archive holds a file and a folder of this name; the run reads the file, the "
+                                  "folder's logs were left out (unpack it and rename one)");
+      }
+    }
     return runs;
   }
   if (!fs::is_directory(dir, ec)) {

@@ -377,6 +377,17 @@ TEST_F(Hostile2, D19_SameOutputUnderTwoSpellingsIsRefused) {
   EXPECT_EQ(s.rc, 2) << s.out;
 }
 
+TEST_F(Hostile2, D6_AFileAndAFolderOfOneNameUnderRunsAreNamed) {
+  Py("import zipfile\n"
+     "z=zipfile.ZipFile('fa.zip','w')\n"
+     "z.writestr('a', open('" + kHealthy + "').read())\n"
+     "z.writestr('a/rank0.log', open('" + kFounding + "').read())\n"
+     "z.close()\n");
+  Result r = Tpt("analyze --runs " + Q(Path("fa.zip")));
+  EXPECT_TRUE(Has(r.out, "a: the archive holds a file and a folder of this name")) << r.out;
+  EXPECT_TRUE(Has(r.out, "folder's logs were left out")) << r.out;
+}
+
 // ---- D20: the messages say what is wrong ----
 
 TEST_F(Hostile2, D20_MessagesNameWhatIsWrong) {
