@@ -50,7 +50,7 @@ open(sys.argv[2], "w").write(str(srv.server_address[1]))
 srv.serve_forever()
 EOF
 server_pid=$!
-for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$work/port" ] && break; sleep 0.1; done  # up to 30 s on a loaded machine
 [ -s "$work/port" ] || fail "the local release server did not start: $(cat "$work/server.log")"
 site="http://127.0.0.1:$(cat "$work/port")/releases"
 
