@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# wheel_test.sh TPTRIAGE SOURCE_DIR [auditwheel]: the Python wheel
+# wheel_test.sh TPTRIAGE SOURCE_DIR [auditwheel [TAG]]: the Python wheel
 # (packaging/wheel/build_wheel.py) built from the binary, installed offline
 # into a fresh venv: `tptriage` on the venv's PATH and `python -m tptriage`
 # both analyse the founding case. With "auditwheel": `auditwheel show` agrees
-# with the wheel's platform tag. Exits 77 (skip) when the binary is not a
+# with the wheel's platform tag (and it is TAG, when given). Exits 77 (skip) when the binary is not a
 # release (static) build, or when python3 -m venv / auditwheel are missing.
 set -uo pipefail
-bin=$(realpath "$1"); src=$(realpath "$2"); mode="${3:-install}"
+[ -e "$1" ] || { echo "SKIP: $1 not built"; exit 77; }
+bin=$(realpath "$1"); src=$(realpath "$2"); mode="${3:-install}"; want_tag="${4:-}"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 sample="$src/samples/founding/sglang-tp8-rtxpro6000-mfs050.log"
@@ -29,6 +30,7 @@ esac
 if [ "$mode" = auditwheel ]; then
   command -v auditwheel >/dev/null || { echo "SKIP: auditwheel not installed (.ci/setup --test installs it)"; exit 77; }
   tag=$(basename "$whl" .whl); tag=${tag##*-}
+  [ -z "$want_tag" ] || [ "$tag" = "$want_tag" ] || fail "the wheel's tag is $tag, not $want_tag"
   out=$(auditwheel show "$whl" 2>&1) || fail "auditwheel show: $out"
   echo "$out"
   echo "$out" | tr -s ' \n' ' ' | grep -q "consistent with the following platform tag: \"$tag\"" \
