@@ -124,6 +124,8 @@ install_step norun TPT_VERSION=0.4.0
 [ "$(rc norun)" = 0 ] || fail "binary that does not run: exit $(rc norun): $(out norun)"
 out norun | grep -q "^::warning::the release binary tptriage 0.4.0 ($arch) does not run here: exit code 127: .*GLIBC_2.99' not found" \
   || fail "binary that does not run: not said why: $(out norun)"
+out norun | grep -q "^::warning::the release binary .*(this system's glibc: [0-9][0-9.]*; the release needs" \
+  || fail "binary that does not run: this system's glibc not named on the warning's line: $(out norun)"
 on_path norun | grep -q 'built from source' || fail "binary that does not run: the source build is not on PATH: $(on_path norun)"
 [ ! -e "$RUNNER_TOOL_CACHE/tptriage/0.4.0" ] || fail "a binary that does not run was cached"
 install_step norun_strict TPT_VERSION=0.4.0 TPT_SOURCE_BUILD=false

@@ -114,7 +114,8 @@ got_bin=$(find "$tmp/x" -path '*/bin/tptriage' -type f | head -1)
 chmod +x "$got_bin"
 why=""
 if ! runs "$got_bin"; then
-  source_build "the release binary tptriage $version ($arch) does not run here: $why(this system's glibc: $(ldd --version 2>/dev/null | head -1 | grep -o '[0-9.]*$' || echo unknown); the release needs the glibc in packaging/README.md)"
+  glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')  # no pipe cut short: one line
+  source_build "the release binary tptriage $version ($arch) does not run here: $why(this system's glibc: ${glibc:-unknown}; the release needs the glibc in packaging/README.md)"
   use "$bin_dir"
 fi
 if [ -n "$cache_root" ]; then
