@@ -79,7 +79,7 @@ install_step() {  # install_step NAME [VAR=VALUE...]: one fresh runner job's ins
 }
 rc() { cat "$work/$1/rc"; }
 out() { cat "$work/$1/out"; }
-on_path() { PATH="$(tr '\n' : < "$work/$1/path")/usr/bin:/bin" tptriage --version 2>&1 | head -1; }
+on_path() { PATH="$(tr '\n' : < "$work/$1/path")/usr/bin:/bin" tptriage --version 2>&1 | sed -n 1p; }
 
 # 1. Pinned by commit SHA, version: 0.1.0 -> that release, checked, cached.
 install_step sha_pin TPT_ACTION_REF=$sha TPT_VERSION=0.1.0

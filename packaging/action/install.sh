@@ -104,7 +104,7 @@ if cached "$version"; then
   use "$cache_root/tptriage/$version/$arch"
 fi
 fetch "$url/$asset" "$tmp/$asset" || die "release '$version': $asset is listed in SHA256SUMS but could not be downloaded from $url ($(head -1 "$tmp/curl.err"))"
-want=$(awk -v a="$asset" '{f=$2; sub(/^\*/, "", f); if (f == a) print $1}' "$tmp/SHA256SUMS" | head -1)
+want=$(awk -v a="$asset" '{f=$2; sub(/^\*/, "", f); if (f == a) {print $1; exit}}' "$tmp/SHA256SUMS")
 got=$(sha256_of "$tmp/$asset")
 [ "$want" = "$got" ] || die "checksum mismatch for $asset of release $version: SHA256SUMS says $want, the download is $got. Nothing was run; download it again, or report it to the release's maintainers."
 note "$asset: SHA-256 $got matches SHA256SUMS"
