@@ -12,6 +12,11 @@ appear in the command's real output, in order; a line `...` stands for any
 number of lines, and a line ending in ` ...` is the start of the real line. So
 the README cannot drift from what the tool prints.
 
+```yaml blocks that use the Action (`uses: OWNER/tptriage@`) are the tested
+workflow file docs/examples/triage.yml (actionlint checks it): a block whose
+first line names that file must be the file, byte for byte; any other such
+block must be a run of its lines (indentation aside).
+
 Lines ending in `# needs a GPU` are not run. Set-up blocks (`.ci/setup`,
 `cmake`), install blocks (`pip`, `tar`, `uses:`) and YAML are not run here:
 the set-up commands are what CI runs, and packaging/ has its own tests.
@@ -86,6 +91,36 @@ def shown_matches(shown, actual):
     return None
 
 
+def workflow_failures(repo, text):
+    """README yaml blocks that use the Action vs. the tested workflow file."""
+    path = os.path.join(repo, "docs", "examples", "triage.yml")
+    try:
+        wanted = open(path, encoding="utf-8").read()
+    except OSError as e:
+        return [f"{path}: {e.strerror}"]
+    def dedent(lines):
+        cut = min((len(l) - len(l.lstrip()) for l in lines if l.strip()), default=0)
+        return [l[cut:] for l in lines]
+    have = wanted.splitlines()
+    out, seen = [], 0
+    for lang, start, lines in blocks(text):
+        if lang not in ("yaml", "yml") or not any("tptriage@" in l for l in lines):
+            continue
+        seen += 1
+        if lines and lines[0].startswith("# docs/examples/triage.yml"):
+            if "\n".join(lines) + "\n" != wanted:
+                diff = next((f"line {i + 1}: README {a!r}, file {b!r}" for i, (a, b) in
+                             enumerate(zip(lines + [""] * len(have), have + [""] * len(lines))) if a != b), "")
+                out.append(f"README.md:{start}: the workflow block differs from docs/examples/triage.yml ({diff})")
+            continue
+        want = dedent(lines)
+        if not any(dedent(have[i:i + len(lines)]) == want for i in range(len(have) - len(lines) + 1)):
+            out.append(f"README.md:{start}: this Action snippet is not a run of lines of docs/examples/triage.yml")
+    if seen == 0:
+        out.append("README.md: no yaml block uses the Action (tptriage@)")
+    return out
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__.splitlines()[0], file=sys.stderr)
@@ -96,7 +131,7 @@ def main(argv):
     bindir = tempfile.mkdtemp()
     os.symlink(binary, os.path.join(bindir, "tptriage"))
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), NO_COLOR="1")
-    failures, ran, skipped = [], 0, 0
+    failures, ran, skipped = workflow_failures(repo, text), 0, 0
     for lang, start, lines in blocks(text):
         if lang in ("yaml", "yml", "json"):
             continue

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# wheel_test.sh TPTRIAGE SOURCE_DIR [auditwheel]: the Python wheel
+# wheel_test.sh TPTRIAGE SOURCE_DIR [auditwheel [TAG]]: the Python wheel
 # (packaging/wheel/build_wheel.py) built from the binary, installed offline
 # into a fresh venv: `tptriage` on the venv's PATH and `python -m tptriage`
 # both analyse the founding case. With "auditwheel": `auditwheel show` agrees
-# with the wheel's platform tag. Exits 77 (skip) when the binary is not a
+# with the wheel's platform tag (and it is TAG, when given). Exits 77 (skip) when the binary is not a
 # release (static) build, or when python3 -m venv / auditwheel are missing.
 set -uo pipefail
-bin=$(realpath "$1"); src=$(realpath "$2"); mode="${3:-install}"
+[ -e "$1" ] || { echo "SKIP: $1 not built"; exit 77; }
+bin=$(realpath "$1"); src=$(realpath "$2"); mode="${3:-install}"; want_tag="${4:-}"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 sample="$src/samples/founding/sglang-tp8-rtxpro6000-mfs050.log"
 if readelf -d "$bin" | grep NEEDED | grep -qvE 'lib(c|m|dl|pthread|rt|gcc_s)\.so|ld-linux'; then
   echo "SKIP: $bin needs shared libraries beyond glibc; the wheel takes a -DTPT_STATIC=ON build"; exit 77
 fi
-whl=$(python3 "$src/packaging/wheel/build_wheel.py" "$bin" "$work/dist") || fail "build_wheel.py failed"
+# With TAG (manylinux_2_Y_ARCH) the wheel is built for glibc 2.Y (--glibc).
+glibc_opt=()
+[ -z "$want_tag" ] || glibc_opt=(--glibc "2.$(echo "$want_tag" | sed -E 's/^manylinux_2_([0-9]+)_.*/\1/')")
+whl=$(python3 "$src/packaging/wheel/build_wheel.py" "$bin" "$work/dist" "${glibc_opt[@]}") || fail "build_wheel.py failed"
 # The licence travels in the wheel's metadata.
 python3 - "$whl" <<'PY' || fail "the wheel carries no Apache-2.0 licence"
 import sys, zipfile
@@ -29,10 +33,18 @@ esac
 if [ "$mode" = auditwheel ]; then
   command -v auditwheel >/dev/null || { echo "SKIP: auditwheel not installed (.ci/setup --test installs it)"; exit 77; }
   tag=$(basename "$whl" .whl); tag=${tag##*-}
+  [ -z "$want_tag" ] || [ "$tag" = "$want_tag" ] || fail "the wheel's tag is $tag, not $want_tag"
   out=$(auditwheel show "$whl" 2>&1) || fail "auditwheel show: $out"
   echo "$out"
-  echo "$out" | tr -s ' \n' ' ' | grep -q "consistent with the following platform tag: \"$tag\"" \
-    || fail "auditwheel does not confirm $tag"
+  allowed=$(echo "$out" | tr -s ' \n' ' ' | sed -nE 's/.*consistent with the following platform tag: "([^"]+)".*/\1/p')
+  [ -n "$allowed" ] || fail "auditwheel names no platform tag"
+  if [ -z "$want_tag" ]; then
+    [ "$allowed" = "$tag" ] || fail "auditwheel does not confirm $tag (it says $allowed)"
+  else
+    # auditwheel names the oldest glibc the wheel allows; the tag may be newer, never older.
+    newer=$(printf '%s\n%s\n' "${allowed#manylinux_2_}" "${tag#manylinux_2_}" | sort -V | tail -1)
+    [ "$newer" = "${tag#manylinux_2_}" ] || fail "the tag $tag claims an older glibc than auditwheel allows ($allowed)"
+  fi
   echo "wheel: auditwheel confirms $tag"; exit 0
 fi
 python3 -m venv "$work/venv" >/dev/null 2>&1 || { echo "SKIP: python3 -m venv unavailable (Debian: python3-venv)"; exit 77; }

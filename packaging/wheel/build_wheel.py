@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""build_wheel.py BINARY OUT_DIR [--version V]: a wheel with the tptriage binary inside.
+"""build_wheel.py BINARY OUT_DIR [--version V] [--glibc 2.Y]: a wheel with the tptriage binary inside.
 
 The ruff/uv model: the binary is installed to the environment's scripts folder
 (`tptriage` on PATH after `pip install`), and a launcher package makes
 `python -m tptriage` run it; there is no other Python code. The platform tag
 is computed from the binary: manylinux_2_X_ARCH, X the newest glibc symbol
 version it needs (a binary that still needs other shared libraries is
-refused: build it with -DTPT_STATIC=ON). `auditwheel show` confirms the tag.
+refused: build it with -DTPT_STATIC=ON). `--glibc 2.Y` sets the tag to the
+glibc the binary was built for (packaging/oldglibc: 2.28) when that is newer
+than its newest symbol; older than the symbols is refused. `auditwheel show`
+confirms the tag.
 Standard library only.
 """
 import argparse
@@ -48,6 +51,7 @@ def main():
     ap.add_argument("binary")
     ap.add_argument("out_dir")
     ap.add_argument("--version", help="default: from `BINARY --version`")
+    ap.add_argument("--glibc", help="the tag's glibc, 2.Y (default: the binary's newest GLIBC symbol)")
     args = ap.parse_args()
 
     arch, glibc_minor, needed = elf_facts(args.binary)
@@ -59,7 +63,15 @@ def main():
         # A cross-built binary cannot run here: then --version must be given.
         out = subprocess.run([args.binary, "--version"], capture_output=True, text=True, check=True).stdout
         version = out.split()[1]
-    tag = f"py3-none-manylinux_2_{max(glibc_minor, 17)}_{arch}"
+    tag_minor = max(glibc_minor, 17)
+    if args.glibc:
+        m = re.fullmatch(r"2\.(\d+)", args.glibc)
+        if not m:
+            sys.exit(f"build_wheel.py: --glibc {args.glibc!r}: expected 2.Y, e.g. 2.28")
+        if int(m.group(1)) < tag_minor:
+            sys.exit(f"build_wheel.py: --glibc {args.glibc}: {args.binary} needs GLIBC_2.{glibc_minor}")
+        tag_minor = int(m.group(1))
+    tag = f"py3-none-manylinux_2_{tag_minor}_{arch}"
     name = f"tptriage-{version}-{tag}.whl"
     dist_info = f"tptriage-{version}.dist-info"
     data_scripts = f"tptriage-{version}.data/scripts/tptriage"
