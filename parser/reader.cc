@@ -161,61 +161,6 @@ class GzipSource : public ByteSource {
 };
 
 
-// Per thread: `analyze --runs --jobs N` reads N runs at once, one a thread,
-// and each run has its own budget.
-thread_local uint64_t g_expanded_limit = kDefaultMaxExpandedBytes;
-thread_local uint64_t g_expanded_used = 0;
-
-}  // namespace
-
-std::string reader_internal::BytesText(uint64_t n) {
-  char buf[48];
-  if (n >= (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", n / double(uint64_t{1} << 30));
-  else if (n >= (uint64_t{1} << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(uint64_t{1} << 20));
-  else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
-  return buf;
-}
-
-std::string reader_internal::ExpandedLimitMessage(const std::string& name, uint64_t limit) {
-  return name + ": decompressing stopped at the --max-input-bytes limit (" + BytesText(limit) +
-         " expanded in this run); the rest was not read; raise --max-input-bytes (e.g. 64G) to read it all";
-}
-
-uint64_t reader_internal::ExpandedLimit() { return g_expanded_limit; }
-
-bool HasLogExtension(const std::filesystem::path& p) {
-  static const char* kExt[] = {".log", ".txt", ".out", ".err", ".gz", ".xz", ".zst", ".jsonl"};
-  const std::string ext = p.extension().string();
-  for (auto e : kExt) {
-    if (ext == e) return true;
-  }
-  // rank0.log.1 style rotations.
-  return p.filename().string().find(".log.") != std::string::npos;
-}
-
-namespace {
-
-// Counts what a decompressing source hands out against the run's budget.
-class CappedSource : public ByteSource {
- public:
-  CappedSource(std::unique_ptr<ByteSource> inner, std::string name) : inner_(std::move(inner)), name_(std::move(name)) {}
-  StatusOr<size_t> Read(char* buf, size_t n) override {
-    const uint64_t limit = g_expanded_limit;
-    const uint64_t used = g_expanded_used;
-    if (used >= limit) {
-      return DataLossError(reader_internal::ExpandedLimitMessage(name_, limit));
-    }
-    n = static_cast<size_t>(std::min<uint64_t>(n, limit - used));
-    auto r = inner_->Read(buf, n);
-    if (r.ok()) g_expanded_used += *r;
-    return r;
-  }
-
- private:
-  std::unique_ptr<ByteSource> inner_;
-  std::string name_;
-};
-
 // What every decompressor says when its stream stops early or is damaged.
 Status CutStream(const std::string& name, const char* what) {
   return DataLossError(name + ": the " + what + " stream is truncated (ends mid-stream); the lines before the cut "
@@ -335,73 +280,11 @@ class ZstdSource : public ByteSource {
 
 }  // namespace
 
-void SetExpandedByteBudget(uint64_t max_bytes) {
-  g_expanded_limit = max_bytes;
-  g_expanded_used = 0;
-}
-uint64_t ExpandedByteBudget() { return g_expanded_limit; }
-
 StatusOr<size_t> StringSource::Read(char* buf, size_t n) {
   size_t k = std::min(n, data_.size() - pos_);
   std::memcpy(buf, data_.data() + pos_, k);
   pos_ += k;
   return k;
-}
-
-// Bytes of `s` that are not part of a well-formed UTF-8 sequence; a sequence
-// cut by the end of `s` is not counted (the sniff reads a fixed-size head).
-size_t InvalidUtf8Bytes(std::string_view s) {
-  size_t bad = 0, i = 0;
-  const size_t n = s.size();
-  while (i < n) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c == 0xe0) len = 3, lo = 0xa0;
-    else if (c >= 0xe1 && c <= 0xef) len = 3, hi = c == 0xed ? 0x9f : 0xbf;
-    else if (c == 0xf0) len = 4, lo = 0x90;
-    else if (c >= 0xf1 && c <= 0xf3) len = 4;
-    else if (c == 0xf4) len = 4, hi = 0x8f;
-    if (len == 0) {
-      ++bad, ++i;
-      continue;
-    }
-    size_t k = 1;
-    for (; k < len && i + k < n; ++k) {
-      const unsigned char d = static_cast<unsigned char>(s[i + k]);
-      if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xbf)) break;
-    }
-    if (k == len) {
-      i += len;
-    } else if (i + k == n) {
-      break;  // cut by the end of the head
-    } else {
-      ++bad, ++i;
-    }
-  }
-  return bad;
-}
-
-bool LooksLikeText(std::string_view head) {
-  if (head.empty()) return true;
-  size_t nul = 0, ctrl = 0;
-  for (unsigned char c : head) {
-    if (c == 0) ++nul;
-    else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\b' && c != 0x1b) || c == 0x7f)
-      ++ctrl;
-  }
-  // A log may hold a few NULs (a file cut and zero-filled); a binary has many.
-  if (nul * 100 > head.size() || (nul + ctrl) * 10 > head.size()) return false;
-  // Uniform random bytes are ~10% C0 controls, so the check above passes a
-  // third of them; they are also ~45% invalid UTF-8, where a log written in
-  // any encoding a server uses (UTF-8; Latin-1 names in ASCII) has a few.
-  const size_t bad = InvalidUtf8Bytes(head);
-  return bad <= 8 || bad * 16 <= head.size();
 }
 
 StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name) {
@@ -413,15 +296,15 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
     out.gzip = true;
     out.compression = "gzip";
     peek = std::make_unique<PeekSource>(
-        std::make_unique<CappedSource>(std::make_unique<GzipSource>(std::move(peek), name), name));
+        reader_internal::Capped(std::make_unique<GzipSource>(std::move(peek), name), name));
   } else if (h.size() >= 6 && h.substr(0, 6) == std::string_view("\xfd" "7zXZ\0", 6)) {
     out.compression = "xz";
     peek = std::make_unique<PeekSource>(
-        std::make_unique<CappedSource>(std::make_unique<XzSource>(std::move(peek), name), name));
+        reader_internal::Capped(std::make_unique<XzSource>(std::move(peek), name), name));
   } else if (h.size() >= 4 && h.substr(0, 4) == "\x28\xb5\x2f\xfd") {
     out.compression = "zstd";
     peek = std::make_unique<PeekSource>(
-        std::make_unique<CappedSource>(std::make_unique<ZstdSource>(std::move(peek), name), name));
+        reader_internal::Capped(std::make_unique<ZstdSource>(std::move(peek), name), name));
   } else if (h.size() >= 4 && (h.substr(0, 4) == std::string_view("PK\3\4", 4) || h.substr(0, 4) == std::string_view("PK\5\6", 4))) {
     out.archive = true;
   }
@@ -446,7 +329,7 @@ StatusOr<OpenedInput> OpenInput(const std::string& path) {
     if (auto split = reader_internal::SplitArchivePath(path); split && !split->second.empty()) {
       auto member = reader_internal::OpenArchiveMember(split->first, split->second, path);
       if (!member.ok()) return member.status();
-      return WrapInput(std::make_unique<CappedSource>(std::move(*member), path), path);
+      return WrapInput(reader_internal::Capped(std::move(*member), path), path);
     }
     errno = ENOENT;
   }

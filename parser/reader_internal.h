@@ -20,6 +20,8 @@ std::string BytesText(uint64_t n);
 std::string ExpandedLimitMessage(const std::string& name, uint64_t limit);
 // The run's budget in force on this thread.
 uint64_t ExpandedLimit();
+// `inner` counted against the run's budget: past it, a DataLoss error naming the limit.
+std::unique_ptr<ByteSource> Capped(std::unique_ptr<ByteSource> inner, const std::string& name);
 
 // "logs.zip/build/x.txt" -> {"logs.zip", "build/x.txt"} when logs.zip is an
 // archive file; nothing when the path does not go through one.
