@@ -508,7 +508,9 @@ class LayoutBuilder {
       if (set == digits) {
         byte[k] = -1;
       } else if (set.count() == 1) {
-        byte[k] = static_cast<int>(set._Find_first());
+        int only = 0;  // the one byte of the set (std::bitset has no portable find)
+        while (!set[only]) ++only;
+        byte[k] = only;
       } else {
         return;
       }
