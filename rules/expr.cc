@@ -195,11 +195,14 @@ class Unary : public Expr {
 
 // ---- Parser ----
 
-// Deepest expression tree, and deepest nesting of the parser's recursion,
-// accepted. Rules need a handful of levels; the limit keeps a hostile rule
-// file (10,000 parentheses, a chain of 100,000 `or`s) from overflowing the
-// stack in the parser, in Eval or in the tree's destructor.
+// Deepest nesting of the parser's recursion (parentheses, not, unary minus,
+// calls) and deepest expression tree (a chain of operators is one level a
+// term) accepted. Rules need a handful of levels and chains of tens of terms;
+// the limits keep a hostile rule file (10,000 parentheses, a chain of 100,000
+// `or`s) from overflowing the stack in the parser, in Eval or in the tree's
+// destructor (1,000 levels of Eval are well inside any thread's stack).
 constexpr int kMaxExprDepth = 100;
+constexpr int kMaxTreeDepth = 1000;
 
 class Parser {
  public:
@@ -224,8 +227,11 @@ class Parser {
   }
   void TooDeep() {
     Fail("nested more than " + std::to_string(kMaxExprDepth) +
-         " levels deep (parentheses, not, unary minus, calls, or a chain of operators); split the rule's "
-         "condition into simpler ones");
+         " levels deep (parentheses, not, unary minus, calls); split the rule's condition into simpler ones");
+  }
+  void TooLong() {
+    Fail("more than " + std::to_string(kMaxTreeDepth) +
+         " operators deep (a chain of operators and what it holds); split the rule's condition into simpler ones");
   }
   // Records `node`'s depth in the tree (1 + its deepest child).
   ExprPtr Node(ExprPtr node, std::initializer_list<const ExprPtr*> kids) {
@@ -235,7 +241,7 @@ class Parser {
       d = std::max(d, it == depth_.end() ? 1 : it->second);
     }
     depth_[node.get()] = d + 1;
-    if (d + 1 > kMaxExprDepth) TooDeep();
+    if (d + 1 > kMaxTreeDepth) TooLong();
     return node;
   }
   // Guards one level of the parser's own recursion.
@@ -398,7 +404,7 @@ class Parser {
         }
         ExprPtr call = std::make_shared<Call>(name, std::move(args));
         depth_[call.get()] = d + 1;
-        if (d + 1 > kMaxExprDepth) TooDeep();
+        if (d + 1 > kMaxTreeDepth) TooLong();
         return call;
       }
       return std::make_shared<Var>(name);
