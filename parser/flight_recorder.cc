@@ -47,11 +47,18 @@ std::string Str(const nlohmann::json& o, const char* key) {
 }
 
 // Frames of torch's own code and the launcher's: the "where" is the first other one.
-bool LibraryFrame(const std::string& file) {
+}  // namespace
+
+bool IsLibraryFrame(const std::string& file) {
+  // py-spy prints paths relative to sys.path ("torch/distributed/...", "threading.py").
+  const std::string f = "/" + file;
   for (const char* p : {"/torch/", "/multiprocessing/", "/threading.py", "<string>", "/runpy.py", "/concurrent/"})
-    if (file.find(p) != std::string::npos) return true;
-  return false;
+    if (f.find(p) != std::string::npos) return true;
+  // The standard library (lib/python3.x/...), not what is installed beside it (site-packages: the server).
+  return file.find("/lib/python") != std::string::npos && file.find("-packages/") == std::string::npos;
 }
+
+namespace {
 
 std::string FrameText(const nlohmann::json& f) {
   if (!f.is_object()) return "";
@@ -59,23 +66,6 @@ std::string FrameText(const nlohmann::json& f) {
   const int64_t line = Int(f, "line");
   return name + " (" + file + (line != kNoInt ? ":" + std::to_string(line) : "") + ")";
 }
-
-class VectorStream : public EventStream {
- public:
-  VectorStream(std::vector<Event> events, std::string error, uint64_t bytes)
-      : events_(std::move(events)), error_(std::move(error)), bytes_(bytes) {}
-  const Event* NextRef() override { return next_ < events_.size() ? &events_[next_++] : nullptr; }
-  const std::string& error() const override { return error_; }
-  uint64_t bytes() const override { return bytes_; }
-  uint64_t lines() const override { return events_.size(); }
-  uint64_t long_lines() const override { return 0; }
-
- private:
-  std::vector<Event> events_;
-  size_t next_ = 0;
-  std::string error_;
-  uint64_t bytes_;
-};
 
 Event Base(const std::string& kind, const std::string& path, int source, int rank, uint64_t line) {
   Event e;
@@ -105,7 +95,7 @@ bool LooksLikeFlightRecorder(std::string_view head) {
 
 int RankFromDumpName(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
-  for (const char* ext : {".gz", ".xz", ".zst", ".json", ".pkl", ".pickle", ".bin"}) {
+  for (const char* ext : {".gz", ".xz", ".zst", ".json", ".pkl", ".pickle", ".bin", ".txt", ".log", ".out"}) {
     const size_t n = std::char_traits<char>::length(ext);
     if (name.size() > n && name.compare(name.size() - n, n, ext) == 0) name.resize(name.size() - n);
   }
@@ -217,7 +207,7 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
         if (frames.size() >= 16) break;
         std::string t = FrameText(fr);
         frames.push_back(t);
-        if (where.empty() && fr.is_object() && !LibraryFrame(Str(fr, "filename"))) where = t;
+        if (where.empty() && fr.is_object() && !IsLibraryFrame(Str(fr, "filename"))) where = t;
       }
       e.Set("frames", frames);
       if (!where.empty()) e.Set("where", where);
@@ -247,23 +237,15 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
 std::unique_ptr<EventStream> ReadFlightRecorder(std::unique_ptr<ByteSource> source, const std::string& path,
                                                 int source_index, const std::vector<std::string>& kinds) {
   std::string bytes, error;
-  char buf[1 << 16];
-  while (true) {
-    auto n = source->Read(buf, sizeof buf);
-    if (!n.ok()) {
-      error = n.status().message();
-      break;
-    }
-    if (*n == 0) break;
-    bytes.append(buf, *n);
-    if (bytes.size() > kMaxFlightRecorderBytes) {
-      return std::make_unique<VectorStream>(
+  if (Status read = ReadWhole(source.get(), kMaxFlightRecorderBytes, &bytes); !read.ok()) {
+    if (bytes.size() > kMaxFlightRecorderBytes)
+      return std::make_unique<VectorEvents>(
           std::vector<Event>{}, path + ": a flight-recorder dump larger than " +
                                     std::to_string(kMaxFlightRecorderBytes >> 20) +
                                     " MiB is not read (torch keeps TORCH_NCCL_TRACE_BUFFER_SIZE records, 2000 by "
                                     "default); pass a smaller dump",
           bytes.size());
-    }
+    error = read.message();
   }
   std::string read_error;
   std::vector<Event> events = FlightRecorderEvents(bytes, path, source_index, &read_error);
@@ -273,7 +255,7 @@ std::unique_ptr<EventStream> ReadFlightRecorder(std::unique_ptr<ByteSource> sour
                  events.end());
   }
   if (!read_error.empty()) error = error.empty() ? read_error : error + "; " + read_error;
-  return std::make_unique<VectorStream>(std::move(events), std::move(error), bytes.size());
+  return std::make_unique<VectorEvents>(std::move(events), std::move(error), bytes.size());
 }
 
 }  // namespace tpt

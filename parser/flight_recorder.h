@@ -32,6 +32,10 @@ namespace tpt {
 // top dict starts with torch's keys, or a JSON object with them.
 bool LooksLikeFlightRecorder(std::string_view head);
 
+// A Python frame of torch's own code, the launcher's or the interpreter's
+// (its file), not the program's: "where" is the first frame that is not.
+bool IsLibraryFrame(const std::string& file);
+
 // The rank a dump's file name gives ("nccl_trace_rank_3" -> 3), or -1.
 int RankFromDumpName(const std::string& path);
 

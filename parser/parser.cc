@@ -14,6 +14,7 @@
 #include "parser/flight_recorder.h"
 #include "parser/format_set.h"
 #include "parser/rank_resolve.h"
+#include "parser/stack_dump.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"
 #include "parser/unpaste.h"
@@ -261,6 +262,27 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
           s.report = reports->size();
           s.events = ReadFlightRecorder(std::move(opened->source), x.path, static_cast<int>(reports->size()),
                                         options.kinds);
+          streams.push_back(std::move(s));
+        } else if (opened->stack_dump) {
+          // A py-spy dump or faulthandler's threads of one rank (parser/stack_dump.h).
+          Stream s;
+          s.report = reports->size();
+          std::string text, error;
+          if (Status read = ReadWhole(opened->source.get(), kMaxStackDumpBytes, &text); !read.ok())
+            error = name + ": " + (text.size() > kMaxStackDumpBytes
+                                       ? "a stack dump larger than " + std::to_string(kMaxStackDumpBytes >> 20) +
+                                             " MiB is not read; pass the dump of the hung moment alone"
+                                       : read.message());
+          std::vector<Event> events;
+          if (error.empty()) events = StackDumpEvents(text, x.path, static_cast<int>(reports->size()));
+          if (!options.kinds.empty())
+            events.erase(std::remove_if(events.begin(), events.end(),
+                                        [&](const Event& e) {
+                                          return std::find(options.kinds.begin(), options.kinds.end(), e.kind) ==
+                                                 options.kinds.end();
+                                        }),
+                         events.end());
+          s.events = std::make_unique<VectorEvents>(std::move(events), std::move(error), text.size());
           streams.push_back(std::move(s));
         } else if (opened->looks_binary) {
           r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +

@@ -1,6 +1,7 @@
 // reader.cc: see reader.h.
 #include "parser/reader.h"
 #include "parser/flight_recorder.h"
+#include "parser/stack_dump.h"
 
 #include "parser/reader_internal.h"
 
@@ -436,8 +437,20 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
   out.empty = peek->head().empty();
   out.looks_binary = !LooksLikeText(peek->head());
   out.flight_recorder = !out.archive && LooksLikeFlightRecorder(peek->head());
+  out.stack_dump = !out.archive && !out.looks_binary && LooksLikeStackDump(peek->head());
   out.source = std::move(peek);
   return out;
+}
+
+Status ReadWhole(ByteSource* source, size_t max_bytes, std::string* out) {
+  char buf[1 << 16];
+  while (true) {
+    auto n = source->Read(buf, sizeof buf);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return OkStatus();
+    out->append(buf, *n);
+    if (out->size() > max_bytes) return InvalidArgumentError("more than " + std::to_string(max_bytes) + " bytes");
+  }
 }
 
 StatusOr<OpenedInput> OpenInput(const std::string& path) {

@@ -58,6 +58,7 @@ struct OpenedInput {
   bool archive = false;           // the bytes are a .zip or a tar (stdin; a member): name the file instead
   bool tar = false;               // ... a tar ("ustar" at 257), compressed or not
   bool looks_binary = false;  // sniffed from the first 8 KiB (decompressed)
+  bool stack_dump = false;       // a py-spy dump or faulthandler's threads (parser/stack_dump.h), by its first lines
   bool flight_recorder = false;  // a PyTorch flight-recorder dump (parser/flight_recorder.h), by its first bytes
   bool empty = false;         // no byte at all
 };
@@ -75,6 +76,11 @@ uint64_t ExpandedByteBudget();
 StatusOr<OpenedInput> OpenInput(const std::string& path);
 // The same over an already open source (gzip + binary sniffing).
 StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name);
+
+// Reads all of `source` into `out`, at most `max_bytes`: a larger input stops
+// with an error as soon as it passes the limit (out then holds more than
+// max_bytes), a read error is returned with what was read before it.
+Status ReadWhole(ByteSource* source, size_t max_bytes, std::string* out);
 
 // The files of an archive, or of a folder inside one ("logs.zip/build").
 struct ArchiveListing {

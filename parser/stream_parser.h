@@ -170,6 +170,24 @@ class EventStream {
   virtual uint64_t long_lines() const = 0;
 };
 
+// Events read whole by a reader of its own (a dump is small and bounded).
+class VectorEvents : public EventStream {
+ public:
+  VectorEvents(std::vector<Event> events, std::string error, uint64_t bytes)
+      : events_(std::move(events)), error_(std::move(error)), bytes_(bytes) {}
+  const Event* NextRef() override { return next_ < events_.size() ? &events_[next_++] : nullptr; }
+  const std::string& error() const override { return error_; }
+  uint64_t bytes() const override { return bytes_; }
+  uint64_t lines() const override { return events_.size(); }
+  uint64_t long_lines() const override { return 0; }
+
+ private:
+  std::vector<Event> events_;
+  size_t next_ = 0;
+  std::string error_;
+  uint64_t bytes_;
+};
+
 class StreamEvents : public EventStream {
  public:
   StreamEvents(std::unique_ptr<ByteSource> source, const FormatSet& formats, const ParseOptions& options,

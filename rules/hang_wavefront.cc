@@ -45,6 +45,23 @@ Event Derived(const std::string& kind, const Event& at) {
   return e;
 }
 
+// Where a rank's stack dump (parser/stack_dump.h) has its main thread:
+// "its stack (faulthandler, main thread): load_next_batch (m.py:16) < worker (m.py:38)".
+std::string StackWhere(const std::vector<Event>& events, int rank) {
+  const Event* best = nullptr;
+  for (const Event& e : events) {
+    if (e.kind != "stack_thread" || e.rank != rank || !e.Get("program_frames").present()) continue;
+    if (!best || (e.Get("main").boolean() && !best->Get("main").boolean())) best = &e;
+  }
+  if (!best) return "";
+  std::string chain;
+  for (const auto& f : best->Get("program_frames").json()) chain += (chain.empty() ? "" : " < ") + f.get<std::string>();
+  const std::string thread = best->Get("name").is_string() && !best->Get("name").string().empty()
+                                 ? "thread " + best->Get("name").string()
+                                 : best->Get("main").boolean() ? "main thread" : "thread " + best->Get("thread").string();
+  return "its stack (" + best->Get("tool").string() + ", " + thread + "): " + chain;
+}
+
 }  // namespace
 
 size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) {
@@ -154,6 +171,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
         where = "rank " + std::to_string(r) + " last scheduled collective " + std::to_string(s.last) +
                 " (its dump holds no record of it)";
       }
+      if (std::string stack = StackWhere(events, r); !stack.empty()) where += "; " + stack;
       where_all += (where_all.empty() ? "" : "; ") + where;
       Event w = last ? Derived("collective_wavefront", *last) : Event();
       if (!last) {  // placed at the rank's dump header

@@ -64,6 +64,15 @@ TEST(HangWavefront, WhereEachMissingRankWasFromItsFrames) {
   EXPECT_NE(where.find("rank 3 last scheduled collective 3 (gloo:all_reduce, scheduled), called from worker (/tmp/m.py:34)"),
             std::string::npos) << where;
   EXPECT_NE(where.find("rank 6 last scheduled collective 3"), std::string::npos) << where;
+  // ... and from each missing rank's own stack dump beside the dumps (faulthandler, real).
+  EXPECT_NE(where.find("rank 6 last scheduled collective 3 (gloo:all_reduce, scheduled), called from worker (/tmp/m.py:34); "
+                       "its stack (faulthandler, main thread): load_next_batch (/tmp/m.py:16) < worker (/tmp/m.py:38)"),
+            std::string::npos) << where;
+  // py-spy's dump names the thread.
+  auto b = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_hang_2ranks_pickle")});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_NE(b->verdict.find("its stack (py-spy, thread MainThread): load_next_batch (/tmp/m.py:16) < worker (/tmp/m.py:38)."),
+            std::string::npos) << b->verdict;
   EXPECT_NE(a->verdict.find("2 ranks (3, 6) never called it"), std::string::npos) << a->verdict;
 }
 
