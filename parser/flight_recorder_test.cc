@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "parser/test_files.h"
+
 #include "parser/format_set.h"
 #include "parser/parser.h"
 
@@ -21,13 +23,6 @@ namespace fs = std::filesystem;
 
 std::string Path(const std::string& rel) { return std::string(TPT_SOURCE_DIR) + "/samples/rules/" + rel; }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<const Event*> OfKind(const std::vector<Event>& events, const std::string& kind) {
   std::vector<const Event*> out;
   for (const Event& e : events)
@@ -36,8 +31,8 @@ std::vector<const Event*> OfKind(const std::vector<Event>& events, const std::st
 }
 
 TEST(FlightRecorder, DetectedByContentNotName) {
-  EXPECT_TRUE(LooksLikeFlightRecorder(ReadFile(Path("fr_hang_wavefront/pos_hang_2ranks_pickle/nccl_trace_rank_0"))));
-  EXPECT_TRUE(LooksLikeFlightRecorder(ReadFile(Path("fr_hang_wavefront/pos_hang_2ranks_json/fr_trace_json_rank_0"))));
+  EXPECT_TRUE(LooksLikeFlightRecorder(SourceFile(Path("fr_hang_wavefront/pos_hang_2ranks_pickle/nccl_trace_rank_0"))));
+  EXPECT_TRUE(LooksLikeFlightRecorder(SourceFile(Path("fr_hang_wavefront/pos_hang_2ranks_json/fr_trace_json_rank_0"))));
   EXPECT_FALSE(LooksLikeFlightRecorder("[rank0]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4)\n"));
   EXPECT_FALSE(LooksLikeFlightRecorder("{\"level\": \"info\", \"msg\": \"version 2\"}\n"));
   EXPECT_FALSE(LooksLikeFlightRecorder(std::string("\x80\x02]q\x00.", 6)));  // a pickle, not torch's dump
@@ -52,9 +47,9 @@ TEST(FlightRecorder, RankFromTheFileName) {
 
 TEST(FlightRecorder, PickleAndJsonGiveTheSameRecords) {
   std::string e1, e2;
-  auto p = FlightRecorderEvents(ReadFile(Path("fr_hang_wavefront/pos_hang_2ranks_pickle/nccl_trace_rank_0")),
+  auto p = FlightRecorderEvents(SourceFile(Path("fr_hang_wavefront/pos_hang_2ranks_pickle/nccl_trace_rank_0")),
                                 "nccl_trace_rank_0", 0, &e1);
-  auto j = FlightRecorderEvents(ReadFile(Path("fr_hang_wavefront/pos_hang_2ranks_json/fr_trace_json_rank_0")),
+  auto j = FlightRecorderEvents(SourceFile(Path("fr_hang_wavefront/pos_hang_2ranks_json/fr_trace_json_rank_0")),
                                 "fr_trace_json_rank_0", 0, &e2);
   EXPECT_TRUE(e1.empty()) << e1;
   EXPECT_TRUE(e2.empty()) << e2;
@@ -81,7 +76,7 @@ TEST(FlightRecorder, PickleAndJsonGiveTheSameRecords) {
 
 TEST(FlightRecorder, ACutDumpGivesItsRecordsBeforeTheCutAndAWarning) {
   std::string error;
-  auto events = FlightRecorderEvents(ReadFile(Path("fr_hang_wavefront/pos_cut_rank1/nccl_trace_rank_1")),
+  auto events = FlightRecorderEvents(SourceFile(Path("fr_hang_wavefront/pos_cut_rank1/nccl_trace_rank_1")),
                                      "nccl_trace_rank_1", 1, &error);
   EXPECT_NE(error.find("nccl_trace_rank_1: the pickle ends at byte 1650 before its STOP"), std::string::npos) << error;
   auto records = OfKind(events, "fr_collective");

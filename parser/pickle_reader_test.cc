@@ -8,20 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include "parser/test_files.h"
+
 namespace tpt {
 namespace {
-
-std::string ReadFile(const std::string& rel) {
-  std::ifstream in(std::string(TPT_SOURCE_DIR) + "/" + rel, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 const char* kRank0 = "samples/rules/fr_hang_wavefront/pos_hang_2ranks_pickle/nccl_trace_rank_0";
 
 TEST(PickleReader, ReadsTorchsFlightRecorderDump) {
-  const std::string bytes = ReadFile(kRank0);
+  const std::string bytes = SourceFile(kRank0);
   ASSERT_GT(bytes.size(), 1000u);
   std::string warning;
   auto v = ReadPickle(bytes, "rank0", &warning);
@@ -74,7 +69,7 @@ TEST(PickleReader, RefusesGlobalAndReduceByNameAndOffset) {
 }
 
 TEST(PickleReader, ACutPickleGivesWhatWasReadAndSaysSo) {
-  const std::string bytes = ReadFile(kRank0);
+  const std::string bytes = SourceFile(kRank0);
   std::string warning;
   auto v = ReadPickle(bytes.substr(0, bytes.size() - 120), "rank0", &warning);
   ASSERT_TRUE(v.ok()) << v.status().message();
@@ -117,7 +112,7 @@ TEST(PickleReader, BoundsDepthAndSelfReference) {
   // Values past the limit are refused (memo references counted again).
   PickleLimits small;
   small.max_nodes = 10;
-  EXPECT_FALSE(ReadPickle(ReadFile(kRank0), "big", nullptr, small).ok());
+  EXPECT_FALSE(ReadPickle(SourceFile(kRank0), "big", nullptr, small).ok());
 }
 
 }  // namespace

@@ -6,29 +6,24 @@
 
 #include <gtest/gtest.h>
 
+#include "parser/test_files.h"
+
 namespace tpt {
 namespace {
-
-std::string ReadFile(const std::string& rel) {
-  std::ifstream in(std::string(TPT_SOURCE_DIR) + "/" + rel, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Real: faulthandler.dump_traceback(all_threads=True) in the hung rank (samples/hangs/README.md).
 const char* kFault = "samples/rules/fr_hang_wavefront/pos_hang_8ranks/stacks_rank_3.txt";
 const char* kPySpy = "samples/rules/fr_hang_wavefront/pos_hang_2ranks_pickle/pyspy_rank_1.txt";
 
 TEST(StackDump, DetectedByItsFirstLines) {
-  EXPECT_TRUE(LooksLikeStackDump(ReadFile(kFault)));
-  EXPECT_TRUE(LooksLikeStackDump(ReadFile(kPySpy)));
+  EXPECT_TRUE(LooksLikeStackDump(SourceFile(kFault)));
+  EXPECT_TRUE(LooksLikeStackDump(SourceFile(kPySpy)));
   EXPECT_FALSE(LooksLikeStackDump("Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n"));
   EXPECT_FALSE(LooksLikeStackDump("INFO 12-05 10:00:00 Thread 0x7f (most recent call first): quoted in a log line\n"));
 }
 
 TEST(StackDump, FaulthandlerThreadsWithTheirFramesAndTheMainThread) {
-  auto events = StackDumpEvents(ReadFile(kFault), "x/stacks_rank_3.txt", 5);
+  auto events = StackDumpEvents(SourceFile(kFault), "x/stacks_rank_3.txt", 5);
   ASSERT_EQ(events.size(), 2u);
   const Event& dumper = events[0];
   const Event& main = events[1];
@@ -45,7 +40,7 @@ TEST(StackDump, FaulthandlerThreadsWithTheirFramesAndTheMainThread) {
 }
 
 TEST(StackDump, PySpyThreadsNamesStatesAndNativeFrames) {
-  auto events = StackDumpEvents(ReadFile(kPySpy), "pyspy_rank_1.txt", 0);
+  auto events = StackDumpEvents(SourceFile(kPySpy), "pyspy_rank_1.txt", 0);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].Get("name").string(), "MainThread");
   EXPECT_TRUE(events[0].Get("main").boolean());
