@@ -4,6 +4,7 @@
 #include <re2/re2.h>
 
 #include "parser/flight_recorder.h"
+#include "parser/reader_internal.h"
 
 namespace tpt {
 namespace {
@@ -46,11 +47,22 @@ bool FirstLines(std::string_view head, size_t n, std::vector<std::string_view>* 
 
 bool LooksLikeStackDump(std::string_view head) {
   std::vector<std::string_view> lines;
-  if (!FirstLines(head, 3, &lines)) return false;
+  if (!FirstLines(head, 2, &lines)) return false;
   if (lines[0].rfind("Process ", 0) == 0 && lines.size() > 1 && lines[1].rfind("Python v", 0) == 0) return true;
+  // faulthandler's threads and nothing else: a log that holds such a block
+  // ("Fatal Python error: Segmentation fault" and the threads) stays a log.
+  if (!RE2::FullMatch(lines[0], FaultThread())) return false;
+  const size_t end = head.size() >= reader_internal::kSniffBytes ? head.rfind('\n') : head.size();  // a cut last line is not judged
+  lines.clear();
+  if (!FirstLines(head.substr(0, end == std::string_view::npos ? 0 : end), 200, &lines)) return false;
+  // Thread headers, their indented frames ("  File ...", "  <no Python frame>",
+  // Python 3.13's C frames), its "Current thread's C stack trace" header and
+  // "Extension modules:" line.
   for (std::string_view l : lines)
-    if (RE2::FullMatch(l, FaultThread())) return true;
-  return false;
+    if (!RE2::FullMatch(l, FaultThread()) && l.rfind("  ", 0) != 0 && l.rfind("Current thread's C stack", 0) != 0 &&
+        l.rfind("Extension modules:", 0) != 0)
+      return false;
+  return true;
 }
 
 std::vector<Event> StackDumpEvents(std::string_view text, const std::string& path, int source) {

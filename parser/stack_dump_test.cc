@@ -20,6 +20,11 @@ TEST(StackDump, DetectedByItsFirstLines) {
   EXPECT_TRUE(LooksLikeStackDump(SourceFile(kPySpy)));
   EXPECT_FALSE(LooksLikeStackDump("Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n"));
   EXPECT_FALSE(LooksLikeStackDump("INFO 12-05 10:00:00 Thread 0x7f (most recent call first): quoted in a log line\n"));
+  // A crash log that holds faulthandler's block stays a log (redteam process_crashed--fatal-python-segfault-thread-dump).
+  EXPECT_FALSE(LooksLikeStackDump("Fatal Python error: Segmentation fault\n\nThread 0x00007f0e (most recent call first):\n"
+                                  "  File \"/x/model.py\", line 3 in forward\n"));
+  EXPECT_FALSE(LooksLikeStackDump("Thread 0x00007f0e (most recent call first):\n  File \"/x/m.py\", line 3 in f\n\n"
+                                  "INFO 12-05 10:00:01 server restarted\n"));
 }
 
 TEST(StackDump, FaulthandlerThreadsWithTheirFramesAndTheMainThread) {
