@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "parser/pickle_reader.h"
+#include "parser/read_whole.h"
 
 namespace tpt {
 namespace {

@@ -14,6 +14,7 @@
 #include "parser/flight_recorder.h"
 #include "parser/format_set.h"
 #include "parser/rank_resolve.h"
+#include "parser/read_whole.h"
 #include "parser/stack_dump.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"

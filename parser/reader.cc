@@ -442,17 +442,6 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
   return out;
 }
 
-Status ReadWhole(ByteSource* source, size_t max_bytes, std::string* out) {
-  char buf[1 << 16];
-  while (true) {
-    auto n = source->Read(buf, sizeof buf);
-    if (!n.ok()) return n.status();
-    if (*n == 0) return OkStatus();
-    out->append(buf, *n);
-    if (out->size() > max_bytes) return InvalidArgumentError("more than " + std::to_string(max_bytes) + " bytes");
-  }
-}
-
 StatusOr<OpenedInput> OpenInput(const std::string& path) {
   if (path == "-") return WrapInput(std::make_unique<FdSource>(0, false, "<stdin>"), "<stdin>");
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

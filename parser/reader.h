@@ -77,11 +77,6 @@ StatusOr<OpenedInput> OpenInput(const std::string& path);
 // The same over an already open source (gzip + binary sniffing).
 StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::string& name);
 
-// Reads all of `source` into `out`, at most `max_bytes`: a larger input stops
-// with an error as soon as it passes the limit (out then holds more than
-// max_bytes), a read error is returned with what was read before it.
-Status ReadWhole(ByteSource* source, size_t max_bytes, std::string* out);
-
 // The files of an archive, or of a folder inside one ("logs.zip/build").
 struct ArchiveListing {
   std::string archive;               // the archive file's own path
