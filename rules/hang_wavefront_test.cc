@@ -3,7 +3,11 @@
 #include "rules/hang_wavefront.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -94,6 +98,32 @@ TEST(HangWavefront, DesyncNamesWhichRankCalledWhat) {
   EXPECT_NE(a->verdict.find("rank 2 called gloo:all_gather (in [[4096]]) where ranks 0, 1, 3 called gloo:all_reduce"),
             std::string::npos) << a->verdict;
   for (const auto& d : a->diagnoses) EXPECT_NE(d.rule, "fr_hang_wavefront") << "every rank scheduled collective 4";
+}
+
+// The log alone guesses (rank 1 printed no timeout); with the dumps beside it
+// the verdict names the collective and where rank 1 was.
+TEST(HangWavefront, BesideTheLogTheDumpsMakeTheHangExact) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tpt_wavefront_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "train.log")
+      << "[rank0]:[E1205 15:57:51.100000000 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "
+         "timeout: WorkNCCL(SeqNum=4, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for "
+         "600010 milliseconds before timing out.\n";
+  auto alone = TheAnalyzer().Run({(dir / "train.log").string()});
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  EXPECT_EQ(alone->root_cause, "nccl_timeout_hang");
+  EXPECT_EQ(alone->diagnoses.front().rule, "nccl_timeout_hang");
+  for (const char* r : {"nccl_trace_rank_0", "nccl_trace_rank_1"})
+    fs::copy_file(Sample(std::string("fr_hang_wavefront/pos_hang_2ranks_pickle/") + r), dir / r);
+  auto both = TheAnalyzer().Run({dir.string()});
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(both->root_cause, "nccl_timeout_hang");
+  EXPECT_EQ(both->diagnoses.front().rule, "fr_hang_wavefront");
+  EXPECT_EQ(both->diagnoses.front().rank, 1);
+  EXPECT_NE(both->verdict.find("Collective 4 of process group 0 (gloo:all_reduce, input sizes [[4096]]) hangs"),
+            std::string::npos) << both->verdict;
+  fs::remove_all(dir);
 }
 
 Event Record(int rank, int64_t seq, const std::string& op) {
