@@ -159,5 +159,27 @@ TEST(HangWavefront, ACutDumpWithoutStatusIsNotCalledMissing) {
   EXPECT_EQ(AddCollectiveWavefront(&one, nullptr), 0u);
 }
 
+// Per process group: a TP group that is in step does not hide the stuck one,
+// and p2p records (their own sequence) are not collectives.
+TEST(HangWavefront, EachProcessGroupHasItsOwnFront) {
+  auto rec = [](int rank, const char* pg, int64_t seq, const char* op) {
+    Event e = Record(rank, seq, op);
+    e.Set("pg", pg);
+    return e;
+  };
+  std::vector<Event> events = {rec(0, "tp", 90, "nccl:all_reduce"), rec(1, "tp", 90, "nccl:all_reduce"),
+                               rec(0, "dp", 12, "nccl:all_gather"), rec(1, "dp", 11, "nccl:all_gather")};
+  Event p2p = rec(1, "dp", 40, "nccl:send 0->1");
+  p2p.Set("is_p2p", true);
+  events.push_back(p2p);
+  ASSERT_EQ(AddCollectiveWavefront(&events, nullptr), 1u);
+  const Event& w = events.back();
+  EXPECT_EQ(w.Get("pg").string(), "dp");
+  EXPECT_EQ(w.Get("seq").number(), 12);
+  EXPECT_EQ(w.Get("op").string(), "nccl:all_gather");
+  EXPECT_EQ(w.Get("missing_ranks").string(), "1");
+  EXPECT_EQ(w.rank, 1);
+}
+
 }  // namespace
 }  // namespace tpt
