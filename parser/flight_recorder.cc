@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 #include "parser/pickle_reader.h"
 #include "parser/read_whole.h"
@@ -171,8 +172,28 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
     out.push_back(std::move(e));
   }
 
+  // Memory follows the ranks, not the buffer: per process group only the
+  // newest kKeepRecords records become events (the hang is at the front), and
+  // only the newest kKeepFrames carry their frames.
+  std::map<std::string, size_t> newer;  // pg -> records seen so far from the newest
+  std::vector<uint8_t> keep(entries.size(), 1), frames_kept(entries.size(), 1);
+  size_t left_out = 0;
+  for (size_t i = entries.size(); i-- > 0;) {
+    const nlohmann::json& r = entries[i];
+    if (!r.is_object()) continue;
+    std::string pg = r.contains("process_group") ? r["process_group"].dump() : std::string();
+    if (r.contains("pg_id")) pg += "/" + r["pg_id"].dump();
+    const size_t n = newer[pg]++;
+    if (n >= kKeepRecords) {
+      keep[i] = 0;
+      ++left_out;
+    }
+    if (n >= kKeepFrames) frames_kept[i] = 0;
+  }
+  if (left_out > 0) out.front().Set("records_left_out", left_out);
   size_t skipped = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
+    if (!keep[i]) continue;
     const nlohmann::json& r = entries[i];
     if (!r.is_object() || !r.contains("collective_seq_id") || !r.contains("profiling_name")) {
       ++skipped;  // a record cut before its keys
@@ -202,7 +223,7 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
       if (r.contains(k)) e.Set(k, r[k]);
     if (const int64_t t = Int(r, "time_created_ns"); t != kNoInt && t > 0) e.ts = static_cast<double>(t) / 1e9;
     std::string where;
-    if (auto f = r.find("frames"); f != r.end() && f->is_array()) {
+    if (auto f = r.find("frames"); frames_kept[i] && f != r.end() && f->is_array()) {
       nlohmann::json frames = nlohmann::json::array();
       for (const auto& fr : *f) {
         if (frames.size() >= 16) break;

@@ -42,6 +42,12 @@ int RankFromDumpName(const std::string& path);
 // The largest dump read (bytes, decompressed); a larger one is refused.
 inline constexpr size_t kMaxFlightRecorderBytes = size_t{256} << 20;
 
+// Records a dump gives per process group (the newest), and of those the ones
+// that keep their Python frames: enough for the front of a hang and the
+// desync at it, whatever TORCH_NCCL_TRACE_BUFFER_SIZE was.
+inline constexpr size_t kKeepRecords = 256;
+inline constexpr size_t kKeepFrames = 8;
+
 // Reads the whole dump (bounded) and hands out its events. A dump that
 // cannot be read gives no event and an error() naming the file and the
 // reason; a cut one gives what was read and an error() saying it was cut.

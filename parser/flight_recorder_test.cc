@@ -86,6 +86,31 @@ TEST(FlightRecorder, ACutDumpGivesItsRecordsBeforeTheCutAndAWarning) {
   EXPECT_EQ(OfKind(events, "fr_pg_status")[0]->Get("last_enqueued").number(), 3);
 }
 
+// Memory follows the ranks: a full buffer (TORCH_NCCL_TRACE_BUFFER_SIZE=2000)
+// gives the newest kKeepRecords records a process group, frames on the newest kKeepFrames.
+TEST(FlightRecorder, OnlyTheNewestRecordsOfEachGroupAreKept) {
+  nlohmann::json dump = {{"version", "2.10"}, {"pg_config", nlohmann::json::object()}, {"pg_status", nlohmann::json::object()}};
+  nlohmann::json entries = nlohmann::json::array();
+  for (int pg = 0; pg < 2; ++pg)
+    for (int s = 1; s <= 300; ++s)
+      entries.push_back({{"collective_seq_id", s}, {"profiling_name", "nccl:all_reduce"}, {"pg_id", pg},
+                         {"process_group", {std::to_string(pg), "g"}}, {"state", "completed"},
+                         {"frames", {{{"name", "step"}, {"filename", "/srv/train.py"}, {"line", s}}}}});
+  dump["entries"] = entries;
+  std::string error;
+  auto events = FlightRecorderEvents(dump.dump(), "fr_trace_json_rank_0", 0, &error);
+  EXPECT_TRUE(error.empty()) << error;
+  auto records = OfKind(events, "fr_collective");
+  ASSERT_EQ(records.size(), 2 * kKeepRecords);
+  EXPECT_EQ(OfKind(events, "fr_dump")[0]->Get("records_left_out").number(), 2 * (300 - kKeepRecords));
+  EXPECT_EQ(records.front()->Get("seq").number(), 300 - kKeepRecords + 1);
+  EXPECT_EQ(records.back()->Get("seq").number(), 300);
+  size_t with_frames = 0;
+  for (const Event* e : records) with_frames += e->Get("where").present();
+  EXPECT_EQ(with_frames, 2 * kKeepFrames);
+  EXPECT_EQ(records.back()->Get("where").string(), "step (/srv/train.py:300)");
+}
+
 // The dumps of a folder are read with the logs: extensionless binary pickles
 // included, each rank's records under its rank.
 TEST(FlightRecorder, ParseRunReadsDumpsInAFolderBesideLogs) {

@@ -2,6 +2,7 @@
 #include "rules/hang_wavefront.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -16,9 +17,18 @@ struct RankState {
   bool cut = false;                    // its dump was cut
 };
 
+// "0, 2" or, for runs of three or more, "0-16, 18-63".
 std::string Join(const std::set<int>& ranks) {
   std::string s;
-  for (int r : ranks) s += (s.empty() ? "" : ", ") + std::to_string(r);
+  for (auto it = ranks.begin(); it != ranks.end();) {
+    int first = *it, last = first;
+    auto next = std::next(it);
+    while (next != ranks.end() && *next == last + 1) last = *next++;
+    s += (s.empty() ? "" : ", ") + std::to_string(first);
+    if (last - first >= 2) s += "-" + std::to_string(last);
+    else if (last != first) s += ", " + std::to_string(last);
+    it = next;
+  }
   return s;
 }
 
