@@ -11,8 +11,11 @@
 #include <queue>
 #include <unordered_map>
 
+#include "parser/flight_recorder.h"
 #include "parser/format_set.h"
 #include "parser/rank_resolve.h"
+#include "parser/read_whole.h"
+#include "parser/stack_dump.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"
 #include "parser/unpaste.h"
@@ -25,7 +28,7 @@ namespace fs = std::filesystem;
 bool ExtensionlessText(const fs::path& p) {
   if (p.has_extension()) return false;
   auto opened = OpenInput(p.string());
-  return opened.ok() && !opened->empty && !opened->looks_binary;
+  return opened.ok() && !opened->empty && (!opened->looks_binary || opened->flight_recorder);
 }
 
 // An archive by its name (.zip, .tar, .tar.gz, ...): one inside an archive is not read.
@@ -203,7 +206,7 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
   std::vector<Expanded> expanded;
   ExpandInputs(inputs, &expanded);
   struct Stream {
-    std::unique_ptr<StreamEvents> events;
+    std::unique_ptr<EventStream> events;  // a text log's (StreamEvents) or a dump's
     size_t report;
     Clock clock;
     const Event* head = nullptr;  // valid until the stream is advanced
@@ -254,6 +257,34 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
                                         "), not on stdin"
                                   : name + ": " + kind + ", not a text log (an archive inside an archive is not "
                                            "read); unpack it and pass its logs";
+        } else if (opened->flight_recorder) {
+          // A PyTorch flight-recorder dump (pickle or JSON): a peer of the logs, with its own reader.
+          Stream s;
+          s.report = reports->size();
+          s.events = ReadFlightRecorder(std::move(opened->source), x.path, static_cast<int>(reports->size()),
+                                        options.kinds);
+          streams.push_back(std::move(s));
+        } else if (opened->stack_dump) {
+          // A py-spy dump or faulthandler's threads of one rank (parser/stack_dump.h).
+          Stream s;
+          s.report = reports->size();
+          std::string text, error;
+          if (Status read = ReadWhole(opened->source.get(), kMaxStackDumpBytes, &text); !read.ok())
+            error = name + ": " + (text.size() > kMaxStackDumpBytes
+                                       ? "a stack dump larger than " + std::to_string(kMaxStackDumpBytes >> 20) +
+                                             " MiB is not read; pass the dump of the hung moment alone"
+                                       : read.message());
+          std::vector<Event> events;
+          if (error.empty()) events = StackDumpEvents(text, x.path, static_cast<int>(reports->size()));
+          if (!options.kinds.empty())
+            events.erase(std::remove_if(events.begin(), events.end(),
+                                        [&](const Event& e) {
+                                          return std::find(options.kinds.begin(), options.kinds.end(), e.kind) ==
+                                                 options.kinds.end();
+                                        }),
+                         events.end());
+          s.events = std::make_unique<VectorEvents>(std::move(events), std::move(error), text.size());
+          streams.push_back(std::move(s));
         } else if (opened->looks_binary) {
           r.error = name + ": looks binary (many NUL/control bytes or invalid UTF-8: random, compressed or encrypted data), not a text log; pass the text log" +
                     std::string(opened->gzip ? "" : " (or its .gz)");

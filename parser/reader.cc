@@ -1,5 +1,7 @@
 // reader.cc: see reader.h.
 #include "parser/reader.h"
+#include "parser/flight_recorder.h"
+#include "parser/stack_dump.h"
 
 #include "parser/reader_internal.h"
 
@@ -317,6 +319,8 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
   }
   out.empty = peek->head().empty();
   out.looks_binary = !LooksLikeText(peek->head());
+  out.flight_recorder = !out.archive && LooksLikeFlightRecorder(peek->head());
+  out.stack_dump = !out.archive && !out.looks_binary && LooksLikeStackDump(peek->head());
   out.source = std::move(peek);
   return out;
 }

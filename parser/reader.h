@@ -58,6 +58,8 @@ struct OpenedInput {
   bool archive = false;           // the bytes are a .zip or a tar (stdin; a member): name the file instead
   bool tar = false;               // ... a tar ("ustar" at 257), compressed or not
   bool looks_binary = false;  // sniffed from the first 8 KiB (decompressed)
+  bool stack_dump = false;       // a py-spy dump or faulthandler's threads (parser/stack_dump.h), by its first lines
+  bool flight_recorder = false;  // a PyTorch flight-recorder dump (parser/flight_recorder.h), by its first bytes
   bool empty = false;         // no byte at all
 };
 

@@ -156,7 +156,39 @@ class StreamParser {
 };
 
 // One input stream as a pull source of events.
-class StreamEvents {
+// One input's events, in its own order: what the merge in parser.cc reads.
+// StreamEvents parses a text log; a flight-recorder dump has its own reader
+// (parser/flight_recorder.h).
+class EventStream {
+ public:
+  virtual ~EventStream() = default;
+  // The next event in place, or null at the end: valid until the next call.
+  virtual const Event* NextRef() = 0;
+  virtual const std::string& error() const = 0;  // "" when read fine
+  virtual uint64_t bytes() const = 0;
+  virtual uint64_t lines() const = 0;
+  virtual uint64_t long_lines() const = 0;
+};
+
+// Events read whole by a reader of its own (a dump is small and bounded).
+class VectorEvents : public EventStream {
+ public:
+  VectorEvents(std::vector<Event> events, std::string error, uint64_t bytes)
+      : events_(std::move(events)), error_(std::move(error)), bytes_(bytes) {}
+  const Event* NextRef() override { return next_ < events_.size() ? &events_[next_++] : nullptr; }
+  const std::string& error() const override { return error_; }
+  uint64_t bytes() const override { return bytes_; }
+  uint64_t lines() const override { return events_.size(); }
+  uint64_t long_lines() const override { return 0; }
+
+ private:
+  std::vector<Event> events_;
+  size_t next_ = 0;
+  std::string error_;
+  uint64_t bytes_;
+};
+
+class StreamEvents : public EventStream {
  public:
   StreamEvents(std::unique_ptr<ByteSource> source, const FormatSet& formats, const ParseOptions& options,
                size_t buffer_bytes, int index, std::string file);
@@ -164,11 +196,11 @@ class StreamEvents {
   bool Next(Event* e);
   // The next event in place, or null at the end: valid until the next call
   // (no copy or swap; the merge in parser.cc reads events this way).
-  const Event* NextRef();
-  const std::string& error() const { return error_; }
-  uint64_t bytes() const { return reader_.bytes(); }
-  uint64_t lines() const { return parser_.lines(); }
-  uint64_t long_lines() const { return parser_.long_lines(); }
+  const Event* NextRef() override;
+  const std::string& error() const override { return error_; }
+  uint64_t bytes() const override { return reader_.bytes(); }
+  uint64_t lines() const override { return parser_.lines(); }
+  uint64_t long_lines() const override { return parser_.long_lines(); }
 
  private:
   // Parses the next piece of block_ (whole lines, about kPieceBytes) into pending_.

@@ -8,6 +8,7 @@
 #include "parser/format_set.h"
 #include "rules/engine.h"
 #include "rules/environment.h"
+#include "rules/hang_wavefront.h"
 #include "rules/findings.h"
 #include "rules/rule_file.h"
 #include "rules/run_index.h"
@@ -159,6 +160,8 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   if (!run.ok()) return run.status();
   // Environment dumps beside the log are facts about the machine, never evidence.
   HostFacts host = TakeEnvironment(&run->events, &run->totals);
+  // Flight-recorder dumps beside the logs: where each rank stood (rules/hang_wavefront.h).
+  AddCollectiveWavefront(&run->events, &run->totals);
   auto finish = [&](Analysis a) {
     for (const std::string& c : host.conflicts) a.warnings.push_back(c);
     if (std::string w = GpuDisagreement(host, a.run.gpu); !w.empty()) {

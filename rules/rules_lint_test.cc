@@ -1,6 +1,6 @@
 // rules_lint_test.cc: every built-in rule is checked against its own samples.
 //
-// samples/rules/<rule-id>/pos*.log must make the rule fire as the primary
+// samples/rules/<rule-id>/pos*.log (or a pos* folder: one run) must make the rule fire as the primary
 // diagnosis (root_cause = the rule's root_cause); neg*.log must not make it
 // fire at all. Ids are unique (RuleSet rejects duplicates) and every rule has
 // at least one sample of each kind, so a rule cannot land untested.
@@ -36,7 +36,8 @@ std::vector<fs::path> Logs(const fs::path& dir, const std::string& prefix) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && e.path().extension() == ".log") out.push_back(e.path());
+    // A log, or a folder of one run's inputs (flight-recorder dumps of every rank).
+    if (name.rfind(prefix, 0) == 0 && (e.path().extension() == ".log" || e.is_directory())) out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "parser/event_json.h"
+#include "parser/flight_recorder.h"
 #include "parser/match/fast_layout.h"
 #include "parser/format_set.h"
 #include "parser/reader.h"
@@ -53,6 +54,12 @@ void FuzzOne(const uint8_t* data, size_t size) {
     if (nl == std::string::npos) nl = text.size();
     same_as_interpreter(std::string_view(text).substr(from, nl - from));
     from = nl + 1;
+  }
+
+  // Flight-recorder dumps (pickle and JSON) through their own reader, as a dump of rank 0.
+  {
+    std::string error;
+    (void)FlightRecorderEvents(text, "nccl_trace_rank_0", 0, &error);
   }
 
   auto opened = WrapInput(std::make_unique<StringSource>(text), "fuzz");

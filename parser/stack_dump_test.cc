@@ -1,0 +1,72 @@
+// stack_dump_test.cc: py-spy and faulthandler thread dumps as stack_thread events.
+#include "parser/stack_dump.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "parser/test_files.h"
+
+namespace tpt {
+namespace {
+
+// Real: faulthandler.dump_traceback(all_threads=True) in the hung rank (samples/hangs/README.md).
+const char* kFault = "samples/rules/fr_hang_wavefront/pos_hang_8ranks/stacks_rank_3.txt";
+const char* kPySpy = "samples/rules/fr_hang_wavefront/pos_hang_2ranks_pickle/pyspy_rank_1.txt";
+
+TEST(StackDump, DetectedByItsFirstLines) {
+  EXPECT_TRUE(LooksLikeStackDump(SourceFile(kFault)));
+  EXPECT_TRUE(LooksLikeStackDump(SourceFile(kPySpy)));
+  EXPECT_FALSE(LooksLikeStackDump("Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n"));
+  EXPECT_FALSE(LooksLikeStackDump("INFO 12-05 10:00:00 Thread 0x7f (most recent call first): quoted in a log line\n"));
+  // A crash log that holds faulthandler's block stays a log (redteam process_crashed--fatal-python-segfault-thread-dump).
+  EXPECT_FALSE(LooksLikeStackDump("Fatal Python error: Segmentation fault\n\nThread 0x00007f0e (most recent call first):\n"
+                                  "  File \"/x/model.py\", line 3 in forward\n"));
+  EXPECT_FALSE(LooksLikeStackDump("Thread 0x00007f0e (most recent call first):\n  File \"/x/m.py\", line 3 in f\n\n"
+                                  "INFO 12-05 10:00:01 server restarted\n"));
+}
+
+TEST(StackDump, FaulthandlerThreadsWithTheirFramesAndTheMainThread) {
+  auto events = StackDumpEvents(SourceFile(kFault), "x/stacks_rank_3.txt", 5);
+  ASSERT_EQ(events.size(), 2u);
+  const Event& dumper = events[0];
+  const Event& main = events[1];
+  EXPECT_EQ(dumper.Get("state").string(), "current");
+  EXPECT_FALSE(dumper.Get("main").boolean());  // a threading.py thread
+  EXPECT_TRUE(main.Get("main").boolean());
+  EXPECT_EQ(main.rank, 3);
+  EXPECT_EQ(main.source, 5);
+  EXPECT_EQ(main.line, 8u);  // its header line
+  EXPECT_EQ(main.Get("where").string(), "load_next_batch (/tmp/m.py:16)");
+  EXPECT_EQ(main.Get("program_frames").json(), nlohmann::json::array({"load_next_batch (/tmp/m.py:16)", "worker (/tmp/m.py:38)"}));
+  EXPECT_EQ(main.Get("frames").json().size(), 8u);
+  EXPECT_EQ(main.extra_lines.size(), 8u);
+}
+
+TEST(StackDump, PySpyThreadsNamesStatesAndNativeFrames) {
+  auto events = StackDumpEvents(SourceFile(kPySpy), "pyspy_rank_1.txt", 0);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].Get("name").string(), "MainThread");
+  EXPECT_TRUE(events[0].Get("main").boolean());
+  EXPECT_EQ(events[0].Get("state").string(), "idle");
+  EXPECT_EQ(events[0].Get("where").string(), "load_next_batch (/tmp/m.py:16)");
+  EXPECT_FALSE(events[1].Get("where").present()) << "threading.py only";
+  // Versions without a thread id, --native frames (no line) and --locals lines.
+  const std::string text =
+      "Process 7: python serve.py\nPython v3.10.12 (/usr/bin/python3)\n\n"
+      "Thread (active+gil): \"MainThread\"\n"
+      "    pthread_cond_wait (libc.so.6)\n"
+      "    all_gather_into_tensor (torch/distributed/distributed_c10d.py:4193)\n"
+      "        Arguments:\n            tensor: <Tensor>\n"
+      "    forward (vllm/model_executor/layers/linear.py:420)\n";
+  events = StackDumpEvents(text, "pyspy_rank_12.txt", 0);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].rank, 12);
+  EXPECT_EQ(events[0].Get("state").string(), "active+gil");
+  EXPECT_EQ(events[0].Get("frames").json().size(), 3u);
+  EXPECT_EQ(events[0].Get("where").string(), "forward (vllm/model_executor/layers/linear.py:420)");
+}
+
+}  // namespace
+}  // namespace tpt

@@ -1,0 +1,185 @@
+// hang_wavefront_test.cc: the stuck collective and the missing ranks, from
+// the flight-recorder dumps of samples/rules (real dumps, samples/hangs/README.md).
+#include "rules/hang_wavefront.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "rules/analyzer.h"
+
+namespace tpt {
+namespace {
+
+std::string Sample(const std::string& rel) {
+  const char* src = std::getenv("TPT_SOURCE_DIR");
+  return std::string(src ? src : ".") + "/samples/rules/" + rel;
+}
+
+const Analyzer& TheAnalyzer() {
+  static const Analyzer* an = [] {
+    auto a = Analyzer::Create({});
+    if (!a.ok()) std::abort();
+    return new Analyzer(std::move(*a));
+  }();
+  return *an;
+}
+
+struct Want {
+  const char* folder;
+  int seq;
+  const char* op;
+  const char* missing;
+  int rank;
+};
+
+TEST(HangWavefront, EachSampleNamesTheStuckCollectiveAndTheMissingRanks) {
+  for (const Want& w : {Want{"fr_hang_wavefront/pos_hang_2ranks_pickle", 4, "gloo:all_reduce", "1", 1},
+                        Want{"fr_hang_wavefront/pos_hang_2ranks_json", 4, "gloo:all_reduce", "1", 1},
+                        Want{"fr_hang_wavefront/pos_hang_8ranks", 4, "gloo:all_reduce", "3, 6", 3},
+                        Want{"fr_hang_wavefront/pos_cut_rank1", 4, "gloo:all_reduce", "1", 1}}) {
+    auto a = TheAnalyzer().Run({Sample(w.folder)});
+    ASSERT_TRUE(a.ok()) << w.folder << ": " << a.status().message();
+    ASSERT_FALSE(a->diagnoses.empty()) << w.folder;
+    const Diagnosis& d = a->diagnoses.front();
+    EXPECT_EQ(a->root_cause, "nccl_timeout_hang") << w.folder;
+    EXPECT_EQ(d.rule, "fr_hang_wavefront") << w.folder;
+    EXPECT_EQ(d.figures.value("seq", -1), w.seq) << w.folder;
+    EXPECT_EQ(d.figures.value("op", ""), w.op) << w.folder;
+    EXPECT_EQ(d.figures.value("input_sizes", ""), "[[4096]]") << w.folder;
+    EXPECT_EQ(d.figures.value("missing_ranks", ""), w.missing) << w.folder;
+    EXPECT_EQ(d.rank, w.rank) << w.folder;
+    // Evidence points at the missing rank's own dump record.
+    ASSERT_FALSE(d.evidence.empty());
+    EXPECT_NE(d.evidence[0].file.find("_rank_" + std::to_string(w.rank)), std::string::npos) << d.evidence[0].file;
+    EXPECT_GT(d.evidence[0].line, 0u) << w.folder;
+  }
+}
+
+TEST(HangWavefront, WhereEachMissingRankWasFromItsFrames) {
+  auto a = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_hang_8ranks")});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  const std::string where = a->diagnoses.front().figures.value("where", "");
+  EXPECT_NE(where.find("rank 3 last scheduled collective 3 (gloo:all_reduce, scheduled), called from worker (/tmp/m.py:34)"),
+            std::string::npos) << where;
+  EXPECT_NE(where.find("rank 6 last scheduled collective 3"), std::string::npos) << where;
+  // ... and from each missing rank's own stack dump beside the dumps (faulthandler, real).
+  EXPECT_NE(where.find("rank 6 last scheduled collective 3 (gloo:all_reduce, scheduled), called from worker (/tmp/m.py:34); "
+                       "its stack (faulthandler, main thread): load_next_batch (/tmp/m.py:16) < worker (/tmp/m.py:38)"),
+            std::string::npos) << where;
+  // py-spy's dump names the thread.
+  auto b = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_hang_2ranks_pickle")});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_NE(b->verdict.find("its stack (py-spy, thread MainThread): load_next_batch (/tmp/m.py:16) < worker (/tmp/m.py:38)."),
+            std::string::npos) << b->verdict;
+  EXPECT_NE(a->verdict.find("2 ranks (3, 6) never called it"), std::string::npos) << a->verdict;
+}
+
+TEST(HangWavefront, ACutDumpIsSaidAndItsRankStillPlaced) {
+  auto a = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_cut_rank1")});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  bool said = false;
+  for (const std::string& w : a->warnings) said |= w.find("nccl_trace_rank_1: the pickle ends at byte 1650") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Its records stop at 2; its pg_status (read before the cut) says 3.
+  EXPECT_NE(a->diagnoses.front().figures.value("where", "").find("rank 1 last scheduled collective 2"), std::string::npos);
+}
+
+TEST(HangWavefront, DesyncNamesWhichRankCalledWhat) {
+  auto a = TheAnalyzer().Run({Sample("collective_desync/pos_fr_desync_4ranks")});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->root_cause, "collective_desync");
+  EXPECT_EQ(a->diagnoses.front().rank, 2);
+  EXPECT_NE(a->verdict.find("rank 2 called gloo:all_gather (in [[4096]]) where ranks 0, 1, 3 called gloo:all_reduce"),
+            std::string::npos) << a->verdict;
+  for (const auto& d : a->diagnoses) EXPECT_NE(d.rule, "fr_hang_wavefront") << "every rank scheduled collective 4";
+}
+
+// The log alone guesses (rank 1 printed no timeout); with the dumps beside it
+// the verdict names the collective and where rank 1 was.
+TEST(HangWavefront, BesideTheLogTheDumpsMakeTheHangExact) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tpt_wavefront_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "train.log")
+      << "[rank0]:[E1205 15:57:51.100000000 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "
+         "timeout: WorkNCCL(SeqNum=4, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for "
+         "600010 milliseconds before timing out.\n";
+  auto alone = TheAnalyzer().Run({(dir / "train.log").string()});
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  EXPECT_EQ(alone->root_cause, "nccl_timeout_hang");
+  EXPECT_EQ(alone->diagnoses.front().rule, "nccl_timeout_hang");
+  for (const char* r : {"nccl_trace_rank_0", "nccl_trace_rank_1"})
+    fs::copy_file(Sample(std::string("fr_hang_wavefront/pos_hang_2ranks_pickle/") + r), dir / r);
+  auto both = TheAnalyzer().Run({dir.string()});
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(both->root_cause, "nccl_timeout_hang");
+  EXPECT_EQ(both->diagnoses.front().rule, "fr_hang_wavefront");
+  EXPECT_EQ(both->diagnoses.front().rank, 1);
+  EXPECT_NE(both->verdict.find("Collective 4 of process group 0 (gloo:all_reduce, input sizes [[4096]]) hangs"),
+            std::string::npos) << both->verdict;
+  fs::remove_all(dir);
+}
+
+Event Record(int rank, int64_t seq, const std::string& op) {
+  Event e;
+  e.kind = "fr_collective";
+  e.rank = rank;
+  e.file = "nccl_trace_rank_" + std::to_string(rank);
+  e.Set("seq", seq);
+  e.Set("op", op);
+  e.Set("pg", "0");
+  e.Set("state", "completed");
+  e.Set("is_p2p", false);
+  return e;
+}
+
+TEST(HangWavefront, ACutDumpWithoutStatusIsNotCalledMissing) {
+  std::vector<Event> events = {Record(0, 7, "nccl:all_reduce"), Record(1, 7, "nccl:all_reduce"), Record(2, 5, "nccl:all_reduce")};
+  Event cut;
+  cut.kind = "fr_dump";
+  cut.rank = 2;
+  cut.Set("cut", true);
+  events.push_back(cut);
+  RunTotals totals;
+  EXPECT_EQ(AddCollectiveWavefront(&events, &totals), 0u) << "rank 2's records stop at a cut: its place is unknown";
+  events.pop_back();
+  EXPECT_EQ(AddCollectiveWavefront(&events, &totals), 1u);
+  EXPECT_EQ(events.back().kind, "collective_wavefront");
+  EXPECT_EQ(events.back().rank, 2);
+  EXPECT_EQ(events.back().Get("ranks_reached").string(), "0, 1");
+  EXPECT_EQ(totals.events, 1u);
+  // One rank's dump alone says nothing about the others.
+  std::vector<Event> one = {Record(0, 7, "nccl:all_reduce")};
+  EXPECT_EQ(AddCollectiveWavefront(&one, nullptr), 0u);
+}
+
+// Per process group: a TP group that is in step does not hide the stuck one,
+// and p2p records (their own sequence) are not collectives.
+TEST(HangWavefront, EachProcessGroupHasItsOwnFront) {
+  auto rec = [](int rank, const char* pg, int64_t seq, const char* op) {
+    Event e = Record(rank, seq, op);
+    e.Set("pg", pg);
+    return e;
+  };
+  std::vector<Event> events = {rec(0, "tp", 90, "nccl:all_reduce"), rec(1, "tp", 90, "nccl:all_reduce"),
+                               rec(0, "dp", 12, "nccl:all_gather"), rec(1, "dp", 11, "nccl:all_gather")};
+  Event p2p = rec(1, "dp", 40, "nccl:send 0->1");
+  p2p.Set("is_p2p", true);
+  events.push_back(p2p);
+  ASSERT_EQ(AddCollectiveWavefront(&events, nullptr), 1u);
+  const Event& w = events.back();
+  EXPECT_EQ(w.Get("pg").string(), "dp");
+  EXPECT_EQ(w.Get("seq").number(), 12);
+  EXPECT_EQ(w.Get("op").string(), "nccl:all_gather");
+  EXPECT_EQ(w.Get("missing_ranks").string(), "1");
+  EXPECT_EQ(w.rank, 1);
+}
+
+}  // namespace
+}  // namespace tpt
