@@ -53,6 +53,12 @@ class Reader {
  public:
   Reader(std::string_view bytes, const std::string& name, const PickleLimits& limits)
       : in_(bytes), name_(name), limits_(limits) {}
+  // A pickle can put a container into itself through the memo (`]q\0h\0a`):
+  // a cycle of shared pointers. Every container lets go of its items here,
+  // so nothing the reader built outlives it (ToJson has refused the cycle).
+  ~Reader() {
+    for (const NodeP& c : containers_) c->items.clear();
+  }
 
   // Runs to STOP (done) or to the end of the bytes (cut); an error for anything else.
   Status Run() {
@@ -127,9 +133,10 @@ class Reader {
     stack_.push_back(std::move(n));
     return OkStatus();
   }
-  static NodeP Make(Node::Kind k) {
+  NodeP Make(Node::Kind k) {
     auto n = std::make_shared<Node>();
     n->kind = k;
+    if (k == Node::kList || k == Node::kTuple || k == Node::kDict) containers_.push_back(n);
     return n;
   }
   Status PushInt(int64_t v, size_t at) {
@@ -316,6 +323,7 @@ class Reader {
   size_t nodes_ = 0;
   bool stopped_ = false, cut_ = false;
   std::vector<NodeP> stack_;
+  std::vector<NodeP> containers_;  // every list, tuple and dict made (see ~Reader)
   std::vector<size_t> marks_;
   std::unordered_map<uint32_t, NodeP> memo_;
 };
