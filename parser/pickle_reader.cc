@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace tpt {
 namespace {
 
@@ -144,9 +146,22 @@ class Reader {
     n->i = v;
     return Push(std::move(n), at);
   }
+  // A string's bytes as UTF-8: a byte that starts no valid sequence becomes
+  // U+FFFD (torch writes UTF-8; a hostile dump's bytes must not reach the
+  // JSON writer, which refuses them).
   Status PushStr(std::string_view s, size_t at) {
     NodeP n = Make(Node::kStr);
-    n->s.assign(s);
+    n->s.reserve(s.size());
+    for (size_t i = 0; i < s.size();) {
+      const size_t len = Utf8SequenceLength(s, i);
+      if (len == 0) {
+        n->s += "\xEF\xBF\xBD";
+        ++i;
+      } else {
+        n->s.append(s.data() + i, len);
+        i += len;
+      }
+    }
     return Push(std::move(n), at);
   }
   // The index of the topmost MARK, which is popped.
