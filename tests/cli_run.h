@@ -31,4 +31,14 @@ inline CmdResult RunCmd(const std::string& cmd, bool merge_stderr = false) {
   return r;
 }
 
+// `s` in single quotes for the shell (the paths tests make hold none).
+inline std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+#ifdef TPTRIAGE_BIN
+// The built tptriage with `args` (already quoted where they need it).
+inline CmdResult Tptriage(const std::string& args, bool merge_stderr) {
+  return RunCmd(Quote(TPTRIAGE_BIN) + " " + args, merge_stderr);
+}
+#endif
+
 }  // namespace tpt::test

@@ -25,15 +25,14 @@ namespace fs = std::filesystem;
 using Result = tpt::test::CmdResult;
 using json = nlohmann::json;
 
-std::string Bin() { return std::string("'") + TPTRIAGE_BIN + "'"; }
-std::string Q(const std::string& s) { return "'" + s + "'"; }
+using tpt::test::Quote;
+std::string Bin() { return Quote(TPTRIAGE_BIN); }
+std::string Q(const std::string& s) { return Quote(s); }
 std::string Source(const std::string& rel) { return std::string(TPT_SOURCE_DIR) + "/" + rel; }
 const std::string kFounding = Source("samples/founding/sglang-tp8-rtxpro6000-mfs050.log");
 const std::string kHealthy = Source("samples/logs/sglang-tp4-healthy.log");
 
-Result Tpt(const std::string& args, bool merge_stderr = true) {
-  return tpt::test::RunCmd(Bin() + " " + args, merge_stderr);
-}
+Result Tpt(const std::string& args, bool merge_stderr = true) { return tpt::test::Tptriage(args, merge_stderr); }
 
 bool Has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 

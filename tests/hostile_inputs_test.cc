@@ -34,15 +34,14 @@ namespace fs = std::filesystem;
 using Result = tpt::test::CmdResult;
 using json = nlohmann::json;
 
-std::string Bin() { return std::string("'") + TPTRIAGE_BIN + "'"; }
-std::string Q(const std::string& s) { return "'" + s + "'"; }
+using tpt::test::Quote;
+std::string Bin() { return Quote(TPTRIAGE_BIN); }
+std::string Q(const std::string& s) { return Quote(s); }
 std::string Sample(const std::string& rel) { return std::string(TPT_SOURCE_DIR) + "/samples/" + rel; }
 const std::string kFounding = Sample("founding/sglang-tp8-rtxpro6000-mfs050.log");
 const std::string kCalloc = Sample("rules/nccl_error/pos_calloc.log");
 
-Result Tpt(const std::string& args, bool merge_stderr = false) {
-  return tpt::test::RunCmd(Bin() + " " + args, merge_stderr);
-}
+Result Tpt(const std::string& args, bool merge_stderr = false) { return tpt::test::Tptriage(args, merge_stderr); }
 
 // stderr alone (stdout dropped).
 Result RunErr(const std::string& args) { return tpt::test::RunCmd("{ " + Bin() + " " + args + " 2>&1 >/dev/null; }"); }

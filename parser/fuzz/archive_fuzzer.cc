@@ -14,18 +14,12 @@
 #include <cstdlib>
 #include <string>
 
+#include "parser/fuzz/fuzz_dir.h"
 #include "parser/reader.h"
 
 namespace {
 
-const std::string& Dir() {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/tpt-archive-fuzz-XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    return std::string(d != nullptr ? d : "/tmp");
-  }();
-  return dir;
-}
+const std::string& Dir() { return tpt::fuzz::PrivateDir("tpt-archive-fuzz"); }
 
 }  // namespace
 

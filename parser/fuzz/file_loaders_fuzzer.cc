@@ -14,19 +14,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "parser/fuzz/fuzz_dir.h"
 #include "base/read_file.h"
 #include "memory/memory_model.h"
 
 namespace {
 
-const std::string& Dir() {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/tpt-loaders-fuzz-XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    return std::string(d != nullptr ? d : "/tmp");
-  }();
-  return dir;
-}
+const std::string& Dir() { return tpt::fuzz::PrivateDir("tpt-loaders-fuzz"); }
 
 }  // namespace
 
