@@ -157,6 +157,8 @@ bool LooksLikeJson(const std::string& path) {
   char c = 0;
   while (in.get(c)) {
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    // '{': analyze's JSON or a plan, unless it does not parse (LoadInput then
+    // reads it as a log: JSON Lines, a container's json-file log).
     if (c == '{') return true;
     if (c != '[') return false;
     // "[2025-11-20 09:14:09 TP0] ..." is a log; a whole JSON array is JSON
@@ -189,16 +191,19 @@ StatusOr<Input> LoadInput(const ReproConfig& c) {
     in.name = "flags";
     return in;
   }
+  std::string not_json;  // set when the one input began as JSON and did not parse
   if (c.inputs.size() == 1 && c.inputs[0] != "-" && LooksLikeJson(c.inputs[0])) {
     std::ifstream f(c.inputs[0], std::ios::binary);
     if (!f) return NotFoundError(c.inputs[0] + ": cannot open (does it exist? pass analyze's --format json output or a plan)");
     in.doc = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
     in.name = c.inputs[0];
-    if (in.doc.is_discarded()) {
-      return InvalidArgumentError(c.inputs[0] + ": not valid JSON; pass `tptriage analyze --format json` output or a plan "
-                                               "(`tptriage plan --format json`), or LOG files");
-    }
-    return in;
+    if (!in.doc.is_discarded()) return in;
+    // Not one JSON document: a log of JSON records (JSON Lines, a container
+    // runtime's json-file log, a server's JSON logging, pasted and wrapped)
+    // is analysed as a log; when nothing in it is understood, it was meant
+    // as JSON and is named so.
+    not_json = c.inputs[0] + ": not valid JSON; pass `tptriage analyze --format json` output or a plan "
+                             "(`tptriage plan --format json`), or LOG files";
   }
   for (const auto& i : c.inputs) {
     if (i != "-" && !std::filesystem::exists(i)) {
@@ -209,6 +214,7 @@ StatusOr<Input> LoadInput(const ReproConfig& c) {
   if (!an.ok()) return an.status();
   auto a = an->Run(c.inputs);
   if (!a.ok()) return a.status();
+  if (!not_json.empty() && a->root_cause == "no_evidence") return InvalidArgumentError(not_json);
   in.doc = *a;
   in.name = c.inputs[0] + (c.inputs.size() > 1 ? " (+" + std::to_string(c.inputs.size() - 1) + " more)" : "") + " (analysed)";
   // The events a box check reads (stdin cannot be read twice: the analysis alone then).

@@ -10,6 +10,8 @@
 #include <set>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "parser/event.h"
 #include "parser/format_set.h"
 
@@ -96,6 +98,48 @@ bool DecodeHtmlEntities(std::string* line) {
   }
   if (changed) line->swap(out);
   return changed;
+}
+
+bool UnwrapContainerRecord(std::string* line, bool* ends_line) {
+  *ends_line = true;
+  // `{"log":` first (Docker's writer puts it first: moby daemon/logger/
+  // jsonfilelog/jsonlog/jsonlogbytes.go; forwarders may add spaces).
+  size_t i = 0;
+  auto skip = [&] { while (i < line->size() && ((*line)[i] == ' ' || (*line)[i] == '\t')) ++i; };
+  if (line->empty() || (*line)[0] != '{') return false;
+  ++i;
+  skip();
+  if (line->compare(i, 5, "\"log\"") != 0) return false;
+  i += 5;
+  skip();
+  if (i >= line->size() || (*line)[i] != ':') return false;
+  nlohmann::json j = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
+  // The runtime's own keys beside "log": an application's JSON log that merely
+  // has a "log" field stays as it is.
+  if (!j.is_object() || !j["log"].is_string() || !(j.contains("stream") || j.contains("time"))) return false;
+  std::string text = j["log"].get<std::string>();
+  if (!text.empty() && text.back() == '\n') {
+    text.pop_back();
+  } else {
+    *ends_line = false;
+  }
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  line->swap(text);
+  return true;
+}
+
+bool CriRecord(std::string_view line, size_t* text_start, bool* ends_line) {
+  // TIME (RFC 3339, Z or an offset) STREAM TAG text; the wrapper `cri`
+  // (formats/wrappers.json) strips the prefix and keeps the time.
+  if (line.size() < 31 || !IsDigit(line[0]) || line[4] != '-' || line[10] != 'T') return false;
+  size_t sp = line.find(' ', 19);
+  if (sp == std::string_view::npos || sp > 40) return false;
+  std::string_view rest = line.substr(sp + 1);
+  if (!StartsWith(rest, "stdout ") && !StartsWith(rest, "stderr ")) return false;
+  if (rest.size() < 9 || (rest[7] != 'F' && rest[7] != 'P') || rest[8] != ' ') return false;
+  *ends_line = rest[7] == 'F';
+  *text_start = sp + 1 + 9;
+  return true;
 }
 
 bool StripLiteralAnsi(std::string* line) {
@@ -236,6 +280,23 @@ Status UnpasteSource::Pull() {
     text.assign(raw_, pos, nl - pos);
     pos = nl + 1;
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    bool ends = true;
+    bool record = !text.empty() && text[0] == '{' && UnwrapContainerRecord(&text, &ends);
+    size_t cri_text = 0;
+    if (!record && CriRecord(text, &cri_text, &ends)) {
+      record = true;
+      if (record_pieces_ > 0) text.erase(0, cri_text);  // goes on after the first piece's prefix
+    }
+    if (!record_head_.empty() && !record) FlushRecordHead();  // a cut record that nothing went on with
+    if (record && (!ends || record_pieces_ > 0)) {
+      // A line the runtime cut: its pieces join into the first one's line,
+      // followed by an empty line for each other piece (numbers kept).
+      record_head_ += text;
+      ++record_pieces_;
+      if (!ends && newline && record_head_.size() < line_bytes_limit_) continue;
+      text.swap(record_head_);
+      record_head_.clear();
+    }
     // One pass says which transforms can apply (most lines: none).
     const Bytes b = BytesOf(text);
     if (b.amp) DecodeHtmlEntities(&text);
@@ -256,7 +317,10 @@ Status UnpasteSource::Pull() {
     Line& l = lines_.PushBack();
     l.newline = newline;
     l.text.swap(text);  // the slot's old memory serves the next line
+    for (; record_pieces_ > 1; --record_pieces_) lines_.PushBack();
+    record_pieces_ = 0;
   }
+  if (inner_done_ && pos >= raw_.size() && !record_head_.empty()) FlushRecordHead();
   raw_.erase(0, std::min(pos, raw_.size()));
   // A line longer than the parser takes: hand it on in pieces (the reader cuts it).
   if (raw_.size() > line_bytes_limit_) {
@@ -266,6 +330,14 @@ Status UnpasteSource::Pull() {
     raw_.clear();
   }
   return OkStatus();
+}
+
+void UnpasteSource::FlushRecordHead() {
+  Line& l = lines_.PushBack();
+  l.text.swap(record_head_);
+  record_head_.clear();
+  for (; record_pieces_ > 1; --record_pieces_) lines_.PushBack();
+  record_pieces_ = 0;
 }
 
 void UnpasteSource::Learn() {

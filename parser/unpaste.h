@@ -7,6 +7,9 @@
 // sits between the byte source and the BlockReader and gives the parser the
 // log as it was printed:
 //
+//   - a container runtime's json-file records unwrapped to the lines they
+//     hold, and a line the runtime cut (json-file at 16 KiB, CRI's `P`
+//     records) joined again;
 //   - `&lt;` `&gt;` `&amp;` `&quot;` `&#39;` decoded;
 //   - literal caret/escaped colour codes (`^[[0;36m`, `\033[0m`, `\x1b[1m`) removed;
 //   - code-fence lines (```` ``` ````, `~~~`) and elision lines (`....`, `[...]`) blank;
@@ -50,6 +53,17 @@ bool IsFenceOrElision(std::string_view line);
 long GutterNumber(std::string_view line, size_t* text_start);
 // A rich/typer traceback box line rewritten as CPython prints the same part.
 bool UnboxRichLine(std::string* line);
+// A container runtime's json-file record (Docker's `{"log":"...\n","stream":
+// "stderr","time":"..."}`, as under /var/lib/docker/containers/ and a
+// docker-shim node's /var/log/containers/) replaced by the line it holds.
+// `*ends_line` is false for a record the runtime cut from a longer line (no
+// trailing newline in "log": Docker splits lines at 16 KiB), whose next
+// record goes on with the same line.
+bool UnwrapContainerRecord(std::string* line, bool* ends_line);
+// A Kubernetes node's CRI log line (`TIME stderr F text`): where its text
+// starts, and whether it ends its line (tag F) or the runtime cut it (P: the
+// next record goes on with it). The prefix itself is the wrapper `cri`'s.
+bool CriRecord(std::string_view line, size_t* text_start, bool* ends_line);
 
 class UnpasteSource : public ByteSource {
  public:
@@ -89,6 +103,7 @@ class UnpasteSource : public ByteSource {
   };
   Status Pull();                 // more raw bytes -> lines_ (normalised)
   void Learn();                  // terminal width from the first lines
+  void FlushRecordHead();        // record_head_ as a line of its own (+ empties for its pieces)
   void EmitFront();              // the window's first line (joined) -> out_
   bool HasOwnStart(std::string_view line) const;
   bool ContinuesWrapped(std::string_view line) const;
@@ -107,6 +122,8 @@ class UnpasteSource : public ByteSource {
   LineQueue lines_;         // normalised, waiting for their window
   Line first_;              // the line EmitFront hands on (its memory kept)
   std::string line_;        // the line Pull is cutting (its memory kept)
+  std::string record_head_;  // a container record's line so far, cut by the runtime
+  size_t record_pieces_ = 0;  // records in record_head_
   std::string out_;
   size_t out_pos_ = 0;
   bool learned_ = false;

@@ -93,6 +93,65 @@ TEST(Unpaste, RichBox) {
   EXPECT_EQ(Lines(out), Lines(in));
 }
 
+// Docker's json-file records (moby jsonfilelog): the line each holds, with
+// JSON escapes decoded (a real ESC from \u001b, quotes, tabs); a JSON log of an
+// application that merely has a "log" key stays as it is.
+TEST(Unpaste, ContainerRecordUnwrapped) {
+  bool ends = false;
+  std::string l = R"({"log":"[2025-06-10 10:01:11 TP3] \u001b[32mINFO\u001b[0m \"x\"\tdone\n","stream":"stderr","time":"2025-06-10T10:01:11.5Z"})";
+  EXPECT_TRUE(UnwrapContainerRecord(&l, &ends));
+  EXPECT_TRUE(ends);
+  EXPECT_EQ(l, "[2025-06-10 10:01:11 TP3] \x1b[32mINFO\x1b[0m \"x\"\tdone");
+  std::string spaced = R"({ "log" : "a\r\n", "stream": "stdout"})";
+  EXPECT_TRUE(UnwrapContainerRecord(&spaced, &ends));
+  EXPECT_EQ(spaced, "a");
+  std::string cut = R"({"log":"first half ","stream":"stdout","time":"t"})";
+  EXPECT_TRUE(UnwrapContainerRecord(&cut, &ends));
+  EXPECT_FALSE(ends);
+  for (std::string other : {std::string(R"({"log":"x"})"), std::string(R"({"level":"info","log":"x","stream":"s"})"),
+                            std::string(R"({"log":"unterminated)"), std::string("{\"log\":1,\"stream\":\"s\"}")}) {
+    std::string before = other;
+    EXPECT_FALSE(UnwrapContainerRecord(&other, &ends)) << before;
+    EXPECT_EQ(other, before);
+  }
+}
+
+// A whole json-file log reads as the lines it holds, each at its own line
+// number; a line the runtime cut at 16 KiB into records is joined again and
+// the records it took come out empty, so later lines keep their numbers; a cut
+// record that is the file's last is not lost.
+TEST(Unpaste, ContainerLogReadsAsItsLinesWithTheirNumbers) {
+  auto rec = [](const std::string& text) {
+    std::string esc;
+    for (char c : text) esc += c == '"' ? std::string("\\\"") : c == '\n' ? std::string("\\n") : std::string(1, c);
+    return "{\"log\":\"" + esc + "\",\"stream\":\"stderr\",\"time\":\"2025-06-10T10:01:11.000000001Z\"}\n";
+  };
+  std::string in = rec("line one\n") + rec("a long line, ") + rec("cut twice ") + rec("by the runtime\n") + rec("line five\n") +
+                   rec("tail without its end");
+  std::string out = ReadAll(in, Formats());
+  EXPECT_EQ(out, "line one\na long line, cut twice by the runtime\n\n\nline five\ntail without its end\n");
+  EXPECT_EQ(Lines(out), Lines(in));
+}
+
+// A Kubernetes node's CRI lines: a line cut into P records joins into the
+// first record's line (its prefix kept for the wrapper `cri`), numbers kept.
+TEST(Unpaste, CriPartialRecordsJoin) {
+  size_t start = 0;
+  bool ends = false;
+  EXPECT_TRUE(CriRecord("2025-06-10T10:01:11.000000001Z stderr F text", &start, &ends));
+  EXPECT_TRUE(ends);
+  EXPECT_EQ(start, 40u);
+  EXPECT_TRUE(CriRecord("2025-06-10T12:01:11.5+02:00 stdout P cut", &start, &ends));
+  EXPECT_FALSE(ends);
+  EXPECT_FALSE(CriRecord("2025-06-10T10:01:11.000000001Z [rank0]: boom and more", &start, &ends));
+  const std::string p = "2025-06-10T10:01:11.000000001Z stderr ";
+  std::string in = p + "F one\n" + p + "P server_args=ServerArgs(model_path='m', \n" + p + "P tp_size=8, \n" + p +
+                   "F mem_fraction_static=0.5)\n" + p + "F four\n";
+  std::string out = ReadAll(in, Formats());
+  EXPECT_EQ(out, p + "F one\n" + p + "P server_args=ServerArgs(model_path='m', tp_size=8, mem_fraction_static=0.5)\n\n\n" + p +
+                     "F four\n");
+}
+
 TEST(Unpaste, TerminalWidthJoinKeepsLineNumbers) {
   std::string line = "[2025-06-10 10:01:11 TP3] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.";
   std::string in;

@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -341,6 +344,43 @@ TEST(ConsistencyRepro, StartupServersReplayTheirLogsWithTheFix) {
     EXPECT_EQ(j["verdict"]["fix_outcome"], c.fix_outcome) << j["verdict"].dump();
     EXPECT_NE(j["verdict"]["fix_reason"].get<std::string>().find(c.fix_label), std::string::npos) << j["verdict"].dump();
   }
+}
+
+// A log kept by a container runtime (Docker's json-file records, one JSON
+// object a line) is a log to repro, not a broken analysis: it plans the same
+// root cause and figures as the plain log; a cut analysis JSON is still named
+// as not valid JSON.
+TEST(ConsistencyRepro, ContainerJsonLogIsALogToRepro) {
+  const std::string plain = std::string(TPT_SOURCE_DIR) + "/samples/repro/sglang_tp8_not_enough_memory.log";
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tpt_cjson_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string wrapped = (dir / "container-json.log").string();
+  {
+    std::ifstream in(plain);
+    std::ofstream out(wrapped);
+    std::string line;
+    while (std::getline(in, line))
+      out << json({{"log", line + "\n"}, {"stream", "stderr"}, {"time", "2025-06-01T10:00:00.000000001Z"}}).dump() << "\n";
+  }
+  auto plan = [](const std::string& f) {
+    Result r = tpt::test::RunCmd(std::string("'") + TPTRIAGE_BIN + "' repro --dry-run --format json '" + f + "'");
+    EXPECT_EQ(r.rc, 0) << f << "\n" << r.out;
+    json j = json::parse(r.out, nullptr, false);
+    return j.is_discarded() ? json() : j["plan"];
+  };
+  json a = plan(plain), b = plan(wrapped);
+  ASSERT_TRUE(a.is_object());
+  for (const char* k : {"root_cause", "framework", "tp", "mem_fraction_static", "free_at_init_bytes", "weights_bytes"})
+    EXPECT_EQ(b[k], a[k]) << k;
+  const std::string cut = (dir / "analysis.json").string();
+  {
+    Result r = Analyze("--format json '" + plain + "'");
+    std::ofstream(cut) << r.out.substr(0, r.out.size() / 2);
+  }
+  Result r = tpt::test::RunCmd(std::string("'") + TPTRIAGE_BIN + "' repro --dry-run '" + cut + "'", /*merge_stderr=*/true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("not valid JSON"), std::string::npos) << r.out;
+  std::filesystem::remove_all(dir);
 }
 
 // One key style (snake_case) and whole byte counts across analyze, plan, diff, repro.
