@@ -2,7 +2,8 @@
 //
 // What users open lnav for: every line the parser understood, from every rank
 // and file, merged by time, launcher wrappers stripped (docker, kubectl, srun,
-// torchrun prefixes), each tagged with its rank and kind; traceback bodies
+// torchrun prefixes), each tagged with its rank (the one the analysis gave
+// it: an NCCL line's process mapped to its communicator rank) and kind; traceback bodies
 // kept under their line. `--raw` shows every line of the inputs as written
 // (the ones the parser did not understand too), each after the lines of its
 // file before it. The diagnosis' evidence lines are marked `>`; with `-C N`
@@ -101,8 +102,19 @@ class Clock {
   double t0_ = 0;
 };
 
-std::string RankTag(const Event& e) {
-  if (e.rank >= 0) return "r" + std::to_string(e.rank);
+// The rank the analysis gave the line: its own, else its process's (an NCCL
+// line `host:pid:tid [dev]` names the device, not the rank; the analysis
+// mapped the process to its rank from its ncclCommInitRank line, which may
+// come later in the file).
+using ProcessRanks = std::map<std::pair<std::string, int>, int>;
+int RankOf(const Event& e, const ProcessRanks& process_ranks) {
+  if (e.rank >= 0 || e.pid < 0) return e.rank;
+  auto it = process_ranks.find({e.host, e.pid});
+  return it == process_ranks.end() ? -1 : it->second;
+}
+
+std::string RankTag(const Event& e, const ProcessRanks& process_ranks) {
+  if (int r = RankOf(e, process_ranks); r >= 0) return "r" + std::to_string(r);
   if (e.local_rank >= 0) return "l" + std::to_string(e.local_rank);
   return "-";
 }
@@ -206,9 +218,9 @@ const std::string kBlankHead(39, ' ');
 // -C context from a ring of the last N lines, --raw's unparsed lines.
 class View : public EventSink {
  public:
-  View(const LogConfig& cfg, const std::set<std::pair<std::string, uint64_t>>& evidence, bool time_of_day,
-       std::optional<double> t0, Output* out)
-      : cfg_(cfg), evidence_(evidence), clock_(time_of_day, t0), out_(out) {}
+  View(const LogConfig& cfg, const std::set<std::pair<std::string, uint64_t>>& evidence,
+       const ProcessRanks& process_ranks, bool time_of_day, std::optional<double> t0, Output* out)
+      : cfg_(cfg), evidence_(evidence), process_ranks_(process_ranks), clock_(time_of_day, t0), out_(out) {}
 
   bool OnEvent(const Event& e) override {
     clock_.See(e);
@@ -253,7 +265,7 @@ class View : public EventSink {
     if (!cfg_.kinds.empty() && std::find(cfg_.kinds.begin(), cfg_.kinds.end(), e.kind) == cfg_.kinds.end())
       return false;
     if (!cfg_.ranks.empty() &&
-        std::find(cfg_.ranks.begin(), cfg_.ranks.end(), e.rank < 0 ? -1 : e.rank) == cfg_.ranks.end())
+        std::find(cfg_.ranks.begin(), cfg_.ranks.end(), RankOf(e, process_ranks_)) == cfg_.ranks.end())
       return false;
     return true;
   }
@@ -261,7 +273,7 @@ class View : public EventSink {
   std::string Head(const Event& e) {
     char head[96];
     std::snprintf(head, sizeof head, "%s %s %-5s %-20s ", evidence_.count({e.file, e.line}) ? ">" : " ",
-                  clock_.Of(e).c_str(), RankTag(e).c_str(), e.kind.c_str());
+                  clock_.Of(e).c_str(), RankTag(e, process_ranks_).c_str(), e.kind.c_str());
     return head;
   }
 
@@ -315,6 +327,7 @@ class View : public EventSink {
 
   const LogConfig& cfg_;
   const std::set<std::pair<std::string, uint64_t>>& evidence_;
+  const ProcessRanks& process_ranks_;
   Clock clock_;
   Output* out_;
   std::map<std::string, std::unique_ptr<RawFile>> raw_;
@@ -413,7 +426,9 @@ int RunLog(const Args& args) {
   std::set<std::pair<std::string, uint64_t>> evidence;
   bool time_of_day = false;
   std::optional<double> t0;  // the reports' axis: "+599 s" here is "+599 s" there, filtered or not
+  ProcessRanks process_ranks;
   if (auto a = analyzer->Run(cfg.logs); a.ok()) {
+    process_ranks = a->process_ranks;
     if (report::TimeAxis ax = report::MakeTimeAxis(*a); ax.ok) t0 = ax.t0;
     for (const Diagnosis& d : a->diagnoses) {
       for (const Evidence& e : d.evidence) evidence.insert({e.file, e.line});
@@ -427,7 +442,7 @@ int RunLog(const Args& args) {
   ParseOptions popts;
   if (!cfg.raw) popts.kinds = cfg.kinds;  // --raw needs every event to place the unparsed lines
   Output out(cfg.pager);
-  View view(cfg, evidence, time_of_day, t0, &out);
+  View view(cfg, evidence, process_ranks, time_of_day, t0, &out);
   std::vector<InputReport> reports;
   Status st = ParseRun(cfg.logs, *formats, popts, &view, &reports);
   if (!st.ok()) {

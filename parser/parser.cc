@@ -608,7 +608,7 @@ StatusOr<ParsedRun> ParseRunToMemory(const std::vector<std::string>& inputs, con
   Status s = ParseRunImpl(inputs, formats, options, &sink, &sink, &run.inputs, &groups);
   if (!s.ok()) return s;
   sink.Finish(groups > 1);
-  ResolveRanks(&run.events);
+  ResolveRanks(&run.events, &run.process_ranks);
   return run;
 }
 

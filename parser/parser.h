@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,7 @@ struct ParsedRun {
   std::vector<InputReport> inputs;
   nlohmann::json dropped = nlohmann::json::object();  // kind -> events not kept
   RunTotals totals;
+  std::map<std::pair<std::string, int>, int> process_ranks;  // (host, pid) -> rank (ResolveRanks)
 };
 StatusOr<ParsedRun> ParseRunToMemory(const std::vector<std::string>& inputs, const FormatSet& formats,
                                      const ParseOptions& options);

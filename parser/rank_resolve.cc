@@ -122,11 +122,19 @@ void ShareLineRanks(std::vector<Event>* events) {
   }
 }
 
-void ResolveRanks(std::vector<Event>* events) {
+std::map<std::pair<std::string, int>, int> RankResolver::ProcessRanks() const {
+  std::map<std::pair<std::string, int>, int> out;
+  for (const auto& [who, c] : pid_ranks_)
+    if (!c.ambiguous) out[who] = c.rank;
+  return out;
+}
+
+void ResolveRanks(std::vector<Event>* events, std::map<std::pair<std::string, int>, int>* process_ranks) {
   RankResolver r;
   for (Event& e : *events) r.Observe(&e);
   ShareLineRanks(events);
   for (Event& e : *events) r.Assign(&e);
+  if (process_ranks) *process_ranks = r.ProcessRanks();
 }
 
 }  // namespace tpt

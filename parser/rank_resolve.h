@@ -47,6 +47,9 @@ class RankResolver {
   void Observe(Event* e);
   // Step 2: a global rank for `e` from what was observed so far.
   void Assign(Event* e) const;
+  // Step 5's map: (host, pid) -> the rank its largest communicator gave it,
+  // for the processes whose lines name one rank at that size.
+  std::map<std::pair<std::string, int>, int> ProcessRanks() const;
 
  private:
   struct Who {
@@ -71,6 +74,9 @@ class RankResolver {
 // say, a `cuda_oom`) share what one of them knows about who printed it.
 void ShareLineRanks(std::vector<Event>* events);
 
-void ResolveRanks(std::vector<Event>* events);
+// `process_ranks` (may be null) gets the resolver's ProcessRanks(): what a
+// view that streams the run (`tptriage log`) needs to tag a process's lines
+// before its own ncclCommInitRank line, as the analysis does.
+void ResolveRanks(std::vector<Event>* events, std::map<std::pair<std::string, int>, int>* process_ranks = nullptr);
 
 }  // namespace tpt

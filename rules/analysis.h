@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,9 @@ struct Analysis {
   std::vector<Diagnosis> diagnoses;  // ranked: primary first
   std::vector<Finding> findings;
   std::vector<std::string> warnings; // inputs that could not be read, etc.
+  // (host, pid) -> the rank its NCCL communicator gave it (not in the JSON):
+  // `tptriage log` tags that process's lines with it, as the analysis did.
+  std::map<std::pair<std::string, int>, int> process_ranks;
   std::vector<Launch> launches;      // when the server started more than once: each start, the last analysed above
 };
 

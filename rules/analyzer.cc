@@ -163,6 +163,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   // Flight-recorder dumps beside the logs: where each rank stood (rules/hang_wavefront.h).
   AddCollectiveWavefront(&run->events, &run->totals);
   auto finish = [&](Analysis a) {
+    a.process_ranks = run->process_ranks;
     for (const std::string& c : host.conflicts) a.warnings.push_back(c);
     if (std::string w = GpuDisagreement(host, a.run.gpu); !w.empty()) {
       a.warnings.push_back(w);

@@ -311,6 +311,35 @@ TEST(LogView, ContextRankAndKindFilters) {
   EXPECT_EQ(bad.rc, 2);
 }
 
+// An NCCL line says its process and CUDA device (`host:pid:tid [dev]`), not
+// its rank: the view tags it with the rank the analysis gave that process from
+// its ncclCommInitRank line (here one GPU a node, so every device is 0 and the
+// ranks 0 and 1 are told apart only that way), also before that line, and
+// --rank keeps that process's lines.
+TEST(LogView, NcclLinesTaggedWithTheRankTheAnalysisGaveTheirProcess) {
+  std::string log = ::testing::TempDir() + "/two-nodes-nccl.log";
+  {
+    std::ofstream out(log);
+    out << "nodeA:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+           "nodeB:200:200 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"
+           "nodeA:100:101 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 "
+           "commId 0x5 - Init START\n"
+           "nodeB:200:201 [0] NCCL INFO ncclCommInitRank comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 "
+           "commId 0x5 - Init START\n";
+  }
+  auto all = Tpt("log --no-pager '" + log + "'");
+  std::vector<std::string> lines = Lines(all.out);
+  ASSERT_EQ(lines.size(), 4u) << all.out;
+  for (const std::string& l : lines) {
+    const char* want = l.find("nodeB:") != std::string::npos ? " r1 " : " r0 ";
+    EXPECT_NE(l.find(want), std::string::npos) << l;
+  }
+  auto r1 = Tpt("log --no-pager --rank 1 '" + log + "'");
+  ASSERT_EQ(Lines(r1.out).size(), 2u) << r1.out;
+  for (const std::string& l : Lines(r1.out)) EXPECT_NE(l.find("nodeB:200:"), std::string::npos) << l;
+  std::remove(log.c_str());
+}
+
 // --raw: every line of the input, the ones the parser did not understand too,
 // each exactly once.
 TEST(LogView, RawShowsEveryLineOnce) {
