@@ -330,9 +330,21 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     // taken before distributed init (vllm-source.md §1.3(f): after it from 0.11).
     auto v = ParseVersion(in.version);
     bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0;
-    p.non_torch_bytes = kCublasBytes + (in.tp > 1 ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? kNcclCommBytes : 0);
-    p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) +
-                            " (cuBLAS, custom all-reduce" + std::string(nccl_in_increase ? ", NCCL" : "") +
+    // V1 all-gathers the profiling run's logits through torch.distributed on the TP
+    // device group (platforms/interface.py use_all_gather; base_device_communicator.py
+    // all_gather -> dist.all_gather_into_tensor(group=self.device_group)); vLLM never
+    // gives init_process_group a device_id, so torch creates that group's NCCL
+    // communicator there, inside the profiling window, beside PyNccl's (0.9.2 and
+    // 0.11.0 read). One communicator's measured size (anchors-allreduce.md §4.1).
+    const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!v.ok() || CompareVersions(*v, {0, 8}) >= 0));
+    bool gather_comm = in.tp > 1 && v1;
+    p.non_torch_bytes = kCublasBytes + (in.tp > 1 ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? kNcclCommBytes : 0) +
+                        (gather_comm ? kNcclCommBytes : 0);
+    p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) + " (cuBLAS, custom all-reduce" +
+                            std::string(nccl_in_increase ? ", PyNccl's communicator" : "") +
+                            std::string(gather_comm ? ", the NCCL communicator torch creates for V1's logits all-gather "
+                                                      "in the profiling run"
+                                                    : "") +
                             "); pass --non-torch from the log to override");
   }
   if (!in.activation_peak_bytes) {
