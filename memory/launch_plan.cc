@@ -485,8 +485,10 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
 }
 
 StatusOr<Plan> MakePlanCore(const PlanInput& in) {
-  if (in.framework != "sglang" && in.framework != "vllm") {
-    return InvalidArgumentError("--framework '" + in.framework + "' is not supported; use sglang or vllm");
+  if (in.framework != "sglang" && in.framework != "vllm" && in.framework != "tgi" && in.framework != "trtllm" &&
+      in.framework != "lmdeploy") {
+    return InvalidArgumentError("--framework '" + in.framework +
+                                "' is not supported; use sglang, vllm, tgi, trtllm or lmdeploy");
   }
   if (!(in.total_bytes > 0)) return InvalidArgumentError("the GPU memory is unknown: give --gpu NAME or --gpu-mem SIZE");
   // No inf or NaN reaches a plan: the GPU's memory is a real card's.
@@ -519,6 +521,9 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
   if (!(p.free_at_init_bytes > 0)) {
     return InvalidArgumentError("--free-at-init must be > 0 (got " + FormatGiB(p.free_at_init_bytes) + ")");
   }
+  if (in.framework == "tgi") return internal::PlanTgi(in, std::move(p));
+  if (in.framework == "trtllm") return internal::PlanTrtllm(in, std::move(p));
+  if (in.framework == "lmdeploy") return internal::PlanLmdeploy(in, std::move(p));
   return in.framework == "sglang" ? PlanSglang(in, std::move(p)) : PlanVllm(in, std::move(p));
 }
 
@@ -571,6 +576,16 @@ StatusOr<Plan> Run(const PlanInput& user) {
     p->failure.clear();
     p->error.clear();
     p->remedies.clear();
+  } else if (p->failure == "kv_pool_too_small" && !user.context_length && p->kv_tokens > 1 && in->context_length) {
+    // TGI v3, LMDeploy and TensorRT-LLM shorten a context nobody asked for to their pool.
+    const std::string w = ShortensContext(in->framework, in->version, p->kv_tokens, *in->context_length);
+    if (!w.empty()) {
+      p->fits = true;
+      p->warnings.push_back(w);
+      p->failure.clear();
+      p->error.clear();
+      p->remedies.clear();
+    }
   }
   p->usable_tokens = p->kv_tokens;
   if (p->input.context_length && *p->input.context_length > 0) {

@@ -277,7 +277,7 @@ TEST(PlanCliTest, UsageErrorsNameTheFlagAndExitTwo) {
   } cases[] = {
       {"--framework sglang --version 0.5.3 --gpu-mem 12parsecs", "--gpu-mem"},
       {"--framework sglang --version 0.5.3 --gpu voodoo", "--gpu"},
-      {"--framework tgi --version 1.0 --gpu H100", "--framework"},
+      {"--framework llamacpp --version 1.0 --gpu H100", "--framework"},
       {"--version 0.5.3 --gpu H100", "--framework is required"},
       {"--framework vllm --version 0.10.1 --gpu H100 --tp 0", "--tp"},
       {"--framework vllm --version 0.10.1 --gpu H100 --tp abc", "--tp"},
