@@ -383,6 +383,14 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                             " mamba layers; the logged pool is blocks // groups x block size, a request needs full "
                             "layers for its length and sliding layers for the window only");
   }
+  const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!ver.ok() || CompareVersions(*ver, {0, 8}) >= 0));
+  if (in.model && v1 && ver.ok() && CompareVersions(*ver, {0, 8}) >= 0 && in.max_num_seqs && in.max_num_batched_tokens) {
+    // The sampler warm-up after the cache (vllm_model.cc; gpu_worker.py compile_or_warm_up_model).
+    kv.sampler_warmup_requests = std::min(*in.max_num_seqs, *in.max_num_batched_tokens);
+    kv.sampler_warmup_bytes =
+        VllmActivationPeakBytes(*in.model, in.tp, kv.sampler_warmup_requests, kv.sampler_warmup_requests);
+    p.figures["sampler_warmup_bytes"] = kv.sampler_warmup_bytes;
+  }
   auto r = VllmKvPool(kv);
   if (!r.ok()) return r.status();
 
@@ -479,7 +487,13 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                                       "leaves room for the graphs outside the budget"));
     }
     AddGraphRemedy(in, left_for_graphs, p);
+  } else if (r->sampler_warmup_fails) {
+    // Remedies (a smaller --max-num-seqs, a lower utilization) are planned again in
+    // launch_plan_remedies.cc.
+    p.fits = false;
+    p.failure = "warmup_oom";
   }
+  if (kv.sampler_warmup_bytes > 0) p.figures["left_for_sampler_bytes"] = r->left_for_sampler_bytes;
   if (!p.fits && p.error.empty()) p.error = r->error;
   return p;
 }

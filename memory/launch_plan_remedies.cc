@@ -170,6 +170,31 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       break;
     }
   }
+  // vLLM's sampler warm-up after the cache did not fit: fewer dummy requests (the
+  // largest power-of-two --max-num-seqs below the one in use), or less for the cache.
+  if (p.failure == "warmup_oom" && in.framework == "vllm" && p.figures.contains("sampler_warmup_bytes")) {
+    const int64_t seqs = in.max_num_seqs.value_or(0) > 0 ? *in.max_num_seqs : 1024;
+    for (int64_t n = seqs / 2; n >= 1; n /= 2) {
+      PlanInput t = in;
+      t.max_num_seqs = n;
+      auto q = Run(t);
+      if (!q.ok() || !q->fits || q->usable_tokens < useful) continue;
+      out.push_back(MakeRemedy("--max-num-seqs", std::to_string(n), "decrease",
+                               "the sampler warm-up of " + std::to_string(n) + " requests fits in what the KV cache "
+                               "leaves, with a pool of " + WithCommas(q->kv_tokens) + " tokens (checked with this plan)"));
+      break;
+    }
+    if (auto lower = SmallestFraction(in, 0.01, p.fraction - 0.01, useful, /*largest=*/true)) {
+      out.push_back(MakeRemedy(flag, Fixed2(lower->first), "decrease",
+                               "leaves room for the sampler warm-up after the cache: a pool of " +
+                                   WithCommas(lower->second.kv_tokens) + " tokens, holding " + useful_what +
+                                   " (checked with this plan)"));
+    }
+    if (!out.empty()) {
+      p.remedies = out;
+      return;
+    }
+  }
   // A fraction only helps when the weights load.
   if (p.failure != "weights_oom" && p.failure != "warmup_oom") {
     // Too little KV: the smallest fraction that is enough (the rest stays for activations

@@ -213,6 +213,30 @@ TEST(PlanCliTest, EarlyV1ProfilesTheLogitsOfEveryBatchedToken) {
   EXPECT_TRUE(said) << early.dump();
 }
 
+// vLLM V1 (0.8.0 on) warms the sampler up over max_num_seqs dummy requests after the KV
+// cache and the CUDA graphs (gpu_worker.py compile_or_warm_up_model). Qwen3-32B on one
+// H100 at 0.99 with 1 GiB of graphs: the cache leaves 4.5 GiB, the sampler over 1,024 x
+// 151,936 needs 5.2: vLLM's own OOM message, exit 1, remedies planned again.
+TEST(PlanCliTest, VllmSamplerWarmupAfterTheCacheCanFail) {
+  const std::string base = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-32b' --framework vllm "
+                           "--server-version 0.11.0 --gpu H100 --cuda-graph-mem 1GiB --format json ";
+  PlanRun r = Plan(base + "--gpu-memory-utilization 0.99");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["failure"], "warmup_oom");
+  EXPECT_NE(j["error"].get<std::string>().find("warming up sampler with 1024 dummy requests"), std::string::npos);
+  EXPECT_LT(j["figures"]["left_for_sampler_bytes"].get<double>(), j["figures"]["sampler_warmup_bytes"].get<double>());
+  bool seqs = false;
+  std::string util;
+  for (const auto& rem : j["remedy"]) {
+    seqs = seqs || rem["flag"] == "--max-num-seqs";
+    if (rem["flag"] == "--gpu-memory-utilization") util = rem["value"];
+  }
+  EXPECT_TRUE(seqs) << j["remedy"].dump(1);
+  ASSERT_FALSE(util.empty()) << j["remedy"].dump(1);
+  EXPECT_EQ(Plan(base + "--gpu-memory-utilization " + util).rc, 0);
+}
+
 // QwQ-32B on 4xL4 (v0.4.3.post4): the knowledge notes' check, 46,611 tokens in the log.
 TEST(PlanCliTest, ModelDimsAndCatalogGpu) {
   PlanRun r = Plan(
