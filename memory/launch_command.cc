@@ -98,6 +98,10 @@ StatusOr<LaunchLine> Lmdeploy(const LaunchSpec& s, const std::string& model) {
   if (s.pp > 1) return InvalidArgumentError("lmdeploy serve api_server has no pipeline parallelism; use --tp");
   LaunchLine l;
   l.command = "lmdeploy serve api_server " + model;
+  if (s.backend == "pytorch") l.command += " --backend pytorch";
+  else if (!s.backend.empty() && s.backend != "turbomind") {
+    return InvalidArgumentError("LMDeploy's --backend is turbomind or pytorch, not " + s.backend);
+  }
   if (s.tp > 1) l.command += " --tp " + std::to_string(s.tp);
   if (s.dp > 1) l.command += " --dp " + std::to_string(s.dp);
   if (s.context_length) l.command += " --session-len " + std::to_string(*s.context_length);

@@ -50,6 +50,7 @@ struct LaunchSpec {
   std::string kv_cache_dtype = "auto";         // auto | fp8_e4m3 | fp8_e5m2 | fp8 | int8 | int4
   bool enable_dp_attention = false;            // SGLang
   std::string speculative_algorithm;           // SGLang
+  std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch
 };
 
 struct LaunchLine {

@@ -39,6 +39,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
     s.max_batch_tokens = *in.max_num_batched_tokens;
   }
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
+  s.backend = in.lmdeploy_backend;
   return RenderLaunch(s);
 }
 }  // namespace
@@ -49,6 +50,18 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
                                 std::to_string(in.dp) + " is beyond any deployment (tp <= 1024, pp <= 256)");
   }
   if (in.concurrency < 1) return InvalidArgumentError("--concurrency must be >= 1");
+  {
+    // What the server's own launcher cannot take (a KV dtype it lacks, parallelism it has
+    // not) is a usage error before any arithmetic, whether the plan fits or not.
+    LaunchSpec s;
+    s.framework = in.framework;
+    s.tp = in.tp;
+    s.pp = in.pp;
+    s.dp = in.dp;
+    s.kv_cache_dtype = in.kv_cache_dtype;
+    s.backend = in.lmdeploy_backend;
+    if (auto l = RenderLaunch(s); !l.ok()) return InvalidArgumentError(l.status().message());
+  }
   auto p = internal::Run(in);
   if (!p.ok()) return p.status();
   if (in.version_assumed) {

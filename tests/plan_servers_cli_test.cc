@@ -168,6 +168,27 @@ TEST(PlanServersCliTest, EachServersFlagsBelongToIt) {
                           true);
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("`max_batch_prefill_tokens` must be >= `max_input_tokens`"), std::string::npos) << r.out;
+  // A KV dtype the server's launcher cannot take is refused before any arithmetic.
+  r = tpt::test::Tptriage("plan --server tgi --gpu H100 --params 8B --layers 32 --kv-heads 8 --head-dim 128 "
+                          "--kv-cache-dtype fp4",
+                          true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("TGI's --kv-cache-dtype takes fp8_e4m3 or fp8_e5m2"), std::string::npos) << r.out;
+}
+
+// LMDeploy's PyTorch engine: its runtime reserve before the ratio, and the launch line says
+// the backend.
+TEST(PlanServersCliTest, LmdeployPytorchEngineIsPlannedAndLaunchedAsSuch) {
+  const std::string base = "--server lmdeploy --server-version 0.10.0 --model " + Model("llama-3.1-8b-instruct") +
+                           " --gpu H100 --context-length 8192";
+  auto tm = Json(Plan(base));
+  auto pt = Json(Plan(base + " --backend pytorch"));
+  ASSERT_TRUE(pt.contains("launch_command") && pt["launch_command"].is_string()) << pt.dump();
+  EXPECT_NE(pt["launch_command"].get<std::string>().find(" --backend pytorch"), std::string::npos);
+  EXPECT_EQ(tm["launch_command"].get<std::string>().find("--backend"), std::string::npos);
+  // v0.10's reserve: (8192 + 2 x 128) x 128,256 x 2 bytes before the 0.8.
+  EXPECT_NEAR(pt["figures"]["runtime_reserve_bytes"].get<double>(), (8192.0 + 256) * 128256 * 2, 1);
+  EXPECT_LT(pt["kv_tokens"].get<int64_t>(), tm["kv_tokens"].get<int64_t>());
 }
 
 }  // namespace
