@@ -15,21 +15,28 @@ using internal::Fixed2;
 using internal::WithCommas;
 
 namespace {
-// The launch line of a plan: every value the plan used that the server would not pick
-// itself, and (TGI, TensorRT-LLM, LMDeploy) the defaults it leaves in place.
-StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
-  const PlanInput& in = p.input;
-  const bool sglang = in.framework == "sglang";
+// What the launch line of an input says about its server, parallelism and KV cache.
+LaunchSpec ServerSpecOf(const PlanInput& in) {
   LaunchSpec s;
   s.framework = in.framework;
   s.model = in.model_path;
   s.tp = in.tp;
   s.pp = in.pp;
   s.dp = in.dp;
+  s.kv_cache_dtype = in.kv_cache_dtype;
+  s.backend = in.lmdeploy_backend;
+  return s;
+}
+
+// The launch line of a plan: every value the plan used that the server would not pick
+// itself, and (TGI, TensorRT-LLM, LMDeploy) the defaults it leaves in place.
+StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
+  const PlanInput& in = p.input;
+  const bool sglang = in.framework == "sglang";
+  LaunchSpec s = ServerSpecOf(in);
   s.fraction = p.fraction;
   // A context the pool does not hold (the server's warning) is not the server's to be told.
   if (p.warnings.empty()) s.context_length = in.context_length;
-  s.kv_cache_dtype = in.kv_cache_dtype;
   if (sglang) {
     if (in.cuda_graph_max_bs) s.max_batch_size = *in.cuda_graph_max_bs;
     if (in.chunked_prefill_size) s.max_batch_tokens = *in.chunked_prefill_size;
@@ -39,7 +46,6 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
     s.max_batch_tokens = *in.max_num_batched_tokens;
   }
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
-  s.backend = in.lmdeploy_backend;
   return RenderLaunch(s);
 }
 }  // namespace
@@ -53,14 +59,7 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
   {
     // What the server's own launcher cannot take (a KV dtype it lacks, parallelism it has
     // not) is a usage error before any arithmetic, whether the plan fits or not.
-    LaunchSpec s;
-    s.framework = in.framework;
-    s.tp = in.tp;
-    s.pp = in.pp;
-    s.dp = in.dp;
-    s.kv_cache_dtype = in.kv_cache_dtype;
-    s.backend = in.lmdeploy_backend;
-    if (auto l = RenderLaunch(s); !l.ok()) return InvalidArgumentError(l.status().message());
+    if (auto l = RenderLaunch(ServerSpecOf(in)); !l.ok()) return InvalidArgumentError(l.status().message());
   }
   auto p = internal::Run(in);
   if (!p.ok()) return p.status();
