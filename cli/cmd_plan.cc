@@ -49,13 +49,21 @@ struct PlanFlags {
   bool enforce_eager = false;
   int64_t max_mamba_cache_size = 0;
   std::string mamba_ssm_dtype;
+  // TGI, TensorRT-LLM, LMDeploy: their memory knob and their names of shared settings.
+  std::string server;
+  double cuda_memory_fraction = -1, kv_cache_free_gpu_memory_fraction = -1, cache_max_entry_count = -1;
+  std::string backend;
+  int64_t session_len = 0, max_seq_len = 0, max_batch_prefill_tokens = 0, max_num_tokens = 0,
+          max_prefill_token_num = 0, max_batch_size = 0;
+  int num_shard = 0;
 };
 
 po::options_description Options(PlanFlags& f) {
   po::options_description d("tptriage plan: predict the memory ledger and KV pool of a launch\n\nOptions");
   d.add_options()
       ("help,h", "show this help")
-      ("framework", po::value(&f.framework), "sglang | vllm (required)")
+      ("framework", po::value(&f.framework), "sglang | vllm | tgi | trtllm | lmdeploy (required; or --server)")
+      ("server", po::value(&f.server), "same as --framework")
       ("server-version", po::value(&f.server_version),
        "server version, e.g. 0.4.3.post4 or 0.10.1 (decides the formula era; without it the newest is assumed "
        "and the answer says how much the version moves it)")
@@ -125,6 +133,21 @@ po::options_description Options(PlanFlags& f) {
       ("mamba-full-memory-ratio", po::value(&f.mamba_full_memory_ratio),
        "SGLang: mamba state memory / full KV memory (default 0.9)")
       ("mamba-ssm-dtype", po::value(&f.mamba_ssm_dtype), "SGLang: float32 (default) | bfloat16 SSM state")
+      ("cuda-memory-fraction", po::value(&f.cuda_memory_fraction), "TGI: CUDA_MEMORY_FRACTION (default 1.0)")
+      ("kv-cache-free-gpu-memory-fraction", po::value(&f.kv_cache_free_gpu_memory_fraction),
+       "TensorRT-LLM: free_gpu_memory_fraction of the KV cache (default 0.9)")
+      ("kv_cache_free_gpu_memory_fraction", po::value(&f.kv_cache_free_gpu_memory_fraction), "trtllm-serve's spelling")
+      ("cache-max-entry-count", po::value(&f.cache_max_entry_count),
+       "LMDeploy: KV cache ratio of the free memory after the weights (default 0.8)")
+      ("backend", po::value(&f.backend), "LMDeploy: turbomind (default) | pytorch")
+      ("num-shard", po::value(&f.num_shard), "TGI's name of --tp")
+      ("tp_size", po::value(&f.num_shard), "trtllm-serve's name of --tp")
+      ("session-len", po::value(&f.session_len), "LMDeploy's name of --context-length")
+      ("max_seq_len", po::value(&f.max_seq_len), "trtllm-serve's name of --context-length")
+      ("max-batch-prefill-tokens", po::value(&f.max_batch_prefill_tokens), "TGI: tokens of the warm-up prefill")
+      ("max_num_tokens", po::value(&f.max_num_tokens), "TensorRT-LLM: tokens of one forward (default 8192)")
+      ("max-prefill-token-num", po::value(&f.max_prefill_token_num), "LMDeploy: tokens of one prefill (default 8192)")
+      ("max-batch-size", po::value(&f.max_batch_size), "TGI/TensorRT-LLM/LMDeploy: running requests")
       ("format", po::value(&f.format), "text | json (default text)");
   return d;
 }
@@ -151,19 +174,33 @@ Status Fraction(const char* flag, double v) {
   return OkStatus();
 }
 
-StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variables_map& vm) {
+StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::variables_map& vm) {
+  PlanFlags f = given;
+  if (f.framework.empty()) f.framework = f.server;
+  if (f.framework == "tensorrt-llm" || f.framework == "trt-llm") f.framework = "trtllm";
   mem::PlanInput in;
-  if (f.framework.empty()) return InvalidArgumentError("--framework is required (sglang or vllm)");
-  if (f.framework != "sglang" && f.framework != "vllm") {
-    return InvalidArgumentError("--framework '" + f.framework + "' is not supported; use sglang or vllm");
+  if (!f.server.empty() && !f.framework.empty() && f.server != f.framework) {
+    return InvalidArgumentError("--server and --framework differ; give one");
   }
-  in.framework = f.framework;
+  std::string fw = f.framework.empty() ? f.server : f.framework;
+  if (fw == "tensorrt-llm" || fw == "trt-llm") fw = "trtllm";
+  if (fw.empty()) return InvalidArgumentError("--framework is required (sglang, vllm, tgi, trtllm or lmdeploy)");
+  if (fw != "sglang" && fw != "vllm" && fw != "tgi" && fw != "trtllm" && fw != "lmdeploy") {
+    return InvalidArgumentError("--framework '" + fw + "' is not supported; use sglang, vllm, tgi, trtllm or lmdeploy");
+  }
+  const bool other = fw == "tgi" || fw == "trtllm" || fw == "lmdeploy";
+  in.framework = fw;
   if (!f.version.empty() && !f.server_version.empty() && f.version != f.server_version) {
     return InvalidArgumentError("--server-version and --version differ; give one (--version is the old name)");
   }
   std::string version = f.server_version.empty() ? f.version : f.server_version;
   if (version.empty()) {
-    version = f.framework == "sglang" ? "0.5.9" : "0.21.0";
+    // The newest version each server's formulas know.
+    version = f.framework == "sglang" ? "0.5.9"
+              : f.framework == "vllm" ? "0.21.0"
+              : f.framework == "tgi"  ? "3.3.6"
+              : f.framework == "lmdeploy" ? "0.14.0"
+                                          : "1.0.0";
     in.version_assumed = true;
   }
   if (auto v = mem::ParseVersion(version); !v.ok()) {
@@ -204,7 +241,15 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
     if (!b.ok()) return b.status();
     in.avail_after_weights_bytes = *b;
   }
+  if (vm.count("num-shard") && fw != "tgi" && vm.count("tp_size") == 0) {
+    return InvalidArgumentError("--num-shard is TGI's; use --tp");
+  }
+  if (vm.count("num-shard") && vm.count("tp_size")) return InvalidArgumentError("give --num-shard or --tp_size, not both");
   int tp = f.tp, pp = f.pp, dp = f.dp;
+  if (f.num_shard != 0) {
+    if (vm.count("tp") && f.tp != f.num_shard) return InvalidArgumentError("--tp and --num-shard/--tp_size differ; give one");
+    tp = f.num_shard;
+  }
   for (auto [name, alias, value, target] :
        {std::tuple{"tp", "tp-size/--tensor-parallel-size", f.tp2, &tp}, {"pp", "pp-size/--pipeline-parallel-size", f.pp2, &pp},
         {"dp", "dp-size/--data-parallel-size", f.dp2, &dp}}) {
@@ -314,9 +359,55 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& f, const po::variabl
     TPT_RETURN_IF_ERROR(Positive(vm.count("context-length") ? "context-length" : "max-model-len", len));
     in.context_length = len;
   }
-  if (vm.count("max-total-tokens")) {
+  // The other servers' names of the context: TGI --max-total-tokens, LMDeploy
+  // --session-len, trtllm-serve --max_seq_len.
+  for (auto [flag, v, server] : {std::tuple{"session-len", f.session_len, "lmdeploy"},
+                                 {"max_seq_len", f.max_seq_len, "trtllm"},
+                                 {"max-total-tokens", f.max_total_tokens, "tgi"}}) {
+    if (!vm.count(flag) || (std::string(flag) == "max-total-tokens" && fw != "tgi")) continue;
+    if (fw != server) return InvalidArgumentError("--" + std::string(flag) + " is " + server + "'s; use --context-length");
+    TPT_RETURN_IF_ERROR(Positive(flag, v));
+    if (in.context_length && *in.context_length != v) {
+      return InvalidArgumentError("--" + std::string(flag) + " and --context-length differ; give one");
+    }
+    in.context_length = v;
+  }
+  if (vm.count("max-total-tokens") && fw != "tgi") {
+    if (fw != "sglang") return InvalidArgumentError("--max-total-tokens is SGLang's cap (or TGI's context length)");
     TPT_RETURN_IF_ERROR(Positive("max-total-tokens", f.max_total_tokens));
     in.max_total_tokens = f.max_total_tokens;
+  }
+  for (auto [flag, v, server] : {std::tuple{"cuda-memory-fraction", f.cuda_memory_fraction, "tgi"},
+                                 {"kv-cache-free-gpu-memory-fraction", f.kv_cache_free_gpu_memory_fraction, "trtllm"},
+                                 {"kv_cache_free_gpu_memory_fraction", f.kv_cache_free_gpu_memory_fraction, "trtllm"},
+                                 {"cache-max-entry-count", f.cache_max_entry_count, "lmdeploy"}}) {
+    if (!vm.count(flag)) continue;
+    if (fw != server) return InvalidArgumentError("--" + std::string(flag) + " is " + server + "'s");
+    TPT_RETURN_IF_ERROR(Fraction(flag, v));
+    if (fw != "tgi" && !(v < 1)) {
+      return InvalidArgumentError("--" + std::string(flag) + " must be below 1 (got " + std::to_string(v) + ")");
+    }
+    in.memory_fraction = v;
+  }
+  for (auto [flag, v, server] : {std::tuple{"max-batch-prefill-tokens", f.max_batch_prefill_tokens, "tgi"},
+                                 {"max_num_tokens", f.max_num_tokens, "trtllm"},
+                                 {"max-prefill-token-num", f.max_prefill_token_num, "lmdeploy"}}) {
+    if (!vm.count(flag)) continue;
+    if (fw != server) return InvalidArgumentError("--" + std::string(flag) + " is " + server + "'s");
+    TPT_RETURN_IF_ERROR(Positive(flag, v));
+    in.max_num_batched_tokens = v;
+  }
+  if (vm.count("max-batch-size")) {
+    if (!other) return InvalidArgumentError("--max-batch-size is TGI's, TensorRT-LLM's or LMDeploy's");
+    TPT_RETURN_IF_ERROR(Positive("max-batch-size", f.max_batch_size));
+    in.max_num_seqs = f.max_batch_size;
+  }
+  if (vm.count("backend")) {
+    if (fw != "lmdeploy") return InvalidArgumentError("--backend is LMDeploy's (turbomind or pytorch)");
+    if (f.backend != "turbomind" && f.backend != "pytorch") {
+      return InvalidArgumentError("--backend '" + f.backend + "' is not LMDeploy's; use turbomind or pytorch");
+    }
+    in.lmdeploy_backend = f.backend;
   }
   if (vm.count("cuda-graph-max-bs")) {
     TPT_RETURN_IF_ERROR(Positive("cuda-graph-max-bs", f.cuda_graph_max_bs));

@@ -49,7 +49,7 @@ const std::vector<CommandDoc>& CommandDocs() {
        "0  events printed\n"
        "2  usage or input error"},
       {"plan", "predict the memory ledger and KV pool of a launch",
-       "tptriage plan --framework sglang|vllm --server-version VERSION [options]",
+       "tptriage plan --framework sglang|vllm|tgi|trtllm|lmdeploy --server-version VERSION [options]",
        "Predicts, before a launch, the per-rank memory ledger and the KV tokens a\n"
        "configuration gets, or the failure it will hit with the smallest fraction or\n"
        "utilization that works. Sizes take K/M/G/T and KiB/MiB/GiB/TiB.",

@@ -55,7 +55,8 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
     l.defaults.push_back("--max-input-tokens/--max-total-tokens: TGI's default from the model's context length");
   }
   if (s.max_batch_tokens) l.command += " --max-batch-prefill-tokens " + std::to_string(*s.max_batch_tokens);
-  else l.defaults.push_back("--max-batch-prefill-tokens: TGI's default (max-input-tokens + 50)");
+  else l.defaults.push_back("--max-batch-prefill-tokens: TGI's default (v3: min(4096, max_position_embeddings); v2: "
+                            "max-input-tokens + 50)");
   if (s.max_batch_size) l.command += " --max-batch-size " + std::to_string(*s.max_batch_size);
   if (s.fraction && *s.fraction < 0.995) l.command += " --cuda-memory-fraction " + Two(*s.fraction);
   else l.defaults.push_back("--cuda-memory-fraction: 1.0 (TGI's default: the KV cache takes what warm-up leaves)");
@@ -97,6 +98,10 @@ StatusOr<LaunchLine> Lmdeploy(const LaunchSpec& s, const std::string& model) {
   if (s.pp > 1) return InvalidArgumentError("lmdeploy serve api_server has no pipeline parallelism; use --tp");
   LaunchLine l;
   l.command = "lmdeploy serve api_server " + model;
+  if (s.backend == "pytorch") l.command += " --backend pytorch";
+  else if (!s.backend.empty() && s.backend != "turbomind") {
+    return InvalidArgumentError("LMDeploy's --backend is turbomind or pytorch, not " + s.backend);
+  }
   if (s.tp > 1) l.command += " --tp " + std::to_string(s.tp);
   if (s.dp > 1) l.command += " --dp " + std::to_string(s.dp);
   if (s.context_length) l.command += " --session-len " + std::to_string(*s.context_length);

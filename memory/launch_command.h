@@ -23,7 +23,7 @@
 //            --max_batch_size, --kv_cache_free_gpu_memory_fraction (default 0.9); the KV
 //            dtype only through --extra_llm_api_options (kv_cache_config.dtype)
 //   LMDeploy lmdeploy serve api_server (lmdeploy/cli/serve.py, utils.py, InternLM/lmdeploy@47fd6a89):
-//            --tp (default 1), --session-len, --cache-max-entry-count (default 0.8 of the free
+//            --tp (default 1), --backend turbomind|pytorch (default turbomind), --session-len, --cache-max-entry-count (default 0.8 of the free
 //            memory after weights), --max-batch-size, --quant-policy 8 (int8 KV) / 4 (int4 KV)
 #pragma once
 
@@ -50,6 +50,7 @@ struct LaunchSpec {
   std::string kv_cache_dtype = "auto";         // auto | fp8_e4m3 | fp8_e5m2 | fp8 | int8 | int4
   bool enable_dp_attention = false;            // SGLang
   std::string speculative_algorithm;           // SGLang
+  std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch
 };
 
 struct LaunchLine {

@@ -14,34 +14,6 @@
 
 namespace tpt::memory {
 
-namespace internal {
-
-std::string Fixed2(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", v);
-  return buf;
-}
-
-std::string WithCommas(int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return (v < 0 ? "-" : "") + out;
-}
-
-Remedy MakeRemedy(std::string flag, std::string value, std::string direction, std::string why) {
-  Remedy r;
-  r.flag = std::move(flag);
-  r.value = std::move(value);
-  r.direction = std::move(direction);
-  r.why = std::move(why);
-  return r;
-}
-
-}  // namespace internal
 
 using internal::Fixed2;
 using internal::MakeRemedy;
@@ -330,9 +302,21 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     // taken before distributed init (vllm-source.md §1.3(f): after it from 0.11).
     auto v = ParseVersion(in.version);
     bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0;
-    p.non_torch_bytes = kCublasBytes + (in.tp > 1 ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? kNcclCommBytes : 0);
-    p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) +
-                            " (cuBLAS, custom all-reduce" + std::string(nccl_in_increase ? ", NCCL" : "") +
+    // V1 all-gathers the profiling run's logits through torch.distributed on the TP
+    // device group (platforms/interface.py use_all_gather; base_device_communicator.py
+    // all_gather -> dist.all_gather_into_tensor(group=self.device_group)); vLLM never
+    // gives init_process_group a device_id, so torch creates that group's NCCL
+    // communicator there, inside the profiling window, beside PyNccl's (0.9.2 and
+    // 0.11.0 read). One communicator's measured size (anchors-allreduce.md §4.1).
+    const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!v.ok() || CompareVersions(*v, {0, 8}) >= 0));
+    bool gather_comm = in.tp > 1 && v1;
+    p.non_torch_bytes = kCublasBytes + (in.tp > 1 ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? kNcclCommBytes : 0) +
+                        (gather_comm ? kNcclCommBytes : 0);
+    p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) + " (cuBLAS, custom all-reduce" +
+                            std::string(nccl_in_increase ? ", PyNccl's communicator" : "") +
+                            std::string(gather_comm ? ", the NCCL communicator torch creates for V1's logits all-gather "
+                                                      "in the profiling run"
+                                                    : "") +
                             "); pass --non-torch from the log to override");
   }
   if (!in.activation_peak_bytes) {
@@ -370,6 +354,14 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                             "), " + std::to_string(kv.mamba_layers) +
                             " mamba layers; the logged pool is blocks // groups x block size, a request needs full "
                             "layers for its length and sliding layers for the window only");
+  }
+  const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!ver.ok() || CompareVersions(*ver, {0, 8}) >= 0));
+  if (in.model && v1 && ver.ok() && CompareVersions(*ver, {0, 8}) >= 0 && in.max_num_seqs && in.max_num_batched_tokens) {
+    // The sampler warm-up after the cache (vllm_model.cc; gpu_worker.py compile_or_warm_up_model).
+    kv.sampler_warmup_requests = std::min(*in.max_num_seqs, *in.max_num_batched_tokens);
+    kv.sampler_warmup_bytes =
+        VllmActivationPeakBytes(*in.model, in.tp, kv.sampler_warmup_requests, kv.sampler_warmup_requests);
+    p.figures["sampler_warmup_bytes"] = kv.sampler_warmup_bytes;
   }
   auto r = VllmKvPool(kv);
   if (!r.ok()) return r.status();
@@ -467,14 +459,22 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                                       "leaves room for the graphs outside the budget"));
     }
     AddGraphRemedy(in, left_for_graphs, p);
+  } else if (r->sampler_warmup_fails) {
+    // Remedies (a smaller --max-num-seqs, a lower utilization) are planned again in
+    // launch_plan_remedies.cc.
+    p.fits = false;
+    p.failure = "warmup_oom";
   }
+  if (kv.sampler_warmup_bytes > 0) p.figures["left_for_sampler_bytes"] = r->left_for_sampler_bytes;
   if (!p.fits && p.error.empty()) p.error = r->error;
   return p;
 }
 
 StatusOr<Plan> MakePlanCore(const PlanInput& in) {
-  if (in.framework != "sglang" && in.framework != "vllm") {
-    return InvalidArgumentError("--framework '" + in.framework + "' is not supported; use sglang or vllm");
+  if (in.framework != "sglang" && in.framework != "vllm" && in.framework != "tgi" && in.framework != "trtllm" &&
+      in.framework != "lmdeploy") {
+    return InvalidArgumentError("--framework '" + in.framework +
+                                "' is not supported; use sglang, vllm, tgi, trtllm or lmdeploy");
   }
   if (!(in.total_bytes > 0)) return InvalidArgumentError("the GPU memory is unknown: give --gpu NAME or --gpu-mem SIZE");
   // No inf or NaN reaches a plan: the GPU's memory is a real card's.
@@ -507,6 +507,9 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
   if (!(p.free_at_init_bytes > 0)) {
     return InvalidArgumentError("--free-at-init must be > 0 (got " + FormatGiB(p.free_at_init_bytes) + ")");
   }
+  if (in.framework == "tgi") return internal::PlanTgi(in, std::move(p));
+  if (in.framework == "trtllm") return internal::PlanTrtllm(in, std::move(p));
+  if (in.framework == "lmdeploy") return internal::PlanLmdeploy(in, std::move(p));
   return in.framework == "sglang" ? PlanSglang(in, std::move(p)) : PlanVllm(in, std::move(p));
 }
 
@@ -559,6 +562,16 @@ StatusOr<Plan> Run(const PlanInput& user) {
     p->failure.clear();
     p->error.clear();
     p->remedies.clear();
+  } else if (p->failure == "kv_pool_too_small" && !user.context_length && p->kv_tokens > 1 && in->context_length) {
+    // TGI v3, LMDeploy and TensorRT-LLM shorten a context nobody asked for to their pool.
+    const std::string w = ShortensContext(in->framework, in->version, p->kv_tokens, *in->context_length);
+    if (!w.empty()) {
+      p->fits = true;
+      p->warnings.push_back(w);
+      p->failure.clear();
+      p->error.clear();
+      p->remedies.clear();
+    }
   }
   p->usable_tokens = p->kv_tokens;
   if (p->input.context_length && *p->input.context_length > 0) {

@@ -30,7 +30,7 @@ namespace tpt::memory {
 inline constexpr int kPlanSchemaVersion = 1;
 
 struct PlanInput {
-  std::string framework;            // "sglang" | "vllm"
+  std::string framework;            // "sglang" | "vllm" | "tgi" | "trtllm" | "lmdeploy"
   std::string version;              // server version, decides the era
   std::string vllm_engine;          // "", "v0", "v1"
   std::string gpu_name;             // catalog name ("" when only the size is known)
@@ -47,6 +47,10 @@ struct PlanInput {
   std::string kv_cache_dtype = "auto";
   std::optional<double> mem_fraction_static;     // SGLang
   std::optional<double> gpu_memory_utilization;  // vLLM
+  // TGI --cuda-memory-fraction, TensorRT-LLM --kv_cache_free_gpu_memory_fraction, LMDeploy
+  // --cache-max-entry-count: the memory knob of the other servers.
+  std::optional<double> memory_fraction;
+  std::string lmdeploy_backend;                  // turbomind (default) | pytorch
   std::optional<int64_t> context_length;         // SGLang context / vLLM max_model_len
   std::optional<int> cuda_graph_max_bs;
   std::optional<double> cuda_graph_bytes;        // measured graph memory at cuda_graph_max_bs

@@ -223,7 +223,13 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
           mm_note += "; their float32 pixel values (" + FormatGiB(pixels) + ") stay on the GPU";
         }
       }
-      double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs) + held;
+      const VllmLogitsProfile logits = VllmLogitsProfileFor(in.version, v1);
+      double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs, logits) + held;
+      if (logits == VllmLogitsProfile::kEveryToken) {
+        mm_note += "; V1 before 0.7.3 computes the logits of every batched token there (no sampler run)";
+      } else if (logits == VllmLogitsProfile::kPerSequence) {
+        mm_note += "; V1 0.7.3-0.7.x computes one row of logits per dummy sequence (no sampler run)";
+      }
       // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
       // emptying the cache (vllm-source.md §1.2 (a), (b)): the caching allocator's reserve
       // over the allocated peak counts too. 1.2x reproduces Qwen1.5-7B-GPTQ on an RTX 3090

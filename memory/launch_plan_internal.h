@@ -29,6 +29,23 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
 // (model, version defaults), then the server's formulas.
 StatusOr<Plan> Run(const PlanInput& user);
 
+// TGI, TensorRT-LLM and LMDeploy (launch_plan_servers.cc): the plan core of each, on the
+// derived input; and the warning when the server shortens a context nobody asked for
+// ("" when it fails instead).
+StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p);
+StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p);
+StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p);
+std::string ShortensContext(const std::string& framework, const std::string& version, int64_t pool, int64_t context);
+
+// Each server's own flags for what the remedies change (its memory knob and the range it
+// takes, TP, the context, an 8-bit KV cache, FP8 weights: "" where it has none).
+struct ServerFlags {
+  std::string fraction, tp, context, kv8_flag, kv8_value, fp8_weights_flag;
+  double max_fraction = 0.99;
+};
+ServerFlags FlagsOf(const std::string& framework);
+void SetFraction(PlanInput& in, double f);
+
 // Remedies, each checked by running the plan again with it.
 void AddRemedies(const PlanInput& in, Plan& p);
 // How far each assumed input moves the KV pool (`range:` lines).

@@ -14,12 +14,53 @@ namespace tpt::memory {
 using internal::Fixed2;
 using internal::WithCommas;
 
+namespace {
+// What the launch line of an input says about its server, parallelism and KV cache.
+LaunchSpec ServerSpecOf(const PlanInput& in) {
+  LaunchSpec s;
+  s.framework = in.framework;
+  s.model = in.model_path;
+  s.tp = in.tp;
+  s.pp = in.pp;
+  s.dp = in.dp;
+  s.kv_cache_dtype = in.kv_cache_dtype;
+  s.backend = in.lmdeploy_backend;
+  return s;
+}
+
+// The launch line of a plan: every value the plan used that the server would not pick
+// itself, and (TGI, TensorRT-LLM, LMDeploy) the defaults it leaves in place.
+StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
+  const PlanInput& in = p.input;
+  const bool sglang = in.framework == "sglang";
+  LaunchSpec s = ServerSpecOf(in);
+  s.fraction = p.fraction;
+  // A context the pool does not hold (the server's warning) is not the server's to be told.
+  if (p.warnings.empty()) s.context_length = in.context_length;
+  if (sglang) {
+    if (in.cuda_graph_max_bs) s.max_batch_size = *in.cuda_graph_max_bs;
+    if (in.chunked_prefill_size) s.max_batch_tokens = *in.chunked_prefill_size;
+    s.enable_dp_attention = in.enable_dp_attention;
+    s.speculative_algorithm = in.speculative_algorithm;
+  } else if (in.max_num_batched_tokens) {
+    s.max_batch_tokens = *in.max_num_batched_tokens;
+  }
+  if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
+  return RenderLaunch(s);
+}
+}  // namespace
+
 StatusOr<Plan> MakePlan(const PlanInput& in) {
   if (in.tp > 1024 || in.pp > 256 || in.dp > 4096 || in.ep > 4096) {
     return InvalidArgumentError("--tp " + std::to_string(in.tp) + " / --pp " + std::to_string(in.pp) + " / --dp " +
                                 std::to_string(in.dp) + " is beyond any deployment (tp <= 1024, pp <= 256)");
   }
   if (in.concurrency < 1) return InvalidArgumentError("--concurrency must be >= 1");
+  {
+    // What the server's own launcher cannot take (a KV dtype it lacks, parallelism it has
+    // not) is a usage error before any arithmetic, whether the plan fits or not.
+    if (auto l = RenderLaunch(ServerSpecOf(in)); !l.ok()) return InvalidArgumentError(l.status().message());
+  }
   auto p = internal::Run(in);
   if (!p.ok()) return p.status();
   if (in.version_assumed) {
@@ -41,7 +82,18 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
     if (in.framework == "sglang") p->error += " (SGLang starts, but caps running requests at the pool: the rest wait)";
   }
   internal::AddRemedies(in, *p);
-  if (p->fits) p->launch_command = LaunchCommand(*p);
+  if (p->fits) {
+    if (auto l = LaunchLineOf(*p); l.ok()) {
+      p->launch_command = l->command;
+      for (const auto& d : l->defaults) {
+        // Said once: a default the plan itself assumed (and said) is not repeated.
+        const std::string flag = d.substr(0, d.find(':'));
+        bool said = false;
+        for (const auto& a : p->assumptions) said = said || a.rfind(flag + " ", 0) == 0;
+        if (!said) p->assumptions.push_back("launch leaves to the server: " + d);
+      }
+    }
+  }
   internal::AddSensitivity(in, *p);
   return p;
 }
@@ -95,27 +147,7 @@ nlohmann::json PlanToJson(const Plan& p) {
 }
 
 std::string LaunchCommand(const Plan& p) {
-  const PlanInput& in = p.input;
-  const bool sglang = in.framework == "sglang";
-  LaunchSpec s;
-  s.framework = in.framework;
-  s.model = in.model_path;
-  s.tp = in.tp;
-  s.pp = in.pp;
-  s.dp = in.dp;
-  s.fraction = p.fraction;
-  // A context the pool does not hold (SGLang's warning) is not the server's to be told.
-  if (p.warnings.empty()) s.context_length = in.context_length;
-  s.kv_cache_dtype = in.kv_cache_dtype;
-  if (sglang) {
-    if (in.cuda_graph_max_bs) s.max_batch_size = *in.cuda_graph_max_bs;
-    if (in.chunked_prefill_size) s.max_batch_tokens = *in.chunked_prefill_size;
-    s.enable_dp_attention = in.enable_dp_attention;
-    s.speculative_algorithm = in.speculative_algorithm;
-  } else if (in.max_num_batched_tokens) {
-    s.max_batch_tokens = *in.max_num_batched_tokens;
-  }
-  auto l = RenderLaunch(s);
+  auto l = LaunchLineOf(p);
   return l.ok() ? l->command : "";
 }
 
@@ -153,8 +185,13 @@ std::string PlanToText(const Plan& p) {
                     WithCommas(*p.input.context_length).c_str(), p.max_concurrency);
       conc = buf;
     }
-    line("fits: a KV pool of " + WithCommas(p.kv_tokens) +
-         " tokens (the server's pool: SGLang's max_total_num_tokens, vLLM's GPU KV cache size)" + conc);
+    const std::string& fw = p.input.framework;
+    const std::string pool = fw == "sglang"     ? "SGLang's max_total_num_tokens"
+                             : fw == "vllm"     ? "vLLM's GPU KV cache size"
+                             : fw == "tgi"      ? "TGI's max_batch_total_tokens"
+                             : fw == "trtllm"   ? "TensorRT-LLM's max tokens in the paged KV cache"
+                                                : "LMDeploy's max_block_count x block tokens";
+    line("fits: a KV pool of " + WithCommas(p.kv_tokens) + " tokens (" + pool + ")" + conc);
     for (const auto& w : p.warnings) line("warning: " + w);
     if (!p.launch_command.empty()) line("launch: " + p.launch_command);
   } else {

@@ -28,8 +28,7 @@ std::optional<std::pair<double, Plan>> SmallestFraction(const PlanInput& in, dou
     const int k = largest ? hi - (i - lo) : i;
     PlanInput t = in;
     double f = k / 100.0;
-    if (in.framework == "sglang") t.mem_fraction_static = f;
-    else t.gpu_memory_utilization = f;
+    SetFraction(t, f);
     auto p = Run(t);
     if (p.ok() && p->fits && p->usable_tokens >= tokens) return std::make_pair(f, *p);
   }
@@ -109,29 +108,106 @@ std::optional<std::pair<double, Plan>> SglangServingValue(const PlanInput& in, c
 
 }  // namespace
 
+ServerFlags FlagsOf(const std::string& framework) {
+  ServerFlags f;
+  if (framework == "sglang") {
+    f = {"--mem-fraction-static", "--tp", "--context-length", "--kv-cache-dtype", "fp8_e4m3", "--quantization"};
+  } else if (framework == "tgi") {
+    // text-generation-launcher (launch_command.h): --cuda-memory-fraction takes up to 1.0.
+    f = {"--cuda-memory-fraction", "--num-shard", "--max-total-tokens", "--kv-cache-dtype", "fp8_e4m3", "--quantize"};
+    f.max_fraction = 1.0;
+  } else if (framework == "trtllm") {
+    // trtllm-serve: the KV dtype only through --extra_llm_api_options; FP8 weights need a
+    // quantized checkpoint (ModelOpt), no flag.
+    f = {"--kv_cache_free_gpu_memory_fraction", "--tp_size", "--max_seq_len", "--extra_llm_api_options",
+         "kv_cache_fp8.yaml", ""};
+  } else if (framework == "lmdeploy") {
+    // lmdeploy serve api_server: --quant-policy 8 is its int8 KV cache; no FP8 weight flag.
+    f = {"--cache-max-entry-count", "--tp", "--session-len", "--quant-policy", "8", ""};
+  } else {
+    f = {"--gpu-memory-utilization", "--tensor-parallel-size", "--max-model-len", "--kv-cache-dtype", "fp8_e4m3",
+         "--quantization"};
+  }
+  return f;
+}
+
+void SetFraction(PlanInput& in, double f) {
+  if (in.framework == "sglang") in.mem_fraction_static = f;
+  else if (in.framework == "vllm") in.gpu_memory_utilization = f;
+  else in.memory_fraction = f;
+}
+
 void AddRemedies(const PlanInput& in, Plan& p) {
   if (p.fits || p.failure == "cuda_graph_capture_oom") return;  // graphs: the core's bs/fraction remedies
   const bool sglang = in.framework == "sglang";
-  const std::string flag = sglang ? "--mem-fraction-static" : "--gpu-memory-utilization";
+  const ServerFlags F = FlagsOf(in.framework);
+  const std::string flag = F.fraction;
+  const double top = F.max_fraction;
   const int64_t useful = UsefulTokens(in, p);
   std::string useful_what = p.input.context_length
                                 ? std::to_string(std::max(in.concurrency, 1)) + " request(s) of " +
                                       WithCommas(*p.input.context_length) + " tokens"
                                 : WithCommas(useful) + " tokens (no context length given)";
   std::vector<Remedy> out;
+  // The warm-up forward (TGI's prefill, TensorRT-LLM's estimation pass) did not fit: its
+  // token budget is what grows its activations; the largest multiple of 1024 below it
+  // whose plan fits and holds the requests (TGI before v3 keeps it >= max_input_tokens).
+  if (p.failure == "warmup_oom" && p.figures.contains("warmup_prefill_tokens") &&
+      (in.framework == "tgi" || in.framework == "trtllm")) {
+    const int64_t cur = p.figures["warmup_prefill_tokens"].get<int64_t>();
+    const bool tgi2 = in.framework == "tgi" && VersionBefore(in.version, {3, 0, 0});
+    const int64_t least = tgi2 && p.input.context_length ? *p.input.context_length - 1 : 1024;
+    for (int64_t b = (cur - 1) / 1024 * 1024; b >= std::max<int64_t>(least, 1024); b -= 1024) {
+      PlanInput t = in;
+      t.max_num_batched_tokens = b;
+      auto q = Run(t);
+      if (!q.ok() || !q->fits || q->usable_tokens < useful) continue;
+      out.push_back(MakeRemedy(in.framework == "tgi" ? "--max-batch-prefill-tokens" : "--max_num_tokens",
+                               std::to_string(b), "decrease",
+                               "the warm-up's activations and blocks grow with its tokens: " + std::to_string(b) +
+                                   " fit and leave a pool of " + WithCommas(q->kv_tokens) + " tokens, holding " +
+                                   useful_what + " (checked with this plan)"));
+      break;
+    }
+  }
+  // vLLM's sampler warm-up after the cache did not fit: fewer dummy requests (the
+  // largest power-of-two --max-num-seqs below the one in use), or less for the cache.
+  if (p.failure == "warmup_oom" && in.framework == "vllm" && p.figures.contains("sampler_warmup_bytes")) {
+    const int64_t seqs = in.max_num_seqs.value_or(0) > 0 ? *in.max_num_seqs : 1024;
+    for (int64_t n = seqs / 2; n >= 1; n /= 2) {
+      PlanInput t = in;
+      t.max_num_seqs = n;
+      auto q = Run(t);
+      if (!q.ok() || !q->fits || q->usable_tokens < useful) continue;
+      out.push_back(MakeRemedy("--max-num-seqs", std::to_string(n), "decrease",
+                               "the sampler warm-up of " + std::to_string(n) + " requests fits in what the KV cache "
+                               "leaves, with a pool of " + WithCommas(q->kv_tokens) + " tokens (checked with this plan)"));
+      break;
+    }
+    if (auto lower = SmallestFraction(in, 0.01, p.fraction - 0.01, useful, /*largest=*/true)) {
+      out.push_back(MakeRemedy(flag, Fixed2(lower->first), "decrease",
+                               "leaves room for the sampler warm-up after the cache: a pool of " +
+                                   WithCommas(lower->second.kv_tokens) + " tokens, holding " + useful_what +
+                                   " (checked with this plan)"));
+    }
+    if (!out.empty()) {
+      p.remedies = out;
+      return;
+    }
+  }
   // A fraction only helps when the weights load.
-  if (p.failure != "weights_oom") {
+  if (p.failure != "weights_oom" && p.failure != "warmup_oom") {
     // Too little KV: the smallest fraction that is enough (the rest stays for activations
     // and graphs). Too much asked of the card (startup check): the largest that passes.
     const bool down = p.failure == "startup_free_memory_short";
     std::string useful_why;
     auto useful_f = sglang ? SglangServingValue(in, p, useful, &useful_why)
-                           : SmallestFraction(in, 0.01, down ? p.fraction : 0.99, useful, down);
+                           : SmallestFraction(in, 0.01, down ? p.fraction : top, useful, down);
     // The floor: the server starts. SGLang starts with a pool shorter than the context
     // (long requests are refused); vLLM refuses to start (max_model_len check).
     PlanInput starts = in;
     if (in.framework == "sglang") starts.context_length = 1;
-    auto floor_f = SmallestFraction(starts, 0.01, down ? p.fraction : 0.99, 1, down);
+    auto floor_f = SmallestFraction(starts, 0.01, down ? p.fraction : top, 1, down);
     if (useful_f) {
       out.push_back(MakeRemedy(flag, Fixed2(useful_f->first), useful_f->first > p.fraction ? "increase" : "decrease",
                                useful_why.empty() ? "holds " + useful_what + ": a pool of " +
@@ -151,22 +227,24 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       const int64_t longest = !sg && p.figures.contains("kv_cache_groups") && p.figures.contains("estimated_max_model_len")
                                   ? p.figures["estimated_max_model_len"].get<int64_t>()
                                   : p.kv_tokens;
-      out.push_back(MakeRemedy(sg ? "--context-length" : "--max-model-len", std::to_string(longest), "decrease",
+      out.push_back(MakeRemedy(F.context, std::to_string(longest), "decrease",
                                "or keep " + flag + " " + Fixed2(p.fraction) +
                                    ": the longest request the predicted pool holds"));
     }
     // A KV cache in FP8 halves the bytes a token takes (SGLang and vLLM
     // --kv-cache-dtype fp8_e4m3): the same fraction holds twice the tokens.
-    if (p.failure == "kv_pool_too_small" && (in.kv_cache_dtype == "auto" || in.kv_cache_dtype == "bf16" ||
-                                             in.kv_cache_dtype == "fp16")) {
+    if (p.failure == "kv_pool_too_small" && !F.kv8_flag.empty() &&
+        (in.kv_cache_dtype == "auto" || in.kv_cache_dtype == "bf16" || in.kv_cache_dtype == "fp16")) {
       PlanInput t = in;
-      t.kv_cache_dtype = "fp8_e4m3";
+      t.kv_cache_dtype = in.framework == "lmdeploy" ? "int8" : "fp8_e4m3";
       if (in.cell_bytes) t.cell_bytes = std::max<int64_t>(1, *in.cell_bytes / 2);
       if (auto q = Run(t); q.ok() && q->fits && q->usable_tokens >= useful) {
-        out.push_back(MakeRemedy("--kv-cache-dtype", "fp8_e4m3", "set",
+        out.push_back(MakeRemedy(F.kv8_flag, F.kv8_value, "set",
                                  "holds " + useful_what + " at " + flag + " " + Fixed2(p.fraction) + ": a pool of " +
-                                     WithCommas(q->kv_tokens) + " tokens in FP8 (checked with this plan; a small "
-                                     "accuracy cost)"));
+                                     WithCommas(q->kv_tokens) + " tokens in an 8-bit KV cache (checked with this plan; "
+                                     "a small accuracy cost" +
+                                     (in.framework == "trtllm" ? "; the file holds `kv_cache_config: {dtype: fp8}`" : "") +
+                                     ")"));
       }
     }
     if (useful_f) {
@@ -185,7 +263,7 @@ void AddRemedies(const PlanInput& in, Plan& p) {
         auto direct = Run(t);
         if (direct.ok() && direct->fits && direct->usable_tokens >= useful) at = std::make_pair(direct->fraction, *direct);
       } else {
-        at = SmallestFraction(t, 0.01, 0.99, useful);
+        at = SmallestFraction(t, 0.01, top, useful);
       }
       if (!at) continue;
       std::string why = "smallest TP whose plan fits and holds " + useful_what + ": " +
@@ -194,13 +272,13 @@ void AddRemedies(const PlanInput& in, Plan& p) {
                         (pass == 0 ? "at " : "with ") + flag + " " + Fixed2(at->first) +
                         (pass == 0 ? "" : " (set both)");
       if (tp > 8) why += " (more than 8 GPUs: multi-node)";
-      out.push_back(MakeRemedy(sglang ? "--tp" : "--tensor-parallel-size", std::to_string(tp), "increase", why));
+      out.push_back(MakeRemedy(F.tp, std::to_string(tp), "increase", why));
       tp_found = true;
       break;
     }
   }
   // Quantisation: FP8 weights at the same TP.
-  if (in.model && in.model->quant.method.empty()) {
+  if (in.model && in.model->quant.method.empty() && !F.fp8_weights_flag.empty()) {
     PlanInput t = in;
     ModelConfig q = *in.model;
     q.quant.method = "fp8";
@@ -214,10 +292,10 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       at = std::make_pair(direct->fraction, *direct);
       same = true;
     } else {
-      at = SmallestFraction(t, 0.01, 0.99, useful);
+      at = SmallestFraction(t, 0.01, top, useful);
     }
     if (at) {
-      out.push_back(MakeRemedy("--quantization", "fp8", "set",
+      out.push_back(MakeRemedy(F.fp8_weights_flag, "fp8", "set",
                                "an FP8 checkpoint (or on-the-fly fp8) at tp " + std::to_string(in.tp) + ": " +
                                    FormatGiB(at->second.weights_bytes) + " weights per rank, " +
                                    WithCommas(at->second.kv_tokens) + " KV tokens " + (same ? "at " : "with ") + flag +
@@ -226,10 +304,10 @@ void AddRemedies(const PlanInput& in, Plan& p) {
   }
   // Context: the longest request a safe fraction holds (the user's, or the version's
   // default for SGLang / 0.90 for vLLM, whichever is larger), then the floor.
-  if (p.failure != "weights_oom" && p.input.context_length) {
+  if (p.failure != "weights_oom" && p.failure != "warmup_oom" && p.input.context_length) {
     PlanInput starts = in;
     starts.context_length = 1;
-    auto floor_f = SmallestFraction(starts, 0.01, 0.99, 1);
+    auto floor_f = SmallestFraction(starts, 0.01, top, 1);
     double cap = std::max(p.fraction, 0.90);
     if (sglang) {
       SglangDefaultsInput d;
@@ -245,7 +323,7 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       for (int k = static_cast<int>(floor_f->first * 100 + 0.5); k <= static_cast<int>(cap * 100 + 1e-6); ++k) {
         PlanInput t = in;
         t.context_length = 1;
-        (sglang ? t.mem_fraction_static : t.gpu_memory_utilization) = k / 100.0;
+        SetFraction(t, k / 100.0);
         auto r = Run(t);
         if (r.ok() && r->fits && r->kv_tokens > best) {
           best = r->kv_tokens;
@@ -254,12 +332,11 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       }
       if (best > 0 && in.concurrency_required && in.concurrency > 1) {
         // The concurrency asked: each of the requests gets a share of the pool.
-        out.push_back(MakeRemedy(sglang ? "--context-length" : "--max-model-len",
-                                 std::to_string(best / in.concurrency), "decrease",
+        out.push_back(MakeRemedy(F.context, std::to_string(best / in.concurrency), "decrease",
                                  "the longest request of which the pool holds " + std::to_string(in.concurrency) +
                                      " at once (at " + flag + " " + Fixed2(best_f) + ")"));
       } else if (best > 0) {
-        out.push_back(MakeRemedy(sglang ? "--context-length" : "--max-model-len", std::to_string(best), "decrease",
+        out.push_back(MakeRemedy(F.context, std::to_string(best), "decrease",
                                  "the longest request the pool can hold (at " + flag + " " + Fixed2(best_f) + ")"));
       }
     }
@@ -281,7 +358,7 @@ void AddRemedies(const PlanInput& in, Plan& p) {
     }
   }
   if (out.empty()) {
-    out.push_back(MakeRemedy("--tp", "", "increase",
+    out.push_back(MakeRemedy(F.tp, "", "increase",
                              "nothing tried fits (TP up to 64" + std::string(in.model ? ", fp8" : "") +
                                  "): the model needs more GPUs or smaller weights"));
   }
@@ -339,8 +416,11 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     vary("activation peak x0.5-x1.5 (profiling run estimate)", lo, hi);
   }
   if (in.version_assumed) {
-    std::vector<std::string> others = sglang ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}
-                                             : std::vector<std::string>{"0.10.1", "0.11.0", "0.21.0"};
+    std::vector<std::string> others = sglang                        ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}
+                                      : in.framework == "vllm"      ? std::vector<std::string>{"0.10.1", "0.11.0", "0.21.0"}
+                                      : in.framework == "tgi"       ? std::vector<std::string>{"2.0.4", "3.0.0", "3.3.6"}
+                                      : in.framework == "lmdeploy"  ? std::vector<std::string>{"0.6.0", "0.10.0", "0.14.0"}
+                                                                    : std::vector<std::string>{"1.0.0"};
     int64_t lo_t = p.kv_tokens, hi_t = p.kv_tokens;
     bool lo_fit = p.fits, hi_fit = p.fits;
     for (const auto& v : others) {

@@ -240,6 +240,12 @@ struct VllmKvInput {
   int full_layers = 0, sliding_layers = 0, mamba_layers = 0;
   int sliding_window = 0;
   int64_t max_num_batched_tokens = 0;   // sliding layers hold window - 1 + this per request
+  // V1 from 0.8.0 (gpu_worker.py compile_or_warm_up_model, vllm#13776; read at 0.9.2 and
+  // 0.11.0): after the KV cache and the graphs, a dummy run of min(max_num_seqs,
+  // max_num_batched_tokens) requests and the sampler over them ("to avoid memory
+  // fragmentation"), from what is left. Its peak (0 = not checked) and its requests.
+  double sampler_warmup_bytes = 0;
+  int64_t sampler_warmup_requests = 0;
   double mamba_bytes_per_request = 0;   // all mamba layers of this rank, one request
 };
 
@@ -255,6 +261,8 @@ struct VllmKvResult {
   bool max_len_too_long = false;     // one max_model_len request does not fit
   int64_t estimated_max_model_len = 0;  // what the pool would hold
   bool graphs_overflow = false;      // graphs outside budget exceed the margin (capture OOM risk)
+  bool sampler_warmup_fails = false; // the sampler warm-up after the cache and graphs does not fit
+  double left_for_sampler_bytes = 0; // what the cache and graphs leave it
   bool fails = false;
   std::string error;                 // first error the era raises
   // Remedies (2 decimals, rounded up; max_gpu_memory_utilization rounded down).

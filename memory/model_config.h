@@ -158,11 +158,29 @@ bool SglangHybridSwa(const ModelConfig& m, int* full_layers, int* swa_layers);
 // linear/mamba layers have no per-token KV). dtype_bytes is left at 2.
 KvDims KvDimsOf(const ModelConfig& m, int pp);
 
+// What vLLM's profiling run does after the forward pass, by version and engine
+// (v1/worker/gpu_model_runner.py profile_run):
+// - kEveryToken: V1 before vllm#10957 (2025-02-06; 0.7.3 taken as the first release
+//   with it, inferred from the date): compute_logits over every one of the
+//   max_num_batched_tokens hidden states, in the model dtype, no sampler ("TODO(woosuk):
+//   Consider the memory usage of the sampler");
+// - kPerSequence: V1 0.7.3 until vllm#13776 (2025-03-08, 0.8.0): the logits of one
+//   token per dummy request (logit_indices), still no sampler;
+// - kSampler: V0, and V1 from 0.8.0 (_dummy_sampler_run): the sampler over max_num_seqs
+//   rows with every sampling feature on.
+// At TP > 1 V1 all-gathers the logits (platforms/interface.py use_all_gather;
+// distributed/device_communicators/base_device_communicator.py all_gather: a concat
+// buffer, then a reshaped copy beside the rank's slice).
+enum class VllmLogitsProfile { kSampler, kPerSequence, kEveryToken };
+VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1);
+
 // Activation peak of vLLM's profiling run per rank (torch peak increase): one forward
-// pass of `tokens` tokens (max_num_batched_tokens) plus the sampler over `seqs`
-// sequences (max_num_seqs). An estimate: the largest per-layer intermediates (MLP or
-// fused-MoE caches, attention projections) plus residual copies, plus fp32 logits.
-double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
+// pass of `tokens` tokens (max_num_batched_tokens) plus what follows it (`logits`,
+// above) over `seqs` sequences (max_num_seqs). An estimate: the largest per-layer
+// intermediates (MLP or fused-MoE caches, attention projections) plus residual copies,
+// or the logits/sampler, whichever is larger.
+double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
+                               VllmLogitsProfile logits = VllmLogitsProfile::kSampler);
 
 // One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
 std::string DescribeModel(const ModelConfig& m);

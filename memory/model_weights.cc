@@ -389,7 +389,17 @@ KvDims KvDimsOf(const ModelConfig& m, int pp) {
   return d;
 }
 
-double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
+VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1) {
+  if (!v1) return VllmLogitsProfile::kSampler;
+  auto v = ParseVersion(version);
+  if (!v.ok()) return VllmLogitsProfile::kSampler;  // the newest formulas
+  if (CompareVersions(*v, {0, 7, 3}) < 0) return VllmLogitsProfile::kEveryToken;
+  if (CompareVersions(*v, {0, 8}) < 0) return VllmLogitsProfile::kPerSequence;
+  return VllmLogitsProfile::kSampler;
+}
+
+double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
+                               VllmLogitsProfile logits) {
   const double T = static_cast<double>(tokens), h = m.hidden, e = m.dtype_bytes;
   tp = std::max(tp, 1);
   // Alive across a decoder layer (vLLM's Qwen2/Llama DecoderLayer: the fused
@@ -426,6 +436,16 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // temporaries (~10): 36 bytes per element. vllm#13882 (V0, 256 x 152,064) logged an
   // activation peak of 1.42 GiB; this gives 1.30 GiB.
   double sampler = static_cast<double>(seqs) * m.vocab * 36.0 + T * h * e;
+  if (logits != VllmLogitsProfile::kSampler) {
+    // Early V1: the logits alone, in the model dtype, over every batched token or one
+    // row per dummy request, beside the hidden states they come from. At TP > 1 the
+    // all-gather holds the rank's slice, the gathered buffer and its reshaped copy.
+    // vllm#12569 (Llama-3.1-70B w8a8, 0.7.1 V1, 8,192 tokens x 128,256): 1.96 GiB of
+    // logits, which the 1,381 logged blocks leave room for.
+    const double rows = logits == VllmLogitsProfile::kEveryToken ? T : static_cast<double>(std::min(seqs, tokens));
+    const double gathered = tp > 1 ? 2.0 + 1.0 / tp : 1.0;
+    sampler = rows * m.vocab * e * gathered + T * h * e;
+  }
   return std::max(forward, sampler);
 }
 

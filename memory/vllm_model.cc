@@ -272,6 +272,21 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
     double left = in.free_at_init_bytes - in.weights_bytes - in.non_torch_bytes - std::max(r.kv_bytes, 0.0);
     if (in.cuda_graph_bytes > left) r.graphs_overflow = true;
   }
+  // The sampler warm-up comes last, from what the weights, non-torch memory, the KV cache
+  // and the graphs (inside the budget or not, both are allocated by then) leave; the
+  // profiling run's peak is released.
+  if (in.sampler_warmup_bytes > 0 && in.free_at_init_bytes > 0 && !r.fails) {
+    r.left_for_sampler_bytes = in.free_at_init_bytes - in.weights_bytes - in.non_torch_bytes - std::max(r.kv_bytes, 0.0) -
+                               in.cuda_graph_bytes;
+    if (!r.graphs_overflow && in.sampler_warmup_bytes > r.left_for_sampler_bytes) {
+      r.sampler_warmup_fails = true;
+      r.fails = true;
+      r.error = "CUDA out of memory occurred when warming up sampler with " +
+                std::to_string(in.sampler_warmup_requests) +
+                " dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing "
+                "the engine.";
+    }
+  }
   return r;
 }
 

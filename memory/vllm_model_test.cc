@@ -150,6 +150,34 @@ TEST(VllmKvPoolTest, StartupFreeMemoryCheck) {
   EXPECT_FALSE(VllmKvPool(in)->startup_check_fails);
 }
 
+// V1 from 0.8.0 warms the sampler up after the KV cache and the graphs, from what they
+// leave: free - weights - non-torch - KV - graphs; the profiling peak is released by then.
+TEST(VllmKvPoolTest, SamplerWarmupAfterTheCache) {
+  VllmKvInput in;
+  in.era = VllmEra::kV1StartupCheck;
+  in.total_bytes = 80 * kGiB;
+  in.free_at_init_bytes = 79.5 * kGiB;
+  in.gpu_memory_utilization = 0.99;  // 79.2 GiB asked
+  in.weights_bytes = 60 * kGiB;
+  in.activation_peak_bytes = 5 * kGiB;
+  in.bytes_per_token = 262144;
+  in.cuda_graph_bytes = 1 * kGiB;
+  in.sampler_warmup_bytes = 4.9 * kGiB;
+  in.sampler_warmup_requests = 1024;
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok());
+  // KV = 79.2 - 65 = 14.2 GiB (floored to blocks); left = 79.5 - 60 - 14.2 - 1 = 4.3 GiB < 4.9.
+  EXPECT_NEAR(r->left_for_sampler_bytes / kGiB, 79.5 - 60 - r->kv_bytes / kGiB - 1, 1e-9);
+  EXPECT_TRUE(r->sampler_warmup_fails);
+  EXPECT_TRUE(r->fails);
+  EXPECT_EQ(r->error.rfind("CUDA out of memory occurred when warming up sampler with 1024 dummy requests.", 0), 0u);
+  in.sampler_warmup_bytes = 4.2 * kGiB;
+  EXPECT_FALSE(VllmKvPool(in)->fails);
+  in.sampler_warmup_bytes = 0;  // not checked (analyze's figures from a log)
+  in.cuda_graph_bytes = 0;
+  EXPECT_FALSE(VllmKvPool(in)->sampler_warmup_fails);
+}
+
 TEST(VllmKvPoolTest, MaxModelLenV1AndV0) {
   VllmKvInput in;
   in.era = VllmEra::kV1StartupCheck;

@@ -190,6 +190,53 @@ TEST(PlanCliTest, VllmV0ProfilesTheMultimodalDummyPrompt) {
   EXPECT_TRUE(said) << r.out;
 }
 
+// V1 before 0.7.3 computes the profiling run's logits over every batched token, with no
+// sampler (gpu_model_runner.py profile_run before vllm#10957): 8,192 x 128,256 bf16 =
+// 1.96 GiB beside the hidden states, larger than the forward pass; from 0.8.0 the dummy
+// sampler runs over max_num_seqs rows instead. vllm#12569 (0.7.1 V1, H100) logged 1,381
+// blocks = 22,096 tokens; the forward pass alone gave 24,368 (+10.3%).
+TEST(PlanCliTest, EarlyV1ProfilesTheLogitsOfEveryBatchedToken) {
+  const std::string model =
+      std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/llama-3.1-70b-instruct-quantized-w8a8' ";
+  const std::string flags = "--framework vllm --vllm-engine v1 --gpu H100 --gpu-memory-utilization 0.98 "
+                            "--max-model-len 2048 --format json --server-version ";
+  auto early = nlohmann::json::parse(Plan(model + flags + "0.7.1").out);
+  auto later = nlohmann::json::parse(Plan(model + flags + "0.7.3").out);
+  const double logits = 8192.0 * 128256 * 2 + 8192.0 * 8192 * 2;  // bytes
+  EXPECT_NEAR(early["figures"]["activation_peak_bytes"].get<double>(), logits, 1e6);
+  EXPECT_LT(later["figures"]["activation_peak_bytes"].get<double>(), 0.9 * logits);
+  const int64_t kv = early["kv_tokens"].get<int64_t>();
+  EXPECT_LE(kv, 22096 * 1.05) << "more than 5% over the logged pool";
+  EXPECT_GE(kv, 22096 * 0.95);
+  bool said = false;
+  for (const auto& a : early["assumptions"]) said = said || a.get<std::string>().find("every batched token") != std::string::npos;
+  EXPECT_TRUE(said) << early.dump();
+}
+
+// vLLM V1 (0.8.0 on) warms the sampler up over max_num_seqs dummy requests after the KV
+// cache and the CUDA graphs (gpu_worker.py compile_or_warm_up_model). Qwen3-32B on one
+// H100 at 0.99 with 1 GiB of graphs: the cache leaves 4.5 GiB, the sampler over 1,024 x
+// 151,936 needs 5.2: vLLM's own OOM message, exit 1, remedies planned again.
+TEST(PlanCliTest, VllmSamplerWarmupAfterTheCacheCanFail) {
+  const std::string base = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-32b' --framework vllm "
+                           "--server-version 0.11.0 --gpu H100 --cuda-graph-mem 1GiB --format json ";
+  PlanRun r = Plan(base + "--gpu-memory-utilization 0.99");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["failure"], "warmup_oom");
+  EXPECT_NE(j["error"].get<std::string>().find("warming up sampler with 1024 dummy requests"), std::string::npos);
+  EXPECT_LT(j["figures"]["left_for_sampler_bytes"].get<double>(), j["figures"]["sampler_warmup_bytes"].get<double>());
+  bool seqs = false;
+  std::string util;
+  for (const auto& rem : j["remedy"]) {
+    seqs = seqs || rem["flag"] == "--max-num-seqs";
+    if (rem["flag"] == "--gpu-memory-utilization") util = rem["value"];
+  }
+  EXPECT_TRUE(seqs) << j["remedy"].dump(1);
+  ASSERT_FALSE(util.empty()) << j["remedy"].dump(1);
+  EXPECT_EQ(Plan(base + "--gpu-memory-utilization " + util).rc, 0);
+}
+
 // QwQ-32B on 4xL4 (v0.4.3.post4): the knowledge notes' check, 46,611 tokens in the log.
 TEST(PlanCliTest, ModelDimsAndCatalogGpu) {
   PlanRun r = Plan(
@@ -254,7 +301,7 @@ TEST(PlanCliTest, UsageErrorsNameTheFlagAndExitTwo) {
   } cases[] = {
       {"--framework sglang --version 0.5.3 --gpu-mem 12parsecs", "--gpu-mem"},
       {"--framework sglang --version 0.5.3 --gpu voodoo", "--gpu"},
-      {"--framework tgi --version 1.0 --gpu H100", "--framework"},
+      {"--framework llamacpp --version 1.0 --gpu H100", "--framework"},
       {"--version 0.5.3 --gpu H100", "--framework is required"},
       {"--framework vllm --version 0.10.1 --gpu H100 --tp 0", "--tp"},
       {"--framework vllm --version 0.10.1 --gpu H100 --tp abc", "--tp"},

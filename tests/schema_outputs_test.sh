@@ -54,6 +54,11 @@ check plan "$work/p1.json" "plan (sglang)"
 "$bin" plan --framework vllm --version 0.11.0 --gpu H100 --tp 4 --params 70B --dtype bf16 --layers 80 \
   --kv-heads 8 --head-dim 128 --max-model-len 131072 --format json > "$work/p2.json"
 check plan "$work/p2.json" "plan (vllm)"
+for server in tgi trtllm lmdeploy; do
+  "$bin" plan --server $server --model "$s/models/qwen3-32b" --gpu H100 --tp 2 --context-length 32768 \
+    --format json > "$work/p-$server.json"
+  check plan "$work/p-$server.json" "plan ($server)"
+done
 # diff: every sample pair.
 n=0
 for d in "$s"/diff/*/; do

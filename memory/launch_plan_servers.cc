@@ -1,0 +1,308 @@
+// launch_plan_servers.cc: `plan` for TGI, TensorRT-LLM and LMDeploy: a plan's input
+// (weights, KV bytes a token, context, the server's knob) through the start-up formulas
+// analyze and repro use (tgi_model.cc, trtllm_model.cc, lmdeploy_model.cc; sources cited
+// there). Outcomes in the taxonomy's ids, as for SGLang and vLLM: weights_oom, warmup_oom,
+// kv_pool_no_room, kv_pool_too_small.
+#include <algorithm>
+#include <cmath>
+
+#include "memory/launch_plan_internal.h"
+
+namespace tpt::memory::internal {
+namespace {
+
+// The forward pass a server runs before it sizes its cache (TGI's warm-up prefill,
+// TensorRT-LLM's estimation pass): --activation-peak, or vLLM's estimate of the same
+// forward with one row of logits per request (no sampler), or 0 said.
+double ForwardPeak(const PlanInput& in, int64_t tokens, int64_t requests, const std::string& what, Plan& p) {
+  if (in.activation_peak_bytes) return *in.activation_peak_bytes;
+  if (!in.model) {
+    p.assumptions.push_back("activation peak of " + what + " not given: 0 assumed; pass --activation-peak");
+    return 0;
+  }
+  const double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, std::max<int64_t>(requests, 1),
+                                              VllmLogitsProfile::kPerSequence);
+  p.assumptions.push_back("activation peak " + FormatGiB(peak) + " estimated for " + what + " (" +
+                          std::to_string(tokens) + " tokens, " + std::to_string(std::max<int64_t>(requests, 1)) +
+                          " request(s), the same estimate as vLLM's profiling forward); pass --activation-peak");
+  return peak;
+}
+
+StatusOr<int64_t> KvBytesPerToken(const PlanInput& in) {
+  if (in.cell_bytes) return *in.cell_bytes;
+  if (!(in.dims.layers > 0 && (in.dims.IsMla() || (in.dims.kv_heads > 0 && in.dims.head_dim > 0)))) {
+    return InvalidArgumentError("the KV size per token is unknown: give --model, or --layers with --kv-heads and "
+                                "--head-dim, or --cell-bytes");
+  }
+  KvDims d = in.dims;
+  const std::string model_dtype = in.weight_dtype == "fp32" || in.weight_dtype == "fp16" ? in.weight_dtype : "bf16";
+  auto elem = KvDtypeBytes(in.kv_cache_dtype, model_dtype);
+  if (!elem.ok()) return InvalidArgumentError("--kv-cache-dtype: " + elem.status().message());
+  d.dtype_bytes = *elem;
+  // layers x 2 x KV heads a rank (replicated below tp) x head size x dtype: the same
+  // arithmetic as vLLM's AttentionSpec (TGI total_cache_size, TensorRT-LLM "kv size",
+  // LMDeploy's block size over its block tokens).
+  return VllmBytesPerToken(d, in.tp);
+}
+
+Status NeedWeights(const PlanInput& in) {
+  if (in.avail_after_weights_bytes) {
+    return InvalidArgumentError("--avail-after-weights is an SGLang figure; give --weights-per-rank");
+  }
+  if (!in.weights_bytes) return InvalidArgumentError("the weights are unknown: give --model, --weights-per-rank or --params");
+  return OkStatus();
+}
+
+void Ledger(const PlanInput& in, Plan& p, double reserved, double kv_bytes) {
+  RankMemory m;
+  m.total_bytes = in.total_bytes;
+  m.free_at_init_bytes = p.free_at_init_bytes;
+  m.weights_bytes = p.weights_bytes;
+  m.reserved_bytes = std::max(reserved, 0.0);
+  m.kv_pool_bytes = std::max(kv_bytes, 0.0);
+  m.graphs_inside_reserved = true;
+  p.row = BuildLedgerRow(m);
+}
+
+bool WeightsOom(Plan& p) {
+  if (p.weights_bytes <= p.free_at_init_bytes) return false;
+  p.fits = false;
+  p.failure = "weights_oom";
+  p.error = "the weights (" + FormatGiB(p.weights_bytes) + " per rank) do not fit in the free memory (" +
+            FormatGiB(p.free_at_init_bytes) + "): CUDA out of memory while loading";
+  return true;
+}
+
+// A pool that cannot hold one request of the context: each server's own message, a
+// failure; Run turns it into a warning where the server shortens the context itself and
+// nobody asked for it.
+void TooSmall(Plan& p, const PlanInput& in, const std::string& error) {
+  p.fits = false;
+  p.failure = "kv_pool_too_small";
+  p.error = error.empty() ? "the KV pool holds " + WithCommas(p.kv_tokens) + " tokens, less than one request of " +
+                                WithCommas(*in.context_length)
+                          : error;
+}
+
+}  // namespace
+
+StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
+  TPT_RETURN_IF_ERROR(NeedWeights(in));
+  if (in.pp > 1 || in.dp > 1) return InvalidArgumentError("TGI shards by tensor parallelism only (--num-shard); plan one replica");
+  p.weights_bytes = *in.weights_bytes;
+  auto cell = KvBytesPerToken(in);
+  if (!cell.ok()) return cell.status();
+  p.cell_bytes = *cell;
+  const bool v3 = !VersionBefore(in.version, {3, 0, 0});
+  p.era = std::string(v3 ? "v3" : "v1-v2") + " warm-up, TGI_WIGGLE_ROOM " + Fixed2(TgiDefaultWiggleRoom(in.version));
+  p.fraction_flag = "--cuda-memory-fraction";
+  p.fraction = in.memory_fraction.value_or(1.0);
+  p.fraction_source = in.memory_fraction ? "flag" : "default: 1.0 (CUDA_MEMORY_FRACTION, TGI's default)";
+  // BLOCK_SIZE (models/globals.py): v3 defaults to flashinfer (1 token a block), before
+  // it paged attention (16).
+  const int block = v3 ? 1 : 16;
+  const int64_t total_tokens = in.context_length.value_or(4096);
+  if (!in.context_length) p.assumptions.push_back("--max-total-tokens 4096 assumed (no context length or model)");
+  const int64_t input_tokens = std::max<int64_t>(1, total_tokens - 1);
+  // --max-batch-prefill-tokens: launcher/src/main.rs v3.3.6 defaults to min(4096,
+  // max_position_embeddings) (less when its VRAM estimate says so); v2: max_input_tokens + 50.
+  int64_t prefill = in.max_num_batched_tokens.value_or(v3 ? std::min<int64_t>(4096, total_tokens) : input_tokens + 50);
+  if (!v3 && prefill < input_tokens) {
+    // launcher/src/main.rs (v2.0.4) refuses to start.
+    return InvalidArgumentError("`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: " +
+                                std::to_string(prefill) + " and " + std::to_string(input_tokens) +
+                                " (TGI before v3; raise --max-batch-prefill-tokens or lower the context length)");
+  }
+  if (!in.max_num_batched_tokens) {
+    p.assumptions.push_back("--max-batch-prefill-tokens " + std::to_string(prefill) +
+                            (v3 ? " (TGI v3's default: min(4096, max_position_embeddings))"
+                                : " (TGI's default: max-input-tokens + 50)"));
+  }
+  p.assumptions.push_back("KV blocks of " + std::to_string(block) + " token(s) (" +
+                          (v3 ? "flashinfer, v3's default attention" : "paged attention") + ")");
+  if (WeightsOom(p)) {
+    Ledger(in, p, 0, 0);
+    return p;
+  }
+  // The warm-up: the router's batch of max_input_tokens requests up to the prefill
+  // budget allocates its blocks, then one prefill runs; its peak stays reserved.
+  const int64_t requests = (prefill + input_tokens - 1) / input_tokens;
+  const int64_t warm_blocks = TgiWarmupBlocks(prefill, input_tokens, total_tokens, block);
+  const double warm_kv = static_cast<double>(warm_blocks) * block * p.cell_bytes;
+  const double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
+  const double after_weights = p.free_at_init_bytes - p.weights_bytes;
+  const double free_after_warmup = after_weights - warm_kv - act;
+  p.figures["warmup_prefill_tokens"] = prefill;
+  p.figures["warmup_blocks"] = warm_blocks;
+  p.figures["activation_peak_bytes"] = act;
+  if (free_after_warmup < 0) {
+    p.fits = false;
+    p.failure = "warmup_oom";
+    p.error = "Not enough memory to handle " + std::to_string(prefill) +
+              " prefill tokens. You need to decrease `--max-batch-prefill-tokens`";
+    p.kv_tokens = 0;
+    Ledger(in, p, warm_kv + act, 0);
+    return p;
+  }
+  TgiKvInput kv;
+  kv.version = in.version;
+  kv.total_bytes = in.total_bytes;
+  kv.free_after_warmup_bytes = free_after_warmup;
+  kv.cuda_memory_fraction = p.fraction;
+  kv.bytes_per_token = p.cell_bytes;
+  kv.block_size = block;
+  kv.warmup_blocks = warm_blocks;
+  kv.max_total_tokens = total_tokens;
+  auto r = TgiKvBlocks(kv);
+  if (!r.ok()) return r.status();
+  p.kv_tokens = r->kv_tokens;
+  p.figures["usable_bytes"] = r->usable_bytes;
+  p.figures["num_blocks"] = r->num_blocks;
+  Ledger(in, p, p.free_at_init_bytes - p.weights_bytes - r->kv_bytes, r->kv_bytes);
+  if (r->num_blocks <= 0) {
+    p.fits = false;
+    p.failure = "kv_pool_no_room";
+    p.error = "no KV blocks after the warm-up: " + FormatGiB(free_after_warmup) + " free, less than the " +
+              Fixed2(1 - p.fraction * TgiDefaultWiggleRoom(in.version)) + " of the card TGI keeps back";
+  } else if (r->fails) {
+    TooSmall(p, in, r->error);
+  }
+  return p;
+}
+
+StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
+  TPT_RETURN_IF_ERROR(NeedWeights(in));
+  if (in.dp > 1) return InvalidArgumentError("trtllm-serve: attention DP is not modelled; plan one replica");
+  p.weights_bytes = *in.weights_bytes;
+  auto cell = KvBytesPerToken(in);
+  if (!cell.ok()) return cell.status();
+  p.cell_bytes = *cell;
+  p.era = "PyTorch backend (KvCacheCreator: fraction of total - peak)";
+  p.fraction_flag = "--kv_cache_free_gpu_memory_fraction";
+  p.fraction = in.memory_fraction.value_or(kTrtllmDefaultFreeGpuMemoryFraction);
+  p.fraction_source = in.memory_fraction ? "flag" : "default: 0.9 (KvCacheConfig.free_gpu_memory_fraction)";
+  if (!(p.fraction < 1)) return InvalidArgumentError("--kv_cache_free_gpu_memory_fraction must be < 1 (TensorRT-LLM refuses 1.0)");
+  const int64_t tokens = in.max_num_batched_tokens.value_or(8192);
+  const int64_t batch = in.max_num_seqs.value_or(2048);
+  if (!in.max_num_batched_tokens) p.assumptions.push_back("--max_num_tokens 8192 (BuildConfig's default)");
+  p.assumptions.push_back("KV blocks of 32 tokens (the LLM API's tokens_per_block)");
+  if (WeightsOom(p)) {
+    Ledger(in, p, 0, 0);
+    return p;
+  }
+  // _util.py KvCacheCreator: the estimation pass runs max_num_tokens; what is left after
+  // its peak (torch + non-torch) is what the fraction is taken of.
+  const double act = ForwardPeak(in, tokens, std::min(batch, tokens), "TensorRT-LLM's estimation pass", p);
+  const double available = p.free_at_init_bytes - p.weights_bytes - act;
+  p.figures["activation_peak_bytes"] = act;
+  p.figures["available_bytes"] = available;
+  p.figures["warmup_prefill_tokens"] = tokens;
+  if (available <= 0) {
+    p.fits = false;
+    p.failure = "warmup_oom";
+    p.error = "CUDA out of memory in the estimation pass of " + std::to_string(tokens) + " tokens (max_num_tokens)";
+    Ledger(in, p, act, 0);
+    return p;
+  }
+  TrtllmKvInput kv;
+  kv.available_bytes = available;
+  kv.free_gpu_memory_fraction = p.fraction;
+  kv.bytes_per_token = p.cell_bytes;
+  kv.tokens_per_block = 32;
+  auto r = TrtllmKvBlocks(kv);
+  if (!r.ok()) return r.status();
+  p.kv_tokens = r->kv_tokens;
+  p.figures["num_blocks"] = r->num_blocks;
+  Ledger(in, p, p.free_at_init_bytes - p.weights_bytes - r->kv_bytes, r->kv_bytes);
+  if (r->num_blocks <= 0) {
+    p.fits = false;
+    p.failure = "kv_pool_no_room";
+    p.error = "no KV blocks: " + FormatGiB(r->usable_bytes) + " is less than one block of 32 tokens";
+  } else if (in.context_length && p.kv_tokens < *in.context_length) {
+    TooSmall(p, in, "maxTokensInPagedKvCache (" + std::to_string(p.kv_tokens) +
+                        ") must be large enough to process at least 1 sequence of max_seq_len " +
+                        std::to_string(*in.context_length));
+  }
+  return p;
+}
+
+StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
+  TPT_RETURN_IF_ERROR(NeedWeights(in));
+  if (in.pp > 1) return InvalidArgumentError("lmdeploy serve api_server has no pipeline parallelism; use --tp");
+  const std::string backend = in.lmdeploy_backend.empty() ? "turbomind" : in.lmdeploy_backend;
+  if (backend != "turbomind" && backend != "pytorch") {
+    return InvalidArgumentError("--backend '" + backend + "' is not LMDeploy's; use turbomind or pytorch");
+  }
+  const bool tm = backend == "turbomind";
+  p.weights_bytes = *in.weights_bytes;
+  auto cell = KvBytesPerToken(in);
+  if (!cell.ok()) return cell.status();
+  p.cell_bytes = *cell;
+  p.era = tm ? (LmdeployFractionOfTotal(in.version) ? "TurboMind, ratio of the card's total (v0.2.0-0.2.1)"
+                                                    : "TurboMind, ratio of the free memory after the weights")
+             : "PyTorch engine, ratio after the runtime reserve";
+  p.fraction_flag = "--cache-max-entry-count";
+  p.fraction = in.memory_fraction.value_or(0.8);
+  p.fraction_source = in.memory_fraction ? "flag" : "default: 0.8 (of the free memory after the weights)";
+  if (!(p.fraction < 1)) return InvalidArgumentError("--cache-max-entry-count of 1 or more is a block count; give a ratio below 1");
+  p.assumptions.push_back("KV blocks of 64 tokens (cache_block_seq_len / block_size)");
+  if (tm) {
+    p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what the ratio leaves (" +
+                            Fixed2(1 - p.fraction) + " of the free memory); the log never sizes them, so the plan "
+                            "does not check them");
+  }
+  if (WeightsOom(p)) {
+    Ledger(in, p, 0, 0);
+    return p;
+  }
+  LmdeployKvInput kv;
+  kv.engine = tm ? LmdeployEngine::kTurbomind : LmdeployEngine::kPytorch;
+  kv.version = in.version;
+  kv.total_bytes = in.total_bytes;
+  kv.free_after_weights_bytes = p.free_at_init_bytes - p.weights_bytes;
+  kv.cache_max_entry_count = p.fraction;
+  kv.block_tokens = 64;
+  kv.block_bytes = static_cast<double>(p.cell_bytes) * kv.block_tokens;
+  kv.vocab_size = in.model ? in.model->vocab : 0;
+  if (in.max_num_batched_tokens) kv.max_prefill_token_num = *in.max_num_batched_tokens;
+  if (in.max_num_seqs) kv.max_batches = *in.max_num_seqs;
+  if (!tm && !in.model) p.assumptions.push_back("vocabulary unknown without --model: the runtime reserve is taken as 0");
+  auto r = LmdeployKvBlocks(kv);
+  if (!r.ok()) return r.status();
+  p.kv_tokens = r->fails ? 0 : r->kv_tokens;
+  p.figures["num_blocks"] = r->num_blocks;
+  p.figures["runtime_reserve_bytes"] = r->runtime_reserve_bytes;
+  Ledger(in, p, kv.free_after_weights_bytes - r->kv_bytes, r->kv_bytes);
+  if (r->fails || r->num_blocks <= 0) {
+    p.fits = false;
+    p.failure = "kv_pool_no_room";
+    p.error = r->error.empty() ? "no KV blocks" : r->error;
+  } else if (in.context_length && p.kv_tokens < *in.context_length) {
+    TooSmall(p, in, "No enough blocks for `session_len` (" + std::to_string(*in.context_length) + ")");
+  }
+  return p;
+}
+
+// When nobody asked for the context (it came from the model), the server shortens it
+// to its pool instead of failing: said as a warning.
+std::string ShortensContext(const std::string& framework, const std::string& version, int64_t pool, int64_t context) {
+  const std::string held = WithCommas(pool) + " tokens, less than the model's context length " + WithCommas(context);
+  if (framework == "tgi") {
+    if (VersionBefore(version, {3, 0, 0})) return "";
+    return "the KV pool holds " + held + ": TGI v3 sets --max-total-tokens to min(the pool, max_position_embeddings) "
+           "when it is not given (launcher/src/main.rs v3.3.6); pass --context-length " + std::to_string(pool) +
+           " to say so";
+  }
+  if (framework == "lmdeploy") {
+    return "the KV pool holds " + held + ": LMDeploy truncates session_len to it (\"No enough blocks for `session_len`"
+           " ..., `session_len` truncated to ...\", LlamaBatch.cc); pass --context-length " + std::to_string(pool);
+  }
+  if (framework == "trtllm") {
+    return "the KV pool holds " + held + ": TensorRT-LLM cuts max_seq_len to it (\"maxAttentionWindow and "
+           "maxSequenceLen are too large for at least one sequence to fit in kvCache\"); pass --context-length " +
+           std::to_string(pool);
+  }
+  return "";
+}
+
+}  // namespace tpt::memory::internal

@@ -1,0 +1,194 @@
+// plan_servers_cli_test.cc: `tptriage plan` for TGI, TensorRT-LLM and LMDeploy (issue #31):
+// a configuration that fits exits 0 with the server's own launch line (each default it
+// leaves said once); one that does not exits 1 with remedies in the server's own flags,
+// and planning again with the first remedy fits.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_run.h"
+
+namespace {
+
+using tpt::test::CmdResult;
+using tpt::test::Quote;
+
+std::string Model(const std::string& name) { return Quote(std::string(TPT_SOURCE_DIR) + "/samples/models/" + name); }
+
+CmdResult Plan(const std::string& args) { return tpt::test::Tptriage("plan " + args + " --format json", false); }
+
+nlohmann::json Json(const CmdResult& r) { return nlohmann::json::parse(r.out, nullptr, false); }
+
+// Each assumption that names a flag names it once.
+void SaidOnce(const nlohmann::json& j, const std::string& flag) {
+  int n = 0;
+  for (const auto& a : j["assumptions"]) n += a.get<std::string>().find(flag) != std::string::npos;
+  EXPECT_EQ(n, 1) << flag << " in " << j["assumptions"].dump(1);
+}
+
+std::vector<std::string> RemedyFlags(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  for (const auto& r : j["remedy"]) out.push_back(r["flag"].get<std::string>());
+  return out;
+}
+
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& x : v) {
+    if (x == s) return true;
+  }
+  return false;
+}
+
+TEST(PlanServersCliTest, TgiFitsAndPrintsItsLaunchLine) {
+  CmdResult r = Plan("--server tgi --server-version 3.3.6 --model " + Model("llama-3.1-8b-instruct") +
+                     " --gpu H100 --context-length 8192");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["framework"], "tgi");
+  EXPECT_GT(j["kv_tokens"].get<int64_t>(), 8192);
+  const std::string launch = j["launch_command"];
+  EXPECT_EQ(launch.rfind("text-generation-launcher --model-id ", 0), 0u) << launch;
+  EXPECT_NE(launch.find("--max-input-tokens 8191 --max-total-tokens 8192"), std::string::npos) << launch;
+  // The warm-up prefill the plan assumed (v3's default) is said once, not again by the launch line.
+  SaidOnce(j, "--max-batch-prefill-tokens");
+  SaidOnce(j, "--cuda-memory-fraction");
+  EXPECT_EQ(j["cuda_memory_fraction"], 1.0);
+}
+
+// Llama-3.1-70B over 2 x H100 asked to warm up on 65,536 prefill tokens: the warm-up's
+// activations do not fit ("Not enough memory to handle 65536 prefill tokens", TGI's
+// flash_causal_lm.py); the first remedy is a smaller prefill budget, checked by planning
+// again, and TGI's own --num-shard follows.
+TEST(PlanServersCliTest, TgiWarmupThatDoesNotFitExitsOneWithItsRemedies) {
+  const std::string base = "--server tgi --server-version 3.3.6 --model " + Model("llama-3.1-70b-instruct") +
+                           " --gpu H100 --num-shard 2 --context-length 16384 ";
+  CmdResult r = Plan(base + "--max-batch-prefill-tokens 65536");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["failure"], "warmup_oom");
+  EXPECT_NE(j["error"].get<std::string>().find("Not enough memory to handle 65536 prefill tokens"), std::string::npos);
+  ASSERT_FALSE(j["remedy"].empty());
+  EXPECT_EQ(j["remedy"][0]["flag"], "--max-batch-prefill-tokens");
+  EXPECT_TRUE(Has(RemedyFlags(j), "--num-shard"));
+  EXPECT_EQ(j["launch_command"], nullptr);
+  CmdResult again = Plan(base + "--max-batch-prefill-tokens " + j["remedy"][0]["value"].get<std::string>());
+  EXPECT_EQ(again.rc, 0) << again.out;
+}
+
+TEST(PlanServersCliTest, TensorRtLlmFitsAndPrintsItsLaunchLine) {
+  CmdResult r = Plan("--server trtllm --server-version 1.0.0 --model " + Model("llama-3.1-70b-instruct") +
+                     " --gpu H100 --tp_size 2 --context-length 32768");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["kv_cache_free_gpu_memory_fraction"], 0.9);
+  const std::string launch = j["launch_command"];
+  EXPECT_EQ(launch.rfind("trtllm-serve ", 0), 0u) << launch;
+  EXPECT_NE(launch.find("--backend pytorch --tp_size 2 --max_seq_len 32768 --kv_cache_free_gpu_memory_fraction 0.90"),
+            std::string::npos)
+      << launch;
+  SaidOnce(j, "--max_num_tokens");
+  SaidOnce(j, "--max_batch_size");
+}
+
+// Four 32k requests asked of a pool that holds about two: exit 1, remedies in
+// trtllm-serve's flags; the first, planned again, holds the four.
+TEST(PlanServersCliTest, TensorRtLlmConcurrencyNotHeldExitsOne) {
+  const std::string base = "--server trtllm --server-version 1.0.0 --model " + Model("llama-3.1-70b-instruct") +
+                           " --gpu H100 --context-length 32768 --concurrency 4 ";
+  CmdResult r = Plan(base + "--tp_size 2");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["failure"], "kv_pool_too_small");
+  ASSERT_FALSE(j["remedy"].empty());
+  const auto flags = RemedyFlags(j);
+  EXPECT_TRUE(Has(flags, "--tp_size")) << j["remedy"].dump(1);
+  EXPECT_TRUE(Has(flags, "--max_seq_len")) << j["remedy"].dump(1);
+  for (const auto& f : flags) EXPECT_EQ(f.find("--tensor-parallel-size"), std::string::npos);
+  for (const auto& rem : j["remedy"]) {
+    if (rem["flag"] != "--tp_size") continue;
+    CmdResult again = Plan(base + "--tp_size " + rem["value"].get<std::string>());
+    EXPECT_EQ(again.rc, 0) << again.out;
+  }
+}
+
+TEST(PlanServersCliTest, LmdeployFitsAndPrintsItsLaunchLine) {
+  CmdResult r = Plan("--server lmdeploy --server-version 0.10.0 --model " + Model("qwen3-32b") +
+                     " --gpu H100 --tp 2 --context-length 32768 --concurrency 4");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  EXPECT_GE(j["max_concurrency"].get<double>(), 4.0);
+  const std::string launch = j["launch_command"];
+  EXPECT_EQ(launch.rfind("lmdeploy serve api_server ", 0), 0u) << launch;
+  EXPECT_NE(launch.find("--tp 2 --session-len 32768 --cache-max-entry-count 0.80"), std::string::npos) << launch;
+  SaidOnce(j, "--max-prefill-token-num");
+}
+
+// Qwen3-32B on one H100 holds 1.75 requests of 32k at 0.8: eight asked -> exit 1 with
+// LMDeploy's --tp first (more ratio cannot do it), which planned again fits.
+TEST(PlanServersCliTest, LmdeployConcurrencyNotHeldExitsOne) {
+  const std::string base = "--server lmdeploy --server-version 0.10.0 --model " + Model("qwen3-32b") +
+                           " --gpu H100 --context-length 32768 --concurrency 8 ";
+  CmdResult r = Plan(base);
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["failure"], "kv_pool_too_small");
+  ASSERT_FALSE(j["remedy"].empty());
+  EXPECT_EQ(j["remedy"][0]["flag"], "--tp");
+  EXPECT_TRUE(Has(RemedyFlags(j), "--session-len"));
+  CmdResult again = Plan(base + "--tp " + j["remedy"][0]["value"].get<std::string>());
+  EXPECT_EQ(again.rc, 0) << again.out;
+}
+
+// A context nobody asked for (max_position_embeddings) that the pool does not hold:
+// LMDeploy truncates session_len and starts, so the plan warns and exits 0; asked, it fails.
+TEST(PlanServersCliTest, LmdeployShortensAContextNobodyAskedFor) {
+  const std::string base = "--server lmdeploy --server-version 0.10.0 --model " + Model("llama-3.1-8b-instruct") +
+                           " --gpu L4";
+  CmdResult r = Plan(base);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  ASSERT_FALSE(j["warnings"].empty()) << r.out;
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("truncates session_len"), std::string::npos);
+  EXPECT_EQ(j["launch_command"].get<std::string>().find("--session-len"), std::string::npos);
+  CmdResult asked = Plan(base + " --context-length 131072");
+  EXPECT_EQ(asked.rc, 1) << asked.out;
+}
+
+TEST(PlanServersCliTest, EachServersFlagsBelongToIt) {
+  CmdResult r = tpt::test::Tptriage("plan --server lmdeploy --gpu H100 --params 8B --layers 32 --kv-heads 8 "
+                                    "--head-dim 128 --cuda-memory-fraction 0.9",
+                                    true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("--cuda-memory-fraction is tgi's"), std::string::npos) << r.out;
+  r = tpt::test::Tptriage("plan --server tgi --server-version 2.0.4 --gpu H100 --params 8B --layers 32 --kv-heads 8 "
+                          "--head-dim 128 --context-length 8192 --max-batch-prefill-tokens 4096",
+                          true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("`max_batch_prefill_tokens` must be >= `max_input_tokens`"), std::string::npos) << r.out;
+  // A KV dtype the server's launcher cannot take is refused before any arithmetic.
+  r = tpt::test::Tptriage("plan --server tgi --gpu H100 --params 8B --layers 32 --kv-heads 8 --head-dim 128 "
+                          "--kv-cache-dtype fp4",
+                          true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("TGI's --kv-cache-dtype takes fp8_e4m3 or fp8_e5m2"), std::string::npos) << r.out;
+}
+
+// LMDeploy's PyTorch engine: its runtime reserve before the ratio, and the launch line says
+// the backend.
+TEST(PlanServersCliTest, LmdeployPytorchEngineIsPlannedAndLaunchedAsSuch) {
+  const std::string base = "--server lmdeploy --server-version 0.10.0 --model " + Model("llama-3.1-8b-instruct") +
+                           " --gpu H100 --context-length 8192";
+  auto tm = Json(Plan(base));
+  auto pt = Json(Plan(base + " --backend pytorch"));
+  ASSERT_TRUE(pt.contains("launch_command") && pt["launch_command"].is_string()) << pt.dump();
+  EXPECT_NE(pt["launch_command"].get<std::string>().find(" --backend pytorch"), std::string::npos);
+  EXPECT_EQ(tm["launch_command"].get<std::string>().find("--backend"), std::string::npos);
+  // v0.10's reserve: (8192 + 2 x 128) x 128,256 x 2 bytes before the 0.8.
+  EXPECT_NEAR(pt["figures"]["runtime_reserve_bytes"].get<double>(), (8192.0 + 256) * 128256 * 2, 1);
+  EXPECT_LT(pt["kv_tokens"].get<int64_t>(), tm["kv_tokens"].get<int64_t>());
+}
+
+}  // namespace
