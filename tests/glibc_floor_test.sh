@@ -4,7 +4,10 @@
 # FLOOR, it needs no shared library but glibc's, and, with SAMPLE (the
 # founding log), it diagnoses SAMPLE. Skips (77) when BINARY does not exist
 # (packaging/oldglibc/build.sh makes it; .ci/test does not, it takes an hour).
+# A binary of another architecture (the aarch64 release on an x86_64 host) is
+# read the same way and run under qemu-user (tests/elf_arch.sh).
 set -uo pipefail
+. "$(dirname "$0")/elf_arch.sh"
 binary=$1; floor=$2; sample=${3:-}
 [ -e "$binary" ] || { echo "SKIP: $binary not built (run packaging/oldglibc/build.sh; not part of .ci/test)"; exit 77; }
 command -v objdump >/dev/null || { echo "SKIP: objdump not found (binutils)"; exit 77; }
@@ -26,9 +29,10 @@ for lib in $needed; do
 done
 echo "needs: $needed"
 if [ -n "$sample" ]; then
-  out=$("$binary" analyze "$sample" --format json 2>&1); code=$?
+  runner=$(elf_runner "$binary") || { echo "SKIP: $binary is $(elf_arch "$binary"): no qemu-$(elf_arch "$binary") to run it"; exit 77; }
+  out=$($runner "$binary" analyze "$sample" --format json 2>&1); code=$?
   [ $code = 1 ] || { echo "FAIL: analyze $sample exited $code, not 1 (diagnosed): $(echo "$out" | head -5)"; exit 1; }
   grep -q kv_pool_no_room <<< "$out" || { echo "FAIL: analyze $sample did not find kv_pool_no_room"; exit 1; }
-  echo "analyze $(basename "$sample"): kv_pool_no_room"
+  echo "analyze $(basename "$sample"): kv_pool_no_room${runner:+ (under $runner)}"
 fi
 echo "glibc floor: ok"

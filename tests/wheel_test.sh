@@ -6,6 +6,7 @@
 # with the wheel's platform tag (and it is TAG, when given). Exits 77 (skip) when the binary is not a
 # release (static) build, or when python3 -m venv / auditwheel are missing.
 set -uo pipefail
+. "$(dirname "$0")/elf_arch.sh"
 [ -e "$1" ] || { echo "SKIP: $1 not built"; exit 77; }
 bin=$(realpath "$1"); src=$(realpath "$2"); mode="${3:-install}"; want_tag="${4:-}"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -17,7 +18,13 @@ fi
 # With TAG (manylinux_2_Y_ARCH) the wheel is built for glibc 2.Y (--glibc).
 glibc_opt=()
 [ -z "$want_tag" ] || glibc_opt=(--glibc "2.$(echo "$want_tag" | sed -E 's/^manylinux_2_([0-9]+)_.*/\1/')")
-whl=$(python3 "$src/packaging/wheel/build_wheel.py" "$bin" "$work/dist" "${glibc_opt[@]}") || fail "build_wheel.py failed"
+# A binary of another machine cannot say its version here: asked under qemu-user.
+version_opt=()
+if [ "$(elf_arch "$bin")" != "$(uname -m)" ]; then
+  runner=$(elf_runner "$bin") || { echo "SKIP: $bin is $(elf_arch "$bin"): no qemu-$(elf_arch "$bin") to ask its version"; exit 77; }
+  version_opt=(--version "$($runner "$bin" --version | head -1 | cut -d' ' -f2)")
+fi
+whl=$(python3 "$src/packaging/wheel/build_wheel.py" "$bin" "$work/dist" "${glibc_opt[@]}" "${version_opt[@]}") || fail "build_wheel.py failed"
 # The licence travels in the wheel's metadata.
 python3 - "$whl" <<'PY' || fail "the wheel carries no Apache-2.0 licence"
 import sys, zipfile
@@ -27,7 +34,7 @@ assert "License: Apache-2.0" in z.read(meta).decode(), "METADATA"
 assert any(n.endswith(".dist-info/LICENSE") for n in z.namelist()), "LICENSE"
 PY
 case "$(basename "$whl")" in
-  tptriage-*-py3-none-manylinux_2_*_"$(uname -m)".whl) ;;
+  tptriage-*-py3-none-manylinux_2_*_"$(elf_arch "$bin")".whl) ;;
   *) fail "unexpected wheel name $(basename "$whl")" ;;
 esac
 if [ "$mode" = auditwheel ]; then
@@ -47,6 +54,7 @@ if [ "$mode" = auditwheel ]; then
   fi
   echo "wheel: auditwheel confirms $tag"; exit 0
 fi
+[ "$(elf_arch "$bin")" = "$(uname -m)" ] || { echo "SKIP: a $(elf_arch "$bin") wheel installs into a venv of its own machine only"; exit 77; }
 python3 -m venv "$work/venv" >/dev/null 2>&1 || { echo "SKIP: python3 -m venv unavailable (Debian: python3-venv)"; exit 77; }
 start=$(date +%s.%N)
 "$work/venv/bin/python" -m pip install --no-index --no-deps --disable-pip-version-check -q "$whl" \

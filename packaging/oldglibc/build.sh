@@ -45,7 +45,9 @@ export CC="$bin/cc" CXX="$bin/c++" AR="$bin/ar" RANLIB="$bin/ranlib"
 export CFLAGS="-O2 -fPIC -w" CXXFLAGS="-O2 -fPIC -w -DBOOST_NO_CXX98_FUNCTION_BASE"
 case "$arch" in
   x86_64) CFLAGS="$CFLAGS -march=x86_64_v2"; CXXFLAGS="$CXXFLAGS -march=x86_64_v2"; host=x86_64-linux-gnu ;;
-  aarch64) host=aarch64-linux-gnu ;;
+  # An explicit -march also keeps Vectorscan from adding -march=native (the
+  # build host's CPU, unknown to an aarch64 target).
+  aarch64) CFLAGS="$CFLAGS -march=generic"; CXXFLAGS="$CXXFLAGS -march=generic"; host=aarch64-linux-gnu ;;
   *) echo "oldglibc: unknown architecture '$arch' (x86_64 or aarch64)" >&2; exit 2 ;;
 esac
 export PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig" PKG_CONFIG_PATH=""
@@ -148,6 +150,19 @@ if ! done_ vectorscan; then
   rm -rf "$work/vectorscan" && mkdir -p "$work/vectorscan"
   if [ -f "$vs/CMakeLists.txt" ]; then cp -r "$vs/." "$work/vectorscan/"
   else git --git-dir="$vs" archive HEAD | tar -x -C "$work/vectorscan"; fi
+  if [ "$arch" = aarch64 ]; then
+    # Vectorscan 5.4.2's NEON helpers pass a variable where clang (zig's)
+    # wants a constant (lane, shift, vext): its own switch fallbacks are used
+    # instead of the HS_OPTIMIZE one-liners, and the four shifts by a
+    # variable become NEON's shift-by-register (the same result; GCC only
+    # accepted them after inlining). Later Vectorscan releases did the same.
+    sed -i -e 's|#if defined(HS_OPTIMIZE)|#if 0 /* clang: needs constants */|' \
+      -e 's|vshlq_n_s32((int64x2_t)a, b)|vshlq_s32((int32x4_t)a, vdupq_n_s32((int)b))|' \
+      -e 's|vshrq_n_s32((int64x2_t)a, b)|vshlq_s32((int32x4_t)a, vdupq_n_s32(-(int)b))|' \
+      -e 's|vshlq_n_s64((int64x2_t)a, b)|vshlq_s64((int64x2_t)a, vdupq_n_s64((int64_t)b))|' \
+      -e 's|vshrq_n_s64((int64x2_t)a, b)|vshlq_s64((int64x2_t)a, vdupq_n_s64(-(int64_t)b))|' \
+      "$work/vectorscan/src/util/arch/arm/simd_utils.h"
+  fi
   cmake -S "$work/vectorscan" -B "$work/vectorscan/b" "${cmake_dep[@]}" -DBOOST_ROOT="$prefix" \
     -DFAT_RUNTIME=OFF -DBUILD_STATIC_AND_SHARED=OFF -DBUILD_EXAMPLES=OFF -DBUILD_UNIT=OFF -DBUILD_TOOLS=OFF \
     -DBUILD_BENCHMARKS=OFF -DBUILD_DOC=OFF -DUSE_CPU_NATIVE=OFF -DCMAKE_C_FLAGS="$CFLAGS -w" \
