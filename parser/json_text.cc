@@ -1,0 +1,191 @@
+// json_text.cc: see json_text.h.
+#include "parser/json_text.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "base/strings.h"
+
+namespace tpt {
+
+namespace {
+
+// True when none of the 8 bytes of `w` needs a look: no C0 control, no '"',
+// no '\\', nothing of 0x80 and up (the "has a byte less than n" tricks;
+// exact for "any byte", as needed here).
+inline bool PlainWord(uint64_t w) {
+  constexpr uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
+  const uint64_t quote = w ^ (k01 * '"'), backslash = w ^ (k01 * '\\');
+  const uint64_t special = ((w - k01 * 0x20) & ~w) | ((quote - k01) & ~quote) | ((backslash - k01) & ~backslash) | w;
+  return (special & k80) == 0;
+}
+
+}  // namespace
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  static const char* kHex = "0123456789abcdef";
+  const size_t start = out->size();
+  out->push_back('"');
+  for (size_t i = 0; i < s.size(); ++i) {
+    // A run of plain ASCII is copied at once, found 8 bytes at a time.
+    size_t j = i;
+    for (uint64_t w; j + 8 <= s.size(); j += 8) {
+      std::memcpy(&w, s.data() + j, 8);
+      if (!PlainWord(w)) break;
+    }
+    while (j < s.size()) {
+      const unsigned char d = static_cast<unsigned char>(s[j]);
+      if (d < 0x20 || d >= 0x80 || d == '"' || d == '\\') break;
+      ++j;
+    }
+    if (j > i) {
+      out->append(s.data() + i, j - i);
+      i = j;
+      if (i == s.size()) break;
+    }
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t len = Utf8SequenceLength(s, i);
+      if (len == 0) {  // invalid: nlohmann's replacement rules, exactly
+        out->resize(start);
+        *out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return;
+      }
+      out->append(s.data() + i, len);
+      i += len - 1;
+      continue;
+    }
+    out->push_back('\\');
+    switch (c) {
+      case '"': out->push_back('"'); break;
+      case '\\': out->push_back('\\'); break;
+      case '\b': out->push_back('b'); break;
+      case '\f': out->push_back('f'); break;
+      case '\n': out->push_back('n'); break;
+      case '\r': out->push_back('r'); break;
+      case '\t': out->push_back('t'); break;
+      default:
+        out->append("u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendJsonInt(int64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+void AppendJsonUint(uint64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+void AppendJsonDouble(double v, std::string* out) {
+  if (!std::isfinite(v)) {
+    out->append("null");
+    return;
+  }
+  char buf[64];
+  char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, end);
+}
+
+void AppendJsonValue(const nlohmann::json& j, std::string* out) {
+  using V = nlohmann::json::value_t;
+  switch (j.type()) {
+    case V::null: out->append("null"); return;
+    case V::boolean: out->append(j.get<bool>() ? "true" : "false"); return;
+    case V::number_integer: AppendJsonInt(j.get<int64_t>(), out); return;
+    case V::number_unsigned: AppendJsonUint(j.get<uint64_t>(), out); return;
+    case V::number_float: AppendJsonDouble(j.get<double>(), out); return;
+    case V::string: AppendJsonString(j.get_ref<const std::string&>(), out); return;
+    case V::array: {
+      out->push_back('[');
+      bool first = true;
+      for (const auto& v : j) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendJsonValue(v, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case V::object: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& [k, v] : j.items()) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendJsonString(k, out);
+        out->push_back(':');
+        AppendJsonValue(v, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    default: *out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); return;
+  }
+}
+
+// ---- JsonObjectText ------------------------------------------------------------
+
+void JsonObjectText::Begin(std::string* out) {
+  out_ = out;
+  start_ = out->size();
+  in_order_ = true;
+  members_.clear();
+  out->push_back('{');
+}
+
+std::string* JsonObjectText::Key(std::string_view name) {
+  if (!members_.empty()) {
+    // std::map's order: std::string's compare, as string_view's.
+    if (in_order_ && !(members_.back().key < name)) in_order_ = false;
+    out_->push_back(',');
+  }
+  members_.push_back({name, out_->size()});
+  AppendJsonString(name, out_);
+  out_->push_back(':');
+  return out_;
+}
+
+void JsonObjectText::End() {
+  if (!in_order_) {
+    // Each member's text runs to the comma before the next one.
+    struct Text {
+      std::string_view key;
+      size_t order, begin, end;
+    };
+    std::vector<Text> texts;
+    texts.reserve(members_.size());
+    for (size_t i = 0; i < members_.size(); ++i) {
+      size_t end = i + 1 < members_.size() ? members_[i + 1].begin - 1 : out_->size();
+      texts.push_back({members_[i].key, i, members_[i].begin, end});
+    }
+    // Key order; of equal keys the last set wins (it overwrote the value).
+    std::sort(texts.begin(), texts.end(),
+              [](const Text& a, const Text& b) { return a.key != b.key ? a.key < b.key : a.order > b.order; });
+    scratch_.assign(*out_, start_ + 1, std::string::npos);
+    out_->resize(start_ + 1);
+    std::string_view prev;
+    bool first = true;
+    for (const Text& t : texts) {
+      if (!first && t.key == prev) continue;
+      if (!first) out_->push_back(',');
+      out_->append(scratch_, t.begin - start_ - 1, t.end - t.begin);
+      prev = t.key;
+      first = false;
+    }
+  }
+  out_->push_back('}');
+  members_.clear();
+}
+
+}  // namespace tpt
