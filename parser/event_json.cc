@@ -105,6 +105,10 @@ struct TextWriter {
   }
   template <size_t N>
   void Lines(const char (&k)[N], const std::vector<std::string>& v) {
+    if (v.empty()) {
+      Key(k)->append("[]");
+      return;
+    }
     Key(k)->push_back('[');
     for (size_t i = 0; i < v.size(); ++i) {
       if (i) out->push_back(',');

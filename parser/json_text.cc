@@ -22,9 +22,41 @@ inline bool PlainWord(uint64_t w) {
   return (special & k80) == 0;
 }
 
+constexpr size_t kShort = 64;
+
+// kPlain[c]: byte c is copied as it is (no escape, not part of a UTF-8 sequence).
+struct PlainTable {
+  bool plain[256];
+  constexpr PlainTable() : plain() {
+    for (int c = 0; c < 256; ++c) plain[c] = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+  }
+};
+constexpr PlainTable kPlain;
+
+// [lead] "s" [tail] in one append when `s` is short and needs no escape (most
+// keys and values); false, nothing written, otherwise.
+inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::string_view tail, std::string* out) {
+  if (s.size() > kShort) return false;
+  for (char c : s)
+    if (!kPlain.plain[static_cast<unsigned char>(c)]) return false;
+  char buf[kShort + 8];
+  char* p = buf;
+  std::memcpy(p, lead.data(), lead.size());
+  p += lead.size();
+  *p++ = '"';
+  std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '"';
+  std::memcpy(p, tail.data(), tail.size());
+  p += tail.size();
+  out->append(buf, p - buf);
+  return true;
+}
+
 }  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out) {
+  if (AppendShortPlain({}, s, {}, out)) return;
   static const char* kHex = "0123456789abcdef";
   const size_t start = out->size();
   out->push_back('"');
@@ -35,11 +67,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
       std::memcpy(&w, s.data() + j, 8);
       if (!PlainWord(w)) break;
     }
-    while (j < s.size()) {
-      const unsigned char d = static_cast<unsigned char>(s[j]);
-      if (d < 0x20 || d >= 0x80 || d == '"' || d == '\\') break;
-      ++j;
-    }
+    while (j < s.size() && kPlain.plain[static_cast<unsigned char>(s[j])]) ++j;
     if (j > i) {
       out->append(s.data() + i, j - i);
       i = j;
@@ -145,14 +173,18 @@ void JsonObjectText::Begin(std::string* out) {
 }
 
 std::string* JsonObjectText::Key(std::string_view name) {
+  std::string_view lead;
   if (!members_.empty()) {
     // std::map's order: std::string's compare, as string_view's.
     if (in_order_ && !(members_.back().key < name)) in_order_ = false;
-    out_->push_back(',');
+    lead = ",";
   }
-  members_.push_back({name, out_->size()});
-  AppendJsonString(name, out_);
-  out_->push_back(':');
+  members_.push_back({name, out_->size() + lead.size()});
+  if (!AppendShortPlain(lead, name, ":", out_)) {
+    out_->append(lead);
+    AppendJsonString(name, out_);
+    out_->push_back(':');
+  }
   return out_;
 }
 
