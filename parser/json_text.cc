@@ -2,6 +2,7 @@
 #include "parser/json_text.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -120,9 +121,25 @@ void AppendJsonDouble(double v, std::string* out) {
     out->append("null");
     return;
   }
-  char buf[64];
-  char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, end);
+  // nlohmann's shortest digits (Grisu2) cost more than the rest of a record's
+  // numbers, and a log's values repeat (a second's timestamp on every rank, a
+  // usage fraction): the text of the last doubles seen, by their bits, is
+  // written again (the same bits give the same text).
+  struct Slot {
+    uint64_t bits = 0;
+    uint8_t len = 0;  // 0: empty
+    char text[31];
+  };
+  thread_local std::array<Slot, 1024> seen;
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  Slot& slot = seen[(bits ^ (bits >> 29) ^ (bits >> 47)) % seen.size()];
+  if (slot.len == 0 || slot.bits != bits) {
+    char* end = nlohmann::detail::to_chars(slot.text, slot.text + sizeof slot.text, v);
+    slot.bits = bits;
+    slot.len = static_cast<uint8_t>(end - slot.text);
+  }
+  out->append(slot.text, slot.len);
 }
 
 void AppendJsonValue(const nlohmann::json& j, std::string* out) {
