@@ -24,6 +24,7 @@
 #include "cli/args.h"
 #include "cli/color.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/size_flag.h"
 #include "parser/parser.h"
 #include "report/exit_codes.h"
@@ -48,6 +49,7 @@ struct AnalyzeConfig {
   std::string json_out, markdown_out, junit_out, sarif_out, github_out;
   std::string fail_on = "failure";
   std::string color = "auto";
+  std::string progress = "auto";
   std::string runs_dir;
   int jobs = 0;         // 0 = all cores
   std::string rules_dir;
@@ -213,6 +215,8 @@ int RunAnalyze(const Args& args) {
        "outcomes that fail (exit non-zero): failure | unknown | error | never")
       ("color", po::value(&cfg.color)->default_value("auto"),
        "colour the text report: auto | always | never (auto: on a terminal, unless NO_COLOR is set)")
+      ("progress", po::value(&cfg.progress)->default_value("auto"),
+       "a line on stderr while a long run is read: auto | always | never (auto: on a terminal, after 2 s; not with --runs)")
       ("runs", po::value(&cfg.runs_dir), "analyse every subdirectory or file of DIR as one run, and group them")
       ("jobs,j", po::value(&cfg.jobs)->default_value(0), "runs analysed at once with --runs (0 = all cores)")
       ("rules", po::value(&cfg.rules_dir), "add the rule files of DIR to the built-in ones (one named like a built-in file replaces it)")
@@ -247,6 +251,8 @@ int RunAnalyze(const Args& args) {
   if (cfg.color != "auto" && cfg.color != "always" && cfg.color != "never") {
     return UsageError("analyze", "--color '" + cfg.color + "': expected auto, always or never");
   }
+  const std::optional<ProgressLine::When> progress_when = ProgressLine::ParseWhen(cfg.progress);
+  if (!progress_when) return UsageError("analyze", "--progress '" + cfg.progress + "': expected auto, always or never");
   bool many = !cfg.runs_dir.empty();
   if (many && !cfg.logs.empty()) {
     return UsageError("analyze", "give either LOG... (one run) or --runs DIR (many runs), not both");
@@ -305,6 +311,9 @@ int RunAnalyze(const Args& args) {
   opts.skip_bad_formats = cfg.skip_bad_formats;
   opts.parse.max_line_bytes = cfg.max_line_bytes.bytes;
   opts.parse.max_input_bytes = cfg.max_input_bytes.bytes;
+  // One run: a progress line (--runs reads runs on several threads at once).
+  ProgressLine progress("analyze", "", many ? ProgressLine::kNever : *progress_when);
+  opts.parse.progress = &progress;
   auto analyzer = Analyzer::Create(opts);
   if (!analyzer.ok()) {
     std::fprintf(stderr, "tptriage analyze: %s\n", analyzer.status().message().c_str());

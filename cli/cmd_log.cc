@@ -39,6 +39,7 @@
 #include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "parser/format_set.h"
 #include "parser/parser.h"
 #include "parser/reader.h"
@@ -60,6 +61,7 @@ struct LogConfig {
   bool raw = false;                 // every line of the inputs, as written
   std::string formats_dir;
   bool skip_bad_formats = false;
+  std::string progress = "auto";  // the first pass's progress line (cli/progress.h)
 };
 
 // Text for a terminal: valid UTF-8 is kept, control bytes become spaces.
@@ -363,6 +365,8 @@ int RunLog(const Args& args) {
       "rank", po::value(&ranks_raw)->composing(), "keep only these ranks: 0,3 (launcher: lines with no rank)")(
       "raw", po::bool_switch(&cfg.raw), "every line of the inputs as written, the ones not understood too")(
       "no-pager", po::bool_switch(&no_pager), "never page, even on a terminal")(
+      "progress", po::value(&cfg.progress)->default_value("auto"),
+      "a line on stderr while the first pass (the analysis) reads a long run: auto | always | never (auto: on a terminal, after 2 s)")(
       "formats", po::value(&cfg.formats_dir), "load format files from DIR instead of the built-in ones")(
       "skip-bad-formats", po::bool_switch(&cfg.skip_bad_formats),
       "leave out a --formats file that does not load (warned) instead of refusing the run");
@@ -375,6 +379,8 @@ int RunLog(const Args& args) {
     std::fprintf(stderr, "tptriage log: -C %d: expected 0..1000 lines of context\n", cfg.context);
     return kExitUsage;
   }
+  const std::optional<ProgressLine::When> progress_when = ProgressLine::ParseWhen(cfg.progress);
+  if (!progress_when) return UsageError("log", "--progress '" + cfg.progress + "': expected auto, always or never");
   cfg.pager = !no_pager;
   cfg.kinds = SplitList(kinds_raw);
   for (const std::string& r : SplitList(ranks_raw)) {
@@ -411,6 +417,9 @@ int RunLog(const Args& args) {
   AnalyzerOptions opts;
   opts.formats_dir = cfg.formats_dir;
   opts.skip_bad_formats = cfg.skip_bad_formats;
+  // The first pass prints nothing until it ends; the second one prints as it reads.
+  ProgressLine progress("log", "first pass", *progress_when);
+  opts.parse.progress = &progress;
   auto analyzer = Analyzer::Create(opts);
   if (!analyzer.ok()) {
     std::fprintf(stderr, "tptriage log: %s\n", analyzer.status().message().c_str());

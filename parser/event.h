@@ -82,6 +82,9 @@ struct Event {
   // Metadata of stripped wrapper prefixes by key: "docker_ts", "srun", the
   // producer prefix's groups under "prefix", ...
   FieldValue Wrapper(std::string_view key) const;
+  // False when the event cannot have field `name` (its pattern never sets
+  // it), without decoding; true when Get(name) may find it.
+  bool MayHaveField(std::string_view name) const;
   // Every field (or wrapper key) as one JSON object: a copy, for output and
   // for the few readers that walk all fields (server_args, memory_profile).
   nlohmann::json FieldsJson() const { return Decoded().fields_; }
@@ -146,6 +149,13 @@ class DeferredDecoder {
   // given the whole wrapper object and fills its "prefix" key, inserting it
   // (from a node its thread kept aside) when absent.
   virtual void Decode(std::string_view text, const std::vector<uint32_t>& spans, nlohmann::json* out) const = 0;
+  // Appends, as JSON text, what Decode would put in place: the fields object,
+  // or the value of a producer prefix's "prefix" key; byte for byte its
+  // dump() (`tptriage events`: no object built, parser/json_text.h).
+  virtual void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, std::string* out) const = 0;
+  // False when no decoding can give the key `name`: a reader looking for a
+  // field most patterns lack need not decode.
+  virtual bool MayHave(std::string_view name) const = 0;
 };
 
 inline void Event::Decode() const {
@@ -164,6 +174,11 @@ inline FieldValue Event::Get(std::string_view name) const {
   const nlohmann::json& f = Decoded().fields_;
   auto it = f.find(name);
   return FieldValue(it == f.end() ? nullptr : &*it);
+}
+
+inline bool Event::MayHaveField(std::string_view name) const {
+  if (deferred_fields_.pending) return deferred_fields_.decoder->MayHave(name);
+  return fields_.is_object() && fields_.contains(name);
 }
 
 inline FieldValue Event::Wrapper(std::string_view key) const {

@@ -20,9 +20,9 @@ inline constexpr int kEventsSchemaVersion = 1;
 nlohmann::json EventToJson(const Event& e);
 // Appends the JSON Lines record of `e` and a '\n' to `out`: byte for byte
 // EventToJson(e).dump(-1, ' ', false, error_handler_t::replace), without
-// building the object (`tptriage events` writes millions of them). Keys in
-// the object's (sorted) order; strings that are not plain valid UTF-8 go
-// through nlohmann's own escaping.
+// building an object and without decoding `e` (`tptriage events` writes
+// millions): fields still to decode are written from their captures by the
+// pattern's own decoder (json_text.h). Both walk one list of members.
 void AppendEventJsonLine(const Event& e, std::string* out);
 Event EventFromJson(const nlohmann::json& j);
 

@@ -115,6 +115,8 @@ class ObjectFiller {
     }
     CopyInto(&s, v);
   }
+  // Any other value, moved in.
+  void SetValue(const std::string& name, nlohmann::json v) { Slot(name) = std::move(v); }
   // Erases the keys not set since Begin().
   void End();
   // A node for `name` to insert elsewhere: a kept-aside one (of that key

@@ -8,6 +8,7 @@
 #include "parser/match/capture.h"
 #include "parser/format_set_internal.h"
 #include "parser/json_reuse.h"
+#include "parser/json_text.h"
 
 #include <re2/re2.h>
 
@@ -70,8 +71,10 @@ void FitPrefixSlot(const std::vector<PrefixSpec::Group>& spec_groups, const std:
 // The metadata object of a stripped prefix: its taken groups (small
 // integers as numbers, other text as UTF-8 strings) and "id" (the spec's
 // family.id; not for a wrapper, whose key is its id), in key order.
+// `Sink`: an ObjectFiller, or a JsonObjectText (the same object as JSON text).
+template <class Sink>
 void FillPrefixInfo(const std::vector<PrefixSpec::Group>& spec_groups, const std::string& full_id, bool is_wrapper,
-                    const std::vector<std::string_view>& g, ObjectFiller* info) {
+                    const std::vector<std::string_view>& g, Sink* info) {
   static const std::string kIdKey = "id";
   bool id_done = is_wrapper;
   for (const PrefixSpec::Group& grp : spec_groups) {
@@ -120,6 +123,16 @@ class PrefixDecoder : public DeferredDecoder {
     FillPrefixInfo(groups_, full_id_, /*is_wrapper=*/false, g, &info);
     info.End();
   }
+  // The value of the wrapper's "prefix" key.
+  void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, std::string* out) const override {
+    thread_local std::vector<std::string_view> g;
+    thread_local JsonObjectText info;
+    format_internal::SpansToGroups(text, spans, &g);
+    info.Begin(out);  // (no slot to fit: the text is written afresh)
+    FillPrefixInfo(groups_, full_id_, /*is_wrapper=*/false, g, &info);
+    info.End();
+  }
+  bool MayHave(std::string_view key) const override { return key == kPrefixKey; }
 
  private:
   std::vector<PrefixSpec::Group> groups_;

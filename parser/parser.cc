@@ -2,6 +2,7 @@
 #include "parser/parser.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "parser/flight_recorder.h"
 #include "parser/format_set.h"
+#include "parser/json_reuse.h"
 #include "parser/rank_resolve.h"
 #include "parser/read_whole.h"
 #include "parser/stack_dump.h"
@@ -462,6 +464,7 @@ class MemorySink : public KeyedSink {
       for (auto& t : g.tail) kept.push_back(std::move(t));
     }
     groups_.clear();
+    recent_ = {};
     std::sort(kept.begin(), kept.end(), [](const Kept& a, const Kept& b) { return a.seq < b.seq; });
     std::vector<size_t> order(kept.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -526,6 +529,13 @@ class MemorySink : public KeyedSink {
   static bool IsHighVolume(const std::string& kind) { return kind == "batch_stats" || kind == "http_access"; }
 
   Group& GroupOf(const Event& e) {
+    // Most events of a serving log are of the two high-volume kinds, one
+    // group each: found without building a key or hashing it.
+    const bool high_volume = IsHighVolume(e.kind);
+    if (high_volume) {
+      for (const RecentGroup& r : recent_)
+        if (r.group && SameText(r.kind, e.kind)) return *r.group;
+    }
     key_.assign(e.kind);
     if (!IsHighVolume(e.kind)) {
       key_ += '\0';
@@ -542,6 +552,11 @@ class MemorySink : public KeyedSink {
       size_t cap = IsHighVolume(e.kind) ? keep_hv_ : keep_;
       g.cap = cap;
       g.head_cap = g.tail_cap = Cap(cap);
+    }
+    if (high_volume) {
+      RecentGroup& r = recent_[recent_[0].group ? 1 : 0];
+      r.kind = e.kind;
+      r.group = &it->second;  // an unordered_map's elements stay put
     }
     return it->second;
   }
@@ -596,6 +611,11 @@ class MemorySink : public KeyedSink {
   uint64_t seq_ = 0;
   std::string key_;
   std::unordered_map<std::string, Group> groups_;
+  struct RecentGroup {
+    std::string kind;
+    Group* group = nullptr;
+  };
+  std::array<RecentGroup, 2> recent_;  // of the high-volume kinds (GroupOf)
 };
 
 }  // namespace

@@ -34,6 +34,9 @@ struct ParseOptions {
   // by time as if all were open; ParseRun's sink gets each group merged by
   // time, one group after the other.
   size_t max_open_inputs = 64;
+  // Told of every read of every input (a progress line); null: none. Not
+  // owned; called on the reading thread.
+  ReadObserver* progress = nullptr;
   std::vector<std::string> kinds;   // keep only these kinds (empty = all)
   // ParseRunToMemory keeps the first and last N events of each producer's
   // kind (see ParsedRun); batch_stats and http_access count as one producer.

@@ -10,6 +10,7 @@
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
 #include "parser/json_reuse.h"
+#include "parser/json_text.h"
 #include "parser/match/capture.h"
 
 namespace tpt {
@@ -31,9 +32,13 @@ bool KeyLess(const std::string& a, const std::string& b) {
 // over a field of the same name). Missing optional groups are skipped. Specs
 // and constants are both sorted by name (they come from JSON objects), so
 // they are set merged, in the order of the fields object's keys: a recycled
-// object is then refilled node after node (json_reuse.h).
+// object is then refilled node after node (json_reuse.h). The one place that
+// knows how a pattern's captures become its fields: `Sink` is an ObjectFiller
+// (into an Event's object) or a JsonObjectText (straight to JSON text, for
+// `tptriage events`: json_text.h), which take the same calls.
+template <class Sink>
 bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::string_view>& groups,
-                   ObjectFiller* fields, std::string* error, const json* set = nullptr) {
+                   Sink* fields, std::string* error, const json* set = nullptr) {
   const json::object_t* constants = set && set->is_object() ? &set->get_ref<const json::object_t&>() : nullptr;
   json::object_t::const_iterator set_it, set_end;
   if (constants) {
@@ -103,7 +108,7 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
     if (v->is_string()) {
       fields->SetString(f.name, v->get_ref<const std::string&>());
     } else {
-      fields->Slot(f.name) = std::move(*v);
+      fields->SetValue(f.name, std::move(*v));
     }
   }
   if (constants) {
@@ -117,15 +122,29 @@ class FieldDecoder : public DeferredDecoder {
  public:
   FieldDecoder(std::vector<FieldSpec> specs, json set) : specs_(std::move(specs)), set_(std::move(set)) {}
   void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* out) const override {
-    thread_local std::vector<std::string_view> groups;
-    thread_local ObjectFiller filler;
-    format_internal::SpansToGroups(text, spans, &groups);
-    filler.Begin(out);
-    ConvertFields(specs_, groups, &filler, nullptr, &set_);
-    filler.End();
+    Fill<ObjectFiller>(text, spans, out);
+  }
+  void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, std::string* out) const override {
+    Fill<JsonObjectText>(text, spans, out);
+  }
+  bool MayHave(std::string_view name) const override {
+    for (const FieldSpec& f : specs_)
+      if (f.name == name) return true;
+    return set_.is_object() && set_.contains(name);
   }
 
  private:
+  // The fields into an object (ObjectFiller) or as text (JsonObjectText).
+  template <class Sink, class Out>
+  void Fill(std::string_view text, const std::vector<uint32_t>& spans, Out* out) const {
+    thread_local std::vector<std::string_view> groups;
+    thread_local Sink sink;
+    format_internal::SpansToGroups(text, spans, &groups);
+    sink.Begin(out);
+    ConvertFields(specs_, groups, &sink, nullptr, &set_);
+    sink.End();
+  }
+
   std::vector<FieldSpec> specs_;
   json set_;
 };

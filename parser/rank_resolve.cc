@@ -40,7 +40,7 @@ void RankResolver::Observe(Event* e) {
   // torch's "[Rank N] Watchdog caught ..." names the rank in its process
   // group; in the default group (no PG named, or PG 0 / default_pg) that is
   // the global rank, which a torchrun "[defaultN]:" prefix does not give.
-  if (e->rank < 0) {
+  if (e->rank < 0 && e->MayHaveField("pg_rank")) {  // most events: no decoding
     auto pr = e->fields().find("pg_rank");
     if (pr != e->fields().end() && pr->is_number_integer() && pr->get<int64_t>() >= 0 && pr->get<int64_t>() < (1 << 20)) {
       auto pg = e->fields().find("pg");

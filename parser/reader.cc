@@ -388,6 +388,7 @@ Status BlockReader::Fill() {
   last_fill_full_ = *r == room;
   end_ += *r;
   bytes_ += *r;
+  if (observer_ && *r > 0) observer_->OnRead(input_, *r);
   return OkStatus();
 }
 

@@ -108,12 +108,25 @@ struct Block {
   bool truncated = false; // a single line cut by the long-line policy
 };
 
+// Told of the bytes a BlockReader hands on (decompressed), a read at a time:
+// a run's progress line (cli/progress.h). Called on the reading thread.
+class ReadObserver {
+ public:
+  virtual ~ReadObserver() = default;
+  virtual void OnRead(const std::string& input, uint64_t bytes) = 0;
+};
+
 class BlockReader {
  public:
   BlockReader(ByteSource* source, size_t buffer_bytes, size_t max_line_bytes);
   // False at end of input.
   StatusOr<bool> Next(Block* block);
   uint64_t bytes() const { return bytes_; }
+  // Tells `observer` (may be null) of each read, naming the input `input`.
+  void set_observer(ReadObserver* observer, std::string input) {
+    observer_ = observer;
+    input_ = std::move(input);
+  }
   // For tests: bytes allocated now, and bytes searched for '\n' so far.
   size_t buffer_capacity() const { return cap_; }
   uint64_t bytes_searched() const { return searched_; }
@@ -133,6 +146,8 @@ class BlockReader {
   uint64_t bytes_ = 0;
   uint64_t searched_ = 0;
   size_t max_line_bytes_;
+  ReadObserver* observer_ = nullptr;
+  std::string input_;
   // The long line being assembled.
   bool carry_active_ = false;
   bool carry_truncated_ = false;

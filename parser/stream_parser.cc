@@ -562,7 +562,9 @@ StreamEvents::StreamEvents(std::unique_ptr<ByteSource> source, const FormatSet& 
                            size_t buffer_bytes, int index, std::string file)
     : source_(std::move(source)),
       reader_(source_.get(), buffer_bytes, options.max_line_bytes),
-      parser_(formats, options, index, std::move(file)) {}
+      parser_(formats, options, index, file) {
+  reader_.set_observer(options.progress, std::move(file));
+}
 
 // A read block (1 MiB by default) holds thousands of events on a dense log;
 // parsing it a few lines at a time keeps few events alive at once, so their

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -326,6 +327,31 @@ TEST_F(Hostile2, D5_MaxInputBytesStopsDecompressionWithAWarning) {
   EXPECT_TRUE(Has(bad.out, "--max-input-bytes")) << bad.out;
   // Under the default cap the same file is read whole.
   EXPECT_EQ(Tpt("analyze " + Q(Path("b.log.gz"))).rc, 0);
+}
+
+// ---- D5: a progress line while a long run is read (cli/progress.h) ----
+
+// stderr alone (stdout thrown away).
+Result Stderr(const std::string& args) { return tpt::test::RunCmd("{ " + Bin() + " " + args + " 2>&1 >/dev/null; }"); }
+
+TEST_F(Hostile2, D5_ProgressLineForAnalyzeAndLogsFirstPass) {
+  // A name that would recolour the terminal: the line shows it neutralised.
+  std::ifstream in(kFounding, std::ios::binary);
+  const std::string log = Write("r\x1b[31m.log", std::string(std::istreambuf_iterator<char>(in), {}));
+  Result first = Stderr("log --no-pager --progress always " + Q(log));
+  EXPECT_TRUE(Has(first.out, "tptriage log: first pass: ")) << first.out;
+  EXPECT_TRUE(Has(first.out, " read, now ")) << first.out;
+  EXPECT_TRUE(Has(first.out, "r\\x1b[31m.log")) << first.out;
+  EXPECT_FALSE(Has(first.out, "\x1b")) << first.out;
+  Result an = Stderr("analyze --progress always " + Q(log));
+  EXPECT_TRUE(Has(an.out, "tptriage analyze: ")) << an.out;
+  EXPECT_TRUE(Has(an.out, " read, now ")) << an.out;
+  // Not a terminal (this pipe), and by choice: no line.
+  for (const char* args : {"log --no-pager ", "log --no-pager --progress never ", "analyze ", "analyze --progress never "})
+    EXPECT_FALSE(Has(Stderr(std::string(args) + Q(log)).out, " read, now ")) << args;
+  Result bad = Tpt("log --no-pager --progress sometimes " + Q(log));
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_TRUE(Has(bad.out, "--progress 'sometimes': expected auto, always or never")) << bad.out;
 }
 
 // ---- D6: duplicate member names are never dropped silently ----

@@ -1,0 +1,240 @@
+// json_text.cc: see json_text.h.
+#include "parser/json_text.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "base/strings.h"
+
+namespace tpt {
+
+namespace {
+
+// True when none of the 8 bytes of `w` needs a look: no C0 control, no '"',
+// no '\\', nothing of 0x80 and up (the "has a byte less than n" tricks;
+// exact for "any byte", as needed here).
+inline bool PlainWord(uint64_t w) {
+  constexpr uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
+  const uint64_t quote = w ^ (k01 * '"'), backslash = w ^ (k01 * '\\');
+  const uint64_t special = ((w - k01 * 0x20) & ~w) | ((quote - k01) & ~quote) | ((backslash - k01) & ~backslash) | w;
+  return (special & k80) == 0;
+}
+
+constexpr size_t kShort = 64;
+
+// kPlain[c]: byte c is copied as it is (no escape, not part of a UTF-8 sequence).
+struct PlainTable {
+  bool plain[256];
+  constexpr PlainTable() : plain() {
+    for (int c = 0; c < 256; ++c) plain[c] = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+  }
+};
+constexpr PlainTable kPlain;
+
+// [lead] "s" [tail] in one append when `s` is short and needs no escape (most
+// keys and values); false, nothing written, otherwise.
+inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::string_view tail, std::string* out) {
+  if (s.size() > kShort) return false;
+  for (char c : s)
+    if (!kPlain.plain[static_cast<unsigned char>(c)]) return false;
+  char buf[kShort + 8];
+  char* p = buf;
+  std::memcpy(p, lead.data(), lead.size());
+  p += lead.size();
+  *p++ = '"';
+  std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '"';
+  std::memcpy(p, tail.data(), tail.size());
+  p += tail.size();
+  out->append(buf, p - buf);
+  return true;
+}
+
+}  // namespace
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  if (AppendShortPlain({}, s, {}, out)) return;
+  static const char* kHex = "0123456789abcdef";
+  const size_t start = out->size();
+  out->push_back('"');
+  for (size_t i = 0; i < s.size(); ++i) {
+    // A run of plain ASCII is copied at once, found 8 bytes at a time.
+    size_t j = i;
+    for (uint64_t w; j + 8 <= s.size(); j += 8) {
+      std::memcpy(&w, s.data() + j, 8);
+      if (!PlainWord(w)) break;
+    }
+    while (j < s.size() && kPlain.plain[static_cast<unsigned char>(s[j])]) ++j;
+    if (j > i) {
+      out->append(s.data() + i, j - i);
+      i = j;
+      if (i == s.size()) break;
+    }
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t len = Utf8SequenceLength(s, i);
+      if (len == 0) {  // invalid: nlohmann's replacement rules, exactly
+        out->resize(start);
+        *out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return;
+      }
+      out->append(s.data() + i, len);
+      i += len - 1;
+      continue;
+    }
+    out->push_back('\\');
+    switch (c) {
+      case '"': out->push_back('"'); break;
+      case '\\': out->push_back('\\'); break;
+      case '\b': out->push_back('b'); break;
+      case '\f': out->push_back('f'); break;
+      case '\n': out->push_back('n'); break;
+      case '\r': out->push_back('r'); break;
+      case '\t': out->push_back('t'); break;
+      default:
+        out->append("u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendJsonInt(int64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+void AppendJsonUint(uint64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+void AppendJsonDouble(double v, std::string* out) {
+  if (!std::isfinite(v)) {
+    out->append("null");
+    return;
+  }
+  // nlohmann's shortest digits (Grisu2) cost more than the rest of a record's
+  // numbers, and a log's values repeat (a second's timestamp on every rank, a
+  // usage fraction): the text of the last doubles seen, by their bits, is
+  // written again (the same bits give the same text).
+  struct Slot {
+    uint64_t bits = 0;
+    uint8_t len = 0;  // 0: empty
+    char text[31];
+  };
+  thread_local std::array<Slot, 1024> seen;
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  Slot& slot = seen[(bits ^ (bits >> 29) ^ (bits >> 47)) % seen.size()];
+  if (slot.len == 0 || slot.bits != bits) {
+    char* end = nlohmann::detail::to_chars(slot.text, slot.text + sizeof slot.text, v);
+    slot.bits = bits;
+    slot.len = static_cast<uint8_t>(end - slot.text);
+  }
+  out->append(slot.text, slot.len);
+}
+
+void AppendJsonValue(const nlohmann::json& j, std::string* out) {
+  using V = nlohmann::json::value_t;
+  switch (j.type()) {
+    case V::null: out->append("null"); return;
+    case V::boolean: out->append(j.get<bool>() ? "true" : "false"); return;
+    case V::number_integer: AppendJsonInt(j.get<int64_t>(), out); return;
+    case V::number_unsigned: AppendJsonUint(j.get<uint64_t>(), out); return;
+    case V::number_float: AppendJsonDouble(j.get<double>(), out); return;
+    case V::string: AppendJsonString(j.get_ref<const std::string&>(), out); return;
+    case V::array: {
+      out->push_back('[');
+      bool first = true;
+      for (const auto& v : j) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendJsonValue(v, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case V::object: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& [k, v] : j.items()) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendJsonString(k, out);
+        out->push_back(':');
+        AppendJsonValue(v, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    default: *out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); return;
+  }
+}
+
+// ---- JsonObjectText ------------------------------------------------------------
+
+void JsonObjectText::Begin(std::string* out) {
+  out_ = out;
+  start_ = out->size();
+  in_order_ = true;
+  members_.clear();
+  out->push_back('{');
+}
+
+std::string* JsonObjectText::Key(std::string_view name) {
+  std::string_view lead;
+  if (!members_.empty()) {
+    // std::map's order: std::string's compare, as string_view's.
+    if (in_order_ && !(members_.back().key < name)) in_order_ = false;
+    lead = ",";
+  }
+  members_.push_back({name, out_->size() + lead.size()});
+  if (!AppendShortPlain(lead, name, ":", out_)) {
+    out_->append(lead);
+    AppendJsonString(name, out_);
+    out_->push_back(':');
+  }
+  return out_;
+}
+
+void JsonObjectText::End() {
+  if (!in_order_) {
+    // Each member's text runs to the comma before the next one.
+    struct Text {
+      std::string_view key;
+      size_t order, begin, end;
+    };
+    std::vector<Text> texts;
+    texts.reserve(members_.size());
+    for (size_t i = 0; i < members_.size(); ++i) {
+      size_t end = i + 1 < members_.size() ? members_[i + 1].begin - 1 : out_->size();
+      texts.push_back({members_[i].key, i, members_[i].begin, end});
+    }
+    // Key order; of equal keys the last set wins (it overwrote the value).
+    std::sort(texts.begin(), texts.end(),
+              [](const Text& a, const Text& b) { return a.key != b.key ? a.key < b.key : a.order > b.order; });
+    scratch_.assign(*out_, start_ + 1, std::string::npos);
+    out_->resize(start_ + 1);
+    std::string_view prev;
+    bool first = true;
+    for (const Text& t : texts) {
+      if (!first && t.key == prev) continue;
+      if (!first) out_->push_back(',');
+      out_->append(scratch_, t.begin - start_ - 1, t.end - t.begin);
+      prev = t.key;
+      first = false;
+    }
+  }
+  out_->push_back('}');
+  members_.clear();
+}
+
+}  // namespace tpt
