@@ -95,6 +95,10 @@ bool LooksLikeFlightRecorder(std::string_view head) {
   return k < head.size() && head[k] == '{' && HasTorchKeys(head);
 }
 
+bool IsDumpSummaryKind(const std::string& kind) {
+  return kind == "fr_dump" || kind == "fr_pg_status" || kind == "fr_collective";
+}
+
 int RankFromDumpName(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
   for (const char* ext : {".gz", ".xz", ".zst", ".json", ".pkl", ".pickle", ".bin", ".txt", ".log", ".out"}) {
@@ -173,8 +177,8 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
   }
 
   // Memory follows the ranks, not the buffer: per process group only the
-  // newest kKeepRecords records become events (the hang is at the front), and
-  // only the newest kKeepFrames carry their frames.
+  // newest kKeepRecords collectives and as many p2p records become events (the
+  // hang is at the front), and only the newest kKeepFrames carry their frames.
   std::map<std::string, size_t> newer;  // pg -> records seen so far from the newest
   std::vector<uint8_t> keep(entries.size(), 1), frames_kept(entries.size(), 1);
   size_t left_out = 0;
@@ -183,6 +187,7 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
     if (!r.is_object()) continue;
     std::string pg = r.contains("process_group") ? r["process_group"].dump() : std::string();
     if (r.contains("pg_id")) pg += "/" + r["pg_id"].dump();
+    if (r.contains("is_p2p") && r["is_p2p"].is_boolean() && r["is_p2p"].get<bool>()) pg += "/p2p";
     const size_t n = newer[pg]++;
     if (n >= kKeepRecords) {
       keep[i] = 0;

@@ -400,6 +400,12 @@ namespace {
 // ParseOptions::keep_bytes every group's head and tail are halved (the events
 // let go become part of the dropped middle), down to one event each. Past
 // kMaxGroups producers, new ones of a kind share one group.
+//
+// A dump's events (IsDumpSummaryKind) are kept whole, outside the groups:
+// their reader already keeps a small summary per rank (the newest records of
+// each process group), and thinning it would move a rank's front back (at
+// 1,024 ranks the halved caps left rank 17 "at collective 1758" of 1999).
+// They are charged to the budget, so the logs' events give way first.
 class MemorySink : public KeyedSink {
  public:
   MemorySink(ParsedRun* run, const ParseOptions& o)
@@ -415,6 +421,12 @@ class MemorySink : public KeyedSink {
       auto& seen = run_->totals.rank_seen;
       if (seen.size() <= static_cast<size_t>(e.rank)) seen.resize(e.rank + 1);
       seen[e.rank] = 1;
+    }
+    if (IsDumpSummaryKind(e.kind)) {
+      whole_.push_back({seq, key, stream, e});
+      Charge(whole_.back().e);
+      if (bytes_ > budget_) Shrink();
+      return true;
     }
     Group& g = GroupOf(e);
     if (g.head.size() < g.head_cap) {
@@ -462,6 +474,8 @@ class MemorySink : public KeyedSink {
       for (auto& t : g.tail) kept.push_back(std::move(t));
     }
     groups_.clear();
+    for (auto& w : whole_) kept.push_back(std::move(w));
+    whole_.clear();
     std::sort(kept.begin(), kept.end(), [](const Kept& a, const Kept& b) { return a.seq < b.seq; });
     std::vector<size_t> order(kept.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -596,6 +610,7 @@ class MemorySink : public KeyedSink {
   uint64_t seq_ = 0;
   std::string key_;
   std::unordered_map<std::string, Group> groups_;
+  std::vector<Kept> whole_;  // the dumps' events, kept whole
 };
 
 }  // namespace
