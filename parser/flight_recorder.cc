@@ -69,6 +69,23 @@ std::string FrameText(const nlohmann::json& f) {
   return name + " (" + file + (line != kNoInt ? ":" + std::to_string(line) : "") + ")";
 }
 
+// A p2p record's profiling_name: "nccl:send 1->2" (src->dst) or
+// "nccl:recv 3<-0" (dst<-src), ranks of the process group (torch's own
+// analyser reads them so: torch/distributed/flight_recorder/components/
+// types.py, Op). Gives "send"/"recv" and the peer's group rank, or "".
+std::string P2pOp(const std::string& name, int64_t* peer) {
+  const size_t colon = name.find(':'), space = name.find(' ', colon == std::string::npos ? 0 : colon);
+  if (colon == std::string::npos || space == std::string::npos) return "";
+  const std::string type = name.substr(colon + 1, space - colon - 1), ends = name.substr(space + 1);
+  const char* sep = type == "send" ? "->" : type == "recv" ? "<-" : nullptr;
+  const size_t at = sep ? ends.find(sep) : std::string::npos;
+  if (at == std::string::npos) return "";
+  const std::string other = ends.substr(at + 2);
+  if (other.empty() || other.size() > 9 || other.find_first_not_of("0123456789") != std::string::npos) return "";
+  *peer = std::stoll(other);
+  return type;
+}
+
 Event Base(const std::string& kind, const std::string& path, int source, int rank, uint64_t line) {
   Event e;
   e.kind = kind;
@@ -196,6 +213,28 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
     if (n >= kKeepFrames) frames_kept[i] = 0;
   }
   if (left_out > 0) out.front().Set("records_left_out", left_out);
+  // torch's ring buffer overwrote older records when the first one kept is
+  // not record 0: counts from the dump's start are then not the job's.
+  if (!entries.empty() && entries[0].is_object()) {
+    const int64_t first = Int(entries[0], "record_id");
+    out.front().Set("wrapped", first != kNoInt && first > 0);
+  }
+  // Per p2p record, how many of its kind with its peer the dump holds up to
+  // it (every record counted, kept or not): the k-th send of a to b pairs
+  // with the k-th recv of b from a.
+  std::vector<int64_t> p2p_nth(entries.size(), 0);
+  {
+    std::map<std::string, int64_t> seen;  // pg + op + peer -> count
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const nlohmann::json& r = entries[i];
+      if (!r.is_object() || !(r.contains("is_p2p") && r["is_p2p"].is_boolean() && r["is_p2p"].get<bool>())) continue;
+      int64_t peer = -1;
+      const std::string type = P2pOp(Str(r, "profiling_name"), &peer);
+      if (type.empty()) continue;
+      std::string key = (r.contains("process_group") ? r["process_group"].dump() : std::string()) + type + std::to_string(peer);
+      p2p_nth[i] = ++seen[key];
+    }
+  }
   size_t skipped = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!keep[i]) continue;
@@ -224,6 +263,11 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
     e.Set("state", state);
     const bool is_p2p = r.contains("is_p2p") && r["is_p2p"].is_boolean() && r["is_p2p"].get<bool>();
     e.Set("is_p2p", is_p2p);
+    if (int64_t peer = -1; is_p2p && !P2pOp(op, &peer).empty()) {
+      e.Set("p2p_op", P2pOp(op, &peer));
+      e.Set("peer", peer);
+      e.Set("p2p_nth", p2p_nth[i]);
+    }
     for (const char* k : {"input_sizes", "output_sizes", "input_dtypes", "output_dtypes"})
       if (r.contains(k)) e.Set(k, r[k]);
     if (const int64_t t = Int(r, "time_created_ns"); t != kNoInt && t > 0) e.ts = static_cast<double>(t) / 1e9;

@@ -146,6 +146,23 @@ TEST(FlightRecorder, PerRankSummaryDoesNotGrowWithRecords) {
   EXPECT_LE(large_bytes, small_bytes + small_bytes / 10) << small_bytes << " bytes for 40 records a group";
 }
 
+// A p2p record names its op and its peer (the group rank in torch's
+// profiling_name, "nccl:send 0->1") and counts the sends to that peer up to it
+// over the whole dump, records not kept included.
+TEST(FlightRecorder, P2pRecordsNameTheirPeerAndCount) {
+  std::string error;
+  auto events = FlightRecorderEvents(DumpOf(40), "fr_trace_json_rank_0", 0, &error);
+  const Event* newest = nullptr;
+  for (const Event* e : OfKind(events, "fr_collective"))
+    if (e->Get("is_p2p").boolean()) newest = e;
+  ASSERT_NE(newest, nullptr);
+  EXPECT_EQ(newest->Get("p2p_op").string(), "send");
+  EXPECT_EQ(newest->Get("peer").number(), 1);
+  EXPECT_EQ(newest->Get("p2p_nth").number(), 40);
+  EXPECT_EQ(newest->Get("p2p_seq").number(), 40);
+  EXPECT_FALSE(OfKind(events, "fr_dump")[0]->Get("wrapped").boolean());
+}
+
 // The run's store keeps every rank's summary whole, even where its byte
 // budget thins the logs: each rank keeps its newest records (at 1,024 ranks
 // the thinned store once left rank 17 at collective 1758 of 1999).

@@ -126,6 +126,36 @@ TEST(HangWavefront, BesideTheLogTheDumpsMakeTheHangExact) {
   fs::remove_all(dir);
 }
 
+// Real gloo dumps of ranks 0, 1, 3 (samples/hangs/make_more_dumps.py): rank 2
+// left none, and pg_config names it.
+TEST(HangWavefront, TheRankThatLeftNoDumpIsTheMissingOne) {
+  auto a = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_nodump_4ranks")});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_FALSE(a->diagnoses.empty());
+  const Diagnosis& d = a->diagnoses.front();
+  EXPECT_EQ(d.rule, "fr_hang_wavefront");
+  EXPECT_EQ(d.rank, 2);
+  EXPECT_EQ(d.figures.value("seq", -1), 4);
+  EXPECT_EQ(d.figures.value("missing_ranks", ""), "2");
+  EXPECT_NE(a->verdict.find("rank(s) 0, 1, 3 scheduled it and wait in it, rank(s) 2 never reached it (rank(s) 2 left no dump)"),
+            std::string::npos) << a->verdict;
+}
+
+// The p2p sample (NCCL's record shape, samples/hangs/make_p2p_sample.py): rank
+// 2's second send to rank 3 waits; rank 3 posted one recv.
+TEST(HangWavefront, TheP2pSampleNamesThePairAndTheMissingRank) {
+  auto a = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_p2p_4ranks")});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_FALSE(a->diagnoses.empty());
+  EXPECT_EQ(a->diagnoses.front().rank, 3);
+  EXPECT_NE(a->verdict.find("Point-to-point nccl:send 2->3 (p2p seq 2, input sizes [[8,4096]]) of process group 0 hangs: "
+                            "rank 2 waits in it, rank 3 never posted the matching op"),
+            std::string::npos) << a->verdict;
+  size_t p2p = 0;
+  for (const auto& d : a->diagnoses) p2p += d.rule == "fr_hang_wavefront";
+  EXPECT_EQ(p2p, 1u) << "the 0->1 pair is in step";
+}
+
 Event Record(int rank, int64_t seq, const std::string& op) {
   Event e;
   e.kind = "fr_collective";
@@ -179,6 +209,87 @@ TEST(HangWavefront, EachProcessGroupHasItsOwnFront) {
   EXPECT_EQ(w.Get("op").string(), "nccl:all_gather");
   EXPECT_EQ(w.Get("missing_ranks").string(), "1");
   EXPECT_EQ(w.rank, 1);
+}
+
+
+Event Dump(int rank, const std::string& ranks) {
+  Event d;
+  d.kind = "fr_dump";
+  d.rank = rank;
+  d.file = "nccl_trace_rank_" + std::to_string(rank);
+  d.Set("pg_ranks", nlohmann::json{{"0", ranks}});
+  d.Set("wrapped", false);
+  return d;
+}
+
+Event P2p(int rank, const std::string& op, int64_t peer, int64_t nth, const char* state) {
+  Event e = Record(rank, 0, "nccl:" + op + " " +
+                                (op == "send" ? std::to_string(rank) + "->" + std::to_string(peer)
+                                              : std::to_string(rank) + "<-" + std::to_string(peer)));
+  e.Set("is_p2p", true);
+  e.Set("p2p_op", op);
+  e.Set("peer", peer);
+  e.Set("p2p_nth", nth);
+  e.Set("p2p_seq", nth);
+  e.Set("state", state);
+  return e;
+}
+
+// Pipeline stages 0->1 and 2->3: rank 2's second send waits, rank 3 posted
+// one recv from it; the 0/1 pair is in step. Rank 3 is the missing one.
+TEST(HangWavefront, P2pNamesThePeerThatNeverPostedTheMatchingOp) {
+  std::vector<Event> events;
+  for (int r = 0; r < 4; ++r) events.push_back(Dump(r, "[0, 1, 2, 3]"));
+  events.push_back(P2p(0, "send", 1, 2, "completed"));
+  events.push_back(P2p(1, "recv", 0, 2, "completed"));
+  events.push_back(P2p(2, "send", 3, 2, "started"));
+  events.push_back(P2p(3, "recv", 2, 1, "completed"));
+  ASSERT_EQ(AddCollectiveWavefront(&events, nullptr), 1u);
+  const Event& w = events.back();
+  EXPECT_EQ(w.rank, 3);
+  EXPECT_TRUE(w.Get("p2p").boolean());
+  EXPECT_EQ(w.Get("ranks_reached").string(), "2");
+  EXPECT_EQ(w.Get("op").string(), "nccl:send 2->3");
+  EXPECT_NE(w.Get("where").string().find("rank 3 posted 1 recv(s) from rank 2 where rank 2 posted 2 send(s)"),
+            std::string::npos) << w.Get("where").string();
+  // Both send first and wait on each other: each is named as the other's missing peer.
+  std::vector<Event> deadlock = {Dump(0, "[0, 1]"), Dump(1, "[0, 1]"), P2p(0, "send", 1, 1, "started"),
+                                 P2p(1, "send", 0, 1, "started")};
+  ASSERT_EQ(AddCollectiveWavefront(&deadlock, nullptr), 2u);
+  EXPECT_EQ(deadlock[4].rank + deadlock[5].rank, 1);
+}
+
+// A rank that pg_config names but that left no dump is missing "with no
+// dump", never silently absent; when the front completed, nothing is said.
+TEST(HangWavefront, ARankWithoutADumpIsNamedMissing) {
+  auto events_at = [](const char* state) {
+    std::vector<Event> events;
+    for (int r : {0, 1, 3}) {
+      events.push_back(Dump(r, "[0, 1, 2, 3]"));
+      Event rec = Record(r, 5, "nccl:all_reduce");
+      rec.Set("state", state);
+      events.push_back(rec);
+    }
+    return events;
+  };
+  std::vector<Event> events = events_at("started");
+  ASSERT_EQ(AddCollectiveWavefront(&events, nullptr), 1u);
+  const Event& w = events.back();
+  EXPECT_EQ(w.rank, 2);
+  EXPECT_TRUE(w.Get("no_dump").boolean());
+  EXPECT_EQ(w.Get("missing_ranks").string(), "2");
+  EXPECT_EQ(w.Get("ranks_reached").string(), "0, 1, 3");
+  EXPECT_NE(w.Get("where_all").string().find("rank 2 left no flight-recorder dump"), std::string::npos);
+  std::vector<Event> done = events_at("completed");
+  EXPECT_EQ(AddCollectiveWavefront(&done, nullptr), 0u);
+  // With a rank behind as well, both are named: the one behind and the one without a dump.
+  events = events_at("started");
+  events.push_back(Record(1, 6, "nccl:all_reduce"));
+  events.back().Set("state", "started");
+  events.push_back(Record(0, 6, "nccl:all_reduce"));
+  events.back().Set("state", "started");
+  ASSERT_EQ(AddCollectiveWavefront(&events, nullptr), 2u);
+  EXPECT_EQ(events.back().Get("missing_ranks").string(), "2, 3");
 }
 
 }  // namespace
