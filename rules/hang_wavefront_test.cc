@@ -42,7 +42,8 @@ TEST(HangWavefront, EachSampleNamesTheStuckCollectiveAndTheMissingRanks) {
   for (const Want& w : {Want{"fr_hang_wavefront/pos_hang_2ranks_pickle", 4, "gloo:all_reduce", "1", 1},
                         Want{"fr_hang_wavefront/pos_hang_2ranks_json", 4, "gloo:all_reduce", "1", 1},
                         Want{"fr_hang_wavefront/pos_hang_8ranks", 4, "gloo:all_reduce", "3, 6", 3},
-                        Want{"fr_hang_wavefront/pos_cut_rank1", 4, "gloo:all_reduce", "1", 1}}) {
+                        Want{"fr_hang_wavefront/pos_cut_rank1", 4, "gloo:all_reduce", "1", 1},
+                        Want{"fr_hang_wavefront/pos_hang_64ranks", 4, "gloo:all_reduce", "17, 42", 17}}) {
     auto a = TheAnalyzer().Run({Sample(w.folder)});
     ASSERT_TRUE(a.ok()) << w.folder << ": " << a.status().message();
     ASSERT_FALSE(a->diagnoses.empty()) << w.folder;
