@@ -68,5 +68,27 @@ TEST(StackDump, PySpyThreadsNamesStatesAndNativeFrames) {
   EXPECT_EQ(events[0].Get("where").string(), "forward (vllm/model_executor/layers/linear.py:420)");
 }
 
+// gdb's `thread apply all bt` after `gdb -p PID -batch` (WRITTEN BY US in
+// gdb's layout, samples/hangs/README.md): its attach banner, then each thread
+// and its frames; thread 1 is the process's first, "where" skips libc's waits.
+TEST(StackDump, GdbThreadApplyAllBt) {
+  const char* path = "samples/hangs/stacks/gdb/gdb_rank_1.txt";
+  EXPECT_TRUE(LooksLikeStackDump(SourceFile(path)));
+  EXPECT_FALSE(LooksLikeStackDump("INFO 12-05 Thread 1 (Thread 0x7f (LWP 1) \"python3\"):\nserver up\n"));
+  auto events = StackDumpEvents(SourceFile(path), "gdb_rank_1.txt", 0);
+  ASSERT_EQ(events.size(), 3u);
+  const Event& main = events[2];
+  EXPECT_EQ(main.Get("tool").string(), "gdb");
+  EXPECT_EQ(main.Get("thread").string(), "1");
+  EXPECT_EQ(main.Get("name").string(), "python3");
+  EXPECT_TRUE(main.Get("main").boolean());
+  EXPECT_FALSE(events[0].Get("main").boolean());
+  EXPECT_EQ(main.rank, 1);
+  EXPECT_EQ(main.Get("frames").json().size(), 11u);
+  EXPECT_EQ(main.Get("frames").json()[0], "clock_nanosleep (/lib/x86_64-linux-gnu/libc.so.6)");
+  EXPECT_EQ(main.Get("where").string(), "pysleep (../Modules/timemodule.c:2159)");
+  EXPECT_EQ(events[1].Get("where").string(), "gloo::transport::tcp::Loop::run() (/opt/torch/.venv/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so)");
+}
+
 }  // namespace
 }  // namespace tpt

@@ -157,6 +157,21 @@ TEST(HangWavefront, TheP2pSampleNamesThePairAndTheMissingRank) {
   EXPECT_EQ(p2p, 1u) << "the 0->1 pair is in step";
 }
 
+// gdb's stacks beside the dumps place the missing rank like py-spy's do.
+TEST(HangWavefront, GdbStacksSayWhereTheMissingRankWas) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tpt_wavefront_gdb_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* r : {"nccl_trace_rank_0", "nccl_trace_rank_1"})
+    fs::copy_file(Sample(std::string("fr_hang_wavefront/pos_hang_2ranks_pickle/") + r), dir / r);
+  fs::copy_file(Sample("../hangs/stacks/gdb/gdb_rank_1.txt"), dir / "gdb_rank_1.txt");
+  auto a = TheAnalyzer().Run({dir.string()});
+  fs::remove_all(dir);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_NE(a->verdict.find("its stack (gdb, thread python3): pysleep (../Modules/timemodule.c:2159) < time_sleep"),
+            std::string::npos) << a->verdict;
+}
+
 Event Record(int rank, int64_t seq, const std::string& op) {
   Event e;
   e.kind = "fr_collective";
