@@ -8,6 +8,9 @@
 
 #include "parser/test_files.h"
 
+#include "parser/format_set.h"
+#include "parser/parser.h"
+
 namespace tpt {
 namespace {
 
@@ -88,6 +91,33 @@ TEST(StackDump, GdbThreadApplyAllBt) {
   EXPECT_EQ(main.Get("frames").json()[0], "clock_nanosleep (/lib/x86_64-linux-gnu/libc.so.6)");
   EXPECT_EQ(main.Get("where").string(), "pysleep (../Modules/timemodule.c:2159)");
   EXPECT_EQ(events[1].Get("where").string(), "gloo::transport::tcp::Loop::run() (/opt/torch/.venv/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so)");
+}
+
+// SGLang's watchdog logs py-spy's dump of its scheduler (python/sglang/srt/
+// utils/watchdog.py): each thread becomes a stack_thread of the line's TP
+// rank, at its header's line of the log (a log WRITTEN BY US in SGLang's
+// layout, samples/hangs/README.md).
+TEST(StackDump, SGLangWatchdogPySpyDumpInTheLog) {
+  auto formats = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(formats.ok()) << formats.status().message();
+  auto run = ParseRunToMemory({std::string(TPT_SOURCE_DIR) + "/samples/hangs/stacks/sglang_watchdog_tp1.log"}, *formats,
+                              ParseOptions());
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  std::vector<const Event*> threads;
+  for (const Event& e : run->events)
+    if (e.kind == "stack_thread") threads.push_back(&e);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0]->rank, 1);
+  EXPECT_EQ(threads[0]->line, 7u);
+  EXPECT_EQ(threads[0]->Get("via").string(), "sglang_watchdog");
+  EXPECT_EQ(threads[0]->Get("tool").string(), "py-spy");
+  EXPECT_TRUE(threads[0]->Get("main").boolean());
+  EXPECT_EQ(threads[0]->Get("where").string(), "load_next_batch (/tmp/m.py:16)");
+  EXPECT_EQ(threads[1]->Get("name").string(), "Thread-1");
+  // The watchdog's own line after the dump is still read.
+  bool watchdog = false;
+  for (const Event& e : run->events) watchdog |= e.text.find("Scheduler watchdog timeout") != std::string::npos;
+  EXPECT_TRUE(watchdog);
 }
 
 }  // namespace

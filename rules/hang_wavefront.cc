@@ -110,7 +110,8 @@ std::string StackWhere(const std::vector<Event>& events, int rank) {
   const std::string thread = best->Get("name").is_string() && !best->Get("name").string().empty()
                                  ? "thread " + best->Get("name").string()
                                  : best->Get("main").boolean() ? "main thread" : "thread " + best->Get("thread").string();
-  return "its stack (" + best->Get("tool").string() + ", " + thread + "): " + chain;
+  const std::string by = best->Get("via").string() == "sglang_watchdog" ? " logged by SGLang's watchdog" : "";
+  return "its stack (" + best->Get("tool").string() + by + ", " + thread + "): " + chain;
 }
 
 }  // namespace

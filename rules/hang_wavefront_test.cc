@@ -172,6 +172,16 @@ TEST(HangWavefront, GdbStacksSayWhereTheMissingRankWas) {
             std::string::npos) << a->verdict;
 }
 
+// SGLang's watchdog's py-spy dump in the server log places the missing rank.
+TEST(HangWavefront, SGLangWatchdogStacksInTheLogSayWhereTheMissingRankWas) {
+  auto a = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_hang_2ranks_pickle/nccl_trace_rank_0"),
+                              Sample("fr_hang_wavefront/pos_hang_2ranks_pickle/nccl_trace_rank_1"),
+                              Sample("../hangs/stacks/sglang_watchdog_tp1.log")});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_NE(a->verdict.find("its stack (py-spy logged by SGLang's watchdog, thread MainThread): load_next_batch (/tmp/m.py:16)"),
+            std::string::npos) << a->verdict;
+}
+
 Event Record(int rank, int64_t seq, const std::string& op) {
   Event e;
   e.kind = "fr_collective";
