@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "parser/flight_recorder.h"
+#include "parser/nccl_ras.h"
 #include "parser/format_set.h"
 #include "parser/rank_resolve.h"
 #include "parser/read_whole.h"
@@ -264,18 +265,23 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
           s.events = ReadFlightRecorder(std::move(opened->source), x.path, static_cast<int>(reports->size()),
                                         options.kinds);
           streams.push_back(std::move(s));
-        } else if (opened->stack_dump) {
-          // A py-spy dump or faulthandler's threads of one rank (parser/stack_dump.h).
+        } else if (opened->stack_dump || opened->nccl_ras) {
+          // A rank's py-spy, faulthandler or gdb stacks (parser/stack_dump.h), or
+          // ncclras output (parser/nccl_ras.h): read whole, bounded.
           Stream s;
           s.report = reports->size();
+          const size_t limit = opened->stack_dump ? kMaxStackDumpBytes : kMaxNcclRasBytes;
+          const char* what = opened->stack_dump ? "a stack dump" : "an ncclras report";
           std::string text, error;
-          if (Status read = ReadWhole(opened->source.get(), kMaxStackDumpBytes, &text); !read.ok())
-            error = name + ": " + (text.size() > kMaxStackDumpBytes
-                                       ? "a stack dump larger than " + std::to_string(kMaxStackDumpBytes >> 20) +
-                                             " MiB is not read; pass the dump of the hung moment alone"
+          if (Status read = ReadWhole(opened->source.get(), limit, &text); !read.ok())
+            error = name + ": " + (text.size() > limit
+                                       ? std::string(what) + " larger than " + std::to_string(limit >> 20) +
+                                             " MiB is not read; pass the one of the hung moment alone"
                                        : read.message());
           std::vector<Event> events;
-          if (error.empty()) events = StackDumpEvents(text, x.path, static_cast<int>(reports->size()));
+          if (error.empty())
+            events = opened->stack_dump ? StackDumpEvents(text, x.path, static_cast<int>(reports->size()))
+                                        : NcclRasEvents(text, x.path, static_cast<int>(reports->size()), &error);
           if (!options.kinds.empty())
             events.erase(std::remove_if(events.begin(), events.end(),
                                         [&](const Event& e) {

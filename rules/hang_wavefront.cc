@@ -190,7 +190,60 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       " left no flight-recorder dump, though its process group names it: it died or was killed before the "
       "others dumped (the likeliest stuck or dead rank), or its dump was not given; look for its last log "
       "lines and exit";
+  // NCCL RAS (parser/nccl_ras.h): the ranks of the job's communicator that did
+  // not answer, and which of them RAS considers dead (when, from monitor mode).
+  struct RasRank {
+    bool dead = false;
+    double dead_at = 0;  // 0: not known
+    std::string comm, note;
+    size_t event = 0;
+  };
+  std::map<std::string, double> dead_at;  // pid@node -> when RAS declared it dead
+  for (const Event& e : events)
+    if (e.kind == "ras_process" && e.Get("state").string() == "dead" && e.ts)
+      dead_at[e.Get("pid").string() + "@" + e.Get("node").string()] = *e.ts;
+  std::map<int, RasRank> ras;  // global rank -> what RAS says of it
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    if (e.kind != "ras_missing_rank" || e.rank < 0) continue;
+    RasRank& r = ras[e.rank];
+    r.event = i;
+    r.dead = e.Get("dead").boolean();
+    const std::string id = e.Get("comm").string(), hash = e.Get("comm_hash").string();
+    r.comm = id.empty() ? hash : hash.empty() ? id : id + " (" + hash + ")";
+    const std::string process = e.Get("pid").is_string() ? "process " + e.Get("pid").string() + " on node " +
+                                                                 e.Get("node").string() +
+                                                                 (e.Get("gpu").is_string() ? " (GPU " + e.Get("gpu").string() + ")" : "")
+                                                           : "its process";
+    if (auto it = dead_at.find(e.Get("pid").string() + "@" + e.Get("node").string()); it != dead_at.end())
+      r.dead_at = it->second;
+    r.note = "NCCL RAS: " + process + (r.dead ? " is considered dead (unreachable)" : " did not answer") +
+             " for communicator " + r.comm;
+  }
+  auto with_ras = [&](int rank, std::string where) {
+    if (auto it = ras.find(rank); it != ras.end()) where += "; " + it->second.note;
+    return where;
+  };
+  // Ranks RAS calls dead first (the earliest death first), then the others.
+  auto dead_first = [&](std::vector<Event>* list) {
+    std::stable_sort(list->begin(), list->end(), [&](const Event& a, const Event& b) {
+      auto key = [&](const Event& e) {
+        auto it = ras.find(e.rank);
+        const bool dead = it != ras.end() && it->second.dead;
+        return std::make_pair(dead ? 0 : 1, dead && it->second.dead_at > 0 ? it->second.dead_at : 1e300);
+      };
+      return key(a) < key(b);
+    });
+  };
   std::vector<Event> added;
+  // One group's missing ranks, dead ones first, each with every rank's place.
+  auto add_group = [&](std::vector<Event>* per_rank, const std::string& where_all) {
+    dead_first(per_rank);
+    for (Event& w : *per_rank) {
+      w.Set("where_all", where_all);
+      added.push_back(std::move(w));
+    }
+  };
   for (auto& [pg, ranks] : groups) {
     const std::set<int> no_dump = no_dump_of(pg);
     if (ranks.size() + no_dump.size() < 2) continue;
@@ -294,6 +347,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
                 " (its dump holds no record of it)";
       }
       if (std::string stack = StackWhere(events, r); !stack.empty()) where += "; " + stack;
+      where = with_ras(r, where);
       where_all += (where_all.empty() ? "" : "; ") + where;
       Event w = last ? Derived("collective_wavefront", *last) : Event();
       if (!last) {  // placed at the rank's dump header
@@ -312,7 +366,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       per_rank.push_back(std::move(w));
     }
     for (int r : no_dump) {
-      const std::string where = "rank " + std::to_string(r) + kNoDump;
+      const std::string where = with_ras(r, "rank " + std::to_string(r) + kNoDump);
       where_all += (where_all.empty() ? "" : "; ") + where;
       // Placed at the first dump that names it (a rank that reached the front).
       const Event& at = stuck ? *stuck : events[dump_of.begin()->second];
@@ -324,10 +378,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       w.text = "rank " + std::to_string(r) + " (no dump) never reached " + stuck_text + "; " + where;
       per_rank.push_back(std::move(w));
     }
-    for (Event& w : per_rank) {
-      w.Set("where_all", where_all);
-      added.push_back(std::move(w));
-    }
+    add_group(&per_rank, where_all);
   }
   // Point-to-point: the k-th send of a to b pairs with the k-th recv of b
   // from a (torch's analyser pairs them by src, dst and sizes, not by
@@ -370,7 +421,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       const int64_t p2p_seq = mine.Get("p2p_seq").is_number() ? static_cast<int64_t>(mine.Get("p2p_seq").number()) : -1;
       std::string where;
       if (!dumped.count(peer)) {
-        where = "rank " + std::to_string(peer) + kNoDump;
+        where = with_ras(peer, "rank " + std::to_string(peer) + kNoDump);
       } else {
         where = "rank " + std::to_string(peer) + " posted " + std::to_string(n_theirs) + " " + other_op + "(s) " +
                 (other_op == "recv" ? "from" : "to") + " rank " + std::to_string(key.rank) + " where rank " +
@@ -381,6 +432,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
                    (last.Get("where").is_string() ? ", called from " + last.Get("where").string() : "");
         }
         if (std::string stack = StackWhere(events, peer); !stack.empty()) where += "; " + stack;
+        where = with_ras(peer, where);
       }
       Event w = Derived("collective_wavefront", mine);
       w.rank = peer;
@@ -406,6 +458,33 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
                std::to_string(n_mine) + " " + (key.op == "send" ? "to" : "from") + " rank " + std::to_string(peer) + ") of " +
                PgLabel(pg, desc) + "; " + where;
       added.push_back(std::move(w));
+    }
+  }
+  // NCCL RAS alone (no dump of the flight recorder): per communicator, its
+  // missing ranks, the one RAS declared dead first leading.
+  if (added.empty() && groups.empty() && p2p.empty() && !ras.empty()) {
+    std::map<std::string, std::set<int>> by_comm;
+    for (const auto& [r, info] : ras) by_comm[info.comm].insert(r);
+    for (const auto& [comm, ranks] : by_comm) {
+      std::string where_all;
+      std::vector<Event> per_rank;
+      for (int r : ranks) {
+        const RasRank& info = ras[r];
+        const std::string where = "rank " + std::to_string(r) + ": " + info.note;
+        where_all += (where_all.empty() ? "" : "; ") + where;
+        Event w = Derived("collective_wavefront", events[info.event]);
+        w.family = "nccl_ras";
+        w.Set("ras", true);
+        w.Set("pg", comm);
+        w.Set("missing_ranks", Join(ranks));
+        w.Set("missing_count", ranks.size());
+        w.Set("dead", info.dead);
+        w.Set("where", where);
+        w.Set("source", "nccl_ras");
+        w.text = "rank " + std::to_string(r) + " missing from NCCL communicator " + comm + "; " + where;
+        per_rank.push_back(std::move(w));
+      }
+      add_group(&per_rank, where_all);
     }
   }
   const size_t old_size = events.size();

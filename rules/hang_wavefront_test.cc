@@ -182,6 +182,45 @@ TEST(HangWavefront, SGLangWatchdogStacksInTheLogSayWhereTheMissingRankWas) {
             std::string::npos) << a->verdict;
 }
 
+// NCCL RAS alone (ncclras text and JSON, written by us in NCCL 2.30.7's
+// layout): the rank of the dead process is the missing one.
+TEST(HangWavefront, NcclRasAloneNamesTheDeadRank) {
+  for (const char* f : {"../hangs/ras/ncclras_rank5_dead.txt", "../hangs/ras/ncclras_rank5_dead.json"}) {
+    auto a = TheAnalyzer().Run({Sample(f)});
+    ASSERT_TRUE(a.ok()) << a.status().message();
+    ASSERT_FALSE(a->diagnoses.empty()) << f;
+    EXPECT_EQ(a->diagnoses.front().rule, "fr_hang_wavefront") << f;
+    EXPECT_EQ(a->diagnoses.front().rank, 5) << f;
+    EXPECT_NE(a->verdict.find("cf264af53edbe986"), std::string::npos) << f << ": " << a->verdict;
+    EXPECT_NE(a->verdict.find("is missing rank(s) 5;"), std::string::npos) << f << ": " << a->verdict;
+    EXPECT_NE(a->verdict.find("process 3487984 on node 172.16.64.213 (GPU 1) is considered dead"), std::string::npos)
+        << f << ": " << a->verdict;
+  }
+}
+
+// With the dumps, RAS says which missing rank died: it leads the verdict
+// (ranks 3 and 6 never called collective 4; RAS calls rank 6's process dead).
+TEST(HangWavefront, TheRankNcclRasCallsDeadLeads) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tpt_wavefront_ras_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const auto& f : fs::directory_iterator(Sample("fr_hang_wavefront/pos_hang_8ranks")))
+    if (f.path().filename().string().rfind("nccl_trace_rank_", 0) == 0) fs::copy_file(f.path(), dir / f.path().filename());
+  std::ofstream(dir / "ncclras.txt") << "NCCL version 2.30.7 compiled with CUDA 13.0\n\nCommunicators... (2.051s)\n=============\n\n"
+                                        "Errors\n======\n\nDEAD\n  1 job process is considered dead (unreachable via the RAS network)\n"
+                                        "  Process 5106 on node 10.0.0.2 managing GPU 6\n\n"
+                                        "#0-0 (cf264af53edbe986) INCOMPLETE\n  Missing communicator data from 1 rank\n"
+                                        "  Rank 6 -- GPU 6 managed by process 5106 on node 10.0.0.2\n";
+  auto a = TheAnalyzer().Run({dir.string()});
+  fs::remove_all(dir);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_FALSE(a->diagnoses.empty());
+  EXPECT_EQ(a->diagnoses.front().rank, 6) << a->verdict;
+  EXPECT_EQ(a->diagnoses.front().figures.value("missing_ranks", ""), "3, 6");
+  EXPECT_NE(a->verdict.find("NCCL RAS: process 5106 on node 10.0.0.2 (GPU 6) is considered dead"), std::string::npos)
+      << a->verdict;
+}
+
 Event Record(int rank, int64_t seq, const std::string& op) {
   Event e;
   e.kind = "fr_collective";
