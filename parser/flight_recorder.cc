@@ -69,6 +69,23 @@ std::string FrameText(const nlohmann::json& f) {
   return name + " (" + file + (line != kNoInt ? ":" + std::to_string(line) : "") + ")";
 }
 
+// A p2p record's profiling_name: "nccl:send 1->2" (src->dst) or
+// "nccl:recv 3<-0" (dst<-src), ranks of the process group (torch's own
+// analyser reads them so: torch/distributed/flight_recorder/components/
+// types.py, Op). Gives "send"/"recv" and the peer's group rank, or "".
+std::string P2pOp(const std::string& name, int64_t* peer) {
+  const size_t colon = name.find(':'), space = name.find(' ', colon == std::string::npos ? 0 : colon);
+  if (colon == std::string::npos || space == std::string::npos) return "";
+  const std::string type = name.substr(colon + 1, space - colon - 1), ends = name.substr(space + 1);
+  const char* sep = type == "send" ? "->" : type == "recv" ? "<-" : nullptr;
+  const size_t at = sep ? ends.find(sep) : std::string::npos;
+  if (at == std::string::npos) return "";
+  const std::string other = ends.substr(at + 2);
+  if (other.empty() || other.size() > 9 || other.find_first_not_of("0123456789") != std::string::npos) return "";
+  *peer = std::stoll(other);
+  return type;
+}
+
 Event Base(const std::string& kind, const std::string& path, int source, int rank, uint64_t line) {
   Event e;
   e.kind = kind;
@@ -93,6 +110,10 @@ bool LooksLikeFlightRecorder(std::string_view head) {
   size_t k = 0;
   while (k < head.size() && std::isspace(static_cast<unsigned char>(head[k]))) ++k;
   return k < head.size() && head[k] == '{' && HasTorchKeys(head);
+}
+
+bool IsDumpSummaryKind(const std::string& kind) {
+  return kind == "fr_dump" || kind == "fr_pg_status" || kind == "fr_collective";
 }
 
 int RankFromDumpName(const std::string& path) {
@@ -173,8 +194,8 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
   }
 
   // Memory follows the ranks, not the buffer: per process group only the
-  // newest kKeepRecords records become events (the hang is at the front), and
-  // only the newest kKeepFrames carry their frames.
+  // newest kKeepRecords collectives and as many p2p records become events (the
+  // hang is at the front), and only the newest kKeepFrames carry their frames.
   std::map<std::string, size_t> newer;  // pg -> records seen so far from the newest
   std::vector<uint8_t> keep(entries.size(), 1), frames_kept(entries.size(), 1);
   size_t left_out = 0;
@@ -183,6 +204,7 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
     if (!r.is_object()) continue;
     std::string pg = r.contains("process_group") ? r["process_group"].dump() : std::string();
     if (r.contains("pg_id")) pg += "/" + r["pg_id"].dump();
+    if (r.contains("is_p2p") && r["is_p2p"].is_boolean() && r["is_p2p"].get<bool>()) pg += "/p2p";
     const size_t n = newer[pg]++;
     if (n >= kKeepRecords) {
       keep[i] = 0;
@@ -191,6 +213,28 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
     if (n >= kKeepFrames) frames_kept[i] = 0;
   }
   if (left_out > 0) out.front().Set("records_left_out", left_out);
+  // torch's ring buffer overwrote older records when the first one kept is
+  // not record 0: counts from the dump's start are then not the job's.
+  if (!entries.empty() && entries[0].is_object()) {
+    const int64_t first = Int(entries[0], "record_id");
+    out.front().Set("wrapped", first != kNoInt && first > 0);
+  }
+  // Per p2p record, how many of its kind with its peer the dump holds up to
+  // it (every record counted, kept or not): the k-th send of a to b pairs
+  // with the k-th recv of b from a.
+  std::vector<int64_t> p2p_nth(entries.size(), 0);
+  {
+    std::map<std::string, int64_t> seen;  // pg + op + peer -> count
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const nlohmann::json& r = entries[i];
+      if (!r.is_object() || !(r.contains("is_p2p") && r["is_p2p"].is_boolean() && r["is_p2p"].get<bool>())) continue;
+      int64_t peer = -1;
+      const std::string type = P2pOp(Str(r, "profiling_name"), &peer);
+      if (type.empty()) continue;
+      std::string key = (r.contains("process_group") ? r["process_group"].dump() : std::string()) + type + std::to_string(peer);
+      p2p_nth[i] = ++seen[key];
+    }
+  }
   size_t skipped = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!keep[i]) continue;
@@ -219,6 +263,11 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
     e.Set("state", state);
     const bool is_p2p = r.contains("is_p2p") && r["is_p2p"].is_boolean() && r["is_p2p"].get<bool>();
     e.Set("is_p2p", is_p2p);
+    if (int64_t peer = -1; is_p2p && !P2pOp(op, &peer).empty()) {
+      e.Set("p2p_op", P2pOp(op, &peer));
+      e.Set("peer", peer);
+      e.Set("p2p_nth", p2p_nth[i]);
+    }
     for (const char* k : {"input_sizes", "output_sizes", "input_dtypes", "output_dtypes"})
       if (r.contains(k)) e.Set(k, r[k]);
     if (const int64_t t = Int(r, "time_created_ns"); t != kNoInt && t > 0) e.ts = static_cast<double>(t) / 1e9;

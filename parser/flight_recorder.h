@@ -42,11 +42,20 @@ int RankFromDumpName(const std::string& path);
 // The largest dump read (bytes, decompressed); a larger one is refused.
 inline constexpr size_t kMaxFlightRecorderBytes = size_t{256} << 20;
 
-// Records a dump gives per process group (the newest), and of those the ones
-// that keep their Python frames: enough for the front of a hang and the
-// desync at it, whatever TORCH_NCCL_TRACE_BUFFER_SIZE was.
-inline constexpr size_t kKeepRecords = 256;
-inline constexpr size_t kKeepFrames = 8;
+// Records a dump gives per process group (the newest; collectives and p2p
+// counted apart), and of those the ones that keep their Python frames: what
+// the wavefront needs (the front, the desync at it, where the rank was),
+// whatever TORCH_NCCL_TRACE_BUFFER_SIZE was. A rank's events are thus a small
+// summary that does not grow with its records, and the run's store keeps
+// them whole (IsDumpSummaryKind): 1,024 ranks of 2,000 records read in
+// bounded memory (bench/RESULTS.md "Flight-recorder dumps at scale").
+inline constexpr size_t kKeepRecords = 8;
+inline constexpr size_t kKeepFrames = 2;
+
+// The kinds a dump gives (fr_dump, fr_pg_status, fr_collective): bounded per
+// rank by the reader, so kept whole by ParseRunToMemory (never thinned like a
+// log's lines: the wavefront needs every rank's newest records).
+bool IsDumpSummaryKind(const std::string& kind);
 
 // Reads the whole dump (bounded) and hands out its events. A dump that
 // cannot be read gives no event and an error() naming the file and the

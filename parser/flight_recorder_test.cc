@@ -111,6 +111,87 @@ TEST(FlightRecorder, OnlyTheNewestRecordsOfEachGroupAreKept) {
   EXPECT_EQ(records.back()->Get("where").string(), "step (/srv/train.py:300)");
 }
 
+// A dump of `records` records per process group (2 groups of collectives, one
+// of p2p sends), each record with its frames, as torch writes it (JSON).
+std::string DumpOf(int records) {
+  nlohmann::json entries = nlohmann::json::array();
+  nlohmann::json frames = nlohmann::json::array();
+  for (int f = 0; f < 9; ++f) frames.push_back({{"name", "fn" + std::to_string(f)}, {"filename", "/srv/train.py"}, {"line", f}});
+  for (int s = 1; s <= records; ++s)
+    for (int pg = 0; pg < 3; ++pg)
+      entries.push_back({{"collective_seq_id", pg == 2 ? 0 : s}, {"p2p_seq_id", pg == 2 ? s : 0},
+                         {"is_p2p", pg == 2}, {"profiling_name", pg == 2 ? "nccl:send 0->1" : "nccl:all_reduce"},
+                         {"pg_id", pg % 2}, {"process_group", {std::to_string(pg % 2), "g"}}, {"state", "completed"},
+                         {"input_sizes", {{4096, 1024}}}, {"frames", frames}});
+  nlohmann::json dump = {{"version", "2.10"}, {"pg_config", nlohmann::json::object()},
+                         {"pg_status", nlohmann::json::object()}, {"entries", entries}};
+  return dump.dump();
+}
+
+// What a rank's dump leaves in memory is a summary that does not grow with
+// its records: 40 or 4,000 records a group give the same events, as large.
+TEST(FlightRecorder, PerRankSummaryDoesNotGrowWithRecords) {
+  auto measure = [](int records, size_t* bytes) {
+    std::string error;
+    auto events = FlightRecorderEvents(DumpOf(records), "fr_trace_json_rank_0", 0, &error);
+    EXPECT_TRUE(error.empty()) << error;
+    *bytes = 0;
+    for (const Event& e : events) *bytes += e.text.size() + e.fields().dump().size();
+    return events.size();
+  };
+  size_t small_bytes = 0, large_bytes = 0;
+  const size_t small = measure(40, &small_bytes), large = measure(4000, &large_bytes);
+  EXPECT_EQ(large, small);
+  EXPECT_LE(large, 1 + 3 * kKeepRecords);  // fr_dump + the newest records of each group
+  EXPECT_LE(large_bytes, small_bytes + small_bytes / 10) << small_bytes << " bytes for 40 records a group";
+}
+
+// A p2p record names its op and its peer (the group rank in torch's
+// profiling_name, "nccl:send 0->1") and counts the sends to that peer up to it
+// over the whole dump, records not kept included.
+TEST(FlightRecorder, P2pRecordsNameTheirPeerAndCount) {
+  std::string error;
+  auto events = FlightRecorderEvents(DumpOf(40), "fr_trace_json_rank_0", 0, &error);
+  const Event* newest = nullptr;
+  for (const Event* e : OfKind(events, "fr_collective"))
+    if (e->Get("is_p2p").boolean()) newest = e;
+  ASSERT_NE(newest, nullptr);
+  EXPECT_EQ(newest->Get("p2p_op").string(), "send");
+  EXPECT_EQ(newest->Get("peer").number(), 1);
+  EXPECT_EQ(newest->Get("p2p_nth").number(), 40);
+  EXPECT_EQ(newest->Get("p2p_seq").number(), 40);
+  EXPECT_FALSE(OfKind(events, "fr_dump")[0]->Get("wrapped").boolean());
+}
+
+// The run's store keeps every rank's summary whole, even where its byte
+// budget thins the logs: each rank keeps its newest records (at 1,024 ranks
+// the thinned store once left rank 17 at collective 1758 of 1999).
+TEST(FlightRecorder, ParseRunKeepsEveryRanksNewestRecords) {
+  auto formats = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(formats.ok()) << formats.status().message();
+  fs::path dir = fs::temp_directory_path() / ("tpt_fr_many_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const int ranks = 300, records = 40;
+  const std::string dump = DumpOf(records);
+  for (int r = 0; r < ranks; ++r) std::ofstream(dir / ("fr_trace_json_rank_" + std::to_string(r))) << dump;
+  ParseOptions options;
+  options.keep_bytes = 256 << 10;  // far below 300 ranks' summaries
+  auto run = ParseRunToMemory({dir.string()}, *formats, options);
+  fs::remove_all(dir);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  std::map<int, int> kept, newest;
+  for (const Event& e : run->events)
+    if (e.kind == "fr_collective" && !e.Get("is_p2p").boolean()) {
+      ++kept[e.rank];
+      newest[e.rank] = std::max(newest[e.rank], static_cast<int>(e.Get("seq").number()));
+    }
+  ASSERT_EQ(kept.size(), static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    EXPECT_EQ(kept[r], static_cast<int>(2 * std::min<size_t>(records, kKeepRecords))) << "rank " << r;
+    EXPECT_EQ(newest[r], records) << "rank " << r;
+  }
+}
+
 // The dumps of a folder are read with the logs: extensionless binary pickles
 // included, each rank's records under its rank.
 TEST(FlightRecorder, ParseRunReadsDumpsInAFolderBesideLogs) {

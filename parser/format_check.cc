@@ -258,13 +258,14 @@ Status FormatSet::Loader::CheckSamples(const FormatSource& file, const json& d, 
         if (!RE2::PartialMatch(stripped(lines.front()), *b.start)) {
           return At(f, spath + ".lines[0]", "does not match the block's start");
         }
-        for (size_t k = 1; k + 1 < lines.size(); ++k) {
+        // Without an end, every line after the start continues the record.
+        for (size_t k = 1; k + (b.end ? 1 : 0) < lines.size(); ++k) {
           if (!RE2::PartialMatch(stripped(lines[k]), *b.continuation)) {
             return At(f, Idx(spath + ".lines", k), "does not match the block's continuation");
           }
         }
-        json fields;
-        if (!set_.MatchBlockEnd(b, stripped(lines.back()), &fields)) {
+        json fields = b.set;
+        if (b.end && !set_.MatchBlockEnd(b, stripped(lines.back()), &fields)) {
           return At(f, Idx(spath + ".lines", lines.size() - 1), "does not match the block's end");
         }
         std::string why = CompareFields(sample.value("fields", json::object()), fields);

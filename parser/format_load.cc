@@ -286,8 +286,14 @@ Status FormatSet::Loader::AddFile(const FormatSource& file, json* doc) {
       if (b.literals.empty()) return At(f, path + ".literals", "at least one literal of the start line is required");
       TPT_RETURN_IF_ERROR(compile_at(path, item, "start", true, false, &b.start));
       TPT_RETURN_IF_ERROR(compile_at(path, item, "continuation", true, false, &b.continuation));
-      TPT_RETURN_IF_ERROR(compile_at(path, item, "end", true, false, &b.end));
-      TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), GroupsOf(*b.end), &b.fields));
+      // Without an `end`, a record ends where its producer moves on (or the
+      // log ends), complete: a stack dump logged by a server's watchdog.
+      TPT_RETURN_IF_ERROR(compile_at(path, item, "end", false, false, &b.end));
+      if (b.end) {
+        TPT_RETURN_IF_ERROR(ParseFields(f, path + ".fields", item.value("fields", json()), GroupsOf(*b.end), &b.fields));
+      } else if (item.contains("fields")) {
+        return At(f, path + ".fields", "a block without an end has no fields to capture; use \"set\"");
+      }
       b.max_lines = item.value("max_lines", 500);
       b.headerless = item.value("headerless", false);
       if (item.contains("set") && item["set"].is_object()) b.set = item["set"];

@@ -99,7 +99,7 @@ struct BlockSpec {
   std::string id;
   std::string kind;
   std::vector<std::string> literals;  // of the start line
-  std::shared_ptr<re2::RE2> start, continuation, end;
+  std::shared_ptr<re2::RE2> start, continuation, end;  // end null: the record ends where its producer moves on
   std::vector<FieldSpec> fields;  // groups of `end`
   size_t max_lines = 500;
   // The start line is a frame of a traceback pasted without its header: it opens a

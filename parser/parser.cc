@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "parser/flight_recorder.h"
+#include "parser/nccl_ras.h"
 #include "parser/format_set.h"
 #include "parser/json_reuse.h"
 #include "parser/rank_resolve.h"
@@ -266,18 +267,23 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
           s.events = ReadFlightRecorder(std::move(opened->source), x.path, static_cast<int>(reports->size()),
                                         options.kinds);
           streams.push_back(std::move(s));
-        } else if (opened->stack_dump) {
-          // A py-spy dump or faulthandler's threads of one rank (parser/stack_dump.h).
+        } else if (opened->stack_dump || opened->nccl_ras) {
+          // A rank's py-spy, faulthandler or gdb stacks (parser/stack_dump.h), or
+          // ncclras output (parser/nccl_ras.h): read whole, bounded.
           Stream s;
           s.report = reports->size();
+          const size_t limit = opened->stack_dump ? kMaxStackDumpBytes : kMaxNcclRasBytes;
+          const char* what = opened->stack_dump ? "a stack dump" : "an ncclras report";
           std::string text, error;
-          if (Status read = ReadWhole(opened->source.get(), kMaxStackDumpBytes, &text); !read.ok())
-            error = name + ": " + (text.size() > kMaxStackDumpBytes
-                                       ? "a stack dump larger than " + std::to_string(kMaxStackDumpBytes >> 20) +
-                                             " MiB is not read; pass the dump of the hung moment alone"
+          if (Status read = ReadWhole(opened->source.get(), limit, &text); !read.ok())
+            error = name + ": " + (text.size() > limit
+                                       ? std::string(what) + " larger than " + std::to_string(limit >> 20) +
+                                             " MiB is not read; pass the one of the hung moment alone"
                                        : read.message());
           std::vector<Event> events;
-          if (error.empty()) events = StackDumpEvents(text, x.path, static_cast<int>(reports->size()));
+          if (error.empty())
+            events = opened->stack_dump ? StackDumpEvents(text, x.path, static_cast<int>(reports->size()))
+                                        : NcclRasEvents(text, x.path, static_cast<int>(reports->size()), &error);
           if (!options.kinds.empty())
             events.erase(std::remove_if(events.begin(), events.end(),
                                         [&](const Event& e) {
@@ -402,6 +408,12 @@ namespace {
 // ParseOptions::keep_bytes every group's head and tail are halved (the events
 // let go become part of the dropped middle), down to one event each. Past
 // kMaxGroups producers, new ones of a kind share one group.
+//
+// A dump's events (IsDumpSummaryKind) are kept whole, outside the groups:
+// their reader already keeps a small summary per rank (the newest records of
+// each process group), and thinning it would move a rank's front back (at
+// 1,024 ranks the halved caps left rank 17 "at collective 1758" of 1999).
+// They are charged to the budget, so the logs' events give way first.
 class MemorySink : public KeyedSink {
  public:
   MemorySink(ParsedRun* run, const ParseOptions& o)
@@ -417,6 +429,12 @@ class MemorySink : public KeyedSink {
       auto& seen = run_->totals.rank_seen;
       if (seen.size() <= static_cast<size_t>(e.rank)) seen.resize(e.rank + 1);
       seen[e.rank] = 1;
+    }
+    if (IsDumpSummaryKind(e.kind)) {
+      whole_.push_back({seq, key, stream, e});
+      Charge(whole_.back().e);
+      if (bytes_ > budget_) Shrink();
+      return true;
     }
     Group& g = GroupOf(e);
     if (g.head.size() < g.head_cap) {
@@ -465,6 +483,8 @@ class MemorySink : public KeyedSink {
     }
     groups_.clear();
     recent_ = {};
+    for (auto& w : whole_) kept.push_back(std::move(w));
+    whole_.clear();
     std::sort(kept.begin(), kept.end(), [](const Kept& a, const Kept& b) { return a.seq < b.seq; });
     std::vector<size_t> order(kept.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -616,6 +636,7 @@ class MemorySink : public KeyedSink {
     Group* group = nullptr;
   };
   std::array<RecentGroup, 2> recent_;  // of the high-volume kinds (GroupOf)
+  std::vector<Kept> whole_;  // the dumps' events, kept whole
 };
 
 }  // namespace

@@ -192,6 +192,7 @@ bool FormatSet::MatchPattern(const PatternSpec& p, std::string_view text, Event*
 }
 
 bool FormatSet::MatchBlockEnd(const BlockSpec& b, std::string_view text, json* fields) const {
+  if (!b.end) return false;  // a block without an end ends where its producer moves on
   std::vector<std::string_view> groups;
   if (!RunRe(*b.end, text, 0, RE2::ANCHOR_START, &groups)) return false;
   *fields = json::object();

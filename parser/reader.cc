@@ -1,6 +1,7 @@
 // reader.cc: see reader.h.
 #include "parser/reader.h"
 #include "parser/flight_recorder.h"
+#include "parser/nccl_ras.h"
 #include "parser/stack_dump.h"
 
 #include "parser/reader_internal.h"
@@ -321,6 +322,7 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
   out.looks_binary = !LooksLikeText(peek->head());
   out.flight_recorder = !out.archive && LooksLikeFlightRecorder(peek->head());
   out.stack_dump = !out.archive && !out.looks_binary && LooksLikeStackDump(peek->head());
+  out.nccl_ras = !out.archive && !out.looks_binary && LooksLikeNcclRas(peek->head());
   out.source = std::move(peek);
   return out;
 }

@@ -60,6 +60,7 @@ struct OpenedInput {
   bool looks_binary = false;  // sniffed from the first 8 KiB (decompressed)
   bool stack_dump = false;       // a py-spy dump or faulthandler's threads (parser/stack_dump.h), by its first lines
   bool flight_recorder = false;  // a PyTorch flight-recorder dump (parser/flight_recorder.h), by its first bytes
+  bool nccl_ras = false;         // ncclras output (parser/nccl_ras.h), by its first lines
   bool empty = false;         // no byte at all
 };
 

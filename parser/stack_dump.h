@@ -9,7 +9,12 @@
 //   - CPython's faulthandler (`faulthandler.dump_traceback(all_threads=True)`,
 //     SIGUSR1 with `faulthandler.register`, `dump_traceback_later`): per thread
 //     `Thread 0x... (most recent call first):` (`Current thread 0x...` for the
-//     one that dumped) and `  File "file.py", line N in fn`, innermost first.
+//     one that dumped) and `  File "file.py", line N in fn`, innermost first;
+//   - gdb's `thread apply all bt` (`gdb -p PID -batch -ex 'thread apply all
+//     bt'`; gdb/thread.c thr_try_catch_cmd, gdb/stack.c print_frame): per thread
+//     `Thread N (Thread 0x... (LWP n) "name"):` and `#k  0x... in fn (args) at
+//     file:line` / `from lib.so`; thread 1 is the main thread, and "where" is
+//     the innermost frame outside the C library's waits.
 // Each thread is a `stack_thread` event (parser/EVENTS.md) at its header line:
 // `frames`, `where` (the innermost frame of the program, not of torch or the
 // interpreter), `main` (the process's main thread).

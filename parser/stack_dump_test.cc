@@ -8,6 +8,9 @@
 
 #include "parser/test_files.h"
 
+#include "parser/format_set.h"
+#include "parser/parser.h"
+
 namespace tpt {
 namespace {
 
@@ -66,6 +69,55 @@ TEST(StackDump, PySpyThreadsNamesStatesAndNativeFrames) {
   EXPECT_EQ(events[0].Get("state").string(), "active+gil");
   EXPECT_EQ(events[0].Get("frames").json().size(), 3u);
   EXPECT_EQ(events[0].Get("where").string(), "forward (vllm/model_executor/layers/linear.py:420)");
+}
+
+// gdb's `thread apply all bt` after `gdb -p PID -batch` (WRITTEN BY US in
+// gdb's layout, samples/hangs/README.md): its attach banner, then each thread
+// and its frames; thread 1 is the process's first, "where" skips libc's waits.
+TEST(StackDump, GdbThreadApplyAllBt) {
+  const char* path = "samples/hangs/stacks/gdb/gdb_rank_1.txt";
+  EXPECT_TRUE(LooksLikeStackDump(SourceFile(path)));
+  EXPECT_FALSE(LooksLikeStackDump("INFO 12-05 Thread 1 (Thread 0x7f (LWP 1) \"python3\"):\nserver up\n"));
+  auto events = StackDumpEvents(SourceFile(path), "gdb_rank_1.txt", 0);
+  ASSERT_EQ(events.size(), 3u);
+  const Event& main = events[2];
+  EXPECT_EQ(main.Get("tool").string(), "gdb");
+  EXPECT_EQ(main.Get("thread").string(), "1");
+  EXPECT_EQ(main.Get("name").string(), "python3");
+  EXPECT_TRUE(main.Get("main").boolean());
+  EXPECT_FALSE(events[0].Get("main").boolean());
+  EXPECT_EQ(main.rank, 1);
+  EXPECT_EQ(main.Get("frames").json().size(), 11u);
+  EXPECT_EQ(main.Get("frames").json()[0], "clock_nanosleep (/lib/x86_64-linux-gnu/libc.so.6)");
+  EXPECT_EQ(main.Get("where").string(), "pysleep (../Modules/timemodule.c:2159)");
+  EXPECT_EQ(events[1].Get("where").string(), "gloo::transport::tcp::Loop::run() (/opt/torch/.venv/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so)");
+}
+
+// SGLang's watchdog logs py-spy's dump of its scheduler (python/sglang/srt/
+// utils/watchdog.py): each thread becomes a stack_thread of the line's TP
+// rank, at its header's line of the log (a log WRITTEN BY US in SGLang's
+// layout, samples/hangs/README.md).
+TEST(StackDump, SGLangWatchdogPySpyDumpInTheLog) {
+  auto formats = FormatSet::LoadBuiltin();
+  ASSERT_TRUE(formats.ok()) << formats.status().message();
+  auto run = ParseRunToMemory({std::string(TPT_SOURCE_DIR) + "/samples/hangs/stacks/sglang_watchdog_tp1.log"}, *formats,
+                              ParseOptions());
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  std::vector<const Event*> threads;
+  for (const Event& e : run->events)
+    if (e.kind == "stack_thread") threads.push_back(&e);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0]->rank, 1);
+  EXPECT_EQ(threads[0]->line, 7u);
+  EXPECT_EQ(threads[0]->Get("via").string(), "sglang_watchdog");
+  EXPECT_EQ(threads[0]->Get("tool").string(), "py-spy");
+  EXPECT_TRUE(threads[0]->Get("main").boolean());
+  EXPECT_EQ(threads[0]->Get("where").string(), "load_next_batch (/tmp/m.py:16)");
+  EXPECT_EQ(threads[1]->Get("name").string(), "Thread-1");
+  // The watchdog's own line after the dump is still read.
+  bool watchdog = false;
+  for (const Event& e : run->events) watchdog |= e.text.find("Scheduler watchdog timeout") != std::string::npos;
+  EXPECT_TRUE(watchdog);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // stream_parser.cc: see stream_parser.h.
 #include "parser/stream_parser.h"
 
+#include "parser/stack_dump.h"
+
 #include "parser/json_reuse.h"
 
 #include <hs/hs.h>
@@ -497,6 +499,12 @@ void StreamParser::HandleBlocks(const LineMeta& meta, std::string_view msg, std:
       Emit(std::move(e), out);
       return;
     }
+    if (!spec.end && !key.empty() && ob.key == key) {
+      // A block without an end: its producer moved on, so the record is whole.
+      EmitCut(std::move(ob), out);
+      open_.erase(open_.begin() + idx);
+      return;
+    }
     if (!key.empty() && ob.key == key) {
       // The same (prefixed) producer moved on before the exception line: cut.
       // Frames that opened a record without a header and lead to no exception
@@ -536,6 +544,10 @@ void StreamParser::Emit(Event&& e, EventBatch* out) {
 // frames (parser/EVENTS.md).
 void StreamParser::EmitCut(OpenBlock&& ob, EventBatch* out) {
   const BlockSpec& spec = formats_.blocks()[ob.spec];
+  if (!spec.end) {
+    EmitWhole(std::move(ob), out);
+    return;
+  }
   Event e = std::move(ob.event);
   e.kind = spec.kind;
   e.family = spec.family;
@@ -549,6 +561,41 @@ void StreamParser::EmitCut(OpenBlock&& ob, EventBatch* out) {
   e.source = source_;
   e.file = file_;
   Emit(std::move(e), out);
+}
+
+// A block without an end, closed where its producer moved on or the log
+// ended: one event of its kind with its `set` fields, or, for a stack dump a
+// server logged (kind stack_thread: SGLang's watchdog runs py-spy and logs its
+// output), one stack_thread per thread of the dump (parser/stack_dump.h), each
+// with the producer of the line that opened it.
+void StreamParser::EmitWhole(OpenBlock&& ob, EventBatch* out) {
+  const BlockSpec& spec = formats_.blocks()[ob.spec];
+  Event e = std::move(ob.event);
+  e.family = spec.family;
+  e.pattern_id = spec.id;
+  e.source = source_;
+  e.file = file_;
+  nlohmann::json set = spec.set;
+  set["block_line"] = ob.start_line;
+  if (spec.kind != "stack_thread") {
+    e.kind = spec.kind;
+    e.fields() = std::move(set);
+    Emit(std::move(e), out);
+    return;
+  }
+  std::string dump;
+  for (const std::string& l : e.extra_lines) dump += l + "\n";
+  for (Event& thread : StackDumpEvents(dump, file_, source_)) {
+    Event t = e;  // the opening line's producer (its prefix: rank, TP rank, time, host)
+    t.kind = thread.kind;
+    t.line = ob.start_line + thread.line;
+    t.offset = e.offset;
+    t.text = std::move(thread.text);
+    t.extra_lines = std::move(thread.extra_lines);
+    t.fields() = std::move(thread.fields());
+    for (auto it = set.begin(); it != set.end(); ++it) t.fields()[it.key()] = it.value();
+    Emit(std::move(t), out);
+  }
 }
 
 void StreamParser::Finish(EventBatch* out) {

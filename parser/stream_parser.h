@@ -122,6 +122,7 @@ class StreamParser {
                     bool has_start, EventBatch* out);
   void Emit(Event&& e, EventBatch* out);
   void EmitCut(OpenBlock&& ob, EventBatch* out);
+  void EmitWhole(OpenBlock&& ob, EventBatch* out);
   int OpenRecordFor(const std::string& key) const;
   bool runaway_ = false;  // a record was just cut past max_lines: its further frames open none
   std::vector<unsigned> Scan(std::string_view text);

@@ -12,7 +12,12 @@
 // `collective_wavefront`, collective_desync.json `collective_mismatch`), each
 // placed at the dump record it comes from, so the evidence quotes the records.
 // A rank whose dump was cut before its records and without pg_status is never
-// called missing: its place is unknown.
+// called missing: its place is unknown. A rank that pg_config names but that
+// left no dump at all is missing "with no dump" (while the front is not
+// completed where it was reached). Send/recv records pair per peer by count:
+// the k-th send of a to b with the k-th recv of b from a; the rank behind
+// never posted the op its peer waits in (a pending op whose peer has none
+// pending towards it, where a dump wrapped).
 //
 //   AddCollectiveWavefront(&run->events, &run->totals);
 //   RunIndex index(run->events, &run->totals);

@@ -4,7 +4,9 @@
 # (.zip: a file per job, a folder per job with a file per step) reads like the
 # folder it unpacks to, and a .zip of runs works with --runs like the folder;
 # a truncated archive is named in a warning and judged like a truncated .gz of
-# the same log; a .zip on stdin is refused with what to do.
+# the same log; a .zip on stdin is refused with what to do. Flight-recorder
+# dumps and stack dumps packed in a .tar.gz or .zip beside a log are found by
+# content and give the verdict their folder gives.
 set -uo pipefail
 bin=$(realpath "$1"); src=$(realpath "$2")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -79,6 +81,27 @@ with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z: z.write(sys.a
   grep -q 'truncated or corrupt' <<< "$json" || fail "truncated .zip: no warning in the JSON"
   [ "$(verdict part-cut.zip)" = "$(verdict part-cut.log.gz)" ] \
     || fail "truncated .zip of $(basename "$f"): $(verdict part-cut.zip), truncated .gz: $(verdict part-cut.log.gz)"
+done
+
+# Dumps in an archive beside the log: the same verdict, rule and rank as the folder.
+verdict_of() {  # rule, rank and verdict text of `analyze --format json "$@"`
+  "$bin" analyze --format json "$@" 2>/dev/null | python3 -c 'import json,sys
+j = json.load(sys.stdin); d = (j.get("diagnoses") or [{}])[0]
+print(d.get("rule"), d.get("rank"), j.get("verdict"))'
+}
+printf '%s\n' "[rank0]:[E1205 15:57:51.100000000 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600010 milliseconds before timing out." > train.log
+for case in pos_hang_8ranks pos_nodump_4ranks pos_p2p_4ranks; do
+  dir="$src/samples/rules/fr_hang_wavefront/$case"
+  mkdir -p "fr_$case" && cp "$dir"/* "fr_$case/"
+  folder=$(verdict_of train.log "fr_$case")
+  case "$folder" in fr_hang_wavefront\ *) ;; *) fail "$case as a folder: $folder" ;; esac
+  tar czf "$case.tar.gz" -C "$dir" .
+  python3 -c 'import sys,zipfile,os
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    for f in sorted(os.listdir(sys.argv[1])): z.write(os.path.join(sys.argv[1], f), "dumps/" + f)' "$dir" "$case.zip"
+  for a in "$case.tar.gz" "$case.zip"; do
+    [ "$(verdict_of train.log "$a")" = "$folder" ] || fail "$a beside the log: $(verdict_of train.log "$a"); the folder: $folder"
+  done
 done
 
 # A zip on stdin: refused, naming what to do.

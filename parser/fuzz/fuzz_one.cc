@@ -8,6 +8,8 @@
 
 #include "parser/event_json.h"
 #include "parser/flight_recorder.h"
+#include "parser/nccl_ras.h"
+#include "parser/stack_dump.h"
 #include "parser/match/fast_layout.h"
 #include "parser/format_set.h"
 #include "parser/reader.h"
@@ -56,10 +58,19 @@ void FuzzOne(const uint8_t* data, size_t size) {
     from = nl + 1;
   }
 
-  // Flight-recorder dumps (pickle and JSON) through their own reader, as a dump of rank 0.
+  // Flight-recorder dumps (pickle and JSON), stack dumps and ncclras reports
+  // through their own readers, as a rank 0 file; every event they give must
+  // write as JSON (throws, i.e. aborts, on invalid UTF-8).
   {
     std::string error;
-    (void)FlightRecorderEvents(text, "nccl_trace_rank_0", 0, &error);
+    std::vector<std::vector<Event>> all;
+    all.push_back(FlightRecorderEvents(text, "nccl_trace_rank_0", 0, &error));
+    (void)LooksLikeStackDump(text);
+    all.push_back(StackDumpEvents(text, "stacks_rank_0.txt", 0));
+    (void)LooksLikeNcclRas(text);
+    all.push_back(NcclRasEvents(text, "ncclras_0.txt", 0, &error));
+    for (const auto& events : all)
+      for (const Event& ev : events) (void)EventToJson(ev).dump();
   }
 
   auto opened = WrapInput(std::make_unique<StringSource>(text), "fuzz");
