@@ -31,6 +31,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/repro_input.h"
 #include "memory/memory_model.h"
 #include "parser/event_json.h"
 #include "parser/format_set.h"
@@ -47,6 +48,8 @@ extern char** environ;
 
 namespace tpt::cli {
 namespace {
+
+using Input = ReproInput;
 
 namespace po = boost::program_options;
 using namespace tpt::repro;
@@ -150,87 +153,6 @@ StatusOr<Overrides> ToOverrides(const ReproConfig& c) {
     }
   }
   return o;
-}
-
-bool LooksLikeJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char c = 0;
-  while (in.get(c)) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    // '{': analyze's JSON or a plan, unless it does not parse (LoadInput then
-    // reads it as a log: JSON Lines, a container's json-file log).
-    if (c == '{') return true;
-    if (c != '[') return false;
-    // "[2025-11-20 09:14:09 TP0] ..." is a log; a whole JSON array is JSON
-    // (refused as a plan, not analysed as a log). A log fails within a line.
-    std::ifstream again(path, std::ios::binary);
-    return nlohmann::json::accept(again);
-  }
-  return false;
-}
-
-// What repro was given: analyze's JSON or a plan (a file, or LOG... through
-// the analyzer), with the logs' events a box check reads (repro/box_plan.h).
-struct Input {
-  nlohmann::json doc;
-  nlohmann::json events = nlohmann::json::array();
-  std::string name;
-  bool flags_only = false;
-};
-
-// Event kinds a box check reads its figures from.
-const std::vector<std::string> kBoxEventKinds = {
-    "env_var", "nccl_net", "nccl_comm_init", "rank_assignment", "duplicate_gpu", "unsupported_arch", "no_kernel_image",
-    "driver_mismatch", "framework_version", "gpu_info", "xid", "ecc_error", "shm_error", "address_in_use",
-    "watchdog_timeout", "p2p_error", "custom_ar_error", "network_error", "nccl_version", "nccl_transport"};
-
-StatusOr<Input> LoadInput(const ReproConfig& c) {
-  Input in;
-  if (c.inputs.empty()) {
-    in.flags_only = true;
-    in.name = "flags";
-    return in;
-  }
-  std::string not_json;  // set when the one input began as JSON and did not parse
-  if (c.inputs.size() == 1 && c.inputs[0] != "-" && LooksLikeJson(c.inputs[0])) {
-    std::ifstream f(c.inputs[0], std::ios::binary);
-    if (!f) return NotFoundError(c.inputs[0] + ": cannot open (does it exist? pass analyze's --format json output or a plan)");
-    in.doc = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
-    in.name = c.inputs[0];
-    if (!in.doc.is_discarded()) return in;
-    // Not one JSON document: a log of JSON records (JSON Lines, a container
-    // runtime's json-file log, a server's JSON logging, pasted and wrapped)
-    // is analysed as a log; when nothing in it is understood, it was meant
-    // as JSON and is named so.
-    not_json = c.inputs[0] + ": not valid JSON; pass `tptriage analyze --format json` output or a plan "
-                             "(`tptriage plan --format json`), or LOG files";
-  }
-  for (const auto& i : c.inputs) {
-    if (i != "-" && !std::filesystem::exists(i)) {
-      return NotFoundError(i + ": no such file or directory (give analyze's JSON, a plan, or the run's logs)");
-    }
-  }
-  auto an = Analyzer::Create({});
-  if (!an.ok()) return an.status();
-  auto a = an->Run(c.inputs);
-  if (!a.ok()) return a.status();
-  if (!not_json.empty() && a->root_cause == "no_evidence") return InvalidArgumentError(not_json);
-  in.doc = *a;
-  in.name = c.inputs[0] + (c.inputs.size() > 1 ? " (+" + std::to_string(c.inputs.size() - 1) + " more)" : "") + " (analysed)";
-  // The events a box check reads (stdin cannot be read twice: the analysis alone then).
-  if (std::find(c.inputs.begin(), c.inputs.end(), "-") == c.inputs.end()) {
-    auto formats = LoadFormats("", true);
-    if (formats.ok()) {
-      ParseOptions opts;
-      opts.kinds = kBoxEventKinds;
-      opts.keep_per_group = 256;  // a rank's NCCL "via SHM" lines are counted (box_plan.cc)
-      auto run = ParseRunToMemory(c.inputs, *formats, opts);
-      if (run.ok()) {
-        for (const Event& e : run->events) in.events.push_back(EventToJson(e));
-      }
-    }
-  }
-  return in;
 }
 
 // The root cause repro would reproduce: the first diagnosis that is not a
@@ -704,7 +626,7 @@ int RunRepro(const Args& args) {
     return RunBench(args, c);
   }
 
-  auto input = LoadInput(c);
+  auto input = LoadReproInput(c.inputs);
   if (!input.ok()) return Fail(input.status().message());
   const std::string cause = PrimaryCause(input->doc);
   if (const Checkability* ck = CheckabilityOf(cause); ck != nullptr && ck->kind != ReproKind::kMemoryReplay) {
