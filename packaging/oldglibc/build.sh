@@ -182,10 +182,28 @@ if [ ! -d "$prefix/include/nlohmann" ]; then
   mkdir -p "$prefix/share/cmake" && cp -r /usr/share/cmake/nlohmann_json "$prefix/share/cmake/"
 fi
 
-# --- tptriage itself: the tool only (no CUDA: nvcc cannot use zig as its host compiler).
+# --- tptriage itself, with the GPU parts where the CUDA toolkit is here (x86_64):
+# nvcc compiles the one .cu file (kernels/ipc_allreduce.cu, a C-like interface)
+# with the system's g++ as its host compiler (it cannot drive zig); everything
+# else, cudart_static included, is linked by zig for glibc 2.28 (cudart_static
+# itself targets RHEL 8's glibc 2.28); NCCL stays dlopen'ed at run time. The
+# toolchain file roots every search at the prefix, so the toolkit's paths are
+# given outright. TPT_OLDGLIBC_CUDA=0 builds without them.
+cuda_opts=(-DTPT_WITH_CUDA=OFF)
+cudadir=${CUDA_HOME:-/usr/local/cuda}
+nccl_h=$(ls "$cudadir/include/nccl.h" /usr/include/nccl.h 2>/dev/null | head -1 || true)
+if [ "${TPT_OLDGLIBC_CUDA:-1}" != 0 ] && [ "$arch" = "$(uname -m)" ] && [ -x "$cudadir/bin/nvcc" ] && [ -n "$nccl_h" ]; then
+  cuda_opts=(-DTPT_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER="$cudadir/bin/nvcc" -DCMAKE_CUDA_HOST_COMPILER="${TPT_CUDA_HOST_CXX:-g++}"
+             -DCUDAToolkit_ROOT="$cudadir" "-DCMAKE_FIND_ROOT_PATH=$prefix;$cudadir"
+             -DCUDA_CUDART="$cudadir/lib64/libcudart.so" -DCUDA_cudart_static_LIBRARY="$cudadir/lib64/libcudart_static.a"
+             -DCUDAToolkit_rt_LIBRARY=rt -DNCCL_INCLUDE_DIR="$(dirname "$nccl_h")")
+  log "GPU parts: CUDA from $cudadir (nvcc host compiler ${TPT_CUDA_HOST_CXX:-g++}), NCCL header $nccl_h"
+else
+  log "GPU parts: none (no CUDA toolkit with nccl.h at $cudadir for $arch; repro then plans and simulates only)"
+fi
 out="$root/build-oldglibc-$arch"
 TPT_OLDGLIBC_PREFIX="$prefix" cmake -S "$root" -B "$out" -DCMAKE_TOOLCHAIN_FILE="$root/packaging/oldglibc/zig.cmake" \
   -DTPT_OLDGLIBC_PREFIX="$prefix" -DTPT_OLDGLIBC_BIN="$bin" -DCMAKE_BUILD_TYPE=Release -DTPT_STATIC=ON \
-  -DTPT_WITH_CUDA=OFF -DTPT_BUILD_TESTS=OFF >/dev/null
+  "${cuda_opts[@]}" -DTPT_BUILD_TESTS=OFF >/dev/null
 cmake --build "$out" -j"$jobs" --target tptriage
 log "$out/tptriage: newest GLIBC symbol $(objdump -T "$out/tptriage" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)"
