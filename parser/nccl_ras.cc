@@ -229,6 +229,15 @@ std::vector<Event> NcclRasEvents(std::string_view text, const std::string& path,
       comm_id = "#" + a + "-" + b;
       comm_hash = c;
       comm_status = d;
+    } else if (section != kNone && sub == "#comm" && line.find("ranks have different") != std::string_view::npos) {
+      // A MISMATCH block's reason ("Communicator ranks have different
+      // AllGather operation counts"): the event a log line of it gives
+      // (formats/nccl.json mismatched_collective), which the rules read.
+      Event e = Base("collective_mismatch", path, source, line_no, line);
+      size_t b = line.find_first_not_of(' ');
+      e.Set("message", std::string(line.substr(b == std::string_view::npos ? 0 : b)));
+      e.Set("comm", comm_id);
+      out.push_back(std::move(e));
     } else if (section == kErrors && sub == "#comm" && comm_status.find("INCOMPLETE") != std::string::npos &&
                RE2::FullMatch(line, RankLine(), &a, &b, &c, &d)) {
       missing_rank(std::stoi(a), b, c, d, line);

@@ -53,6 +53,29 @@ TEST(NcclRas, TextReportNamesTheDeadProcessAndTheMissingRank) {
   EXPECT_EQ(missing[0]->line, 28u);
 }
 
+// A MISMATCH warning (ranks of one communicator at different operation
+// counts: a live hang) is the collective_mismatch event a log line of it gives,
+// so the rule that reads it (nccl_ras_lagging_ranks) fires on a whole report.
+TEST(NcclRas, MismatchWarningIsTheCollectiveMismatchEvent) {
+  const std::string report =
+      "NCCL version 2.26.2 compiled with CUDA 12.6\n"
+      "CUDA runtime version 12060, driver version 12060\n\n"
+      "Job summary\n===========\n\n"
+      "Errors\n======\n\nWarnings\n========\n\n"
+      "#0-0 (fa93daea854b060b) MISMATCH\n"
+      "  Communicator ranks have different AllGather operation counts\n"
+      "  30 ranks have launched up to operation 640\n"
+      "  2 ranks have launched up to operation 641\n";
+  ASSERT_TRUE(LooksLikeNcclRas(report));
+  std::string error;
+  auto events = NcclRasEvents(report, "ras.txt", 0, &error);
+  auto m = OfKind(events, "collective_mismatch");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0]->Get("message").string(), "Communicator ranks have different AllGather operation counts");
+  EXPECT_EQ(m[0]->Get("comm").string(), "#0-0");
+  EXPECT_EQ(m[0]->line, 14u);
+}
+
 TEST(NcclRas, JsonGivesTheSameRank) {
   std::string error;
   auto events = NcclRasEvents(SourceFile(kJson), "ras.json", 0, &error);
