@@ -161,7 +161,7 @@ bool LooksLikeNcclRas(std::string_view head) {
     const size_t nl = head.find('\n');
     const std::string_view first = head.substr(0, nl);
     return first.find(" compiled with CUDA ") != std::string_view::npos &&
-           (head.find("\nJob summary") != std::string_view::npos || head.find("Communicators...") != std::string_view::npos ||
+           (head.find("Job summary") != std::string_view::npos || head.find("Communicators...") != std::string_view::npos ||
             head.find("Gathering data about the RAS network") != std::string_view::npos);
   }
   if (head.rfind("RAS Monitor Mode", 0) == 0) return true;
@@ -197,6 +197,15 @@ std::vector<Event> NcclRasEvents(std::string_view text, const std::string& path,
     }
     out.push_back(std::move(e));
   };
+  // A report pasted indented (a code block, a quote) keeps its layout under
+  // the indentation of its first line, which every line loses here.
+  size_t indent = 0;
+  {
+    size_t first = text.find_first_not_of(" \t\r\n");
+    size_t bol = first == std::string_view::npos ? 0 : text.rfind('\n', first);
+    bol = bol == std::string_view::npos || first == std::string_view::npos ? 0 : bol + 1;
+    if (first != std::string_view::npos) indent = first - bol;
+  }
   while (from < text.size()) {
     size_t nl = text.find('\n', from);
     if (nl == std::string_view::npos) nl = text.size();
@@ -204,6 +213,7 @@ std::vector<Event> NcclRasEvents(std::string_view text, const std::string& path,
     from = nl + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (indent > 0 && line.size() >= indent && line.find_first_not_of(" \t") >= indent) line.remove_prefix(indent);
     std::string a, b, c, d, e5, f, g, h;
     if (RE2::FullMatch(line, Version(), &a, &b)) {
       Event e = Base("ras_status", path, source, line_no, line);

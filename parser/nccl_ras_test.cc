@@ -74,6 +74,19 @@ TEST(NcclRas, MismatchWarningIsTheCollectiveMismatchEvent) {
   EXPECT_EQ(m[0]->Get("message").string(), "Communicator ranks have different AllGather operation counts");
   EXPECT_EQ(m[0]->Get("comm").string(), "#0-0");
   EXPECT_EQ(m[0]->line, 14u);
+  // Pasted indented (a code block): the same event, the same line.
+  std::string indented;
+  for (size_t from = 0; from < report.size();) {
+    size_t nl = report.find('\n', from);
+    indented += "    " + report.substr(from, nl - from + 1);
+    from = nl + 1;
+  }
+  ASSERT_TRUE(LooksLikeNcclRas(indented));
+  auto events2 = NcclRasEvents(indented, "ras.txt", 0, &error);
+  auto again = OfKind(events2, "collective_mismatch");
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0]->Get("message").string(), m[0]->Get("message").string());
+  EXPECT_EQ(again[0]->line, 14u);
 }
 
 TEST(NcclRas, JsonGivesTheSameRank) {
