@@ -81,6 +81,9 @@ class DeviceBackend {
   // Allocates and keeps `bytes` (released by Release). `touch`: write it all,
   // as weights and the KV pool are written.
   virtual Status Allocate(const std::string& tag, int64_t bytes, bool touch) = 0;
+  // Frees what Allocate kept under `tag` (a server dropping a buffer and
+  // emptying its allocator's cache: TGI's warm-up batch before its KV cache).
+  virtual void Free(const std::string& tag) = 0;
   virtual StatusOr<GraphResult> CaptureDecodeGraphs(const GraphSpec& spec) = 0;
   // Frees everything Allocate, InitCustomAllreduce and CaptureDecodeGraphs
   // made; keeps the context and the communicator for the next run.

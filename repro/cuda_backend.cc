@@ -174,7 +174,18 @@ class CudaBackend : public DeviceBackend {
     }
     tracked_ += Rounded(b->bytes());
     allocations_.push_back(std::move(*b));
+    allocation_tags_.push_back(tag);
     return OkStatus();
+  }
+
+  void Free(const std::string& tag) override {
+    if (Stuck()) return;  // cudaFree would wait for the stuck kernel (Release says what happens then)
+    for (size_t i = allocations_.size(); i-- > 0;) {
+      if (allocation_tags_[i] != tag) continue;
+      tracked_ -= Rounded(static_cast<int64_t>(allocations_[i].bytes()));
+      allocations_.erase(allocations_.begin() + static_cast<std::ptrdiff_t>(i));
+      allocation_tags_.erase(allocation_tags_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
   }
 
   StatusOr<GraphResult> CaptureDecodeGraphs(const GraphSpec& spec) override;
@@ -221,6 +232,7 @@ class CudaBackend : public DeviceBackend {
     graph_peer_maps_.clear();
     own_ = kernels::OwnBuffers{};
     allocations_.clear();
+    allocation_tags_.clear();
     tracked_ = 0;
   }
 
@@ -282,6 +294,7 @@ class CudaBackend : public DeviceBackend {
   int64_t share_ = 0;    // shared GPU: this rank's share of it (0: the whole device is ours)
   int64_t tracked_ = 0;  // bytes this rank allocated (what its share is charged)
   std::vector<DeviceBuffer> allocations_;
+  std::vector<std::string> allocation_tags_;  // Allocate's tag of each of allocations_
   // Custom all-reduce: co-located group, or this rank's buffers + IPC peers.
   std::unique_ptr<kernels::ColocatedGroup> group_;
   kernels::OwnBuffers own_;

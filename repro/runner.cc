@@ -359,11 +359,20 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
     return finish();
   }
   if (!run.Step(kStepKvPool, [&](StepRecord& rec) {
+        // TGI drops its warm-up batch and the warm-up's cache, empties torch's
+        // cache, then allocates the whole KV cache, the warm-up's blocks in it
+        // (server/text_generation_server/models/flash_causal_lm.py warmup and
+        // cache_manager.py set_cache_manager, v2.0.4): the warm-up's memory is
+        // the driver's again before that one allocation. Its free memory was
+        // measured with the warm-up still held (the formula above).
+        const bool tgi_refill = plan.framework == "tgi" && plan.warmup_bytes > 0;
+        if (tgi_refill) be.Free("warmup");
         rec.note = "KV pool " + FormatBytes(int64_t(out.kv.pool_bytes)) + " allocated and zeroed" +
-                   (out.kv.held_bytes > 0 ? " (" + FormatBytes(int64_t(out.kv.held_bytes)) + " of it held since the warm-up)"
-                                          : std::string());
-        TPT_RETURN_IF_ERROR(be.Allocate("kv_pool", static_cast<int64_t>(out.kv.pool_bytes - out.kv.held_bytes),
-                                        /*touch=*/true));
+                   (tgi_refill ? " after the warm-up's " + FormatBytes(plan.warmup_bytes) + " was freed (as TGI empties its cache)"
+                    : out.kv.held_bytes > 0 ? " (" + FormatBytes(int64_t(out.kv.held_bytes)) + " of it held since the warm-up)"
+                                            : std::string());
+        const double held = tgi_refill ? 0 : out.kv.held_bytes;
+        TPT_RETURN_IF_ERROR(be.Allocate("kv_pool", static_cast<int64_t>(out.kv.pool_bytes - held), /*touch=*/true));
         auto m = be.GetMemInfo();
         if (!m.ok()) return m.status();
         return FillRanks(

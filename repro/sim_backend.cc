@@ -66,7 +66,16 @@ class SimulatedBackend : public DeviceBackend {
   }
   Status Allocate(const std::string& tag, int64_t bytes, bool touch) override {
     TPT_RETURN_IF_ERROR(Fault(tag));
-    return Charge(tag, bytes, &released_);
+    TPT_RETURN_IF_ERROR(Charge(tag, bytes, &released_));
+    by_tag_[tag] += Round(bytes);
+    return OkStatus();
+  }
+  void Free(const std::string& tag) override {
+    auto it = by_tag_.find(tag);
+    if (it == by_tag_.end()) return;
+    used_ -= it->second;
+    released_ -= it->second;
+    by_tag_.erase(it);
   }
   StatusOr<GraphResult> CaptureDecodeGraphs(const GraphSpec& spec) override {
     TPT_RETURN_IF_ERROR(Fault("cuda_graphs"));
@@ -86,6 +95,7 @@ class SimulatedBackend : public DeviceBackend {
   void Release() override {
     used_ -= released_;
     released_ = 0;
+    by_tag_.clear();
   }
 
  private:
@@ -146,6 +156,7 @@ class SimulatedBackend : public DeviceBackend {
     return OkStatus();
   }
 
+  std::map<std::string, int64_t> by_tag_;  // what Allocate charged, by tag (Free)
   SimulatedDevice d_;
   RankLayout layout_;
   int64_t used_ = 0;

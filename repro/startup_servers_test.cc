@@ -48,6 +48,20 @@ TEST(StartupReplay, TgiWarmupPrefillReproducesAndTheFittingPrefillPasses) {
   ASSERT_TRUE(rep.fix.has_value());
   EXPECT_EQ(rep.fix->kv.tokens, (32 + 6 * 256) * 16) << rep.fix->kv.formula;
   EXPECT_EQ(ExitCodeOf(rep.verdict), kExitReproduced);
+  // TGI frees the warm-up (its batch and its cache: set_cache_manager's
+  // empty_cache) before it allocates the whole KV cache: after the pool the
+  // warm-up's 2.875 GiB is free again, not held beside the pool.
+  const StepRecord* warm = nullptr;
+  const StepRecord* pool = nullptr;
+  for (const StepRecord& s : rep.fix->steps) {
+    if (s.step == kStepWarmup) warm = &s;
+    if (s.step == kStepKvPool) pool = &s;
+  }
+  ASSERT_TRUE(warm && pool);
+  EXPECT_EQ(pool->free_bytes - warm->free_bytes,
+            static_cast<int64_t>(2.875 * kGiB) - static_cast<int64_t>(rep.fix->kv.pool_bytes))
+      << pool->note;
+  EXPECT_NE(pool->note.find("after the warm-up's"), std::string::npos) << pool->note;
   // A prefill that still does not fit: the fix fails at the same step.
   p.fix["max_batch_prefill_tokens"] = 24576;  // 3.0 GiB on 2.91 GiB
   rep = Replay(p);
