@@ -42,14 +42,17 @@ inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::str
     if (!kPlain.plain[static_cast<unsigned char>(c)]) return false;
   char buf[kShort + 8];
   char* p = buf;
-  std::memcpy(p, lead.data(), lead.size());
-  p += lead.size();
+  // An empty view may carry a null data(); memcpy's source must not be null
+  // even for 0 bytes (UBSan's nonnull-attribute check).
+  auto put = [&p](std::string_view v) {
+    if (!v.empty()) std::memcpy(p, v.data(), v.size());
+    p += v.size();
+  };
+  put(lead);
   *p++ = '"';
-  std::memcpy(p, s.data(), s.size());
-  p += s.size();
+  put(s);
   *p++ = '"';
-  std::memcpy(p, tail.data(), tail.size());
-  p += tail.size();
+  put(tail);
   out->append(buf, p - buf);
   return true;
 }
