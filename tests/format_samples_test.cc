@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -294,6 +295,34 @@ TEST(FormatSamples, OtherServersAndHostLines) {
   EXPECT_EQ(Num(xid[1], "xid"), 45);
   EXPECT_EQ(Num(xid[1], "previous_xid"), 79);
   EXPECT_EQ(Str(xid[1], "bus_id"), "0000:81:00");
+}
+
+// TGI's router and launcher print tracing lines stamped with 6 fractional
+// digits and one space before ERROR ('...598137Z ERROR warmup{...}'), which
+// docker's `logs -t` stamp (9 digits) must not be taken for: the line keeps
+// TGI's prefix (its time and level), so it votes for TGI. A docker stamp in
+// front of a TGI line is still taken, and TGI's prefix then reads the rest.
+TEST(FormatSamples, TgiTracingLineIsNotADockerStamp) {
+  const fs::path path = fs::path(::testing::TempDir()) / "tgi_tracing_vs_docker_ts.log";
+  {
+    std::ofstream out(path);
+    out << "2024-09-25T15:04:34.598137Z ERROR warmup{max_input_length=500 max_prefill_tokens=550 "
+           "max_total_tokens=13107 max_batch_size=None}:warmup: text_generation_client: "
+           "router/client/src/lib.rs:46: Server error: CANCELLED\n"
+        << "2024-09-25T15:04:35.123456789Z 2024-09-25T15:04:34.700001Z ERROR warmup{max_input_length=500 "
+           "max_prefill_tokens=550 max_total_tokens=13107 max_batch_size=None}:warmup: text_generation_client: "
+           "router/client/src/lib.rs:46: Server error: CANCELLED\n";
+  }
+  auto run = ParseRunToMemory({path.string()}, Formats(), ParseOptions());
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  std::set<size_t> lines_with_tgi_prefix, lines_with_docker_stamp;
+  for (const Event& e : run->events) {
+    FieldValue prefix = e.Wrapper("prefix");
+    if (prefix.is_object() && prefix.json().value("id", "").rfind("tgi.", 0) == 0) lines_with_tgi_prefix.insert(e.line);
+    if (e.Wrapper("docker_ts").present()) lines_with_docker_stamp.insert(e.line);
+  }
+  EXPECT_EQ(lines_with_tgi_prefix, (std::set<size_t>{1, 2}));
+  EXPECT_EQ(lines_with_docker_stamp, (std::set<size_t>{2}));
 }
 
 }  // namespace
