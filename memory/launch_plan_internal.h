@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memory/launch_plan.h"
+#include "memory/server_flags.h"
 
 namespace tpt::memory::internal {
 
@@ -37,13 +38,9 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p);
 StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p);
 std::string ShortensContext(const std::string& framework, const std::string& version, int64_t pool, int64_t context);
 
-// Each server's own flags for what the remedies change (its memory knob and the range it
-// takes, TP, the context, an 8-bit KV cache, FP8 weights: "" where it has none).
-struct ServerFlags {
-  std::string fraction, tp, context, kv8_flag, kv8_value, fp8_weights_flag;
-  double max_fraction = 0.99;
-};
-ServerFlags FlagsOf(const std::string& framework);
+// Each server's own flags for what the remedies change: memory/server_flags.h.
+using ::tpt::memory::FlagsOf;
+using ::tpt::memory::ServerFlags;
 void SetFraction(PlanInput& in, double f);
 
 // Remedies, each checked by running the plan again with it.

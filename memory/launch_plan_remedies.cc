@@ -108,29 +108,6 @@ std::optional<std::pair<double, Plan>> SglangServingValue(const PlanInput& in, c
 
 }  // namespace
 
-ServerFlags FlagsOf(const std::string& framework) {
-  ServerFlags f;
-  if (framework == "sglang") {
-    f = {"--mem-fraction-static", "--tp", "--context-length", "--kv-cache-dtype", "fp8_e4m3", "--quantization"};
-  } else if (framework == "tgi") {
-    // text-generation-launcher (launch_command.h): --cuda-memory-fraction takes up to 1.0.
-    f = {"--cuda-memory-fraction", "--num-shard", "--max-total-tokens", "--kv-cache-dtype", "fp8_e4m3", "--quantize"};
-    f.max_fraction = 1.0;
-  } else if (framework == "trtllm") {
-    // trtllm-serve: the KV dtype only through --extra_llm_api_options; FP8 weights need a
-    // quantized checkpoint (ModelOpt), no flag.
-    f = {"--kv_cache_free_gpu_memory_fraction", "--tp_size", "--max_seq_len", "--extra_llm_api_options",
-         "kv_cache_fp8.yaml", ""};
-  } else if (framework == "lmdeploy") {
-    // lmdeploy serve api_server: --quant-policy 8 is its int8 KV cache; no FP8 weight flag.
-    f = {"--cache-max-entry-count", "--tp", "--session-len", "--quant-policy", "8", ""};
-  } else {
-    f = {"--gpu-memory-utilization", "--tensor-parallel-size", "--max-model-len", "--kv-cache-dtype", "fp8_e4m3",
-         "--quantization"};
-  }
-  return f;
-}
-
 void SetFraction(PlanInput& in, double f) {
   if (in.framework == "sglang") in.mem_fraction_static = f;
   else if (in.framework == "vllm") in.gpu_memory_utilization = f;

@@ -16,6 +16,7 @@
 #include "rules/line_source.h"
 #include "base/strings.h"
 #include "rules/memory_calls.h"
+#include "memory/server_flags.h"
 #include "rules/run_index.h"
 #include "rules/terminal.h"
 #include "rules/vocabulary.h"
@@ -469,6 +470,9 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
                FillTemplate(rem.command, scope)};
       r.kind = rem.kind;
       if (!PointsPastValueInUse(run, r)) continue;
+      // Worded for the run's server: TGI's --num-shard, not vLLM's --tensor-parallel-size;
+      // none where that server has no flag for the knob (memory/server_flags.h).
+      if (memory::SpellForServer(run.framework(), &r.flag, &r.value) == memory::Spelling::kNoSuchFlag) continue;
       d.remedy.push_back(std::move(r));
     }
     // A suspect other than the anchor's rank: quote its own last line before the

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "memory/server_flags.h"
 #include "parser/format_set.h"
 #include "rules/analyzer.h"
 #include "rules/run_index.h"
@@ -95,6 +96,31 @@ TEST(RulesLintTest, SamplesGiveTheExpectedResult) {
       for (const auto& d : a->diagnoses) EXPECT_NE(d.rule, r.id) << log << ": " << Summary(*a);
     }
   }
+}
+
+// A remedy is worded for the server that ran: every positive sample of a known
+// server (sglang, vllm, tgi, trtllm, lmdeploy) gives remedies whose flags that
+// server spells so (memory/server_flags.h): no --tensor-parallel-size for TGI,
+// no --quantization for LMDeploy, which has no such flag.
+TEST(RulesLintTest, RemediesSpeakTheRunsServer) {
+  int checked = 0;
+  for (const Rule& r : TheAnalyzer().rules().rules()) {
+    for (const auto& log : Logs(SamplesDir() / r.id, "pos")) {
+      auto a = TheAnalyzer().Run({log.string()});
+      ASSERT_TRUE(a.ok()) << log << ": " << a.status().message();
+      if (!memory::IsKnownServer(a->run.framework)) continue;
+      for (const auto& d : a->diagnoses)
+        for (const auto& rem : d.remedy) {
+          std::string flag = rem.flag, value = rem.value;
+          memory::Spelling how = memory::SpellForServer(a->run.framework, &flag, &value);
+          EXPECT_EQ(how, memory::Spelling::kKept) << log << " (" << a->run.framework << "): remedy " << rem.flag << " "
+                                                  << rem.value << " of " << d.rule << " is not this server's flag ("
+                                                  << flag << " " << value << ")";
+          ++checked;
+        }
+    }
+  }
+  EXPECT_GT(checked, 100);  // the samples of five servers, most with remedies
 }
 
 // The rank each listed sample's primary diagnosis blames, as read off the log

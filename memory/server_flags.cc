@@ -1,0 +1,100 @@
+// server_flags.cc: see server_flags.h.
+#include "memory/server_flags.h"
+
+#include <array>
+#include <string_view>
+
+namespace tpt::memory {
+
+namespace {
+constexpr std::array<std::string_view, 5> kServers = {"sglang", "vllm", "tgi", "trtllm", "lmdeploy"};
+}  // namespace
+
+ServerFlags FlagsOf(const std::string& framework) {
+  ServerFlags f;
+  if (framework == "sglang") {
+    f = {"--mem-fraction-static", "--tp", "--context-length", "--kv-cache-dtype", "fp8_e4m3", "--quantization",
+         "--disable-cuda-graph", ""};
+  } else if (framework == "tgi") {
+    // text-generation-launcher (launch_command.h): --cuda-memory-fraction takes up to 1.0;
+    // --cuda-graphs lists the batch sizes to capture, "0" captures none.
+    f = {"--cuda-memory-fraction", "--num-shard", "--max-total-tokens", "--kv-cache-dtype", "fp8_e4m3", "--quantize",
+         "--cuda-graphs", "0"};
+    f.max_fraction = 1.0;
+  } else if (framework == "trtllm") {
+    // trtllm-serve: the KV dtype only through --extra_llm_api_options; FP8 weights need a
+    // quantized checkpoint (ModelOpt), no flag; CUDA graphs are an --extra_llm_api_options
+    // setting too (off unless asked for).
+    f = {"--kv_cache_free_gpu_memory_fraction", "--tp_size", "--max_seq_len", "--extra_llm_api_options",
+         "kv_cache_fp8.yaml", "", "", ""};
+  } else if (framework == "lmdeploy") {
+    // lmdeploy serve api_server: --quant-policy 8 is its int8 KV cache; no FP8 weight flag;
+    // --eager-mode (PyTorch engine) runs without CUDA graphs.
+    f = {"--cache-max-entry-count", "--tp", "--session-len", "--quant-policy", "8", "", "--eager-mode", ""};
+  } else {
+    f = {"--gpu-memory-utilization", "--tensor-parallel-size", "--max-model-len", "--kv-cache-dtype", "fp8_e4m3",
+         "--quantization", "--enforce-eager", ""};
+  }
+  return f;
+}
+
+bool IsKnownServer(const std::string& framework) {
+  for (std::string_view s : kServers)
+    if (framework == s) return true;
+  return false;
+}
+
+Spelling SpellForServer(const std::string& framework, std::string* flag, std::string* value) {
+  if (!IsKnownServer(framework)) return Spelling::kKept;
+  // A flag this server has under the same name with a meaning of its own: SGLang's
+  // --max-total-tokens caps its KV pool, TGI's is a request's context.
+  if (framework == "sglang" && *flag == "--max-total-tokens") return Spelling::kKept;
+  // Which knob `flag` names: any server's spelling of it, and the aliases the servers
+  // also take (SGLang --tp-size, vLLM -tp).
+  enum Knob { kFraction, kTp, kContext, kKv8, kFp8, kEager, kNone } knob = kNone;
+  auto is = [&](std::string_view f) { return !f.empty() && *flag == f; };
+  if (is("--tp-size") || is("-tp")) knob = kTp;
+  for (std::string_view s : kServers) {
+    if (knob != kNone) break;
+    const ServerFlags o = FlagsOf(std::string(s));
+    if (is(o.fraction)) knob = kFraction;
+    else if (is(o.tp)) knob = kTp;
+    else if (is(o.context)) knob = kContext;
+    else if (is(o.kv8_flag) && s != "trtllm") knob = kKv8;  // trtllm's is its options file
+    else if (is(o.fp8_weights_flag)) knob = kFp8;
+    else if (is(o.eager_flag)) knob = kEager;
+  }
+  if (knob == kNone) return Spelling::kKept;
+  const ServerFlags mine = FlagsOf(framework);
+  std::string want, want_value = *value;
+  switch (knob) {
+    case kFraction:
+      // Each server's memory knob measures a different thing (SGLang: of the card for
+      // weights + pool; vLLM: of the card for everything; TRT-LLM: of what is free after the
+      // weights; LMDeploy: of that, for the cache): the flag, never the value.
+      want = mine.fraction;
+      want_value.clear();
+      break;
+    case kTp: want = mine.tp; break;
+    case kContext: want = mine.context; break;
+    case kKv8:
+      want = mine.kv8_flag;
+      if (framework == "trtllm") return Spelling::kNoSuchFlag;  // an options file, not a flag value
+      if (!value->empty()) want_value = mine.kv8_value;
+      break;
+    case kFp8: want = mine.fp8_weights_flag; break;
+    case kEager:
+      want = mine.eager_flag;
+      want_value = mine.eager_value;
+      break;
+    case kNone: break;
+  }
+  if (want.empty()) return Spelling::kNoSuchFlag;
+  if (want == *flag) return Spelling::kKept;  // already this server's flag: its value is the rule's
+  if (knob == kTp && framework == "sglang" && *flag == "--tp-size") return Spelling::kKept;  // SGLang takes both
+  *flag = want;
+  *value = want_value;
+  return Spelling::kRespelled;
+}
+
+}  // namespace tpt::memory

@@ -1,0 +1,41 @@
+// server_flags.h: each server's own spelling of the flags a remedy changes.
+//
+// The servers name the same knob differently (tensor parallelism is SGLang's
+// --tp-size, vLLM's --tensor-parallel-size, TGI's --num-shard, trtllm-serve's
+// --tp_size, LMDeploy's --tp), and some have no flag for it at all
+// (trtllm-serve and LMDeploy take FP8 weights only as a quantized checkpoint).
+// `plan` words its remedies with FlagsOf; `analyze` words a rule's remedy for
+// the run's server with SpellForServer, so a TGI log is never told to pass a
+// flag only vLLM knows. The spellings are those of memory/launch_command.cc
+// (each server's launcher, cited there).
+#pragma once
+
+#include <string>
+
+namespace tpt::memory {
+
+// Each server's flags for what the remedies change (its memory knob and the
+// range it takes, TP, the context, an 8-bit KV cache, FP8 weights, running
+// without CUDA graphs): "" where it has none.
+struct ServerFlags {
+  std::string fraction, tp, context, kv8_flag, kv8_value, fp8_weights_flag;
+  std::string eager_flag, eager_value;  // no CUDA graphs
+  double max_fraction = 0.99;
+};
+ServerFlags FlagsOf(const std::string& framework);
+
+// True for the five servers FlagsOf knows (sglang, vllm, tgi, trtllm, lmdeploy).
+bool IsKnownServer(const std::string& framework);
+
+// A remedy's flag and value as `framework` spells them. A flag any server
+// spells for one of the knobs above (TP, context, 8-bit KV cache, FP8 weights,
+// no CUDA graphs) is rewritten to this server's spelling; a memory fraction to
+// this server's fraction flag without the value (the fractions measure
+// different things); kNoSuchFlag when this server has no flag for that knob
+// (the remedy cannot be copied there). Flags of no knob above, a flag the
+// server has under that name with its own meaning, and runs of an unknown
+// server are kept as they are.
+enum class Spelling { kKept, kRespelled, kNoSuchFlag };
+Spelling SpellForServer(const std::string& framework, std::string* flag, std::string* value);
+
+}  // namespace tpt::memory
