@@ -564,7 +564,7 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   // producer made no progress: quoted when nothing else explains the run.
   std::vector<size_t> error_lines;
   for (size_t i = 0; i < events.size() && error_lines.size() < 8; ++i) {
-    if (!SaysError(events[i]) || term.Survived(i)) continue;
+    if (!SaysError(events, i) || term.Survived(i)) continue;
     if (!error_lines.empty() && events[error_lines.back()].source == events[i].source &&
         events[error_lines.back()].line == events[i].line)
       continue;  // one line, two patterns

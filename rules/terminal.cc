@@ -64,8 +64,13 @@ bool WarningLine(const std::vector<Event>& events, size_t i) {
   return false;
 }
 
-bool SaysError(const Event& e) {
+bool SaysError(const std::vector<Event>& events, size_t i) {
+  const Event& e = events[i];
   if (e.kind != "error_line") return false;
+  for (size_t j = i; j < events.size() && events[j].source == e.source && events[j].line == e.line; ++j)
+    if (events[j].kind == "exception") return false;
+  for (size_t j = i; j-- > 0 && events[j].source == e.source && events[j].line == e.line;)
+    if (events[j].kind == "exception") return false;
   if (e.pattern_id != "error_level") return true;
   // error_level matched any line holding the word: the text before the
   // message (the stripped prefix) must hold it as the level.
@@ -128,7 +133,7 @@ Terminals::Terminals(const RunIndex& run) : run_(run) {
   is_end_.assign(evs.size(), 0);
   for (size_t i = 0; i < evs.size(); ++i) {
     const Event& e = evs[i];
-    bool failure = IsOwnFailure(e) || IsConsequence(e) || SaysError(e);
+    bool failure = IsOwnFailure(e) || IsConsequence(e) || SaysError(evs, i);
     if (!failure || Survived(i) || IgnorableException(run, i)) continue;
     is_end_[i] = 1;
     ends_.push_back(i);

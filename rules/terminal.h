@@ -90,8 +90,10 @@ bool IsOwnFailure(const Event& e);
 bool WarningLine(const std::vector<Event>& events, size_t i);
 
 // A line that says it is an error (an error level in its prefix or first
-// word; parser/formats/generic.json error_message, error_level).
-bool SaysError(const Event& e);
+// word; parser/formats/generic.json error_message, error_level), unless it is
+// a traceback's own exception line: the exception event on that line judges
+// it (survived, or ignorable at exit).
+bool SaysError(const std::vector<Event>& events, size_t i);
 
 // A Python traceback that ends nothing: Ctrl-C, or one raised in a finalizer
 // ("Exception ignored in:", outermost frame __del__).

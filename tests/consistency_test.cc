@@ -518,7 +518,9 @@ TEST(ConsistencyEvidence, UnexplainedErrorLineIsUnknownWithTheLine) {
       "(EngineCore_DP0 pid=3010) ERROR 10-14 09:13:50 [gpu_worker.py:300] Could not reach the weights store: 403\n",
       "Error: DownloadError\n",
       "FATAL: the NIC mlx5_0 went down\n",
-      "ERROR:root:the tokenizer service is gone\n"};
+      "ERROR:root:the tokenizer service is gone\n",
+      // A Python exception's own line pasted without its traceback.
+      "RuntimeError: [TM][ERROR]  Assertion fail: /lmdeploy/src/turbomind/models/llama/Barrier.h:20\n"};
   for (const std::string& line : errors) {
     std::string path = WriteTemp("tpt_error_line.log", start + line);
     Result r = Analyze("--format json '" + path + "'");
@@ -535,6 +537,17 @@ TEST(ConsistencyEvidence, UnexplainedErrorLineIsUnknownWithTheLine) {
           "(APIServer pid=2871) ERROR 10-14 09:15:02 [serving_chat.py:1118] Error in chat completion stream generator.\n"
           "(APIServer pid=2871) INFO:     127.0.0.1:40124 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n");
   EXPECT_EQ(Analyze("'" + served + "'").rc, 0);
+  // The same kind of line as a traceback's last line, raised in a finalizer at exit
+  // ("Exception ignored in:"): the traceback judges it, and the run is healthy.
+  std::string at_exit = WriteTemp(
+      "tpt_exit_finalizer.log",
+      ReadSample("logs/vllm-v1-tp2-healthy.log") +
+          "Exception ignored in: <function CustomAllreduce.__del__ at 0x7f3b5c1d2e60>\n"
+          "Traceback (most recent call last):\n"
+          "  File \"/usr/local/lib/python3.10/dist-packages/vllm/distributed/device_communicators/custom_all_reduce.py\", "
+          "line 305, in __del__\n"
+          "TypeError: 'NoneType' object is not callable\n");
+  EXPECT_EQ(Analyze("'" + at_exit + "'").rc, 0);
   // INFO naming the word: no error.
   std::string info = WriteTemp("tpt_info_error.log",
                                start + "(EngineCore_DP0 pid=3010) INFO 10-14 09:13:50 [core.py:700] retry policy: "

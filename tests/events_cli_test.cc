@@ -61,7 +61,11 @@ TEST_F(EventsCliTest, JsonLinesCarryKindFileAndLine) {
   Result r = RunEvents(Q(log_));
   ASSERT_EQ(r.rc, 0) << r.out;
   auto ev = JsonLines(r.out);
-  ASSERT_EQ(ev.size(), 3u) << r.out;
+  // The OOM line is also a line that says it is an error (generic.json error_message:
+  // an exception's own line), as a vLLM 'ERROR ...' line is.
+  ASSERT_EQ(ev.size(), 4u) << r.out;
+  EXPECT_EQ(ev[3]["kind"], "error_line");
+  EXPECT_EQ(ev[3]["line"], 4);
   EXPECT_EQ(ev[0]["kind"], "weights_load_end");
   EXPECT_EQ(ev[0]["tp_rank"], 0);
   EXPECT_EQ(ev[1]["line"], 3);
@@ -109,7 +113,7 @@ TEST_F(EventsCliTest, MissingFileIsNamedAndExitCodesSayHowBad) {
   // One missing, one readable: the readable one's events, exit 1.
   Result some = RunEvents(Q(missing) + " " + Q(log_));
   EXPECT_EQ(some.rc, 1);
-  EXPECT_EQ(JsonLines(some.out).size(), 3u);
+  EXPECT_EQ(JsonLines(some.out).size(), 4u);
 }
 
 TEST_F(EventsCliTest, SummaryOnlyPrintsPerProducerTable) {
