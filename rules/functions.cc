@@ -244,21 +244,37 @@ Value NearText(const RunScope& s, const Args& a) {
   return false;
 }
 
-// The traceback of the anchor (its own lines, or the nearest event within 3
-// of it on its rank that has frames: an OOM line and the traceback around
-// it), outermost frame first; empty when none.
+// The traceback of the anchor (its own lines, or the nearest event on its
+// rank that has frames: an OOM line and the traceback around it), outermost
+// frame first; empty when none. Near: within 3 events, or within 4 lines of
+// the lines a traceback spans in the same input (one line can be several
+// events: vLLM's 'ERROR ... OOM' line, then 'EngineCore failed to start.' and
+// its traceback, each line also a line that says error).
 std::vector<Frame> AnchorFrames(const RunScope& s) {
   size_t an = s.anchor();
   if (an == RunScope::kNoAnchor) return {};
   const auto& evs = s.run().events();
-  size_t lo = an >= 3 ? an - 3 : 0, hi = std::min(evs.size(), an + 4);
+  constexpr size_t kEvents = 3, kFar = 10;
+  constexpr uint64_t kLines = 4;
+  size_t lo = an >= kFar ? an - kFar : 0, hi = std::min(evs.size(), an + kFar + 1);
   std::vector<size_t> order = {an};
-  for (size_t d = 1; d <= 3; ++d) {
+  for (size_t d = 1; d <= kFar; ++d) {
     if (an + d < hi) order.push_back(an + d);
     if (an >= lo + d) order.push_back(an - d);
   }
+  const Event& a = evs[an];
+  auto near = [&](size_t i) {
+    const size_t d = i > an ? i - an : an - i;
+    if (d <= kEvents) return true;
+    const Event& e = evs[i];
+    if (e.source != a.source) return false;
+    // A traceback spans its frames: before its exception line (the event's line), or
+    // after its 'Traceback' line when it was cut.
+    const uint64_t reach = kLines + e.extra_lines.size() + 1;
+    return (e.line > a.line ? e.line - a.line : a.line - e.line) <= reach;
+  };
   for (size_t i : order) {
-    if (i != an && !s.SameRank(evs[i])) continue;
+    if (i != an && (!s.SameRank(evs[i]) || !near(i))) continue;
     std::vector<Frame> fr = FramesOf(FullText(evs[i]));
     if (!fr.empty()) return fr;
   }
