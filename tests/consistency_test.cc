@@ -520,7 +520,9 @@ TEST(ConsistencyEvidence, UnexplainedErrorLineIsUnknownWithTheLine) {
       "FATAL: the NIC mlx5_0 went down\n",
       "ERROR:root:the tokenizer service is gone\n",
       // A Python exception's own line pasted without its traceback.
-      "RuntimeError: [TM][ERROR]  Assertion fail: /lmdeploy/src/turbomind/models/llama/Barrier.h:20\n"};
+      "RuntimeError: [TM][ERROR]  Assertion fail: /lmdeploy/src/turbomind/models/llama/Barrier.h:20\n",
+      // Docker's refusal to start the next container.
+      "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].\n"};
   for (const std::string& line : errors) {
     std::string path = WriteTemp("tpt_error_line.log", start + line);
     Result r = Analyze("--format json '" + path + "'");
