@@ -28,6 +28,27 @@ double ForwardPeak(const PlanInput& in, int64_t tokens, int64_t requests, const 
   return peak;
 }
 
+// TGI's warm-up prefill (server/text_generation_server/models/flash_causal_lm.py
+// warmup, generate_token; huggingface/text-generation-inference): the router's warm-up
+// requests ask for the log-probabilities of every prefill token (`prefill_logprobs: true`,
+// router/client/src/client.rs v1.0.0-v2.0.4, router/client/src/v3/client.rs v2.2.0,
+// backends/v3/src/client/grpc_client.rs v2.4.0-v3.3.6), so no lm_head index is applied
+// and the head computes logits for all T prefill tokens (T x vocab in the model dtype;
+// at TP > 1 TensorParallelHead's gathered buffer plus the rank's slice, layers/
+// tensor_parallel.py); before v2.4.0 `torch.log_softmax(out, -1)` makes a second T x vocab
+// tensor beside it (in place from v2.4.0, #2661, "prefer inplace softmax to avoid copy").
+// The free memory is then read with torch.cuda.mem_get_info and no empty_cache in between,
+// so what the caching allocator holds stays counted: the forward's blocks, which cannot
+// serve the larger logits, plus the logits. Returns 0 when the model is unknown.
+double TgiPrefillLogitsBytes(const PlanInput& in, int64_t tokens) {
+  if (!in.model || in.model->vocab <= 0 || tokens <= 0) return 0;
+  const double e = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
+  const int tp = std::max(in.tp, 1);
+  const double head = tp > 1 ? 1.0 + 1.0 / tp : 1.0;
+  const double copies = VersionBefore(in.version, {2, 4, 0}) ? head + 1.0 : head;
+  return static_cast<double>(tokens) * static_cast<double>(in.model->vocab) * e * copies;
+}
+
 StatusOr<int64_t> KvBytesPerToken(const PlanInput& in) {
   if (in.cell_bytes) return *in.cell_bytes;
   if (!(in.dims.layers > 0 && (in.dims.IsMla() || (in.dims.kv_heads > 0 && in.dims.head_dim > 0)))) {
@@ -129,7 +150,18 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   const int64_t requests = (prefill + input_tokens - 1) / input_tokens;
   const int64_t warm_blocks = TgiWarmupBlocks(prefill, input_tokens, total_tokens, block);
   const double warm_kv = static_cast<double>(warm_blocks) * block * p.cell_bytes;
-  const double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
+  double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
+  if (!in.activation_peak_bytes) {
+    const double logits = TgiPrefillLogitsBytes(in, prefill);
+    if (logits > 0) {
+      act += logits;
+      p.assumptions.push_back(
+          "warm-up logits " + FormatGiB(logits) + " on top: TGI's warm-up asks for the log-probabilities of all " +
+          std::to_string(prefill) + " prefill tokens (x vocab " + std::to_string(in.model->vocab) +
+          (VersionBefore(in.version, {2, 4, 0}) ? ", and log_softmax's copy before v2.4.0" : "") +
+          "), held by the caching allocator when the free memory is read");
+    }
+  }
   const double after_weights = p.free_at_init_bytes - p.weights_bytes;
   const double free_after_warmup = after_weights - warm_kv - act;
   p.figures["warmup_prefill_tokens"] = prefill;

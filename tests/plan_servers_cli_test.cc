@@ -2,6 +2,7 @@
 // a configuration that fits exits 0 with the server's own launch line (each default it
 // leaves said once); one that does not exits 1 with remedies in the server's own flags,
 // and planning again with the first remedy fits.
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,36 @@ TEST(PlanServersCliTest, TgiWarmupThatDoesNotFitExitsOneWithItsRemedies) {
   EXPECT_EQ(j["launch_command"], nullptr);
   CmdResult again = Plan(base + "--max-batch-prefill-tokens " + j["remedy"][0]["value"].get<std::string>());
   EXPECT_EQ(again.rc, 0) << again.out;
+}
+
+// TGI's warm-up asks for the log-probabilities of every prefill token, so the lm_head
+// runs over all of them: T x vocab logits stay reserved when TGI reads the free memory,
+// and before v2.4.0 log_softmax's copy beside them (flash_causal_lm.py; in place from
+// #2661). Llama-3.1-8B on an A10G at the launcher's defaults (4,145 prefill tokens x
+// 128,256): v2.4.0's pool is larger than v2.2.0's by one 0.99 GiB copy x 0.95 wiggle
+// room (about 7,500 tokens of 128 KiB), and neither is the pool without the logits.
+TEST(PlanServersCliTest, TgiWarmupPricesThePrefillLogits) {
+  const std::string base = "--server tgi --model " + Model("llama-3.1-8b-instruct") + " --gpu A10G --context-length 4096 ";
+  CmdResult v22 = Plan(base + "--server-version 2.2.0");
+  CmdResult v24 = Plan(base + "--server-version 2.4.0");
+  ASSERT_EQ(v22.rc, 0) << v22.out;
+  ASSERT_EQ(v24.rc, 0) << v24.out;
+  auto j22 = Json(v22), j24 = Json(v24);
+  const int64_t k22 = j22["kv_tokens"].get<int64_t>(), k24 = j24["kv_tokens"].get<int64_t>();
+  const double copy_tokens = 4145.0 * 128256 * 2 * 0.95 / 131072;
+  EXPECT_NEAR(static_cast<double>(k24 - k22), copy_tokens, 32) << k22 << " vs " << k24;
+  // The forward alone, given as the activation peak, leaves both copies' room to the pool.
+  const double peak = j22["figures"]["activation_peak_bytes"].get<double>();
+  const double logits = 2 * 4145.0 * 128256 * 2;
+  EXPECT_GT(peak, logits);
+  char forward[64];
+  std::snprintf(forward, sizeof(forward), "--activation-peak %.6fGiB ", (peak - logits) / (1024.0 * 1024 * 1024));
+  CmdResult bare = Plan(base + forward + "--server-version 2.2.0");
+  ASSERT_EQ(bare.rc, 0) << bare.out;
+  EXPECT_NEAR(static_cast<double>(Json(bare)["kv_tokens"].get<int64_t>() - k22), 2 * copy_tokens, 64);
+  bool said = false;
+  for (const auto& a : j22["assumptions"]) said = said || a.get<std::string>().find("log-probabilities of all 4145") != std::string::npos;
+  EXPECT_TRUE(said) << j22["assumptions"].dump(1);
 }
 
 TEST(PlanServersCliTest, TensorRtLlmFitsAndPrintsItsLaunchLine) {
