@@ -411,9 +411,16 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
   if (!sglang && !in.activation_peak_bytes) {
     double a = p.figures.contains("activation_peak_bytes") ? p.figures["activation_peak_bytes"].get<double>() : 0;
     PlanInput lo = in, hi = in;
-    lo.activation_peak_bytes = std::max(a * 1.5, 0.5 * kGiB);
+    // A multimodal encoder's profiling the plan does not size (unknown:) can take more
+    // than twice the estimate; its range is wider.
+    const bool encoder = p.input.encoder_profile_unmodelled;
+    const double up = encoder ? 2.5 : 1.5;
+    lo.activation_peak_bytes = std::max(a * up, 0.5 * kGiB);
+    lo.encoder_profile_unmodelled = hi.encoder_profile_unmodelled = false;
     hi.activation_peak_bytes = a * 0.5;
-    vary("activation peak x0.5-x1.5 (profiling run estimate)", lo, hi);
+    vary(encoder ? "activation peak x0.5-x2.5 (profiling run estimate; encoder profiling not modelled)"
+                                       : "activation peak x0.5-x1.5 (profiling run estimate)",
+         lo, hi);
   }
   if (in.version_assumed) {
     std::vector<std::string> others = sglang                        ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}

@@ -190,6 +190,41 @@ TEST(PlanCliTest, VllmV0ProfilesTheMultimodalDummyPrompt) {
   EXPECT_TRUE(said) << r.out;
 }
 
+// vLLM V1 profiles a multimodal model's encoder on dummy images/videos the plan does not
+// size (gpu_model_runner.py profile_run): plan says so under `unknown:` and widens the
+// activation peak's range to x2.5, and stays quiet where it is known: a peak given from a
+// log, a text-only model, or the Qwen-VL processor on V0 (whose dummy prompt is modelled).
+TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
+  auto model = [](const std::string& name) {
+    return std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/" + name + "' ";
+  };
+  auto unknowns = [](const PlanRun& r) {
+    auto j = nlohmann::json::parse(r.out);
+    return j["unknowns"];
+  };
+  const std::string v011 = "--framework vllm --server-version 0.11.0 --gpu H100 --max-model-len 8192 ";
+  PlanRun gemma = Plan(model("gemma-3-27b") + v011 + "--format json");
+  ASSERT_TRUE(gemma.rc == 0 || gemma.rc == 1) << gemma.out;
+  auto u = unknowns(gemma);
+  ASSERT_EQ(u.size(), 1u) << gemma.out;
+  EXPECT_NE(u[0].get<std::string>().find("encoder profiling not modelled for Gemma3ForConditionalGeneration"),
+            std::string::npos);
+  bool wide = false;
+  const auto gj = nlohmann::json::parse(gemma.out);
+  for (const auto& s : gj["sensitivity"]) {
+    wide = wide || s["assumption"].get<std::string>().find("x0.5-x2.5") != std::string::npos;
+  }
+  EXPECT_TRUE(wide) << gemma.out;
+  PlanRun text = Plan(model("gemma-3-27b") + v011);
+  EXPECT_NE(text.out.find("unknown: encoder profiling not modelled"), std::string::npos) << text.out;
+  EXPECT_TRUE(unknowns(Plan(model("gemma-3-27b") + v011 + "--activation-peak 9GiB --format json")).empty());
+  EXPECT_TRUE(unknowns(Plan(model("llama-3.1-8b-instruct") + v011 + "--format json")).empty());
+  EXPECT_TRUE(unknowns(Plan(model("qwen2.5-vl-7b-instruct-awq") +
+                            "--framework vllm --server-version 0.7.3 --vllm-engine v0 --gpu jetson-orin-32g "
+                            "--gpu-memory-utilization 0.4 --max-model-len 4096 --format json"))
+                  .empty());
+}
+
 // V1 before 0.7.3 computes the profiling run's logits over every batched token, with no
 // sampler (gpu_model_runner.py profile_run before vllm#10957): 8,192 x 128,256 bf16 =
 // 1.96 GiB beside the hidden states, larger than the forward pass; from 0.8.0 the dummy
