@@ -86,6 +86,32 @@ TEST(ConfigReadingTest, WrongTypesAndCountsAreErrorsNamingTheFieldNotMissing) {
   EXPECT_NE(s.status().message().find("text_config.head_dim"), std::string::npos) << s.status().message();
 }
 
+// More KV heads than attention heads, or a count that does not divide them, is no model
+// a server loads (transformers' num_key_value_groups, vLLM's attention backends assert
+// num_heads % num_kv_heads == 0): an error naming the field and the file, not a plan
+// priced on 64 KV heads.
+TEST(ConfigReadingTest, KvHeadsMustDivideTheAttentionHeads) {
+  json c = Llama();
+  c["num_key_value_heads"] = 16;  // 8 heads
+  auto s = ParseModelConfig(c, "/m/config.json");
+  ASSERT_FALSE(s.ok()) << "16 KV heads for 8 attention heads was accepted";
+  EXPECT_NE(s.status().message().find("num_key_value_heads is 16"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("num_attention_heads (8)"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("/m/config.json"), std::string::npos);
+  c["num_key_value_heads"] = 3;
+  s = ParseModelConfig(c, "x.json");
+  ASSERT_FALSE(s.ok()) << "3 KV heads for 8 attention heads was accepted";
+  json v = {{"model_type", "llava"}, {"text_config", Llama()}};
+  v["text_config"]["num_key_value_heads"] = 5;
+  s = ParseModelConfig(v, "x.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("text_config.num_key_value_heads"), std::string::npos) << s.status().message();
+  for (int kv : {1, 2, 4, 8}) {
+    c["num_key_value_heads"] = kv;
+    EXPECT_TRUE(ParseModelConfig(c, "x.json").ok()) << kv;
+  }
+}
+
 TEST(ConfigReadingTest, NoIntermediateSizeIsNotAnMlpOfZero) {
   json c = Llama();
   c["model_type"] = "qwen3";  // Qwen3Config's default is not in our table: no width to say
