@@ -231,6 +231,47 @@ TEST(ConfigReadingTest, IndexTotalAndSingleSafetensorsFile) {
   EXPECT_DOUBLE_EQ(*m->index_total_bytes, 4096);
 }
 
+// What a user points --model at besides the folder: the index or a weights file (their
+// folder's config.json is read, and said); a cache snapshot whose blob is gone (a dangling
+// link, named as such, not "no config.json" or weights silently from the config); a bad
+// index names the index, not config.json.
+TEST(ConfigReadingTest, IndexFileNamedAndBrokenCacheLinks) {
+  TempDir t;
+  Write(t.path() / "config.json", Llama().dump());
+  Write(t.path() / "model.safetensors.index.json",
+        json{{"metadata", {{"total_size", 16060522496LL}}}, {"weight_map", json::object()}}.dump());
+  auto m = LoadModel((t.path() / "model.safetensors.index.json").string());
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->layers, 4);
+  ASSERT_TRUE(m->index_total_bytes);
+  EXPECT_TRUE(Has(m->notes, "--model names model.safetensors.index.json: its folder's config.json is read"));
+  EXPECT_EQ(fs::path(m->source).filename(), "config.json");
+  Write(t.path() / "model.safetensors.index.json",
+        json{{"metadata", {{"total_size", "big"}}}, {"weight_map", json::object()}}.dump());
+  auto bad = LoadModel(t.path().string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("fix model.safetensors.index.json"), std::string::npos) << bad.status().message();
+
+  TempDir c;
+  const fs::path snap = c.path() / "models--org--tiny" / "snapshots" / "1234abcd";
+  Write(c.path() / "models--org--tiny" / "blobs" / "cfg", Llama().dump());
+  fs::create_directories(snap);
+  fs::create_symlink("../../blobs/cfg", snap / "config.json");
+  fs::create_symlink("../../blobs/idx", snap / "model.safetensors.index.json");  // never downloaded
+  auto gone = LoadModel(snap.string());
+  ASSERT_FALSE(gone.ok()) << "a dangling index link was read as no index";
+  EXPECT_NE(gone.status().message().find("model.safetensors.index.json is a link to ../../blobs/idx, which does not exist"),
+            std::string::npos)
+      << gone.status().message();
+  fs::remove(snap / "model.safetensors.index.json");
+  fs::remove(c.path() / "models--org--tiny" / "blobs" / "cfg");
+  auto no_cfg = LoadModel(snap.string());
+  ASSERT_FALSE(no_cfg.ok());
+  EXPECT_NE(no_cfg.status().message().find("config.json is a link to ../../blobs/cfg, which does not exist"),
+            std::string::npos)
+      << no_cfg.status().message();
+}
+
 // Every common kind of quantization config: read, or refused by name.
 TEST(ConfigReadingTest, QuantizationConfigsAreReadOrRefusedByName) {
   auto with = [](json qc) {

@@ -2,6 +2,8 @@
 // (0 fits, 1 predicted failure, 2 usage error) and messages that name the flag.
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -223,6 +225,32 @@ TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
                             "--framework vllm --server-version 0.7.3 --vllm-engine v0 --gpu jetson-orin-32g "
                             "--gpu-memory-utilization 0.4 --max-model-len 4096 --format json"))
                   .empty());
+}
+
+// The launch line names the folder the server loads, whatever --model pointed at: a
+// Hugging Face cache root (its refs/main snapshot), the snapshot's config.json, or the
+// index file; `vllm serve .../config.json` would not start.
+TEST(PlanCliTest, LaunchLineNamesTheModelFolder) {
+  namespace fs = std::filesystem;
+  std::string tmpl = (fs::temp_directory_path() / "tpt_launch_XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  const fs::path root = fs::path(tmpl) / "models--meta-llama--Llama-3.1-8B-Instruct";
+  const fs::path snap = root / "snapshots" / "0e9e39f2";
+  fs::create_directories(snap);
+  fs::create_directories(root / "refs");
+  std::ofstream(root / "refs" / "main") << "0e9e39f2";
+  const fs::path src = fs::path(TPT_SOURCE_DIR) / "samples" / "models" / "llama-3.1-8b-instruct";
+  fs::copy_file(src / "config.json", snap / "config.json");
+  fs::copy_file(src / "model.safetensors.index.json", snap / "model.safetensors.index.json");
+  for (const fs::path& given : {root, snap / "config.json", snap / "model.safetensors.index.json"}) {
+    PlanRun r = Plan("--model '" + given.string() +
+                     "' --framework vllm --server-version 0.11.0 --gpu H100 --max-model-len 8192 --format json");
+    ASSERT_EQ(r.rc, 0) << given << "\n" << r.out;
+    const std::string launch = nlohmann::json::parse(r.out)["launch_command"];
+    EXPECT_EQ(launch.rfind("vllm serve " + snap.string() + " ", 0), 0u) << given << ": " << launch;
+  }
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
 }
 
 // V1 before 0.7.3 computes the profiling run's logits over every batched token, with no
