@@ -86,6 +86,9 @@ struct PlanInput {
   // dummy items the plan does not size (every tower but the Qwen-VL processors on V0), so
   // the activation peak is a rough estimate; the plan says so under `unknown:`.
   bool encoder_profile_unmodelled = false;
+  // Set by the derivation: context_length came from the model's max_position_embeddings,
+  // not from the user (TGI v3 then warms up without a max_total_tokens).
+  bool context_from_model = false;
 };
 
 // How much one assumption moves the predicted pool: the KV tokens at its low and high end.

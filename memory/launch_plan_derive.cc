@@ -167,6 +167,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     }
     if (!in.context_length && m.max_position > 0) {
       in.context_length = m.max_position;
+      in.context_from_model = true;
       assumptions.push_back("context length " + std::to_string(m.max_position) +
                             " = max_position_embeddings (the servers' default); pass --context-length/--max-model-len");
     }

@@ -124,6 +124,12 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   const int block = v3 ? 1 : 16;
   const int64_t total_tokens = in.context_length.value_or(4096);
   if (!in.context_length) p.assumptions.push_back("--max-total-tokens 4096 assumed (no context length or model)");
+  // v3 without --max-total-tokens (the context is the model's, nobody asked for it): the
+  // router's warm-up sends the prefill budget as requests of max_new_tokens 1, each as long
+  // as what is left of the budget (one request), and the server sets max_total_tokens from
+  // the pool afterwards (backends/v3/src/client/grpc_client.rs warmup, flash_causal_lm.py
+  // warmup, v3.0.1): the warm-up blocks cover the prefill, not max_position_embeddings.
+  const bool v3_unbounded = v3 && (!in.context_length || in.context_from_model);
   const int64_t input_tokens = std::max<int64_t>(1, total_tokens - 1);
   // --max-batch-prefill-tokens: launcher/src/main.rs v3.3.6 defaults to min(4096,
   // max_position_embeddings) (less when its VRAM estimate says so); v2: max_input_tokens + 50.
@@ -147,8 +153,14 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   }
   // The warm-up: the router's batch of max_input_tokens requests up to the prefill
   // budget allocates its blocks, then one prefill runs; its peak stays reserved.
-  const int64_t requests = (prefill + input_tokens - 1) / input_tokens;
-  const int64_t warm_blocks = TgiWarmupBlocks(prefill, input_tokens, total_tokens, block);
+  const int64_t requests = v3_unbounded ? 1 : (prefill + input_tokens - 1) / input_tokens;
+  const int64_t warm_blocks = v3_unbounded ? TgiWarmupBlocks(prefill, prefill, prefill + 1, block)
+                                           : TgiWarmupBlocks(prefill, input_tokens, total_tokens, block);
+  if (v3_unbounded) {
+    p.assumptions.push_back("warm-up of one " + std::to_string(prefill) +
+                            "-token request with max_new_tokens 1 (TGI v3 without --max-total-tokens; the server "
+                            "then sets max_total_tokens from the pool)");
+  }
   const double warm_kv = static_cast<double>(warm_blocks) * block * p.cell_bytes;
   double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
   if (!in.activation_peak_bytes) {
@@ -161,6 +173,11 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
           (VersionBefore(in.version, {2, 4, 0}) ? ", and log_softmax's copy before v2.4.0" : "") +
           "), held by the caching allocator when the free memory is read");
     }
+    // Two logged launches (samples/models) disagree with this sum in both directions.
+    p.unknowns.push_back(
+        "TGI's warm-up peak as its free-memory read sees it: checked on two logged launches only, which imply "
+        "x0.7 (3.0.1, TP 2) and x1.8 (2.2.0, one A10G) of the estimate; the range below widens it to x0.5-x2; pass "
+        "--activation-peak from a launch of the same model and card");
   }
   const double after_weights = p.free_at_init_bytes - p.weights_bytes;
   const double free_after_warmup = after_weights - warm_kv - act;

@@ -109,6 +109,32 @@ TEST(PlanServersCliTest, TgiWarmupPricesThePrefillLogits) {
   EXPECT_TRUE(said) << j22["assumptions"].dump(1);
 }
 
+// TGI v3 without --max-total-tokens: the router's warm-up is one request of the prefill
+// budget with max_new_tokens 1, and the server sets max_total_tokens from the pool
+// (backends/v3 grpc_client.rs warmup, v3.0.1). Llama-3.3-70B AWQ on 2 x RTX 3090
+// (tgi#2842) starts; planning the warm-up over max_position_embeddings (131,071 blocks of
+// 160 KiB) predicted warmup_oom. Asked for the full 131,072-token context it does not fit.
+// The warm-up's peak is uncertain (two logged launches disagree): said, range widened.
+TEST(PlanServersCliTest, TgiV3WithoutMaxTotalTokensWarmsUpOnThePrefill) {
+  const std::string base = "--server tgi --server-version 3.0.1 --model " + Model("llama-3.1-70b-instruct-awq") +
+                           " --gpu RTX-3090 --num-shard 2 ";
+  CmdResult r = Plan(base);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["figures"]["warmup_blocks"].get<int64_t>(), 4096) << j["figures"].dump();
+  EXPECT_GT(j["kv_tokens"].get<int64_t>(), 4096);
+  ASSERT_FALSE(j["warnings"].empty());
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("TGI v3 sets --max-total-tokens"), std::string::npos);
+  ASSERT_EQ(j["unknowns"].size(), 1u) << j.dump(1);
+  EXPECT_NE(j["unknowns"][0].get<std::string>().find("TGI's warm-up peak"), std::string::npos);
+  bool wide = false;
+  for (const auto& s : j["sensitivity"]) wide = wide || s["assumption"].get<std::string>().find("x0.5-x2 (TGI") != std::string::npos;
+  EXPECT_TRUE(wide) << j["sensitivity"].dump(1);
+  CmdResult asked = Plan(base + "--context-length 131072");
+  EXPECT_EQ(asked.rc, 1) << asked.out;
+  EXPECT_GT(Json(asked)["figures"]["warmup_blocks"].get<int64_t>(), 100000);
+}
+
 TEST(PlanServersCliTest, TensorRtLlmFitsAndPrintsItsLaunchLine) {
   CmdResult r = Plan("--server trtllm --server-version 1.0.0 --model " + Model("llama-3.1-70b-instruct") +
                      " --gpu H100 --tp_size 2 --context-length 32768");
