@@ -173,11 +173,11 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
           (VersionBefore(in.version, {2, 4, 0}) ? ", and log_softmax's copy before v2.4.0" : "") +
           "), held by the caching allocator when the free memory is read");
     }
-    // Two logged launches (samples/models) disagree with this sum in both directions.
+    // Three logged launches (samples/models) disagree with this sum in both directions.
     p.unknowns.push_back(
-        "TGI's warm-up peak as its free-memory read sees it: checked on two logged launches only, which imply "
-        "x0.7 (3.0.1, TP 2) and x1.8 (2.2.0, one A10G) of the estimate; the range below widens it to x0.5-x2; pass "
-        "--activation-peak from a launch of the same model and card");
+        "TGI's warm-up peak as its free-memory read sees it: checked on three logged launches, which imply "
+        "x0.7 (3.0.1, TP 2), x1.1 (2.0.0, A100) and x1.8 (2.2.0, A10G) of the estimate; the range below widens it to "
+        "x0.5-x2; pass --activation-peak from a launch of the same model and card");
   }
   const double after_weights = p.free_at_init_bytes - p.weights_bytes;
   const double free_after_warmup = after_weights - warm_kv - act;
