@@ -301,9 +301,9 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
   }
   if (m.heads % m.kv_heads != 0) {
     // Each KV head serves num_attention_heads / num_key_value_heads query heads: transformers'
-    // num_key_value_groups, vLLM's attention backends (assert num_heads % num_kv_heads == 0),
-    // SGLang's RadixAttention. More KV heads than heads, or a count that does not divide
-    // them, is no model the servers load.
+    // num_key_value_groups; vLLM's Attention layer asserts num_heads % num_kv_heads == 0
+    // (vllm/attention/layer.py, read at 0.11). More KV heads than heads, or a count that
+    // does not divide them, is no model the servers load.
     return InvalidArgumentError(src + ": " + where + "num_key_value_heads is " + std::to_string(m.kv_heads) +
                                 ": num_attention_heads (" + std::to_string(m.heads) +
                                 ") must be a multiple of it (each KV head serves a whole group of query heads); "
