@@ -242,6 +242,13 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   // _util.py KvCacheCreator: the estimation pass runs max_num_tokens; what is left after
   // its peak (torch + non-torch) is what the fraction is taken of.
   const double act = ForwardPeak(in, tokens, std::min(batch, tokens), "TensorRT-LLM's estimation pass", p);
+  if (!in.activation_peak_bytes && in.model) {
+    p.unknowns.push_back(
+        "TensorRT-LLM's estimation-pass peak (torch + non-torch: CUDA graphs, autotuner, NCCL) is vLLM's forward "
+        "estimate, not checked against a logged TensorRT-LLM launch (none public with the model, card, flags and "
+        "pool); pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less the weights and the "
+        "CUDA context");
+  }
   const double available = p.free_at_init_bytes - p.weights_bytes - act;
   p.figures["activation_peak_bytes"] = act;
   p.figures["available_bytes"] = available;

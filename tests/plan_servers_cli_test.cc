@@ -148,6 +148,9 @@ TEST(PlanServersCliTest, TensorRtLlmFitsAndPrintsItsLaunchLine) {
       << launch;
   SaidOnce(j, "--max_num_tokens");
   SaidOnce(j, "--max_batch_size");
+  // The estimation pass's peak is an estimate nobody checked against a logged launch: said.
+  ASSERT_EQ(j["unknowns"].size(), 1u) << j.dump(1);
+  EXPECT_NE(j["unknowns"][0].get<std::string>().find("estimation-pass peak"), std::string::npos);
 }
 
 // Four 32k requests asked of a pool that holds about two: exit 1, remedies in
