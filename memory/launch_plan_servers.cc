@@ -163,7 +163,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   }
   const double warm_kv = static_cast<double>(warm_blocks) * block * p.cell_bytes;
   double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
-  if (!in.activation_peak_bytes) {
+  if (!in.activation_peak_bytes && in.model) {
     const double logits = TgiPrefillLogitsBytes(in, prefill);
     if (logits > 0) {
       act += logits;
@@ -246,8 +246,8 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
     p.unknowns.push_back(
         "TensorRT-LLM's estimation-pass peak (torch + non-torch: CUDA graphs, autotuner, NCCL) is vLLM's forward "
         "estimate, not checked against a logged TensorRT-LLM launch (none public with the model, card, flags and "
-        "pool); pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less the weights and the "
-        "CUDA context");
+        "pool); pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less the "
+        "weights and the CUDA context");
   }
   const double available = p.free_at_init_bytes - p.weights_bytes - act;
   p.figures["activation_peak_bytes"] = act;
