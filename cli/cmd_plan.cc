@@ -8,6 +8,7 @@
 // Exit 0 when it fits, 1 when it predicts a failure, 2 on a usage error.
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -286,6 +287,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     auto m = mem::LoadModel(f.model);
     if (!m.ok()) return m.status();
     in.model = *m;
+    // The launch line names the folder the server loads: the one holding the config.json
+    // read (a Hugging Face cache's snapshot; the folder when --model named a file in it).
+    const std::string folder = std::filesystem::path(m->source).parent_path().string();
+    if (!folder.empty()) in.model_path = folder;
   }
   if (!f.draft_model.empty()) {
     auto d = mem::LoadModel(f.draft_model);

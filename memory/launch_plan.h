@@ -82,6 +82,13 @@ struct PlanInput {
   std::optional<int64_t> max_mamba_cache_size;    // --max-mamba-cache-size
   std::optional<double> mamba_full_memory_ratio;  // --mamba-full-memory-ratio (0.9)
   std::string mamba_ssm_dtype;                    // --mamba-ssm-dtype (float32 | bfloat16)
+  // Set by the derivation, not by users: vLLM profiles this multimodal model's encoder on
+  // dummy items the plan does not size (every tower but the Qwen-VL processors on V0), so
+  // the activation peak is a rough estimate; the plan says so under `unknown:`.
+  bool encoder_profile_unmodelled = false;
+  // Set by the derivation: context_length came from the model's max_position_embeddings,
+  // not from the user (TGI v3 then warms up without a max_total_tokens).
+  bool context_from_model = false;
 };
 
 // How much one assumption moves the predicted pool: the KV tokens at its low and high end.
@@ -121,6 +128,9 @@ struct Plan {
   // What does not stop the server but limits it (SGLang's pool shorter than the
   // context it was not asked to hold: it starts, and caps requests at the pool).
   std::vector<std::string> warnings;
+  // What the plan does not model for this configuration, with how far it may be off
+  // (text `unknown:` lines, JSON "unknowns"): said, never left silent.
+  std::vector<std::string> unknowns;
 };
 
 // The launch command of a configuration that fits; every value the plan used

@@ -167,6 +167,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     }
     if (!in.context_length && m.max_position > 0) {
       in.context_length = m.max_position;
+      in.context_from_model = true;
       assumptions.push_back("context length " + std::to_string(m.max_position) +
                             " = max_position_embeddings (the servers' default); pass --context-length/--max-model-len");
     }
@@ -238,6 +239,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
       if (reserved) peak *= 1.2;
       in.activation_peak_bytes = peak;
+      in.encoder_profile_unmodelled = in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0);
       assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
                             std::to_string(*in.max_num_batched_tokens) + " tokens and " +
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +

@@ -123,6 +123,7 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["remedy"] = p.remedies;
   j["assumptions"] = p.assumptions;
   j["warnings"] = p.warnings;
+  j["unknowns"] = p.unknowns;
   j["context_length"] = p.input.context_length ? nlohmann::json(*p.input.context_length) : nlohmann::json();
   j["max_concurrency"] = p.max_concurrency;
   j["sensitivity"] = nlohmann::json::array();
@@ -199,6 +200,7 @@ std::string PlanToText(const Plan& p) {
     if (!p.error.empty()) line("  " + p.error);
   }
   for (const auto& r : p.remedies) line("remedy: " + r.flag + (r.value.empty() ? "" : " " + r.value) + ": " + r.why);
+  for (const auto& u : p.unknowns) line("unknown: " + u);
   for (const auto& a : p.assumptions) line("assumed: " + a);
   if (p.weights) {
     for (const auto& n : p.weights->notes) line("weights: " + n);

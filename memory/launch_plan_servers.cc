@@ -28,6 +28,27 @@ double ForwardPeak(const PlanInput& in, int64_t tokens, int64_t requests, const 
   return peak;
 }
 
+// TGI's warm-up prefill (server/text_generation_server/models/flash_causal_lm.py
+// warmup, generate_token; huggingface/text-generation-inference): the router's warm-up
+// requests ask for the log-probabilities of every prefill token (`prefill_logprobs: true`,
+// router/client/src/client.rs v1.0.0-v2.0.4, router/client/src/v3/client.rs v2.2.0,
+// backends/v3/src/client/grpc_client.rs v2.4.0-v3.3.6), so no lm_head index is applied
+// and the head computes logits for all T prefill tokens (T x vocab in the model dtype;
+// at TP > 1 TensorParallelHead's gathered buffer plus the rank's slice, layers/
+// tensor_parallel.py); before v2.4.0 `torch.log_softmax(out, -1)` makes a second T x vocab
+// tensor beside it (in place from v2.4.0, #2661, "prefer inplace softmax to avoid copy").
+// The free memory is then read with torch.cuda.mem_get_info and no empty_cache in between,
+// so what the caching allocator holds stays counted: the forward's blocks, which cannot
+// serve the larger logits, plus the logits. Returns 0 when the model is unknown.
+double TgiPrefillLogitsBytes(const PlanInput& in, int64_t tokens) {
+  if (!in.model || in.model->vocab <= 0 || tokens <= 0) return 0;
+  const double e = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
+  const int tp = std::max(in.tp, 1);
+  const double head = tp > 1 ? 1.0 + 1.0 / tp : 1.0;
+  const double copies = VersionBefore(in.version, {2, 4, 0}) ? head + 1.0 : head;
+  return static_cast<double>(tokens) * static_cast<double>(in.model->vocab) * e * copies;
+}
+
 StatusOr<int64_t> KvBytesPerToken(const PlanInput& in) {
   if (in.cell_bytes) return *in.cell_bytes;
   if (!(in.dims.layers > 0 && (in.dims.IsMla() || (in.dims.kv_heads > 0 && in.dims.head_dim > 0)))) {
@@ -103,6 +124,12 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   const int block = v3 ? 1 : 16;
   const int64_t total_tokens = in.context_length.value_or(4096);
   if (!in.context_length) p.assumptions.push_back("--max-total-tokens 4096 assumed (no context length or model)");
+  // v3 without --max-total-tokens (the context is the model's, nobody asked for it): the
+  // router's warm-up sends the prefill budget as requests of max_new_tokens 1, each as long
+  // as what is left of the budget (one request), and the server sets max_total_tokens from
+  // the pool afterwards (backends/v3/src/client/grpc_client.rs warmup, flash_causal_lm.py
+  // warmup, v3.0.1): the warm-up blocks cover the prefill, not max_position_embeddings.
+  const bool v3_unbounded = v3 && (!in.context_length || in.context_from_model);
   const int64_t input_tokens = std::max<int64_t>(1, total_tokens - 1);
   // --max-batch-prefill-tokens: launcher/src/main.rs v3.3.6 defaults to min(4096,
   // max_position_embeddings) (less when its VRAM estimate says so); v2: max_input_tokens + 50.
@@ -126,10 +153,32 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   }
   // The warm-up: the router's batch of max_input_tokens requests up to the prefill
   // budget allocates its blocks, then one prefill runs; its peak stays reserved.
-  const int64_t requests = (prefill + input_tokens - 1) / input_tokens;
-  const int64_t warm_blocks = TgiWarmupBlocks(prefill, input_tokens, total_tokens, block);
+  const int64_t requests = v3_unbounded ? 1 : (prefill + input_tokens - 1) / input_tokens;
+  const int64_t warm_blocks = v3_unbounded ? TgiWarmupBlocks(prefill, prefill, prefill + 1, block)
+                                           : TgiWarmupBlocks(prefill, input_tokens, total_tokens, block);
+  if (v3_unbounded) {
+    p.assumptions.push_back("warm-up of one " + std::to_string(prefill) +
+                            "-token request with max_new_tokens 1 (TGI v3 without --max-total-tokens; the server "
+                            "then sets max_total_tokens from the pool)");
+  }
   const double warm_kv = static_cast<double>(warm_blocks) * block * p.cell_bytes;
-  const double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
+  double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
+  if (!in.activation_peak_bytes && in.model) {
+    const double logits = TgiPrefillLogitsBytes(in, prefill);
+    if (logits > 0) {
+      act += logits;
+      p.assumptions.push_back(
+          "warm-up logits " + FormatGiB(logits) + " on top: TGI's warm-up asks for the log-probabilities of all " +
+          std::to_string(prefill) + " prefill tokens (x vocab " + std::to_string(in.model->vocab) +
+          (VersionBefore(in.version, {2, 4, 0}) ? ", and log_softmax's copy before v2.4.0" : "") +
+          "), held by the caching allocator when the free memory is read");
+    }
+    // Three logged launches (samples/models) disagree with this sum in both directions.
+    p.unknowns.push_back(
+        "TGI's warm-up peak as its free-memory read sees it: checked on three logged launches, which imply "
+        "x0.7 (3.0.1, TP 2), x1.1 (2.0.0, A100) and x1.8 (2.2.0, A10G) of the estimate; the range below widens it to "
+        "x0.5-x2; pass --activation-peak from a launch of the same model and card");
+  }
   const double after_weights = p.free_at_init_bytes - p.weights_bytes;
   const double free_after_warmup = after_weights - warm_kv - act;
   p.figures["warmup_prefill_tokens"] = prefill;
@@ -193,6 +242,13 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   // _util.py KvCacheCreator: the estimation pass runs max_num_tokens; what is left after
   // its peak (torch + non-torch) is what the fraction is taken of.
   const double act = ForwardPeak(in, tokens, std::min(batch, tokens), "TensorRT-LLM's estimation pass", p);
+  if (!in.activation_peak_bytes && in.model) {
+    p.unknowns.push_back(
+        "TensorRT-LLM's estimation-pass peak (torch + non-torch: CUDA graphs, autotuner, NCCL) is vLLM's forward "
+        "estimate, not checked against a logged TensorRT-LLM launch (none public with the model, card, flags and "
+        "pool); pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less the "
+        "weights and the CUDA context");
+  }
   const double available = p.free_at_init_bytes - p.weights_bytes - act;
   p.figures["activation_peak_bytes"] = act;
   p.figures["available_bytes"] = available;

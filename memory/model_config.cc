@@ -31,14 +31,16 @@ StatusOr<std::optional<int64_t>> Count(const json& j, std::initializer_list<cons
     if (it == j.end() || it->is_null()) continue;
     const std::string name = where + k;
     const std::string must = zero_ok ? "a whole number, 0 or more" : "a whole number above 0";
+    // The file the number is in (config.json, or model.safetensors.index.json's metadata).
+    const std::string file = fs::path(src).filename().string();
+    const std::string fix = "; fix " + (file.empty() ? std::string("config.json") : file);
     if (!it->is_number()) {
       return InvalidArgumentError(src + ": " + name + " is " + it->dump() + " (" + it->type_name() + "): it must be " +
-                                  must + "; fix the config.json");
+                                  must + fix);
     }
     const double v = it->get<double>();
     if (!std::isfinite(v) || v != std::floor(v) || v < (zero_ok ? 0 : 1) || v > 9.0e15) {
-      return InvalidArgumentError(src + ": " + name + " is " + it->dump() + ": it must be " + must +
-                                  "; fix the config.json");
+      return InvalidArgumentError(src + ": " + name + " is " + it->dump() + ": it must be " + must + fix);
     }
     return std::optional<int64_t>(static_cast<int64_t>(v));
   }
@@ -296,6 +298,16 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     m.kv_heads = m.heads;
     m.notes.push_back(where + "num_key_value_heads not in config.json: " + std::to_string(m.heads) +
                       " (= num_attention_heads, multi-head attention: the transformers default)");
+  }
+  if (m.heads % m.kv_heads != 0) {
+    // Each KV head serves num_attention_heads / num_key_value_heads query heads: transformers'
+    // num_key_value_groups; vLLM's Attention layer asserts num_heads % num_kv_heads == 0
+    // (vllm/attention/layer.py, read at 0.11). More KV heads than heads, or a count that
+    // does not divide them, is no model the servers load.
+    return InvalidArgumentError(src + ": " + where + "num_key_value_heads is " + std::to_string(m.kv_heads) +
+                                ": num_attention_heads (" + std::to_string(m.heads) +
+                                ") must be a multiple of it (each KV head serves a whole group of query heads); "
+                                "fix the config.json");
   }
   if (head_dim > 0) {
     m.head_dim = static_cast<int>(head_dim);

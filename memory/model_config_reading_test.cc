@@ -86,6 +86,32 @@ TEST(ConfigReadingTest, WrongTypesAndCountsAreErrorsNamingTheFieldNotMissing) {
   EXPECT_NE(s.status().message().find("text_config.head_dim"), std::string::npos) << s.status().message();
 }
 
+// More KV heads than attention heads, or a count that does not divide them, is no model
+// a server loads (transformers' num_key_value_groups, vLLM's attention backends assert
+// num_heads % num_kv_heads == 0): an error naming the field and the file, not a plan
+// priced on 64 KV heads.
+TEST(ConfigReadingTest, KvHeadsMustDivideTheAttentionHeads) {
+  json c = Llama();
+  c["num_key_value_heads"] = 16;  // 8 heads
+  auto s = ParseModelConfig(c, "/m/config.json");
+  ASSERT_FALSE(s.ok()) << "16 KV heads for 8 attention heads was accepted";
+  EXPECT_NE(s.status().message().find("num_key_value_heads is 16"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("num_attention_heads (8)"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("/m/config.json"), std::string::npos);
+  c["num_key_value_heads"] = 3;
+  s = ParseModelConfig(c, "x.json");
+  ASSERT_FALSE(s.ok()) << "3 KV heads for 8 attention heads was accepted";
+  json v = {{"model_type", "llava"}, {"text_config", Llama()}};
+  v["text_config"]["num_key_value_heads"] = 5;
+  s = ParseModelConfig(v, "x.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("text_config.num_key_value_heads"), std::string::npos) << s.status().message();
+  for (int kv : {1, 2, 4, 8}) {
+    c["num_key_value_heads"] = kv;
+    EXPECT_TRUE(ParseModelConfig(c, "x.json").ok()) << kv;
+  }
+}
+
 TEST(ConfigReadingTest, NoIntermediateSizeIsNotAnMlpOfZero) {
   json c = Llama();
   c["model_type"] = "qwen3";  // Qwen3Config's default is not in our table: no width to say
@@ -203,6 +229,47 @@ TEST(ConfigReadingTest, IndexTotalAndSingleSafetensorsFile) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   ASSERT_TRUE(m->index_total_bytes);
   EXPECT_DOUBLE_EQ(*m->index_total_bytes, 4096);
+}
+
+// What a user points --model at besides the folder: the index or a weights file (their
+// folder's config.json is read, and said); a cache snapshot whose blob is gone (a dangling
+// link, named as such, not "no config.json" or weights silently from the config); a bad
+// index names the index, not config.json.
+TEST(ConfigReadingTest, IndexFileNamedAndBrokenCacheLinks) {
+  TempDir t;
+  Write(t.path() / "config.json", Llama().dump());
+  Write(t.path() / "model.safetensors.index.json",
+        json{{"metadata", {{"total_size", 16060522496LL}}}, {"weight_map", json::object()}}.dump());
+  auto m = LoadModel((t.path() / "model.safetensors.index.json").string());
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->layers, 4);
+  ASSERT_TRUE(m->index_total_bytes);
+  EXPECT_TRUE(Has(m->notes, "--model names model.safetensors.index.json: its folder's config.json is read"));
+  EXPECT_EQ(fs::path(m->source).filename(), "config.json");
+  Write(t.path() / "model.safetensors.index.json",
+        json{{"metadata", {{"total_size", "big"}}}, {"weight_map", json::object()}}.dump());
+  auto bad = LoadModel(t.path().string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("fix model.safetensors.index.json"), std::string::npos) << bad.status().message();
+
+  TempDir c;
+  const fs::path snap = c.path() / "models--org--tiny" / "snapshots" / "1234abcd";
+  Write(c.path() / "models--org--tiny" / "blobs" / "cfg", Llama().dump());
+  fs::create_directories(snap);
+  fs::create_symlink("../../blobs/cfg", snap / "config.json");
+  fs::create_symlink("../../blobs/idx", snap / "model.safetensors.index.json");  // never downloaded
+  auto gone = LoadModel(snap.string());
+  ASSERT_FALSE(gone.ok()) << "a dangling index link was read as no index";
+  EXPECT_NE(gone.status().message().find("model.safetensors.index.json is a link to ../../blobs/idx, which does not exist"),
+            std::string::npos)
+      << gone.status().message();
+  fs::remove(snap / "model.safetensors.index.json");
+  fs::remove(c.path() / "models--org--tiny" / "blobs" / "cfg");
+  auto no_cfg = LoadModel(snap.string());
+  ASSERT_FALSE(no_cfg.ok());
+  EXPECT_NE(no_cfg.status().message().find("config.json is a link to ../../blobs/cfg, which does not exist"),
+            std::string::npos)
+      << no_cfg.status().message();
 }
 
 // Every common kind of quantization config: read, or refused by name.

@@ -87,6 +87,20 @@ std::string QuantizedTensor(const std::vector<std::string>& names) {
   return "";
 }
 
+// A link whose target is gone: a Hugging Face cache snapshot links its files into
+// ../../blobs/, and an interrupted download or a pruned cache leaves the link behind.
+bool BrokenLink(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_symlink(fs::symlink_status(p, ec)) && !fs::exists(p, ec);
+}
+
+Status BrokenLinkError(const fs::path& p) {
+  std::error_code ec;
+  return InvalidArgumentError("--model: " + p.string() + " is a link to " + fs::read_symlink(p, ec).string() +
+                              ", which does not exist (a Hugging Face cache whose blob is missing: is the download "
+                              "complete?)");
+}
+
 }  // namespace
 
 StatusOr<ModelConfig> LoadModel(const std::string& path) {
@@ -99,7 +113,19 @@ StatusOr<ModelConfig> LoadModel(const std::string& path) {
   }
   std::vector<std::string> found;
   fs::path dir = p, config = p;
+  // The index or a weights file named instead of the folder: its folder's config.json.
+  const std::string given = p.filename().string();
+  if (!fs::is_directory(p, ec) && given != "config.json" &&
+      (given == "model.safetensors.index.json" || p.extension() == ".safetensors")) {
+    if (!fs::exists(p.parent_path() / "config.json", ec)) {
+      return InvalidArgumentError("--model " + path + ": a weights file whose folder has no config.json; give the "
+                                  "model folder (config.json is what plan reads)");
+    }
+    found.push_back("--model names " + given + ": its folder's config.json is read");
+    p = p.parent_path();
+  }
   if (fs::is_directory(p, ec)) {
+    if (BrokenLink(p / "config.json")) return BrokenLinkError(p / "config.json");
     auto snap = FollowHfCache(p, &found);
     if (!snap.ok()) return snap.status();
     dir = *snap;
@@ -138,6 +164,7 @@ StatusOr<ModelConfig> LoadModel(const std::string& path) {
     }
   }
   fs::path index = dir / "model.safetensors.index.json";
+  if (BrokenLink(index)) return BrokenLinkError(index);
   if (fs::exists(index, ec)) {
     auto ij = ReadJsonFile(index);
     if (!ij.ok()) return InvalidArgumentError("--model: " + ij.status().message());

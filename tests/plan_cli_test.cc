@@ -2,6 +2,8 @@
 // (0 fits, 1 predicted failure, 2 usage error) and messages that name the flag.
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -188,6 +190,67 @@ TEST(PlanCliTest, VllmV0ProfilesTheMultimodalDummyPrompt) {
   bool said = false;
   for (const auto& a : j["assumptions"]) said = said || a.get<std::string>().find("over 32768 tokens") != std::string::npos;
   EXPECT_TRUE(said) << r.out;
+}
+
+// vLLM V1 profiles a multimodal model's encoder on dummy images/videos the plan does not
+// size (gpu_model_runner.py profile_run): plan says so under `unknown:` and widens the
+// activation peak's range to x3 (Qwen2.5-VL-7B on an H100, vLLM 0.8.2, took x2.7), and stays quiet where it is known: a peak given from a
+// log, a text-only model, or the Qwen-VL processor on V0 (whose dummy prompt is modelled).
+TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
+  auto model = [](const std::string& name) {
+    return std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/" + name + "' ";
+  };
+  auto unknowns = [](const PlanRun& r) {
+    auto j = nlohmann::json::parse(r.out);
+    return j["unknowns"];
+  };
+  const std::string v011 = "--framework vllm --server-version 0.11.0 --gpu H100 --max-model-len 8192 ";
+  PlanRun gemma = Plan(model("gemma-3-27b") + v011 + "--format json");
+  ASSERT_TRUE(gemma.rc == 0 || gemma.rc == 1) << gemma.out;
+  auto u = unknowns(gemma);
+  ASSERT_EQ(u.size(), 1u) << gemma.out;
+  EXPECT_NE(u[0].get<std::string>().find("encoder profiling not modelled for Gemma3ForConditionalGeneration"),
+            std::string::npos);
+  bool wide = false;
+  const auto gj = nlohmann::json::parse(gemma.out);
+  for (const auto& s : gj["sensitivity"]) {
+    wide = wide || s["assumption"].get<std::string>().find("x0.5-x3 (") != std::string::npos;
+  }
+  EXPECT_TRUE(wide) << gemma.out;
+  PlanRun text = Plan(model("gemma-3-27b") + v011);
+  EXPECT_NE(text.out.find("unknown: encoder profiling not modelled"), std::string::npos) << text.out;
+  EXPECT_TRUE(unknowns(Plan(model("gemma-3-27b") + v011 + "--activation-peak 9GiB --format json")).empty());
+  EXPECT_TRUE(unknowns(Plan(model("llama-3.1-8b-instruct") + v011 + "--format json")).empty());
+  EXPECT_TRUE(unknowns(Plan(model("qwen2.5-vl-7b-instruct-awq") +
+                            "--framework vllm --server-version 0.7.3 --vllm-engine v0 --gpu jetson-orin-32g "
+                            "--gpu-memory-utilization 0.4 --max-model-len 4096 --format json"))
+                  .empty());
+}
+
+// The launch line names the folder the server loads, whatever --model pointed at: a
+// Hugging Face cache root (its refs/main snapshot), the snapshot's config.json, or the
+// index file; `vllm serve .../config.json` would not start.
+TEST(PlanCliTest, LaunchLineNamesTheModelFolder) {
+  namespace fs = std::filesystem;
+  std::string tmpl = (fs::temp_directory_path() / "tpt_launch_XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  const fs::path root = fs::path(tmpl) / "models--meta-llama--Llama-3.1-8B-Instruct";
+  const fs::path snap = root / "snapshots" / "0e9e39f2";
+  fs::create_directories(snap);
+  fs::create_directories(root / "refs");
+  std::ofstream(root / "refs" / "main") << "0e9e39f2";
+  const fs::path src = fs::path(TPT_SOURCE_DIR) / "samples" / "models" / "llama-3.1-8b-instruct";
+  fs::copy_file(src / "config.json", snap / "config.json");
+  fs::copy_file(src / "model.safetensors.index.json", snap / "model.safetensors.index.json");
+  for (const fs::path& given : {root, snap / "config.json", snap / "model.safetensors.index.json"}) {
+    PlanRun r = Plan("--model '" + given.string() +
+                     "' --framework vllm --server-version 0.11.0 --gpu H100 --max-model-len 8192 --format json");
+    ASSERT_EQ(r.rc, 0) << given << "\n" << r.out;
+    const std::string launch = nlohmann::json::parse(r.out)["launch_command"];
+    EXPECT_EQ(launch.rfind("vllm serve " + snap.string() + " ", 0), 0u) << given << ": " << launch;
+  }
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
 }
 
 // V1 before 0.7.3 computes the profiling run's logits over every batched token, with no

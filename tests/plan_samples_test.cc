@@ -1,8 +1,10 @@
 // plan_samples_test.cc: `tptriage plan --model` against what real launches logged
 // (samples/models/evidence.json): weights per rank within 2%, the KV pool within 5% on
 // at least 80% of the runs that logged it, the start/fail outcome right on every run,
-// and vLLM never more optimistic than 5% over the logged pool. Prints the
+// vLLM never more optimistic than 5% over the logged pool, and every logged pool inside
+// the range the plan states. Prints the
 // predicted-vs-logged table that memory/README.md carries.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -52,7 +54,7 @@ std::string Pct(double predicted, double logged) {
 TEST(PlanSamplesTest, PredictedAgainstLogged) {
   nlohmann::json ev = Evidence();
   ASSERT_TRUE(ev.contains("runs"));
-  int kv_runs = 0, kv_within = 0, known_misses = 0;
+  int kv_runs = 0, kv_within = 0, known_misses = 0, logged_pools = 0, in_range = 0;
   std::ostringstream table;
   table << "| run | weights/rank predicted | logged | error | KV tokens predicted | logged | error | outcome "
            "predicted | logged |\n|---|---|---|---|---|---|---|---|---|\n";
@@ -105,6 +107,18 @@ TEST(PlanSamplesTest, PredictedAgainstLogged) {
     if (known_miss) ++known_misses;
     if (logged.contains("kv_tokens")) {
       const double lk = logged["kv_tokens"].get<double>();
+      // Every logged pool, known misses and multimodal runs included, lies inside the
+      // range the plan states (its `range:` lines together): where the point is off, the
+      // stated uncertainty holds the truth.
+      int64_t lo = kv, hi = kv;
+      for (const auto& sv : j["sensitivity"]) {
+        lo = std::min(lo, sv["kv_tokens_low"].get<int64_t>());
+        hi = std::max(hi, sv["kv_tokens_high"].get<int64_t>());
+      }
+      ++logged_pools;
+      if (lo <= lk && lk <= hi) ++in_range;
+      EXPECT_LE(static_cast<double>(lo), lk) << "the logged pool is below the plan's stated range";
+      EXPECT_GE(static_cast<double>(hi), lk) << "the logged pool is above the plan's stated range";
       if (!multimodal && !known_miss) {
         ++kv_runs;
         if (std::abs(kv / lk - 1) <= 0.05) ++kv_within;
@@ -126,7 +140,8 @@ TEST(PlanSamplesTest, PredictedAgainstLogged) {
   ASSERT_GT(kv_runs, 0);
   EXPECT_GE(kv_within * 5, kv_runs * 4) << kv_within << " of " << kv_runs << " text-only KV pools within 5%";
   std::cout << kv_within << " of " << kv_runs << " text-only KV pools within 5%; " << known_misses
-            << " known misses (evidence.json says which kind)\n";
+            << " known misses (evidence.json says which kind); " << in_range << " of " << logged_pools
+            << " logged pools inside the plan's stated range\n";
   EXPECT_LE(known_misses * 5, static_cast<int>(ev["runs"].size())) << "more than a fifth of the launches are known misses";
 }
 
