@@ -149,6 +149,29 @@ void NotHealthyWhenShortBeforeServing(const std::vector<Event>& events, Analysis
                " GiB): the failure is likely in the part not captured; get the whole log";
 }
 
+// A healthy verdict on a log that stops while the server was still starting
+// (its last phase weights, KV pool or graphs; no ready or serving line): no
+// failure was read, but neither was a start. The verdict says where the log
+// stops, so "healthy" is never read as "it started" (a paste cut during the
+// load, a server killed from outside before it was ready).
+void SayWhereAHealthyStartupStops(const std::vector<Event>& events, Analysis* a) {
+  if (a->root_cause != "none") return;
+  for (const Event& e : events) {
+    const EventKind* k = FindEventKind(e.kind);
+    if (k != nullptr && (k->phase == "ready" || k->phase == "serving")) return;
+  }
+  std::string last;
+  for (const RankState& r : a->ranks) {
+    for (const std::string& p : r.phases)
+      if (p == "ready" || p == "serving") return;
+    if (!r.last_phase.empty()) last = r.last_phase;
+  }
+  if (last != "weights" && last != "kv_pool" && last != "graphs") return;
+  const std::string what = last == "weights" ? "loading the weights" : last == "kv_pool" ? "sizing the KV pool" : "capturing CUDA graphs";
+  a->verdict += "; but the log stops while " + what +
+                ", before the server said it was ready: whether it started is not in these lines";
+}
+
 }  // namespace
 
 StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) const {
@@ -219,6 +242,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     AddFindings(index, *findings_, &a);
     NotHealthyWhenPartlyRead(run->inputs, &a);
     NotHealthyWhenShortBeforeServing(run->events, &a);
+    SayWhereAHealthyStartupStops(run->events, &a);
     return finish(std::move(a));
   }
   // The server started several times in this log: each launch on its own,
@@ -237,6 +261,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     if (k + 1 == starts.size()) {  // the cut is in the last
       NotHealthyWhenPartlyRead(run->inputs, &a);
       NotHealthyWhenShortBeforeServing(part, &a);
+      SayWhereAHealthyStartupStops(part, &a);
     }
     launches.push_back({static_cast<int>(k + 1), part.front().file, part.front().line, a.root_cause, a.verdict});
     if (k + 1 == starts.size()) {

@@ -508,6 +508,27 @@ std::string HealthyVllmStart() {
   return out;
 }
 
+// A log that stops while the server was still starting (weights loading, no
+// failure line) stays `none` (exit 0), but its verdict says where it stops and
+// that the start is not in the lines; a start that reached ready says nothing of it.
+TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsBeforeReady) {
+  std::string cut = WriteTemp(
+      "tpt_cut_at_weights.log",
+      "[2025-03-07 23:50:27 TP0] Init torch distributed begin.\n"
+      "[2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB\n"
+      "[2025-03-07 23:50:28 TP0] Using model weights format ['*.safetensors']\n"
+      "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:00<00:00,  2.85it/s]\n");
+  Result r = Analyze("--format json '" + cut + "'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_EQ(j["root_cause"], "none");
+  EXPECT_NE(j["verdict"].get<std::string>().find("stops while loading the weights"), std::string::npos) << j["verdict"];
+  Result whole = Analyze("--format json " + Sample("logs/vllm-v1-tp2-healthy.log"));
+  json w = json::parse(whole.out, nullptr, false);
+  EXPECT_EQ(w["root_cause"], "none");
+  EXPECT_EQ(w["verdict"].get<std::string>().find("stops while"), std::string::npos) << w["verdict"];
+}
+
 // A line that says "error" which no rule explains is `unknown`, the line
 // quoted; never healthy. An error the server went on after (a
 // request's) did not end the run; an INFO line naming the word is no error.
