@@ -22,6 +22,7 @@
 #include "cli/size_flag.h"
 #include "parser/event_json.h"
 #include "parser/format_set.h"
+#include "parser/json_text.h"
 #include "parser/parser.h"
 #include "parser/rank_resolve.h"
 #include "parser/stream_parser.h"
@@ -144,13 +145,16 @@ class PrintSink : public EventSink {
     }
     if (print_) {
       // No JSON object per event: written straight, byte-identical
-      // (event_json.h), and handed to stdout 64 KiB at a time.
+      // (event_json.h), and handed to stdout 1 MiB at a time.
       AppendEventJsonLine(e, &lines_);
-      if (lines_.size() >= (1 << 16)) WriteLines();
+      if (lines_.size() >= (1 << 20)) WriteLines();
     }
   }
+  // stdout is unbuffered while records are written (RunEvents): a block goes
+  // to the descriptor without a copy into stdio's buffer. After a failed
+  // write nothing more is tried; main's CheckStdout names the failure.
   void WriteLines() {
-    std::fwrite(lines_.data(), 1, lines_.size(), stdout);
+    if (!std::ferror(stdout)) std::fwrite(lines_.data(), 1, lines_.size(), stdout);
     lines_.clear();
   }
 
@@ -169,7 +173,7 @@ class PrintSink : public EventSink {
  private:
   bool print_;
   bool streaming_ = false;
-  std::string lines_;  // records not yet written (its capacity reused)
+  JsonOut lines_;  // records not yet written (its room reused)
   Event scratch_;     // the event being resolved (streaming)
   std::vector<Event> window_;
   RankResolver resolver_;
@@ -220,8 +224,14 @@ int RunEvents(const Args& args) {
   // past that they are read a group at a time (parser.h max_open_inputs).
   if (struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 128)
     opts.max_open_inputs = std::max<size_t>(opts.max_open_inputs, static_cast<size_t>(rl.rlim_cur) - 64);
+  // Records go out in 1 MiB blocks of their own (PrintSink::WriteLines); the
+  // summary alone is buffered.
   static char out_buf[1 << 16];
-  std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+  if (cfg.summary_only) {
+    std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+  } else {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
+  }
   PrintSink sink(!cfg.summary_only);
   std::vector<InputReport> reports;
   Status s = ParseRun(cfg.logs, *formats, opts, &sink, &reports);

@@ -6,6 +6,7 @@
 #include "parser/event_json.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -132,6 +133,47 @@ TEST(EventJsonLine, SameBytesForStringsAndNumbersThatEscape) {
   EXPECT_EQ(ViaWriter(e), ViaObject(e));
   tpt::Event empty;
   EXPECT_EQ(ViaWriter(empty), ViaObject(empty));
+}
+
+// The buffer the records are written into: what was written survives each
+// growth, in-place writes count once committed, literals lose their NUL.
+TEST(JsonOut, GrowsKeepingWhatWasWritten) {
+  tpt::JsonOut out;
+  std::string expect;
+  EXPECT_TRUE(out.empty());
+  out.append(std::string_view());  // an empty view's null data()
+  for (int i = 0; i < 5000; ++i) {
+    const std::string piece = std::to_string(i) + std::string(i % 37, 'x');
+    out.append(piece);
+    out.Lit(",");
+    out.push_back(';');
+    expect += piece + ",;";
+  }
+  char* p = out.Reserve(100000);  // more than it holds: grows, then written in place
+  std::memcpy(p, "abc", 3);
+  out.Commit(p + 3);
+  expect += "abc";
+  ASSERT_EQ(out.size(), expect.size());
+  EXPECT_EQ(out.view(), expect);
+  out.resize(4);
+  EXPECT_EQ(out.view(), expect.substr(0, 4));
+  out.clear();
+  EXPECT_TRUE(out.empty());
+}
+
+// A record longer than the buffer's first room, written straight into a
+// JsonOut (as `tptriage events` does), and after other records.
+TEST(EventJsonLine, LongRecordIntoAJsonOutMatchesTheObject) {
+  tpt::Event e;
+  e.kind = "traceback";
+  e.text = std::string(70000, 'a') + "\"\xe2\x96\x88";
+  e.extra_lines.assign(300, std::string(50, 'l'));
+  e.rank = 1;
+  e.ts = 1760436000.25;
+  tpt::JsonOut out;
+  tpt::AppendEventJsonLine(tpt::Event(), &out);
+  tpt::AppendEventJsonLine(e, &out);
+  EXPECT_EQ(out.view(), ViaObject(tpt::Event()) + ViaObject(e));
 }
 
 }  // namespace

@@ -34,14 +34,13 @@ struct PlainTable {
 };
 constexpr PlainTable kPlain;
 
-// [lead] "s" [tail] in one append when `s` is short and needs no escape (most
-// keys and values); false, nothing written, otherwise.
-inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::string_view tail, std::string* out) {
+// [lead] "s" [tail] written in place when `s` is short and needs no escape
+// (most keys and values); false, nothing written, otherwise.
+inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::string_view tail, JsonOut* out) {
   if (s.size() > kShort) return false;
   for (char c : s)
     if (!kPlain.plain[static_cast<unsigned char>(c)]) return false;
-  char buf[kShort + 8];
-  char* p = buf;
+  char* p = out->Reserve(lead.size() + s.size() + tail.size() + 2);
   // An empty view may carry a null data(); memcpy's source must not be null
   // even for 0 bytes (UBSan's nonnull-attribute check).
   auto put = [&p](std::string_view v) {
@@ -53,13 +52,24 @@ inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::str
   put(s);
   *p++ = '"';
   put(tail);
-  out->append(buf, p - buf);
+  out->Commit(p);
   return true;
 }
 
 }  // namespace
 
-void AppendJsonString(std::string_view s, std::string* out) {
+void JsonOut::Grow(size_t n) {
+  const size_t used = size();
+  const size_t cap = std::max({2 * static_cast<size_t>(cap_ - begin_), used + n, size_t{4096}});
+  std::unique_ptr<char[]> bigger(new char[cap]);
+  if (used) std::memcpy(bigger.get(), begin_, used);
+  storage_ = std::move(bigger);
+  begin_ = storage_.get();
+  end_ = begin_ + used;
+  cap_ = begin_ + cap;
+}
+
+void AppendJsonString(std::string_view s, JsonOut* out) {
   if (AppendShortPlain({}, s, {}, out)) return;
   static const char* kHex = "0123456789abcdef";
   const size_t start = out->size();
@@ -82,7 +92,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
       const size_t len = Utf8SequenceLength(s, i);
       if (len == 0) {  // invalid: nlohmann's replacement rules, exactly
         out->resize(start);
-        *out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        out->append(nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         return;
       }
       out->append(s.data() + i, len);
@@ -99,7 +109,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
       case '\r': out->push_back('r'); break;
       case '\t': out->push_back('t'); break;
       default:
-        out->append("u00");
+        out->Lit("u00");
         out->push_back(kHex[c >> 4]);
         out->push_back(kHex[c & 15]);
     }
@@ -107,21 +117,19 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
-void AppendJsonInt(int64_t v, std::string* out) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
+void AppendJsonInt(int64_t v, JsonOut* out) {
+  char* p = out->Reserve(24);
+  out->Commit(std::to_chars(p, p + 24, v).ptr);
 }
 
-void AppendJsonUint(uint64_t v, std::string* out) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
+void AppendJsonUint(uint64_t v, JsonOut* out) {
+  char* p = out->Reserve(24);
+  out->Commit(std::to_chars(p, p + 24, v).ptr);
 }
 
-void AppendJsonDouble(double v, std::string* out) {
+void AppendJsonDouble(double v, JsonOut* out) {
   if (!std::isfinite(v)) {
-    out->append("null");
+    out->Lit("null");
     return;
   }
   // nlohmann's shortest digits (Grisu2) cost more than the rest of a record's
@@ -145,11 +153,17 @@ void AppendJsonDouble(double v, std::string* out) {
   out->append(slot.text, slot.len);
 }
 
-void AppendJsonValue(const nlohmann::json& j, std::string* out) {
+void AppendJsonValue(const nlohmann::json& j, JsonOut* out) {
   using V = nlohmann::json::value_t;
   switch (j.type()) {
-    case V::null: out->append("null"); return;
-    case V::boolean: out->append(j.get<bool>() ? "true" : "false"); return;
+    case V::null: out->Lit("null"); return;
+    case V::boolean:
+      if (j.get<bool>()) {
+        out->Lit("true");
+      } else {
+        out->Lit("false");
+      }
+      return;
     case V::number_integer: AppendJsonInt(j.get<int64_t>(), out); return;
     case V::number_unsigned: AppendJsonUint(j.get<uint64_t>(), out); return;
     case V::number_float: AppendJsonDouble(j.get<double>(), out); return;
@@ -178,13 +192,13 @@ void AppendJsonValue(const nlohmann::json& j, std::string* out) {
       out->push_back('}');
       return;
     }
-    default: *out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); return;
+    default: out->append(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); return;
   }
 }
 
 // ---- JsonObjectText ------------------------------------------------------------
 
-void JsonObjectText::Begin(std::string* out) {
+void JsonObjectText::Begin(JsonOut* out) {
   out_ = out;
   start_ = out->size();
   in_order_ = true;
@@ -192,7 +206,7 @@ void JsonObjectText::Begin(std::string* out) {
   out->push_back('{');
 }
 
-std::string* JsonObjectText::Key(std::string_view name) {
+JsonOut* JsonObjectText::Key(std::string_view name) {
   std::string_view lead;
   if (!members_.empty()) {
     // std::map's order: std::string's compare, as string_view's.
@@ -224,14 +238,14 @@ void JsonObjectText::End() {
     // Key order; of equal keys the last set wins (it overwrote the value).
     std::sort(texts.begin(), texts.end(),
               [](const Text& a, const Text& b) { return a.key != b.key ? a.key < b.key : a.order > b.order; });
-    scratch_.assign(*out_, start_ + 1, std::string::npos);
+    scratch_.assign(out_->data() + start_ + 1, out_->size() - start_ - 1);
     out_->resize(start_ + 1);
     std::string_view prev;
     bool first = true;
     for (const Text& t : texts) {
       if (!first && t.key == prev) continue;
       if (!first) out_->push_back(',');
-      out_->append(scratch_, t.begin - start_ - 1, t.end - t.begin);
+      out_->append(scratch_.data() + t.begin - start_ - 1, t.end - t.begin);
       prev = t.key;
       first = false;
     }
