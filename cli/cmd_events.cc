@@ -65,7 +65,7 @@ struct RankSummary {
   std::optional<double> first_ts, last_ts;
   bool time_of_day = false;
   std::vector<std::string> phases;
-  std::map<std::string, uint64_t> kinds;
+  std::string last_kind;  // of the last event: the same kind again reaches no new phase
 };
 
 std::string FormatTs(const std::optional<double>& ts, bool tod) {
@@ -123,24 +123,40 @@ class PrintSink : public EventSink {
   }
 
  private:
+  // The summary row of the event's producer: the rows of the last producers
+  // seen are found by their numbers and host or file, without building the
+  // row's name (most events come from a handful of ranks).
+  RankSummary& SummaryOf(const Event& e) {
+    const int rank = e.rank >= 0 ? e.rank : -1;
+    const int local_rank = rank < 0 && e.local_rank >= 0 ? e.local_rank : -1;
+    static const std::string kNone;
+    const std::string& name = rank >= 0 ? e.host : local_rank >= 0 ? kNone : e.file;
+    for (const Producer& p : producers_)
+      if (p.rank == rank && p.local_rank == local_rank && p.name == name) return *p.summary;
+    std::string who = rank >= 0 ? "rank " + std::to_string(rank)
+                      : local_rank >= 0 ? "local_rank " + std::to_string(local_rank)
+                                        : "rank ? (" + e.file + ")";
+    if (rank >= 0 && !e.host.empty()) who += " @" + e.host;
+    RankSummary* r = &ranks_[who];
+    if (producers_.size() < 64) producers_.push_back({rank, local_rank, name, r});
+    return *r;
+  }
   void Emit(const Event& e) {
-    std::string who = e.rank >= 0 ? "rank " + std::to_string(e.rank)
-                      : e.local_rank >= 0 ? "local_rank " + std::to_string(e.local_rank)
-                                          : "rank ? (" + e.file + ")";
-    if (e.rank >= 0 && !e.host.empty()) who += " @" + e.host;
-    RankSummary& r = ranks_[who];
+    RankSummary& r = SummaryOf(e);
     ++r.events;
-    ++r.kinds[e.kind];
     if (e.ts) {
       if (!r.first_ts) r.first_ts = e.ts;
       r.last_ts = e.ts;
       r.time_of_day = e.ts_is_time_of_day;
     }
-    for (const std::string& p : PhaseMarkers()) {
-      if (e.kind == p && (r.phases.empty() || r.phases.back() != p)) {
-        bool seen = false;
-        for (const auto& q : r.phases) seen |= q == p;
-        if (!seen) r.phases.push_back(p);
+    if (e.kind != r.last_kind) {
+      r.last_kind = e.kind;
+      for (const std::string& p : PhaseMarkers()) {
+        if (e.kind == p && (r.phases.empty() || r.phases.back() != p)) {
+          bool seen = false;
+          for (const auto& q : r.phases) seen |= q == p;
+          if (!seen) r.phases.push_back(p);
+        }
       }
     }
     if (print_) {
@@ -177,7 +193,13 @@ class PrintSink : public EventSink {
   Event scratch_;     // the event being resolved (streaming)
   std::vector<Event> window_;
   RankResolver resolver_;
-  std::map<std::string, RankSummary> ranks_;
+  std::map<std::string, RankSummary> ranks_;  // map nodes: their addresses stay
+  struct Producer {
+    int rank, local_rank;  // -1 where the row's name does not use them
+    std::string name;      // host (by rank) or file (neither rank known)
+    RankSummary* summary;
+  };
+  std::vector<Producer> producers_;
 };
 
 }  // namespace

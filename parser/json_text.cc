@@ -7,6 +7,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "base/strings.h"
 
 namespace tpt {
@@ -33,6 +37,29 @@ struct PlainTable {
   }
 };
 constexpr PlainTable kPlain;
+
+// How many bytes `p` starts with that are copied as they are (kPlain):
+// 16 at a time where SSE2 is (a control byte, '"', '\\' or any byte of 0x80
+// and up ends the run; the signed compare with 0x20 takes both ends), else 8.
+inline size_t PlainRun(const char* p, size_t n) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i special =
+        _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (const int mask = _mm_movemask_epi8(special); mask != 0) return i + static_cast<size_t>(__builtin_ctz(mask));
+  }
+#else
+  for (uint64_t w; i + 8 <= n; i += 8) {
+    std::memcpy(&w, p + i, 8);
+    if (!PlainWord(w)) break;
+  }
+#endif
+  while (i < n && kPlain.plain[static_cast<unsigned char>(p[i])]) ++i;
+  return i;
+}
 
 // [lead] "s" [tail] written in place when `s` is short and needs no escape
 // (most keys and values); false, nothing written, otherwise.
@@ -70,21 +97,25 @@ void JsonOut::Grow(size_t n) {
 }
 
 void AppendJsonString(std::string_view s, JsonOut* out) {
-  if (AppendShortPlain({}, s, {}, out)) return;
+  size_t i = PlainRun(s.data(), s.size());
+  if (i == s.size()) {  // nothing to escape (most strings): one copy between quotes
+    char* p = out->Reserve(s.size() + 2);
+    *p++ = '"';
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    p += s.size();
+    *p++ = '"';
+    out->Commit(p);
+    return;
+  }
   static const char* kHex = "0123456789abcdef";
   const size_t start = out->size();
   out->push_back('"');
-  for (size_t i = 0; i < s.size(); ++i) {
-    // A run of plain ASCII is copied at once, found 8 bytes at a time.
-    size_t j = i;
-    for (uint64_t w; j + 8 <= s.size(); j += 8) {
-      std::memcpy(&w, s.data() + j, 8);
-      if (!PlainWord(w)) break;
-    }
-    while (j < s.size() && kPlain.plain[static_cast<unsigned char>(s[j])]) ++j;
-    if (j > i) {
-      out->append(s.data() + i, j - i);
-      i = j;
+  out->append(s.data(), i);
+  for (; i < s.size(); ++i) {
+    // A run of plain ASCII is copied at once.
+    if (const size_t run = PlainRun(s.data() + i, s.size() - i); run > 0) {
+      out->append(s.data() + i, run);
+      i += run;
       if (i == s.size()) break;
     }
     const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -209,8 +240,14 @@ void JsonObjectText::Begin(JsonOut* out) {
 JsonOut* JsonObjectText::Key(std::string_view name) {
   std::string_view lead;
   if (!members_.empty()) {
-    // std::map's order: std::string's compare, as string_view's.
-    if (in_order_ && !(members_.back().key < name)) in_order_ = false;
+    // std::map's order: std::string's compare, as string_view's; keys mostly
+    // differ in their first byte (compared as unsigned, as compare does).
+    if (in_order_) {
+      const std::string_view prev = members_.back().key;
+      const unsigned char a = prev.empty() ? 0 : static_cast<unsigned char>(prev[0]);
+      const unsigned char b = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
+      if (a > b || (a == b && !(prev < name))) in_order_ = false;
+    }
     lead = ",";
   }
   members_.push_back({name, out_->size() + lead.size()});
