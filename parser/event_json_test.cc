@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "parser/format_set.h"
+#include "parser/json_text.h"
 #include "parser/parser.h"
 
 namespace {
@@ -133,6 +134,32 @@ TEST(EventJsonLine, SameBytesForStringsAndNumbersThatEscape) {
   EXPECT_EQ(ViaWriter(e), ViaObject(e));
   tpt::Event empty;
   EXPECT_EQ(ViaWriter(empty), ViaObject(empty));
+}
+
+// Strings are scanned 16, 8 and 4 bytes at a time with overlapping tails: a
+// byte to escape (or a UTF-8 sequence, valid or not) at every position of
+// every length up to 40 is found, against nlohmann's dump.
+TEST(JsonText, EveryPositionOfAByteToEscapeInEveryLength) {
+  const std::string specials[] = {"\"", "\\", "\n", std::string(1, '\0'), "\x1f", "\x7f", "\xc3\xa9", "\xff"};
+  size_t checked = 0;
+  for (size_t len = 0; len <= 40; ++len) {
+    const std::string plain(len, 'k');
+    tpt::JsonOut out;
+    tpt::AppendJsonString(plain, &out);
+    ASSERT_EQ(out.view(), nlohmann::json(plain).dump()) << len;
+    for (size_t pos = 0; pos < len; ++pos) {
+      for (const std::string& special : specials) {
+        std::string s = plain;
+        s.replace(pos, 1, special);
+        out.clear();
+        tpt::AppendJsonString(s, &out);
+        ASSERT_EQ(out.view(), nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+            << "length " << len << ", position " << pos;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 8u * 40 * 41 / 2);
 }
 
 // The buffer the records are written into: what was written survives each

@@ -40,8 +40,8 @@ constexpr PlainTable kPlain;
 
 // How many bytes `p` starts with that are copied as they are (kPlain):
 // 16 at a time where SSE2 is (a control byte, '"', '\\' or any byte of 0x80
-// and up ends the run; the signed compare with 0x20 takes both ends), else 8.
-inline size_t PlainRun(const char* p, size_t n) {
+// and up ends the run; the signed compare with 0x20 takes both ends), then 8.
+[[gnu::always_inline]] inline size_t PlainRun(const char* p, size_t n) {
   size_t i = 0;
 #if defined(__SSE2__)
   const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
@@ -51,12 +51,11 @@ inline size_t PlainRun(const char* p, size_t n) {
         _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
     if (const int mask = _mm_movemask_epi8(special); mask != 0) return i + static_cast<size_t>(__builtin_ctz(mask));
   }
-#else
-  for (uint64_t w; i + 8 <= n; i += 8) {
+#endif
+  for (uint64_t w; i + 8 <= n; i += 8) {  // (SSE2: 8 of the last 15 bytes)
     std::memcpy(&w, p + i, 8);
     if (!PlainWord(w)) break;
   }
-#endif
   while (i < n && kPlain.plain[static_cast<unsigned char>(p[i])]) ++i;
   return i;
 }
@@ -64,14 +63,10 @@ inline size_t PlainRun(const char* p, size_t n) {
 // [lead] "s" [tail] written in place when `s` is short and needs no escape
 // (most keys and values); false, nothing written, otherwise.
 inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::string_view tail, JsonOut* out) {
-  if (s.size() > kShort) return false;
-  for (char c : s)
-    if (!kPlain.plain[static_cast<unsigned char>(c)]) return false;
+  if (s.size() > kShort || PlainRun(s.data(), s.size()) != s.size()) return false;
   char* p = out->Reserve(lead.size() + s.size() + tail.size() + 2);
-  // An empty view may carry a null data(); memcpy's source must not be null
-  // even for 0 bytes (UBSan's nonnull-attribute check).
   auto put = [&p](std::string_view v) {
-    if (!v.empty()) std::memcpy(p, v.data(), v.size());
+    JsonOut::Copy(p, v.data(), v.size());
     p += v.size();
   };
   put(lead);
@@ -101,7 +96,7 @@ void AppendJsonString(std::string_view s, JsonOut* out) {
   if (i == s.size()) {  // nothing to escape (most strings): one copy between quotes
     char* p = out->Reserve(s.size() + 2);
     *p++ = '"';
-    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    JsonOut::Copy(p, s.data(), s.size());
     p += s.size();
     *p++ = '"';
     out->Commit(p);
