@@ -60,22 +60,28 @@ constexpr PlainTable kPlain;
   return i;
 }
 
-// [lead] "s" [tail] written in place when `s` is short and needs no escape
-// (most keys and values); false, nothing written, otherwise.
-inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::string_view tail, JsonOut* out) {
-  if (s.size() > kShort || PlainRun(s.data(), s.size()) != s.size()) return false;
-  char* p = out->Reserve(lead.size() + s.size() + tail.size() + 2);
-  auto put = [&p](std::string_view v) {
-    JsonOut::Copy(p, v.data(), v.size());
-    p += v.size();
-  };
-  put(lead);
-  *p++ = '"';
-  put(s);
-  *p++ = '"';
-  put(tail);
-  out->Commit(p);
+// PlainRun(p, n) == n for n <= 16 (most keys and names): two overlapping
+// words (8 or 4 bytes), no loop.
+inline bool AllPlainShort(const char* p, size_t n) {
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + n - 8, 8);
+    return PlainWord(a) && PlainWord(b);
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return PlainWord(lo | (uint64_t{hi} << 32));
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!kPlain.plain[static_cast<unsigned char>(p[i])]) return false;
   return true;
+}
+
+inline bool AllPlain(std::string_view s) {
+  return s.size() <= 16 ? AllPlainShort(s.data(), s.size()) : PlainRun(s.data(), s.size()) == s.size();
 }
 
 }  // namespace
@@ -92,8 +98,7 @@ void JsonOut::Grow(size_t n) {
 }
 
 void AppendJsonString(std::string_view s, JsonOut* out) {
-  size_t i = PlainRun(s.data(), s.size());
-  if (i == s.size()) {  // nothing to escape (most strings): one copy between quotes
+  if (AllPlain(s)) {  // nothing to escape (most strings): one copy between quotes
     char* p = out->Reserve(s.size() + 2);
     *p++ = '"';
     JsonOut::Copy(p, s.data(), s.size());
@@ -105,8 +110,7 @@ void AppendJsonString(std::string_view s, JsonOut* out) {
   static const char* kHex = "0123456789abcdef";
   const size_t start = out->size();
   out->push_back('"');
-  out->append(s.data(), i);
-  for (; i < s.size(); ++i) {
+  for (size_t i = 0; i < s.size(); ++i) {
     // A run of plain ASCII is copied at once.
     if (const size_t run = PlainRun(s.data() + i, s.size() - i); run > 0) {
       out->append(s.data() + i, run);
@@ -233,24 +237,31 @@ void JsonObjectText::Begin(JsonOut* out) {
 }
 
 JsonOut* JsonObjectText::Key(std::string_view name) {
-  std::string_view lead;
-  if (!members_.empty()) {
-    // std::map's order: std::string's compare, as string_view's; keys mostly
-    // differ in their first byte (compared as unsigned, as compare does).
-    if (in_order_) {
-      const std::string_view prev = members_.back().key;
-      const unsigned char a = prev.empty() ? 0 : static_cast<unsigned char>(prev[0]);
-      const unsigned char b = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
-      if (a > b || (a == b && !(prev < name))) in_order_ = false;
-    }
-    lead = ",";
+  const bool first = members_.empty();
+  // std::map's order: std::string's compare, as string_view's; keys mostly
+  // differ in their first byte (compared as unsigned, as compare does).
+  if (!first && in_order_) {
+    const std::string_view prev = members_.back().key;
+    const unsigned char a = prev.empty() ? 0 : static_cast<unsigned char>(prev[0]);
+    const unsigned char b = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
+    if (a > b || (a == b && !(prev < name))) in_order_ = false;
   }
-  members_.push_back({name, out_->size() + lead.size()});
-  if (!AppendShortPlain(lead, name, ":", out_)) {
-    out_->append(lead);
-    AppendJsonString(name, out_);
-    out_->push_back(':');
+  members_.push_back({name, out_->size() + (first ? 0 : 1)});
+  const size_t n = name.size();
+  if (n <= kShort && AllPlain(name)) {  // most keys: `,"name":` in place
+    char* p = out_->Reserve(n + 4);
+    if (!first) *p++ = ',';
+    *p++ = '"';
+    JsonOut::Copy(p, name.data(), n);
+    p += n;
+    p[0] = '"';
+    p[1] = ':';
+    out_->Commit(p + 2);
+    return out_;
   }
+  if (!first) out_->push_back(',');
+  AppendJsonString(name, out_);
+  out_->push_back(':');
   return out_;
 }
 
