@@ -81,8 +81,10 @@ void RankResolver::Observe(Event* e) {
       }
     }
   }
-  if (tp_size_arg_ == 0) tp_size_arg_ = SizeFromServerArgs(*e, "tp_size");
-  if (pp_size_arg_ == 0) pp_size_arg_ = SizeFromServerArgs(*e, "pp_size");
+  if ((tp_size_arg_ == 0 || pp_size_arg_ == 0) && e->kind == "server_args") {
+    if (tp_size_arg_ == 0) tp_size_arg_ = SizeFromServerArgs(*e, "tp_size");
+    if (pp_size_arg_ == 0) pp_size_arg_ = SizeFromServerArgs(*e, "pp_size");
+  }
   if (e->tp_rank < 0) return;
   max_tp_ = std::max(max_tp_, e->tp_rank);
   max_pp_ = std::max(max_pp_, e->pp_rank);
