@@ -62,7 +62,7 @@ constexpr PlainTable kPlain;
 
 // PlainRun(p, n) == n for n <= 16 (most keys and names): two overlapping
 // words (8 or 4 bytes), no loop.
-inline bool AllPlainShort(const char* p, size_t n) {
+[[gnu::always_inline]] inline bool AllPlainShort(const char* p, size_t n) {
   if (n >= 8) {
     uint64_t a, b;
     std::memcpy(&a, p, 8);
@@ -80,7 +80,7 @@ inline bool AllPlainShort(const char* p, size_t n) {
   return true;
 }
 
-inline bool AllPlain(std::string_view s) {
+[[gnu::always_inline]] inline bool AllPlain(std::string_view s) {
   return s.size() <= 16 ? AllPlainShort(s.data(), s.size()) : PlainRun(s.data(), s.size()) == s.size();
 }
 
