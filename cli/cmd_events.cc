@@ -22,9 +22,9 @@
 #include "cli/size_flag.h"
 #include "parser/event_json.h"
 #include "parser/format_set.h"
+#include "parser/json_text.h"
 #include "parser/parser.h"
 #include "parser/rank_resolve.h"
-#include "parser/stream_parser.h"
 #include "parser/values.h"
 #include "rules/analyzer.h"
 #include "rules/vocabulary.h"
@@ -64,7 +64,7 @@ struct RankSummary {
   std::optional<double> first_ts, last_ts;
   bool time_of_day = false;
   std::vector<std::string> phases;
-  std::map<std::string, uint64_t> kinds;
+  std::string last_kind;  // of the last event: the same kind again reaches no new phase
 };
 
 std::string FormatTs(const std::optional<double>& ts, bool tod) {
@@ -93,10 +93,17 @@ class PrintSink : public EventSink {
   PrintSink(bool print) : print_(print) {}
   bool OnEvent(const Event& e) override {
     if (streaming_) {
-      CopyEventReusing(e, &scratch_);  // strings, objects and captures refilled in place
-      resolver_.Observe(&scratch_);
-      resolver_.Assign(&scratch_);
-      Emit(scratch_);
+      // The resolver sets who printed the event (its six rank numbers; a field
+      // it reads is decoded as any reader decodes it): done on the parser's own
+      // event, whose numbers are put back before it returns to the parser. A
+      // copy of every event cost more than the resolving (3% of `events`).
+      Event& ev = const_cast<Event&>(e);  // the parser's batch: not a const object
+      const int rank = ev.rank, local_rank = ev.local_rank, dp = ev.dp_rank, pp = ev.pp_rank, tp = ev.tp_rank,
+                ep = ev.ep_rank;
+      resolver_.Observe(&ev);
+      resolver_.Assign(&ev);
+      Emit(ev);
+      ev.rank = rank, ev.local_rank = local_rank, ev.dp_rank = dp, ev.pp_rank = pp, ev.tp_rank = tp, ev.ep_rank = ep;
       return true;
     }
     window_.push_back(e);
@@ -122,35 +129,54 @@ class PrintSink : public EventSink {
   }
 
  private:
+  // The summary row of the event's producer: the rows of the last producers
+  // seen are found by their numbers and host or file, without building the
+  // row's name (most events come from a handful of ranks).
+  RankSummary& SummaryOf(const Event& e) {
+    const int rank = e.rank >= 0 ? e.rank : -1;
+    const int local_rank = rank < 0 && e.local_rank >= 0 ? e.local_rank : -1;
+    static const std::string kNone;
+    const std::string& name = rank >= 0 ? e.host : local_rank >= 0 ? kNone : e.file;
+    for (const Producer& p : producers_)
+      if (p.rank == rank && p.local_rank == local_rank && p.name == name) return *p.summary;
+    std::string who = rank >= 0 ? "rank " + std::to_string(rank)
+                      : local_rank >= 0 ? "local_rank " + std::to_string(local_rank)
+                                        : "rank ? (" + e.file + ")";
+    if (rank >= 0 && !e.host.empty()) who += " @" + e.host;
+    RankSummary* r = &ranks_[who];
+    if (producers_.size() < 64) producers_.push_back({rank, local_rank, name, r});
+    return *r;
+  }
   void Emit(const Event& e) {
-    std::string who = e.rank >= 0 ? "rank " + std::to_string(e.rank)
-                      : e.local_rank >= 0 ? "local_rank " + std::to_string(e.local_rank)
-                                          : "rank ? (" + e.file + ")";
-    if (e.rank >= 0 && !e.host.empty()) who += " @" + e.host;
-    RankSummary& r = ranks_[who];
+    RankSummary& r = SummaryOf(e);
     ++r.events;
-    ++r.kinds[e.kind];
     if (e.ts) {
       if (!r.first_ts) r.first_ts = e.ts;
       r.last_ts = e.ts;
       r.time_of_day = e.ts_is_time_of_day;
     }
-    for (const std::string& p : PhaseMarkers()) {
-      if (e.kind == p && (r.phases.empty() || r.phases.back() != p)) {
-        bool seen = false;
-        for (const auto& q : r.phases) seen |= q == p;
-        if (!seen) r.phases.push_back(p);
+    if (e.kind != r.last_kind) {
+      r.last_kind = e.kind;
+      for (const std::string& p : PhaseMarkers()) {
+        if (e.kind == p && (r.phases.empty() || r.phases.back() != p)) {
+          bool seen = false;
+          for (const auto& q : r.phases) seen |= q == p;
+          if (!seen) r.phases.push_back(p);
+        }
       }
     }
     if (print_) {
       // No JSON object per event: written straight, byte-identical
-      // (event_json.h), and handed to stdout 64 KiB at a time.
+      // (event_json.h), and handed to stdout 1 MiB at a time.
       AppendEventJsonLine(e, &lines_);
-      if (lines_.size() >= (1 << 16)) WriteLines();
+      if (lines_.size() >= (1 << 20)) WriteLines();
     }
   }
+  // stdout is unbuffered while records are written (RunEvents): a block goes
+  // to the descriptor without a copy into stdio's buffer. After a failed
+  // write nothing more is tried; main's CheckStdout names the failure.
   void WriteLines() {
-    std::fwrite(lines_.data(), 1, lines_.size(), stdout);
+    if (!std::ferror(stdout)) std::fwrite(lines_.data(), 1, lines_.size(), stdout);
     lines_.clear();
   }
 
@@ -169,11 +195,16 @@ class PrintSink : public EventSink {
  private:
   bool print_;
   bool streaming_ = false;
-  std::string lines_;  // records not yet written (its capacity reused)
-  Event scratch_;     // the event being resolved (streaming)
+  JsonOut lines_;  // records not yet written (its room reused)
   std::vector<Event> window_;
   RankResolver resolver_;
-  std::map<std::string, RankSummary> ranks_;
+  std::map<std::string, RankSummary> ranks_;  // map nodes: their addresses stay
+  struct Producer {
+    int rank, local_rank;  // -1 where the row's name does not use them
+    std::string name;      // host (by rank) or file (neither rank known)
+    RankSummary* summary;
+  };
+  std::vector<Producer> producers_;
 };
 
 }  // namespace
@@ -220,8 +251,14 @@ int RunEvents(const Args& args) {
   // past that they are read a group at a time (parser.h max_open_inputs).
   if (struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 128)
     opts.max_open_inputs = std::max<size_t>(opts.max_open_inputs, static_cast<size_t>(rl.rlim_cur) - 64);
+  // Records go out in 1 MiB blocks of their own (PrintSink::WriteLines); the
+  // summary alone is buffered.
   static char out_buf[1 << 16];
-  std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+  if (cfg.summary_only) {
+    std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+  } else {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
+  }
   PrintSink sink(!cfg.summary_only);
   std::vector<InputReport> reports;
   Status s = ParseRun(cfg.logs, *formats, opts, &sink, &reports);

@@ -22,6 +22,7 @@
 namespace tpt {
 
 class DeferredDecoder;
+class JsonOut;  // parser/json_text.h
 
 // One field as read from an Event: absent, or a value. A view: valid while
 // the Event it came from lives and is not changed. Reading a value of another
@@ -152,7 +153,7 @@ class DeferredDecoder {
   // Appends, as JSON text, what Decode would put in place: the fields object,
   // or the value of a producer prefix's "prefix" key; byte for byte its
   // dump() (`tptriage events`: no object built, parser/json_text.h).
-  virtual void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, std::string* out) const = 0;
+  virtual void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, JsonOut* out) const = 0;
   // False when no decoding can give the key `name`: a reader looking for a
   // field most patterns lack need not decode.
   virtual bool MayHave(std::string_view name) const = 0;

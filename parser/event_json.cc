@@ -56,27 +56,36 @@ struct ObjectWriter {
 
 // The same members as JSON text; what is still to decode (Event::Deferred) is
 // written from the captures by the decoder, and the event is left as it was.
+// A member's `sep "key":` is one fixed-size copy, with its value when that is
+// a literal (null, true, false, []).
 struct TextWriter {
-  std::string* out;
+  JsonOut* out;
   char sep = '{';
-  template <size_t N>
-  std::string* Key(const char (&k)[N]) {
-    char buf[N + 3];  // sep "key":  in one append
-    buf[0] = sep;
-    buf[1] = '"';
-    std::memcpy(buf + 2, k, N - 1);
-    buf[N + 1] = '"';
-    buf[N + 2] = ':';
-    out->append(buf, N + 3);
+  template <size_t N, size_t M = 1>
+  JsonOut* Key(const char (&k)[N], const char (&value)[M] = "") {
+    char* p = out->Reserve(N + M + 2);  // sep "key": value
+    p[0] = sep;
+    p[1] = '"';
+    std::memcpy(p + 2, k, N - 1);
+    p[N + 1] = '"';
+    p[N + 2] = ':';
+    std::memcpy(p + N + 3, value, M - 1);
+    out->Commit(p + N + M + 2);
     sep = ',';
     return out;
   }
   template <size_t N>
-  void Bool(const char (&k)[N], bool v) { Key(k)->append(v ? "true" : "false"); }
+  void Bool(const char (&k)[N], bool v) {
+    if (v) {
+      Key(k, "true");
+    } else {
+      Key(k, "false");
+    }
+  }
   template <size_t N>
   void Rank(const char (&k)[N], int v) {
     if (v < 0) {
-      Key(k)->append("null");
+      Key(k, "null");
     } else {
       AppendJsonInt(v, Key(k));
     }
@@ -90,7 +99,7 @@ struct TextWriter {
   template <size_t N>
   void OptString(const char (&k)[N], const std::string& v) {
     if (v.empty()) {
-      Key(k)->append("null");
+      Key(k, "null");
     } else {
       AppendJsonString(v, Key(k));
     }
@@ -100,16 +109,16 @@ struct TextWriter {
     if (v) {
       AppendJsonDouble(*v, Key(k));
     } else {
-      Key(k)->append("null");
+      Key(k, "null");
     }
   }
   template <size_t N>
   void Lines(const char (&k)[N], const std::vector<std::string>& v) {
     if (v.empty()) {
-      Key(k)->append("[]");
+      Key(k, "[]");
       return;
     }
-    Key(k)->push_back('[');
+    Key(k, "[");
     for (size_t i = 0; i < v.size(); ++i) {
       if (i) out->push_back(',');
       AppendJsonString(v[i], out);
@@ -142,7 +151,13 @@ struct TextWriter {
     d.decoder->AppendJson(e.text, d.spans, wrapper.Key("prefix"));
     wrapper.End();
   }
-  void Close() { out->append(sep == '{' ? "{}" : "}"); }
+  void Close() {
+    if (sep == '{') {
+      out->Lit("{}\n");
+    } else {
+      out->Lit("}\n");
+    }
+  }
 };
 
 // Members of another type or absent keep their defaults.
@@ -176,11 +191,17 @@ struct Reader {
 
 }  // namespace
 
-void AppendEventJsonLine(const Event& e, std::string* out) {
+void AppendEventJsonLine(const Event& e, JsonOut* out) {
   TextWriter w{out};
   VisitEvent(e, w);
   w.Close();
-  out->push_back('\n');
+}
+
+void AppendEventJsonLine(const Event& e, std::string* out) {
+  thread_local JsonOut line;
+  line.clear();
+  AppendEventJsonLine(e, &line);
+  out->append(line.view());
 }
 
 nlohmann::json EventToJson(const Event& e) {

@@ -5,6 +5,7 @@
 // (the parser replaces invalid bytes).
 //
 //   std::puts(tpt::EventToJson(e).dump().c_str());
+//   tpt::JsonOut out;  tpt::AppendEventJsonLine(e, &out);  // the same bytes and '\n'
 #pragma once
 
 #include <string>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parser/event.h"
+#include "parser/json_text.h"
 
 namespace tpt {
 
@@ -23,7 +25,8 @@ nlohmann::json EventToJson(const Event& e);
 // building an object and without decoding `e` (`tptriage events` writes
 // millions): fields still to decode are written from their captures by the
 // pattern's own decoder (json_text.h). Both walk one list of members.
-void AppendEventJsonLine(const Event& e, std::string* out);
+void AppendEventJsonLine(const Event& e, JsonOut* out);
+void AppendEventJsonLine(const Event& e, std::string* out);  // the same, through a JsonOut
 Event EventFromJson(const nlohmann::json& j);
 
 }  // namespace tpt

@@ -6,6 +6,7 @@
 #include "parser/event_json.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -17,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "parser/format_set.h"
+#include "parser/json_text.h"
 #include "parser/parser.h"
 
 namespace {
@@ -132,6 +134,73 @@ TEST(EventJsonLine, SameBytesForStringsAndNumbersThatEscape) {
   EXPECT_EQ(ViaWriter(e), ViaObject(e));
   tpt::Event empty;
   EXPECT_EQ(ViaWriter(empty), ViaObject(empty));
+}
+
+// Strings are scanned 16, 8 and 4 bytes at a time with overlapping tails: a
+// byte to escape (or a UTF-8 sequence, valid or not) at every position of
+// every length up to 40 is found, against nlohmann's dump.
+TEST(JsonText, EveryPositionOfAByteToEscapeInEveryLength) {
+  const std::string specials[] = {"\"", "\\", "\n", std::string(1, '\0'), "\x1f", "\x7f", "\xc3\xa9", "\xff"};
+  size_t checked = 0;
+  for (size_t len = 0; len <= 40; ++len) {
+    const std::string plain(len, 'k');
+    tpt::JsonOut out;
+    tpt::AppendJsonString(plain, &out);
+    ASSERT_EQ(out.view(), nlohmann::json(plain).dump()) << len;
+    for (size_t pos = 0; pos < len; ++pos) {
+      for (const std::string& special : specials) {
+        std::string s = plain;
+        s.replace(pos, 1, special);
+        out.clear();
+        tpt::AppendJsonString(s, &out);
+        ASSERT_EQ(out.view(), nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+            << "length " << len << ", position " << pos;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 8u * 40 * 41 / 2);
+}
+
+// The buffer the records are written into: what was written survives each
+// growth, in-place writes count once committed, literals lose their NUL.
+TEST(JsonOut, GrowsKeepingWhatWasWritten) {
+  tpt::JsonOut out;
+  std::string expect;
+  EXPECT_TRUE(out.empty());
+  out.append(std::string_view());  // an empty view's null data()
+  for (int i = 0; i < 5000; ++i) {
+    const std::string piece = std::to_string(i) + std::string(i % 37, 'x');
+    out.append(piece);
+    out.Lit(",");
+    out.push_back(';');
+    expect += piece + ",;";
+  }
+  char* p = out.Reserve(100000);  // more than it holds: grows, then written in place
+  std::memcpy(p, "abc", 3);
+  out.Commit(p + 3);
+  expect += "abc";
+  ASSERT_EQ(out.size(), expect.size());
+  EXPECT_EQ(out.view(), expect);
+  out.resize(4);
+  EXPECT_EQ(out.view(), expect.substr(0, 4));
+  out.clear();
+  EXPECT_TRUE(out.empty());
+}
+
+// A record longer than the buffer's first room, written straight into a
+// JsonOut (as `tptriage events` does), and after other records.
+TEST(EventJsonLine, LongRecordIntoAJsonOutMatchesTheObject) {
+  tpt::Event e;
+  e.kind = "traceback";
+  e.text = std::string(70000, 'a') + "\"\xe2\x96\x88";
+  e.extra_lines.assign(300, std::string(50, 'l'));
+  e.rank = 1;
+  e.ts = 1760436000.25;
+  tpt::JsonOut out;
+  tpt::AppendEventJsonLine(tpt::Event(), &out);
+  tpt::AppendEventJsonLine(e, &out);
+  EXPECT_EQ(out.view(), ViaObject(tpt::Event()) + ViaObject(e));
 }
 
 }  // namespace

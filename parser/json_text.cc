@@ -7,6 +7,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "base/strings.h"
 
 namespace tpt {
@@ -34,47 +38,83 @@ struct PlainTable {
 };
 constexpr PlainTable kPlain;
 
-// [lead] "s" [tail] in one append when `s` is short and needs no escape (most
-// keys and values); false, nothing written, otherwise.
-inline bool AppendShortPlain(std::string_view lead, std::string_view s, std::string_view tail, std::string* out) {
-  if (s.size() > kShort) return false;
-  for (char c : s)
-    if (!kPlain.plain[static_cast<unsigned char>(c)]) return false;
-  char buf[kShort + 8];
-  char* p = buf;
-  // An empty view may carry a null data(); memcpy's source must not be null
-  // even for 0 bytes (UBSan's nonnull-attribute check).
-  auto put = [&p](std::string_view v) {
-    if (!v.empty()) std::memcpy(p, v.data(), v.size());
-    p += v.size();
-  };
-  put(lead);
-  *p++ = '"';
-  put(s);
-  *p++ = '"';
-  put(tail);
-  out->append(buf, p - buf);
+// How many bytes `p` starts with that are copied as they are (kPlain):
+// 16 at a time where SSE2 is (a control byte, '"', '\\' or any byte of 0x80
+// and up ends the run; the signed compare with 0x20 takes both ends), then 8.
+[[gnu::always_inline]] inline size_t PlainRun(const char* p, size_t n) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i special =
+        _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (const int mask = _mm_movemask_epi8(special); mask != 0) return i + static_cast<size_t>(__builtin_ctz(mask));
+  }
+#endif
+  for (uint64_t w; i + 8 <= n; i += 8) {  // (SSE2: 8 of the last 15 bytes)
+    std::memcpy(&w, p + i, 8);
+    if (!PlainWord(w)) break;
+  }
+  while (i < n && kPlain.plain[static_cast<unsigned char>(p[i])]) ++i;
+  return i;
+}
+
+// PlainRun(p, n) == n for n <= 16 (most keys and names): two overlapping
+// words (8 or 4 bytes), no loop.
+[[gnu::always_inline]] inline bool AllPlainShort(const char* p, size_t n) {
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + n - 8, 8);
+    return PlainWord(a) && PlainWord(b);
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return PlainWord(lo | (uint64_t{hi} << 32));
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!kPlain.plain[static_cast<unsigned char>(p[i])]) return false;
   return true;
+}
+
+[[gnu::always_inline]] inline bool AllPlain(std::string_view s) {
+  return s.size() <= 16 ? AllPlainShort(s.data(), s.size()) : PlainRun(s.data(), s.size()) == s.size();
 }
 
 }  // namespace
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  if (AppendShortPlain({}, s, {}, out)) return;
+void JsonOut::Grow(size_t n) {
+  const size_t used = size();
+  const size_t cap = std::max({2 * static_cast<size_t>(cap_ - begin_), used + n, size_t{4096}});
+  std::unique_ptr<char[]> bigger(new char[cap]);
+  if (used) std::memcpy(bigger.get(), begin_, used);
+  storage_ = std::move(bigger);
+  begin_ = storage_.get();
+  end_ = begin_ + used;
+  cap_ = begin_ + cap;
+}
+
+void AppendJsonString(std::string_view s, JsonOut* out) {
+  if (AllPlain(s)) {  // nothing to escape (most strings): one copy between quotes
+    char* p = out->Reserve(s.size() + 2);
+    *p++ = '"';
+    JsonOut::Copy(p, s.data(), s.size());
+    p += s.size();
+    *p++ = '"';
+    out->Commit(p);
+    return;
+  }
   static const char* kHex = "0123456789abcdef";
   const size_t start = out->size();
   out->push_back('"');
   for (size_t i = 0; i < s.size(); ++i) {
-    // A run of plain ASCII is copied at once, found 8 bytes at a time.
-    size_t j = i;
-    for (uint64_t w; j + 8 <= s.size(); j += 8) {
-      std::memcpy(&w, s.data() + j, 8);
-      if (!PlainWord(w)) break;
-    }
-    while (j < s.size() && kPlain.plain[static_cast<unsigned char>(s[j])]) ++j;
-    if (j > i) {
-      out->append(s.data() + i, j - i);
-      i = j;
+    // A run of plain ASCII is copied at once.
+    if (const size_t run = PlainRun(s.data() + i, s.size() - i); run > 0) {
+      out->append(s.data() + i, run);
+      i += run;
       if (i == s.size()) break;
     }
     const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -82,7 +122,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
       const size_t len = Utf8SequenceLength(s, i);
       if (len == 0) {  // invalid: nlohmann's replacement rules, exactly
         out->resize(start);
-        *out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        out->append(nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         return;
       }
       out->append(s.data() + i, len);
@@ -99,7 +139,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
       case '\r': out->push_back('r'); break;
       case '\t': out->push_back('t'); break;
       default:
-        out->append("u00");
+        out->Lit("u00");
         out->push_back(kHex[c >> 4]);
         out->push_back(kHex[c & 15]);
     }
@@ -107,21 +147,19 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
-void AppendJsonInt(int64_t v, std::string* out) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
+void AppendJsonInt(int64_t v, JsonOut* out) {
+  char* p = out->Reserve(24);
+  out->Commit(std::to_chars(p, p + 24, v).ptr);
 }
 
-void AppendJsonUint(uint64_t v, std::string* out) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
+void AppendJsonUint(uint64_t v, JsonOut* out) {
+  char* p = out->Reserve(24);
+  out->Commit(std::to_chars(p, p + 24, v).ptr);
 }
 
-void AppendJsonDouble(double v, std::string* out) {
+void AppendJsonDouble(double v, JsonOut* out) {
   if (!std::isfinite(v)) {
-    out->append("null");
+    out->Lit("null");
     return;
   }
   // nlohmann's shortest digits (Grisu2) cost more than the rest of a record's
@@ -145,11 +183,17 @@ void AppendJsonDouble(double v, std::string* out) {
   out->append(slot.text, slot.len);
 }
 
-void AppendJsonValue(const nlohmann::json& j, std::string* out) {
+void AppendJsonValue(const nlohmann::json& j, JsonOut* out) {
   using V = nlohmann::json::value_t;
   switch (j.type()) {
-    case V::null: out->append("null"); return;
-    case V::boolean: out->append(j.get<bool>() ? "true" : "false"); return;
+    case V::null: out->Lit("null"); return;
+    case V::boolean:
+      if (j.get<bool>()) {
+        out->Lit("true");
+      } else {
+        out->Lit("false");
+      }
+      return;
     case V::number_integer: AppendJsonInt(j.get<int64_t>(), out); return;
     case V::number_unsigned: AppendJsonUint(j.get<uint64_t>(), out); return;
     case V::number_float: AppendJsonDouble(j.get<double>(), out); return;
@@ -178,13 +222,13 @@ void AppendJsonValue(const nlohmann::json& j, std::string* out) {
       out->push_back('}');
       return;
     }
-    default: *out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); return;
+    default: out->append(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); return;
   }
 }
 
 // ---- JsonObjectText ------------------------------------------------------------
 
-void JsonObjectText::Begin(std::string* out) {
+void JsonObjectText::Begin(JsonOut* out) {
   out_ = out;
   start_ = out->size();
   in_order_ = true;
@@ -192,19 +236,32 @@ void JsonObjectText::Begin(std::string* out) {
   out->push_back('{');
 }
 
-std::string* JsonObjectText::Key(std::string_view name) {
-  std::string_view lead;
-  if (!members_.empty()) {
-    // std::map's order: std::string's compare, as string_view's.
-    if (in_order_ && !(members_.back().key < name)) in_order_ = false;
-    lead = ",";
+JsonOut* JsonObjectText::Key(std::string_view name) {
+  const bool first = members_.empty();
+  // std::map's order: std::string's compare, as string_view's; keys mostly
+  // differ in their first byte (compared as unsigned, as compare does).
+  if (!first && in_order_) {
+    const std::string_view prev = members_.back().key;
+    const unsigned char a = prev.empty() ? 0 : static_cast<unsigned char>(prev[0]);
+    const unsigned char b = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
+    if (a > b || (a == b && !(prev < name))) in_order_ = false;
   }
-  members_.push_back({name, out_->size() + lead.size()});
-  if (!AppendShortPlain(lead, name, ":", out_)) {
-    out_->append(lead);
-    AppendJsonString(name, out_);
-    out_->push_back(':');
+  members_.push_back({name, out_->size() + (first ? 0 : 1)});
+  const size_t n = name.size();
+  if (n <= kShort && AllPlain(name)) {  // most keys: `,"name":` in place
+    char* p = out_->Reserve(n + 4);
+    if (!first) *p++ = ',';
+    *p++ = '"';
+    JsonOut::Copy(p, name.data(), n);
+    p += n;
+    p[0] = '"';
+    p[1] = ':';
+    out_->Commit(p + 2);
+    return out_;
   }
+  if (!first) out_->push_back(',');
+  AppendJsonString(name, out_);
+  out_->push_back(':');
   return out_;
 }
 
@@ -224,14 +281,14 @@ void JsonObjectText::End() {
     // Key order; of equal keys the last set wins (it overwrote the value).
     std::sort(texts.begin(), texts.end(),
               [](const Text& a, const Text& b) { return a.key != b.key ? a.key < b.key : a.order > b.order; });
-    scratch_.assign(*out_, start_ + 1, std::string::npos);
+    scratch_.assign(out_->data() + start_ + 1, out_->size() - start_ - 1);
     out_->resize(start_ + 1);
     std::string_view prev;
     bool first = true;
     for (const Text& t : texts) {
       if (!first && t.key == prev) continue;
       if (!first) out_->push_back(',');
-      out_->append(scratch_, t.begin - start_ - 1, t.end - t.begin);
+      out_->append(scratch_.data() + t.begin - start_ - 1, t.end - t.begin);
       prev = t.key;
       first = false;
     }

@@ -124,7 +124,7 @@ class PrefixDecoder : public DeferredDecoder {
     info.End();
   }
   // The value of the wrapper's "prefix" key.
-  void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, std::string* out) const override {
+  void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, JsonOut* out) const override {
     thread_local std::vector<std::string_view> g;
     thread_local JsonObjectText info;
     format_internal::SpansToGroups(text, spans, &g);

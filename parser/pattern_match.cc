@@ -124,7 +124,7 @@ class FieldDecoder : public DeferredDecoder {
   void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* out) const override {
     Fill<ObjectFiller>(text, spans, out);
   }
-  void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, std::string* out) const override {
+  void AppendJson(std::string_view text, const std::vector<uint32_t>& spans, JsonOut* out) const override {
     Fill<JsonObjectText>(text, spans, out);
   }
   bool MayHave(std::string_view name) const override {

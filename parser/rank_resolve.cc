@@ -49,12 +49,18 @@ void RankResolver::Observe(Event* e) {
     }
   }
   bool nobody = e->rank < 0 && e->local_rank < 0 && e->tp_rank < 0;
-  std::vector<Who>& recent = recent_[e->file];
+  if (!last_file_ || *last_file_ != e->file) {
+    auto it = recent_.try_emplace(e->file).first;
+    last_file_ = &it->first;
+    last_recent_ = &it->second;
+  }
+  Recent& recent = *last_recent_;
   if (nobody && e->kind == "exception") {
     uint64_t first = e->line;
     if (auto it = e->fields().find("traceback_line"); it != e->fields().end() && it->is_number_integer() && it->get<int64_t>() > 0)
       first = static_cast<uint64_t>(it->get<int64_t>());
-    for (auto w = recent.rbegin(); w != recent.rend(); ++w) {
+    for (size_t k = 0; k < recent.size(); ++k) {  // the newest first
+      const Who* w = &recent.NewestButK(k);
       if (w->line != first && w->line + 1 != first) continue;
       e->rank = w->rank, e->local_rank = w->local_rank;
       e->dp_rank = w->dp, e->pp_rank = w->pp, e->tp_rank = w->tp, e->ep_rank = w->ep;
@@ -62,8 +68,7 @@ void RankResolver::Observe(Event* e) {
       break;
     }
   } else if (!nobody) {
-    if (recent.size() >= 16) recent.erase(recent.begin());
-    recent.push_back({e->line, e->rank, e->local_rank, e->dp_rank, e->pp_rank, e->tp_rank, e->ep_rank});
+    recent.Add({e->line, e->rank, e->local_rank, e->dp_rank, e->pp_rank, e->tp_rank, e->ep_rank});
   }
   if (e->kind == "nccl_comm_init" && e->pid >= 0) {
     auto rk = e->fields().find("comm_rank"), nr = e->fields().find("nranks");
@@ -76,8 +81,10 @@ void RankResolver::Observe(Event* e) {
       }
     }
   }
-  if (tp_size_arg_ == 0) tp_size_arg_ = SizeFromServerArgs(*e, "tp_size");
-  if (pp_size_arg_ == 0) pp_size_arg_ = SizeFromServerArgs(*e, "pp_size");
+  if ((tp_size_arg_ == 0 || pp_size_arg_ == 0) && e->kind == "server_args") {
+    if (tp_size_arg_ == 0) tp_size_arg_ = SizeFromServerArgs(*e, "tp_size");
+    if (pp_size_arg_ == 0) pp_size_arg_ = SizeFromServerArgs(*e, "pp_size");
+  }
   if (e->tp_rank < 0) return;
   max_tp_ = std::max(max_tp_, e->tp_rank);
   max_pp_ = std::max(max_pp_, e->pp_rank);

@@ -30,6 +30,7 @@
 // (the first window of events), then Observe+Assign each later event.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -43,6 +44,9 @@ namespace tpt {
 
 class RankResolver {
  public:
+  RankResolver() = default;
+  RankResolver(const RankResolver&) = delete;  // last_file_ points into its own map
+  RankResolver& operator=(const RankResolver&) = delete;
   // Step 1 on `e` (dp/pp/tp/ep from the process name) and learns the layout.
   void Observe(Event* e);
   // Step 2: a global rank for `e` from what was observed so far.
@@ -57,9 +61,20 @@ class RankResolver {
     int rank = -1, local_rank = -1, dp = -1, pp = -1, tp = -1, ep = -1;
   };
   int max_tp_ = -1, max_pp_ = -1;
-  // Per file, the last few events that said who printed them: a traceback whose
-  // lines carry no prefix belongs to the line that announced it.
-  std::map<std::string, std::vector<Who>> recent_;
+  // Per file, the last 16 events that said who printed them: a traceback whose
+  // lines carry no prefix belongs to the line that announced it. A ring (an
+  // event's entry replaces the oldest, nothing moves); the last file's is
+  // kept at hand (most events follow one of the same file).
+  struct Recent {
+    std::array<Who, 16> who;
+    uint64_t added = 0;
+    void Add(const Who& w) { who[added++ % who.size()] = w; }
+    size_t size() const { return added < who.size() ? added : who.size(); }
+    const Who& NewestButK(size_t k) const { return who[(added - 1 - k) % who.size()]; }  // k < size()
+  };
+  std::map<std::string, Recent> recent_;
+  const std::string* last_file_ = nullptr;  // a key of recent_
+  Recent* last_recent_ = nullptr;
   int tp_size_arg_ = 0, pp_size_arg_ = 0;  // from the first server_args that has them
   std::map<int, std::set<std::pair<int, int>>> tp_groups_;  // tp rank -> (dp, pp) pairs
   // (host, pid) -> the rank its largest communicator gave it (step 5).

@@ -56,6 +56,25 @@ TEST(ResolveRanks, TracebackTakesTheRankOfTheLineThatAnnouncedIt) {
   EXPECT_EQ(ev2[1].tp_rank, 2);
 }
 
+// Each file keeps its last 16 ranked events (a ring): the announcing line is
+// found among them after many more, across files taking turns; one 16 ranked
+// events back is forgotten, as before.
+TEST(ResolveRanks, TracebackFindsItsLineAmongTheLast16OfItsFile) {
+  std::vector<Event> ev;
+  for (uint64_t line = 1; line <= 40; ++line) {
+    ev.push_back(At("batch_stats", "a.log", line, static_cast<int>(line % 8)));
+    ev.push_back(At("batch_stats", "b.log", line, static_cast<int>((line + 3) % 8)));
+  }
+  ev.push_back(At("exception", "a.log", 45, -1, 40));  // line 40 of a.log: tp 0
+  ev.push_back(At("exception", "b.log", 46, -1, 33));  // b.log's 33: 8 events back, tp 4
+  ev.push_back(At("exception", "a.log", 47, -1, 24));  // a.log's 24: 17 events back, forgotten
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[80].tp_rank, 0);
+  EXPECT_EQ(ev[81].tp_rank, 4);
+  EXPECT_EQ(ev[82].tp_rank, -1);
+  EXPECT_EQ(ev[82].rank, -1);
+}
+
 TEST(ResolveRanks, EventsOfOneLineShareTheirRank) {
   // A traceback's last line is its exception (ranked by the announcing line)
   // and a cuda_oom parsed from the same line.

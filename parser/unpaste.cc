@@ -402,8 +402,13 @@ bool UnpasteSource::ContinuesWrapped(std::string_view line) const {
   // One leading space: a terminal cut at a space. Two or a tab: indentation.
   if (!line.empty() && line[0] == ' ' && line.size() > 1 && line[1] != ' ' && line[1] != '\t') line.remove_prefix(1);
   if (line.empty() || line[0] == ' ' || line[0] == '\t') return false;
-  if (StartsWith(line, "Traceback") || StartsWith(line, "File \"") || StartsWith(line, "During handling") ||
-      StartsWith(line, "The above exception"))
+  // (The headers and levels below start with one of `TFDIWE`: most lines, a
+  // prefix's `[` or a date's digit, are not compared with them.)
+  const char c0 = line[0];
+  const bool header_letter = c0 == 'T' || c0 == 'F' || c0 == 'D';
+  const bool level_letter = c0 == 'I' || c0 == 'W' || c0 == 'E' || c0 == 'D' || c0 == 'T';
+  if (header_letter && (StartsWith(line, "Traceback") || StartsWith(line, "File \"") ||
+                        StartsWith(line, "During handling") || StartsWith(line, "The above exception")))
     return false;
   // `SomeError: ...`, `torch.OutOfMemoryError: ...`, `KeyError: 'x'`
   size_t colon = line.find(": ");
@@ -417,8 +422,10 @@ bool UnpasteSource::ContinuesWrapped(std::string_view line) const {
   // uvicorn's own start: its level padded to 9 columns (`INFO:     `,
   // `WARNING:  `; uvicorn/logging.py ColourizedFormatter: levelname + ':' + 8 - len(levelname) spaces + ' '). A
   // terminal or an author wraps at one space, never before a run of them.
-  for (std::string_view level : {"INFO:  ", "WARNING:  ", "ERROR:  ", "DEBUG:  ", "TRACE:  "}) {
-    if (StartsWith(line, level)) return false;
+  if (level_letter) {
+    for (std::string_view level : {"INFO:  ", "WARNING:  ", "ERROR:  ", "DEBUG:  ", "TRACE:  "}) {
+      if (StartsWith(line, level)) return false;
+    }
   }
   return !HasOwnStart(line);
 }
