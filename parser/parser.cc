@@ -326,6 +326,14 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
     auto cmp = [](const Item& a, const Item& b) { return a.first > b.first || (a.first == b.first && a.second > b.second); };
     std::priority_queue<Item, std::vector<Item>, decltype(cmp)> heap(cmp);
     const bool one = streams.size() == 1 && usable == 1;
+    // A day known before the merge starts (a dump's records): a log's
+    // time-of-day lines are placed on it from its first line, not at day 0
+    // before every dated event.
+    for (size_t i = 0; i < streams.size() && !have_global_day; ++i)
+      if (std::optional<double> t = streams[i].events->DatedTimeHint()) {
+        global_day = std::floor(*t / 86400.0) * 86400.0;
+        have_global_day = true;
+      }
     for (size_t i = 0; i < streams.size() && !stopped; ++i) {
       advance(streams[i]);
       if (streams[i].has_head && !one) {
