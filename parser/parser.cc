@@ -19,6 +19,7 @@
 #include "parser/rank_resolve.h"
 #include "parser/read_whole.h"
 #include "parser/stack_dump.h"
+#include "parser/vllm_trace.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"
 #include "parser/unpaste.h"
@@ -266,6 +267,12 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
           s.report = reports->size();
           s.events = ReadFlightRecorder(std::move(opened->source), x.path, static_cast<int>(reports->size()),
                                         options.kinds);
+          streams.push_back(std::move(s));
+        } else if (opened->vllm_trace) {
+          // vLLM's function-call trace (parser/vllm_trace.h): streamed, its open calls kept.
+          Stream s;
+          s.report = reports->size();
+          s.events = ReadVllmTrace(std::move(opened->source), x.path, static_cast<int>(reports->size()));
           streams.push_back(std::move(s));
         } else if (opened->stack_dump || opened->nccl_ras) {
           // A rank's py-spy, faulthandler or gdb stacks (parser/stack_dump.h), or

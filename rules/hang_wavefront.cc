@@ -93,7 +93,10 @@ std::string StackWhere(const std::map<int, const Event*>& stacks, int rank) {
   for (const auto& f : best->Get("program_frames").json()) chain += (chain.empty() ? "" : " < ") + f.get<std::string>();
   const std::string thread = best->Get("name").is_string() && !best->Get("name").string().empty()
                                  ? "thread " + best->Get("name").string()
-                                 : best->Get("main").boolean() ? "main thread" : "thread " + best->Get("thread").string();
+                             : best->Get("main").boolean()      ? "main thread"
+                             : best->Get("thread").string().empty()
+                                 ? "the traced thread"  // a vLLM trace renamed after its rank: no thread id
+                                 : "thread " + best->Get("thread").string();
   const std::string by = best->Get("via").string() == "sglang_watchdog" ? " logged by SGLang's watchdog" : "";
   return "its stack (" + best->Get("tool").string() + by + ", " + thread + "): " + chain;
 }
