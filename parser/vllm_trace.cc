@@ -180,26 +180,47 @@ std::vector<Event> VllmTraceEvents(std::string_view text, const std::string& pat
 }
 
 std::unique_ptr<EventStream> ReadVllmTrace(std::unique_ptr<ByteSource> source, const std::string& path, int source_index) {
+  // Lines split here over the source's reads (a trace's lines are short; one
+  // longer than kMaxLine is skipped), so memory stays a buffer and the stack.
+  constexpr size_t kChunk = size_t{1} << 16, kMaxLine = size_t{1} << 16;
   Replay r(path, source_index);
-  BlockReader reader(source.get(), size_t{1} << 16, size_t{1} << 16);
-  std::string error;
-  uint64_t line_no = 0;
+  std::string error, carry;
+  std::unique_ptr<char[]> buf(new char[kChunk]);
+  uint64_t line_no = 0, offset = 0, bytes = 0;
+  bool skipping = false;  // inside a line longer than kMaxLine
   for (;;) {
-    Block b;
-    auto more = reader.Next(&b);
-    if (!more.ok()) {
-      error = path + ": " + more.status().message() + " (the trace read up to there is used)";
+    auto n = source->Read(buf.get(), kChunk);
+    if (!n.ok()) {
+      error = path + ": " + n.status().message() + " (the trace read up to there is used)";
       break;
     }
-    if (!*more) break;
-    for (size_t from = 0; from < b.text.size();) {
-      size_t nl = b.text.find('\n', from);
-      if (nl == std::string_view::npos) nl = b.text.size();
-      r.Line(b.text.substr(from, nl - from), ++line_no, b.offset + from);
+    if (*n == 0) break;
+    bytes += *n;
+    std::string_view chunk(buf.get(), *n);
+    for (size_t from = 0; from < chunk.size();) {
+      const size_t nl = chunk.find('\n', from);
+      if (nl == std::string_view::npos) {
+        if (!skipping) carry.append(chunk.substr(from));
+        if (carry.size() > kMaxLine) {
+          carry.clear();
+          skipping = true;
+        }
+        break;
+      }
+      if (!skipping) {
+        carry.append(chunk.substr(from, nl - from));
+        r.Line(carry, ++line_no, offset);
+      } else {
+        ++line_no;
+      }
+      offset = bytes - chunk.size() + nl + 1;
+      carry.clear();
+      skipping = false;
       from = nl + 1;
     }
   }
-  return std::make_unique<VectorEvents>(r.Finish(), std::move(error), reader.bytes());
+  if (!carry.empty() && !skipping) r.Line(carry, ++line_no, offset);
+  return std::make_unique<VectorEvents>(r.Finish(), std::move(error), bytes);
 }
 
 }  // namespace tpt

@@ -89,5 +89,19 @@ TEST(VllmTrace, ALongTraceKeepsOnlyTheOpenCalls) {
   EXPECT_EQ(same[0].Get("frames").json(), e->Get("frames").json());
 }
 
+// Streamed in 64 KiB reads: a line longer than that is skipped whole, and
+// the last line counts without its newline.
+TEST(VllmTrace, StreamingSkipsAnOverlongLineAndReadsTheLastOne) {
+  std::string text = "2025-05-12 10:00:31.000001 Call to outer in /v/a.py:1 from main in /v/m.py:9\n";
+  text += "2025-05-12 10:00:31.000002 Call to junk in /v/" + std::string(200000, 'x') + ".py:1 from outer in /v/a.py:2\n";
+  text += "2025-05-12 10:00:31.000003 Call to inner in /v/b.py:7 from outer in /v/a.py:3";  // no newline
+  auto stream = ReadVllmTrace(std::make_unique<StringSource>(text), "vllm_trace_rank_2.log", 0);
+  const Event* e = stream->NextRef();
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->Get("frames").json(), nlohmann::json({"inner (/v/b.py:7)", "outer (/v/a.py:3)", "main (/v/m.py:9)"}));
+  EXPECT_EQ(e->line, 3u);
+  EXPECT_EQ(stream->bytes(), text.size());
+}
+
 }  // namespace
 }  // namespace tpt
