@@ -8,7 +8,15 @@
 // (the ones the parser did not understand too), each after the lines of its
 // file before it. The diagnosis' evidence lines are marked `>`; with `-C N`
 // only they are shown, with N lines of the merged view around each.
-// `--kinds` and `--rank` filter. On a terminal the output goes through
+// `--kinds` and `--rank` filter. The artefacts given beside the logs
+// (`log LOG... DUMPS...`) are in the same view, tagged with their rank:
+// each flight-recorder record at its `time_created_ns` (when the rank
+// enqueued the collective: torch's FlightRecorder.hpp; time_discovered_* are
+// not used, as only NCCL sets them), among the log lines; what carries no
+// time (a dump's head and pg_status, a record without time_created_ns, py-spy,
+// faulthandler and gdb stacks, an NCCL RAS report but its monitor lines) after
+// the last line, under a rule: they were taken when the job hung.
+// On a terminal the output goes through
 // $PAGER (else `less -R -F -X`), like git does; into a pipe or file it is
 // plain text.
 //
@@ -77,8 +85,9 @@ std::string Printable(std::string_view s) {
 // "+12.3s" from the run's first timed line; time-of-day lines on the same
 // axis as dated ones (UTC day seconds) when the run has any, as the reports
 // do (`time_of_day` comes from the analysis: the view streams, so it cannot
-// look ahead). The events come merged by time, so the first timed one starts
-// the clock.
+// look ahead), and a time-of-day line on the day of a dated start (a dump's
+// records beside a log that prints no date). The events come merged by
+// time, so the first timed one starts the clock.
 class Clock {
  public:
   Clock(bool time_of_day, std::optional<double> t0) : tod_(time_of_day) {
@@ -99,7 +108,11 @@ class Clock {
   }
 
  private:
-  double Norm(const Event& e) const { return tod_ && !e.ts_is_time_of_day ? std::fmod(*e.ts, 86400.0) : *e.ts; }
+  double Norm(const Event& e) const {
+    if (!e.ts_is_time_of_day) return tod_ ? std::fmod(*e.ts, 86400.0) : *e.ts;
+    // A time of day against a dated start: on that start's day.
+    return any_ && !tod_ && t0_ >= 86400.0 ? std::floor(t0_ / 86400.0) * 86400.0 + *e.ts : *e.ts;
+  }
   bool tod_ = false, any_ = false;
   double t0_ = 0;
 };
@@ -212,6 +225,16 @@ class RawFile {
   uint64_t line_ = 0;
 };
 
+// An event of an artefact read beside the logs (a flight-recorder dump, a
+// stack dump, an NCCL RAS report: parser/flight_recorder.h, stack_dump.h,
+// nccl_ras.h) rather than a log line: never a line of --raw's text.
+bool FromArtefact(const Event& e) { return e.family == "torch_fr" || e.family == "stacks" || e.family == "nccl_ras"; }
+
+// Heads the untimed artefacts' lines at the end of the view.
+const char kUntimedRule[] =
+    "-- without a time: dump heads, records without time_created_ns, stack dumps, NCCL RAS reports "
+    "(taken when the job hung) --\n";
+
 // The width of a line's head ("> +12.3s r0    kind                 "), blank:
 // where a line the parser did not understand, or a traceback line, starts.
 const std::string kBlankHead(39, ' ');
@@ -229,6 +252,17 @@ class View : public EventSink {
     bool filtered = !cfg_.kinds.empty() || !cfg_.ranks.empty();
     if (!Kept(e)) {
       if (cfg_.raw && !filtered) Drain(e.file, e.line);  // (a kind filter drops unparsed lines too)
+      return true;
+    }
+    if (FromArtefact(e)) {  // each its own line (a dump's head and pg_status share line 0)
+      std::string line = Head(e) + Printable(e.text) + "\n";
+      for (const std::string& x : e.extra_lines) line += kBlankHead + Printable(x) + "\n";
+      const bool is_evidence = evidence_.count({e.file, e.line}) > 0;
+      if (!e.ts) {
+        untimed_.push_back({std::move(line), is_evidence});  // after the last line (Finish)
+      } else {
+        Emit(line, is_evidence);
+      }
       return true;
     }
     if (e.file == last_file_ && e.line == last_line_) return true;  // one view line a source line
@@ -255,10 +289,14 @@ class View : public EventSink {
     return true;
   }
 
-  // --raw: what is left of every file after its last event.
+  // --raw: what is left of every file after its last event; then the
+  // artefacts' lines that carry no time, under a rule.
   void Finish() {
-    if (!cfg_.raw || !cfg_.kinds.empty() || !cfg_.ranks.empty()) return;
-    for (auto& [path, f] : raw_) Drain(path, UINT64_MAX);
+    if (cfg_.raw && cfg_.kinds.empty() && cfg_.ranks.empty())
+      for (auto& [path, f] : raw_) Drain(path, UINT64_MAX);
+    if (untimed_.empty()) return;
+    Emit(kUntimedRule, false);
+    for (const auto& [line, is_evidence] : untimed_) Emit(line, is_evidence);
   }
   size_t shown() const { return shown_; }
 
@@ -334,6 +372,9 @@ class View : public EventSink {
   Output* out_;
   std::map<std::string, std::unique_ptr<RawFile>> raw_;
   std::deque<std::string> ring_;
+  // The artefacts' untimed lines (bounded: a dump gives a summary a rank,
+  // parser/flight_recorder.h kKeepRecords; a stack dump a few threads).
+  std::vector<std::pair<std::string, bool>> untimed_;
   int after_ = 0;
   bool skipped_ = false;
   size_t shown_ = 0;

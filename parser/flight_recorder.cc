@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "parser/pickle_reader.h"
 #include "parser/read_whole.h"
@@ -46,6 +47,46 @@ int64_t Int(const nlohmann::json& o, const char* key) {
 std::string Str(const nlohmann::json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The keys of a record the choice of records to keep reads (the newest per
+// process group, p2p apart) and the p2p counts (FlightRecorderEvents).
+constexpr const char* kRecordKeysForChoice[] = {"process_group", "pg_id", "is_p2p", "profiling_name", "record_id"};
+
+// A pickled dump as JSON, but for its records: each only with the keys above
+// (a dump holds thousands with 9 frames each, of which 8 a group are used;
+// converting them all was most of the time: bench/RESULTS.md).
+StatusOr<nlohmann::json> SummaryJson(const PickleRef& root) {
+  if (!root.is_dict()) return nlohmann::json::array();  // "not a dict", said by the caller
+  nlohmann::json dump = nlohmann::json::object();
+  for (const char* k : {"version", "pg_config", "pg_status", "comm_lib_version", "nccl_version"}) {
+    if (const PickleRef v = root[k]) {
+      auto j = v.ToJson();
+      if (!j.ok()) return j.status();
+      dump[k] = std::move(*j);
+    }
+  }
+  const PickleRef records = root["entries"];
+  if (!records) return dump;
+  if (!records.is_list()) {
+    dump["entries"] = nullptr;
+    return dump;
+  }
+  nlohmann::json entries = nlohmann::json::array();
+  for (size_t i = 0; i < records.size(); ++i) {
+    const PickleRef r = records[i];
+    nlohmann::json brief = r.is_dict() ? nlohmann::json::object() : nlohmann::json();
+    if (r.is_dict())
+      for (const char* k : kRecordKeysForChoice)
+        if (const PickleRef v = r[k]) {
+          auto j = v.ToJson();
+          if (!j.ok()) return j.status();
+          brief[k] = std::move(*j);
+        }
+    entries.push_back(std::move(brief));
+  }
+  dump["entries"] = std::move(entries);
+  return dump;
 }
 
 // Frames of torch's own code and the launcher's: the "where" is the first other one.
@@ -133,8 +174,15 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
   const bool pickle = LooksLikePickle(bytes);
   std::string cut;
   nlohmann::json dump;
+  std::optional<PickleDoc> doc;  // a pickle's records, converted to JSON only where kept
   if (pickle) {
-    auto v = ReadPickle(bytes, path, &cut);
+    auto d = ReadPickleDoc(bytes, path, &cut);
+    if (!d.ok()) {
+      *error = d.status().message();
+      return out;
+    }
+    doc = std::move(*d);
+    auto v = SummaryJson(doc->root());
     if (!v.ok()) {
       *error = v.status().message();
       return out;
@@ -156,7 +204,9 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
   const int rank = RankFromDumpName(path);
   const std::string version = Str(dump, "version");
   const nlohmann::json empty = nlohmann::json::object();
-  const nlohmann::json& entries = dump.contains("entries") && dump["entries"].is_array() ? dump["entries"] : empty;
+  if (!dump.contains("entries") || !dump["entries"].is_array()) dump["entries"] = nlohmann::json::array();
+  nlohmann::json& entries_ref = dump["entries"];  // a pickle's kept records are made whole in it, below
+  const nlohmann::json& entries = entries_ref;
   const nlohmann::json& pg_status = dump.contains("pg_status") && dump["pg_status"].is_object() ? dump["pg_status"] : empty;
   const nlohmann::json& pg_config = dump.contains("pg_config") && dump["pg_config"].is_object() ? dump["pg_config"] : empty;
 
@@ -213,6 +263,20 @@ std::vector<Event> FlightRecorderEvents(std::string_view bytes, const std::strin
     if (n >= kKeepFrames) frames_kept[i] = 0;
   }
   if (left_out > 0) out.front().Set("records_left_out", left_out);
+  // A pickle's records were read as their keys the choice above needs: the
+  // kept ones now whole (frames and all).
+  if (doc) {
+    const PickleRef records = doc->root()["entries"];
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (!keep[i]) continue;
+      auto whole = records[i].ToJson();
+      if (!whole.ok()) {
+        *error = whole.status().message();
+        return {};
+      }
+      entries_ref[i] = std::move(*whole);
+    }
+  }
   // torch's ring buffer overwrote older records when the first one kept is
   // not record 0: counts from the dump's start are then not the job's.
   if (!entries.empty() && entries[0].is_object()) {

@@ -19,6 +19,7 @@
 #include "parser/rank_resolve.h"
 #include "parser/read_whole.h"
 #include "parser/stack_dump.h"
+#include "parser/vllm_trace.h"
 #include "parser/reader.h"
 #include "parser/stream_parser.h"
 #include "parser/unpaste.h"
@@ -267,6 +268,12 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
           s.events = ReadFlightRecorder(std::move(opened->source), x.path, static_cast<int>(reports->size()),
                                         options.kinds);
           streams.push_back(std::move(s));
+        } else if (opened->vllm_trace) {
+          // vLLM's function-call trace (parser/vllm_trace.h): streamed, its open calls kept.
+          Stream s;
+          s.report = reports->size();
+          s.events = ReadVllmTrace(std::move(opened->source), x.path, static_cast<int>(reports->size()));
+          streams.push_back(std::move(s));
         } else if (opened->stack_dump || opened->nccl_ras) {
           // A rank's py-spy, faulthandler or gdb stacks (parser/stack_dump.h), or
           // ncclras output (parser/nccl_ras.h): read whole, bounded.
@@ -326,6 +333,14 @@ Status ParseRunImpl(const std::vector<std::string>& inputs, const FormatSet& for
     auto cmp = [](const Item& a, const Item& b) { return a.first > b.first || (a.first == b.first && a.second > b.second); };
     std::priority_queue<Item, std::vector<Item>, decltype(cmp)> heap(cmp);
     const bool one = streams.size() == 1 && usable == 1;
+    // A day known before the merge starts (a dump's records): a log's
+    // time-of-day lines are placed on it from its first line, not at day 0
+    // before every dated event.
+    for (size_t i = 0; i < streams.size() && !have_global_day; ++i)
+      if (std::optional<double> t = streams[i].events->DatedTimeHint()) {
+        global_day = std::floor(*t / 86400.0) * 86400.0;
+        have_global_day = true;
+      }
     for (size_t i = 0; i < streams.size() && !stopped; ++i) {
       advance(streams[i]);
       if (streams[i].has_head && !one) {

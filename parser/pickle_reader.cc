@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -11,19 +12,35 @@
 #include "base/strings.h"
 
 namespace tpt {
-namespace {
 
-// A value as the pickle builds it: containers are shared, because a memo
-// reference (BINGET) names the same dict that later SETITEMS keep filling.
-struct Node {
+// A value as the pickle builds it, in the document's arena: containers are
+// shared, because a memo reference (BINGET) names the same dict that later
+// SETITEMS keep filling. A string views the pickle's bytes where they are
+// valid UTF-8 (torch writes UTF-8), else a repaired copy the arena keeps.
+struct PickleNode {
   enum Kind { kNone, kBool, kInt, kFloat, kStr, kList, kTuple, kDict } kind = kNone;
   bool b = false;
   int64_t i = 0;
   double f = 0;
-  std::string s;
-  std::vector<std::shared_ptr<Node>> items;  // a dict's as key, value, key, value
+  std::string_view s;
+  std::vector<PickleNode*> items;  // a dict's as key, value, key, value
 };
-using NodeP = std::shared_ptr<Node>;
+
+// Owns every node of one read (one allocation per block of nodes, not one a
+// value: the reader's time went to malloc and shared_ptr counts) and the
+// budget of values its conversions to JSON may still expand to.
+struct PickleArena {
+  std::deque<PickleNode> nodes;
+  std::deque<std::string> repaired;  // strings that were not valid UTF-8
+  PickleLimits limits;
+  std::string name;
+  size_t budget = 0;
+};
+
+namespace {
+
+using Node = PickleNode;
+using NodeP = PickleNode*;
 
 const char* RefusedName(uint8_t op) {
   switch (op) {
@@ -53,14 +70,10 @@ std::string Hex(uint8_t op) {
 
 class Reader {
  public:
-  Reader(std::string_view bytes, const std::string& name, const PickleLimits& limits)
-      : in_(bytes), name_(name), limits_(limits) {}
   // A pickle can put a container into itself through the memo (`]q\0h\0a`):
-  // a cycle of shared pointers. Every container lets go of its items here,
-  // so nothing the reader built outlives it (ToJson has refused the cycle).
-  ~Reader() {
-    for (const NodeP& c : containers_) c->items.clear();
-  }
+  // the arena owns every node, so a cycle leaks nothing (ToJson refuses it).
+  Reader(std::string_view bytes, const std::string& name, const PickleLimits& limits, PickleArena* arena)
+      : in_(bytes), name_(name), limits_(limits), arena_(arena) {}
 
   // Runs to STOP (done) or to the end of the bytes (cut); an error for anything else.
   Status Run() {
@@ -136,9 +149,8 @@ class Reader {
     return OkStatus();
   }
   NodeP Make(Node::Kind k) {
-    auto n = std::make_shared<Node>();
+    NodeP n = &arena_->nodes.emplace_back();
     n->kind = k;
-    if (k == Node::kList || k == Node::kTuple || k == Node::kDict) containers_.push_back(n);
     return n;
   }
   Status PushInt(int64_t v, size_t at) {
@@ -151,18 +163,26 @@ class Reader {
   // JSON writer, which refuses them).
   Status PushStr(std::string_view s, size_t at) {
     NodeP n = Make(Node::kStr);
-    n->s.reserve(s.size());
-    for (size_t i = 0; i < s.size();) {
+    size_t i = 0;
+    for (size_t len; i < s.size() && (len = Utf8SequenceLength(s, i)) != 0;) i += len;
+    if (i == s.size()) {
+      n->s = s;  // valid: a view of the pickle's bytes
+      return Push(n, at);
+    }
+    std::string& fixed = arena_->repaired.emplace_back();
+    fixed.reserve(s.size() + 8);
+    for (i = 0; i < s.size();) {
       const size_t len = Utf8SequenceLength(s, i);
       if (len == 0) {
-        n->s += "\xEF\xBF\xBD";
+        fixed += "\xEF\xBF\xBD";
         ++i;
       } else {
-        n->s.append(s.data() + i, len);
+        fixed.append(s.data() + i, len);
         i += len;
       }
     }
-    return Push(std::move(n), at);
+    n->s = fixed;
+    return Push(n, at);
   }
   // The index of the topmost MARK, which is popped.
   StatusOr<size_t> PopMark(size_t at, const char* op) {
@@ -186,21 +206,35 @@ class Reader {
     }
     if ((target->kind == Node::kDict) != (op[0] == 'S'))
       return Error(at, std::string(op) + " into a " + (target->kind == Node::kDict ? "dict" : "list"));
-    for (size_t k = from; k < stack_.size(); ++k) target->items.push_back(stack_[k]);
+    target->items.insert(target->items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
     stack_.resize(from);
     return OkStatus();
   }
   Status Memo(uint64_t idx, size_t at) {
     if (stack_.empty()) return Error(at, "memo store with an empty stack");
     if (idx >= limits_.max_memo) return Error(at, "memo index " + std::to_string(idx) + " past the limit");
-    if (memo_.size() >= limits_.max_memo) return Error(at, "more than " + std::to_string(limits_.max_memo) + " memo slots");
-    memo_[static_cast<uint32_t>(idx)] = stack_.back();
+    if (memo_count_ >= limits_.max_memo) return Error(at, "more than " + std::to_string(limits_.max_memo) + " memo slots");
+    // Picklers number the slots 0, 1, 2...: a vector; a far index (a
+    // hand-made pickle) in the map, so no index makes a huge vector.
+    if (idx < memo_vec_.size() + 4096) {
+      if (idx >= memo_vec_.size()) memo_vec_.resize(idx + 1, nullptr);
+      memo_count_ += memo_vec_[idx] == nullptr;
+      memo_vec_[idx] = stack_.back();
+    } else {
+      memo_count_ += memo_.count(static_cast<uint32_t>(idx)) == 0;
+      memo_[static_cast<uint32_t>(idx)] = stack_.back();
+    }
     return OkStatus();
   }
   Status Get(uint64_t idx, size_t at) {
-    auto it = memo_.find(static_cast<uint32_t>(idx));
-    if (idx >= limits_.max_memo || it == memo_.end()) return Error(at, "memo reference " + std::to_string(idx) + " to nothing");
-    return Push(it->second, at);
+    NodeP n = nullptr;
+    if (idx < memo_vec_.size()) {
+      n = memo_vec_[idx];
+    } else if (auto it = memo_.find(static_cast<uint32_t>(idx)); idx < limits_.max_memo && it != memo_.end()) {
+      n = it->second;
+    }
+    if (idx >= limits_.max_memo || n == nullptr) return Error(at, "memo reference " + std::to_string(idx) + " to nothing");
+    return Push(n, at);
   }
   Status Tuple(size_t n, size_t at, const char* op) {
     TPT_RETURN_IF_ERROR(Need(n, at, op));
@@ -308,7 +342,7 @@ class Reader {
         if (!TakeUint(4, &u)) return OkStatus();
         return Memo(u, at);
       case 0x94:  // MEMOIZE
-        return Memo(memo_.size(), at);
+        return Memo(memo_count_, at);
       case 'h':  // BINGET
         if (!TakeUint(1, &u)) return OkStatus();
         return Get(u, at);
@@ -337,10 +371,12 @@ class Reader {
   size_t pos_ = 0;
   size_t nodes_ = 0;
   bool stopped_ = false, cut_ = false;
+  PickleArena* arena_;
   std::vector<NodeP> stack_;
-  std::vector<NodeP> containers_;  // every list, tuple and dict made (see ~Reader)
   std::vector<size_t> marks_;
-  std::unordered_map<uint32_t, NodeP> memo_;
+  std::vector<NodeP> memo_vec_;               // slots 0..n (see Memo)
+  std::unordered_map<uint32_t, NodeP> memo_;  // slots far past them
+  size_t memo_count_ = 0;                     // slots filled
 };
 
 // Node -> JSON, bounded: a container reached through itself, or a value
@@ -355,7 +391,7 @@ Status ToJson(const Node& n, size_t depth, const PickleLimits& limits, size_t* b
     case Node::kBool: *out = n.b; return OkStatus();
     case Node::kInt: *out = n.i; return OkStatus();
     case Node::kFloat: *out = n.f; return OkStatus();
-    case Node::kStr: *out = n.s; return OkStatus();
+    case Node::kStr: *out = std::string(n.s); return OkStatus();
     case Node::kList: case Node::kTuple: {
       *out = nlohmann::json::array();
       for (const NodeP& c : n.items) {
@@ -369,7 +405,7 @@ Status ToJson(const Node& n, size_t depth, const PickleLimits& limits, size_t* b
       *out = nlohmann::json::object();
       for (size_t k = 0; k + 1 < n.items.size(); k += 2) {
         const Node& key = *n.items[k];
-        std::string ks = key.kind == Node::kStr ? key.s : key.kind == Node::kInt ? std::to_string(key.i) : std::string("?");
+        std::string ks = key.kind == Node::kStr ? std::string(key.s) : key.kind == Node::kInt ? std::to_string(key.i) : std::string("?");
         nlohmann::json v;
         TPT_RETURN_IF_ERROR(ToJson(*n.items[k + 1], depth + 1, limits, budget, name, &v));
         (*out)[ks] = std::move(v);
@@ -387,19 +423,63 @@ bool LooksLikePickle(std::string_view head) {
          static_cast<uint8_t>(head[1]) <= 5;
 }
 
-StatusOr<nlohmann::json> ReadPickle(std::string_view bytes, const std::string& name, std::string* warning,
-                                    const PickleLimits& limits) {
-  Reader r(bytes, name, limits);
+bool PickleRef::is_dict() const { return node_ && node_->kind == Node::kDict; }
+bool PickleRef::is_list() const { return node_ && (node_->kind == Node::kList || node_->kind == Node::kTuple); }
+
+size_t PickleRef::size() const {
+  if (!node_) return 0;
+  return node_->kind == Node::kDict ? node_->items.size() / 2 : is_list() ? node_->items.size() : 0;
+}
+
+PickleRef PickleRef::operator[](size_t i) const {
+  return is_list() && i < node_->items.size() ? PickleRef(node_->items[i], arena_) : PickleRef();
+}
+
+PickleRef PickleRef::operator[](std::string_view key) const {
+  if (!is_dict()) return PickleRef();
+  // The last of equal keys, as a dict built by SETITEMS keeps it.
+  for (size_t k = node_->items.size() & ~size_t{1}; k >= 2; k -= 2) {
+    const Node& kn = *node_->items[k - 2];
+    if (kn.kind == Node::kStr && kn.s == key) return PickleRef(node_->items[k - 1], arena_);
+  }
+  return PickleRef();
+}
+
+StatusOr<nlohmann::json> PickleRef::ToJson() const {
+  if (!node_) return nlohmann::json();
+  nlohmann::json out;
+  TPT_RETURN_IF_ERROR(tpt::ToJson(*node_, 0, arena_->limits, &arena_->budget, arena_->name, &out));
+  return out;
+}
+
+PickleDoc::PickleDoc() = default;
+PickleDoc::~PickleDoc() = default;
+PickleDoc::PickleDoc(PickleDoc&&) noexcept = default;
+PickleDoc& PickleDoc::operator=(PickleDoc&&) noexcept = default;
+
+StatusOr<PickleDoc> ReadPickleDoc(std::string_view bytes, const std::string& name, std::string* warning,
+                                  const PickleLimits& limits) {
+  PickleDoc doc;
+  doc.arena_ = std::make_unique<PickleArena>();
+  doc.arena_->limits = limits;
+  doc.arena_->name = name;
+  doc.arena_->budget = limits.max_nodes;
+  Reader r(bytes, name, limits, doc.arena_.get());
   TPT_RETURN_IF_ERROR(r.Run());
   auto root = r.Result();
   if (!root.ok()) return root.status();
-  size_t budget = limits.max_nodes;
-  nlohmann::json out;
-  TPT_RETURN_IF_ERROR(ToJson(**root, 0, limits, &budget, name, &out));
+  doc.root_ = *root;
   if (r.cut() && warning)
     *warning = name + ": the pickle ends at byte " + std::to_string(bytes.size()) +
                " before its STOP (the file was cut): what was read before the cut is used; dump it again for the rest";
-  return out;
+  return doc;
+}
+
+StatusOr<nlohmann::json> ReadPickle(std::string_view bytes, const std::string& name, std::string* warning,
+                                    const PickleLimits& limits) {
+  auto doc = ReadPickleDoc(bytes, name, warning, limits);
+  if (!doc.ok()) return doc.status();
+  return doc->root().ToJson();
 }
 
 }  // namespace tpt

@@ -115,5 +115,47 @@ TEST(PickleReader, BoundsDepthAndSelfReference) {
   EXPECT_FALSE(ReadPickle(SourceFile(kRank0), "big", nullptr, small).ok());
 }
 
+// A document converts only what is asked of it, each part as ReadPickle's
+// whole conversion gives it, all parts drawing on one budget of values.
+TEST(PickleReader, ADocConvertsOnlyThePartsAskedFor) {
+  const std::string bytes = SourceFile(kRank0);
+  auto whole = ReadPickle(bytes, "rank0", nullptr);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  auto doc = ReadPickleDoc(bytes, "rank0", nullptr);
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  const PickleRef root = doc->root();
+  ASSERT_TRUE(root.is_dict());
+  ASSERT_TRUE(root["entries"].is_list());
+  EXPECT_EQ(root["entries"].size(), 4u);
+  EXPECT_FALSE(root["no such key"]);
+  EXPECT_FALSE(root["entries"][4]) << "past the end";
+  auto record = root["entries"][3].ToJson();
+  ASSERT_TRUE(record.ok()) << record.status().message();
+  EXPECT_EQ(*record, (*whole)["entries"][3]);
+  EXPECT_EQ(*root["version"].ToJson(), "2.10");
+  // Every conversion draws on the document's one budget: a list of 3 ints
+  // (4 values) converts 3 times in a budget of 12, not a 4th.
+  auto small = ReadPickleDoc(std::string("\x80\x02](K\x01K\x02K\x03" "e.", 12), "small", nullptr,
+                             PickleLimits{64, 12, size_t{1} << 22});
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  size_t asked = 0;
+  while (asked < 10 && small->root().ToJson().ok()) ++asked;
+  EXPECT_EQ(asked, 3u);
+}
+
+// Memo slots: MEMOIZE numbers them in order; a hand-made far index works
+// without making a vector that large.
+TEST(PickleReader, MemoSlotsNearAndFar) {
+  auto v = ReadPickle(std::string("\x80\x04N\x94\x30K\x07\x94\x30(h\x00h\x01l.", 16), "m", nullptr);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->dump(), "[null,7]");
+  // LONG_BINPUT 3,000,000, POP, LONG_BINGET 3,000,000.
+  v = ReadPickle(std::string("\x80\x02K\x05r\xc0\xc6\x2d\x00\x30j\xc0\xc6\x2d\x00.", 16), "far", nullptr);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->dump(), "5");
+  EXPECT_FALSE(ReadPickle(std::string("\x80\x02K\x05r\xc0\xc6\x2d\x00\x30j\xc1\xc6\x2d\x00.", 16), "far", nullptr).ok())
+      << "a far slot never filled";
+}
+
 }  // namespace
 }  // namespace tpt

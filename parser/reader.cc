@@ -3,6 +3,7 @@
 #include "parser/flight_recorder.h"
 #include "parser/nccl_ras.h"
 #include "parser/stack_dump.h"
+#include "parser/vllm_trace.h"
 
 #include "parser/reader_internal.h"
 
@@ -323,6 +324,7 @@ StatusOr<OpenedInput> WrapInput(std::unique_ptr<ByteSource> raw, const std::stri
   out.flight_recorder = !out.archive && LooksLikeFlightRecorder(peek->head());
   out.stack_dump = !out.archive && !out.looks_binary && LooksLikeStackDump(peek->head());
   out.nccl_ras = !out.archive && !out.looks_binary && LooksLikeNcclRas(peek->head());
+  out.vllm_trace = !out.archive && !out.looks_binary && LooksLikeVllmTrace(peek->head());
   out.source = std::move(peek);
   return out;
 }

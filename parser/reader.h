@@ -61,6 +61,7 @@ struct OpenedInput {
   bool stack_dump = false;       // a py-spy dump or faulthandler's threads (parser/stack_dump.h), by its first lines
   bool flight_recorder = false;  // a PyTorch flight-recorder dump (parser/flight_recorder.h), by its first bytes
   bool nccl_ras = false;         // ncclras output (parser/nccl_ras.h), by its first lines
+  bool vllm_trace = false;       // vLLM's VLLM_TRACE_FUNCTION trace (parser/vllm_trace.h), by its first line
   bool empty = false;         // no byte at all
 };
 

@@ -15,6 +15,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,10 @@ class EventStream {
   virtual uint64_t bytes() const = 0;
   virtual uint64_t lines() const = 0;
   virtual uint64_t long_lines() const = 0;
+  // A dated time (not a time of day) of the stream known before it is read,
+  // or none: a dump read whole knows its records' times, so the merge
+  // (ParseRun) places a log's time-of-day lines on their day from the start.
+  virtual std::optional<double> DatedTimeHint() const { return std::nullopt; }
 };
 
 // Events read whole by a reader of its own (a dump is small and bounded).
@@ -181,6 +186,11 @@ class VectorEvents : public EventStream {
   uint64_t bytes() const override { return bytes_; }
   uint64_t lines() const override { return events_.size(); }
   uint64_t long_lines() const override { return 0; }
+  std::optional<double> DatedTimeHint() const override {
+    for (const Event& e : events_)
+      if (e.ts && !e.ts_is_time_of_day) return e.ts;
+    return std::nullopt;
+  }
 
  private:
   std::vector<Event> events_;

@@ -148,6 +148,19 @@ struct Fix {
 };
 Fix FixOf(const Diagnosis& d);
 
+// The lanes of a hung process group (Analysis::collective_lanes), in words
+// every renderer shares (report/collective_lanes.cc); each escapes them its way.
+// "process group 0 (default_pg), read against collective 4 (gloo:all_reduce [[4096]])"
+std::string LanesTitle(const CollectiveLanes& l);
+// "waits in it", "MISSING", "NO DUMP", "MISMATCH", "unknown (dump cut)", "".
+std::string LaneMark(const LaneRow& r);
+// "seq 4 gloo:all_reduce [[4096]] scheduled", "p2p seq 2 nccl:send 2->3 ...", "no record".
+std::string LaneAt(const LaneRow& r);
+// "stack: load_next_batch (m.py:16); called from worker (m.py:34)".
+std::string LaneWhere(const LaneRow& r);
+// The rows a terminal or page shows a group (the rest: --format json).
+inline constexpr size_t kMaxLaneRows = 16;
+
 // "0-3,5,7-8" for sorted, distinct ranks.
 std::string RankRanges(std::vector<int> ranks);
 

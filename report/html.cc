@@ -347,6 +347,23 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   out << "</aside>\n";
 }
 
+// Flight-recorder dumps given: each hung group's lane per rank, as a table.
+void WriteCollectiveLanes(const Analysis& a, std::ostream& out) {
+  for (const CollectiveLanes& l : a.collective_lanes) {
+    out << "<h3>Lanes of " << Esc(LanesTitle(l)) << "</h3>\n<table class=\"lanes\"><tr><th>ranks</th><th></th>"
+        << "<th>last</th><th>where</th></tr>\n";
+    for (size_t i = 0; i < l.rows.size() && i < kMaxLaneRows; ++i) {
+      const LaneRow& r = l.rows[i];
+      const bool marked = r.mark == "missing" || r.mark == "no_dump" || r.mark == "mismatch";
+      out << "<tr><td>" << Esc(r.ranks) << "</td><td>" << (marked ? "<b>" : "") << Esc(LaneMark(r))
+          << (marked ? "</b>" : "") << "</td><td>" << Esc(LaneAt(r)) << "</td><td>" << Esc(LaneWhere(r)) << "</td></tr>\n";
+    }
+    out << "</table>\n";
+    if (l.rows.size() > kMaxLaneRows)
+      out << "<p class=\"muted\">... and " << l.rows.size() - kMaxLaneRows << " more rows (--format json has them all)</p>\n";
+  }
+}
+
 void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
   const Analysis& a = run.analysis;
   out << "<section class=\"run\" id=\"run-" << index << "\">\n<h2>" << Esc(run.name) << " <span class=\"badge "
@@ -395,6 +412,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
     }
   }
   if (!a.ranks.empty()) WriteTimeAxis(a, out);
+  WriteCollectiveLanes(a, out);
   if (d != nullptr) {
     Fix fix = FixOf(*d);
     bool header = false;

@@ -197,6 +197,23 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
   }
 }
 
+// Flight-recorder dumps given: each hung group's lane per rank (ranks in the
+// same place share a row), read against the stuck collective's seq.
+void WriteCollectiveLanes(const Analysis& a, std::ostream& out) {
+  for (const CollectiveLanes& l : a.collective_lanes) {
+    out << "\n**Lanes of " << Para(LanesTitle(l)) << "**\n\n| ranks | | last | where |\n|---|---|---|---|\n";
+    for (size_t i = 0; i < l.rows.size() && i < kMaxLaneRows; ++i) {
+      const LaneRow& r = l.rows[i];
+      const std::string mark = LaneMark(r);
+      const bool marked = r.mark == "missing" || r.mark == "no_dump" || r.mark == "mismatch";
+      out << "| " << Cell(r.ranks) << " | " << (marked ? "**" + Cell(mark) + "**" : Cell(mark)) << " | "
+          << Cell(LaneAt(r)) << " | " << Cell(LaneWhere(r)) << " |\n";
+    }
+    if (l.rows.size() > kMaxLaneRows)
+      out << "\n… and " << l.rows.size() - kMaxLaneRows << " more rows (`--format json` has them all)\n";
+  }
+}
+
 void WriteRun(const RunResult& run, int heading, std::ostream& out) {
   std::string h(heading, '#');
   const Analysis& a = run.analysis;
@@ -248,7 +265,9 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     }
   }
   if (MemoryExplains(a)) WriteLedger(a, out);
-  if (!a.ranks.empty() && a.root_cause != "none") {
+  if (!a.collective_lanes.empty()) {
+    WriteCollectiveLanes(a, out);  // the dumps say where each rank stood
+  } else if (!a.ranks.empty() && a.root_cause != "none") {
     if (PhasesExplain(a)) {
       WritePhases(a, out);
     } else {

@@ -180,6 +180,56 @@ TEST(TextReporter, HangShowsPerRankTimelineAndMissingRanks) {
   EXPECT_NE(out.find("~ 600 s wait, then the timeout ~"), std::string::npos) << out;
 }
 
+// Flight-recorder dumps given: a hung group's lanes replace each rank's last
+// record as prose, in every format, the log text in them neutralised, at most
+// kMaxLaneRows rows shown (JSON has all).
+TEST(TextReporter, CollectiveLanesShowEachRankAgainstTheStuckSeq) {
+  Analysis a = testing::NcclTimeout(3);
+  a.root_cause = "nccl_timeout_hang";
+  CollectiveLanes l;
+  l.pg = "0";
+  l.pg_desc = "default_pg";
+  l.seq = 4;
+  l.op = "nccl:all_reduce";
+  l.input_sizes = "[[4096]]";
+  LaneRow waiting{"0-2, 4, 5, 7", 6, "waiting", 4, false, "nccl:all_reduce", "[[4096]]", "started",
+                  "worker (m.py:44)", "", {"d/nccl_trace_rank_0", 4, 0, "record 3"}};
+  LaneRow missing{"3, 6", 2, "missing", 3, false, "nccl:all_reduce", "[[4096]]", "completed",
+                  "worker (m.py:34)", "load\x1b[31m_next | <script>@x (m.py:16)", {"d/nccl_trace_rank_3", 3, 3, "record 2"}};
+  l.rows = {waiting, missing};
+  for (int r = 8; r < 8 + 20; ++r) {  // more rows than are shown
+    LaneRow odd = waiting;
+    odd.ranks = std::to_string(r);
+    odd.count = 1;
+    odd.called_from = "f" + std::to_string(r) + " (m.py:1)";
+    l.rows.push_back(odd);
+  }
+  a.collective_lanes = {l};
+  std::string out = Render(Format::kText, One(a));
+  EXPECT_NE(out.find("Lanes of process group 0 (default_pg), read against collective 4 (nccl:all_reduce [[4096]])"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("  0-2, 4, 5, 7  waits in it  seq 4 nccl:all_reduce [[4096]] started    called from worker (m.py:44)\n"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("  3, 6          MISSING      seq 3 nccl:all_reduce [[4096]] completed  stack: load [31m_next"),
+            std::string::npos) << out;
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << "no escape reaches the terminal";
+  EXPECT_NE(out.find("... and " + std::to_string(22 - kMaxLaneRows) + " more rows (--format json has them all)"),
+            std::string::npos) << out;
+  EXPECT_EQ(out.find("Ranks: first error and last line"), std::string::npos) << "the lanes say where each rank stood";
+  std::string md = Render(Format::kMarkdown, One(a));
+  EXPECT_NE(md.find("| 3, 6 | **MISSING** | seq 3 nccl:all\\_reduce"), std::string::npos) << md;
+  EXPECT_EQ(md.find("_next | <script>"), std::string::npos) << "a pipe in log text splits no cell, no markup passes";
+  std::string html = Render(Format::kHtml, One(a));
+  EXPECT_NE(html.find("<tr><td>3, 6</td><td><b>MISSING</b></td>"), std::string::npos);
+  EXPECT_EQ(html.find("<script>@x"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
+  auto j = nlohmann::json::parse(Render(Format::kJson, One(a)));
+  ASSERT_EQ(j["collective_lanes"].size(), 1u);
+  EXPECT_EQ(j["collective_lanes"][0]["rows"].size(), 22u) << "JSON has every row";
+  EXPECT_EQ(j["collective_lanes"][0]["rows"][1]["mark"], "missing");
+  EXPECT_EQ(j.get<Analysis>().collective_lanes[0].rows[1].ranks, "3, 6") << "and reads back";
+}
+
 TEST(TextReporter, NeverLeadsWithARemedyItsFiguresRefute) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   a.diagnoses.front().figures["mem_fraction_static"] = 0.95;  // "increase" to 0.93 would lower it

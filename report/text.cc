@@ -257,6 +257,35 @@ void WriteRankTimeline(const Analysis& a, std::ostream& out) {
   }
 }
 
+// Flight-recorder dumps given: each hung group's lane per rank (ranks in the
+// same place share a row), read against the stuck collective's seq.
+void WriteCollectiveLanes(const Analysis& a, std::ostream& out) {
+  for (const CollectiveLanes& l : a.collective_lanes) {
+    out << "\nLanes of " << Clean(LanesTitle(l)) << ", from the flight-recorder dumps:\n";
+    size_t rw = 5, mw = 4, aw = 4;
+    const size_t shown = std::min(l.rows.size(), kMaxLaneRows);
+    for (size_t i = 0; i < shown; ++i) {
+      rw = std::max(rw, std::min<size_t>(l.rows[i].ranks.size(), 24));
+      mw = std::max(mw, LaneMark(l.rows[i]).size());
+      aw = std::max(aw, std::min<size_t>(Clean(LaneAt(l.rows[i])).size(), 48));
+    }
+    out << "  " << Pad("ranks", rw) << "  " << Pad("", mw) << "  " << Pad("last", aw) << "  where\n";
+    for (size_t i = 0; i < shown; ++i) {
+      const LaneRow& r = l.rows[i];
+      std::string ranks = Clean(r.ranks);
+      if (ranks.size() > rw) {  // a long list of ranks on its own line
+        out << "  " << ranks << "\n";
+        ranks.clear();
+      }
+      const std::string where = Clean(LaneWhere(r));
+      out << "  " << Pad(ranks, rw) << "  " << Pad(LaneMark(r), mw) << "  "
+          << (where.empty() ? Clean(LaneAt(r)) : Pad(Clean(LaneAt(r)), aw) + "  " + where) << "\n";
+    }
+    if (l.rows.size() > shown)
+      out << "  ... and " << l.rows.size() - shown << " more rows (--format json has them all)\n";
+  }
+}
+
 void WriteDiagnosis(const Analysis& a, const Diagnosis& d, std::ostream& out) {
   if (!d.evidence.empty()) {
     out << "\nEvidence:\n";
@@ -306,7 +335,10 @@ void WriteRun(const RunResult& run, std::ostream& out) {
   WriteAnswer(a, primary, out);
   if (primary != nullptr) WriteDiagnosis(a, *primary, out);
   if (MemoryExplains(a)) WriteLedger(a, out);
-  if (!a.ranks.empty() && a.root_cause != "none") {
+  if (!a.collective_lanes.empty()) {
+    // The dumps say where each rank stood: its lane, not its last dump record as a line.
+    WriteCollectiveLanes(a, out);
+  } else if (!a.ranks.empty() && a.root_cause != "none") {
     if (PhasesExplain(a)) {
       WritePhases(a, out);
     } else {

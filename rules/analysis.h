@@ -136,6 +136,36 @@ struct Launch {
   std::string verdict;
 };
 
+// Where each rank of a process group stood against its stuck collective,
+// from the flight-recorder dumps beside the logs (rules/collective_lanes.h):
+// ranks in the same place share a row, so 1,024 ranks stay a few rows.
+struct LaneRow {
+  std::string ranks;          // "0-2, 4, 5, 7"
+  int count = 0;              // how many ranks
+  // "waiting": scheduled the stuck collective (or posted the p2p op waited on);
+  // "missing": never scheduled it (never posted the op its peer waits in);
+  // "no_dump": named by the group's pg_config, left no dump; "unknown": its
+  // dump was cut before its place; "": a rank of the group in neither role.
+  std::string mark;
+  int64_t seq = -1;           // its last sequence id in the group (p2p seq when p2p); -1 none
+  bool p2p = false;           // its last record is a send/recv
+  std::string op;             // its last record's op ("gloo:all_reduce"); "" when its dump holds none
+  std::string input_sizes;    // as torch records them ("[[4096]]")
+  std::string state;          // scheduled, started, completed
+  std::string called_from;    // the first frame of the program in that record
+  std::string stack;          // where its stack dump has it (innermost program frame); "" none given
+  Evidence evidence;          // that record (of the row's first rank)
+};
+
+struct CollectiveLanes {
+  std::string pg;             // process group name ("0")
+  std::string pg_desc;        // "default_pg"
+  bool p2p = false;           // read against a point-to-point op (seq is its p2p seq)
+  int64_t seq = -1;           // the stuck collective's sequence id: the column rows are read against
+  std::string op, input_sizes;  // the stuck collective as a rank that reached it recorded it
+  std::vector<LaneRow> rows;  // by first rank
+};
+
 struct Analysis {
   int schema_version = kSchemaVersion;
   // taxonomy id, "none" healthy, "unknown" unexplained failure, "no_evidence"
@@ -153,6 +183,7 @@ struct Analysis {
   // `tptriage log` tags that process's lines with it, as the analysis did.
   std::map<std::pair<std::string, int>, int> process_ranks;
   std::vector<Launch> launches;      // when the server started more than once: each start, the last analysed above
+  std::vector<CollectiveLanes> collective_lanes;  // flight-recorder dumps given: a group's lanes where it hangs or desyncs
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, file, line, rank, text)
@@ -167,8 +198,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankState, rank, role, host, pha
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunInfo, framework, version, tp, pp, dp, ep, gpu, config, inputs, driver, cuda,
                                                 topology, gpu_memory_bytes, environment)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, index, file, first_line, root_cause, verdict)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaneRow, ranks, count, mark, seq, p2p, op, input_sizes, state,
+                                                called_from, stack, evidence)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollectiveLanes, pg, pg_desc, p2p, seq, op, input_sizes, rows)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Analysis, schema_version, root_cause, verdict, signature, run,
-                                                ranks, ledger, diagnoses, findings, warnings, launches)
+                                                ranks, ledger, diagnoses, findings, warnings, launches,
+                                                collective_lanes)
 
 // Exit codes of analyze (documented in README.md).
 inline constexpr int kExitHealthy = 0;

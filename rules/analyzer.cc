@@ -184,9 +184,11 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   // Environment dumps beside the log are facts about the machine, never evidence.
   HostFacts host = TakeEnvironment(&run->events, &run->totals);
   // Flight-recorder dumps beside the logs: where each rank stood (rules/hang_wavefront.h).
-  AddCollectiveWavefront(&run->events, &run->totals);
+  std::vector<CollectiveLanes> lanes;  // the report's lane per rank of a hung group
+  AddCollectiveWavefront(&run->events, &run->totals, &lanes);
   auto finish = [&](Analysis a) {
     a.process_ranks = run->process_ranks;
+    a.collective_lanes = std::move(lanes);
     for (const std::string& c : host.conflicts) a.warnings.push_back(c);
     if (std::string w = GpuDisagreement(host, a.run.gpu); !w.empty()) {
       a.warnings.push_back(w);

@@ -1,6 +1,8 @@
 // hang_wavefront.cc: the collective wavefront of the dumps; see hang_wavefront.h.
 #include "rules/hang_wavefront.h"
 
+#include "rules/collective_lanes.h"
+
 #include <algorithm>
 #include <cctype>
 #include <tuple>
@@ -12,7 +14,7 @@
 namespace tpt {
 namespace {
 
-struct RankState {
+struct PgRankState {
   int64_t last = -1;                   // the highest collective seq it scheduled
   std::map<int64_t, size_t> records;   // seq -> its fr_collective event (the latest)
   int64_t completed = -1;              // the highest collective seq known completed
@@ -58,21 +60,6 @@ std::vector<int> ParseRanks(const std::string& text) {
   return out;
 }
 
-// "0, 2" or, for runs of three or more, "0-16, 18-63".
-std::string Join(const std::set<int>& ranks) {
-  std::string s;
-  for (auto it = ranks.begin(); it != ranks.end();) {
-    int first = *it, last = first;
-    auto next = std::next(it);
-    while (next != ranks.end() && *next == last + 1) last = *next++;
-    s += (s.empty() ? "" : ", ") + std::to_string(first);
-    if (last - first >= 2) s += "-" + std::to_string(last);
-    else if (last != first) s += ", " + std::to_string(last);
-    it = next;
-  }
-  return s;
-}
-
 std::string Sizes(const Event& e) {
   FieldValue v = e.Get("input_sizes");
   return v.present() ? v.json().dump() : "?";
@@ -98,26 +85,27 @@ Event Derived(const std::string& kind, const Event& at) {
 
 // Where a rank's stack dump (parser/stack_dump.h) has its main thread:
 // "its stack (faulthandler, main thread): load_next_batch (m.py:16) < worker (m.py:38)".
-std::string StackWhere(const std::vector<Event>& events, int rank) {
-  const Event* best = nullptr;
-  for (const Event& e : events) {
-    if (e.kind != "stack_thread" || e.rank != rank || !e.Get("program_frames").present()) continue;
-    if (!best || (e.Get("main").boolean() && !best->Get("main").boolean())) best = &e;
-  }
-  if (!best) return "";
+std::string StackWhere(const std::map<int, const Event*>& stacks, int rank) {
+  auto it = stacks.find(rank);
+  if (it == stacks.end()) return "";
+  const Event* best = it->second;
   std::string chain;
   for (const auto& f : best->Get("program_frames").json()) chain += (chain.empty() ? "" : " < ") + f.get<std::string>();
   const std::string thread = best->Get("name").is_string() && !best->Get("name").string().empty()
                                  ? "thread " + best->Get("name").string()
-                                 : best->Get("main").boolean() ? "main thread" : "thread " + best->Get("thread").string();
+                             : best->Get("main").boolean()      ? "main thread"
+                             : best->Get("thread").string().empty()
+                                 ? "the traced thread"  // a vLLM trace renamed after its rank: no thread id
+                                 : "thread " + best->Get("thread").string();
   const std::string by = best->Get("via").string() == "sglang_watchdog" ? " logged by SGLang's watchdog" : "";
   return "its stack (" + best->Get("tool").string() + by + ", " + thread + "): " + chain;
 }
 
 }  // namespace
 
-size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) {
+size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals, std::vector<CollectiveLanes>* lanes) {
   std::vector<Event>& events = *events_in;
+  const std::map<int, const Event*> stacks = MainStacks(events);
   // pg id -> name, as the records give it (pg_status is keyed by id).
   std::map<std::string, std::string> pg_name, pg_desc;
   std::set<int> cut_ranks, dumped, wrapped;
@@ -148,7 +136,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
     if (e.kind == "fr_dump" && e.Get("cut").boolean()) cut_ranks.insert(e.rank);
   }
   // pg -> rank -> state
-  std::map<std::string, std::map<int, RankState>> groups;
+  std::map<std::string, std::map<int, PgRankState>> groups;
   std::map<std::string, std::map<P2pKey, size_t>> p2p;  // pg -> newest p2p record per (rank, op, peer)
   std::map<std::string, std::map<int, size_t>> newest;  // pg -> rank -> its newest record of any kind
   for (size_t i = 0; i < events.size(); ++i) {
@@ -163,7 +151,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       auto [it, fresh] = p2p[e.Get("pg").string()].emplace(key, i);
       if (!fresh && events[it->second].Get("p2p_nth").number() < e.Get("p2p_nth").number()) it->second = i;
     } else if (e.kind == "fr_collective" && !e.Get("is_p2p").boolean() && e.Get("seq").is_number()) {
-      RankState& s = groups[e.Get("pg").string()][e.rank];
+      PgRankState& s = groups[e.Get("pg").string()][e.rank];
       const int64_t seq = static_cast<int64_t>(e.Get("seq").number());
       s.records[seq] = i;
       s.last = std::max(s.last, seq);
@@ -171,7 +159,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
     } else if (e.kind == "fr_pg_status" && e.Get("last_enqueued").is_number()) {
       const std::string id = e.Get("pg_id").string();
       auto it = pg_name.find(id);
-      RankState& s = groups[it != pg_name.end() ? it->second : id][e.rank];
+      PgRankState& s = groups[it != pg_name.end() ? it->second : id][e.rank];
       s.last = std::max(s.last, static_cast<int64_t>(e.Get("last_enqueued").number()));
       if (e.Get("last_completed").is_number())
         s.completed = std::max(s.completed, static_cast<int64_t>(e.Get("last_completed").number()));
@@ -244,6 +232,30 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       added.push_back(std::move(w));
     }
   };
+  // A group's lanes (rules/collective_lanes.h): each dumped rank's last
+  // collective, and the ranks that left no dump, read against `seq`.
+  auto add_lanes = [&](const std::string& pg, const std::string& desc, int64_t seq, const Event* stuck,
+                       const std::map<int, PgRankState>& ranks, const std::set<int>& no_dump, auto mark_of) {
+    if (!lanes) return;
+    CollectiveLanes l;
+    l.pg = pg;
+    l.pg_desc = desc;
+    l.seq = seq;
+    if (stuck) {
+      l.op = stuck->Get("op").string();
+      l.input_sizes = Sizes(*stuck);
+    }
+    std::vector<LanePlace> places;
+    for (const auto& [r, s] : ranks) {
+      LanePlace p{r, mark_of(r), s.last, nullptr};
+      // Its record of that seq (a cut dump's pg_status may be ahead of its records).
+      if (!s.records.empty() && s.records.rbegin()->first == s.last) p.record = &events[s.records.rbegin()->second];
+      places.push_back(std::move(p));
+    }
+    for (int r : no_dump) places.push_back({r, "no_dump", -1, nullptr});
+    l.rows = LaneRows(places, stacks);
+    lanes->push_back(std::move(l));
+  };
   for (auto& [pg, ranks] : groups) {
     const std::set<int> no_dump = no_dump_of(pg);
     if (ranks.size() + no_dump.size() < 2) continue;
@@ -251,6 +263,9 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
     const std::string desc = pg_desc.count(pg) ? pg_desc[pg] : "";
     // Desync: the first seq at which ranks recorded different ops or sizes.
     std::set<int64_t> seqs;
+    int64_t desync_seq = -1;
+    const Event* desync_at = nullptr;  // the most common call's record
+    std::set<int> odd;                 // the ranks that called another
     for (const auto& [r, s] : ranks)
       for (const auto& [seq, i] : s.records) seqs.insert(seq);
     for (int64_t seq : seqs) {
@@ -271,8 +286,8 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       std::string message;
       for (size_t k = 1; k < order.size(); ++k)
         message += std::string(k > 1 ? "; " : "") + "rank" + (order[k].second.size() > 1 ? "s " : " ") +
-                   Join(order[k].second) + " called " + order[k].first;
-      message += " where rank" + std::string(order[0].second.size() > 1 ? "s " : " ") + Join(order[0].second) +
+                   RankList(order[k].second) + " called " + order[k].first;
+      message += " where rank" + std::string(order[0].second.size() > 1 ? "s " : " ") + RankList(order[0].second) +
                  " called " + order[0].first + ", in " + PgLabel(pg, desc) + " (flight-recorder dumps)";
       Event m = Derived("collective_mismatch", events[example[order[1].first]]);
       m.Set("seq", seq);
@@ -281,6 +296,9 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       m.Set("source", "flight_recorder");
       m.text = "collective " + std::to_string(seq) + ": " + message;
       added.push_back(std::move(m));
+      desync_seq = seq;
+      desync_at = &events[example[order[0].first]];
+      for (size_t k = 1; k < order.size(); ++k) odd.insert(order[k].second.begin(), order[k].second.end());
       break;
     }
     // The wavefront: the highest seq any rank scheduled, and who never did.
@@ -291,13 +309,19 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       if (s.last >= front) reached.insert(r);
       else if (!(s.cut && !s.status)) missing.insert(r);  // a cut dump without pg_status: unknown, not missing
     }
-    if ((missing.empty() && no_dump.empty()) || front < 0) continue;
-    if (missing.empty()) {
+    bool hang = (!missing.empty() || !no_dump.empty()) && front >= 0;
+    if (hang && missing.empty()) {
       // Only ranks without a dump: a hang only if the front is not completed
       // where it was reached (else the dumps show a job that went on).
       bool open = false;
       for (int r : reached) open = open || ranks[r].completed < front;
-      if (!open) continue;
+      hang = open;
+    }
+    if (!hang) {
+      if (desync_seq >= 0)
+        add_lanes(pg, desc, desync_seq, desync_at, ranks, no_dump,
+                  [&](int r) { return odd.count(r) ? std::string("mismatch") : std::string(); });
+      continue;
     }
     std::set<int> all_missing = missing;
     all_missing.insert(no_dump.begin(), no_dump.end());
@@ -310,6 +334,9 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
         break;
       }
     }
+    add_lanes(pg, desc, front, stuck, ranks, no_dump, [&](int r) {
+      return std::string(reached.count(r) ? "waiting" : missing.count(r) ? "missing" : "unknown");
+    });
     const std::string op = stuck ? stuck->Get("op").string() : "";
     const std::string sizes = stuck ? Sizes(*stuck) : "";
     const std::string stuck_text = "collective " + std::to_string(front) + " of " + PgLabel(pg, desc) +
@@ -324,17 +351,17 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
         w->Set("input_sizes", sizes);
         w->Set("stuck_state", stuck->Get("state").string());
       }
-      w->Set("ranks_reached", Join(reached));
-      w->Set("missing_ranks", Join(all_missing));
+      w->Set("ranks_reached", RankList(reached));
+      w->Set("missing_ranks", RankList(all_missing));
       w->Set("missing_count", all_missing.size());
-      if (!no_dump.empty()) w->Set("no_dump_ranks", Join(no_dump));
+      if (!no_dump.empty()) w->Set("no_dump_ranks", RankList(no_dump));
       w->Set("ranks_dumped", ranks.size());
       w->Set("source", "flight_recorder");
     };
     std::string where_all;
     std::vector<Event> per_rank;
     for (int r : missing) {
-      const RankState& s = ranks[r];
+      const PgRankState& s = ranks[r];
       std::string where;
       const Event* last = nullptr;
       if (!s.records.empty()) last = &events[s.records.rbegin()->second];
@@ -346,7 +373,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
         where = "rank " + std::to_string(r) + " last scheduled collective " + std::to_string(s.last) +
                 " (its dump holds no record of it)";
       }
-      if (std::string stack = StackWhere(events, r); !stack.empty()) where += "; " + stack;
+      if (std::string stack = StackWhere(stacks, r); !stack.empty()) where += "; " + stack;
       where = with_ras(r, where);
       where_all += (where_all.empty() ? "" : "; ") + where;
       Event w = last ? Derived("collective_wavefront", *last) : Event();
@@ -399,6 +426,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       return f != group->end() && *f == rank ? f - group->begin() : -1;
     };
     std::set<std::pair<int, int>> told;  // (waiting, missing)
+    const Event* first_stuck = nullptr;  // the first op found waiting: the lanes' column
     for (const auto& [key, i] : recs) {
       const Event& mine = events[i];
       const int peer = global(key.peer);
@@ -431,7 +459,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
           where += "; its last record: " + last.Get("op").string() + " (" + last.Get("state").string() + ")" +
                    (last.Get("where").is_string() ? ", called from " + last.Get("where").string() : "");
         }
-        if (std::string stack = StackWhere(events, peer); !stack.empty()) where += "; " + stack;
+        if (std::string stack = StackWhere(stacks, peer); !stack.empty()) where += "; " + stack;
         where = with_ras(peer, where);
       }
       Event w = Derived("collective_wavefront", mine);
@@ -453,11 +481,37 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
       w.Set("where", where);
       w.Set("where_all", where);
       w.Set("source", "flight_recorder");
+      if (!first_stuck) first_stuck = &mine;
       w.text = "rank " + std::to_string(peer) + " never posted the " + other_op + " matching rank " +
                std::to_string(key.rank) + "'s " + op + " (p2p seq " + std::to_string(p2p_seq) + ", its " + key.op + " #" +
                std::to_string(n_mine) + " " + (key.op == "send" ? "to" : "from") + " rank " + std::to_string(peer) + ") of " +
                PgLabel(pg, desc) + "; " + where;
       added.push_back(std::move(w));
+    }
+    // The group's lanes: each rank's newest record, the waiting and missing marked.
+    if (lanes && first_stuck) {
+      std::set<int> waiting, behind;
+      for (const auto& [w, m] : told) {
+        waiting.insert(w);
+        behind.insert(m);
+      }
+      CollectiveLanes l;
+      l.pg = pg;
+      l.pg_desc = pg_desc.count(pg) ? pg_desc.at(pg) : "";
+      l.p2p = true;
+      l.seq = first_stuck->Get("p2p_seq").is_number() ? static_cast<int64_t>(first_stuck->Get("p2p_seq").number()) : -1;
+      l.op = first_stuck->Get("op").string();
+      l.input_sizes = Sizes(*first_stuck);
+      std::vector<LanePlace> places;
+      auto mark_of = [&](int r) {
+        return std::string(behind.count(r) ? "missing" : waiting.count(r) ? "waiting" : "");
+      };
+      if (auto nw = newest.find(pg); nw != newest.end())
+        for (const auto& [r, i] : nw->second) places.push_back({r, mark_of(r), -1, &events[i]});
+      for (int r : behind)
+        if (!dumped.count(r)) places.push_back({r, "no_dump", -1, nullptr});
+      l.rows = LaneRows(places, stacks);
+      lanes->push_back(std::move(l));
     }
   }
   // NCCL RAS alone (no dump of the flight recorder): per communicator, its
@@ -476,7 +530,7 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals) 
         w.family = "nccl_ras";
         w.Set("ras", true);
         w.Set("pg", comm);
-        w.Set("missing_ranks", Join(ranks));
+        w.Set("missing_ranks", RankList(ranks));
         w.Set("missing_count", ranks.size());
         w.Set("dead", info.dead);
         w.Set("where", where);

@@ -19,7 +19,8 @@
 // never posted the op its peer waits in (a pending op whose peer has none
 // pending towards it, where a dump wrapped).
 //
-//   AddCollectiveWavefront(&run->events, &run->totals);
+//   std::vector<CollectiveLanes> lanes;
+//   AddCollectiveWavefront(&run->events, &run->totals, &lanes);
 //   RunIndex index(run->events, &run->totals);
 #pragma once
 
@@ -27,11 +28,15 @@
 
 #include "parser/event.h"
 #include "parser/parser.h"
+#include "rules/analysis.h"
 
 namespace tpt {
 
 // Appends the wavefront's events (none without fr_collective events of two
 // ranks or more) and keeps `totals` consistent. Returns how many were added.
-size_t AddCollectiveWavefront(std::vector<Event>* events, RunTotals* totals);
+// With `lanes`, adds there each hung (or desynced) group's lane per rank
+// (rules/collective_lanes.h) for the report.
+size_t AddCollectiveWavefront(std::vector<Event>* events, RunTotals* totals,
+                              std::vector<CollectiveLanes>* lanes = nullptr);
 
 }  // namespace tpt

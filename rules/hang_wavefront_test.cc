@@ -172,6 +172,28 @@ TEST(HangWavefront, GdbStacksSayWhereTheMissingRankWas) {
             std::string::npos) << a->verdict;
 }
 
+// vLLM's function-call trace of the missing rank (VLLM_TRACE_FUNCTION=1,
+// parser/vllm_trace.h; traced under the job's own directory, as
+// enable_trace_function_call's root_dir allows), renamed after its rank,
+// places it like a py-spy dump does, and is read as a folder's file by content.
+TEST(HangWavefront, AVllmTraceSaysWhereTheMissingRankWas) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tpt_wavefront_vllm_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* r : {"nccl_trace_rank_0", "nccl_trace_rank_1"})
+    fs::copy_file(Sample(std::string("fr_hang_wavefront/pos_hang_2ranks_pickle/") + r), dir / r);
+  std::ofstream(dir / "vllm_trace_rank_1.log")
+      << "2026-12-05 15:56:51.213000 Call to worker in /tmp/m.py:20 from _wrap in /tmp/spawn.py:87\n"
+         "2026-12-05 15:56:51.213100 Call to load_next_batch in /tmp/m.py:14 from worker in /tmp/m.py:38\n";
+  auto a = TheAnalyzer().Run({dir.string()});
+  fs::remove_all(dir);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_NE(a->verdict.find("its stack (vllm_trace, the traced thread): load_next_batch"), std::string::npos) << a->verdict;
+  EXPECT_NE(a->verdict.find("load_next_batch (/tmp/m.py:14) < worker (/tmp/m.py:38)"), std::string::npos) << a->verdict;
+  ASSERT_EQ(a->collective_lanes.size(), 1u);
+  EXPECT_EQ(a->collective_lanes[0].rows.back().stack, "load_next_batch (/tmp/m.py:14)");
+}
+
 // SGLang's watchdog's py-spy dump in the server log places the missing rank.
 TEST(HangWavefront, SGLangWatchdogStacksInTheLogSayWhereTheMissingRankWas) {
   auto a = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_hang_2ranks_pickle/nccl_trace_rank_0"),

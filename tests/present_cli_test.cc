@@ -311,6 +311,47 @@ TEST(LogView, ContextRankAndKindFilters) {
   EXPECT_EQ(bad.rc, 2);
 }
 
+// `log LOG DUMPS`: each flight-recorder record at its time_created_ns among
+// the log's lines, tagged with its rank; a log that prints only a time of
+// day (torchrun's glog lines) is placed on the records' day; what has no time
+// (dump heads, pg_status, stacks) after the last line under a rule
+// (samples/hangs/logs/torchrun_hang_2ranks.log beside the real 2-rank dumps).
+TEST(LogView, DumpRecordsMergeIntoTheLogsTimeAxis) {
+  const std::string log = "'" + Sample("hangs/logs/torchrun_hang_2ranks.log") + "'";
+  const std::string dumps = "'" + Sample("rules/fr_hang_wavefront/pos_hang_2ranks_pickle") + "'";
+  auto r = Tpt("log --no-pager " + log + " " + dumps);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::vector<std::string> lines = Lines(r.out);
+  auto at = [&](const std::string& needle) {
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (lines[i].find(needle) != std::string::npos) return static_cast<long>(i);
+    return -1L;
+  };
+  const long seq4 = at("record 3: pg 0 (default_pg) seq 4"), sigterm = at("Sending process 48212 closing signal");
+  const long rule = at("-- without a time:"), head = at("fr_dump "), stack = at("stack_thread ");
+  ASSERT_GE(seq4, 0) << r.out;
+  ASSERT_GE(sigterm, 0) << r.out;
+  EXPECT_LT(seq4, sigterm) << "15:56:51 (the record) before 15:57:52 (the launcher's line)\n" << r.out;
+  EXPECT_TRUE(std::regex_search(lines[sigterm], std::regex(R"(^[ >] +\+6[01]\.[0-9]s - )"))) << lines[sigterm];
+  size_t records = 0;
+  for (const std::string& l : lines) {
+    if (l.find(" fr_collective ") == std::string::npos) continue;
+    ++records;
+    EXPECT_TRUE(std::regex_search(l, std::regex(R"(^[ >] +[-+][0-9.]+s r[01] +fr_collective +record )"))) << l;
+  }
+  EXPECT_EQ(records, 7u) << "rank 0's 4 records and rank 1's 3, each at its time";
+  ASSERT_GT(rule, sigterm) << "the untimed artefacts after the last timed line\n" << r.out;
+  EXPECT_GT(head, rule);
+  EXPECT_GT(stack, rule);
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find(" fr_pg_status ") != std::string::npos; }), 2)
+      << "each dump's pg_status shown, though it shares the dump head's line 0";
+  // --rank 1: rank 1's records and stacks, none of rank 0's.
+  auto one = Tpt("log --no-pager --rank 1 " + log + " " + dumps);
+  EXPECT_NE(one.out.find(" r1    fr_collective "), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find(" r0 "), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("load_next_batch (/tmp/m.py:16)"), std::string::npos) << "its py-spy stack";
+}
+
 // An NCCL line says its process and CUDA device (`host:pid:tid [dev]`), not
 // its rank: the view tags it with the rank the analysis gave that process from
 // its ncclCommInitRank line (here one GPU a node, so every device is 0 and the

@@ -30,6 +30,11 @@ done
 for f in "$s"/logs/redteam/unknown--*.log "$s"/logs/redteam/nccl_timeout_hang--*.log; do
   "$bin" analyze "$f" --format json > "$work/a3.json"; check analyze "$work/a3.json" "analyze ($(basename "$f"))"; break
 done
+# analyze of flight-recorder dumps: the lanes of a hung group (collective_lanes).
+"$bin" analyze "$s/rules/fr_hang_wavefront/pos_hang_8ranks" --format json > "$work/a4.json"
+check analyze "$work/a4.json" "analyze (flight-recorder dumps)"
+python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["collective_lanes"]; sys.exit(0 if l and l[0]["rows"] else 1)' "$work/a4.json" \
+  || fail "analyze of the 8-rank hang's dumps gave no collective_lanes"
 # analyze --runs, and one run that cannot be read (the runs document too).
 "$bin" analyze --runs "$s/runs/ci" --format json > "$work/runs.json"; check analyze-runs "$work/runs.json" "analyze --runs"
 "$bin" analyze /nonexistent/x.log --format json > "$work/err.json" 2>/dev/null; check analyze-runs "$work/err.json" "analyze of a missing file"

@@ -10,6 +10,7 @@
 #include "parser/flight_recorder.h"
 #include "parser/nccl_ras.h"
 #include "parser/stack_dump.h"
+#include "parser/vllm_trace.h"
 #include "parser/match/fast_layout.h"
 #include "parser/format_set.h"
 #include "parser/reader.h"
@@ -69,6 +70,8 @@ void FuzzOne(const uint8_t* data, size_t size) {
     all.push_back(StackDumpEvents(text, "stacks_rank_0.txt", 0));
     (void)LooksLikeNcclRas(text);
     all.push_back(NcclRasEvents(text, "ncclras_0.txt", 0, &error));
+    (void)LooksLikeVllmTrace(text);
+    all.push_back(VllmTraceEvents(text, "vllm_trace_rank_0.log", 0));
     for (const auto& events : all)
       for (const Event& ev : events) (void)EventToJson(ev).dump();
   }
