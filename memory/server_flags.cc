@@ -77,11 +77,16 @@ Spelling SpellForServer(const std::string& framework, std::string* flag, std::st
       break;
     case kTp: want = mine.tp; break;
     case kContext: want = mine.context; break;
-    case kKv8:
-      want = mine.kv8_flag;
+    case kKv8: {
       if (framework == "trtllm") return Spelling::kNoSuchFlag;  // an options file, not a flag value
-      if (!value->empty()) want_value = mine.kv8_value;
+      // Only an 8-bit cache translates ('auto' is LMDeploy's --quant-policy 0, not 8). SGLang
+      // takes fp8_e4m3/fp8_e5m2, not vLLM's bare 'fp8'.
+      const bool fp8 = value->empty() || value->rfind("fp8", 0) == 0;
+      if (!fp8) return mine.kv8_flag == *flag ? Spelling::kKept : Spelling::kNoSuchFlag;
+      want = mine.kv8_flag;
+      if (!value->empty() && (want != *flag || (framework == "sglang" && *value == "fp8"))) want_value = mine.kv8_value;
       break;
+    }
     case kFp8: want = mine.fp8_weights_flag; break;
     case kEager:
       want = mine.eager_flag;
@@ -90,7 +95,8 @@ Spelling SpellForServer(const std::string& framework, std::string* flag, std::st
     case kNone: break;
   }
   if (want.empty()) return Spelling::kNoSuchFlag;
-  if (want == *flag) return Spelling::kKept;  // already this server's flag: its value is the rule's
+  if (want == *flag && want_value == *value) return Spelling::kKept;
+  if (want == *flag && knob != kKv8) return Spelling::kKept;  // already this server's flag: its value is the rule's
   if (knob == kTp && framework == "sglang" && *flag == "--tp-size") return Spelling::kKept;  // SGLang takes both
   *flag = want;
   *value = want_value;

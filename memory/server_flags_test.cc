@@ -55,6 +55,14 @@ TEST(ServerFlags, NoCudaGraphsAndContextAndKvCache) {
   EXPECT_EQ(kv.flag, "--quant-policy");
   EXPECT_EQ(kv.value, "8");
   EXPECT_EQ(For("trtllm", "--kv-cache-dtype", "fp8").how, Spelling::kNoSuchFlag);
+  // 'auto' is no 8-bit cache: never LMDeploy's --quant-policy 8.
+  EXPECT_EQ(For("lmdeploy", "--kv-cache-dtype", "auto").how, Spelling::kNoSuchFlag);
+  EXPECT_EQ(For("sglang", "--kv-cache-dtype", "auto").how, Spelling::kKept);
+  // SGLang has no bare 'fp8' value.
+  Said sg = For("sglang", "--kv-cache-dtype", "fp8");
+  EXPECT_EQ(sg.how, Spelling::kRespelled);
+  EXPECT_EQ(sg.value, "fp8_e4m3");
+  EXPECT_EQ(For("vllm", "--kv-cache-dtype", "fp8").how, Spelling::kKept);
 }
 
 TEST(ServerFlags, AMemoryFractionIsTheServersFlagWithoutTheValue) {
