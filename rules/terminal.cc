@@ -67,6 +67,7 @@ bool WarningLine(const std::vector<Event>& events, size_t i) {
 bool SaysError(const std::vector<Event>& events, size_t i) {
   const Event& e = events[i];
   if (e.kind != "error_line") return false;
+  if (WarningLine(events, i)) return false;  // 'WARNING ... ValueError: ...': a warning that names an error
   for (size_t j = i; j < events.size() && events[j].source == e.source && events[j].line == e.line; ++j)
     if (events[j].kind == "exception") return false;
   for (size_t j = i; j-- > 0 && events[j].source == e.source && events[j].line == e.line;)

@@ -571,6 +571,11 @@ TEST(ConsistencyEvidence, UnexplainedErrorLineIsUnknownWithTheLine) {
           "line 305, in __del__\n"
           "TypeError: 'NoneType' object is not callable\n");
   EXPECT_EQ(Analyze("'" + at_exit + "'").rc, 0);
+  // A warning whose message is an exception's line: no error line.
+  std::string warned = WriteTemp("tpt_warning_exception.log",
+                                 start + "(EngineCore_DP0 pid=3010) WARNING 10-14 09:13:50 [tokenizer.py:90] "
+                                         "ValueError: chat template not found, using the default\n");
+  EXPECT_EQ(Analyze("'" + warned + "'").rc, 0);
   // INFO naming the word: no error.
   std::string info = WriteTemp("tpt_info_error.log",
                                start + "(EngineCore_DP0 pid=3010) INFO 10-14 09:13:50 [core.py:700] retry policy: "
