@@ -493,14 +493,21 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
 
   // A line its producer went on after is no cause of a later failure without
   // a link the vocabulary names: a finding. With nothing ended (a hang, a cut
-  // log) only a warning the run went on after is; an error that stopped the
-  // run where it was stands.
+  // log) a warning the run went on after is one, and so is a start-up error
+  // (a failure line, not a figure such as the pool's size) after which its
+  // producer went on to serve (answered requests, printed
+  // statistics): the run outlived it. An error after which the run only
+  // reached a later start-up phase stands (a hang or a cut log may follow
+  // from it), and so does a request's error while serving (the server keeps
+  // failing such requests: a pool too small for the context length).
   for (auto it = a.diagnoses.begin(); it != a.diagnoses.end();) {
     auto at = anchor_of.find(it->id);
     size_t anchor = at == anchor_of.end() ? 0 : at->second;
     bool survived = at != anchor_of.end() && term.Survived(anchor);
     bool unlinked = term.any() ? at != anchor_of.end() && !term.Linked(anchor)
-                               : survived && WarningLine(events, anchor);
+                               : survived && (WarningLine(events, anchor) ||
+                                             (term.ServedAfterStartup(anchor) &&
+                                              (IsOwnFailure(events[anchor]) || SaysError(events, anchor))));
     if (!unlinked) {
       if (auto end = at == anchor_of.end() ? std::nullopt : term.EndOf(anchor)) it->explains = ToEvidence(events[*end]);
       ++it;
@@ -548,14 +555,16 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   }
 
   // A failure seen, for "unknown" rather than healthy: an own failure that is
-  // no request's error the server answered and went on after, no Ctrl-C and
-  // no warning the run survived; else a line that says ERROR after which its
-  // producer made no progress; else a launcher's consequence line.
+  // no request's error the server answered and went on after, no Ctrl-C, no
+  // warning the run survived and no start-up error it went on to serve
+  // after; else a
+  // line that says ERROR after which its producer made no progress; else a
+  // launcher's consequence line.
   std::optional<size_t> first_failure;
   for (size_t i = 0; i < events.size(); ++i) {
     bool survived_exception = events[i].kind == "exception" && term.Survived(i);
     if (IsOwnFailure(events[i]) && !survived_exception && !IgnorableException(run, i) &&
-        !(WarningLine(events, i) && term.Survived(i))) {
+        !(WarningLine(events, i) && term.Survived(i)) && !term.ServedAfterStartup(i)) {
       first_failure = i;
       break;
     }

@@ -146,7 +146,7 @@ bool Terminals::IsEnd(size_t i) const { return i < is_end_.size() && is_end_[i];
 // Health after a line: its producer reached a later phase than the one the
 // line belongs to (its kind's, else the one reached before it), or served
 // (requests and statistics after a request's error are health too).
-bool Terminals::Survived(size_t i) const {
+std::pair<int, int> Terminals::PhasesAround(size_t i) const {
   const Event& e = run_.events()[i];
   std::vector<const Track*> tracks;
   auto add = [&](const auto& map, const auto& key) {
@@ -164,8 +164,19 @@ bool Terminals::Survived(size_t i) const {
     if (OwnPhase(e) < 0) now = std::max(now, t->ReachedBefore(i));
     later = std::max(later, t->ReachedAfter(i));
   }
+  return {now, later};
+}
+
+bool Terminals::Survived(size_t i) const {
+  auto [now, later] = PhasesAround(i);
   static const int kServing = PhaseIndex("serving");
   return later >= 0 && (later > now || later == kServing);
+}
+
+bool Terminals::ServedAfterStartup(size_t i) const {
+  static const int kServing = PhaseIndex("serving");
+  auto [now, later] = PhasesAround(i);
+  return now < kServing && later == kServing;
 }
 
 bool Terminals::Linked(size_t i) const {

@@ -46,6 +46,10 @@ class Terminals {
   // The producer of events()[i] printed a phase line, served a request or a
   // statistics line after it.
   bool Survived(size_t i) const;
+  // A start-up line (before serving) after which its producer went on to
+  // serve (a request answered, a statistics line). A request's error while
+  // serving is not one: the server keeps failing such requests.
+  bool ServedAfterStartup(size_t i) const;
   // The line at i may explain the run's end (see above).
   bool Linked(size_t i) const;
   // The terminal failure the line at i leads to: its producer's first end at
@@ -60,6 +64,9 @@ class Terminals {
 
  private:
   const RunIndex& run_;
+  // The phase the line at i belongs to and the furthest its producer reached
+  // after it (-1: none).
+  std::pair<int, int> PhasesAround(size_t i) const;
   std::vector<size_t> ends_;
   std::vector<char> is_end_;
   // A producer's progress lines in stream order with the phase each shows

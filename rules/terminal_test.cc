@@ -92,6 +92,34 @@ TEST(Terminals, AnErrorItsProcessWentOnAfterIsNotTheCauseOfALaterHang) {
   EXPECT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;  // was runtime_oom: a cause outranked the symptom
 }
 
+// Nothing ended: an error after which its process served (requests, then
+// statistics) is no verdict of its own; the run outlived it: healthy, with
+// the error as a finding. An error after which the run only reached a later
+// start-up phase stands (a hang or a cut log may follow from it).
+TEST(Terminals, AnErrorTheRunServedAfterIsAFindingWhenNothingEnded) {
+  RuleSet set = Rules({{"a.json", R"({"id": "a", "title": "t", "root_cause": "unsupported_gpu_arch", "confidence": 0.9,
+                                      "anchor": "no_kernel_image", "explanation": "arch"})"}});
+  std::vector<Event> served = {Ev("weights_load_end", 0),
+                               Ev("no_kernel_image", 0, {}, "ERROR RuntimeError: CUDA error: no kernel image is available"),
+                               Ev("startup_complete", 0), Ev("http_access", 0), Ev("batch_stats", 0)};
+  RunIndex run(served);
+  Terminals t(run);
+  EXPECT_FALSE(t.any());
+  EXPECT_TRUE(t.ServedAfterStartup(1));
+  Analysis a = Analyze(served, set);
+  EXPECT_EQ(a.root_cause, "none") << a.verdict;
+  bool finding = false;
+  for (const Finding& f : a.findings) finding |= f.id == "a";
+  EXPECT_TRUE(finding) << "the error is kept as a finding";
+
+  std::vector<Event> started = {Ev("weights_load_end", 0),
+                                Ev("no_kernel_image", 0, {}, "ERROR RuntimeError: CUDA error: no kernel image is available"),
+                                Ev("startup_complete", 0)};
+  RunIndex run2(started);
+  EXPECT_FALSE(Terminals(run2).ServedAfterStartup(1));
+  EXPECT_EQ(Analyze(started, set).root_cause, "unsupported_gpu_arch");
+}
+
 // The named links: a worker's error -> the engine's death (a consequence);
 // a line whose kind leads_to a later failure (events.json).
 TEST(Terminals, ConsequencesAndNamedLinksKeepACauseLinked) {
