@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
+#include <utility>
 
 #include "base/strings.h"
 #include "rules/vocabulary.h"
@@ -55,6 +57,27 @@ int CompareVersions(std::string_view a, std::string_view b) {
   return 0;
 }
 
+namespace {
+
+// The serving framework whose package directory a traceback's frames run
+// through, innermost frame first ("" when none): the Python package names
+// of vLLM, SGLang, TGI's server, TensorRT-LLM and LMDeploy.
+std::string ServerOfFrames(const std::vector<std::string>& lines) {
+  static const std::pair<std::string_view, std::string_view> kPackages[] = {
+      {"/vllm/", "vllm"}, {"/sglang/", "sglang"}, {"/text_generation_server/", "tgi"},
+      {"/tensorrt_llm/", "trtllm"}, {"/lmdeploy/", "lmdeploy"}};
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    std::string_view l = *it;
+    size_t file = l.find("File \"");
+    if (file == std::string_view::npos) continue;
+    for (const auto& [dir, fam] : kPackages)
+      if (l.find(dir, file) != std::string_view::npos) return std::string(fam);
+  }
+  return "";
+}
+
+}  // namespace
+
 RunIndex::RunIndex(const std::vector<Event>& events, const RunTotals* totals)
     : events_(events), total_events_(events.size()), totals_(totals) {
   if (totals_) {
@@ -76,6 +99,12 @@ RunIndex::RunIndex(const std::vector<Event>& events, const RunTotals* totals)
     if (FieldValue prefix = e.Wrapper("prefix"); prefix.is_object()) {
       std::string id = prefix.json().value("id", "");
       if (size_t dot = id.find('.'); dot != std::string::npos) ++family_votes[id.substr(0, dot)];
+    }
+    // A traceback's frames name the package that raised it: a vLLM/SGLang/...
+    // process whose own log lines were cut from the paste ('File
+    // ".../site-packages/vllm/v1/sample/sampler.py"'). One vote per traceback.
+    if (e.kind == "exception") {
+      if (std::string fam = ServerOfFrames(e.extra_lines); !fam.empty()) ++family_votes[fam];
     }
     if (e.kind == "server_args") {
       // First printed value of a key wins (later lines are usually the draft's).
