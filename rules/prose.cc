@@ -94,10 +94,18 @@ bool DocumentOnly(std::string_view text) {
 bool QuotedInProse(std::string_view text, size_t match_begin) {
   if (match_begin == std::string_view::npos || match_begin > text.size()) return false;
   std::string_view pre = text.substr(0, match_begin);
-  // Inside an inline code span: an odd number of backticks before it.
-  size_t ticks = 0;
+  // Inside an inline code span: an odd number of backticks before it. A span
+  // opened at the line's start (after blanks or a '>' quote) and left open
+  // past its end is a paste in inline code, the message's own lines (the
+  // span closes lines later); a span closed on its line ("`...` (-> cause)",
+  // "  `Not enough memory ...`.") is a document quoting the message.
+  size_t ticks = 0, lead = pre.find_first_not_of(" \t>");
   for (char c : pre) ticks += c == '`';
-  if (ticks % 2 == 1) return true;
+  if (ticks % 2 == 1) {
+    bool leading = ticks == 1 && lead != std::string_view::npos && pre[lead] == '`';
+    bool open_past_end = text.find('`', match_begin) == std::string_view::npos;
+    if (!(leading && open_past_end)) return true;
+  }
   // Inside a typographic quotation (opened, not closed before the message).
   size_t open = pre.rfind("\xe2\x80\x9c"), close = pre.rfind("\xe2\x80\x9d");
   if (open != std::string_view::npos && (close == std::string_view::npos || close < open)) return true;

@@ -459,6 +459,13 @@ TEST(ConsistencyEvidence, DocumentsQuotingLogLinesAreNoEvidence) {
                                "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
                                "Current value: mem_fraction_static=0.2\n");
   EXPECT_EQ(json::parse(Analyze("--format json '" + line + "'").out, nullptr, false)["root_cause"], "kv_pool_no_room");
+  // A paste in an inline code span that opens at the line's start and closes
+  // lines later is the message's own lines, not prose quoting them.
+  std::string span = WriteTemp("tpt_inline_span.log",
+                               "`RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
+                               "Current value: mem_fraction_static=0.2\n"
+                               "self.max_total_num_tokens=0`\n");
+  EXPECT_EQ(json::parse(Analyze("--format json '" + span + "'").out, nullptr, false)["root_cause"], "kv_pool_no_room");
   // uvicorn's access line quotes its own request line: a server's log, not a
   // document. The access lines after a request's error are the server going on.
   std::string served = WriteTemp(
