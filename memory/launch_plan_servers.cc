@@ -49,7 +49,22 @@ double TgiPrefillLogitsBytes(const PlanInput& in, int64_t tokens) {
   return static_cast<double>(tokens) * static_cast<double>(in.model->vocab) * e * copies;
 }
 
-StatusOr<int64_t> KvBytesPerToken(const PlanInput& in) {
+// The KV cache dtype a server takes when none is asked for. TensorRT-LLM's PyTorch backend
+// (kv_cache_dtype "auto") uses the checkpoint's KV quantization: KvCacheCreator.
+// _get_cache_size_per_token prices 1 byte an element when the model's quant_config has an
+// FP8 KV cache (hf_quant_config.json kv_cache_quant_algo FP8), and _create_kv_cache_manager
+// allocates the cache in FP8 (tensorrt_llm/_torch/pyexecutor/_util.py, 0.20-era KvCacheCreator;
+// the log says 'KV cache quantization set to "auto". Using checkpoint KV quantization.').
+// TGI and LMDeploy keep the model dtype unless their own flag asks for 8 bits.
+std::string CheckpointKvDtype(const PlanInput& in, Plan& p) {
+  const bool asked = !(in.kv_cache_dtype.empty() || in.kv_cache_dtype == "auto");
+  if (asked || in.framework != "trtllm" || !in.model || in.model->quant.kv_bytes != 1) return in.kv_cache_dtype;
+  p.assumptions.push_back("KV cache fp8 from the checkpoint (kv_cache_quant_algo FP8): TensorRT-LLM's kv_cache_dtype "
+                          "'auto' uses the checkpoint's KV quantization");
+  return "fp8_e4m3";
+}
+
+StatusOr<int64_t> KvBytesPerToken(const PlanInput& in, Plan& p) {
   if (in.cell_bytes) return *in.cell_bytes;
   if (!(in.dims.layers > 0 && (in.dims.IsMla() || (in.dims.kv_heads > 0 && in.dims.head_dim > 0)))) {
     return InvalidArgumentError("the KV size per token is unknown: give --model, or --layers with --kv-heads and "
@@ -57,7 +72,7 @@ StatusOr<int64_t> KvBytesPerToken(const PlanInput& in) {
   }
   KvDims d = in.dims;
   const std::string model_dtype = in.weight_dtype == "fp32" || in.weight_dtype == "fp16" ? in.weight_dtype : "bf16";
-  auto elem = KvDtypeBytes(in.kv_cache_dtype, model_dtype);
+  auto elem = KvDtypeBytes(CheckpointKvDtype(in, p), model_dtype);
   if (!elem.ok()) return InvalidArgumentError("--kv-cache-dtype: " + elem.status().message());
   d.dtype_bytes = *elem;
   // layers x 2 x KV heads a rank (replicated below tp) x head size x dtype: the same
@@ -111,7 +126,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   TPT_RETURN_IF_ERROR(NeedWeights(in));
   if (in.pp > 1 || in.dp > 1) return InvalidArgumentError("TGI shards by tensor parallelism only (--num-shard); plan one replica");
   p.weights_bytes = *in.weights_bytes;
-  auto cell = KvBytesPerToken(in);
+  auto cell = KvBytesPerToken(in, p);
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
   const bool v3 = !VersionBefore(in.version, {3, 0, 0});
@@ -223,7 +238,7 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   TPT_RETURN_IF_ERROR(NeedWeights(in));
   if (in.dp > 1) return InvalidArgumentError("trtllm-serve: attention DP is not modelled; plan one replica");
   p.weights_bytes = *in.weights_bytes;
-  auto cell = KvBytesPerToken(in);
+  auto cell = KvBytesPerToken(in, p);
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
   p.era = "PyTorch backend (KvCacheCreator: fraction of total - peak)";
@@ -243,11 +258,13 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   // its peak (torch + non-torch) is what the fraction is taken of.
   const double act = ForwardPeak(in, tokens, std::min(batch, tokens), "TensorRT-LLM's estimation pass", p);
   if (!in.activation_peak_bytes && in.model) {
+    // _util.py estimate_max_tokens (0.20-era KvCacheCreator): peak = torch peak + what is held
+    // outside torch at the end of the dummy requests, taken after the executor's warm-up.
     p.unknowns.push_back(
-        "TensorRT-LLM's estimation-pass peak (torch + non-torch: CUDA graphs, autotuner, NCCL) is vLLM's forward "
-        "estimate, not checked against a logged TensorRT-LLM launch (none public with the model, card, flags and "
-        "pool); pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less the "
-        "weights and the CUDA context");
+        "TensorRT-LLM's estimation-pass peak (torch + non-torch: CUDA graphs, autotuner, sampler, NCCL) is vLLM's "
+        "forward estimate; a logged launch (Llama-3.1-8B FP8, H100, 0.20.0) held 1.9 GiB more, so the range below "
+        "adds up to 2 GiB; pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less "
+        "the weights and the CUDA context");
   }
   const double available = p.free_at_init_bytes - p.weights_bytes - act;
   p.figures["activation_peak_bytes"] = act;
@@ -291,7 +308,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   }
   const bool tm = backend == "turbomind";
   p.weights_bytes = *in.weights_bytes;
-  auto cell = KvBytesPerToken(in);
+  auto cell = KvBytesPerToken(in, p);
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
   p.era = tm ? (LmdeployFractionOfTotal(in.version) ? "TurboMind, ratio of the card's total (v0.2.0-0.2.1)"

@@ -174,6 +174,27 @@ TEST(PlanServersCliTest, TensorRtLlmConcurrencyNotHeldExitsOne) {
   }
 }
 
+// A ModelOpt checkpoint with kv_cache_quant_algo FP8 (nvidia/Llama-3.1-8B-Instruct-FP8's
+// hf_quant_config.json): trtllm-serve's kv_cache_dtype "auto" takes the checkpoint's FP8 KV
+// (_util.py KvCacheCreator), half the bytes a token of the bf16 checkpoint; vLLM's "auto"
+// keeps the model dtype.
+TEST(PlanServersCliTest, TensorRtLlmTakesTheCheckpointsKvQuantization) {
+  const std::string base = "--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                           " --gpu H100 --max_seq_len 4096";
+  auto fp8 = Json(Plan(base));
+  ASSERT_FALSE(fp8.is_discarded());
+  EXPECT_EQ(fp8["cell_bytes"], 32 * 8 * 128 * 2 * 1) << fp8.dump(1);
+  SaidOnce(fp8, "checkpoint's KV quantization");
+  // The launch line asks for nothing: the server does it itself.
+  EXPECT_EQ(fp8["launch_command"].get<std::string>().find("kv_cache_fp8.yaml"), std::string::npos);
+  auto bf16 = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct") +
+                        " --gpu H100 --max_seq_len 4096"));
+  EXPECT_EQ(bf16["cell_bytes"], 32 * 8 * 128 * 2 * 2);
+  auto vllm = Json(Plan("--framework vllm --server-version 0.11.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                        " --gpu H100 --max-model-len 4096"));
+  EXPECT_EQ(vllm["cell_bytes"], 32 * 8 * 128 * 2 * 2) << "vLLM's 'auto' is the model dtype";
+}
+
 TEST(PlanServersCliTest, LmdeployFitsAndPrintsItsLaunchLine) {
   CmdResult r = Plan("--server lmdeploy --server-version 0.10.0 --model " + Model("qwen3-32b") +
                      " --gpu H100 --tp 2 --context-length 32768 --concurrency 4");
