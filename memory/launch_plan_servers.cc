@@ -315,14 +315,24 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
                                                     : "TurboMind, ratio of the free memory after the weights")
              : "PyTorch engine, ratio after the runtime reserve";
   p.fraction_flag = "--cache-max-entry-count";
-  p.fraction = in.memory_fraction.value_or(0.8);
-  p.fraction_source = in.memory_fraction ? "flag" : "default: 0.8 (of the free memory after the weights)";
+  // TurbomindEngineConfig (lmdeploy/messages.py): v0.2.0-0.2.1 default cache_max_entry_count
+  // 0.5 of the card's TOTAL memory, later versions 0.8 of the free memory after the weights.
+  const bool of_total = tm && LmdeployFractionOfTotal(in.version);
+  p.fraction = in.memory_fraction.value_or(of_total ? 0.5 : 0.8);
+  p.fraction_source = in.memory_fraction ? "flag"
+                      : of_total         ? "default: 0.5 (of the card's total memory, v0.2.0-0.2.1)"
+                                         : "default: 0.8 (of the free memory after the weights)";
   if (!(p.fraction < 1)) return InvalidArgumentError("--cache-max-entry-count of 1 or more is a block count; give a ratio below 1");
-  p.assumptions.push_back("KV blocks of 64 tokens (cache_block_seq_len / block_size)");
+  // TurboMind's cache_block_seq_len: 128 tokens before v0.3.0 (deploy/target_model/base.py
+  // v0.2.0-v0.2.6), 64 from v0.3.0; the PyTorch engine's block_size is 64.
+  const int block_tokens = tm && VersionBefore(in.version, {0, 3, 0}) ? 128 : 64;
+  p.assumptions.push_back("KV blocks of " + std::to_string(block_tokens) + " tokens (" +
+                          (tm ? "TurboMind's cache_block_seq_len" : "the PyTorch engine's block_size") + ")");
   if (tm) {
-    p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what the ratio leaves (" +
-                            Fixed2(1 - p.fraction) + " of the free memory); the log never sizes them, so the plan "
-                            "does not check them");
+    p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what it leaves (" +
+                            (of_total ? std::string("the free memory less ") + Fixed2(p.fraction) + " of the card"
+                                      : Fixed2(1 - p.fraction) + " of the free memory") +
+                            "); the log never sizes them, so the plan does not check them");
   }
   if (WeightsOom(p)) {
     Ledger(in, p, 0, 0);
@@ -334,7 +344,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   kv.total_bytes = in.total_bytes;
   kv.free_after_weights_bytes = p.free_at_init_bytes - p.weights_bytes;
   kv.cache_max_entry_count = p.fraction;
-  kv.block_tokens = 64;
+  kv.block_tokens = block_tokens;
   kv.block_bytes = static_cast<double>(p.cell_bytes) * kv.block_tokens;
   kv.vocab_size = in.model ? in.model->vocab : 0;
   if (in.max_num_batched_tokens) kv.max_prefill_token_num = *in.max_num_batched_tokens;

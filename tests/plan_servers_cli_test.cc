@@ -2,6 +2,7 @@
 // a configuration that fits exits 0 with the server's own launch line (each default it
 // leaves said once); one that does not exits 1 with remedies in the server's own flags,
 // and planning again with the first remedy fits.
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -221,6 +222,28 @@ TEST(PlanServersCliTest, LmdeployConcurrencyNotHeldExitsOne) {
   EXPECT_TRUE(Has(RemedyFlags(j), "--session-len"));
   CmdResult again = Plan(base + "--tp " + j["remedy"][0]["value"].get<std::string>());
   EXPECT_EQ(again.rc, 0) << again.out;
+}
+
+// LMDeploy v0.2.0-0.2.1: TurboMind's default cache_max_entry_count is 0.5 of the card's
+// TOTAL memory (messages.py v0.2.0), blocks of 128 tokens, all allocated when the engine is
+// created: InternLM2-7B on a 24 GB RTX 3090 asks 11.8 GiB where the weights leave 9 GiB, the
+// CUDA out of memory of InternLM/lmdeploy#978. The first remedy, planned again, starts;
+// v0.2.2 takes 0.8 of the free memory and starts.
+TEST(PlanServersCliTest, LmdeployV020TakesHalfTheCardAndRunsOutOfMemory) {
+  const std::string base = "--server lmdeploy --model " + Model("internlm2-chat-7b") + " --gpu RTX-3090 ";
+  CmdResult r = Plan(base + "--server-version 0.2.0");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["failure"], "kv_pool_no_room");
+  EXPECT_NE(j["error"].get<std::string>().find("out of memory"), std::string::npos) << j["error"];
+  EXPECT_NEAR(j["figures"]["num_blocks"].get<double>(), std::floor(23.69 * 0.5 * (1 << 30) / (128.0 * 131072)), 1);
+  ASSERT_FALSE(j["remedy"].empty());
+  ASSERT_EQ(j["remedy"][0]["flag"], "--cache-max-entry-count");
+  CmdResult again =
+      Plan(base + "--server-version 0.2.0 --cache-max-entry-count " + j["remedy"][0]["value"].get<std::string>());
+  EXPECT_EQ(again.rc, 0) << again.out;
+  CmdResult later = Plan(base + "--server-version 0.2.2 --context-length 4096");
+  EXPECT_EQ(later.rc, 0) << later.out;
 }
 
 // A context nobody asked for (max_position_embeddings) that the pool does not hold:
