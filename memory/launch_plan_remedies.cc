@@ -409,6 +409,13 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
                   : "activation peak x0.5-x1.5 (profiling run estimate)",
          lo, hi);
   }
+  if (in.framework == "lmdeploy" && in.lmdeploy_backend != "pytorch") {
+    // TurboMind reads the free memory when its engine is created, after the weights and
+    // whatever else it holds by then (unknown: in PlanLmdeploy).
+    PlanInput lo = in;
+    lo.free_at_init_bytes = p.free_at_init_bytes - 2.0 * kGiB;
+    vary("TurboMind's allocations before its free-memory read, up to 2 GiB", lo, in);
+  }
   if (in.version_assumed) {
     std::vector<std::string> others = sglang                        ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}
                                       : in.framework == "vllm"      ? std::vector<std::string>{"0.10.1", "0.11.0", "0.21.0"}

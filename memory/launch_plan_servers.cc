@@ -329,6 +329,14 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   p.assumptions.push_back("KV blocks of " + std::to_string(block_tokens) + " tokens (" +
                           (tm ? "TurboMind's cache_block_seq_len" : "the PyTorch engine's block_size") + ")");
   if (tm) {
+    // LlamaBatch's constructor reads cudaMemGetInfo (LlamaBatch.cc, BlockManager.cc v0.9.2)
+    // after the weights, the converted weights' workspace and LlamaV2's buffers, from CUDA
+    // memory pools TurboMind never releases (ReleaseThreshold UINT64_MAX: utils/allocator.h
+    // v0.7.2, core/allocator.cc v0.9.2); none of it is logged.
+    p.unknowns.push_back(
+        "TurboMind's allocations between the weights and its free-memory read (LlamaV2's buffers, the weight "
+        "conversion workspace, memory pools it never releases) are not sized: a logged launch (Qwen3-8B-AWQ, V100, "
+        "0.9.2) had 1.4 GiB less free than the weights leave; the range below takes up to 2 GiB");
     p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what it leaves (" +
                             (of_total ? std::string("the free memory less ") + Fixed2(p.fraction) + " of the card"
                                       : Fixed2(1 - p.fraction) + " of the free memory") +
