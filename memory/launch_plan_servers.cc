@@ -247,16 +247,20 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   p.fraction_source = in.memory_fraction ? "flag" : "default: 0.9 (KvCacheConfig.free_gpu_memory_fraction)";
   if (!(p.fraction < 1)) return InvalidArgumentError("--kv_cache_free_gpu_memory_fraction must be < 1 (TensorRT-LLM refuses 1.0)");
   const int64_t tokens = in.max_num_batched_tokens.value_or(8192);
-  const int64_t batch = in.max_num_seqs.value_or(2048);
   if (!in.max_num_batched_tokens) p.assumptions.push_back("--max_num_tokens 8192 (BuildConfig's default)");
   p.assumptions.push_back("KV blocks of 32 tokens (the LLM API's tokens_per_block)");
   if (WeightsOom(p)) {
     Ledger(in, p, 0, 0);
     return p;
   }
-  // _util.py KvCacheCreator: the estimation pass runs max_num_tokens; what is left after
-  // its peak (torch + non-torch) is what the fraction is taken of.
-  const double act = ForwardPeak(in, tokens, std::min(batch, tokens), "TensorRT-LLM's estimation pass", p);
+  // _util.py KvCacheCreator: the estimation pass runs max_num_tokens as dummy context
+  // requests of min(max_num_tokens, max_seq_len - 1) tokens each, one generated token apiece
+  // (_create_dummy_context_requests); what is left after its peak (torch + non-torch) is what
+  // the fraction is taken of.
+  const int64_t request_len =
+      std::max<int64_t>(1, std::min<int64_t>(tokens, in.context_length ? *in.context_length - 1 : tokens));
+  const int64_t requests = (tokens + request_len - 1) / request_len;
+  const double act = ForwardPeak(in, tokens, requests, "TensorRT-LLM's estimation pass", p);
   if (!in.activation_peak_bytes && in.model) {
     // _util.py estimate_max_tokens (0.20-era KvCacheCreator): peak = torch peak + what is held
     // outside torch at the end of the dummy requests, taken after the executor's warm-up.

@@ -196,6 +196,19 @@ TEST(PlanServersCliTest, TensorRtLlmTakesTheCheckpointsKvQuantization) {
   EXPECT_EQ(vllm["cell_bytes"], 32 * 8 * 128 * 2 * 2) << "vLLM's 'auto' is the model dtype";
 }
 
+// The estimation pass's dummy requests are min(max_num_tokens, max_seq_len - 1) tokens long
+// (_util.py _create_dummy_context_requests), not one per --max_batch_size slot: 23,552 tokens
+// at max_seq_len 157 are 151 requests (TensorRT-LLM#6294's trtllm-bench launch).
+TEST(PlanServersCliTest, TensorRtLlmEstimationPassRunsRequestsOfMaxSeqLen) {
+  auto j = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                     " --gpu H100 --max_num_tokens 23552 --max-batch-size 4096 --max_seq_len 157"));
+  ASSERT_FALSE(j.is_discarded());
+  SaidOnce(j, "(23552 tokens, 151 request(s)");
+  auto one = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                       " --gpu H100 --max_seq_len 32768"));
+  SaidOnce(one, "(8192 tokens, 1 request(s)");
+}
+
 TEST(PlanServersCliTest, LmdeployFitsAndPrintsItsLaunchLine) {
   CmdResult r = Plan("--server lmdeploy --server-version 0.10.0 --model " + Model("qwen3-32b") +
                      " --gpu H100 --tp 2 --context-length 32768 --concurrency 4");
