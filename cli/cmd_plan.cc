@@ -139,7 +139,8 @@ po::options_description Options(PlanFlags& f) {
        "TensorRT-LLM: free_gpu_memory_fraction of the KV cache (default 0.9)")
       ("kv_cache_free_gpu_memory_fraction", po::value(&f.kv_cache_free_gpu_memory_fraction), "trtllm-serve's spelling")
       ("cache-max-entry-count", po::value(&f.cache_max_entry_count),
-       "LMDeploy: KV cache ratio of the free memory after the weights (default 0.8)")
+       "LMDeploy: KV cache ratio of the free memory after the weights (default 0.8; in v0.2.0-0.2.1 of the "
+       "card's total, default 0.5)")
       ("backend", po::value(&f.backend), "LMDeploy: turbomind (default) | pytorch")
       ("num-shard", po::value(&f.num_shard), "TGI's name of --tp")
       ("tp_size", po::value(&f.num_shard), "trtllm-serve's name of --tp")

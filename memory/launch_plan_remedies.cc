@@ -370,6 +370,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
       KvDims d = KvDimsOf(*in.model, in.pp);
       if (t->dims.layers == 0) t->dims = d;
       t->context_length = p.input.context_length;
+      // TGI, TensorRT-LLM and LMDeploy price the KV cell the plan did (TensorRT-LLM's
+      // checkpoint KV dtype needs the model, which these variants drop).
+      if (in.framework == "tgi" || in.framework == "trtllm" || in.framework == "lmdeploy") t->cell_bytes = p.cell_bytes;
       if (!sglang && !t->activation_peak_bytes && p.figures.contains("activation_peak_bytes")) {
         t->activation_peak_bytes = p.figures["activation_peak_bytes"].get<double>();
       }
@@ -392,14 +395,26 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     // than twice the estimate; its range is wider.
     const bool encoder = p.input.encoder_profile_unmodelled;
     const bool tgi = in.framework == "tgi";  // its warm-up at the free-memory read (unknown:)
+    const bool trtllm = in.framework == "trtllm";
     const double up = encoder ? 3.0 : tgi ? 2.0 : 1.5;
-    lo.activation_peak_bytes = std::max(a * up, 0.5 * kGiB);
+    // TensorRT-LLM's estimation pass measures everything held at its end (_util.py
+    // estimate_max_tokens: peak = torch peak + non-torch extra_cost), beyond the forward the
+    // estimate prices: up to 2 GiB more (unknown: in PlanTrtllm).
+    lo.activation_peak_bytes = std::max(a * up, 0.5 * kGiB) + (trtllm ? 2.0 * kGiB : 0.0);
     lo.encoder_profile_unmodelled = hi.encoder_profile_unmodelled = false;
     hi.activation_peak_bytes = a * 0.5;
-    vary(encoder ? "activation peak x0.5-x3 (profiling run estimate; encoder profiling not modelled)"
-         : tgi   ? "activation peak x0.5-x2 (TGI's warm-up as its free-memory read sees it)"
-                 : "activation peak x0.5-x1.5 (profiling run estimate)",
+    vary(encoder  ? "activation peak x0.5-x3 (profiling run estimate; encoder profiling not modelled)"
+         : tgi    ? "activation peak x0.5-x2 (TGI's warm-up as its free-memory read sees it)"
+         : trtllm ? "estimation-pass peak x0.5 to x1.5 + 2 GiB (its CUDA graphs, sampler and non-torch memory)"
+                  : "activation peak x0.5-x1.5 (profiling run estimate)",
          lo, hi);
+  }
+  if (in.framework == "lmdeploy" && in.lmdeploy_backend != "pytorch") {
+    // TurboMind reads the free memory when its engine is created, after the weights and
+    // whatever else it holds by then (unknown: in PlanLmdeploy).
+    PlanInput lo = in;
+    lo.free_at_init_bytes = p.free_at_init_bytes - 2.0 * kGiB;
+    vary("TurboMind's allocations before its free-memory read, up to 2 GiB", lo, in);
   }
   if (in.version_assumed) {
     std::vector<std::string> others = sglang                        ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}

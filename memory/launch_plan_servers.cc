@@ -49,7 +49,22 @@ double TgiPrefillLogitsBytes(const PlanInput& in, int64_t tokens) {
   return static_cast<double>(tokens) * static_cast<double>(in.model->vocab) * e * copies;
 }
 
-StatusOr<int64_t> KvBytesPerToken(const PlanInput& in) {
+// The KV cache dtype a server takes when none is asked for. TensorRT-LLM's PyTorch backend
+// (kv_cache_dtype "auto") uses the checkpoint's KV quantization: KvCacheCreator.
+// _get_cache_size_per_token prices 1 byte an element when the model's quant_config has an
+// FP8 KV cache (hf_quant_config.json kv_cache_quant_algo FP8), and _create_kv_cache_manager
+// allocates the cache in FP8 (tensorrt_llm/_torch/pyexecutor/_util.py, 0.20-era KvCacheCreator;
+// the log says 'KV cache quantization set to "auto". Using checkpoint KV quantization.').
+// TGI and LMDeploy keep the model dtype unless their own flag asks for 8 bits.
+std::string CheckpointKvDtype(const PlanInput& in, Plan& p) {
+  const bool asked = !(in.kv_cache_dtype.empty() || in.kv_cache_dtype == "auto");
+  if (asked || in.framework != "trtllm" || !in.model || in.model->quant.kv_bytes != 1) return in.kv_cache_dtype;
+  p.assumptions.push_back("KV cache fp8 from the checkpoint (kv_cache_quant_algo FP8): TensorRT-LLM's kv_cache_dtype "
+                          "'auto' uses the checkpoint's KV quantization");
+  return "fp8_e4m3";
+}
+
+StatusOr<int64_t> KvBytesPerToken(const PlanInput& in, Plan& p) {
   if (in.cell_bytes) return *in.cell_bytes;
   if (!(in.dims.layers > 0 && (in.dims.IsMla() || (in.dims.kv_heads > 0 && in.dims.head_dim > 0)))) {
     return InvalidArgumentError("the KV size per token is unknown: give --model, or --layers with --kv-heads and "
@@ -57,7 +72,7 @@ StatusOr<int64_t> KvBytesPerToken(const PlanInput& in) {
   }
   KvDims d = in.dims;
   const std::string model_dtype = in.weight_dtype == "fp32" || in.weight_dtype == "fp16" ? in.weight_dtype : "bf16";
-  auto elem = KvDtypeBytes(in.kv_cache_dtype, model_dtype);
+  auto elem = KvDtypeBytes(CheckpointKvDtype(in, p), model_dtype);
   if (!elem.ok()) return InvalidArgumentError("--kv-cache-dtype: " + elem.status().message());
   d.dtype_bytes = *elem;
   // layers x 2 x KV heads a rank (replicated below tp) x head size x dtype: the same
@@ -111,7 +126,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   TPT_RETURN_IF_ERROR(NeedWeights(in));
   if (in.pp > 1 || in.dp > 1) return InvalidArgumentError("TGI shards by tensor parallelism only (--num-shard); plan one replica");
   p.weights_bytes = *in.weights_bytes;
-  auto cell = KvBytesPerToken(in);
+  auto cell = KvBytesPerToken(in, p);
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
   const bool v3 = !VersionBefore(in.version, {3, 0, 0});
@@ -223,7 +238,7 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   TPT_RETURN_IF_ERROR(NeedWeights(in));
   if (in.dp > 1) return InvalidArgumentError("trtllm-serve: attention DP is not modelled; plan one replica");
   p.weights_bytes = *in.weights_bytes;
-  auto cell = KvBytesPerToken(in);
+  auto cell = KvBytesPerToken(in, p);
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
   p.era = "PyTorch backend (KvCacheCreator: fraction of total - peak)";
@@ -232,22 +247,28 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   p.fraction_source = in.memory_fraction ? "flag" : "default: 0.9 (KvCacheConfig.free_gpu_memory_fraction)";
   if (!(p.fraction < 1)) return InvalidArgumentError("--kv_cache_free_gpu_memory_fraction must be < 1 (TensorRT-LLM refuses 1.0)");
   const int64_t tokens = in.max_num_batched_tokens.value_or(8192);
-  const int64_t batch = in.max_num_seqs.value_or(2048);
   if (!in.max_num_batched_tokens) p.assumptions.push_back("--max_num_tokens 8192 (BuildConfig's default)");
   p.assumptions.push_back("KV blocks of 32 tokens (the LLM API's tokens_per_block)");
   if (WeightsOom(p)) {
     Ledger(in, p, 0, 0);
     return p;
   }
-  // _util.py KvCacheCreator: the estimation pass runs max_num_tokens; what is left after
-  // its peak (torch + non-torch) is what the fraction is taken of.
-  const double act = ForwardPeak(in, tokens, std::min(batch, tokens), "TensorRT-LLM's estimation pass", p);
+  // _util.py KvCacheCreator: the estimation pass runs max_num_tokens as dummy context
+  // requests of min(max_num_tokens, max_seq_len - 1) tokens each, one generated token apiece
+  // (_create_dummy_context_requests); what is left after its peak (torch + non-torch) is what
+  // the fraction is taken of.
+  const int64_t request_len =
+      std::max<int64_t>(1, std::min<int64_t>(tokens, in.context_length ? *in.context_length - 1 : tokens));
+  const int64_t requests = (tokens + request_len - 1) / request_len;
+  const double act = ForwardPeak(in, tokens, requests, "TensorRT-LLM's estimation pass", p);
   if (!in.activation_peak_bytes && in.model) {
+    // _util.py estimate_max_tokens (0.20-era KvCacheCreator): peak = torch peak + what is held
+    // outside torch at the end of the dummy requests, taken after the executor's warm-up.
     p.unknowns.push_back(
-        "TensorRT-LLM's estimation-pass peak (torch + non-torch: CUDA graphs, autotuner, NCCL) is vLLM's forward "
-        "estimate, not checked against a logged TensorRT-LLM launch (none public with the model, card, flags and "
-        "pool); pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less the "
-        "weights and the CUDA context");
+        "TensorRT-LLM's estimation-pass peak (torch + non-torch: CUDA graphs, autotuner, sampler, NCCL) is vLLM's "
+        "forward estimate; a logged launch (Llama-3.1-8B FP8, H100, 0.20.0) held 1.9 GiB more, so the range below "
+        "adds up to 2 GiB; pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less "
+        "the weights and the CUDA context");
   }
   const double available = p.free_at_init_bytes - p.weights_bytes - act;
   p.figures["activation_peak_bytes"] = act;
@@ -291,21 +312,39 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   }
   const bool tm = backend == "turbomind";
   p.weights_bytes = *in.weights_bytes;
-  auto cell = KvBytesPerToken(in);
+  auto cell = KvBytesPerToken(in, p);
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
   p.era = tm ? (LmdeployFractionOfTotal(in.version) ? "TurboMind, ratio of the card's total (v0.2.0-0.2.1)"
                                                     : "TurboMind, ratio of the free memory after the weights")
              : "PyTorch engine, ratio after the runtime reserve";
   p.fraction_flag = "--cache-max-entry-count";
-  p.fraction = in.memory_fraction.value_or(0.8);
-  p.fraction_source = in.memory_fraction ? "flag" : "default: 0.8 (of the free memory after the weights)";
+  // TurbomindEngineConfig (lmdeploy/messages.py): v0.2.0-0.2.1 default cache_max_entry_count
+  // 0.5 of the card's TOTAL memory, later versions 0.8 of the free memory after the weights.
+  const bool of_total = tm && LmdeployFractionOfTotal(in.version);
+  p.fraction = in.memory_fraction.value_or(of_total ? 0.5 : 0.8);
+  p.fraction_source = in.memory_fraction ? "flag"
+                      : of_total         ? "default: 0.5 (of the card's total memory, v0.2.0-0.2.1)"
+                                         : "default: 0.8 (of the free memory after the weights)";
   if (!(p.fraction < 1)) return InvalidArgumentError("--cache-max-entry-count of 1 or more is a block count; give a ratio below 1");
-  p.assumptions.push_back("KV blocks of 64 tokens (cache_block_seq_len / block_size)");
+  // TurboMind's cache_block_seq_len: 128 tokens before v0.3.0 (deploy/target_model/base.py
+  // v0.2.0-v0.2.6), 64 from v0.3.0; the PyTorch engine's block_size is 64.
+  const int block_tokens = tm && VersionBefore(in.version, {0, 3, 0}) ? 128 : 64;
+  p.assumptions.push_back("KV blocks of " + std::to_string(block_tokens) + " tokens (" +
+                          (tm ? "TurboMind's cache_block_seq_len" : "the PyTorch engine's block_size") + ")");
   if (tm) {
-    p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what the ratio leaves (" +
-                            Fixed2(1 - p.fraction) + " of the free memory); the log never sizes them, so the plan "
-                            "does not check them");
+    // LlamaBatch's constructor reads cudaMemGetInfo (LlamaBatch.cc, BlockManager.cc v0.9.2)
+    // after the weights, the converted weights' workspace and LlamaV2's buffers, from CUDA
+    // memory pools TurboMind never releases (ReleaseThreshold UINT64_MAX: utils/allocator.h
+    // v0.7.2, core/allocator.cc v0.9.2); none of it is logged.
+    p.unknowns.push_back(
+        "TurboMind's allocations between the weights and its free-memory read (LlamaV2's buffers, the weight "
+        "conversion workspace, memory pools it never releases) are not sized: a logged launch (Qwen3-8B-AWQ, V100, "
+        "0.9.2) had 1.4 GiB less free than the weights leave; the range below takes up to 2 GiB");
+    p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what it leaves (" +
+                            (of_total ? std::string("the free memory less ") + Fixed2(p.fraction) + " of the card"
+                                      : Fixed2(1 - p.fraction) + " of the free memory") +
+                            "); the log never sizes them, so the plan does not check them");
   }
   if (WeightsOom(p)) {
     Ledger(in, p, 0, 0);
@@ -317,7 +356,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   kv.total_bytes = in.total_bytes;
   kv.free_after_weights_bytes = p.free_at_init_bytes - p.weights_bytes;
   kv.cache_max_entry_count = p.fraction;
-  kv.block_tokens = 64;
+  kv.block_tokens = block_tokens;
   kv.block_bytes = static_cast<double>(p.cell_bytes) * kv.block_tokens;
   kv.vocab_size = in.model ? in.model->vocab : 0;
   if (in.max_num_batched_tokens) kv.max_prefill_token_num = *in.max_num_batched_tokens;

@@ -77,6 +77,15 @@ StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in) {
   r.kv_tokens = r.num_blocks * in.block_tokens;
   r.kv_bytes = static_cast<double>(r.num_blocks) * in.block_bytes;
   r.left_after_cache_bytes = in.free_after_weights_bytes - r.kv_bytes;
+  if (!r.fails && in.engine == LmdeployEngine::kTurbomind && r.left_after_cache_bytes < 0) {
+    // A ratio of the card's TOTAL (v0.2.0-0.2.1) or a block count can ask for more than the
+    // weights leave; the BlockManager allocates its first chunk in its constructor (all of it
+    // with cache_chunk_size -1, v0.2.0 deploy/target_model/base.py), inside the engine's
+    // creation, and TurboMind's allocator throws.
+    r.fails = true;
+    r.error = "CUDA runtime error: out of memory (TurboMind allocating the KV cache: more than the free memory after "
+              "the weights)";
+  }
   if (!r.fails && in.runtime_bytes > 0 && in.runtime_bytes > r.left_after_cache_bytes) {
     r.fails = true;
     r.error = in.engine == LmdeployEngine::kTurbomind

@@ -2,6 +2,7 @@
 // a configuration that fits exits 0 with the server's own launch line (each default it
 // leaves said once); one that does not exits 1 with remedies in the server's own flags,
 // and planning again with the first remedy fits.
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -174,6 +175,40 @@ TEST(PlanServersCliTest, TensorRtLlmConcurrencyNotHeldExitsOne) {
   }
 }
 
+// A ModelOpt checkpoint with kv_cache_quant_algo FP8 (nvidia/Llama-3.1-8B-Instruct-FP8's
+// hf_quant_config.json): trtllm-serve's kv_cache_dtype "auto" takes the checkpoint's FP8 KV
+// (_util.py KvCacheCreator), half the bytes a token of the bf16 checkpoint; vLLM's "auto"
+// keeps the model dtype.
+TEST(PlanServersCliTest, TensorRtLlmTakesTheCheckpointsKvQuantization) {
+  const std::string base = "--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                           " --gpu H100 --max_seq_len 4096";
+  auto fp8 = Json(Plan(base));
+  ASSERT_FALSE(fp8.is_discarded());
+  EXPECT_EQ(fp8["cell_bytes"], 32 * 8 * 128 * 2 * 1) << fp8.dump(1);
+  SaidOnce(fp8, "checkpoint's KV quantization");
+  // The launch line asks for nothing: the server does it itself.
+  EXPECT_EQ(fp8["launch_command"].get<std::string>().find("kv_cache_fp8.yaml"), std::string::npos);
+  auto bf16 = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct") +
+                        " --gpu H100 --max_seq_len 4096"));
+  EXPECT_EQ(bf16["cell_bytes"], 32 * 8 * 128 * 2 * 2);
+  auto vllm = Json(Plan("--framework vllm --server-version 0.11.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                        " --gpu H100 --max-model-len 4096"));
+  EXPECT_EQ(vllm["cell_bytes"], 32 * 8 * 128 * 2 * 2) << "vLLM's 'auto' is the model dtype";
+}
+
+// The estimation pass's dummy requests are min(max_num_tokens, max_seq_len - 1) tokens long
+// (_util.py _create_dummy_context_requests), not one per --max_batch_size slot: 23,552 tokens
+// at max_seq_len 157 are 151 requests (TensorRT-LLM#6294's trtllm-bench launch).
+TEST(PlanServersCliTest, TensorRtLlmEstimationPassRunsRequestsOfMaxSeqLen) {
+  auto j = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                     " --gpu H100 --max_num_tokens 23552 --max-batch-size 4096 --max_seq_len 157"));
+  ASSERT_FALSE(j.is_discarded());
+  SaidOnce(j, "(23552 tokens, 151 request(s)");
+  auto one = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                       " --gpu H100 --max_seq_len 32768"));
+  SaidOnce(one, "(8192 tokens, 1 request(s)");
+}
+
 TEST(PlanServersCliTest, LmdeployFitsAndPrintsItsLaunchLine) {
   CmdResult r = Plan("--server lmdeploy --server-version 0.10.0 --model " + Model("qwen3-32b") +
                      " --gpu H100 --tp 2 --context-length 32768 --concurrency 4");
@@ -200,6 +235,28 @@ TEST(PlanServersCliTest, LmdeployConcurrencyNotHeldExitsOne) {
   EXPECT_TRUE(Has(RemedyFlags(j), "--session-len"));
   CmdResult again = Plan(base + "--tp " + j["remedy"][0]["value"].get<std::string>());
   EXPECT_EQ(again.rc, 0) << again.out;
+}
+
+// LMDeploy v0.2.0-0.2.1: TurboMind's default cache_max_entry_count is 0.5 of the card's
+// TOTAL memory (messages.py v0.2.0), blocks of 128 tokens, all allocated when the engine is
+// created: InternLM2-7B on a 24 GB RTX 3090 asks 11.8 GiB where the weights leave 9 GiB, the
+// CUDA out of memory of InternLM/lmdeploy#978. The first remedy, planned again, starts;
+// v0.2.2 takes 0.8 of the free memory and starts.
+TEST(PlanServersCliTest, LmdeployV020TakesHalfTheCardAndRunsOutOfMemory) {
+  const std::string base = "--server lmdeploy --model " + Model("internlm2-chat-7b") + " --gpu RTX-3090 ";
+  CmdResult r = Plan(base + "--server-version 0.2.0");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["failure"], "kv_pool_no_room");
+  EXPECT_NE(j["error"].get<std::string>().find("out of memory"), std::string::npos) << j["error"];
+  EXPECT_NEAR(j["figures"]["num_blocks"].get<double>(), std::floor(23.69 * 0.5 * (1 << 30) / (128.0 * 131072)), 1);
+  ASSERT_FALSE(j["remedy"].empty());
+  ASSERT_EQ(j["remedy"][0]["flag"], "--cache-max-entry-count");
+  CmdResult again =
+      Plan(base + "--server-version 0.2.0 --cache-max-entry-count " + j["remedy"][0]["value"].get<std::string>());
+  EXPECT_EQ(again.rc, 0) << again.out;
+  CmdResult later = Plan(base + "--server-version 0.2.2 --context-length 4096");
+  EXPECT_EQ(later.rc, 0) << later.out;
 }
 
 // A context nobody asked for (max_position_embeddings) that the pool does not hold:
