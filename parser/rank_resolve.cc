@@ -81,6 +81,15 @@ void RankResolver::Observe(Event* e) {
       }
     }
   }
+  if (e->pid >= 0 && e->tp_rank >= 0) {
+    auto [it, fresh] = pid_parallel_.try_emplace(std::make_pair(e->host, e->pid));
+    ProcessParallel& p = it->second;
+    if (fresh) {
+      p = {e->dp_rank, e->pp_rank, e->tp_rank, false};
+    } else if (p.tp != e->tp_rank || p.dp != e->dp_rank || p.pp != e->pp_rank) {
+      p.ambiguous = true;
+    }
+  }
   if ((tp_size_arg_ == 0 || pp_size_arg_ == 0) && e->kind == "server_args") {
     if (tp_size_arg_ == 0) tp_size_arg_ = SizeFromServerArgs(*e, "tp_size");
     if (pp_size_arg_ == 0) pp_size_arg_ = SizeFromServerArgs(*e, "pp_size");
@@ -97,6 +106,12 @@ void RankResolver::Assign(Event* e) const {
     if (it != pid_ranks_.end() && !it->second.ambiguous) {
       e->rank = it->second.rank;
       return;
+    }
+  }
+  if (e->rank < 0 && e->tp_rank < 0 && e->pid >= 0 && !pid_parallel_.empty()) {
+    auto it = pid_parallel_.find(std::make_pair(e->host, e->pid));
+    if (it != pid_parallel_.end() && !it->second.ambiguous) {
+      e->dp_rank = it->second.dp, e->pp_rank = it->second.pp, e->tp_rank = it->second.tp;
     }
   }
   if (max_tp_ < 0 || e->rank >= 0 || e->tp_rank < 0) return;

@@ -20,6 +20,10 @@
 //      from the largest communicator that process joined (the world, not a
 //      TP subgroup); a process whose lines name two ranks at that size is
 //      left alone. `[dev]` is the CUDA device (local_rank), never the rank.
+//   6. gives a line that says only its process (host and pid: a stack dump or
+//      a vLLM VLLM_TRACE_FUNCTION file named by pid) the dp/pp/tp ranks the
+//      same process's prefixed lines named (`(VllmWorker TP1 pid=4242)`),
+//      then step 4's rank; a pid whose lines name two tp ranks is left alone.
 // The rule is documented in parser/README.md ("Ranks").
 //
 //   tpt::ResolveRanks(&run.events);   // ParseRunToMemory does this
@@ -83,6 +87,12 @@ class RankResolver {
     bool ambiguous = false;
   };
   std::map<std::pair<std::string, int>, CommRank> pid_ranks_;
+  // (host, pid) -> the dp/pp/tp ranks its prefixed lines named (step 6).
+  struct ProcessParallel {
+    int dp = -1, pp = -1, tp = -1;
+    bool ambiguous = false;
+  };
+  std::map<std::pair<std::string, int>, ProcessParallel> pid_parallel_;
 };
 
 // Events parsed from one line (a traceback's last line is its `exception` and,

@@ -186,6 +186,24 @@ TEST(ResolveRanks, NcclLinesTakeTheRankOfTheirProcessInitLine) {
   EXPECT_EQ(ev[8].rank, -1);
 }
 
+// A file that names only its process (vLLM's VLLM_TRACE_FUNCTION trace is
+// named by pid) takes the ranks that process's prefixed lines named.
+TEST(ResolveRanks, AProcessesOtherFilesTakeTheRanksItsPrefixedLinesNamed) {
+  std::vector<Event> ev = {Ev(-1, -1, "VllmWorker_TP0"), Ev(-1, -1, "VllmWorker_TP1"), Ev(-1, -1), Ev(-1, -1),
+                           Ev(-1, -1, "VllmWorker_TP0"), Ev(-1, -1, "VllmWorker_TP1"), Ev(-1, -1)};
+  ev[0].pid = 4241, ev[1].pid = 4242;
+  ev[2].pid = 4242, ev[2].file = "VLLM_TRACE_FUNCTION_for_process_4242_thread_140_at_x.log";
+  ev[3].pid = 999;                   // a pid no prefixed line named
+  ev[4].pid = 77, ev[5].pid = 77;    // one pid, two tp ranks: left alone
+  ev[6].pid = 77;
+  ResolveRanks(&ev);
+  EXPECT_EQ(ev[1].rank, 1);
+  EXPECT_EQ(ev[2].tp_rank, 1);
+  EXPECT_EQ(ev[2].rank, 1);
+  EXPECT_EQ(ev[3].rank, -1);
+  EXPECT_EQ(ev[6].rank, -1);
+}
+
 // Whole parser: real line shapes through the builtin formats get a rank.
 TEST(ResolveRanks, ParseRunToMemoryResolvesPrefixRanks) {
   namespace fs = std::filesystem;
