@@ -17,10 +17,11 @@
 // the open calls (at most kMaxTraceDepth, the outermost dropped first).
 //
 // One `stack_thread` event (tool `vllm_trace`, parser/EVENTS.md) at the
-// trace's last line and time, frames innermost first, as py-spy's are. Its
-// rank is the number a renamed file ends with (`vllm_trace_rank_3.log`, as
-// the Next step asks); vLLM's own name gives the process and thread, not the
-// rank (`pid` is set, rank -1).
+// trace's last line and time, frames innermost first, as py-spy's are. vLLM's
+// own file name gives the process and thread (`pid` is set): given beside the
+// log, the rank is the one that process's prefixed lines named
+// (`(Worker_TP1 pid=4242)`, parser/rank_resolve.h step 6); a renamed file's
+// trailing number (`vllm_trace_rank_3.log`) is taken as the rank.
 //
 //   if (tpt::LooksLikeVllmTrace(head)) stream = tpt::ReadVllmTrace(std::move(source), path, 3);
 #pragma once

@@ -4,12 +4,18 @@
 # summary to OUT_DIR/summary.log (and stdout).
 #
 #   repro/gpu_check.sh BIN_DIR OUT_DIR
+#   GPU_CHECK_QUICK=1 repro/gpu_check.sh BIN_DIR OUT_DIR   # tests, box checks, founding case
 #
 # BIN_DIR holds tptriage, tpt_kernels_tests, tpt_repro_gpu_tests,
-# tpt_repro_tests and lib/ (shared libraries the target lacks: libre2,
+# tpt_repro_box_gpu_tests, tpt_repro_tests and lib/ (shared libraries the target lacks: libre2,
 # libboost_program_options, libhs). Runs:
 #  - the GPU unit tests (custom all-reduce exact for 2/4/8 co-located ranks,
 #    eager and in graphs; the CUDA backend);
+#  - the box checks and memory replays on the rule samples, one or more per
+#    class a box can check (bootstrap, shm, duplicate GPU, IPC and custom
+#    all-reduce, P2P, the log's collective, driver, arch, NVML, port; the
+#    memory of SGLang, vLLM, TGI, LMDeploy, TensorRT-LLM, torchrun), GPU
+#    memory and /dev/shm segments left after each;
 #  - the founding case (SGLang TP=8, emulated 96 GB card, mem_fraction_static
 #    0.50 and 0.55, fix 0.84, the value that serves): one process per GPU when there are 8 GPUs,
 #    else co-located;
@@ -50,7 +56,7 @@ rc=0
 } > "$L/env.log" 2>&1
 say "== $(date -u +%FT%TZ) $NGPU GPU(s): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c | tr -s ' ')"
 say "torchrun: $(command -v torchrun || echo none); mpirun: $(command -v mpirun || echo none)"
-for t in tpt_kernels_tests tpt_repro_gpu_tests; do  # (tpt_repro_tests read samples by the build's path: CPU CTest)
+for t in tpt_kernels_tests tpt_repro_gpu_tests tpt_repro_box_gpu_tests; do  # (tpt_repro_tests read samples by the build's path: CPU CTest)
   echo "== $t" >> "$L/tests.log"
   timeout 300 "$BIN/$t" --gtest_brief=1 >> "$L/tests.log" 2>&1 || { rc=1; say "FAILED: $t"; }
 done
@@ -67,10 +73,56 @@ run() {
   grep -E '^(verdict|fix check|time to verdict)|tptriage repro:|^killing|ms after the kill|mode:|"outcome"' "$L/$name.txt" | head -14 | sed 's/^/     /' | tee -a "$S"
 }
 
+# Box checks and memory replays on the rule samples: REPRODUCED where the box
+# shows the log's failure, NOT REPRODUCED where it does not, INCONCLUSIVE with
+# what is missing (more GPUs, a figure the log does not give).
+shm_left() { ls /dev/shm 2>/dev/null | grep -c -i -E 'nccl|tpt' ; }
+box() {
+  local name=$1; shift
+  run box-$name 120 "$T" repro "$@"
+  say "     /dev/shm segments left: $(shm_left)"
+}
+R=samples/rules
+BUS=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i 0)
+box bootstrap-ifname samples/logs/redteam/nccl_network_config--no-socket-interface.log
+box bootstrap-connect $R/nccl_network_config/pos_socket_connect.log
+box shm $R/shm_too_small/pos_devshm_extend.log --tp 8
+box shm-fallocate $R/shm_too_small/pos_nccl_posix_fallocate_only.log
+box duplicate-gpu $R/duplicate_gpu/pos_nccl_duplicate.log
+box custom-ar $R/custom_allreduce_failure/pos_sglang_rtx4090_peer.log
+box p2p $R/p2p_topology_problem/pos_peer_error_custom_ar_off.log
+box collective $R/nccl_timeout_hang/pos_two_ranks_seq_behind.log
+box driver-log $R/cuda_driver_mismatch/pos_driver_insufficient.log
+box driver-12.8 $R/cuda_driver_mismatch/pos_driver_insufficient.log --required-cuda 12.8
+box driver-13.9 $R/cuda_driver_mismatch/pos_driver_insufficient.log --required-cuda 13.9
+box arch-sm120 $R/unsupported_gpu_arch/pos_rtx5090_sm120.log
+box arch-sm90 $R/unsupported_gpu_arch/pos_rtx5090_sm120.log --built-archs 80,90
+box nvml-log $R/hardware_fault/pos_xid79.log
+box nvml-this $R/hardware_fault/pos_xid79.log --bus-id "$BUS"
+box port $R/port_in_use/pos_uvicorn_bind.log
+box sglang-tp2 samples/repro/analysis_kv_no_room.json
+box vllm-kv $R/kv_pool_no_room_vllm/pos_v066_negative_kv.log
+box tgi-warmup-plan samples/repro/tgi_warmup_oom.json
+box tgi-warmup-log $R/warmup_oom_tgi/pos_tgi_warmup.log
+box lmdeploy-kv samples/repro/lmdeploy_turbomind_buffers.json
+box trtllm-kv samples/repro/trtllm_kv_cache_creation.json
+box trtllm-kv-log $R/trtllm_component_oom/pos_kv_cache.log
+box tgi-weights $R/oom_weights/pos_tgi_shard_get_sharded.log
+box lmdeploy-weights $R/oom_weights/pos_lmdeploy_turbomind_memory_utils.log --weights 30GiB --target-gpu-mem 24GiB
+box torchrun-weights $R/oom_weights/pos_torchrun_load_state_dict.log
+box vllm-weights $R/oom_weights/pos_vllm_executor_init.log
+
 # The founding case: one process per GPU when there are 8, else co-located.
 for f in 0.50 0.55; do run founding-$f 120 "$T" repro "$SAMPLE" --mem-fraction-static $f; done
 run founding-0.50-json 120 "$T" repro "$SAMPLE" --format json
 
+# GPU_CHECK_QUICK=1: the unit tests, the box checks and the founding case only
+# (the launcher, kill and benchmark runs below take minutes).
+if [ -n "${GPU_CHECK_QUICK:-}" ]; then
+  say "== end (quick) $(date -u +%T), GPU used: $(gpu_used)"
+  tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
+  exit $rc
+fi
 # One process per rank: N real GPUs (founding plan at tp=N), or ranks sharing GPU 0 (scaled plan).
 if [ "$NGPU" -ge 2 ]; then
   N=$(( NGPU >= 8 ? 8 : (NGPU >= 4 ? 4 : 2) ))
