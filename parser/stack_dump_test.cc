@@ -93,6 +93,32 @@ TEST(StackDump, GdbThreadApplyAllBt) {
   EXPECT_EQ(events[1].Get("where").string(), "gloo::transport::tcp::Loop::run() (/opt/torch/.venv/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so)");
 }
 
+// Real ones, from the hung rank 1 of a torchrun gloo job on the GPU box
+// (samples/hangs/make_real_hang.sh): cuda-gdb 13's 'thread apply all bt',
+// attach banner first and the debugger's own fatal error at detach last, and
+// py-spy 0.4.3's --native dump (C frames between the Python ones).
+TEST(StackDump, RealCudaGdbAndPySpyNativeDumps) {
+  const char* gdb = "samples/hangs/stacks/real_h100/cuda_gdb_rank_1.txt";
+  ASSERT_TRUE(LooksLikeStackDump(SourceFile(gdb)));
+  auto g = StackDumpEvents(SourceFile(gdb), "cuda_gdb_rank_1.txt", 0);
+  ASSERT_EQ(g.size(), 6u);
+  const Event& main = g.back();
+  EXPECT_EQ(main.Get("tool").string(), "gdb");
+  EXPECT_EQ(main.Get("thread").string(), "1");
+  EXPECT_TRUE(main.Get("main").boolean());
+  EXPECT_EQ(main.rank, 1);
+  EXPECT_EQ(main.Get("frames").json().size(), 15u);
+  EXPECT_EQ(main.Get("where").string(), "PyObject_Vectorcall ()");  // the innermost frame outside libc's sleep
+  EXPECT_EQ(g[2].Get("name").string(), "pt_gloo_runloop");
+  const char* native = "samples/hangs/stacks/real_h100/pyspy_native_rank_1.txt";
+  ASSERT_TRUE(LooksLikeStackDump(SourceFile(native)));
+  auto n = StackDumpEvents(SourceFile(native), "pyspy_native_rank_1.txt", 0);
+  ASSERT_EQ(n.size(), 2u);
+  EXPECT_EQ(n[0].Get("tool").string(), "py-spy");
+  EXPECT_EQ(n[0].Get("name").string(), "MainThread");
+  EXPECT_EQ(n[0].Get("where").string(), "load_next_batch (train.py:3)");
+}
+
 // SGLang's watchdog logs py-spy's dump of its scheduler (python/sglang/srt/
 // utils/watchdog.py): each thread becomes a stack_thread of the line's TP
 // rank, at its header's line of the log (a log WRITTEN BY US in SGLang's

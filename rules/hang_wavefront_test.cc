@@ -43,7 +43,8 @@ TEST(HangWavefront, EachSampleNamesTheStuckCollectiveAndTheMissingRanks) {
                         Want{"fr_hang_wavefront/pos_hang_2ranks_json", 4, "gloo:all_reduce", "1", 1},
                         Want{"fr_hang_wavefront/pos_hang_8ranks", 4, "gloo:all_reduce", "3, 6", 3},
                         Want{"fr_hang_wavefront/pos_cut_rank1", 4, "gloo:all_reduce", "1", 1},
-                        Want{"fr_hang_wavefront/pos_hang_64ranks", 4, "gloo:all_reduce", "17, 42", 17}}) {
+                        Want{"fr_hang_wavefront/pos_hang_64ranks", 4, "gloo:all_reduce", "17, 42", 17},
+                        Want{"fr_hang_wavefront/pos_real_torchrun_2ranks", 4, "gloo:all_reduce", "1", 1}}) {
     auto a = TheAnalyzer().Run({Sample(w.folder)});
     ASSERT_TRUE(a.ok()) << w.folder << ": " << a.status().message();
     ASSERT_FALSE(a->diagnoses.empty()) << w.folder;
@@ -73,6 +74,12 @@ TEST(HangWavefront, WhereEachMissingRankWasFromItsFrames) {
   EXPECT_NE(where.find("rank 6 last scheduled collective 3 (gloo:all_reduce, scheduled), called from worker (/tmp/m.py:34); "
                        "its stack (faulthandler, main thread): load_next_batch (/tmp/m.py:16) < worker (/tmp/m.py:38)"),
             std::string::npos) << where;
+  // Real py-spy dumps of the hung processes (py-spy 0.4.3 on the GPU box,
+  // beside torchrun's own log and the dumps of the same run).
+  auto r = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_real_torchrun_2ranks")});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NE(r->verdict.find("its stack (py-spy, thread MainThread): load_next_batch (train.py:3) < main (train.py:15)"),
+            std::string::npos) << r->verdict;
   // py-spy's dump names the thread.
   auto b = TheAnalyzer().Run({Sample("fr_hang_wavefront/pos_hang_2ranks_pickle")});
   ASSERT_TRUE(b.ok()) << b.status().message();
