@@ -107,6 +107,12 @@ void RunVllmKv(const ModelValues& in, ModelValues* out) {
   (*out)["kv_cache_gib"] = r->kv_bytes / kGiB;
   (*out)["min_viable_gpu_memory_utilization"] = r->min_util_one_block;
   (*out)["max_startup_gpu_memory_utilization"] = r->max_util_startup;
+  // The most a utilization can reach on this card: what is free when the
+  // worker starts (the log's figure, else the total less the CUDA/torch
+  // context, memory::DefaultFreeAtInit): a budget above it cannot be had
+  // (V1's startup check refuses it; V0 runs out allocating the cache).
+  const double free_bound = free_init ? *free_init : memory::DefaultFreeAtInit(*total, 1);
+  (*out)["max_reachable_gpu_memory_utilization"] = std::floor(free_bound / *total * 100.0 + 1e-9) / 100.0;
   (*out)["startup_check_fails"] = r->startup_check_fails;
   if (free_init) (*out)["startup_short_gib"] = std::max(0.0, (r->requested_bytes - *free_init) / kGiB);
   if (r->min_util_max_model_len) (*out)["min_gpu_memory_utilization_for_max_model_len"] = *r->min_util_max_model_len;
@@ -193,7 +199,8 @@ const std::vector<ModelSpec>& Registry() {
         "activation_peak_bytes", "non_torch_bytes", "cuda_graph_bytes", "bytes_per_token", "max_model_len"},
        {"total_gib", "gpu_memory_utilization", "free_at_init_gib", "weights_gib", "requested_gib", "non_kv_gib",
         "kv_cache_gib", "min_viable_gpu_memory_utilization", "max_startup_gpu_memory_utilization",
-        "startup_check_fails", "startup_short_gib", "min_gpu_memory_utilization_for_max_model_len", "kv_tokens"},
+        "startup_check_fails", "startup_short_gib", "min_gpu_memory_utilization_for_max_model_len", "kv_tokens",
+        "max_reachable_gpu_memory_utilization"},
        RunVllmKv},
       {"tgi_warmup", {"prefill_tokens", "asked_bytes", "free_bytes"}, {"prefill_that_fits", "warmup_gib_at_fit"},
        RunTgiWarmup},

@@ -76,6 +76,23 @@ TEST(AnalyzeFoundingTest, Mfs055Variant) {
   EXPECT_DOUBLE_EQ(f["min_viable_mem_fraction_static"].get<double>(), 0.77);
 }
 
+// vLLM with no room for one block even at a utilization of 1.00: the card
+// never has that much free when the worker starts (its CUDA context), so the
+// Fix is more GPUs, not a utilization the startup check refuses (repro's fix
+// check of 1.00 failed on the H100: "Free memory on device (78.07/79.15 GiB)
+// on startup is less than desired GPU memory utilization").
+TEST(AnalyzeCliTest, VllmFixIsAUtilizationTheCardCanGive) {
+  Result r = RunAnalyzeCmd("--format json " + Sample("rules/kv_pool_no_room_vllm/pos_v066_negative_kv.log"));
+  auto j = nlohmann::json::parse(r.out.substr(0, r.out.rfind('}') + 1));
+  ASSERT_EQ(j["root_cause"], "kv_pool_no_room") << r.out;
+  const auto& d = j["diagnoses"][0];
+  EXPECT_DOUBLE_EQ(d["figures"]["min_viable_gpu_memory_utilization"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(d["figures"]["max_reachable_gpu_memory_utilization"].get<double>(), 0.99);
+  ASSERT_FALSE(d["remedy"].empty()) << d.dump(1);
+  EXPECT_EQ(d["remedy"][0]["flag"], "--tensor-parallel-size") << d["remedy"].dump(1);
+  for (const auto& rem : d["remedy"]) EXPECT_NE(rem["flag"], "--gpu-memory-utilization") << rem.dump();
+}
+
 TEST(AnalyzeCliTest, MissingFileIsAUsageError) {
   Result r = RunAnalyzeCmd("--format json /nonexistent/rank0.log", true);
   EXPECT_EQ(r.rc, 2) << r.out;
