@@ -186,6 +186,12 @@ bool StripLiteralAnsi(std::string* line) {
   return changed;
 }
 
+void StripIndent(std::string* line, size_t indent) {
+  size_t n = 0;
+  while (n < indent && n < line->size() && (*line)[n] == ' ') ++n;
+  if (n == indent) line->erase(0, n);
+}
+
 bool IsFenceOrElision(std::string_view line) {
   std::string_view t = Trim(line);
   if (t.empty()) return false;
@@ -338,6 +344,7 @@ Status UnpasteSource::Pull() {
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
+    if (indent_ > 0) StripIndent(&text, indent_);
     Line& l = lines_.PushBack();
     l.newline = newline;
     l.text.swap(text);  // the slot's old memory serves the next line
@@ -366,6 +373,25 @@ void UnpasteSource::FlushRecordHead() {
 
 void UnpasteSource::Learn() {
   learned_ = true;
+  // A paste indented as a block (a Markdown code block, a mail's quote): every
+  // line that is not blank starts with the same 4 or more spaces. Frames and
+  // code lines keep their own indentation beyond it. A log's own indentation
+  // is never that common: its lines start at column 0.
+  size_t common = std::string::npos, nonblank = 0;
+  for (size_t i = 0; i < lines_.size() && common >= 4; ++i) {
+    std::string_view t = lines_[i].text;
+    size_t lead = t.find_first_not_of(' ');
+    if (lead == std::string_view::npos) continue;  // blank
+    ++nonblank;
+    common = std::min(common, lead);
+  }
+  if (nonblank >= 2 && common != std::string::npos && common >= 4) {
+    indent_ = common;
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      StripIndent(&lines_[i].text, indent_);
+      lines_[i].continues = -1;
+    }
+  }
   // A terminal cuts every long line at one width: several lines of exactly
   // that length, none longer, several different ones.
   std::map<size_t, std::set<std::string_view>> by_len;

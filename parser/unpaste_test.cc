@@ -166,6 +166,33 @@ TEST(Unpaste, TerminalWidthJoinKeepsLineNumbers) {
   EXPECT_NE(out.find(line + "\n"), std::string::npos) << out;
 }
 
+// A paste indented as a block (a Markdown code block): every non-blank line
+// starts with 4 spaces; the frames keep their own 2 and the code its 4 more.
+// A log's own indentation (frames at 2, code at 4, lines at column 0) stays.
+TEST(Unpaste, BlockIndentIsRemovedAndALogsOwnIndentationKept) {
+  const std::string log =
+      "(EngineCore_DP0 pid=1454) INFO 05-28 14:45:27 [shm_broadcast.py:681] No available shared memory broadcast block found in 60 seconds.\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/x/vllm/v1/engine/core.py\", line 10, in run\n"
+      "    self.step()\n"
+      "\n"
+      "RuntimeError: boom\n";
+  std::string indented;
+  for (size_t p = 0, q; p < log.size(); p = q + 1) {
+    q = log.find('\n', p);
+    std::string l = log.substr(p, q - p);
+    indented += (l.empty() ? "" : "    ") + l + "\n";
+  }
+  EXPECT_EQ(ReadAll(indented, Formats()), log);
+  EXPECT_EQ(ReadAll(log, Formats()), log);
+  // Only frames and code (all indented by at least 2, not 4): kept as they are.
+  const std::string frames = "  File \"/x/a.py\", line 1, in f\n    g()\n  File \"/x/b.py\", line 2, in g\n    h()\n";
+  EXPECT_EQ(ReadAll(frames, Formats()), frames);
+  std::string two = "  a\n";
+  StripIndent(&two, 4);
+  EXPECT_EQ(two, "  a\n");
+}
+
 TEST(Unpaste, WordWrapJoinedOnlyWhenAPatternMatchesBetter) {
   std::string in =
       "[2025-06-10 10:01:11 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16,\n"
