@@ -186,6 +186,24 @@ bool StripLiteralAnsi(std::string* line) {
   return changed;
 }
 
+size_t QuoteDepth(std::string_view line) {
+  size_t depth = 0, i = 0;
+  while (i < line.size() && line[i] == '>') {
+    ++depth, ++i;
+    if (i < line.size() && line[i] == ' ') ++i;
+  }
+  return depth;
+}
+
+void StripQuote(std::string* line, size_t depth) {
+  size_t i = 0;
+  for (size_t d = 0; d < depth && i < line->size() && (*line)[i] == '>'; ++d) {
+    ++i;
+    if (i < line->size() && (*line)[i] == ' ') ++i;
+  }
+  line->erase(0, i);
+}
+
 void StripIndent(std::string* line, size_t indent) {
   size_t n = 0;
   while (n < indent && n < line->size() && (*line)[n] == ' ') ++n;
@@ -344,6 +362,7 @@ Status UnpasteSource::Pull() {
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
+    if (quote_ > 0) StripQuote(&text, quote_);
     if (indent_ > 0) StripIndent(&text, indent_);
     Line& l = lines_.PushBack();
     l.newline = newline;
@@ -373,6 +392,24 @@ void UnpasteSource::FlushRecordHead() {
 
 void UnpasteSource::Learn() {
   learned_ = true;
+  // A paste quoted as a block (Markdown's '> ' before every line, nested
+  // '> > '): every line that is not blank starts with as many quote marks,
+  // removed here so that hard wraps and frames are read as printed (the
+  // markdown_quote wrapper still takes a quoted line in a mixed file).
+  size_t depth = std::string::npos, quoted = 0;
+  for (size_t i = 0; i < lines_.size() && depth > 0; ++i) {
+    std::string_view t = lines_[i].text;
+    if (t.find_first_not_of(' ') == std::string_view::npos) continue;  // blank
+    ++quoted;
+    depth = std::min(depth, QuoteDepth(t));
+  }
+  if (quoted >= 2 && depth != std::string::npos && depth > 0) {
+    quote_ = depth;
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      StripQuote(&lines_[i].text, quote_);
+      lines_[i].continues = -1;
+    }
+  }
   // A paste indented as a block (a Markdown code block, a mail's quote): every
   // line that is not blank starts with the same 4 or more spaces. Frames and
   // code lines keep their own indentation beyond it. A log's own indentation

@@ -13,8 +13,9 @@
 //   - `&lt;` `&gt;` `&amp;` `&quot;` `&#39;` decoded;
 //   - literal caret/escaped colour codes (`^[[0;36m`, `\033[0m`, `\x1b[1m`) removed;
 //   - code-fence lines (```` ``` ````, `~~~`) and elision lines (`....`, `[...]`) blank;
-//   - a paste indented as a block (every non-blank line of the first 1 MiB
-//     starts with the same 4 or more spaces: a Markdown code block) unindented;
+//   - a paste quoted or indented as a block (every non-blank line of the
+//     first 1 MiB starts with '>' marks, or with the same 4 or more spaces: a
+//     Markdown quote or code block) unquoted, then unindented;
 //   - a line-number gutter (`  12 | `, `12\t`) stripped once two consecutive
 //     lines carry consecutive numbers;
 //   - rich/typer boxes turned back into Python frames: the `Traceback` rule
@@ -52,6 +53,10 @@ bool StripLiteralAnsi(std::string* line);
 bool IsFenceOrElision(std::string_view line);
 // `indent` leading spaces removed from a line that has them (a block indent).
 void StripIndent(std::string* line, size_t indent);
+// Markdown quote marks ('>' and one space after each) a line starts with, and
+// the first `depth` of them removed.
+size_t QuoteDepth(std::string_view line);
+void StripQuote(std::string* line, size_t depth);
 // `  12 | text`, `12\ttext`, `  12 │ text`: the number, and where the text starts;
 // -1 when the line has no gutter.
 long GutterNumber(std::string_view line, size_t* text_start);
@@ -133,6 +138,7 @@ class UnpasteSource : public ByteSource {
   bool learned_ = false;
   size_t width_ = 0;        // terminal width the file is cut at (0: none)
   size_t indent_ = 0;       // spaces every line of the paste is indented by (0: none)
+  size_t quote_ = 0;        // quote marks every line of the paste starts with (0: none)
   bool gutter_ = false;     // a line-number gutter was seen
   long last_gutter_ = -2;
   size_t line_bytes_limit_ = 1 << 20;

@@ -193,6 +193,28 @@ TEST(Unpaste, BlockIndentIsRemovedAndALogsOwnIndentationKept) {
   EXPECT_EQ(two, "  a\n");
 }
 
+// A paste quoted as a block ('> ' before every line, '>' alone on a blank
+// one): unquoted before the other transforms (a frame keeps its indentation,
+// a line cut before its function is joined).
+TEST(Unpaste, BlockQuoteIsRemovedBeforeTheWrapJoin) {
+  const std::string in =
+      "> Traceback (most recent call last):\n"
+      ">   File \"/x/vllm/v1/engine/core.py\", line 305, in\n"
+      "> _initialize_kv_caches\n"
+      ">\n"
+      "> > nested\n";
+  std::string out = ReadAll(in, Formats());
+  EXPECT_NE(out.find("Traceback (most recent call last):\n  File \"/x/vllm/v1/engine/core.py\", line 305, in _initialize_kv_caches\n"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("> nested\n"), std::string::npos) << out;  // one level is the paste's, the other the text's
+  EXPECT_EQ(Lines(out), Lines(in));
+  EXPECT_EQ(QuoteDepth("> > x"), 2u);
+  EXPECT_EQ(QuoteDepth(">x"), 1u);
+  // Megatron prints '> initializing ...' itself; a log with other lines is not a quote.
+  const std::string megatron = "> initializing model parallel with size 2\nINFO other line\n";
+  EXPECT_EQ(ReadAll(megatron, Formats()), megatron);
+}
+
 TEST(Unpaste, WordWrapJoinedOnlyWhenAPatternMatchesBetter) {
   std::string in =
       "[2025-06-10 10:01:11 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16,\n"
