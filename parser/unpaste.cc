@@ -441,7 +441,10 @@ void UnpasteSource::Learn() {
     if (n >= 40 && by_len[n].size() < 8) by_len[n].insert(l.text);
     ++counted;
   }
-  if (longest < 40 || !by_len.count(longest) || by_len[longest].size() < 3) return;
+  // A short paste (a line or two of error wrapped) may hold only two lines of
+  // that width; both must then go on in a line with no start of its own.
+  const size_t needed = counted < 20 && longest >= 60 ? 2 : 3;
+  if (longest < 40 || !by_len.count(longest) || by_len[longest].size() < needed) return;
   // And the lines of that length go on in a line with no start of its own
   // (a log whose lines merely share one length, `[time TP0] Decode batch ...`,
   // goes on in its next record).
@@ -451,6 +454,7 @@ void UnpasteSource::Learn() {
     ++with_next;
     continued += !HasOwnStart(lines_[i + 1].text);
   }
+  if (needed == 2 && continued == 2 && with_next == 2) width_ = longest;
   if (continued >= 3 && continued * 5 >= with_next * 4) width_ = longest;
 }
 
