@@ -215,6 +215,23 @@ TEST(Unpaste, BlockQuoteIsRemovedBeforeTheWrapJoin) {
   EXPECT_EQ(ReadAll(megatron, Formats()), megatron);
 }
 
+// A one-line error hard-wrapped at 100 columns into three pieces: two lines
+// of that width in a short paste are enough to learn it.
+TEST(Unpaste, AShortPasteWrappedAtOneWidthIsJoined) {
+  const std::string line =
+      "ValueError: Free memory on device (0.49/79.32 GiB) on startup is less than desired GPU memory utilization (0.6, "
+      "47.59 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.";
+  std::string in;
+  for (size_t p = 0; p < line.size(); p += 100) in += line.substr(p, 100) + "\n";
+  ASSERT_EQ(Lines(in), 3u);
+  std::string out = ReadAll(in, Formats());
+  EXPECT_EQ(out, line + "\n\n\n");
+  // Two lines that merely share a length, each followed by a line of its own: kept.
+  const std::string two = std::string(70, 'a') + "\nINFO 05-28 14:45:27 [core.py:1] x\n" + std::string(70, 'b') +
+                          "\nINFO 05-28 14:45:28 [core.py:1] y\n";
+  EXPECT_EQ(ReadAll(two, Formats()), two);
+}
+
 TEST(Unpaste, WordWrapJoinedOnlyWhenAPatternMatchesBetter) {
   std::string in =
       "[2025-06-10 10:01:11 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16,\n"
