@@ -328,6 +328,9 @@ Status UnpasteSource::Pull() {
     text.assign(raw_, pos, nl - pos);
     pos = nl + 1;
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    // The block's quote marks and indent first: what they hold is the paste.
+    if (quote_ > 0) StripQuote(&text, quote_);
+    if (indent_ > 0) StripIndent(&text, indent_);
     bool ends = true;
     bool record = !text.empty() && text[0] == '{' && UnwrapContainerRecord(&text, &ends);
     size_t cri_text = 0;
@@ -362,8 +365,6 @@ Status UnpasteSource::Pull() {
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
-    if (quote_ > 0) StripQuote(&text, quote_);
-    if (indent_ > 0) StripIndent(&text, indent_);
     Line& l = lines_.PushBack();
     l.newline = newline;
     l.text.swap(text);  // the slot's old memory serves the next line
@@ -407,6 +408,7 @@ void UnpasteSource::Learn() {
     quote_ = depth;
     for (size_t i = 0; i < lines_.size(); ++i) {
       StripQuote(&lines_[i].text, quote_);
+      if (IsFenceOrElision(lines_[i].text)) lines_[i].text.clear();  // '> ```' fenced the quoted block
       lines_[i].continues = -1;
     }
   }
@@ -426,6 +428,7 @@ void UnpasteSource::Learn() {
     indent_ = common;
     for (size_t i = 0; i < lines_.size(); ++i) {
       StripIndent(&lines_[i].text, indent_);
+      if (IsFenceOrElision(lines_[i].text)) lines_[i].text.clear();
       lines_[i].continues = -1;
     }
   }

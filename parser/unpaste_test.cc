@@ -208,6 +208,9 @@ TEST(Unpaste, BlockQuoteIsRemovedBeforeTheWrapJoin) {
             std::string::npos) << out;
   EXPECT_NE(out.find("> nested\n"), std::string::npos) << out;  // one level is the paste's, the other the text's
   EXPECT_EQ(Lines(out), Lines(in));
+  // A quoted fence is a fence.
+  std::string fenced = ReadAll("> ```\n> RuntimeError: boom\n> ```\n", Formats());
+  EXPECT_EQ(fenced, "\nRuntimeError: boom\n\n");
   EXPECT_EQ(QuoteDepth("> > x"), 2u);
   EXPECT_EQ(QuoteDepth(">x"), 1u);
   // Megatron prints '> initializing ...' itself; a log with other lines is not a quote.
