@@ -393,45 +393,35 @@ void UnpasteSource::FlushRecordHead() {
 
 void UnpasteSource::Learn() {
   learned_ = true;
-  // A paste quoted as a block (Markdown's '> ' before every line, nested
-  // '> > '): every line that is not blank starts with as many quote marks,
-  // removed here so that hard wraps and frames are read as printed (the
-  // markdown_quote wrapper still takes a quoted line in a mixed file).
-  size_t depth = std::string::npos, quoted = 0;
-  for (size_t i = 0; i < lines_.size() && depth > 0; ++i) {
-    std::string_view t = lines_[i].text;
-    if (t.find_first_not_of(' ') == std::string_view::npos) continue;  // blank
-    ++quoted;
-    depth = std::min(depth, QuoteDepth(t));
-  }
-  if (quoted >= 2 && depth != std::string::npos && depth > 0) {
-    quote_ = depth;
+  // A paste quoted or indented as a block: what every line that is not blank
+  // starts with, removed from the lines learned (and from later ones in Pull).
+  //  - Quoted (Markdown's '> ' before every line, nested '> > '): as many
+  //    quote marks on every line; removed so that hard wraps and frames are
+  //    read as printed (the markdown_quote wrapper still takes a quoted line in
+  //    a mixed file).
+  //  - Indented (a Markdown code block, a mail's quote): the same 4 or more
+  //    spaces on every line; frames and code keep their own indentation
+  //    beyond it. A log's own lines start at column 0.
+  auto least = [&](size_t (*measure)(std::string_view)) {
+    size_t least = std::string::npos, nonblank = 0;
     for (size_t i = 0; i < lines_.size(); ++i) {
-      StripQuote(&lines_[i].text, quote_);
+      std::string_view t = lines_[i].text;
+      if (t.find_first_not_of(' ') == std::string_view::npos) continue;  // blank
+      ++nonblank;
+      least = std::min(least, measure(t));
+    }
+    return nonblank >= 2 ? least : std::string::npos;
+  };
+  auto rewrite = [&](void (*strip)(std::string*, size_t), size_t n) {
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      strip(&lines_[i].text, n);
       if (IsFenceOrElision(lines_[i].text)) lines_[i].text.clear();  // '> ```' fenced the quoted block
       lines_[i].continues = -1;
     }
-  }
-  // A paste indented as a block (a Markdown code block, a mail's quote): every
-  // line that is not blank starts with the same 4 or more spaces. Frames and
-  // code lines keep their own indentation beyond it. A log's own indentation
-  // is never that common: its lines start at column 0.
-  size_t common = std::string::npos, nonblank = 0;
-  for (size_t i = 0; i < lines_.size() && common >= 4; ++i) {
-    std::string_view t = lines_[i].text;
-    size_t lead = t.find_first_not_of(' ');
-    if (lead == std::string_view::npos) continue;  // blank
-    ++nonblank;
-    common = std::min(common, lead);
-  }
-  if (nonblank >= 2 && common != std::string::npos && common >= 4) {
-    indent_ = common;
-    for (size_t i = 0; i < lines_.size(); ++i) {
-      StripIndent(&lines_[i].text, indent_);
-      if (IsFenceOrElision(lines_[i].text)) lines_[i].text.clear();
-      lines_[i].continues = -1;
-    }
-  }
+  };
+  if (size_t depth = least(QuoteDepth); depth != std::string::npos && depth > 0) rewrite(StripQuote, quote_ = depth);
+  size_t indent = least([](std::string_view t) { return t.find_first_not_of(' '); });
+  if (indent != std::string::npos && indent >= 4) rewrite(StripIndent, indent_ = indent);
   // A terminal cuts every long line at one width: several lines of exactly
   // that length, none longer, several different ones.
   std::map<size_t, std::set<std::string_view>> by_len;

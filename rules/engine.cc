@@ -495,8 +495,8 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   // a link the vocabulary names: a finding. With nothing ended (a hang, a cut
   // log) a warning the run went on after is one, and so is a start-up error
   // (a failure line, not a figure such as the pool's size) after which its
-  // producer went on to serve (answered requests, printed
-  // statistics): the run outlived it. An error after which the run only
+  // producer went on to serve (answered requests, printed statistics): the
+  // run outlived it. An error after which the run only
   // reached a later start-up phase stands (a hang or a cut log may follow
   // from it), and so does a request's error while serving (the server keeps
   // failing such requests: a pool too small for the context length).
@@ -556,10 +556,9 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
 
   // A failure seen, for "unknown" rather than healthy: an own failure that is
   // no request's error the server answered and went on after, no Ctrl-C, no
-  // warning the run survived and no start-up error it went on to serve
-  // after; else a
-  // line that says ERROR after which its producer made no progress; else a
-  // launcher's consequence line.
+  // warning the run survived and no start-up error it went on to serve after;
+  // else a line that says ERROR after which its producer made no progress;
+  // else a launcher's consequence line.
   std::optional<size_t> first_failure;
   for (size_t i = 0; i < events.size(); ++i) {
     bool survived_exception = events[i].kind == "exception" && term.Survived(i);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "memory/memory_model.h"
+#include "memory/numeric.h"
 
 namespace tpt {
 
@@ -112,7 +113,7 @@ void RunVllmKv(const ModelValues& in, ModelValues* out) {
   // context, memory::DefaultFreeAtInit): a budget above it cannot be had
   // (V1's startup check refuses it; V0 runs out allocating the cache).
   const double free_bound = free_init ? *free_init : memory::DefaultFreeAtInit(*total, 1);
-  (*out)["max_reachable_gpu_memory_utilization"] = std::floor(free_bound / *total * 100.0 + 1e-9) / 100.0;
+  (*out)["max_reachable_gpu_memory_utilization"] = memory::internal::FloorHundredths(free_bound / *total);
   (*out)["startup_check_fails"] = r->startup_check_fails;
   if (free_init) (*out)["startup_short_gib"] = std::max(0.0, (r->requested_bytes - *free_init) / kGiB);
   if (r->min_util_max_model_len) (*out)["min_gpu_memory_utilization_for_max_model_len"] = *r->min_util_max_model_len;
