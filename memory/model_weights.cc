@@ -430,12 +430,20 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
     double vision = p * (3.0 * m.vision_intermediate + 6.0 * m.vision_hidden) * e;
     forward = std::max(forward, vision + residual);
   }
-  // Dummy sampler run over the full vocabulary for every sequence, with every sampling
-  // feature on: 16-bit logits and their fp32 copy (2 + 4), top-k/top-p sort values and
-  // int64 indices (4 + 8), probabilities and log-probabilities (4 + 4), masks and
-  // temporaries (~10): 36 bytes per element. vllm#13882 (V0, 256 x 152,064) logged an
-  // activation peak of 1.42 GiB; this gives 1.30 GiB.
-  double sampler = static_cast<double>(seqs) * m.vocab * 36.0 + T * h * e;
+  // Dummy sampler run over the full vocabulary for every sequence, with top-k and top-p
+  // on: its peak is the sort of the float32 logits (PyTorch's native top-k/top-p path,
+  // v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; V0's _apply_top_k_top_p
+  // sorts the same way). Alive then, per element: the model-dtype logits the caller
+  // keeps (2) and their float32 copy (4); the sort's outputs, values and int64 indices
+  // (4 + 8); and inside the sort (aten/src/ATen/native/cuda/SortStable.cu
+  // segmented_sort_pairs, 128 rows or more) an int64 iota of the indices (8) and cub's
+  // alternate key and value buffers (4 + 8): 38 bytes. The probabilities and the
+  // scattered logits come after the sort's temporaries are freed (28 bytes alive then).
+  // Logged peaks: vLLM 0.14 V1 at 1,024 sequences 38.5-38.9 bytes per element over three
+  // models (Llama-3.1-8B 4.76 GiB, Qwen3-32B 5.64, gpt-oss-20b 7.38), vllm#13882 (V0,
+  // 256 x 152,064, 1.42 GiB) 39.2. FlashInfer's sampler, where a version turns it on and
+  // it is installed, holds less (no sort); the plan does not assume it.
+  double sampler = static_cast<double>(seqs) * m.vocab * 38.0 + T * h * e;
   if (logits != VllmLogitsProfile::kSampler) {
     // Early V1: the logits alone, in the model dtype, over every batched token or one
     // row per dummy request, beside the hidden states they come from. At TP > 1 the

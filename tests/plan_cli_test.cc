@@ -278,8 +278,8 @@ TEST(PlanCliTest, EarlyV1ProfilesTheLogitsOfEveryBatchedToken) {
 
 // vLLM V1 (0.8.0 on) warms the sampler up over max_num_seqs dummy requests after the KV
 // cache and the CUDA graphs (gpu_worker.py compile_or_warm_up_model). Qwen3-32B on one
-// H100 at 0.99 with 1 GiB of graphs: the cache leaves 4.5 GiB, the sampler over 1,024 x
-// 151,936 needs 5.2: vLLM's own OOM message, exit 1, remedies planned again.
+// H100 at 0.99 with 1 GiB of graphs: the cache leaves 4.8 GiB, the sampler over 1,024 x
+// 151,936 needs 5.5: vLLM's own OOM message, exit 1, remedies planned again.
 TEST(PlanCliTest, VllmSamplerWarmupAfterTheCacheCanFail) {
   const std::string base = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-32b' --framework vllm "
                            "--server-version 0.11.0 --gpu H100 --cuda-graph-mem 1GiB --format json ";
