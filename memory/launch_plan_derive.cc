@@ -192,13 +192,21 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       } else {
         in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
       }
-      // SchedulerConfig raises the default for multimodal models to hold their items
-      // (_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS, 5120).
-      if (in.model && in.model->vision_params > 0) {
+      // V0's SchedulerConfig raises the default for multimodal models to hold their items
+      // (_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS, 5120). Only when it is unset: V1's
+      // EngineArgs sets it first (_set_default_args_v1, 0.8.2 and 0.9.2 config.py /
+      // arg_utils.py), so V1 keeps 2048/8192 (a 0.9.0.1 V1 Qwen2.5-VL launch on an L4 logs
+      // "Chunked prefill is enabled with max_num_batched_tokens=2048").
+      if (!v1 && in.model && in.model->vision_params > 0) {
         in.max_num_batched_tokens = std::max<int64_t>(*in.max_num_batched_tokens, 5120);
       }
     }
-    if (!in.max_num_seqs) in.max_num_seqs = v1 && big_defaults ? 1024 : 256;
+    // V1's max_num_seqs: 1024 before 0.9 on every card (EngineArgs.__post_init__ "256 if
+    // not envs.VLLM_USE_V1 else 1024" in 0.7.0-0.7.3; _set_default_args_v1
+    // default_max_num_seqs = 1024 in 0.8.2), by the card's memory from 0.9.0 (1024 at
+    // >= 70 GiB except A100, 256 below); V0 256.
+    const bool v1_early = v1 && v.ok() && CompareVersions(*v, {0, 9}) < 0;
+    if (!in.max_num_seqs) in.max_num_seqs = v1 && (big_defaults || v1_early) ? 1024 : 256;
     if (!in.activation_peak_bytes && in.model) {
       int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
       double held = 0;
@@ -224,8 +232,34 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
           mm_note += "; their float32 pixel values (" + FormatGiB(pixels) + ") stay on the GPU";
         }
       }
+      // V1 encodes its dummy items before the language model's run (vllm_mm_profile.cc):
+      // the peak is the larger of the encoder's and the language model's (or sampler's)
+      // with the items' pixel values and encoder outputs still held.
+      VllmEncoderProfile enc;
+      if (v1 && in.model->vision_params > 0) {
+        enc = VllmV1EncoderProfile(*in.model, in.version, in.tp, tokens, *in.max_num_seqs,
+                                   in.context_length.value_or(in.model->max_position),
+                                   in.mm_limits.value_or(VllmMmLimits{}));
+      }
+      ModelConfig text_only;
+      const ModelConfig* lm = &*in.model;
+      if (enc.modelled) {
+        text_only = *in.model;
+        text_only.vision_max_patches = 0;  // the encoder is priced above, not by the rough term
+        lm = &text_only;
+      }
       const VllmLogitsProfile logits = VllmLogitsProfileFor(in.version, v1);
-      double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs, logits) + held;
+      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits) + held;
+      if (enc.modelled) {
+        const double lm_peak = peak;
+        peak = std::max(lm_peak + enc.held, enc.encoder_peak);
+        mm_note += "; " + enc.arithmetic + "; language model's run and sampler " + FormatGiB(lm_peak) + " + held " +
+                   FormatGiB(enc.held) + " = " + FormatGiB(lm_peak + enc.held) + ": the peak is " +
+                   (enc.encoder_peak > lm_peak + enc.held ? "the encoder's" : "after the encoder");
+      }
+      if (v1_early && !user.max_num_seqs) {
+        mm_note += "; max_num_seqs " + std::to_string(*in.max_num_seqs) + " is V1's default before 0.9 on every card";
+      }
       if (logits == VllmLogitsProfile::kEveryToken) {
         mm_note += "; V1 before 0.7.3 computes the logits of every batched token there (no sampler run)";
       } else if (logits == VllmLogitsProfile::kPerSequence) {
@@ -239,7 +273,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
       if (reserved) peak *= 1.2;
       in.activation_peak_bytes = peak;
-      in.encoder_profile_unmodelled = in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0);
+      in.encoder_profile_unmodelled = in.model->vision_params > 0 && (v1 ? !enc.modelled : in.model->mm_item_tokens == 0);
       assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
                             std::to_string(*in.max_num_batched_tokens) + " tokens and " +
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
@@ -248,7 +282,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                                                                (batched_why.empty() ? "" : ", " + batched_why)) +
                             ")" +
                             (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
-                            (in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0)
+                            (in.encoder_profile_unmodelled
                                  ? "; the vision encoder's profiling peak is a rough estimate (it can be twice as large)"
                                  : ""));
     }

@@ -1,0 +1,179 @@
+// vllm_mm_profile.cc: vLLM V1's encoder profiling (vllm_mm_profile.h), from the source of
+// the 0.8.2 and 0.9.2 sdists (0.9.0 read for the rotary change):
+//
+// profile_run (v1/worker/gpu_model_runner.py): the modality with the most tokens per item
+// (MULTIMODAL_REGISTRY.get_max_tokens_per_item_by_nonzero_modality, at max_model_len,
+// modalities off in --limit-mm-per-prompt left out; a tie keeps the first, image), then
+// min(cdiv(encoder budget, item tokens), max_num_seqs x the modality's limit) copies of its
+// largest dummy item, batched and moved to the GPU (MultiModalKwargs.as_kwargs, no cast:
+// the HF processor's float32 pixel values), encoded in one call (get_multimodal_embeddings),
+// the outputs kept in the encoder cache; `batched_dummy_mm_inputs` and the outputs stay
+// referenced until profile_run returns, through `_dummy_run(max_num_tokens)` and
+// `_dummy_sampler_run`. The budget is max(max_num_batched_tokens, item tokens)
+// (v1/core/encoder_cache_manager.py compute_encoder_budget; SchedulerConfig sets
+// max_num_encoder_input_tokens = encoder_cache_size = max_num_batched_tokens).
+//
+// The Qwen dummy items (model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo): the
+// largest image is max_pixels 12,845,056 = 65,536 patches of 14 x 14, 16,384 tokens after
+// the 2 x 2 merge; the video has get_num_frames_with_most_features(max_model_len) frames:
+// the most whose tokens fit max_model_len - 16,384 x the image limit, split over the video
+// limit, at most _MAX_FRAMES_PER_VIDEO (16), at least 1, padded to the temporal patch (2
+// frames share one grid step of 16,384 tokens).
+//
+// The vision transformer's forward (qwen2_5_vl.py / qwen2_vl.py, VisionBlock and
+// VisionAttention): per layer, over P patches of width W (X = P x W x dtype):
+//   attention: the residual stream and the normed input (held by the call) 2X, the qkv
+//   output 3X (kept by the local `x`), q/k/v made contiguous by rearrange(...).contiguous()
+//   3X, then the rotary embedding of q and of k over a float32 copy (t.float()):
+//   0.8.x apply_rotary_emb_torch, its peak 8X (the copy 2X, x*cos 2X, rotate_half 2X, the
+//   product 2X) unless the FLASH_ATTN backend (the flash-attn package, vision.py
+//   get_vit_attn_backend; vLLM's wheel brings xformers instead); from 0.9.0 vLLM's
+//   flash-attn rotary kernel on CUDA, 5X (the copy 2X, its output 2X, the cast back X).
+//   The attention itself (xformers/flash varlen) is O(P) and comes after the rotary's
+//   temporaries are gone. At TP > 1 split_qkv all-gathers qkv (3X) and the per-head
+//   tensors are 1/tp.
+//   MLP: residual + normed + the down projection's output 3X and, per rank, Qwen2.5-VL's
+//   gate (after SiLU), up and their product 3M or Qwen2-VL's fc1 and GELU 2M
+//   (M = P x MLP width x dtype). The merger after the last layer is narrower.
+// Beside the layer: the pixel values in float32 (P x 1176 x 4) and the dtype copy the
+// model encodes (pixel_values.type(self.visual.dtype)).
+#include "memory/vllm_mm_profile.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "memory/launch_plan_internal.h"
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+namespace {
+
+constexpr int kMaxFramesPerVideo = 16;  // qwen2_vl.py _MAX_FRAMES_PER_VIDEO, 0.8.2 and 0.9.2
+
+// Qwen2VLProcessingInfo._get_vision_info at the largest frame size: frames padded to the
+// temporal patch, at least one grid step of `step_tokens`.
+int64_t VideoTokens(int64_t frames, int temporal, int64_t step_tokens) {
+  const int64_t padded = frames + frames % temporal;
+  return std::max<int64_t>(padded / temporal, 1) * step_tokens;
+}
+
+}  // namespace
+
+StatusOr<VllmMmLimits> ParseVllmMmLimits(std::string_view text) {
+  VllmMmLimits l;
+  const std::string what = "--limit-mm-per-prompt '" + std::string(text) + "'";
+  auto set = [&](const std::string& key, int64_t n) -> Status {
+    if (n < 0 || n > 1000000) return InvalidArgumentError(what + ": " + key + " must be 0 or more");
+    if (key == "image") {
+      l.image = static_cast<int>(n);
+    } else if (key == "video") {
+      l.video = static_cast<int>(n);
+    } else if (key != "audio") {
+      return InvalidArgumentError(what + ": unknown modality '" + key + "' (image, video, audio)");
+    }
+    return Status();
+  };
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  if (!t.empty() && t.front() == '{') {
+    auto j = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) return InvalidArgumentError(what + ": not a JSON object");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!it.value().is_number_integer()) {
+        return InvalidArgumentError(what + ": " + it.key() + " must be a whole number of items");
+      }
+      TPT_RETURN_IF_ERROR(set(it.key(), it.value().get<int64_t>()));
+    }
+    return l;
+  }
+  if (t.empty()) return InvalidArgumentError(what + ": empty; e.g. image=10,video=10");
+  size_t start = 0;
+  const std::string s(t);
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    const std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t eq = part.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == part.size() ||
+        part.find_first_not_of("0123456789", eq + 1) != std::string::npos || part.size() - eq > 8) {
+      return InvalidArgumentError(what + ": '" + part + "' is not modality=count (e.g. image=10,video=10)");
+    }
+    TPT_RETURN_IF_ERROR(set(part.substr(0, eq), std::stoll(part.substr(eq + 1))));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return l;
+}
+
+std::string VllmMmLimitsJson(const VllmMmLimits& limits) {
+  return "{\"image\": " + std::to_string(limits.image) + ", \"video\": " + std::to_string(limits.video) + "}";
+}
+
+VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view version, int tp,
+                                        int64_t max_num_batched_tokens, int64_t max_num_seqs,
+                                        int64_t max_model_len, const VllmMmLimits& limits) {
+  VllmEncoderProfile p;
+  auto v = ParseVersion(version);
+  if (m.vit_width <= 0 || m.mm_item_tokens <= 0 || m.vision_patch_elems <= 0 || !v.ok() ||
+      CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, {0, 11}) >= 0) {
+    return p;
+  }
+  p.modelled = true;
+  tp = std::max(tp, 1);
+  const int64_t image_tokens = m.mm_item_tokens;
+  const int temporal = std::max(m.vit_temporal, 1);
+  int64_t video_tokens = 0;
+  if (limits.video > 0) {
+    // _get_max_video_frames(max_model_len - image tokens x image limit), per video, capped.
+    const int64_t room = max_model_len - image_tokens * limits.image;
+    int64_t frames = 0;
+    while (frames < (1 << 20) && VideoTokens(frames + 1, temporal, image_tokens) <= room) ++frames;
+    frames = std::max<int64_t>(std::min<int64_t>(frames / limits.video, kMaxFramesPerVideo), 1);
+    video_tokens = VideoTokens(frames, temporal, image_tokens);
+  }
+  if (limits.image > 0 && (limits.video <= 0 || image_tokens >= video_tokens)) {
+    p.modality = "image";
+    p.item_tokens = image_tokens;
+  } else if (limits.video > 0) {
+    p.modality = "video";
+    p.item_tokens = video_tokens;
+  } else {
+    p.arithmetic = "--limit-mm-per-prompt turns every modality off: no encoder profiling";
+    return p;
+  }
+  const int64_t limit = p.modality == "image" ? limits.image : limits.video;
+  const int64_t budget = std::max(max_num_batched_tokens, p.item_tokens);
+  p.items = std::min((budget + p.item_tokens - 1) / p.item_tokens, max_num_seqs * limit);
+  const int64_t merge = std::max(m.vit_merge, 1);
+  p.patches = p.items * p.item_tokens * merge * merge;
+
+  const double e = m.dtype_bytes, P = static_cast<double>(p.patches);
+  const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
+  const bool torch_rotary = CompareVersions(*v, {0, 9}) < 0;
+  const double rotary = (torch_rotary ? 8.0 : 5.0) * X / tp;
+  const double gathered = tp > 1 ? 3 * X : 0;
+  const double attn = 2 * X + gathered + 6 * X / tp + rotary;
+  const double mlp = 3 * X + (m.vit_mlp_gated ? 3.0 : 2.0) * M / tp;
+  const double layer = std::max(attn, mlp);
+  const double pixels32 = P * static_cast<double>(m.vision_patch_elems) * 4;
+  const double pixels_cast = P * static_cast<double>(m.vision_patch_elems) * e;
+  p.encoder_peak = layer + pixels32 + pixels_cast;
+  const double outputs = static_cast<double>(p.items) * static_cast<double>(p.item_tokens) * m.hidden * e;
+  p.held = pixels32 + outputs;
+
+  p.arithmetic = "V1 encodes " + std::to_string(p.items) + " dummy " + p.modality + (p.items > 1 ? "s" : "") +
+                 " of " + internal::WithCommas(p.item_tokens) + " tokens (min(ceil(max(" + internal::WithCommas(max_num_batched_tokens) +
+                 " batched tokens, item) / item), " + internal::WithCommas(max_num_seqs) + " seqs x limit " + std::to_string(limit) +
+                 ")" + (limits.video > 0 && p.modality == "image" ? "; a video would be " + internal::WithCommas(video_tokens) : "") +
+                 "): " + internal::WithCommas(p.patches) + " patches x width " + std::to_string(m.vit_width) + " = " + FormatGiB(X) +
+                 " a tensor; encoder layer peak " + FormatGiB(layer) + " (attention: residual + normed input " +
+                 FormatGiB(2 * X) + (tp > 1 ? " + gathered qkv " + FormatGiB(gathered) : "") + " + qkv and contiguous q/k/v " +
+                 FormatGiB(6 * X / tp) + " + rotary " + (torch_rotary ? "float32 temporaries (torch, < 0.9) " : "float32 copy and output (kernel, >= 0.9) ") +
+                 FormatGiB(rotary) + "; MLP " + FormatGiB(mlp) + ") + pixel values " + FormatGiB(pixels32) + " float32 + " +
+                 FormatGiB(pixels_cast) + " cast = " + FormatGiB(p.encoder_peak) + "; held through the language model's run: " +
+                 "pixel values " + FormatGiB(pixels32) + " + encoder outputs " + FormatGiB(outputs) + " = " + FormatGiB(p.held);
+  return p;
+}
+
+}  // namespace tpt::memory

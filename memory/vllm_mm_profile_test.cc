@@ -1,0 +1,132 @@
+// vllm_mm_profile_test.cc: vLLM V1's encoder profiling (vllm_mm_profile.h) on the
+// Qwen2.5-VL-7B sample config: which dummy items, how many, the encoder's peak and what
+// stays held, each against the arithmetic of vLLM 0.8.2 / 0.9.2's source written out here.
+#include "memory/vllm_mm_profile.h"
+
+#include <gtest/gtest.h>
+
+#include "memory/model_config.h"
+
+namespace tpt::memory {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+ModelConfig Qwen25Vl7b() {
+  auto m = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/qwen2.5-vl-7b-instruct");
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : ModelConfig();
+}
+
+TEST(VllmEncoderProfileTest, ReadsTheQwen25VisionTransformer) {
+  ModelConfig m = Qwen25Vl7b();
+  EXPECT_EQ(m.vit_width, 1280);
+  EXPECT_EQ(m.vit_heads, 16);
+  EXPECT_EQ(m.vit_mlp, 3420);
+  EXPECT_TRUE(m.vit_mlp_gated);
+  EXPECT_EQ(m.vit_merge, 2);
+  EXPECT_EQ(m.vit_temporal, 2);
+  EXPECT_EQ(m.mm_item_tokens, 16384);  // 12,845,056 px / 14^2 / 2^2
+}
+
+// Qwen3-VL#1057's launch: vLLM 0.8.2, H100, LLM-class max_num_batched_tokens 16384, the
+// README's limits of 10 images and 10 videos: "profiled with 1 image items".
+TEST(VllmEncoderProfileTest, OneImageAtTheReadmeLimits) {
+  const ModelConfig m = Qwen25Vl7b();
+  VllmEncoderProfile p = VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {10, 10});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.modality, "image");
+  EXPECT_EQ(p.item_tokens, 16384);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_EQ(p.patches, 65536);
+  // Per layer, X = 65,536 x 1,280 x 2 B: residual + normed 2X, qkv 3X, contiguous q/k/v 3X,
+  // torch rotary over float32 8X = 16X; the gated MLP 3X + 3 x 65,536 x 3,420 x 2 B is less.
+  const double X = 65536.0 * 1280 * 2;
+  const double pixels = 65536.0 * 1176 * 4, cast = 65536.0 * 1176 * 2;
+  EXPECT_DOUBLE_EQ(p.encoder_peak, 16 * X + pixels + cast);
+  EXPECT_NEAR(p.encoder_peak / kGiB, 2.93, 0.01);
+  // Held through the language model's run: the float32 pixels and 16,384 x 3,584 outputs.
+  EXPECT_DOUBLE_EQ(p.held, pixels + 16384.0 * 3584 * 2);
+  EXPECT_NE(p.arithmetic.find("65,536 patches"), std::string::npos) << p.arithmetic;
+}
+
+// At vLLM's default limits (1 image, 1 video) and max_model_len 128,000 the dummy video
+// has min((128,000 - 16,384) frames' worth, 16) = 12 frames, 6 grid steps of 16,384 tokens:
+// it outweighs the image and is what the profile encodes.
+TEST(VllmEncoderProfileTest, TheDefaultLimitsEncodeAVideo) {
+  const ModelConfig m = Qwen25Vl7b();
+  VllmEncoderProfile p = VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.modality, "video");
+  EXPECT_EQ(p.item_tokens, 6 * 16384);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_EQ(p.patches, 6 * 65536);
+  // A short context leaves no frame beyond the first pair: 16,384 tokens, a tie the image wins.
+  VllmEncoderProfile s = VllmV1EncoderProfile(m, "0.9.2", 1, 2048, 256, 2048, {});
+  EXPECT_EQ(s.modality, "image");
+  EXPECT_EQ(s.item_tokens, 16384);
+  // Video off: the image.
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {1, 0}).modality, "image");
+  // Every modality off: nothing is encoded.
+  VllmEncoderProfile off = VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {0, 0});
+  EXPECT_TRUE(off.modelled);
+  EXPECT_EQ(off.modality, "");
+  EXPECT_EQ(off.encoder_peak, 0);
+  EXPECT_EQ(off.held, 0);
+}
+
+// The batch: ceil(max(max_num_batched_tokens, item) / item), at most max_num_seqs x limit.
+TEST(VllmEncoderProfileTest, ItemsFillTheEncoderBudget) {
+  const ModelConfig m = Qwen25Vl7b();
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 1024, 8192, {4, 0}).items, 3);
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 2, 8192, {1, 0}).items, 2);
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 2, 8192, {1, 0}).patches, 2 * 65536);
+}
+
+// 0.9 applies the rotary embedding with vLLM's flash-attn kernel (the float32 copy, its
+// output and the cast back: 5X instead of the torch path's 8X); TP splits the per-head
+// tensors and all-gathers qkv.
+TEST(VllmEncoderProfileTest, RotaryByVersionAndTensorParallel) {
+  const ModelConfig m = Qwen25Vl7b();
+  const double X = 65536.0 * 1280 * 2, inputs = 65536.0 * 1176 * 6;
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 2048, 256, 2048, {1, 0}).encoder_peak, 13 * X + inputs);
+  // tp 2, 0.8.2: 2X + gathered 3X + 6X / 2 + 8X / 2 = 12X; the MLP 3X + 3M / 2 is less.
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.8.2", 2, 2048, 256, 2048, {1, 0}).encoder_peak, 12 * X + inputs);
+}
+
+// Versions and towers not read stay with the rough estimate.
+TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
+  const ModelConfig m = Qwen25Vl7b();
+  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.7.3", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
+  auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
+  ASSERT_TRUE(gemma.ok());
+  EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.9.2", 1, 8192, 1024, 8192, {}).modelled);
+}
+
+TEST(VllmEncoderProfileTest, ParsesLimitMmPerPrompt) {
+  auto a = ParseVllmMmLimits("image=10,video=10");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->image, 10);
+  EXPECT_EQ(a->video, 10);
+  auto b = ParseVllmMmLimits("{\"image\": 2, \"video\": 0}");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->image, 2);
+  EXPECT_EQ(b->video, 0);
+  auto c = ParseVllmMmLimits("video=0");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->image, 1);
+  EXPECT_EQ(c->video, 0);
+  EXPECT_EQ(VllmMmLimitsJson(*b), "{\"image\": 2, \"video\": 0}");
+  for (const char* bad : {"", "image", "image=", "image=x", "frames=2", "{\"image\": -1}", "{\"image\": 1.5}",
+                          "{bad", "image=99999999999"}) {
+    auto r = ParseVllmMmLimits(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("--limit-mm-per-prompt"), std::string::npos) << bad;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tpt::memory
