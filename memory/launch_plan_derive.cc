@@ -211,6 +211,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
       double held = 0;
       std::string mm_note;
+      double v0_encoder_phase = 0;  // V0: the encoder's call inside the forward, with what is held
       if (!v1 && in.model->mm_item_tokens > 0) {
         const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
         tokens = d.lm_tokens;
@@ -223,13 +224,29 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         // runner passes MultiModalKwargs.as_kwargs(..., device) into the model, which
         // only casts a copy for the encoder: pixel_values.type(self.visual.dtype)), in the
         // HF processor's float32: patches x 1176 values x 4 B per image and per video
-        // (1 x 256 x 256 patches for a 2-frame video at the largest size).
+        // (1 x 256 x 256 patches for a 2-frame video at the largest size; 4 patches a token).
+        const int64_t per_token = in.model->vision_max_patches / std::max<int64_t>(in.model->mm_item_tokens, 1);
+        const int64_t image_patches = d.seqs * in.model->vision_max_patches;
+        const int64_t video_patches = (d.mm_tokens - d.seqs * in.model->mm_item_tokens) * per_token;
         if (in.model->vision_patch_elems > 0) {
-          const double items = static_cast<double>(d.seqs) * (in.model->mm_video ? 2 : 1);
-          const double pixels = items * static_cast<double>(in.model->vision_max_patches) *
+          const double pixels = static_cast<double>(image_patches + video_patches) *
                                 static_cast<double>(in.model->vision_patch_elems) * 4;
           held += pixels;
           mm_note += "; their float32 pixel values (" + FormatGiB(pixels) + ") stay on the GPU";
+        }
+        // The model encodes the images, then the videos, inside that forward
+        // (get_input_embeddings_v0 after the prompt's embeddings, qwen2_5_vl.py 0.7.3): the
+        // vision transformer's widest layer over the larger call (vllm_mm_profile.cc) and
+        // its cast pixel values, beside the prompt's T x hidden embeddings and what is held.
+        if (in.model->vit_width > 0) {
+          const int64_t patches = std::max(image_patches, video_patches);
+          const QwenVitPeak vit = QwenVitLayerPeak(*in.model, patches, in.tp, in.version);
+          const double cast = static_cast<double>(patches) * static_cast<double>(in.model->vision_patch_elems) *
+                              in.model->dtype_bytes;
+          const double embeds = static_cast<double>(d.lm_tokens) * in.model->hidden * in.model->dtype_bytes;
+          v0_encoder_phase = vit.layer + cast + embeds + held;
+          mm_note += "; the encoder's call: " + vit.arithmetic + " + cast pixel values " + FormatGiB(cast) +
+                     " + prompt embeddings " + FormatGiB(embeds) + " + held = " + FormatGiB(v0_encoder_phase);
         }
       }
       // V1 encodes its dummy items before the language model's run (vllm_mm_profile.cc):
@@ -243,13 +260,18 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       }
       ModelConfig text_only;
       const ModelConfig* lm = &*in.model;
-      if (enc.modelled) {
+      if (enc.modelled || v0_encoder_phase > 0) {
         text_only = *in.model;
         text_only.vision_max_patches = 0;  // the encoder is priced above, not by the rough term
         lm = &text_only;
       }
       const VllmLogitsProfile logits = VllmLogitsProfileFor(in.version, v1);
       double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits) + held;
+      if (v0_encoder_phase > 0) {
+        mm_note += "; the language model's forward " + FormatGiB(peak) + " (with what is held): the peak is " +
+                   (v0_encoder_phase > peak ? "the encoder's" : "the language model's");
+        peak = std::max(peak, v0_encoder_phase);
+      }
       if (enc.modelled) {
         const double lm_peak = peak;
         peak = std::max(lm_peak + enc.held, enc.encoder_peak);

@@ -110,6 +110,30 @@ std::string VllmMmLimitsJson(const VllmMmLimits& limits) {
   return "{\"image\": " + std::to_string(limits.image) + ", \"video\": " + std::to_string(limits.video) + "}";
 }
 
+QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std::string_view version) {
+  QwenVitPeak q;
+  if (m.vit_width <= 0 || patches <= 0) return q;
+  tp = std::max(tp, 1);
+  const double e = m.dtype_bytes, P = static_cast<double>(patches);
+  const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
+  // The torch rotary path in the versions read before 0.9 (0.7.3 and 0.8.2); unparsed
+  // versions take the newest code.
+  const bool torch_rotary = VersionBefore(version, {0, 9});
+  const double rotary = (torch_rotary ? 8.0 : 5.0) * X / tp;
+  const double gathered = tp > 1 ? 3 * X : 0;
+  const double attn = 2 * X + gathered + 6 * X / tp + rotary;
+  const double mlp = 3 * X + (m.vit_mlp_gated ? 3.0 : 2.0) * M / tp;
+  q.layer = std::max(attn, mlp);
+  q.arithmetic = internal::WithCommas(patches) + " patches x width " + std::to_string(m.vit_width) + " = " +
+                 FormatGiB(X) + " a tensor; encoder layer peak " + FormatGiB(q.layer) +
+                 " (attention: residual + normed input " + FormatGiB(2 * X) +
+                 (tp > 1 ? " + gathered qkv " + FormatGiB(gathered) : "") + " + qkv and contiguous q/k/v " +
+                 FormatGiB(6 * X / tp) + " + rotary " +
+                 (torch_rotary ? "float32 temporaries (torch, < 0.9) " : "float32 copy and output (kernel, >= 0.9) ") +
+                 FormatGiB(rotary) + "; MLP " + FormatGiB(mlp) + ")";
+  return q;
+}
+
 VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view version, int tp,
                                         int64_t max_num_batched_tokens, int64_t max_num_seqs,
                                         int64_t max_model_len, const VllmMmLimits& limits) {
@@ -148,31 +172,24 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   const int64_t merge = std::max(m.vit_merge, 1);
   p.patches = p.items * p.item_tokens * merge * merge;
 
+  const QwenVitPeak vit = QwenVitLayerPeak(m, p.patches, tp, version);
   const double e = m.dtype_bytes, P = static_cast<double>(p.patches);
-  const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
-  const bool torch_rotary = CompareVersions(*v, {0, 9}) < 0;
-  const double rotary = (torch_rotary ? 8.0 : 5.0) * X / tp;
-  const double gathered = tp > 1 ? 3 * X : 0;
-  const double attn = 2 * X + gathered + 6 * X / tp + rotary;
-  const double mlp = 3 * X + (m.vit_mlp_gated ? 3.0 : 2.0) * M / tp;
-  const double layer = std::max(attn, mlp);
   const double pixels32 = P * static_cast<double>(m.vision_patch_elems) * 4;
   const double pixels_cast = P * static_cast<double>(m.vision_patch_elems) * e;
-  p.encoder_peak = layer + pixels32 + pixels_cast;
+  p.encoder_peak = vit.layer + pixels32 + pixels_cast;
   const double outputs = static_cast<double>(p.items) * static_cast<double>(p.item_tokens) * m.hidden * e;
   p.held = pixels32 + outputs;
 
   p.arithmetic = "V1 encodes " + std::to_string(p.items) + " dummy " + p.modality + (p.items > 1 ? "s" : "") +
-                 " of " + internal::WithCommas(p.item_tokens) + " tokens (min(ceil(max(" + internal::WithCommas(max_num_batched_tokens) +
-                 " batched tokens, item) / item), " + internal::WithCommas(max_num_seqs) + " seqs x limit " + std::to_string(limit) +
-                 ")" + (limits.video > 0 && p.modality == "image" ? "; a video would be " + internal::WithCommas(video_tokens) : "") +
-                 "): " + internal::WithCommas(p.patches) + " patches x width " + std::to_string(m.vit_width) + " = " + FormatGiB(X) +
-                 " a tensor; encoder layer peak " + FormatGiB(layer) + " (attention: residual + normed input " +
-                 FormatGiB(2 * X) + (tp > 1 ? " + gathered qkv " + FormatGiB(gathered) : "") + " + qkv and contiguous q/k/v " +
-                 FormatGiB(6 * X / tp) + " + rotary " + (torch_rotary ? "float32 temporaries (torch, < 0.9) " : "float32 copy and output (kernel, >= 0.9) ") +
-                 FormatGiB(rotary) + "; MLP " + FormatGiB(mlp) + ") + pixel values " + FormatGiB(pixels32) + " float32 + " +
-                 FormatGiB(pixels_cast) + " cast = " + FormatGiB(p.encoder_peak) + "; held through the language model's run: " +
-                 "pixel values " + FormatGiB(pixels32) + " + encoder outputs " + FormatGiB(outputs) + " = " + FormatGiB(p.held);
+                 " of " + internal::WithCommas(p.item_tokens) + " tokens (min(ceil(max(" +
+                 internal::WithCommas(max_num_batched_tokens) + " batched tokens, item) / item), " +
+                 internal::WithCommas(max_num_seqs) + " seqs x limit " + std::to_string(limit) + ")" +
+                 (limits.video > 0 && p.modality == "image" ? "; a video would be " + internal::WithCommas(video_tokens)
+                                                            : "") +
+                 "): " + vit.arithmetic + " + pixel values " + FormatGiB(pixels32) + " float32 + " +
+                 FormatGiB(pixels_cast) + " cast = " + FormatGiB(p.encoder_peak) +
+                 "; held through the language model's run: pixel values " + FormatGiB(pixels32) +
+                 " + encoder outputs " + FormatGiB(outputs) + " = " + FormatGiB(p.held);
   return p;
 }
 

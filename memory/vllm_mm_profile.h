@@ -26,6 +26,14 @@ StatusOr<VllmMmLimits> ParseVllmMmLimits(std::string_view text);
 // The JSON form, for the launch line.
 std::string VllmMmLimitsJson(const VllmMmLimits& limits);
 
+// The Qwen2-VL / Qwen2.5-VL vision transformer's widest layer over `patches` patches at
+// `version` (vllm_mm_profile.cc has the forward it follows), in bytes, with the arithmetic.
+struct QwenVitPeak {
+  double layer = 0;
+  std::string arithmetic;
+};
+QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std::string_view version);
+
 struct VllmEncoderProfile {
   bool modelled = false;   // false: a tower or version not read; the rough estimate stays
   std::string modality;    // "image" | "video"; "" when --limit-mm-per-prompt turned both off
