@@ -1,10 +1,13 @@
 // vllm_mm_profile.cc: vLLM V1's encoder profiling (vllm_mm_profile.h), from the source of
-// the 0.8.2 and 0.9.2 sdists (0.9.0 read for the rotary change):
+// the 0.8.2, 0.9.2 and 0.10.1.1 sdists (0.9.0 read for the rotary change, 0.10.0 for the
+// item count; 0.10.1's vision block fuses norm2 with the residual add, in place, which
+// leaves the MLP phase below as it was):
 //
 // profile_run (v1/worker/gpu_model_runner.py): the modality with the most tokens per item
 // (MULTIMODAL_REGISTRY.get_max_tokens_per_item_by_nonzero_modality, at max_model_len,
 // modalities off in --limit-mm-per-prompt left out; a tie keeps the first, image), then
-// min(cdiv(encoder budget, item tokens), max_num_seqs x the modality's limit) copies of its
+// min(cdiv(encoder budget, item tokens), max_num_seqs x the modality's limit) (0.10 changes
+// the rounding and the per-prompt count, below) copies of its
 // largest dummy item, batched and moved to the GPU (MultiModalKwargs.as_kwargs, no cast:
 // the HF processor's float32 pixel values), encoded in one call (get_multimodal_embeddings),
 // the outputs kept in the encoder cache; `batched_dummy_mm_inputs` and the outputs stay
@@ -50,7 +53,7 @@
 namespace tpt::memory {
 namespace {
 
-constexpr int kMaxFramesPerVideo = 16;  // qwen2_vl.py _MAX_FRAMES_PER_VIDEO, 0.8.2 and 0.9.2
+constexpr int kMaxFramesPerVideo = 16;  // qwen2_vl.py _MAX_FRAMES_PER_VIDEO, 0.8.2-0.10.1.1 (14 in 0.11)
 
 // Qwen2VLProcessingInfo._get_vision_info at the largest frame size: frames padded to the
 // temporal patch, at least one grid step of `step_tokens`.
@@ -166,9 +169,18 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
     p.arithmetic = "--limit-mm-per-prompt turns every modality off: no encoder profiling";
     return p;
   }
+  // Items: the encoder budget over the item, rounded up before 0.10 (cdiv, 0.8.2-0.9.2) and
+  // down from 0.10.0 (at least 1); at most max_num_seqs x the items one prompt holds: the
+  // limit, or from 0.10.1 (MultiModalBudget.get_max_items, v1/worker/utils.py 0.10.1.1)
+  // max(1, min(limit, max_model_len // item)).
   const int64_t limit = p.modality == "image" ? limits.image : limits.video;
   const int64_t budget = std::max(max_num_batched_tokens, p.item_tokens);
-  p.items = std::min((budget + p.item_tokens - 1) / p.item_tokens, max_num_seqs * limit);
+  const bool floor_items = CompareVersions(*v, {0, 10}) >= 0;
+  const int64_t per_prompt = CompareVersions(*v, {0, 10, 1}) >= 0
+                                 ? std::max<int64_t>(1, std::min<int64_t>(limit, max_model_len / p.item_tokens))
+                                 : limit;
+  const int64_t by_budget = floor_items ? budget / p.item_tokens : (budget + p.item_tokens - 1) / p.item_tokens;
+  p.items = std::max<int64_t>(1, std::min(by_budget, max_num_seqs * per_prompt));
   const int64_t merge = std::max(m.vit_merge, 1);
   p.patches = p.items * p.item_tokens * merge * merge;
 
@@ -181,9 +193,9 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   p.held = pixels32 + outputs;
 
   p.arithmetic = "V1 encodes " + std::to_string(p.items) + " dummy " + p.modality + (p.items > 1 ? "s" : "") +
-                 " of " + internal::WithCommas(p.item_tokens) + " tokens (min(ceil(max(" +
-                 internal::WithCommas(max_num_batched_tokens) + " batched tokens, item) / item), " +
-                 internal::WithCommas(max_num_seqs) + " seqs x limit " + std::to_string(limit) + ")" +
+                 " of " + internal::WithCommas(p.item_tokens) + " tokens (min(" + (floor_items ? "floor" : "ceil") +
+                 "(max(" + internal::WithCommas(max_num_batched_tokens) + " batched tokens, item) / item), " +
+                 internal::WithCommas(max_num_seqs) + " seqs x " + std::to_string(per_prompt) + " a prompt)" +
                  (limits.video > 0 && p.modality == "image" ? "; a video would be " + internal::WithCommas(video_tokens)
                                                             : "") +
                  "): " + vit.arithmetic + " + pixel values " + FormatGiB(pixels32) + " float32 + " +

@@ -1,8 +1,9 @@
 // vllm_mm_profile.h: what vLLM V1's profiling run does with a multimodal model's encoder
 // before the language model's dummy run (v1/worker/gpu_model_runner.py profile_run,
-// v1/core/encoder_cache_manager.py compute_encoder_budget, read in the 0.8.2 and 0.9.2
-// sdists): which dummy items it encodes, the encoder's activation peak over their
-// patches, and what stays allocated through the language model's run and the sampler.
+// v1/core/encoder_cache_manager.py compute_encoder_budget, read in the 0.8.2, 0.9.2,
+// 0.10.0 and 0.10.1.1 sdists): which dummy items it encodes, the encoder's activation
+// peak over their patches, and what stays allocated through the language model's run and
+// the sampler.
 // Priced from config.json's vision_config for the towers read (Qwen2-VL, Qwen2.5-VL).
 #pragma once
 

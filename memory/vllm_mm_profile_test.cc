@@ -75,12 +75,18 @@ TEST(VllmEncoderProfileTest, TheDefaultLimitsEncodeAVideo) {
   EXPECT_EQ(off.held, 0);
 }
 
-// The batch: ceil(max(max_num_batched_tokens, item) / item), at most max_num_seqs x limit.
+// The batch: ceil(max(max_num_batched_tokens, item) / item) before 0.10, floor from 0.10.0,
+// at most max_num_seqs x the items a prompt holds (the limit; from 0.10.1 also at most
+// max_model_len // item, at least 1).
 TEST(VllmEncoderProfileTest, ItemsFillTheEncoderBudget) {
   const ModelConfig m = Qwen25Vl7b();
   EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 1024, 8192, {4, 0}).items, 3);
   EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 2, 8192, {1, 0}).items, 2);
   EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 2, 8192, {1, 0}).patches, 2 * 65536);
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.10.0", 1, 40000, 1024, 8192, {4, 0}).items, 2);
+  // 0.10.1: a 40,000-token context holds 2 images a prompt; one sequence then encodes 2.
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.10.1.1", 1, 60000, 1, 40000, {4, 0}).items, 2);
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.10.0", 1, 60000, 1, 40000, {4, 0}).items, 3);
 }
 
 // 0.9 applies the rotary embedding with vLLM's flash-attn kernel (the float32 copy, its
@@ -99,6 +105,7 @@ TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
   const ModelConfig m = Qwen25Vl7b();
   EXPECT_FALSE(VllmV1EncoderProfile(m, "0.7.3", 1, 8192, 1024, 8192, {}).modelled);
   EXPECT_FALSE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_TRUE(VllmV1EncoderProfile(m, "0.10.2", 1, 8192, 1024, 8192, {}).modelled);
   auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
   ASSERT_TRUE(gemma.ok());
   EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.9.2", 1, 8192, 1024, 8192, {}).modelled);
