@@ -545,6 +545,8 @@ StatusOr<Plan> Run(const PlanInput& user) {
   p->assumptions.insert(p->assumptions.begin(), assumptions.begin(), assumptions.end());
   p->weights = west;
   if (in->context_length) p->input.context_length = in->context_length;
+  p->input.encoder_modality = in->encoder_modality;
+  p->input.encoder_peak_bytes = in->encoder_peak_bytes;
   if (in->encoder_profile_unmodelled) {
     // vLLM's profiling run encodes dummy multimodal items first (V1 gpu_model_runner.py
     // profile_run: the largest item of the modality with the most tokens, as many as the

@@ -88,6 +88,10 @@ struct PlanInput {
   // dummy items the plan does not size (every tower but the Qwen-VL processors on V0), so
   // the activation peak is a rough estimate; the plan says so under `unknown:`.
   bool encoder_profile_unmodelled = false;
+  // Set by the derivation: the modality vLLM V1's profiling run encodes ("image", "video";
+  // "" when not modelled or none), and its encoder peak in bytes (vllm_mm_profile.h).
+  std::string encoder_modality;
+  double encoder_peak_bytes = 0;
   // Set by the derivation: context_length came from the model's max_position_embeddings,
   // not from the user (TGI v3 then warms up without a max_total_tokens).
   bool context_from_model = false;

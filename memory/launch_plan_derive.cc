@@ -273,6 +273,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         peak = std::max(peak, v0_encoder_phase);
       }
       if (enc.modelled) {
+        in.encoder_modality = enc.modality;
+        in.encoder_peak_bytes = enc.encoder_peak;
         const double lm_peak = peak;
         peak = std::max(lm_peak + enc.held, enc.encoder_peak);
         mm_note += "; " + enc.arithmetic + "; language model's run and sampler " + FormatGiB(lm_peak) + " + held " +

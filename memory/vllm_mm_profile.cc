@@ -109,8 +109,10 @@ StatusOr<VllmMmLimits> ParseVllmMmLimits(std::string_view text) {
   return l;
 }
 
-std::string VllmMmLimitsJson(const VllmMmLimits& limits) {
-  return "{\"image\": " + std::to_string(limits.image) + ", \"video\": " + std::to_string(limits.video) + "}";
+std::string VllmMmLimitsFlag(const VllmMmLimits& limits, std::string_view version) {
+  const std::string image = std::to_string(limits.image), video = std::to_string(limits.video);
+  if (VersionBefore(version, {0, 9})) return "image=" + image + ",video=" + video;
+  return "'{\"image\": " + image + ", \"video\": " + video + "}'";
 }
 
 QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std::string_view version) {

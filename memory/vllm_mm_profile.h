@@ -24,8 +24,10 @@ struct VllmMmLimits {
 
 // "image=10,video=10" (the flag's form before vLLM 0.10) or '{"image": 10, "video": 10}'.
 StatusOr<VllmMmLimits> ParseVllmMmLimits(std::string_view text);
-// The JSON form, for the launch line.
-std::string VllmMmLimitsJson(const VllmMmLimits& limits);
+// The flag's value as `version` takes it, ready for a shell: key=value pairs before 0.9
+// (arg_utils.py nullable_kvs, 0.8.2), JSON in single quotes from 0.9 (0.9.2 takes both and
+// deprecates the pairs; 0.10.1.1 parses JSON only).
+std::string VllmMmLimitsFlag(const VllmMmLimits& limits, std::string_view version);
 
 // The Qwen2-VL / Qwen2.5-VL vision transformer's widest layer over `patches` patches at
 // `version` (vllm_mm_profile.cc has the forward it follows), in bytes, with the arithmetic.

@@ -124,7 +124,8 @@ TEST(VllmEncoderProfileTest, ParsesLimitMmPerPrompt) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->image, 1);
   EXPECT_EQ(c->video, 0);
-  EXPECT_EQ(VllmMmLimitsJson(*b), "{\"image\": 2, \"video\": 0}");
+  EXPECT_EQ(VllmMmLimitsFlag(*b, "0.8.2"), "image=2,video=0");
+  EXPECT_EQ(VllmMmLimitsFlag(*b, "0.10.1.1"), "'{\"image\": 2, \"video\": 0}'");
   for (const char* bad : {"", "image", "image=", "image=x", "frames=2", "{\"image\": -1}", "{\"image\": 1.5}",
                           "{bad", "image=99999999999"}) {
     auto r = ParseVllmMmLimits(bad);

@@ -249,8 +249,8 @@ TEST(PlanCliTest, VllmV1EncoderProfilingOfQwenVl) {
   EXPECT_TRUE(said(r, "encoder layer peak 2.50 GiB")) << readme.out;
   EXPECT_TRUE(said(r, "1024 sequences")) << readme.out;
   EXPECT_TRUE(said(r, "max_num_seqs 1024 is V1's default before 0.9")) << readme.out;
-  EXPECT_NE(r["launch_command"].get<std::string>().find("--limit-mm-per-prompt '{\"image\": 10, \"video\": 10}'"),
-            std::string::npos)
+  // vLLM 0.8 takes the flag as key=value pairs (JSON from 0.9).
+  EXPECT_NE(r["launch_command"].get<std::string>().find("--limit-mm-per-prompt image=10,video=10"), std::string::npos)
       << readme.out;
   // The default limits: a 12-frame video of 98,304 tokens, whose encoder peak is the larger.
   PlanRun video = Plan(model + h100 + "--format json");
@@ -276,6 +276,20 @@ TEST(PlanCliTest, VllmV1EncoderProfilingOfQwenVl) {
                                          "--server-version 0.8.5 --gpu A100 --max-model-len 8192 --format json")
                                         .out);
   EXPECT_TRUE(said(text, "1024 sequences")) << text.dump();
+  // On an A100 40GB the default video's profile (14.77 GiB at 0.9.2) leaves too little for
+  // a 128k request: a remedy turns video off, planned again with the image's profile.
+  PlanRun a100 = Plan(model + "--framework vllm --server-version 0.9.2 --gpu A100-40GB --format json");
+  ASSERT_EQ(a100.rc, 1) << a100.out;
+  auto aj = nlohmann::json::parse(a100.out);
+  bool video_off = false;
+  for (const auto& rem : aj["remedy"]) {
+    video_off = video_off || (rem["flag"] == "--limit-mm-per-prompt" &&
+                              rem["value"].get<std::string>().find("\"video\": 0") != std::string::npos);
+  }
+  EXPECT_TRUE(video_off) << a100.out;
+  PlanRun a100_fixed = Plan(model + "--framework vllm --server-version 0.9.2 --gpu A100-40GB "
+                                    "--limit-mm-per-prompt '{\"image\": 1, \"video\": 0}'");
+  EXPECT_EQ(a100_fixed.rc, 0) << a100_fixed.out;
   PlanRun bad = Plan(model + h100 + "--limit-mm-per-prompt image=ten", /*with_stderr=*/true);
   EXPECT_EQ(bad.rc, 2) << bad.out;
   EXPECT_NE(bad.out.find("--limit-mm-per-prompt 'image=ten'"), std::string::npos) << bad.out;
