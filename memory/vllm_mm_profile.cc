@@ -35,9 +35,10 @@
 //   The attention itself (xformers/flash varlen) is O(P) and comes after the rotary's
 //   temporaries are gone. At TP > 1 split_qkv all-gathers qkv (3X) and the per-head
 //   tensors are 1/tp.
-//   MLP: residual + normed + the down projection's output 3X and, per rank, Qwen2.5-VL's
-//   gate (after SiLU), up and their product 3M or Qwen2-VL's fc1 and GELU 2M
-//   (M = P x MLP width x dtype). The merger after the last layer is narrower.
+//   MLP (M = P x MLP width x dtype, per rank): Qwen2.5-VL's gate (after SiLU), up, their
+//   product and the down projection's output beside residual + normed, 3X + 3M; Qwen2-VL's
+//   fc1 and its GELU, then the GELU and fc2's output, max(2X + 2M, 3X + M). The merger
+//   after the last layer is narrower.
 // Beside the layer: the pixel values in float32 (P x 1176 x 4) and the dtype copy the
 // model encodes (pixel_values.type(self.visual.dtype)).
 #include "memory/vllm_mm_profile.h"
@@ -127,7 +128,9 @@ QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std:
   const double rotary = (torch_rotary ? 8.0 : 5.0) * X / tp;
   const double gathered = tp > 1 ? 3 * X : 0;
   const double attn = 2 * X + gathered + 6 * X / tp + rotary;
-  const double mlp = 3 * X + (m.vit_mlp_gated ? 3.0 : 2.0) * M / tp;
+  // Gated: gate (after SiLU), up, their product and the down projection's output; plain:
+  // fc1 and its GELU, then the GELU output and fc2's.
+  const double mlp = m.vit_mlp_gated ? 3 * X + 3 * M / tp : std::max(2 * X + 2 * M / tp, 3 * X + M / tp);
   q.layer = std::max(attn, mlp);
   q.arithmetic = internal::WithCommas(patches) + " patches x width " + std::to_string(m.vit_width) + " = " +
                  FormatGiB(X) + " a tensor; encoder layer peak " + FormatGiB(q.layer) +

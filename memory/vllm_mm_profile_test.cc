@@ -3,6 +3,11 @@
 // stays held, each against the arithmetic of vLLM 0.8.2 / 0.9.2's source written out here.
 #include "memory/vllm_mm_profile.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "memory/model_config.h"
@@ -109,6 +114,38 @@ TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
   auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
   ASSERT_TRUE(gemma.ok());
   EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.9.2", 1, 8192, 1024, 8192, {}).modelled);
+}
+
+// Qwen2-VL's tower: embed_dim wide (hidden_size is the merger's output), a plain
+// fc1-GELU-fc2 MLP of embed_dim x mlp_ratio; the same attention (qwen2_vl.py 0.8.2).
+TEST(VllmEncoderProfileTest, Qwen2VlTower) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tpt_qwen2vl_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "config.json");
+    out << R"({"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
+      "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
+      "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768, "torch_dtype": "bfloat16",
+      "rms_norm_eps": 1e-06, "tie_word_embeddings": false,
+      "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3,
+        "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
+        "temporal_patch_size": 2}})";
+  }
+  auto m = LoadModel(dir.string());
+  fs::remove_all(dir);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->vit_width, 1280);
+  EXPECT_EQ(m->vit_mlp, 5120);
+  EXPECT_FALSE(m->vit_mlp_gated);
+  VllmEncoderProfile p = VllmV1EncoderProfile(*m, "0.8.2", 1, 8192, 1024, 8192, {1, 0});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.patches, 65536);
+  // Attention 16X; the MLP max(2X + 2 x 4X, 3X + 4X) = 10X is less.
+  const double X = 65536.0 * 1280 * 2;
+  EXPECT_DOUBLE_EQ(p.encoder_peak, 16 * X + 65536.0 * 1176 * 6);
+  // Two TP ranks: attention 2X + 3X + 3X + 4X = 12X; the MLP max(2X + 4X, 3X + 2X) = 6X.
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.8.2").layer, 12 * X);
 }
 
 TEST(VllmEncoderProfileTest, ParsesLimitMmPerPrompt) {
