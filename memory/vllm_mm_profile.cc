@@ -1,7 +1,8 @@
 // vllm_mm_profile.cc: vLLM V1's encoder profiling (vllm_mm_profile.h), from the source of
-// the 0.8.2, 0.9.2 and 0.10.1.1 sdists (0.9.0 read for the rotary change, 0.10.0 for the
-// item count; 0.10.1's vision block fuses norm2 with the residual add, in place, which
-// leaves the MLP phase below as it was):
+// the 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 sdists (0.9.0 read for the rotary change, 0.10.0
+// for the item count; 0.10.1's vision block fuses norm2 with the residual add, in place,
+// and 0.11's merges gate and up, which leaves the MLP phase below as it was; 0.11's
+// changes are marked where they apply):
 //
 // profile_run (v1/worker/gpu_model_runner.py): the modality with the most tokens per item
 // (MULTIMODAL_REGISTRY.get_max_tokens_per_item_by_nonzero_modality, at max_model_len,
@@ -45,6 +46,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -54,7 +56,8 @@
 namespace tpt::memory {
 namespace {
 
-constexpr int kMaxFramesPerVideo = 16;  // qwen2_vl.py _MAX_FRAMES_PER_VIDEO, 0.8.2-0.10.1.1 (14 in 0.11)
+// qwen2_vl.py _MAX_FRAMES_PER_VIDEO: 16 in 0.8.2-0.10.1.1, 14 in 0.11.0.
+int MaxFramesPerVideo(const std::vector<int>& v) { return CompareVersions(v, {0, 11}) >= 0 ? 14 : 16; }
 
 // Qwen2VLProcessingInfo._get_vision_info at the largest frame size: frames padded to the
 // temporal patch, at least one grid step of `step_tokens`.
@@ -124,8 +127,12 @@ QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std:
   const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
   // The torch rotary path in the versions read before 0.9 (0.7.3 and 0.8.2); unparsed
   // versions take the newest code.
+  // The rotary embedding's temporaries: before 0.9 the torch path on q, then on k (8X);
+  // 0.9-0.10 the kernel on q, then on k (5X: the float32 copy, its output, the cast back);
+  // 0.11 the kernel once over torch.cat([q, k]) (12X: the concatenation 2X, then 4X, 4X, 2X).
   const bool torch_rotary = VersionBefore(version, {0, 9});
-  const double rotary = (torch_rotary ? 8.0 : 5.0) * X / tp;
+  const bool concat_rotary = !VersionBefore(version, {0, 11});
+  const double rotary = (torch_rotary ? 8.0 : concat_rotary ? 12.0 : 5.0) * X / tp;
   const double gathered = tp > 1 ? 3 * X : 0;
   const double attn = 2 * X + gathered + 6 * X / tp + rotary;
   // Gated: gate (after SiLU), up, their product and the down projection's output; plain:
@@ -137,7 +144,9 @@ QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std:
                  " (attention: residual + normed input " + FormatGiB(2 * X) +
                  (tp > 1 ? " + gathered qkv " + FormatGiB(gathered) : "") + " + qkv and contiguous q/k/v " +
                  FormatGiB(6 * X / tp) + " + rotary " +
-                 (torch_rotary ? "float32 temporaries (torch, < 0.9) " : "float32 copy and output (kernel, >= 0.9) ") +
+                 (torch_rotary    ? "float32 temporaries (torch, < 0.9) "
+                  : concat_rotary ? "of q and k concatenated, float32 copy and output (kernel, >= 0.11) "
+                                  : "float32 copy and output (kernel, >= 0.9) ") +
                  FormatGiB(rotary) + "; MLP " + FormatGiB(mlp) + ")";
   return q;
 }
@@ -148,7 +157,7 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   VllmEncoderProfile p;
   auto v = ParseVersion(version);
   if (m.vit_width <= 0 || m.mm_item_tokens <= 0 || m.vision_patch_elems <= 0 || !v.ok() ||
-      CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, {0, 11}) >= 0) {
+      CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, {0, 12}) >= 0) {
     return p;
   }
   p.modelled = true;
@@ -158,10 +167,12 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   int64_t video_tokens = 0;
   if (limits.video > 0) {
     // _get_max_video_frames(max_model_len - image tokens x image limit), per video, capped.
-    const int64_t room = max_model_len - image_tokens * limits.image;
+    // 0.11 counts the frames against max_model_len alone (get_num_frames_with_most_features).
+    const bool v011 = CompareVersions(*v, {0, 11}) >= 0;
+    const int64_t room = v011 ? max_model_len : max_model_len - image_tokens * limits.image;
     int64_t frames = 0;
     while (frames < (1 << 20) && VideoTokens(frames + 1, temporal, image_tokens) <= room) ++frames;
-    frames = std::max<int64_t>(std::min<int64_t>(frames / limits.video, kMaxFramesPerVideo), 1);
+    frames = std::max<int64_t>(std::min<int64_t>(frames / limits.video, MaxFramesPerVideo(*v)), 1);
     video_tokens = VideoTokens(frames, temporal, image_tokens);
   }
   if (limits.image > 0 && (limits.video <= 0 || image_tokens >= video_tokens)) {
@@ -192,9 +203,15 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   const QwenVitPeak vit = QwenVitLayerPeak(m, p.patches, tp, version);
   const double e = m.dtype_bytes, P = static_cast<double>(p.patches);
   const double pixels32 = P * static_cast<double>(m.vision_patch_elems) * 4;
-  const double pixels_cast = P * static_cast<double>(m.vision_patch_elems) * e;
+  // Before 0.11 the model casts the pixel values into a local that lives through the
+  // encoder (_process_image_input: pixel_values.type(self.visual.dtype)); 0.11 casts them
+  // inside the transformer's forward (x.to(dtype)) and drops the copy after patch_embed.
+  const bool v011 = CompareVersions(*v, {0, 11}) >= 0;
+  const double pixels_cast = v011 ? 0 : P * static_cast<double>(m.vision_patch_elems) * e;
   p.encoder_peak = vit.layer + pixels32 + pixels_cast;
-  const double outputs = static_cast<double>(p.items) * static_cast<double>(p.item_tokens) * m.hidden * e;
+  // 0.11 pads each dummy output to the encoder budget (output.new_zeros((budget, hidden))).
+  const int64_t kept = v011 ? std::max(budget, p.item_tokens) : p.item_tokens;
+  const double outputs = static_cast<double>(p.items) * static_cast<double>(kept) * m.hidden * e;
   p.held = pixels32 + outputs;
 
   p.arithmetic = "V1 encodes " + std::to_string(p.items) + " dummy " + p.modality + (p.items > 1 ? "s" : "") +

@@ -1,7 +1,7 @@
 // vllm_mm_profile.h: what vLLM V1's profiling run does with a multimodal model's encoder
 // before the language model's dummy run (v1/worker/gpu_model_runner.py profile_run,
 // v1/core/encoder_cache_manager.py compute_encoder_budget, read in the 0.8.2, 0.9.2,
-// 0.10.0 and 0.10.1.1 sdists): which dummy items it encodes, the encoder's activation
+// 0.10.0, 0.10.1.1 and 0.11.0 sdists): which dummy items it encodes, the encoder's activation
 // peak over their patches, and what stays allocated through the language model's run and
 // the sampler.
 // Priced from config.json's vision_config for the towers read (Qwen2-VL, Qwen2.5-VL).
@@ -48,7 +48,8 @@ struct VllmEncoderProfile {
   std::string arithmetic;  // the figures above, for plan's output
 };
 
-// Qwen2-VL and Qwen2.5-VL (ModelConfig::vit_*) on vLLM V1 0.8.0-0.10.x; otherwise
+// Qwen2-VL and Qwen2.5-VL (ModelConfig::vit_*) on vLLM V1 0.8.0-0.11.x (0.11.1+ taken as
+// 0.11.0, inferred); otherwise
 // `modelled` is false. max_model_len decides the dummy video's frames, as vLLM's
 // get_max_tokens_per_item_by_modality does.
 VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view version, int tp,

@@ -105,12 +105,32 @@ TEST(VllmEncoderProfileTest, RotaryByVersionAndTensorParallel) {
   EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.8.2", 2, 2048, 256, 2048, {1, 0}).encoder_peak, 12 * X + inputs);
 }
 
+// 0.11.0: the video's frames count against max_model_len alone, at most 14 (7 grid steps,
+// 114,688 tokens at 128k); q and k are rotated concatenated (2X + 4X + 4X + 2X beside the
+// 8X baseline = 20X); the cast pixel values are dropped after the patch embedding; each
+// output is padded to the encoder budget.
+TEST(VllmEncoderProfileTest, Version011) {
+  const ModelConfig m = Qwen25Vl7b();
+  VllmEncoderProfile video = VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 128000, {});
+  EXPECT_EQ(video.modality, "video");
+  EXPECT_EQ(video.item_tokens, 7 * 16384);
+  // At a 40,000-token context: 2 frame pairs of 16,384 tokens fit, 32,768 > the image's.
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 40000, {}).item_tokens, 2 * 16384);
+  const double X = 65536.0 * 1280 * 2;
+  VllmEncoderProfile image = VllmV1EncoderProfile(m, "0.11.0", 1, 32768, 1024, 128000, {2, 0});
+  EXPECT_EQ(image.items, 2);
+  EXPECT_DOUBLE_EQ(image.encoder_peak, 2 * 20 * X + 2 * 65536.0 * 1176 * 4);
+  // Each of the 2 outputs padded from 16,384 to the 32,768-token budget.
+  EXPECT_DOUBLE_EQ(image.held, 2 * 65536.0 * 1176 * 4 + 2 * 32768.0 * 3584 * 2);
+}
+
 // Versions and towers not read stay with the rough estimate.
 TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
   const ModelConfig m = Qwen25Vl7b();
   EXPECT_FALSE(VllmV1EncoderProfile(m, "0.7.3", 1, 8192, 1024, 8192, {}).modelled);
-  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.12.0", 1, 8192, 1024, 8192, {}).modelled);
   EXPECT_TRUE(VllmV1EncoderProfile(m, "0.10.2", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_TRUE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
   auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
   ASSERT_TRUE(gemma.ok());
   EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.9.2", 1, 8192, 1024, 8192, {}).modelled);

@@ -259,8 +259,8 @@ TEST(PlanCliTest, VllmV1EncoderProfilingOfQwenVl) {
   EXPECT_TRUE(said(v, "V1 encodes 1 dummy video of 98,304 tokens")) << video.out;
   EXPECT_TRUE(said(v, "the peak is the encoder's")) << video.out;
   EXPECT_LT(v["kv_tokens"].get<int64_t>(), r["kv_tokens"].get<int64_t>());
-  // 0.11 is not read: the rough estimate and its unknown stay.
-  auto newer = nlohmann::json::parse(Plan(model + "--framework vllm --server-version 0.11.0 --gpu H100 --format json").out);
+  // 0.12 is not read: the rough estimate and its unknown stay.
+  auto newer = nlohmann::json::parse(Plan(model + "--framework vllm --server-version 0.12.0 --gpu H100 --format json").out);
   ASSERT_EQ(newer["unknowns"].size(), 1u);
   EXPECT_EQ(newer["unknowns"][0].get<std::string>().rfind("encoder profiling not modelled", 0), 0u);
   // V1 on an L4 (0.9.2): 2048 batched tokens and 256 sequences; V0 raises the budget to 5120.
