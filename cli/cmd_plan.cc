@@ -45,6 +45,7 @@ struct PlanFlags {
   int tp2 = 0, pp2 = 0, dp2 = 0, ep = 1, concurrency = 1;
   bool enable_expert_parallel = false;
   int64_t max_num_batched_tokens = 0, max_num_seqs = 0;
+  std::string limit_mm_per_prompt;
   double swa_full_tokens_ratio = 0.8, mamba_full_memory_ratio = 0.9;
   bool disable_hybrid_swa_memory = false;
   bool enforce_eager = false;
@@ -97,6 +98,8 @@ po::options_description Options(PlanFlags& f) {
       ("max-num-batched-tokens", po::value(&f.max_num_batched_tokens),
        "vLLM: tokens of the profiling run (default by version and GPU)")
       ("max-num-seqs", po::value(&f.max_num_seqs), "vLLM: sequences of the profiling sampler run (default by version)")
+      ("limit-mm-per-prompt", po::value(&f.limit_mm_per_prompt),
+       "vLLM: multimodal items a prompt may hold, image=10,video=10 or JSON (1 each); decides the encoder's dummy items")
       ("concurrency", po::value(&f.concurrency),
        "full-length requests a useful KV pool must hold (default 1); remedies aim at it")
       ("enable-dp-attention", po::bool_switch(&f.enable_dp_attention), "SGLang DP attention (attention TP = tp/dp)")
@@ -283,6 +286,11 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
   if (vm.count("max-num-seqs")) {
     TPT_RETURN_IF_ERROR(Positive("max-num-seqs", f.max_num_seqs));
     in.max_num_seqs = f.max_num_seqs;
+  }
+  if (vm.count("limit-mm-per-prompt")) {
+    auto limits = mem::ParseVllmMmLimits(f.limit_mm_per_prompt);
+    if (!limits.ok()) return limits.status();
+    in.mm_limits = *limits;
   }
   if (!f.model.empty()) {
     auto m = mem::LoadModel(f.model);

@@ -51,6 +51,7 @@ struct LaunchSpec {
   bool enable_dp_attention = false;            // SGLang
   std::string speculative_algorithm;           // SGLang
   std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch
+  std::string mm_limits;                       // vLLM --limit-mm-per-prompt, shell-ready ("" when not given)
 };
 
 struct LaunchLine {

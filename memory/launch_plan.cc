@@ -545,20 +545,23 @@ StatusOr<Plan> Run(const PlanInput& user) {
   p->assumptions.insert(p->assumptions.begin(), assumptions.begin(), assumptions.end());
   p->weights = west;
   if (in->context_length) p->input.context_length = in->context_length;
+  p->input.encoder_modality = in->encoder_modality;
+  p->input.encoder_peak_bytes = in->encoder_peak_bytes;
   if (in->encoder_profile_unmodelled) {
     // vLLM's profiling run encodes dummy multimodal items first (V1 gpu_model_runner.py
     // profile_run: the largest item of the modality with the most tokens, as many as the
     // encoder budget max(max_num_batched_tokens, the item's tokens) holds, each at the
     // processor's largest size unless --limit-mm-per-prompt / --mm-processor-kwargs say
     // otherwise; v0.11.0), and keeps their outputs in the encoder cache: the plan sizes the
-    // dummy prompt only for the Qwen-VL processors on V0 (README).
+    // dummy prompt for the Qwen-VL processors on V0, and V1 0.8-0.10's encoder batch for
+    // Qwen2-VL / Qwen2.5-VL (vllm_mm_profile.cc); other towers and versions land here.
     p->input.encoder_profile_unmodelled = true;
     p->unknowns.push_back(
         "encoder profiling not modelled for " + (in->model ? in->model->architecture : std::string("this model")) +
         " on vLLM " + in->version + ": the dummy images/videos the profiling run encodes (the processor's largest item, --limit-mm-per-prompt, "
         "--mm-processor-kwargs) and the encoder's activations are a rough estimate; the range below widens the "
-        "activation peak to x0.5-x3 (a logged V1 launch, Qwen2.5-VL-7B on an H100 at 0.8.2, took x2.7 of the "
-        "estimate); pass --activation-peak from a launch's log (V1: 'torch peak memory "
+        "activation peak to x0.5-x3 (the encoder batch is priced for Qwen2-VL and Qwen2.5-VL on vLLM V1 "
+        "0.8-0.10 only); pass --activation-peak from a launch's log (V1: 'torch peak memory "
         "increase', V0: 'activation peak memory takes')");
   }
   if (in->framework == "sglang" && p->failure == "kv_pool_too_small" && !user.context_length && p->kv_tokens > 1) {

@@ -24,6 +24,7 @@
 #include "memory/memory_model.h"
 #include "memory/model_config.h"
 #include "memory/remedy.h"
+#include "memory/vllm_mm_profile.h"
 
 namespace tpt::memory {
 
@@ -67,6 +68,7 @@ struct PlanInput {
   int ep = 1;                                     // expert-parallel size (vLLM: tp x dp with EP on)
   std::optional<int64_t> max_num_batched_tokens;  // vLLM profiling run size
   std::optional<int64_t> max_num_seqs;            // vLLM sampler rows in profiling
+  std::optional<VllmMmLimits> mm_limits;         // vLLM --limit-mm-per-prompt (1 image, 1 video)
   int concurrency = 1;                            // full-length requests a useful pool must hold
   bool concurrency_required = false;              // --concurrency given: a pool that holds fewer fails the plan
   std::string model_path;                         // --model as given, for the launch command line
@@ -86,6 +88,10 @@ struct PlanInput {
   // dummy items the plan does not size (every tower but the Qwen-VL processors on V0), so
   // the activation peak is a rough estimate; the plan says so under `unknown:`.
   bool encoder_profile_unmodelled = false;
+  // Set by the derivation: the modality vLLM V1's profiling run encodes ("image", "video";
+  // "" when not modelled or none), and its encoder peak in bytes (vllm_mm_profile.h).
+  std::string encoder_modality;
+  double encoder_peak_bytes = 0;
   // Set by the derivation: context_length came from the model's max_position_embeddings,
   // not from the user (TGI v3 then warms up without a max_total_tokens).
   bool context_from_model = false;

@@ -192,17 +192,26 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       } else {
         in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
       }
-      // SchedulerConfig raises the default for multimodal models to hold their items
-      // (_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS, 5120).
-      if (in.model && in.model->vision_params > 0) {
+      // V0's SchedulerConfig raises the default for multimodal models to hold their items
+      // (_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS, 5120). Only when it is unset: V1's
+      // EngineArgs sets it first (_set_default_args_v1, 0.8.2 and 0.9.2 config.py /
+      // arg_utils.py), so V1 keeps 2048/8192 (a 0.9.0.1 V1 Qwen2.5-VL launch on an L4 logs
+      // "Chunked prefill is enabled with max_num_batched_tokens=2048").
+      if (!v1 && in.model && in.model->vision_params > 0) {
         in.max_num_batched_tokens = std::max<int64_t>(*in.max_num_batched_tokens, 5120);
       }
     }
-    if (!in.max_num_seqs) in.max_num_seqs = v1 && big_defaults ? 1024 : 256;
+    // V1's max_num_seqs: 1024 before 0.9 on every card (EngineArgs.__post_init__ "256 if
+    // not envs.VLLM_USE_V1 else 1024" in 0.7.0-0.7.3; _set_default_args_v1
+    // default_max_num_seqs = 1024 in 0.8.2), by the card's memory from 0.9.0 (1024 at
+    // >= 70 GiB except A100, 256 below); V0 256.
+    const bool v1_early = v1 && v.ok() && CompareVersions(*v, {0, 9}) < 0;
+    if (!in.max_num_seqs) in.max_num_seqs = v1 && (big_defaults || v1_early) ? 1024 : 256;
     if (!in.activation_peak_bytes && in.model) {
       int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
       double held = 0;
       std::string mm_note;
+      double v0_encoder_phase = 0;  // V0: the encoder's call inside the forward, with what is held
       if (!v1 && in.model->mm_item_tokens > 0) {
         const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
         tokens = d.lm_tokens;
@@ -215,17 +224,66 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         // runner passes MultiModalKwargs.as_kwargs(..., device) into the model, which
         // only casts a copy for the encoder: pixel_values.type(self.visual.dtype)), in the
         // HF processor's float32: patches x 1176 values x 4 B per image and per video
-        // (1 x 256 x 256 patches for a 2-frame video at the largest size).
+        // (1 x 256 x 256 patches for a 2-frame video at the largest size; 4 patches a token).
+        const int64_t per_token = in.model->vision_max_patches / std::max<int64_t>(in.model->mm_item_tokens, 1);
+        const int64_t image_patches = d.seqs * in.model->vision_max_patches;
+        const int64_t video_patches = (d.mm_tokens - d.seqs * in.model->mm_item_tokens) * per_token;
         if (in.model->vision_patch_elems > 0) {
-          const double items = static_cast<double>(d.seqs) * (in.model->mm_video ? 2 : 1);
-          const double pixels = items * static_cast<double>(in.model->vision_max_patches) *
+          const double pixels = static_cast<double>(image_patches + video_patches) *
                                 static_cast<double>(in.model->vision_patch_elems) * 4;
           held += pixels;
           mm_note += "; their float32 pixel values (" + FormatGiB(pixels) + ") stay on the GPU";
         }
+        // The model encodes the images, then the videos, inside that forward
+        // (get_input_embeddings_v0 after the prompt's embeddings, qwen2_5_vl.py 0.7.3): the
+        // vision transformer's widest layer over the larger call (vllm_mm_profile.cc) and
+        // its cast pixel values, beside the prompt's T x hidden embeddings and what is held.
+        if (in.model->vit_width > 0) {
+          const int64_t patches = std::max(image_patches, video_patches);
+          const QwenVitPeak vit = QwenVitLayerPeak(*in.model, patches, in.tp, in.version);
+          const double cast = static_cast<double>(patches) * static_cast<double>(in.model->vision_patch_elems) *
+                              in.model->dtype_bytes;
+          const double embeds = static_cast<double>(d.lm_tokens) * in.model->hidden * in.model->dtype_bytes;
+          v0_encoder_phase = vit.layer + cast + embeds + held;
+          mm_note += "; the encoder's call: " + vit.arithmetic + " + cast pixel values " + FormatGiB(cast) +
+                     " + prompt embeddings " + FormatGiB(embeds) + " + held = " + FormatGiB(v0_encoder_phase);
+        }
+      }
+      // V1 encodes its dummy items before the language model's run (vllm_mm_profile.cc):
+      // the peak is the larger of the encoder's and the language model's (or sampler's)
+      // with the items' pixel values and encoder outputs still held.
+      VllmEncoderProfile enc;
+      if (v1 && in.model->vision_params > 0) {
+        enc = VllmV1EncoderProfile(*in.model, in.version, in.tp, tokens, *in.max_num_seqs,
+                                   in.context_length.value_or(in.model->max_position),
+                                   in.mm_limits.value_or(VllmMmLimits{}));
+      }
+      ModelConfig text_only;
+      const ModelConfig* lm = &*in.model;
+      if (enc.modelled || v0_encoder_phase > 0) {
+        text_only = *in.model;
+        text_only.vision_max_patches = 0;  // the encoder is priced above, not by the rough term
+        lm = &text_only;
       }
       const VllmLogitsProfile logits = VllmLogitsProfileFor(in.version, v1);
-      double peak = VllmActivationPeakBytes(*in.model, in.tp, tokens, seqs, logits) + held;
+      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits) + held;
+      if (v0_encoder_phase > 0) {
+        mm_note += "; the language model's forward " + FormatGiB(peak) + " (with what is held): the peak is " +
+                   (v0_encoder_phase > peak ? "the encoder's" : "the language model's");
+        peak = std::max(peak, v0_encoder_phase);
+      }
+      if (enc.modelled) {
+        in.encoder_modality = enc.modality;
+        in.encoder_peak_bytes = enc.encoder_peak;
+        const double lm_peak = peak;
+        peak = std::max(lm_peak + enc.held, enc.encoder_peak);
+        mm_note += "; " + enc.arithmetic + "; language model's run and sampler " + FormatGiB(lm_peak) + " + held " +
+                   FormatGiB(enc.held) + " = " + FormatGiB(lm_peak + enc.held) + ": the peak is " +
+                   (enc.encoder_peak > lm_peak + enc.held ? "the encoder's" : "after the encoder");
+      }
+      if (v1_early && !user.max_num_seqs) {
+        mm_note += "; max_num_seqs " + std::to_string(*in.max_num_seqs) + " is V1's default before 0.9 on every card";
+      }
       if (logits == VllmLogitsProfile::kEveryToken) {
         mm_note += "; V1 before 0.7.3 computes the logits of every batched token there (no sampler run)";
       } else if (logits == VllmLogitsProfile::kPerSequence) {
@@ -239,7 +297,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
       if (reserved) peak *= 1.2;
       in.activation_peak_bytes = peak;
-      in.encoder_profile_unmodelled = in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0);
+      in.encoder_profile_unmodelled = in.model->vision_params > 0 && (v1 ? !enc.modelled : in.model->mm_item_tokens == 0);
       assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
                             std::to_string(*in.max_num_batched_tokens) + " tokens and " +
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
@@ -248,7 +306,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                                                                (batched_why.empty() ? "" : ", " + batched_why)) +
                             ")" +
                             (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
-                            (in.model->vision_params > 0 && (v1 || in.model->mm_item_tokens == 0)
+                            (in.encoder_profile_unmodelled
                                  ? "; the vision encoder's profiling peak is a rough estimate (it can be twice as large)"
                                  : ""));
     }

@@ -45,6 +45,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
   } else if (in.max_num_batched_tokens) {
     s.max_batch_tokens = *in.max_num_batched_tokens;
   }
+  if (in.framework == "vllm" && in.mm_limits) s.mm_limits = VllmMmLimitsFlag(*in.mm_limits, in.version);
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
   return RenderLaunch(s);
 }

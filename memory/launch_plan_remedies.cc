@@ -114,7 +114,40 @@ void SetFraction(PlanInput& in, double f) {
   else in.memory_fraction = f;
 }
 
+namespace {
+void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p);
+
+// vLLM V1 profiles a multimodal model on its heaviest dummy item: at the default limits a
+// Qwen-VL video of up to 16 frames at 12.8 MP (vllm_mm_profile.cc). Without video
+// (--limit-mm-per-prompt video 0) it encodes the image instead; the remedy is that, planned
+// again, when it fits and holds what was asked. Video requests are then refused.
+std::optional<Remedy> VideoOffRemedy(const PlanInput& in, const Plan& p, int64_t useful) {
+  if (in.framework != "vllm" || p.input.encoder_modality != "video" || p.failure == "weights_oom") return std::nullopt;
+  PlanInput t = in;
+  VllmMmLimits limits = in.mm_limits.value_or(VllmMmLimits{});
+  limits.video = 0;
+  limits.image = std::max(limits.image, 1);
+  t.mm_limits = limits;
+  auto q = Run(t);
+  if (!q.ok() || !q->fits || q->usable_tokens < useful) return std::nullopt;
+  return MakeRemedy("--limit-mm-per-prompt", VllmMmLimitsFlag(limits, in.version), "set",
+                    "the profiling run encodes a dummy video at the processor's largest size (encoder peak " +
+                        FormatGiB(p.input.encoder_peak_bytes) + "); without video it encodes an image (" +
+                        FormatGiB(q->input.encoder_peak_bytes) + ") and leaves a pool of " +
+                        WithCommas(q->kv_tokens) + " tokens (checked with this plan; video requests are refused)");
+}
+}  // namespace
+
 void AddRemedies(const PlanInput& in, Plan& p) {
+  if (p.fits || p.failure == "cuda_graph_capture_oom") return;
+  AddFractionTpQuantContextRemedies(in, p);
+  if (auto r = VideoOffRemedy(in, p, UsefulTokens(in, p))) {
+    p.remedies.insert(p.remedies.begin() + std::min<size_t>(p.remedies.size(), 1), *r);
+  }
+}
+
+namespace {
+void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
   if (p.fits || p.failure == "cuda_graph_capture_oom") return;  // graphs: the core's bs/fraction remedies
   const bool sglang = in.framework == "sglang";
   const ServerFlags F = FlagsOf(in.framework);
@@ -341,6 +374,7 @@ void AddRemedies(const PlanInput& in, Plan& p) {
   }
   p.remedies = out;
 }
+}  // namespace
 
 void AddSensitivity(const PlanInput& in, Plan& p) {
   auto vary = [&](const std::string& what, PlanInput lo, PlanInput hi) {

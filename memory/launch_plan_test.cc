@@ -225,6 +225,38 @@ TEST(PlanModelTest, Sglang2026EaglePricesTheDraftKv) {
   EXPECT_EQ(eagle->cell_bytes, base->cell_bytes * 65 / 64);  // one draft layer over 64
 }
 
+// vLLM V0 encodes Qwen-VL's dummy image and video inside the profiling forward, after the
+// prompt's embeddings (qwen2_5_vl.py 0.7.3 get_input_embeddings_v0): with a narrow language
+// model (Qwen2.5-VL-3B's 2,048 x 11,008) the vision transformer's layer over 65,536 patches
+// is the peak: 16X (X = 65,536 x 1,280 x 2 B) + the cast pixels + 32,768 prompt embeddings
+// + what is held (the items' embeddings and both items' float32 pixels).
+TEST(PlanModelTest, VllmV0QwenVlEncoderCanBeThePeak) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.7.3";
+  in.vllm_engine = "v0";
+  in.total_bytes = 79.11 * kGiB;
+  in.gpu_arch = "hopper";
+  in.model = SampleModel("qwen2.5-vl-7b-instruct");
+  in.model->hidden = 2048;
+  in.model->intermediate = 11008;
+  in.model->heads = 16;
+  in.model->kv_heads = 2;
+  in.model->head_dim = 128;
+  in.model->layers = 36;
+  in.context_length = 4096;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const double X = 65536.0 * 1280 * 2, patch = 65536.0 * 1176;
+  const double held = 32768.0 * 2048 * 2 + 2 * patch * 4;
+  const double encoder = 16 * X + patch * 2 + 32768.0 * 2048 * 2 + held;
+  ASSERT_TRUE(p->figures.contains("activation_peak_bytes")) << p->figures.dump();
+  EXPECT_NEAR(p->figures["activation_peak_bytes"].get<double>() / kGiB, encoder / kGiB, 1e-6);
+  bool said = false;
+  for (const auto& a : p->assumptions) said = said || a.find("the peak is the encoder's") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(PlanModelTest, WeightsOomAndTheSmallestTpThatFits) {
   PlanInput in;
   in.framework = "vllm";

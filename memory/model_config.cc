@@ -459,6 +459,20 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
         const int channels = Num<int>(v, {"in_chans", "in_channels", "num_channels"}).value_or(3);
         const int temporal = Num<int>(v, {"temporal_patch_size"}).value_or(2);
         m.vision_patch_elems = static_cast<int64_t>(channels) * temporal * patch * patch;
+        const bool qwen25 = m.architecture == "Qwen2_5_VLForConditionalGeneration";
+        if (qwen25 || m.architecture == "Qwen2VLForConditionalGeneration") {
+          // Qwen2_5_VisionTransformer: hidden_size wide, gated MLP of intermediate_size;
+          // Qwen2VisionTransformer: embed_dim wide (hidden_size is the merger's output),
+          // MLP embed_dim x mlp_ratio (transformers' Qwen2VLVisionConfig default 4).
+          m.vit_width = qwen25 ? Num<int>(v, {"hidden_size"}).value_or(0) : Num<int>(v, {"embed_dim"}).value_or(0);
+          m.vit_heads = Num<int>(v, {"num_heads"}).value_or(0);
+          m.vit_mlp = qwen25 ? Num<int>(v, {"intermediate_size"}).value_or(0)
+                             : static_cast<int>(m.vit_width * Num<double>(v, {"mlp_ratio"}).value_or(4.0));
+          m.vit_mlp_gated = qwen25;
+          m.vit_merge = merge;
+          m.vit_temporal = temporal;
+          if (m.vit_width <= 0 || m.vit_heads <= 0 || m.vit_mlp <= 0) m.vit_width = m.vit_heads = m.vit_mlp = 0;
+        }
       } else {
         int64_t side = Num<int>(v, {"image_size"}).value_or(448) / std::max(patch, 1);
         m.vision_max_patches = side * side;

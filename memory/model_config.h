@@ -89,6 +89,13 @@ struct ModelConfig {
   // Values one patch of the processor's pixel_values holds (channels x temporal patch x
   // patch^2: 3 x 2 x 14 x 14 = 1176 for Qwen2/2.5-VL); 0 when unknown.
   int64_t vision_patch_elems = 0;
+  // The Qwen2-VL / Qwen2.5-VL vision transformer as vLLM builds it (qwen2_vl.py,
+  // qwen2_5_vl.py): width (Qwen2-VL's embed_dim, Qwen2.5-VL's hidden_size), heads, MLP
+  // width (Qwen2.5-VL's gated intermediate_size; Qwen2-VL's embed_dim x mlp_ratio,
+  // fc1-GELU-fc2), spatial merge, temporal patch. 0 for other towers; vLLM V1's encoder
+  // profiling is priced from them (vllm_mm_profile.cc).
+  int vit_width = 0, vit_heads = 0, vit_mlp = 0, vit_merge = 0, vit_temporal = 0;
+  bool vit_mlp_gated = false;
   std::string vision_note;
   QuantInfo quant;
   // model.safetensors.index.json

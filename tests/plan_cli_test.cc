@@ -193,9 +193,10 @@ TEST(PlanCliTest, VllmV0ProfilesTheMultimodalDummyPrompt) {
 }
 
 // vLLM V1 profiles a multimodal model's encoder on dummy images/videos the plan does not
-// size (gpu_model_runner.py profile_run): plan says so under `unknown:` and widens the
-// activation peak's range to x3 (Qwen2.5-VL-7B on an H100, vLLM 0.8.2, took x2.7), and stays quiet where it is known: a peak given from a
-// log, a text-only model, or the Qwen-VL processor on V0 (whose dummy prompt is modelled).
+// size for every tower (gpu_model_runner.py profile_run): plan says so under `unknown:` and
+// widens the activation peak's range to x3, and stays quiet where it is known: a peak given
+// from a log, a text-only model, or the Qwen-VL processor on V0 (whose dummy prompt is
+// modelled) and V1 0.8-0.10 (the next test).
 TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
   auto model = [](const std::string& name) {
     return std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/" + name + "' ";
@@ -225,6 +226,73 @@ TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
                             "--framework vllm --server-version 0.7.3 --vllm-engine v0 --gpu jetson-orin-32g "
                             "--gpu-memory-utilization 0.4 --max-model-len 4096 --format json"))
                   .empty());
+}
+
+// vLLM V1 0.8-0.10 with Qwen2.5-VL: the encoder's dummy batch is priced from the source
+// (vllm_mm_profile.cc) and shown; --limit-mm-per-prompt decides image or video and goes on
+// the launch line; V1's default max_num_seqs is 1024 before 0.9 and V1 does not raise
+// max_num_batched_tokens to 5120 for multimodal models (V0 does).
+TEST(PlanCliTest, VllmV1EncoderProfilingOfQwenVl) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen2.5-vl-7b-instruct' ";
+  const std::string h100 = "--framework vllm --server-version 0.8.2 --gpu H100 --max-num-batched-tokens 16384 ";
+  auto said = [](const nlohmann::json& j, const std::string& text) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  PlanRun readme = Plan(model + h100 + "--limit-mm-per-prompt image=10,video=10 --format json");
+  ASSERT_EQ(readme.rc, 0) << readme.out;
+  auto r = nlohmann::json::parse(readme.out);
+  EXPECT_TRUE(r["unknowns"].empty()) << readme.out;
+  EXPECT_TRUE(said(r, "V1 encodes 1 dummy image of 16,384 tokens")) << readme.out;
+  EXPECT_TRUE(said(r, "encoder layer peak 2.50 GiB")) << readme.out;
+  EXPECT_TRUE(said(r, "1024 sequences")) << readme.out;
+  EXPECT_TRUE(said(r, "max_num_seqs 1024 is V1's default before 0.9")) << readme.out;
+  // vLLM 0.8 takes the flag as key=value pairs (JSON from 0.9).
+  EXPECT_NE(r["launch_command"].get<std::string>().find("--limit-mm-per-prompt image=10,video=10"), std::string::npos)
+      << readme.out;
+  // The default limits: a 12-frame video of 98,304 tokens, whose encoder peak is the larger.
+  PlanRun video = Plan(model + h100 + "--format json");
+  ASSERT_EQ(video.rc, 0) << video.out;
+  auto v = nlohmann::json::parse(video.out);
+  EXPECT_TRUE(said(v, "V1 encodes 1 dummy video of 98,304 tokens")) << video.out;
+  EXPECT_TRUE(said(v, "the peak is the encoder's")) << video.out;
+  EXPECT_LT(v["kv_tokens"].get<int64_t>(), r["kv_tokens"].get<int64_t>());
+  // 0.12 is not read: the rough estimate and its unknown stay.
+  auto newer = nlohmann::json::parse(Plan(model + "--framework vllm --server-version 0.12.0 --gpu H100 --format json").out);
+  ASSERT_EQ(newer["unknowns"].size(), 1u);
+  EXPECT_EQ(newer["unknowns"][0].get<std::string>().rfind("encoder profiling not modelled", 0), 0u);
+  // V1 on an L4 (0.9.2): 2048 batched tokens and 256 sequences; V0 raises the budget to 5120.
+  auto l4 = nlohmann::json::parse(
+      Plan(model + "--framework vllm --server-version 0.9.2 --gpu L4 --max-model-len 2048 --format json").out);
+  EXPECT_TRUE(said(l4, "profiling run of 2048 tokens and 256 sequences")) << l4.dump();
+  auto v0 = nlohmann::json::parse(
+      Plan(model + "--framework vllm --server-version 0.7.3 --gpu L4 --max-model-len 2048 --format json").out);
+  EXPECT_TRUE(said(v0, "profiling run of 5120 tokens")) << v0.dump();
+  // A text-only model on V1 0.8 profiles the sampler over 1024 sequences too.
+  auto text = nlohmann::json::parse(Plan(std::string("--model '") + TPT_SOURCE_DIR +
+                                         "/samples/models/llama-3.1-8b-instruct' --framework vllm "
+                                         "--server-version 0.8.5 --gpu A100 --max-model-len 8192 --format json")
+                                        .out);
+  EXPECT_TRUE(said(text, "1024 sequences")) << text.dump();
+  // On an A100 40GB the default video's profile (14.77 GiB at 0.9.2) leaves too little for
+  // a 128k request: a remedy turns video off, planned again with the image's profile.
+  PlanRun a100 = Plan(model + "--framework vllm --server-version 0.9.2 --gpu A100-40GB --format json");
+  ASSERT_EQ(a100.rc, 1) << a100.out;
+  auto aj = nlohmann::json::parse(a100.out);
+  bool video_off = false;
+  for (const auto& rem : aj["remedy"]) {
+    video_off = video_off || (rem["flag"] == "--limit-mm-per-prompt" &&
+                              rem["value"].get<std::string>().find("\"video\": 0") != std::string::npos);
+  }
+  EXPECT_TRUE(video_off) << a100.out;
+  PlanRun a100_fixed = Plan(model + "--framework vllm --server-version 0.9.2 --gpu A100-40GB "
+                                    "--limit-mm-per-prompt '{\"image\": 1, \"video\": 0}'");
+  EXPECT_EQ(a100_fixed.rc, 0) << a100_fixed.out;
+  PlanRun bad = Plan(model + h100 + "--limit-mm-per-prompt image=ten", /*with_stderr=*/true);
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--limit-mm-per-prompt 'image=ten'"), std::string::npos) << bad.out;
 }
 
 // The launch line names the folder the server loads, whatever --model pointed at: a

@@ -1,0 +1,230 @@
+// vllm_mm_profile.cc: vLLM V1's encoder profiling (vllm_mm_profile.h), from the source of
+// the 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 sdists (0.9.0 read for the rotary change, 0.10.0
+// for the item count; 0.10.1's vision block fuses norm2 with the residual add, in place,
+// and 0.11's merges gate and up, which leaves the MLP phase below as it was; 0.11's
+// changes are marked where they apply):
+//
+// profile_run (v1/worker/gpu_model_runner.py): the modality with the most tokens per item
+// (MULTIMODAL_REGISTRY.get_max_tokens_per_item_by_nonzero_modality, at max_model_len,
+// modalities off in --limit-mm-per-prompt left out; a tie keeps the first, image), then
+// min(cdiv(encoder budget, item tokens), max_num_seqs x the modality's limit) (0.10 changes
+// the rounding and the per-prompt count, below) copies of its
+// largest dummy item, batched and moved to the GPU (MultiModalKwargs.as_kwargs, no cast:
+// the HF processor's float32 pixel values), encoded in one call (get_multimodal_embeddings),
+// the outputs kept in the encoder cache; `batched_dummy_mm_inputs` and the outputs stay
+// referenced until profile_run returns, through `_dummy_run(max_num_tokens)` and
+// `_dummy_sampler_run`. The budget is max(max_num_batched_tokens, item tokens)
+// (v1/core/encoder_cache_manager.py compute_encoder_budget; SchedulerConfig sets
+// max_num_encoder_input_tokens = encoder_cache_size = max_num_batched_tokens).
+//
+// The Qwen dummy items (model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo): the
+// largest image is max_pixels 12,845,056 = 65,536 patches of 14 x 14, 16,384 tokens after
+// the 2 x 2 merge; the video has get_num_frames_with_most_features(max_model_len) frames:
+// the most whose tokens fit max_model_len - 16,384 x the image limit, split over the video
+// limit, at most _MAX_FRAMES_PER_VIDEO (16), at least 1, padded to the temporal patch (2
+// frames share one grid step of 16,384 tokens).
+//
+// The vision transformer's forward (qwen2_5_vl.py / qwen2_vl.py, VisionBlock and
+// VisionAttention): per layer, over P patches of width W (X = P x W x dtype):
+//   attention: the residual stream and the normed input (held by the call) 2X, the qkv
+//   output 3X (kept by the local `x`), q/k/v made contiguous by rearrange(...).contiguous()
+//   3X, then the rotary embedding of q and of k over a float32 copy (t.float()):
+//   0.8.x apply_rotary_emb_torch, its peak 8X (the copy 2X, x*cos 2X, rotate_half 2X, the
+//   product 2X) unless the FLASH_ATTN backend (the flash-attn package, vision.py
+//   get_vit_attn_backend; vLLM's wheel brings xformers instead); from 0.9.0 vLLM's
+//   flash-attn rotary kernel on CUDA, 5X (the copy 2X, its output 2X, the cast back X).
+//   The attention itself (xformers/flash varlen) is O(P) and comes after the rotary's
+//   temporaries are gone. At TP > 1 split_qkv all-gathers qkv (3X) and the per-head
+//   tensors are 1/tp.
+//   MLP (M = P x MLP width x dtype, per rank): Qwen2.5-VL's gate (after SiLU), up, their
+//   product and the down projection's output beside residual + normed, 3X + 3M; Qwen2-VL's
+//   fc1 and its GELU, then the GELU and fc2's output, max(2X + 2M, 3X + M). The merger
+//   after the last layer is narrower.
+// Beside the layer: the pixel values in float32 (P x 1176 x 4) and the dtype copy the
+// model encodes (pixel_values.type(self.visual.dtype)).
+#include "memory/vllm_mm_profile.h"
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memory/launch_plan_internal.h"
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+namespace {
+
+// qwen2_vl.py _MAX_FRAMES_PER_VIDEO: 16 in 0.8.2-0.10.1.1, 14 in 0.11.0.
+int MaxFramesPerVideo(const std::vector<int>& v) { return CompareVersions(v, {0, 11}) >= 0 ? 14 : 16; }
+
+// Qwen2VLProcessingInfo._get_vision_info at the largest frame size: frames padded to the
+// temporal patch, at least one grid step of `step_tokens`.
+int64_t VideoTokens(int64_t frames, int temporal, int64_t step_tokens) {
+  const int64_t padded = frames + frames % temporal;
+  return std::max<int64_t>(padded / temporal, 1) * step_tokens;
+}
+
+}  // namespace
+
+StatusOr<VllmMmLimits> ParseVllmMmLimits(std::string_view text) {
+  VllmMmLimits l;
+  const std::string what = "--limit-mm-per-prompt '" + std::string(text) + "'";
+  auto set = [&](const std::string& key, int64_t n) -> Status {
+    if (n < 0 || n > 1000000) return InvalidArgumentError(what + ": " + key + " must be 0 or more");
+    if (key == "image") {
+      l.image = static_cast<int>(n);
+    } else if (key == "video") {
+      l.video = static_cast<int>(n);
+    } else if (key != "audio") {
+      return InvalidArgumentError(what + ": unknown modality '" + key + "' (image, video, audio)");
+    }
+    return Status();
+  };
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  if (!t.empty() && t.front() == '{') {
+    auto j = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) return InvalidArgumentError(what + ": not a JSON object");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!it.value().is_number_integer()) {
+        return InvalidArgumentError(what + ": " + it.key() + " must be a whole number of items");
+      }
+      TPT_RETURN_IF_ERROR(set(it.key(), it.value().get<int64_t>()));
+    }
+    return l;
+  }
+  if (t.empty()) return InvalidArgumentError(what + ": empty; e.g. image=10,video=10");
+  size_t start = 0;
+  const std::string s(t);
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    const std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t eq = part.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == part.size() ||
+        part.find_first_not_of("0123456789", eq + 1) != std::string::npos || part.size() - eq > 8) {
+      return InvalidArgumentError(what + ": '" + part + "' is not modality=count (e.g. image=10,video=10)");
+    }
+    TPT_RETURN_IF_ERROR(set(part.substr(0, eq), std::stoll(part.substr(eq + 1))));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return l;
+}
+
+std::string VllmMmLimitsFlag(const VllmMmLimits& limits, std::string_view version) {
+  const std::string image = std::to_string(limits.image), video = std::to_string(limits.video);
+  if (VersionBefore(version, {0, 9})) return "image=" + image + ",video=" + video;
+  return "'{\"image\": " + image + ", \"video\": " + video + "}'";
+}
+
+QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std::string_view version) {
+  QwenVitPeak q;
+  if (m.vit_width <= 0 || patches <= 0) return q;
+  tp = std::max(tp, 1);
+  const double e = m.dtype_bytes, P = static_cast<double>(patches);
+  const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
+  // The torch rotary path in the versions read before 0.9 (0.7.3 and 0.8.2); unparsed
+  // versions take the newest code.
+  // The rotary embedding's temporaries: before 0.9 the torch path on q, then on k (8X);
+  // 0.9-0.10 the kernel on q, then on k (5X: the float32 copy, its output, the cast back);
+  // 0.11 the kernel once over torch.cat([q, k]) (12X: the concatenation 2X, then 4X, 4X, 2X).
+  const bool torch_rotary = VersionBefore(version, {0, 9});
+  const bool concat_rotary = !VersionBefore(version, {0, 11});
+  const double rotary = (torch_rotary ? 8.0 : concat_rotary ? 12.0 : 5.0) * X / tp;
+  const double gathered = tp > 1 ? 3 * X : 0;
+  const double attn = 2 * X + gathered + 6 * X / tp + rotary;
+  // Gated: gate (after SiLU), up, their product and the down projection's output; plain:
+  // fc1 and its GELU, then the GELU output and fc2's.
+  const double mlp = m.vit_mlp_gated ? 3 * X + 3 * M / tp : std::max(2 * X + 2 * M / tp, 3 * X + M / tp);
+  q.layer = std::max(attn, mlp);
+  q.arithmetic = internal::WithCommas(patches) + " patches x width " + std::to_string(m.vit_width) + " = " +
+                 FormatGiB(X) + " a tensor; encoder layer peak " + FormatGiB(q.layer) +
+                 " (attention: residual + normed input " + FormatGiB(2 * X) +
+                 (tp > 1 ? " + gathered qkv " + FormatGiB(gathered) : "") + " + qkv and contiguous q/k/v " +
+                 FormatGiB(6 * X / tp) + " + rotary " +
+                 (torch_rotary    ? "float32 temporaries (torch, < 0.9) "
+                  : concat_rotary ? "of q and k concatenated, float32 copy and output (kernel, >= 0.11) "
+                                  : "float32 copy and output (kernel, >= 0.9) ") +
+                 FormatGiB(rotary) + "; MLP " + FormatGiB(mlp) + ")";
+  return q;
+}
+
+VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view version, int tp,
+                                        int64_t max_num_batched_tokens, int64_t max_num_seqs,
+                                        int64_t max_model_len, const VllmMmLimits& limits) {
+  VllmEncoderProfile p;
+  auto v = ParseVersion(version);
+  if (m.vit_width <= 0 || m.mm_item_tokens <= 0 || m.vision_patch_elems <= 0 || !v.ok() ||
+      CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, {0, 12}) >= 0) {
+    return p;
+  }
+  p.modelled = true;
+  tp = std::max(tp, 1);
+  const int64_t image_tokens = m.mm_item_tokens;
+  const int temporal = std::max(m.vit_temporal, 1);
+  int64_t video_tokens = 0;
+  if (limits.video > 0) {
+    // _get_max_video_frames(max_model_len - image tokens x image limit), per video, capped.
+    // 0.11 counts the frames against max_model_len alone (get_num_frames_with_most_features).
+    const bool v011 = CompareVersions(*v, {0, 11}) >= 0;
+    const int64_t room = v011 ? max_model_len : max_model_len - image_tokens * limits.image;
+    int64_t frames = 0;
+    while (frames < (1 << 20) && VideoTokens(frames + 1, temporal, image_tokens) <= room) ++frames;
+    frames = std::max<int64_t>(std::min<int64_t>(frames / limits.video, MaxFramesPerVideo(*v)), 1);
+    video_tokens = VideoTokens(frames, temporal, image_tokens);
+  }
+  if (limits.image > 0 && (limits.video <= 0 || image_tokens >= video_tokens)) {
+    p.modality = "image";
+    p.item_tokens = image_tokens;
+  } else if (limits.video > 0) {
+    p.modality = "video";
+    p.item_tokens = video_tokens;
+  } else {
+    p.arithmetic = "--limit-mm-per-prompt turns every modality off: no encoder profiling";
+    return p;
+  }
+  // Items: the encoder budget over the item, rounded up before 0.10 (cdiv, 0.8.2-0.9.2) and
+  // down from 0.10.0 (at least 1); at most max_num_seqs x the items one prompt holds: the
+  // limit, or from 0.10.1 (MultiModalBudget.get_max_items, v1/worker/utils.py 0.10.1.1)
+  // max(1, min(limit, max_model_len // item)).
+  const int64_t limit = p.modality == "image" ? limits.image : limits.video;
+  const int64_t budget = std::max(max_num_batched_tokens, p.item_tokens);
+  const bool floor_items = CompareVersions(*v, {0, 10}) >= 0;
+  const int64_t per_prompt = CompareVersions(*v, {0, 10, 1}) >= 0
+                                 ? std::max<int64_t>(1, std::min<int64_t>(limit, max_model_len / p.item_tokens))
+                                 : limit;
+  const int64_t by_budget = floor_items ? budget / p.item_tokens : (budget + p.item_tokens - 1) / p.item_tokens;
+  p.items = std::max<int64_t>(1, std::min(by_budget, max_num_seqs * per_prompt));
+  const int64_t merge = std::max(m.vit_merge, 1);
+  p.patches = p.items * p.item_tokens * merge * merge;
+
+  const QwenVitPeak vit = QwenVitLayerPeak(m, p.patches, tp, version);
+  const double e = m.dtype_bytes, P = static_cast<double>(p.patches);
+  const double pixels32 = P * static_cast<double>(m.vision_patch_elems) * 4;
+  // Before 0.11 the model casts the pixel values into a local that lives through the
+  // encoder (_process_image_input: pixel_values.type(self.visual.dtype)); 0.11 casts them
+  // inside the transformer's forward (x.to(dtype)) and drops the copy after patch_embed.
+  const bool v011 = CompareVersions(*v, {0, 11}) >= 0;
+  const double pixels_cast = v011 ? 0 : P * static_cast<double>(m.vision_patch_elems) * e;
+  p.encoder_peak = vit.layer + pixels32 + pixels_cast;
+  // 0.11 pads each dummy output to the encoder budget (output.new_zeros((budget, hidden))).
+  const int64_t kept = v011 ? std::max(budget, p.item_tokens) : p.item_tokens;
+  const double outputs = static_cast<double>(p.items) * static_cast<double>(kept) * m.hidden * e;
+  p.held = pixels32 + outputs;
+
+  p.arithmetic = "V1 encodes " + std::to_string(p.items) + " dummy " + p.modality + (p.items > 1 ? "s" : "") +
+                 " of " + internal::WithCommas(p.item_tokens) + " tokens (min(" + (floor_items ? "floor" : "ceil") +
+                 "(max(" + internal::WithCommas(max_num_batched_tokens) + " batched tokens, item) / item), " +
+                 internal::WithCommas(max_num_seqs) + " seqs x " + std::to_string(per_prompt) + " a prompt)" +
+                 (limits.video > 0 && p.modality == "image" ? "; a video would be " + internal::WithCommas(video_tokens)
+                                                            : "") +
+                 "): " + vit.arithmetic + " + pixel values " + FormatGiB(pixels32) + " float32 + " +
+                 FormatGiB(pixels_cast) + " cast = " + FormatGiB(p.encoder_peak) +
+                 "; held through the language model's run: pixel values " + FormatGiB(pixels32) +
+                 " + encoder outputs " + FormatGiB(outputs) + " = " + FormatGiB(p.held);
+  return p;
+}
+
+}  // namespace tpt::memory

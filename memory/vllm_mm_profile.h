@@ -1,0 +1,59 @@
+// vllm_mm_profile.h: what vLLM V1's profiling run does with a multimodal model's encoder
+// before the language model's dummy run (v1/worker/gpu_model_runner.py profile_run,
+// v1/core/encoder_cache_manager.py compute_encoder_budget, read in the 0.8.2, 0.9.2,
+// 0.10.0, 0.10.1.1 and 0.11.0 sdists): which dummy items it encodes, the encoder's activation
+// peak over their patches, and what stays allocated through the language model's run and
+// the sampler.
+// Priced from config.json's vision_config for the towers read (Qwen2-VL, Qwen2.5-VL).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "memory/model_config.h"
+
+namespace tpt::memory {
+
+// vLLM's --limit-mm-per-prompt: items of each modality one prompt may hold (1 by default,
+// multimodal/registry.py get_mm_limits_per_prompt, 0.8.2-0.9.2).
+struct VllmMmLimits {
+  int image = 1, video = 1;
+};
+
+// "image=10,video=10" (the flag's form before vLLM 0.10) or '{"image": 10, "video": 10}'.
+StatusOr<VllmMmLimits> ParseVllmMmLimits(std::string_view text);
+// The flag's value as `version` takes it, ready for a shell: key=value pairs before 0.9
+// (arg_utils.py nullable_kvs, 0.8.2), JSON in single quotes from 0.9 (0.9.2 takes both and
+// deprecates the pairs; 0.10.1.1 parses JSON only).
+std::string VllmMmLimitsFlag(const VllmMmLimits& limits, std::string_view version);
+
+// The Qwen2-VL / Qwen2.5-VL vision transformer's widest layer over `patches` patches at
+// `version` (vllm_mm_profile.cc has the forward it follows), in bytes, with the arithmetic.
+struct QwenVitPeak {
+  double layer = 0;
+  std::string arithmetic;
+};
+QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std::string_view version);
+
+struct VllmEncoderProfile {
+  bool modelled = false;   // false: a tower or version not read; the rough estimate stays
+  std::string modality;    // "image" | "video"; "" when --limit-mm-per-prompt turned both off
+  int64_t item_tokens = 0; // language-model tokens of one dummy item (its encoder outputs)
+  int64_t items = 0;       // items encoded in the one batch
+  int64_t patches = 0;     // patches through the encoder, all items together
+  double encoder_peak = 0; // bytes at the encoder's widest point, its inputs included
+  double held = 0;         // bytes held through the language model's dummy run and the sampler
+  std::string arithmetic;  // the figures above, for plan's output
+};
+
+// Qwen2-VL and Qwen2.5-VL (ModelConfig::vit_*) on vLLM V1 0.8.0-0.11.x (0.11.1+ taken as
+// 0.11.0, inferred); otherwise
+// `modelled` is false. max_model_len decides the dummy video's frames, as vLLM's
+// get_max_tokens_per_item_by_modality does.
+VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view version, int tp,
+                                        int64_t max_num_batched_tokens, int64_t max_num_seqs,
+                                        int64_t max_model_len, const VllmMmLimits& limits);
+
+}  // namespace tpt::memory

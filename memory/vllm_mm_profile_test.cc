@@ -1,0 +1,197 @@
+// vllm_mm_profile_test.cc: vLLM V1's encoder profiling (vllm_mm_profile.h) on the
+// Qwen2.5-VL-7B sample config: which dummy items, how many, the encoder's peak and what
+// stays held, each against the arithmetic of vLLM 0.8.2 / 0.9.2's source written out here.
+#include "memory/vllm_mm_profile.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "memory/model_config.h"
+
+namespace tpt::memory {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+ModelConfig Qwen25Vl7b() {
+  auto m = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/qwen2.5-vl-7b-instruct");
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : ModelConfig();
+}
+
+TEST(VllmEncoderProfileTest, ReadsTheQwen25VisionTransformer) {
+  ModelConfig m = Qwen25Vl7b();
+  EXPECT_EQ(m.vit_width, 1280);
+  EXPECT_EQ(m.vit_heads, 16);
+  EXPECT_EQ(m.vit_mlp, 3420);
+  EXPECT_TRUE(m.vit_mlp_gated);
+  EXPECT_EQ(m.vit_merge, 2);
+  EXPECT_EQ(m.vit_temporal, 2);
+  EXPECT_EQ(m.mm_item_tokens, 16384);  // 12,845,056 px / 14^2 / 2^2
+}
+
+// Qwen3-VL#1057's launch: vLLM 0.8.2, H100, LLM-class max_num_batched_tokens 16384, the
+// README's limits of 10 images and 10 videos: "profiled with 1 image items".
+TEST(VllmEncoderProfileTest, OneImageAtTheReadmeLimits) {
+  const ModelConfig m = Qwen25Vl7b();
+  VllmEncoderProfile p = VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {10, 10});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.modality, "image");
+  EXPECT_EQ(p.item_tokens, 16384);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_EQ(p.patches, 65536);
+  // Per layer, X = 65,536 x 1,280 x 2 B: residual + normed 2X, qkv 3X, contiguous q/k/v 3X,
+  // torch rotary over float32 8X = 16X; the gated MLP 3X + 3 x 65,536 x 3,420 x 2 B is less.
+  const double X = 65536.0 * 1280 * 2;
+  const double pixels = 65536.0 * 1176 * 4, cast = 65536.0 * 1176 * 2;
+  EXPECT_DOUBLE_EQ(p.encoder_peak, 16 * X + pixels + cast);
+  EXPECT_NEAR(p.encoder_peak / kGiB, 2.93, 0.01);
+  // Held through the language model's run: the float32 pixels and 16,384 x 3,584 outputs.
+  EXPECT_DOUBLE_EQ(p.held, pixels + 16384.0 * 3584 * 2);
+  EXPECT_NE(p.arithmetic.find("65,536 patches"), std::string::npos) << p.arithmetic;
+}
+
+// At vLLM's default limits (1 image, 1 video) and max_model_len 128,000 the dummy video
+// has min((128,000 - 16,384) frames' worth, 16) = 12 frames, 6 grid steps of 16,384 tokens:
+// it outweighs the image and is what the profile encodes.
+TEST(VllmEncoderProfileTest, TheDefaultLimitsEncodeAVideo) {
+  const ModelConfig m = Qwen25Vl7b();
+  VllmEncoderProfile p = VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.modality, "video");
+  EXPECT_EQ(p.item_tokens, 6 * 16384);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_EQ(p.patches, 6 * 65536);
+  // A short context leaves no frame beyond the first pair: 16,384 tokens, a tie the image wins.
+  VllmEncoderProfile s = VllmV1EncoderProfile(m, "0.9.2", 1, 2048, 256, 2048, {});
+  EXPECT_EQ(s.modality, "image");
+  EXPECT_EQ(s.item_tokens, 16384);
+  // Video off: the image.
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {1, 0}).modality, "image");
+  // Every modality off: nothing is encoded.
+  VllmEncoderProfile off = VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {0, 0});
+  EXPECT_TRUE(off.modelled);
+  EXPECT_EQ(off.modality, "");
+  EXPECT_EQ(off.encoder_peak, 0);
+  EXPECT_EQ(off.held, 0);
+}
+
+// The batch: ceil(max(max_num_batched_tokens, item) / item) before 0.10, floor from 0.10.0,
+// at most max_num_seqs x the items a prompt holds (the limit; from 0.10.1 also at most
+// max_model_len // item, at least 1).
+TEST(VllmEncoderProfileTest, ItemsFillTheEncoderBudget) {
+  const ModelConfig m = Qwen25Vl7b();
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 1024, 8192, {4, 0}).items, 3);
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 2, 8192, {1, 0}).items, 2);
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 40000, 2, 8192, {1, 0}).patches, 2 * 65536);
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.10.0", 1, 40000, 1024, 8192, {4, 0}).items, 2);
+  // 0.10.1: a 40,000-token context holds 2 images a prompt; one sequence then encodes 2.
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.10.1.1", 1, 60000, 1, 40000, {4, 0}).items, 2);
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.10.0", 1, 60000, 1, 40000, {4, 0}).items, 3);
+}
+
+// 0.9 applies the rotary embedding with vLLM's flash-attn kernel (the float32 copy, its
+// output and the cast back: 5X instead of the torch path's 8X); TP splits the per-head
+// tensors and all-gathers qkv.
+TEST(VllmEncoderProfileTest, RotaryByVersionAndTensorParallel) {
+  const ModelConfig m = Qwen25Vl7b();
+  const double X = 65536.0 * 1280 * 2, inputs = 65536.0 * 1176 * 6;
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.9.2", 1, 2048, 256, 2048, {1, 0}).encoder_peak, 13 * X + inputs);
+  // tp 2, 0.8.2: 2X + gathered 3X + 6X / 2 + 8X / 2 = 12X; the MLP 3X + 3M / 2 is less.
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.8.2", 2, 2048, 256, 2048, {1, 0}).encoder_peak, 12 * X + inputs);
+}
+
+// 0.11.0: the video's frames count against max_model_len alone, at most 14 (7 grid steps,
+// 114,688 tokens at 128k); q and k are rotated concatenated (2X + 4X + 4X + 2X beside the
+// 8X baseline = 20X); the cast pixel values are dropped after the patch embedding; each
+// output is padded to the encoder budget.
+TEST(VllmEncoderProfileTest, Version011) {
+  const ModelConfig m = Qwen25Vl7b();
+  VllmEncoderProfile video = VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 128000, {});
+  EXPECT_EQ(video.modality, "video");
+  EXPECT_EQ(video.item_tokens, 7 * 16384);
+  // At a 40,000-token context: 2 frame pairs of 16,384 tokens fit, 32,768 > the image's.
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 40000, {}).item_tokens, 2 * 16384);
+  const double X = 65536.0 * 1280 * 2;
+  VllmEncoderProfile image = VllmV1EncoderProfile(m, "0.11.0", 1, 32768, 1024, 128000, {2, 0});
+  EXPECT_EQ(image.items, 2);
+  EXPECT_DOUBLE_EQ(image.encoder_peak, 2 * 20 * X + 2 * 65536.0 * 1176 * 4);
+  // Each of the 2 outputs padded from 16,384 to the 32,768-token budget.
+  EXPECT_DOUBLE_EQ(image.held, 2 * 65536.0 * 1176 * 4 + 2 * 32768.0 * 3584 * 2);
+}
+
+// Versions and towers not read stay with the rough estimate.
+TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
+  const ModelConfig m = Qwen25Vl7b();
+  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.7.3", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.12.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_TRUE(VllmV1EncoderProfile(m, "0.10.2", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_TRUE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
+  auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
+  ASSERT_TRUE(gemma.ok());
+  EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.9.2", 1, 8192, 1024, 8192, {}).modelled);
+}
+
+// Qwen2-VL's tower: embed_dim wide (hidden_size is the merger's output), a plain
+// fc1-GELU-fc2 MLP of embed_dim x mlp_ratio; the same attention (qwen2_vl.py 0.8.2).
+TEST(VllmEncoderProfileTest, Qwen2VlTower) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tpt_qwen2vl_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "config.json");
+    out << R"({"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
+      "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
+      "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768, "torch_dtype": "bfloat16",
+      "rms_norm_eps": 1e-06, "tie_word_embeddings": false,
+      "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3,
+        "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
+        "temporal_patch_size": 2}})";
+  }
+  auto m = LoadModel(dir.string());
+  fs::remove_all(dir);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->vit_width, 1280);
+  EXPECT_EQ(m->vit_mlp, 5120);
+  EXPECT_FALSE(m->vit_mlp_gated);
+  VllmEncoderProfile p = VllmV1EncoderProfile(*m, "0.8.2", 1, 8192, 1024, 8192, {1, 0});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.patches, 65536);
+  // Attention 16X; the MLP max(2X + 2 x 4X, 3X + 4X) = 10X is less.
+  const double X = 65536.0 * 1280 * 2;
+  EXPECT_DOUBLE_EQ(p.encoder_peak, 16 * X + 65536.0 * 1176 * 6);
+  // Two TP ranks: attention 2X + 3X + 3X + 4X = 12X; the MLP max(2X + 4X, 3X + 2X) = 6X.
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.8.2").layer, 12 * X);
+}
+
+TEST(VllmEncoderProfileTest, ParsesLimitMmPerPrompt) {
+  auto a = ParseVllmMmLimits("image=10,video=10");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->image, 10);
+  EXPECT_EQ(a->video, 10);
+  auto b = ParseVllmMmLimits("{\"image\": 2, \"video\": 0}");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->image, 2);
+  EXPECT_EQ(b->video, 0);
+  auto c = ParseVllmMmLimits("video=0");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->image, 1);
+  EXPECT_EQ(c->video, 0);
+  EXPECT_EQ(VllmMmLimitsFlag(*b, "0.8.2"), "image=2,video=0");
+  EXPECT_EQ(VllmMmLimitsFlag(*b, "0.10.1.1"), "'{\"image\": 2, \"video\": 0}'");
+  for (const char* bad : {"", "image", "image=", "image=x", "frames=2", "{\"image\": -1}", "{\"image\": 1.5}",
+                          "{bad", "image=99999999999"}) {
+    auto r = ParseVllmMmLimits(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("--limit-mm-per-prompt"), std::string::npos) << bad;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tpt::memory
