@@ -242,12 +242,16 @@ void AddRemedies(const PlanInput& in, Plan& p) {
       PlanInput t = in;
       t.kv_cache_dtype = in.framework == "lmdeploy" ? "int8" : "fp8_e4m3";
       if (in.cell_bytes) t.cell_bytes = std::max<int64_t>(1, *in.cell_bytes / 2);
+      // A TensorRT engine's KV dtype is fixed when its checkpoint is made (quantize.py).
+      const bool engine = p.figures.contains("runtime_buffers_bytes");
       if (auto q = Run(t); q.ok() && q->fits && q->usable_tokens >= useful) {
-        out.push_back(MakeRemedy(F.kv8_flag, F.kv8_value, "set",
+        out.push_back(MakeRemedy(engine ? "--kv_cache_dtype" : F.kv8_flag, engine ? "fp8" : F.kv8_value, "set",
                                  "holds " + useful_what + " at " + flag + " " + Fixed2(p.fraction) + ": a pool of " +
                                      WithCommas(q->kv_tokens) + " tokens in an 8-bit KV cache (checked with this plan; "
                                      "a small accuracy cost" +
-                                     (in.framework == "trtllm" ? "; the file holds `kv_cache_config: {dtype: fp8}`" : "") +
+                                     (engine ? "; quantize.py's flag: convert the checkpoint and trtllm-build again"
+                                      : in.framework == "trtllm" ? "; the file holds `kv_cache_config: {dtype: fp8}`"
+                                                                 : "") +
                                      ")"));
       }
     }

@@ -291,6 +291,19 @@ TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave
   EXPECT_EQ(bad.rc, 2) << bad.out;
 }
 
+// An engine's KV dtype is fixed when its checkpoint is converted: the 8-bit remedy is
+// quantize.py's --kv_cache_dtype fp8, not trtllm-serve's options file.
+TEST(PlanServersCliTest, TensorRtLlmEngineKvRemedyIsTheCheckpoints) {
+  const std::string rest = " --model " + Model("llama-3.1-8b-instruct") +
+                           " --gpu L4 --max_seq_len 32768 --concurrency 2 --max-batch-size 256";
+  auto engine = Json(Plan("--server trtllm --server-version 0.19.0" + rest));
+  ASSERT_EQ(engine["failure"], "kv_pool_too_small") << engine.dump(1);
+  EXPECT_TRUE(Has(RemedyFlags(engine), "--kv_cache_dtype")) << engine["remedy"].dump(1);
+  EXPECT_FALSE(Has(RemedyFlags(engine), "--extra_llm_api_options")) << engine["remedy"].dump(1);
+  auto torch = Json(Plan("--server trtllm --server-version 1.0.0" + rest));
+  EXPECT_FALSE(Has(RemedyFlags(torch), "--kv_cache_dtype")) << torch["remedy"].dump(1);
+}
+
 // TGI before v0.9.4 allocates --max-batch-total-tokens of KV (ceil(T / 16) + 10 blocks) and then
 // runs its warm-up prefill beside it (flash_causal_lm.py warmup, v0.9.3); a total that does not
 // fit is its "Not enough memory to handle T total tokens with N prefill tokens" (TGI#710's
