@@ -46,8 +46,11 @@
 //     one logged engine launch (TensorRT-LLM#4275, 0.19.0, RTX 5090, max_batch_size 2048:
 //     4.9 GiB held beside the weights and the context, about five planes): the plan prices
 //     top-P's sorted probabilities and ids and leaves its id values and cub's storage to
-//     the range (TrtllmEngineBuffers::sampling_rest_bytes); which of them the 0.19 decoder
-//     defers was not read.
+//     the range (TrtllmEngineBuffers::sampling_rest_bytes). TopPSamplingLayer::allocateBuffer
+//     sizes either that sort workspace or, with mIsAirTopP, AIR top-P's
+//     (getAirTopPWorkspaceSizes: four batch x bufLen buffers, a fraction of a plane); which one
+//     SamplingLayer builds in 0.19 by default was not read, so the two priced planes stand
+//     between the two and the range runs from none to the sort's five.
 #include <algorithm>
 #include <cmath>
 
