@@ -54,7 +54,8 @@ struct PlanFlags {
   // TGI, TensorRT-LLM, LMDeploy: their memory knob and their names of shared settings.
   std::string server;
   double cuda_memory_fraction = -1, kv_cache_free_gpu_memory_fraction = -1, cache_max_entry_count = -1;
-  std::string backend;
+  std::string backend, runtime_buffers;
+  int64_t max_batch_total_tokens = 0;
   int64_t session_len = 0, max_seq_len = 0, max_batch_prefill_tokens = 0, max_num_tokens = 0,
           max_prefill_token_num = 0, max_batch_size = 0;
   int num_shard = 0;
@@ -144,7 +145,15 @@ po::options_description Options(PlanFlags& f) {
       ("cache-max-entry-count", po::value(&f.cache_max_entry_count),
        "LMDeploy: KV cache ratio of the free memory after the weights (default 0.8; in v0.2.0-0.2.1 of the "
        "card's total, default 0.5)")
-      ("backend", po::value(&f.backend), "LMDeploy: turbomind (default) | pytorch")
+      ("backend", po::value(&f.backend),
+       "LMDeploy: turbomind (default) | pytorch; TensorRT-LLM: tensorrt (a trtllm-build engine; the default before "
+       "1.0) | pytorch (the default from 1.0)")
+      ("runtime-buffers", po::value(&f.runtime_buffers),
+       "TensorRT engine: its runtime + decoder buffers from a log ('[MemUsageChange] Allocated X GPU memory for "
+       "runtime buffers' + '... for decoder'), e.g. 4.9GiB")
+      ("max-batch-total-tokens", po::value(&f.max_batch_total_tokens),
+       "TGI: before v0.9.4 the KV cache's tokens (default 16000), allocated before the warm-up prefill; from "
+       "v0.9.4 ignored for flash models (inferred), still checked against --max-total-tokens")
       ("num-shard", po::value(&f.num_shard), "TGI's name of --tp")
       ("tp_size", po::value(&f.num_shard), "trtllm-serve's name of --tp")
       ("session-len", po::value(&f.session_len), "LMDeploy's name of --context-length")
@@ -417,11 +426,33 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.max_num_seqs = f.max_batch_size;
   }
   if (vm.count("backend")) {
-    if (fw != "lmdeploy") return InvalidArgumentError("--backend is LMDeploy's (turbomind or pytorch)");
-    if (f.backend != "turbomind" && f.backend != "pytorch") {
-      return InvalidArgumentError("--backend '" + f.backend + "' is not LMDeploy's; use turbomind or pytorch");
+    if (fw == "trtllm") {
+      if (f.backend != "tensorrt" && f.backend != "pytorch") {
+        return InvalidArgumentError("--backend '" + f.backend +
+                                    "' is not TensorRT-LLM's; use tensorrt (a trtllm-build engine) or pytorch");
+      }
+      in.trtllm_backend = f.backend;
+    } else {
+      if (fw != "lmdeploy") {
+        return InvalidArgumentError("--backend is LMDeploy's (turbomind or pytorch) or TensorRT-LLM's (tensorrt or "
+                                    "pytorch)");
+      }
+      if (f.backend != "turbomind" && f.backend != "pytorch") {
+        return InvalidArgumentError("--backend '" + f.backend + "' is not LMDeploy's; use turbomind or pytorch");
+      }
+      in.lmdeploy_backend = f.backend;
     }
-    in.lmdeploy_backend = f.backend;
+  }
+  if (vm.count("runtime-buffers")) {
+    if (fw != "trtllm") return InvalidArgumentError("--runtime-buffers is a TensorRT-LLM engine's figure");
+    auto b = Size("runtime-buffers", f.runtime_buffers);
+    if (!b.ok()) return b.status();
+    in.runtime_buffers_bytes = *b;
+  }
+  if (vm.count("max-batch-total-tokens")) {
+    if (fw != "tgi") return InvalidArgumentError("--max-batch-total-tokens is TGI's");
+    TPT_RETURN_IF_ERROR(Positive("max-batch-total-tokens", f.max_batch_total_tokens));
+    in.max_batch_total_tokens = f.max_batch_total_tokens;
   }
   if (vm.count("cuda-graph-max-bs")) {
     TPT_RETURN_IF_ERROR(Positive("cuda-graph-max-bs", f.cuda_graph_max_bs));

@@ -50,17 +50,24 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
   if (s.tp > 1) l.command += " --num-shard " + std::to_string(s.tp);
   else l.defaults.push_back("--num-shard: 1 (TGI's default without --sharded)");
   if (s.context_length) {
-    l.command += " --max-input-tokens " + std::to_string(*s.context_length - 1) + " --max-total-tokens " +
-                 std::to_string(*s.context_length);
+    l.command += std::string(s.tgi_input_length ? " --max-input-length " : " --max-input-tokens ") +
+                 std::to_string(*s.context_length - 1) + " --max-total-tokens " + std::to_string(*s.context_length);
   } else {
     l.defaults.push_back("--max-input-tokens/--max-total-tokens: TGI's default from the model's context length");
   }
   if (s.max_batch_tokens) l.command += " --max-batch-prefill-tokens " + std::to_string(*s.max_batch_tokens);
   else l.defaults.push_back("--max-batch-prefill-tokens: TGI's default (v3: min(4096, max_position_embeddings); v2: "
                             "max-input-tokens + 50)");
+  if (s.max_batch_total_tokens) l.command += " --max-batch-total-tokens " + std::to_string(*s.max_batch_total_tokens);
   if (s.max_batch_size) l.command += " --max-batch-size " + std::to_string(*s.max_batch_size);
-  if (s.fraction && *s.fraction < 0.995) l.command += " --cuda-memory-fraction " + Two(*s.fraction);
-  else l.defaults.push_back("--cuda-memory-fraction: 1.0 (TGI's default: the KV cache takes what warm-up leaves)");
+  // Before v0.9.4 there is no --cuda-memory-fraction: the KV cache is the total asked.
+  if (s.max_batch_total_tokens) {
+    l.defaults.push_back("--max-batch-total-tokens is the KV cache before TGI v0.9.4 (no --cuda-memory-fraction)");
+  } else if (s.fraction && *s.fraction < 0.995) {
+    l.command += " --cuda-memory-fraction " + Two(*s.fraction);
+  } else {
+    l.defaults.push_back("--cuda-memory-fraction: 1.0 (TGI's default: the KV cache takes what warm-up leaves)");
+  }
   if (Fp8(s.kv_cache_dtype)) {
     l.command += " --kv-cache-dtype " + std::string(s.kv_cache_dtype == "fp8_e5m2" ? "fp8_e5m2" : "fp8_e4m3");
   } else if (!AutoKv(s.kv_cache_dtype)) {
@@ -69,10 +76,44 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
   return l;
 }
 
+// A TensorRT engine: trtllm-build over a TensorRT-LLM checkpoint, then trtllm-serve on the
+// engine; the engine's limits are build-time flags, the KV fraction a serve-time one.
+StatusOr<LaunchLine> TrtllmEngine(const LaunchSpec& s, const std::string& model) {
+  std::string base = model;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  const std::string ckpt = base + "-trtllm-ckpt", engine = base + "-trtllm-engine";
+  LaunchLine l;
+  std::string& out = l.command;
+  out = "trtllm-build --checkpoint_dir " + ckpt + " --output_dir " + engine;
+  if (s.max_batch_size) out += " --max_batch_size " + std::to_string(*s.max_batch_size);
+  else l.defaults.push_back("--max_batch_size: 2048 (trtllm-build's default; it sizes the engine's logits and decoder buffers)");
+  if (s.max_batch_tokens) out += " --max_num_tokens " + std::to_string(*s.max_batch_tokens);
+  else l.defaults.push_back("--max_num_tokens: 8192 (trtllm-build's default; it sizes the engine's activations)");
+  if (s.context_length) out += " --max_seq_len " + std::to_string(*s.context_length);
+  else l.defaults.push_back("--max_seq_len: trtllm-build's default from the model's context length");
+  out += " && trtllm-serve " + engine + " --tokenizer " + model;
+  if (s.tp > 1) out += " --tp_size " + std::to_string(s.tp);
+  if (s.pp > 1) out += " --pp_size " + std::to_string(s.pp);
+  if (s.fraction) out += " --kv_cache_free_gpu_memory_fraction " + Two(*s.fraction);
+  std::string from = ckpt + ": the examples' convert_checkpoint.py (quantize.py for FP8/INT4) of " + model;
+  if (s.tp > 1) from += " with --tp_size " + std::to_string(s.tp);
+  if (s.pp > 1) from += " --pp_size " + std::to_string(s.pp);
+  if (Fp8(s.kv_cache_dtype)) from += " and --kv_cache_dtype fp8 (an engine's KV dtype is fixed at conversion)";
+  else if (!AutoKv(s.kv_cache_dtype)) {
+    return InvalidArgumentError("a TensorRT-LLM engine's KV cache is the model's, fp8 or int8, not " + s.kv_cache_dtype);
+  }
+  l.defaults.push_back(from);
+  return l;
+}
+
 StatusOr<LaunchLine> Trtllm(const LaunchSpec& s, const std::string& model) {
   if (s.dp > 1) {
     return InvalidArgumentError("trtllm-serve: data parallelism (attention DP) is set in --extra_llm_api_options, "
                                 "not modelled here; plan one replica");
+  }
+  if (s.backend == "tensorrt") return TrtllmEngine(s, model);
+  if (!s.backend.empty() && s.backend != "pytorch") {
+    return InvalidArgumentError("TensorRT-LLM's backend is tensorrt (an engine) or pytorch, not " + s.backend);
   }
   LaunchLine l;
   l.command = "trtllm-serve " + model + " --backend pytorch";

@@ -21,7 +21,13 @@
 //   TRT-LLM  trtllm-serve (tensorrt_llm/commands/serve.py, NVIDIA/TensorRT-LLM@00209af1):
 //            --backend pytorch, --tp_size, --pp_size, --max_seq_len, --max_num_tokens,
 //            --max_batch_size, --kv_cache_free_gpu_memory_fraction (default 0.9); the KV
-//            dtype only through --extra_llm_api_options (kv_cache_config.dtype)
+//            dtype only through --extra_llm_api_options (kv_cache_config.dtype).
+//            A TensorRT engine: trtllm-build --checkpoint_dir --output_dir --max_batch_size
+//            (default 2048) --max_num_tokens (8192) --max_seq_len (the model's), over a
+//            checkpoint from the examples' convert_checkpoint.py / quantize.py (--tp_size and
+//            the KV dtype are fixed there), then trtllm-serve ENGINE --tokenizer MODEL
+//   TGI < v0.9.4: --max-batch-total-tokens (default 16000) is the KV cache; < v2.0 the
+//            input flag is --max-input-length
 //   LMDeploy lmdeploy serve api_server (lmdeploy/cli/serve.py, utils.py, InternLM/lmdeploy@47fd6a89):
 //            --tp (default 1), --backend turbomind|pytorch (default turbomind), --session-len, --cache-max-entry-count (default 0.8 of the free
 //            memory after weights), --max-batch-size, --quant-policy 8 (int8 KV) / 4 (int4 KV)
@@ -50,8 +56,11 @@ struct LaunchSpec {
   std::string kv_cache_dtype = "auto";         // auto | fp8_e4m3 | fp8_e5m2 | fp8 | int8 | int4
   bool enable_dp_attention = false;            // SGLang
   std::string speculative_algorithm;           // SGLang
-  std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch
+  std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch;
+                                               // TensorRT-LLM: tensorrt (an engine) | pytorch
   std::string mm_limits;                       // vLLM --limit-mm-per-prompt, shell-ready ("" when not given)
+  std::optional<int64_t> max_batch_total_tokens;  // TGI before v0.9.4: the KV cache's tokens
+  bool tgi_input_length = false;               // TGI before v2.0: --max-input-length (not --max-input-tokens)
 };
 
 struct LaunchLine {

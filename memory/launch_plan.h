@@ -52,6 +52,15 @@ struct PlanInput {
   // --cache-max-entry-count: the memory knob of the other servers.
   std::optional<double> memory_fraction;
   std::string lmdeploy_backend;                  // turbomind (default) | pytorch
+  // TensorRT-LLM: "tensorrt" (a trtllm-build engine, the C++ executor) | "pytorch";
+  // "" = the version's default (TrtllmDefaultBackend: the engine before 1.0).
+  std::string trtllm_backend;
+  // TensorRT engine: its runtime and decoder buffers as a log gives them ("[MemUsageChange]
+  // Allocated X GPU memory for runtime buffers" + "... for decoder"), instead of the estimate.
+  std::optional<double> runtime_buffers_bytes;
+  // TGI --max-batch-total-tokens: before v0.9.4 the warm-up allocates this many tokens of KV
+  // and prefills beside them; from v0.9.4 flash models infer it (the asked value is ignored).
+  std::optional<int64_t> max_batch_total_tokens;
   std::optional<int64_t> context_length;         // SGLang context / vLLM max_model_len
   std::optional<int> cuda_graph_max_bs;
   std::optional<double> cuda_graph_bytes;        // measured graph memory at cuda_graph_max_bs

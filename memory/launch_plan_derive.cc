@@ -165,7 +165,10 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         m.torch_dtype.find("bfloat16") == std::string::npos) {
       in.weight_dtype = "fp16";
     }
-    if (!in.context_length && m.max_position > 0) {
+    // TGI before v2.0 does not read the model's context: its launcher defaults to
+    // --max-total-tokens 2048 (launcher/src/main.rs v0.9.3-v1.4.5); PlanTgi says so.
+    const bool tgi_v1 = in.framework == "tgi" && VersionBefore(in.version, {2, 0, 0});
+    if (!in.context_length && m.max_position > 0 && !tgi_v1) {
       in.context_length = m.max_position;
       in.context_from_model = true;
       assumptions.push_back("context length " + std::to_string(m.max_position) +

@@ -24,7 +24,10 @@ LaunchSpec ServerSpecOf(const PlanInput& in) {
   s.pp = in.pp;
   s.dp = in.dp;
   s.kv_cache_dtype = in.kv_cache_dtype;
-  s.backend = in.lmdeploy_backend;
+  s.backend = in.framework == "trtllm"
+                  ? (in.trtllm_backend.empty() ? TrtllmDefaultBackend(in.version) : in.trtllm_backend)
+                  : in.lmdeploy_backend;
+  s.tgi_input_length = in.framework == "tgi" && VersionBefore(in.version, {2, 0, 0});
   return s;
 }
 
@@ -47,6 +50,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
   }
   if (in.framework == "vllm" && in.mm_limits) s.mm_limits = VllmMmLimitsFlag(*in.mm_limits, in.version);
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
+  if (p.figures.contains("max_batch_total_tokens")) s.max_batch_total_tokens = p.figures["max_batch_total_tokens"].get<int64_t>();
   return RenderLaunch(s);
 }
 }  // namespace

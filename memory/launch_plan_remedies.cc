@@ -159,6 +159,33 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
                                       WithCommas(*p.input.context_length) + " tokens"
                                 : WithCommas(useful) + " tokens (no context length given)";
   std::vector<Remedy> out;
+  // TGI before v0.9.4 allocates --max-batch-total-tokens of KV before its warm-up prefill:
+  // the largest total (a multiple of 1000) that still holds the prefill budget and one
+  // request of max_total_tokens and whose warm-up fits.
+  if (p.failure == "warmup_oom" && in.framework == "tgi" && p.figures.contains("max_batch_total_tokens")) {
+    const int64_t cur = p.figures["max_batch_total_tokens"].get<int64_t>();
+    const int64_t least = std::max<int64_t>(p.figures["warmup_prefill_tokens"].get<int64_t>(),
+                                            p.input.context_length.value_or(1));
+    auto fits = [&](int64_t t) {
+      PlanInput q = in;
+      q.max_batch_total_tokens = t;
+      auto r = Run(q);
+      return r.ok() && r->fits;
+    };
+    if (least < cur && fits(least)) {
+      int64_t lo = least, hi = cur;  // fits(lo), !fits(hi)
+      while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+      }
+      const int64_t t = std::max(least, lo / 1000 * 1000);
+      out.push_back(MakeRemedy("--max-batch-total-tokens", std::to_string(t), "decrease",
+                               "TGI before v0.9.4 allocates the KV cache of --max-batch-total-tokens before its "
+                               "warm-up prefill: " + WithCommas(t) + " tokens leave room for the prefill of " +
+                                   WithCommas(p.figures["warmup_prefill_tokens"].get<int64_t>()) +
+                                   " tokens (checked with this plan)"));
+    }
+  }
   // The warm-up forward (TGI's prefill, TensorRT-LLM's estimation pass) did not fit: its
   // token budget is what grows its activations; the largest multiple of 1024 below it
   // whose plan fits and holds the requests (TGI before v3 keeps it >= max_input_tokens).
@@ -248,12 +275,16 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
       PlanInput t = in;
       t.kv_cache_dtype = in.framework == "lmdeploy" ? "int8" : "fp8_e4m3";
       if (in.cell_bytes) t.cell_bytes = std::max<int64_t>(1, *in.cell_bytes / 2);
+      // A TensorRT engine's KV dtype is fixed when its checkpoint is made (quantize.py).
+      const bool engine = p.figures.contains("runtime_buffers_bytes");
       if (auto q = Run(t); q.ok() && q->fits && q->usable_tokens >= useful) {
-        out.push_back(MakeRemedy(F.kv8_flag, F.kv8_value, "set",
+        out.push_back(MakeRemedy(engine ? "--kv_cache_dtype" : F.kv8_flag, engine ? "fp8" : F.kv8_value, "set",
                                  "holds " + useful_what + " at " + flag + " " + Fixed2(p.fraction) + ": a pool of " +
                                      WithCommas(q->kv_tokens) + " tokens in an 8-bit KV cache (checked with this plan; "
                                      "a small accuracy cost" +
-                                     (in.framework == "trtllm" ? "; the file holds `kv_cache_config: {dtype: fp8}`" : "") +
+                                     (engine ? "; quantize.py's flag: convert the checkpoint and trtllm-build again"
+                                      : in.framework == "trtllm" ? "; the file holds `kv_cache_config: {dtype: fp8}`"
+                                                                 : "") +
                                      ")"));
       }
     }
@@ -410,6 +441,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
       if (!sglang && !t->activation_peak_bytes && p.figures.contains("activation_peak_bytes")) {
         t->activation_peak_bytes = p.figures["activation_peak_bytes"].get<double>();
       }
+      if (!t->runtime_buffers_bytes && p.figures.contains("runtime_buffers_bytes")) {
+        t->runtime_buffers_bytes = p.figures["runtime_buffers_bytes"].get<double>();
+      }
     }
     char buf[96];
     std::snprintf(buf, sizeof(buf), "weights per rank +/-%.0f%% (%s)", spread * 100,
@@ -429,7 +463,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     // than twice the estimate; its range is wider.
     const bool encoder = p.input.encoder_profile_unmodelled;
     const bool tgi = in.framework == "tgi";  // its warm-up at the free-memory read (unknown:)
-    const bool trtllm = in.framework == "trtllm";
+    // A TensorRT engine's activations were sized by TensorRT at build time (the engine path
+    // measures no estimation pass): x0.5-x1.5, no PyTorch extras.
+    const bool trtllm = in.framework == "trtllm" && !p.figures.contains("runtime_buffers_bytes");
     const double up = encoder ? 3.0 : tgi ? 2.0 : 1.5;
     // TensorRT-LLM's estimation pass measures everything held at its end (_util.py
     // estimate_max_tokens: peak = torch peak + non-torch extra_cost), beyond the forward the
@@ -440,8 +476,18 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     vary(encoder  ? "activation peak x0.5-x3 (profiling run estimate; encoder profiling not modelled)"
          : tgi    ? "activation peak x0.5-x2 (TGI's warm-up as its free-memory read sees it)"
          : trtllm ? "estimation-pass peak x0.5 to x1.5 + 2 GiB (its CUDA graphs, sampler and non-torch memory)"
+         : p.figures.contains("runtime_buffers_bytes") ? "activations x0.5-x1.5 (the engine's execution context, sized at build)"
                   : "activation peak x0.5-x1.5 (profiling run estimate)",
          lo, hi);
+  }
+  if (p.figures.contains("sampling_workspace_bytes") && !in.runtime_buffers_bytes) {
+    // A TensorRT engine's decoder: top-P's workspace from none (deferred) to all of it
+    // (unknown: in PlanTrtllmEngine).
+    const double buffers = p.figures["runtime_buffers_bytes"].get<double>();
+    PlanInput lo = in, hi = in;
+    lo.runtime_buffers_bytes = buffers + p.figures["sampling_workspace_rest_bytes"].get<double>();
+    hi.runtime_buffers_bytes = buffers - p.figures["sampling_workspace_bytes"].get<double>();
+    vary("the engine decoder's top-P workspace, none to all of it", lo, hi);
   }
   if (in.framework == "lmdeploy" && in.lmdeploy_backend != "pytorch") {
     // TurboMind reads the free memory when its engine is created, after the weights and

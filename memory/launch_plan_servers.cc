@@ -120,6 +120,175 @@ void TooSmall(Plan& p, const PlanInput& in, const std::string& error) {
                           : error;
 }
 
+// TGI's --max-batch-total-tokens (launcher/src/main.rs, router/src/main.rs at v0.9.3, v0.9.4,
+// v1.4.5, v2.0.4; backends/v3/src/lib.rs v3.3.6). Before v0.9.4 it is the KV cache: the
+// launcher's default 16000, checked against the prefill budget and max_total_tokens before
+// anything loads. From v0.9.4 flash models infer it from the free memory and ignore an asked
+// value ("`--max-batch-total-tokens` is deprecated for Flash Attention models"); the asked
+// value is still checked against max_total_tokens (and, before v3, the prefill budget).
+// Returns the total the warm-up allocates (0 from v0.9.4: inferred).
+StatusOr<int64_t> TgiAskedBatchTotal(const PlanInput& in, int64_t prefill, int64_t max_total_tokens, bool asked_total,
+                                     Plan& p) {
+  const bool given = in.max_batch_total_tokens.has_value();
+  const int64_t total = in.max_batch_total_tokens.value_or(16000);
+  if (!given && !asked_total) return 0;
+  const bool v3 = !VersionBefore(in.version, {3, 0, 0});
+  if (!v3 && prefill > total) {
+    return InvalidArgumentError("`max_batch_prefill_tokens` must be <= `max_batch_total_tokens`. Given: " +
+                                std::to_string(prefill) + " and " + std::to_string(total) +
+                                " (TGI's launcher refuses it; lower --max-batch-prefill-tokens or raise "
+                                "--max-batch-total-tokens)");
+  }
+  if (max_total_tokens > total) {
+    return InvalidArgumentError("`max_total_tokens` must be <= `max_batch_total_tokens`. Given: " +
+                                std::to_string(max_total_tokens) + " and " + std::to_string(total) +
+                                " (TGI's launcher refuses it; lower the context length or raise "
+                                "--max-batch-total-tokens)");
+  }
+  if (!asked_total) {
+    p.assumptions.push_back("--max-batch-total-tokens " + std::to_string(total) +
+                            " is ignored from TGI v0.9.4 for flash models: the warm-up infers the total from the "
+                            "free memory (\"`--max-batch-total-tokens` is deprecated for Flash Attention models\")");
+    return 0;
+  }
+  if (!given) p.assumptions.push_back("--max-batch-total-tokens 16000 (TGI's default before v0.9.4)");
+  return total;
+}
+
+// TGI before v0.9.4 (flash_causal_lm.py warmup, v0.9.0-v0.9.3): a CacheManager of
+// ceil(max_batch_total_tokens / 16) + 10 blocks, then the warm-up batch's prefill beside it;
+// any failure there is "Not enough memory to handle {total} total tokens with {n} prefill
+// tokens". No free memory is read: the pool is the asked total.
+StatusOr<Plan> TgiAskedWarmup(const PlanInput& in, Plan p, int64_t total, int64_t prefill, double act) {
+  const int64_t blocks = (total + 15) / 16 + 10;
+  const double cache = static_cast<double>(blocks) * 16 * p.cell_bytes;
+  const double after_weights = p.free_at_init_bytes - p.weights_bytes;
+  p.figures["warmup_prefill_tokens"] = prefill;
+  p.figures["warmup_blocks"] = blocks;
+  p.figures["activation_peak_bytes"] = act;
+  p.figures["num_blocks"] = blocks;
+  p.figures["max_batch_total_tokens"] = total;
+  if (after_weights - cache - act < 0) {
+    p.fits = false;
+    p.failure = "warmup_oom";
+    p.error = "Not enough memory to handle " + std::to_string(total) + " total tokens with " + std::to_string(prefill) +
+              " prefill tokens. You need to decrease `--max-batch-total-tokens` or `--max-batch-prefill-tokens`";
+    p.kv_tokens = 0;
+    Ledger(in, p, act, cache);
+    return p;
+  }
+  p.kv_tokens = total;
+  Ledger(in, p, act, cache);
+  return p;
+}
+
+// Both TensorRT-LLM backends: the fraction of what is available, blocks of 32 tokens
+// (trtllm_model.cc), and one sequence of max_seq_len.
+StatusOr<Plan> TrtllmPool(const PlanInput& in, Plan p, double available) {
+  TrtllmKvInput kv;
+  kv.available_bytes = available;
+  kv.free_gpu_memory_fraction = p.fraction;
+  kv.bytes_per_token = p.cell_bytes;
+  kv.tokens_per_block = 32;
+  auto r = TrtllmKvBlocks(kv);
+  if (!r.ok()) return r.status();
+  p.kv_tokens = r->kv_tokens;
+  p.figures["num_blocks"] = r->num_blocks;
+  Ledger(in, p, p.free_at_init_bytes - p.weights_bytes - r->kv_bytes, r->kv_bytes);
+  if (r->num_blocks <= 0) {
+    p.fits = false;
+    p.failure = "kv_pool_no_room";
+    p.error = "no KV blocks: " + FormatGiB(r->usable_bytes) + " is less than one block of 32 tokens";
+  } else if (in.context_length && p.kv_tokens < *in.context_length) {
+    TooSmall(p, in, "maxTokensInPagedKvCache (" + std::to_string(p.kv_tokens) +
+                        ") must be large enough to process at least 1 sequence of max_seq_len " +
+                        std::to_string(*in.context_length));
+  }
+  return p;
+}
+
+// A TensorRT engine (trtllm-build) under the C++ executor (trtllm_model.cc cites the
+// constructor's order): the free memory it reads for the KV cache is what the engine's
+// weights, its execution context (activations TensorRT sized at build time for
+// max_num_tokens tokens and max_batch_size rows of logits), the runtime buffers and the
+// decoder leave; the fraction is taken of that ("Memory usage when calculating max tokens in
+// paged kv cache: total: X GiB, available: Y GiB"); blocks of tokens_per_block (32).
+StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
+  p.era = "TensorRT engine (C++ executor: fraction of the free memory after the engine and its buffers)";
+  const int64_t batch = in.max_num_seqs.value_or(2048);
+  const int64_t tokens = in.max_num_batched_tokens.value_or(8192);
+  if (!in.max_num_seqs) p.assumptions.push_back("--max_batch_size 2048 (trtllm-build's default)");
+  if (!in.max_num_batched_tokens) p.assumptions.push_back("--max_num_tokens 8192 (trtllm-build's default)");
+  p.assumptions.push_back("KV blocks of 32 tokens (trtllm-build's tokens_per_block)");
+  if (WeightsOom(p)) {
+    Ledger(in, p, 0, 0);
+    return p;
+  }
+  // The execution context: TensorRT's activation memory "close to max number of input tokens
+  // x some constant factor" (docs/source/reference/memory.md), priced as the same forward
+  // estimate as the other servers', plus the lm_head's output for max_batch_size sequences in
+  // the model dtype before its cast to the float32 logits (the last-token logits' profile
+  // runs to max_batch_size rows).
+  double act = 0;
+  if (in.activation_peak_bytes) {
+    act = *in.activation_peak_bytes;
+  } else {
+    act = ForwardPeak(in, tokens, 1, "the engine's execution context", p);
+    if (in.model && in.model->vocab > 0) {
+      const double e = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
+      const double head = static_cast<double>(batch) * static_cast<double>(in.model->vocab) * e;
+      act += head;
+      p.assumptions.push_back("lm_head output " + FormatGiB(head) + " on top: " + std::to_string(batch) +
+                              " rows of vocab " + std::to_string(in.model->vocab) +
+                              " in the model dtype (the engine's logits profile runs to max_batch_size)");
+    }
+  }
+  double buffers = 0;
+  if (in.runtime_buffers_bytes) {
+    buffers = *in.runtime_buffers_bytes;
+  } else if (in.model && in.model->vocab > 0) {
+    TrtllmEngineBuffersInput bi;
+    bi.max_batch_size = batch;
+    bi.vocab = in.model->vocab;
+    bi.tp = std::max(in.tp, 1);
+    auto b = TrtllmEngineBufferBytes(bi);
+    if (!b.ok()) return b.status();
+    buffers = b->total_bytes;
+    p.figures["engine_buffer_plane_bytes"] = b->plane_bytes;
+    p.figures["sampling_workspace_bytes"] = b->sampling_bytes;
+    p.figures["sampling_workspace_rest_bytes"] = b->sampling_rest_bytes;
+    p.assumptions.push_back(
+        "runtime and decoder buffers " + FormatGiB(buffers) + ": " + std::to_string(batch) + " x vocab " +
+        std::to_string(in.model->vocab) + " float32 planes of " + FormatGiB(b->plane_bytes) +
+        ": the runtime's logits, the penalty layer's logits and occurrence counts, top-P's sorted probabilities "
+        "and ids; pass --runtime-buffers from a log ('Allocated X GPU memory for runtime buffers' + '... for decoder')");
+    p.unknowns.push_back(
+        "a TensorRT engine's activation memory (sized by TensorRT at build time; the log's 'Allocated X for execution "
+        "context memory') and its decoder's sampling workspace (top-P's id values and cub's sort storage, up to " +
+        FormatGiB(b->sampling_rest_bytes) + " more; all of top-P's workspace, " +
+        FormatGiB(b->sampling_bytes + b->sampling_rest_bytes) +
+        ", did not fit the one logged engine launch) are estimates; the range below takes the activations x0.5-x1.5 "
+        "and the sampling workspace from none to all of it");
+  } else {
+    p.assumptions.push_back("vocabulary unknown without --model: the engine's runtime and decoder buffers are taken "
+                            "as 0; pass --runtime-buffers");
+  }
+  const double available = p.free_at_init_bytes - p.weights_bytes - act - buffers;
+  p.figures["activation_peak_bytes"] = act;
+  p.figures["runtime_buffers_bytes"] = buffers;
+  p.figures["available_bytes"] = available;
+  if (available <= 0) {
+    p.fits = false;
+    p.failure = "kv_pool_no_room";
+    p.error = "CUDA out of memory creating the executor: the engine's activations and buffers (" +
+              FormatGiB(act + buffers) + ") do not fit beside the weights; lower --max_batch_size or --max_num_tokens "
+              "at trtllm-build";
+    Ledger(in, p, act + buffers, 0);
+    return p;
+  }
+  return TrtllmPool(in, std::move(p), available);
+}
+
 }  // namespace
 
 StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
@@ -130,15 +299,30 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
   const bool v3 = !VersionBefore(in.version, {3, 0, 0});
-  p.era = std::string(v3 ? "v3" : "v1-v2") + " warm-up, TGI_WIGGLE_ROOM " + Fixed2(TgiDefaultWiggleRoom(in.version));
+  const bool v1 = VersionBefore(in.version, {2, 0, 0});
+  // Before v0.9.4 the warm-up takes --max-batch-total-tokens as given (no free-memory read).
+  const bool asked_total = VersionBefore(in.version, {0, 9, 4});
+  p.era = asked_total ? "v0.9 warm-up of --max-batch-total-tokens"
+                      : std::string(v3 ? "v3" : "v1-v2") + " warm-up, TGI_WIGGLE_ROOM " +
+                            Fixed2(TgiDefaultWiggleRoom(in.version));
   p.fraction_flag = "--cuda-memory-fraction";
   p.fraction = in.memory_fraction.value_or(1.0);
   p.fraction_source = in.memory_fraction ? "flag" : "default: 1.0 (CUDA_MEMORY_FRACTION, TGI's default)";
+  if (asked_total && in.memory_fraction) {
+    return InvalidArgumentError("--cuda-memory-fraction came with TGI v0.9.4; before it the KV cache is "
+                                "--max-batch-total-tokens tokens");
+  }
+  if (asked_total) p.fraction_source = "not in TGI before v0.9.4: the KV cache is --max-batch-total-tokens";
   // BLOCK_SIZE (models/globals.py): v3 defaults to flashinfer (1 token a block), before
   // it paged attention (16).
   const int block = v3 ? 1 : 16;
-  const int64_t total_tokens = in.context_length.value_or(4096);
-  if (!in.context_length) p.assumptions.push_back("--max-total-tokens 4096 assumed (no context length or model)");
+  // The launcher's --max-total-tokens default: 2048 before v2.0 (launcher/src/main.rs
+  // v0.9.3-v1.4.5), the model's context from v2.0 (derived).
+  const int64_t total_tokens = in.context_length.value_or(v1 ? 2048 : 4096);
+  if (!in.context_length) {
+    p.assumptions.push_back(v1 ? "--max-total-tokens 2048 (TGI's default before v2.0)"
+                               : "--max-total-tokens 4096 assumed (no context length or model)");
+  }
   // v3 without --max-total-tokens (the context is the model's, nobody asked for it): the
   // router's warm-up sends the prefill budget as requests of max_new_tokens 1, each as long
   // as what is left of the budget (one request), and the server sets max_total_tokens from
@@ -147,8 +331,11 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   const bool v3_unbounded = v3 && (!in.context_length || in.context_from_model);
   const int64_t input_tokens = std::max<int64_t>(1, total_tokens - 1);
   // --max-batch-prefill-tokens: launcher/src/main.rs v3.3.6 defaults to min(4096,
-  // max_position_embeddings) (less when its VRAM estimate says so); v2: max_input_tokens + 50.
-  int64_t prefill = in.max_num_batched_tokens.value_or(v3 ? std::min<int64_t>(4096, total_tokens) : input_tokens + 50);
+  // max_position_embeddings) (less when its VRAM estimate says so); v2: max_input_tokens + 50;
+  // before v2.0 4096 (v0.9.3-v1.4.5).
+  int64_t prefill = in.max_num_batched_tokens.value_or(v3   ? std::min<int64_t>(4096, total_tokens)
+                                                       : v1 ? 4096
+                                                            : input_tokens + 50);
   if (!v3 && prefill < input_tokens) {
     // launcher/src/main.rs (v2.0.4) refuses to start.
     return InvalidArgumentError("`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: " +
@@ -157,9 +344,12 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   }
   if (!in.max_num_batched_tokens) {
     p.assumptions.push_back("--max-batch-prefill-tokens " + std::to_string(prefill) +
-                            (v3 ? " (TGI v3's default: min(4096, max_position_embeddings))"
-                                : " (TGI's default: max-input-tokens + 50)"));
+                            (v3   ? " (TGI v3's default: min(4096, max_position_embeddings))"
+                             : v1 ? " (TGI's default before v2.0)"
+                                  : " (TGI's default: max-input-tokens + 50)"));
   }
+  auto total = TgiAskedBatchTotal(in, prefill, total_tokens, asked_total, p);
+  if (!total.ok()) return total.status();
   p.assumptions.push_back("KV blocks of " + std::to_string(block) + " token(s) (" +
                           (v3 ? "flashinfer, v3's default attention" : "paged attention") + ")");
   if (WeightsOom(p)) {
@@ -194,6 +384,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
         "x0.7 (3.0.1, TP 2), x1.1 (2.0.0, A100) and x1.8 (2.2.0, A10G) of the estimate; the range below widens it to "
         "x0.5-x2; pass --activation-peak from a launch of the same model and card");
   }
+  if (*total > 0) return TgiAskedWarmup(in, std::move(p), *total, prefill, act);
   const double after_weights = p.free_at_init_bytes - p.weights_bytes;
   const double free_after_warmup = after_weights - warm_kv - act;
   p.figures["warmup_prefill_tokens"] = prefill;
@@ -237,15 +428,31 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
 StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   TPT_RETURN_IF_ERROR(NeedWeights(in));
   if (in.dp > 1) return InvalidArgumentError("trtllm-serve: attention DP is not modelled; plan one replica");
+  const std::string backend = in.trtllm_backend.empty() ? TrtllmDefaultBackend(in.version) : in.trtllm_backend;
+  if (backend != "tensorrt" && backend != "pytorch") {
+    return InvalidArgumentError("--backend '" + backend + "' is not TensorRT-LLM's; use tensorrt (an engine) or pytorch");
+  }
+  if (in.runtime_buffers_bytes && backend != "tensorrt") {
+    return InvalidArgumentError("--runtime-buffers is a TensorRT engine's figure; the PyTorch backend measures its "
+                                "estimation pass (--activation-peak)");
+  }
   p.weights_bytes = *in.weights_bytes;
   auto cell = KvBytesPerToken(in, p);
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
-  p.era = "PyTorch backend (KvCacheCreator: fraction of total - peak)";
   p.fraction_flag = "--kv_cache_free_gpu_memory_fraction";
   p.fraction = in.memory_fraction.value_or(kTrtllmDefaultFreeGpuMemoryFraction);
   p.fraction_source = in.memory_fraction ? "flag" : "default: 0.9 (KvCacheConfig.free_gpu_memory_fraction)";
   if (!(p.fraction < 1)) return InvalidArgumentError("--kv_cache_free_gpu_memory_fraction must be < 1 (TensorRT-LLM refuses 1.0)");
+  if (in.trtllm_backend.empty()) {
+    p.assumptions.push_back(backend == "tensorrt"
+                                ? "backend: a TensorRT engine (trtllm-build; TensorRT-LLM's default before 1.0); pass "
+                                  "--backend pytorch for the PyTorch backend"
+                                : "backend: PyTorch (TensorRT-LLM's default from 1.0); pass --backend tensorrt for a "
+                                  "trtllm-build engine");
+  }
+  if (backend == "tensorrt") return PlanTrtllmEngine(in, std::move(p));
+  p.era = "PyTorch backend (KvCacheCreator: fraction of total - peak)";
   const int64_t tokens = in.max_num_batched_tokens.value_or(8192);
   if (!in.max_num_batched_tokens) p.assumptions.push_back("--max_num_tokens 8192 (BuildConfig's default)");
   p.assumptions.push_back("KV blocks of 32 tokens (the LLM API's tokens_per_block)");
@@ -281,26 +488,7 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
     Ledger(in, p, act, 0);
     return p;
   }
-  TrtllmKvInput kv;
-  kv.available_bytes = available;
-  kv.free_gpu_memory_fraction = p.fraction;
-  kv.bytes_per_token = p.cell_bytes;
-  kv.tokens_per_block = 32;
-  auto r = TrtllmKvBlocks(kv);
-  if (!r.ok()) return r.status();
-  p.kv_tokens = r->kv_tokens;
-  p.figures["num_blocks"] = r->num_blocks;
-  Ledger(in, p, p.free_at_init_bytes - p.weights_bytes - r->kv_bytes, r->kv_bytes);
-  if (r->num_blocks <= 0) {
-    p.fits = false;
-    p.failure = "kv_pool_no_room";
-    p.error = "no KV blocks: " + FormatGiB(r->usable_bytes) + " is less than one block of 32 tokens";
-  } else if (in.context_length && p.kv_tokens < *in.context_length) {
-    TooSmall(p, in, "maxTokensInPagedKvCache (" + std::to_string(p.kv_tokens) +
-                        ") must be large enough to process at least 1 sequence of max_seq_len " +
-                        std::to_string(*in.context_length));
-  }
-  return p;
+  return TrtllmPool(in, std::move(p), available);
 }
 
 StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {

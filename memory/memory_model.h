@@ -402,6 +402,33 @@ struct TrtllmServing {
 StatusOr<TrtllmServing> TrtllmServingFraction(double available_bytes, double fraction, double free_at_creation_bytes,
                                               int64_t bytes_per_token);
 
+// TensorRT-LLM with a TensorRT engine (trtllm-build; the C++ executor): the buffers
+// TrtGptModelInflightBatching allocates before it reads the free memory for the KV cache
+// (the engine and its execution context, then createBuffers, then createDecoder, then
+// calculateFreeMemBytes). Most are planes of max_batch_size x max_beam_width x vocab
+// (padded to the TP size) elements of the engine's logits dtype (float32 by default).
+// trtllm_model.cc cites each.
+struct TrtllmEngineBuffersInput {
+  int64_t max_batch_size = 2048;  // trtllm-build --max_batch_size (BuildConfig's default 2048)
+  int max_beam_width = 1;         // trtllm-build --max_beam_width
+  int64_t vocab = 0;              // config.json vocab_size
+  int tp = 1;                     // the vocabulary is padded to a multiple of it
+  int logits_bytes = 4;           // PretrainedConfig logits_dtype 'float32'
+};
+struct TrtllmEngineBuffers {
+  double plane_bytes = 0;           // max_batch_size x beam x vocab padded x logits bytes
+  double runtime_logits_bytes = 0;  // RuntimeBuffers' logits (one plane)
+  double penalty_bytes = 0;         // PenaltyLayer: its runtime logits + the occurrence-penalty counts
+  double sampling_bytes = 0;        // the sampling workspace priced: top-P's sorted probabilities and ids
+  double sampling_rest_bytes = 0;   // the rest of the top-P workspace (id values, cub's sort storage): unknown
+  double total_bytes = 0;           // runtime logits + penalty + sampling
+};
+StatusOr<TrtllmEngineBuffers> TrtllmEngineBufferBytes(const TrtllmEngineBuffersInput& in);
+// TensorRT-LLM's backend when none is asked: the TensorRT engine before 1.0, the PyTorch
+// backend from 1.0 (release notes 1.0: "Promote PyTorch to be the default LLM backend",
+// "Change default backend to PyTorch in trtllm-serve").
+std::string TrtllmDefaultBackend(std::string_view version);
+
 // ---------------------------------------------------------------------------
 // Per-rank ledger (rows of memory/ledger.h LedgerRow).
 

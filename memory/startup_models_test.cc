@@ -182,5 +182,34 @@ TEST(TrtllmModel, ServingFractionKeepsTheHeadroomTheFractionMeant) {
   EXPECT_DOUBLE_EQ(TrtllmServingFraction(100 * kGiB, 0.9, 200 * kGiB, 65536)->fraction, 0.89);  // always below
 }
 
+// A TensorRT engine's buffers before the KV read: float32 planes of max_batch_size x beam x
+// the vocabulary padded to the TP size (runtime logits; penalty logits + int32 counts of the
+// unpadded vocabulary; top-P's sorted probabilities and ids priced, its id values and cub's
+// storage left to the range).
+TEST(TrtllmModel, EngineBuffersArePlanesOfBatchByVocab) {
+  TrtllmEngineBuffersInput in;
+  in.max_batch_size = 2048;
+  in.vocab = 128256;
+  auto b = TrtllmEngineBufferBytes(in);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  const double plane = 2048.0 * 128256 * 4;
+  EXPECT_DOUBLE_EQ(b->plane_bytes, plane);
+  EXPECT_DOUBLE_EQ(b->penalty_bytes, 2 * plane);
+  EXPECT_DOUBLE_EQ(b->sampling_bytes, 2 * plane);
+  EXPECT_DOUBLE_EQ(b->sampling_rest_bytes, 3 * plane);
+  EXPECT_DOUBLE_EQ(b->total_bytes, 5 * plane);
+  in.vocab = 32001;  // padded to 32,004 at TP 4 for the logits, not for the penalty counts
+  in.tp = 4;
+  in.max_batch_size = 1;
+  b = TrtllmEngineBufferBytes(in);
+  EXPECT_DOUBLE_EQ(b->runtime_logits_bytes, 32004.0 * 4);
+  EXPECT_DOUBLE_EQ(b->penalty_bytes, 32004.0 * 4 + 32001.0 * 4);
+  in.max_beam_width = 0;
+  EXPECT_FALSE(TrtllmEngineBufferBytes(in).ok());
+  EXPECT_EQ(TrtllmDefaultBackend("0.19.0"), "tensorrt");
+  EXPECT_EQ(TrtllmDefaultBackend("0.21.0"), "tensorrt");
+  EXPECT_EQ(TrtllmDefaultBackend("1.0.0"), "pytorch");
+}
+
 }  // namespace
 }  // namespace tpt::memory

@@ -24,6 +24,33 @@
 //     fit: "Executor creation failed due to insufficient GPU memory. The following
 //     component could not be created: KV cache" with "Free GPU memory before component
 //     creation attempt (GiB)".
+//   The TensorRT engine's executor (cpp/tensorrt_llm/batch_manager/trtGptModelInflightBatching.cpp,
+//     read at a 2025 main copy, 00825c4e): its constructor creates the TllmRuntime (the
+//     engine's weights, then the execution context's activation memory, "[MemUsageChange]
+//     Allocated X for execution context memory"), then createBuffers ("... GPU memory for
+//     runtime buffers"), then createDecoder ("... GPU memory for decoder"), and only then
+//     calculateFreeMemBytes for the KV cache; so everything below comes out before the
+//     fraction is taken.
+//     - RuntimeBuffers (runtimeBuffers.cpp): setMaxBufferSizes pre-allocates the logits for
+//       every sequence in generation, numLogits = maxBatchSize x max(1 + draft tokens,
+//       maxBeamWidth) rows of vocabSizePadded in the engine's logits dtype (PretrainedConfig
+//       logits_dtype 'float32', tensorrt_llm/models/modeling_utils.py).
+//     - The decoder (GptDecoderBatched over DynamicDecodeLayer, in the logits dtype, for
+//       maxNumSequences): PenaltyLayer (layers/penaltyLayer.cpp) allocates its runtime
+//       logits, batch x beam x vocabSizePadded of T, and, with the occurrence penalties of
+//       DecodingMode::TopKTopP, an int32 count a token, batch x beam x vocabSize;
+//       the top-P sampling workspace (kernels/samplingTopPKernels.cu getTopPWorkspaceSizes)
+//       holds the sorted probabilities (T) and sorted ids (int32), the id values (int32)
+//       and cub's segmented radix sort storage, each batch x vocabSizePadded.
+//     Priced in full (eight float32 planes: logits, penalty 2, top-P 5) they do not fit the
+//     one logged engine launch (TensorRT-LLM#4275, 0.19.0, RTX 5090, max_batch_size 2048:
+//     4.9 GiB held beside the weights and the context, about five planes): the plan prices
+//     top-P's sorted probabilities and ids and leaves its id values and cub's storage to
+//     the range (TrtllmEngineBuffers::sampling_rest_bytes). TopPSamplingLayer::allocateBuffer
+//     sizes either that sort workspace or, with mIsAirTopP, AIR top-P's
+//     (getAirTopPWorkspaceSizes: four batch x bufLen buffers, a fraction of a plane); which one
+//     SamplingLayer builds in 0.19 by default was not read, so the two priced planes stand
+//     between the two and the range runs from none to the sort's five.
 #include <algorithm>
 #include <cmath>
 
@@ -76,6 +103,29 @@ StatusOr<TrtllmServing> TrtllmServingFraction(double available_bytes, double fra
   s.kv_bytes = s.fraction * available_bytes;
   if (bytes_per_token > 0) s.kv_tokens = static_cast<int64_t>(s.kv_bytes / static_cast<double>(bytes_per_token));
   return s;
+}
+
+StatusOr<TrtllmEngineBuffers> TrtllmEngineBufferBytes(const TrtllmEngineBuffersInput& in) {
+  if (in.max_batch_size < 1 || in.max_beam_width < 1 || in.vocab < 1 || in.tp < 1 || in.logits_bytes < 1) {
+    return InvalidArgumentError("TensorRT-LLM engine buffers: max_batch_size, max_beam_width, the vocabulary, the TP "
+                                "size and the logits dtype's bytes must be >= 1");
+  }
+  // ModelConfig::getVocabSizePadded(worldSize): the vocabulary rounded up to the TP size.
+  const int64_t padded = (in.vocab + in.tp - 1) / in.tp * in.tp;
+  const double rows = static_cast<double>(in.max_batch_size) * in.max_beam_width;
+  TrtllmEngineBuffers b;
+  b.plane_bytes = rows * static_cast<double>(padded) * in.logits_bytes;
+  b.runtime_logits_bytes = b.plane_bytes;
+  b.penalty_bytes = b.plane_bytes + rows * static_cast<double>(in.vocab) * 4;  // runtime logits + int32 counts
+  b.sampling_bytes = static_cast<double>(in.max_batch_size) * static_cast<double>(padded) * (in.logits_bytes + 4);
+  b.sampling_rest_bytes = static_cast<double>(in.max_batch_size) * static_cast<double>(padded) *
+                          (4 + in.logits_bytes + 4);  // id values + cub's alternate keys and values
+  b.total_bytes = b.runtime_logits_bytes + b.penalty_bytes + b.sampling_bytes;
+  return b;
+}
+
+std::string TrtllmDefaultBackend(std::string_view version) {
+  return VersionBefore(version, {1, 0, 0}) ? "tensorrt" : "pytorch";
 }
 
 }  // namespace tpt::memory

@@ -180,7 +180,7 @@ TEST(PlanServersCliTest, TensorRtLlmConcurrencyNotHeldExitsOne) {
 // (_util.py KvCacheCreator), half the bytes a token of the bf16 checkpoint; vLLM's "auto"
 // keeps the model dtype.
 TEST(PlanServersCliTest, TensorRtLlmTakesTheCheckpointsKvQuantization) {
-  const std::string base = "--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+  const std::string base = "--server trtllm --server-version 0.20.0 --backend pytorch --model " + Model("llama-3.1-8b-instruct-fp8") +
                            " --gpu H100 --max_seq_len 4096";
   auto fp8 = Json(Plan(base));
   ASSERT_FALSE(fp8.is_discarded());
@@ -188,7 +188,7 @@ TEST(PlanServersCliTest, TensorRtLlmTakesTheCheckpointsKvQuantization) {
   SaidOnce(fp8, "checkpoint's KV quantization");
   // The launch line asks for nothing: the server does it itself.
   EXPECT_EQ(fp8["launch_command"].get<std::string>().find("kv_cache_fp8.yaml"), std::string::npos);
-  auto bf16 = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct") +
+  auto bf16 = Json(Plan("--server trtllm --server-version 0.20.0 --backend pytorch --model " + Model("llama-3.1-8b-instruct") +
                         " --gpu H100 --max_seq_len 4096"));
   EXPECT_EQ(bf16["cell_bytes"], 32 * 8 * 128 * 2 * 2);
   auto vllm = Json(Plan("--framework vllm --server-version 0.11.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
@@ -200,13 +200,170 @@ TEST(PlanServersCliTest, TensorRtLlmTakesTheCheckpointsKvQuantization) {
 // (_util.py _create_dummy_context_requests), not one per --max_batch_size slot: 23,552 tokens
 // at max_seq_len 157 are 151 requests (TensorRT-LLM#6294's trtllm-bench launch).
 TEST(PlanServersCliTest, TensorRtLlmEstimationPassRunsRequestsOfMaxSeqLen) {
-  auto j = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+  auto j = Json(Plan("--server trtllm --server-version 0.20.0 --backend pytorch --model " + Model("llama-3.1-8b-instruct-fp8") +
                      " --gpu H100 --max_num_tokens 23552 --max-batch-size 4096 --max_seq_len 157"));
   ASSERT_FALSE(j.is_discarded());
   SaidOnce(j, "(23552 tokens, 151 request(s)");
-  auto one = Json(Plan("--server trtllm --server-version 0.20.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+  auto one = Json(Plan("--server trtllm --server-version 0.20.0 --backend pytorch --model " + Model("llama-3.1-8b-instruct-fp8") +
                        " --gpu H100 --max_seq_len 32768"));
   SaidOnce(one, "(8192 tokens, 1 request(s)");
+}
+
+// Before 1.0 TensorRT-LLM's default backend is a TensorRT engine (release notes 1.0: "Change
+// default backend to PyTorch in trtllm-serve"): 0.19.0 without --backend is planned as the
+// engine under the C++ executor and launched with trtllm-build + trtllm-serve; 1.0.0 is the
+// PyTorch backend with its own launch line.
+TEST(PlanServersCliTest, TensorRtLlmBackendDefaultsByVersion) {
+  const std::string rest = " --model " + Model("llama-3.1-8b-instruct-fp8") + " --gpu H100 --max_seq_len 4096";
+  auto engine = Json(Plan("--server trtllm --server-version 0.19.0" + rest));
+  ASSERT_FALSE(engine.is_discarded());
+  EXPECT_NE(engine["era"].get<std::string>().find("TensorRT engine"), std::string::npos) << engine["era"];
+  const std::string line = engine["launch_command"];
+  EXPECT_EQ(line.rfind("trtllm-build --checkpoint_dir ", 0), 0u) << line;
+  EXPECT_NE(line.find(" && trtllm-serve "), std::string::npos) << line;
+  EXPECT_EQ(line.find("--backend"), std::string::npos) << line;
+  SaidOnce(engine, "backend: a TensorRT engine");
+  auto torch = Json(Plan("--server trtllm --server-version 1.0.0" + rest));
+  EXPECT_NE(torch["era"].get<std::string>().find("PyTorch backend"), std::string::npos) << torch["era"];
+  EXPECT_EQ(torch["launch_command"].get<std::string>().rfind("trtllm-serve ", 0), 0u);
+  EXPECT_NE(torch["launch_command"].get<std::string>().find("--backend pytorch"), std::string::npos);
+  SaidOnce(torch, "backend: PyTorch");
+  // Asked, the backend wins over the version's default.
+  auto asked = Json(Plan("--server trtllm --server-version 0.19.0 --backend pytorch" + rest));
+  EXPECT_NE(asked["era"].get<std::string>().find("PyTorch backend"), std::string::npos);
+  CmdResult bad = tpt::test::Tptriage("plan --server trtllm --backend turbomind" + rest, true);
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+}
+
+// A TensorRT engine's pool (TensorRT-LLM#4275's shape: Llama-3.1-8B FP8 with an FP8 KV cache,
+// max_batch_size 2048, max_num_tokens 1024, an RTX 5090): the fraction is taken of what the
+// engine's activations and its runtime and decoder buffers leave after the weights; those
+// buffers are float32 planes of max_batch_size x vocab (the runtime's logits, the penalty
+// layer's logits and counts, top-P's sorted probabilities and ids: five), so they follow
+// --max-batch-size, and a log's figure (--runtime-buffers) replaces them.
+TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave) {
+  const std::string base = "--server trtllm --server-version 0.19.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
+                           " --gpu RTX-5090 --max_num_tokens 1024 --max_seq_len 2048 --kv-cache-dtype fp8 ";
+  CmdResult r = Plan(base + "--max-batch-size 2048");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  const double plane = 2048.0 * 128256 * 4;
+  EXPECT_NEAR(j["figures"]["runtime_buffers_bytes"].get<double>(), 5 * plane, 1);
+  const double free = j["ledger"][0]["free_at_init_bytes"].get<double>();
+  const double weights = j["ledger"][0]["weights_bytes"].get<double>();
+  const double act = j["figures"]["activation_peak_bytes"].get<double>();
+  // The execution context holds the lm_head's 2048 rows of logits in the model dtype.
+  EXPECT_GT(act, 2048.0 * 128256 * 2);
+  const double available = free - weights - act - 5 * plane;
+  EXPECT_NEAR(j["figures"]["available_bytes"].get<double>(), available, 1);
+  const int64_t cell = 32 * 8 * 128 * 2 * 1;
+  EXPECT_EQ(j["kv_tokens"].get<int64_t>(), static_cast<int64_t>(std::floor(0.9 * available / (32.0 * cell))) * 32);
+  // The logged pool, 263,008 tokens, within 5% and inside the stated range.
+  EXPECT_NEAR(j["kv_tokens"].get<double>() / 263008, 1.0, 0.05) << j["kv_tokens"];
+  int64_t lo = j["kv_tokens"], hi = lo;
+  for (const auto& sv : j["sensitivity"]) {
+    lo = std::min(lo, sv["kv_tokens_low"].get<int64_t>());
+    hi = std::max(hi, sv["kv_tokens_high"].get<int64_t>());
+  }
+  EXPECT_LE(lo, 263008);
+  EXPECT_GE(hi, 263008);
+  ASSERT_EQ(j["unknowns"].size(), 1u) << j.dump(1);
+  EXPECT_NE(j["unknowns"][0].get<std::string>().find("sampling workspace"), std::string::npos);
+  // An eighth of the batch, an eighth of the planes.
+  auto small = Json(Plan(base + "--max-batch-size 256"));
+  EXPECT_NEAR(small["figures"]["runtime_buffers_bytes"].get<double>(), 5 * plane / 8, 1);
+  EXPECT_GT(small["kv_tokens"].get<int64_t>(), j["kv_tokens"].get<int64_t>());
+  // A log's runtime + decoder figure replaces the estimate and silences the unknown.
+  auto logged = Json(Plan(base + "--max-batch-size 2048 --runtime-buffers 2GiB"));
+  EXPECT_NEAR(logged["figures"]["available_bytes"].get<double>(), available + 5 * plane - 2.0 * (1 << 30), 1);
+  EXPECT_TRUE(logged["unknowns"].empty()) << logged["unknowns"].dump(1);
+  // The engine's launch: its limits are trtllm-build's, the fraction trtllm-serve's, the FP8 KV
+  // the checkpoint's.
+  const std::string line = j["launch_command"];
+  EXPECT_NE(line.find(" --max_batch_size 2048 --max_num_tokens 1024 --max_seq_len 2048 && trtllm-serve "),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find(" --kv_cache_free_gpu_memory_fraction 0.90"), std::string::npos) << line;
+  EXPECT_EQ(line.find("--backend"), std::string::npos) << line;
+  SaidOnce(j, "--kv_cache_dtype fp8");
+  // The PyTorch backend's figure is not the engine's.
+  CmdResult bad = tpt::test::Tptriage("plan " + base + "--backend pytorch --runtime-buffers 2GiB", true);
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+}
+
+// An engine's KV dtype is fixed when its checkpoint is converted: the 8-bit remedy is
+// quantize.py's --kv_cache_dtype fp8, not trtllm-serve's options file.
+TEST(PlanServersCliTest, TensorRtLlmEngineKvRemedyIsTheCheckpoints) {
+  const std::string rest = " --model " + Model("llama-3.1-8b-instruct") +
+                           " --gpu L4 --max_seq_len 32768 --concurrency 2 --max-batch-size 256";
+  auto engine = Json(Plan("--server trtllm --server-version 0.19.0" + rest));
+  ASSERT_EQ(engine["failure"], "kv_pool_too_small") << engine.dump(1);
+  EXPECT_TRUE(Has(RemedyFlags(engine), "--kv_cache_dtype")) << engine["remedy"].dump(1);
+  EXPECT_FALSE(Has(RemedyFlags(engine), "--extra_llm_api_options")) << engine["remedy"].dump(1);
+  auto torch = Json(Plan("--server trtllm --server-version 1.0.0" + rest));
+  EXPECT_FALSE(Has(RemedyFlags(torch), "--kv_cache_dtype")) << torch["remedy"].dump(1);
+}
+
+// TGI before v0.9.4 allocates --max-batch-total-tokens of KV (ceil(T / 16) + 10 blocks) and then
+// runs its warm-up prefill beside it (flash_causal_lm.py warmup, v0.9.3); a total that does not
+// fit is its "Not enough memory to handle T total tokens with N prefill tokens" (TGI#710's
+// message). The first remedy is a total that fits, planned again; the pool is the total asked.
+// From v0.9.4 flash models infer the total and ignore the flag (said).
+TEST(PlanServersCliTest, TgiBeforeV094WarmsUpTheAskedBatchTotal) {
+  const std::string base = "--server tgi --server-version 0.9.3 --model " + Model("llama-3.1-70b-instruct") +
+                           " --gpu A10G --num-shard 8 --context-length 4096 --max-batch-prefill-tokens 4096 ";
+  CmdResult r = Plan(base + "--max-batch-total-tokens 200000");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["failure"], "warmup_oom");
+  EXPECT_NE(j["error"].get<std::string>().find("Not enough memory to handle 200000 total tokens with 4096 prefill "
+                                                "tokens"),
+            std::string::npos)
+      << j["error"];
+  ASSERT_FALSE(j["remedy"].empty());
+  EXPECT_EQ(j["remedy"][0]["flag"], "--max-batch-total-tokens");
+  const std::string fix = j["remedy"][0]["value"];
+  CmdResult again = Plan(base + "--max-batch-total-tokens " + fix);
+  ASSERT_EQ(again.rc, 0) << again.out;
+  EXPECT_EQ(Json(again)["kv_tokens"].get<int64_t>(), std::stoll(fix));
+
+  CmdResult fits = Plan(base + "--max-batch-total-tokens 16000");
+  ASSERT_EQ(fits.rc, 0) << fits.out;
+  auto f = Json(fits);
+  EXPECT_EQ(f["kv_tokens"], 16000);
+  EXPECT_EQ(f["figures"]["num_blocks"], 16000 / 16 + 10);
+  const std::string line = f["launch_command"];
+  EXPECT_NE(line.find("--max-input-length 4095 --max-total-tokens 4096"), std::string::npos) << line;
+  EXPECT_NE(line.find("--max-batch-total-tokens 16000"), std::string::npos) << line;
+  EXPECT_EQ(line.find("--cuda-memory-fraction"), std::string::npos) << line;
+  // Not given, it is the launcher's 16000, said.
+  auto dflt = Json(Plan(base));
+  EXPECT_EQ(dflt["kv_tokens"], 16000);
+  SaidOnce(dflt, "--max-batch-total-tokens 16000");
+
+  // The launcher refuses a total below the prefill budget or one request before anything loads.
+  CmdResult small = tpt::test::Tptriage("plan " + base + "--max-batch-total-tokens 3000", true);
+  EXPECT_EQ(small.rc, 2) << small.out;
+  EXPECT_NE(small.out.find("`max_batch_prefill_tokens` must be <= `max_batch_total_tokens`. Given: 4096 and 3000"),
+            std::string::npos)
+      << small.out;
+  small = tpt::test::Tptriage("plan --server tgi --server-version 0.9.3 --model " + Model("llama-3.1-70b-instruct") +
+                                  " --gpu A10G --num-shard 8 --context-length 4096 --max-batch-prefill-tokens 4095 "
+                                  "--max-batch-total-tokens 4095",
+                              true);
+  EXPECT_EQ(small.rc, 2) << small.out;
+  EXPECT_NE(small.out.find("`max_total_tokens` must be <= `max_batch_total_tokens`. Given: 4096 and 4095"),
+            std::string::npos)
+      << small.out;
+
+  // v1.0.0 infers the total from the free memory: the asked one is ignored, said.
+  const std::string later = "--server tgi --server-version 1.0.0 --model " + Model("llama-3.1-70b-instruct") +
+                            " --gpu A10G --num-shard 8 --context-length 4096 --max-batch-prefill-tokens 4096 ";
+  auto ignored = Json(Plan(later + "--max-batch-total-tokens 200000"));
+  auto inferred = Json(Plan(later));
+  EXPECT_EQ(ignored["kv_tokens"], inferred["kv_tokens"]);
+  EXPECT_NE(ignored["kv_tokens"].get<int64_t>(), 200000);
+  SaidOnce(ignored, "is ignored from TGI v0.9.4");
 }
 
 TEST(PlanServersCliTest, LmdeployFitsAndPrintsItsLaunchLine) {
