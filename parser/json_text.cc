@@ -238,14 +238,7 @@ void JsonObjectText::Begin(JsonOut* out) {
 
 JsonOut* JsonObjectText::Key(std::string_view name) {
   const bool first = members_.empty();
-  // std::map's order: std::string's compare, as string_view's; keys mostly
-  // differ in their first byte (compared as unsigned, as compare does).
-  if (!first && in_order_) {
-    const std::string_view prev = members_.back().key;
-    const unsigned char a = prev.empty() ? 0 : static_cast<unsigned char>(prev[0]);
-    const unsigned char b = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
-    if (a > b || (a == b && !(prev < name))) in_order_ = false;
-  }
+  if (!first && in_order_) CheckOrder(name);
   members_.push_back({name, out_->size() + (first ? 0 : 1)});
   const size_t n = name.size();
   if (n <= kShort && AllPlain(name)) {  // most keys: `,"name":` in place
@@ -263,6 +256,14 @@ JsonOut* JsonObjectText::Key(std::string_view name) {
   AppendJsonString(name, out_);
   out_->push_back(':');
   return out_;
+}
+
+std::string JsonKeyText(std::string_view name) {
+  JsonOut out;
+  out.push_back(',');
+  AppendJsonString(name, &out);
+  out.push_back(':');
+  return std::string(out.view());
 }
 
 void JsonObjectText::End() {

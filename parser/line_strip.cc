@@ -75,24 +75,27 @@ void FitPrefixSlot(const std::vector<PrefixSpec::Group>& spec_groups, const std:
 template <class Sink>
 void FillPrefixInfo(const std::vector<PrefixSpec::Group>& spec_groups, const std::string& full_id, bool is_wrapper,
                     const std::vector<std::string_view>& g, Sink* info) {
-  static const std::string kIdKey = "id";
+  static const std::string kIdName = "id";
+  static const std::string kIdText = JsonKeyText(kIdName);
+  const JsonKey id_key{kIdName, kIdText};
   bool id_done = is_wrapper;
   for (const PrefixSpec::Group& grp : spec_groups) {
     if (!id_done && grp.after_id) {
-      info->SetString(kIdKey, full_id);
+      info->SetString(id_key, full_id);
       id_done = true;
     }
     std::string_view v = g[grp.index];
     if (v.data() == nullptr) continue;
+    const JsonKey key{grp.name, grp.json_key};
     if (std::optional<int> n = ToSmallInt(v)) {
-      info->Set(grp.name, int64_t{*n});
+      info->Set(key, int64_t{*n});
     } else if (IsValidUtf8(v)) {
-      info->SetString(grp.name, v);
+      info->SetString(key, v);
     } else {
-      info->SetString(grp.name, SanitizeUtf8(v));
+      info->SetString(key, SanitizeUtf8(v));
     }
   }
-  if (!id_done) info->SetString(kIdKey, full_id);
+  if (!id_done) info->SetString(id_key, full_id);
 }
 
 // The filler of a line's wrapper object (StripLine's, one per thread). A
