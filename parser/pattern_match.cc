@@ -119,7 +119,9 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
 }
 
 // A pattern's fields from its kept captures.
-class FieldDecoder : public DeferredDecoder {
+// (Lines of its own: its shared count, which the parser's thread changes, is
+// not on a line that `tptriage events`' writer thread reads: record_writer.h.)
+class alignas(64) FieldDecoder : public DeferredDecoder {
  public:
   FieldDecoder(std::vector<FieldSpec> specs, json set) : specs_(std::move(specs)), set_(std::move(set)) {}
   void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* out) const override {

@@ -353,6 +353,10 @@ Status UnpasteSource::Pull() {
   }
   const char* raw = raw_.get();
   size_t pos = raw_cut_;
+  // Bytes not yet cut that hold none of the bytes a transform starts from
+  // (most reads of a clean log): none of their lines is asked again.
+  const Bytes unread = BytesOf(std::string_view(raw + pos, raw_size_ - pos));
+  const bool clean = !unread.amp && !unread.esc && !unread.fence && !unread.box;
   while (true) {
     const char* found = pos < raw_size_ ? static_cast<const char*>(std::memchr(raw + pos, '\n', raw_size_ - pos)) : nullptr;
     size_t nl = found ? static_cast<size_t>(found - raw) : raw_size_;
@@ -369,7 +373,11 @@ Status UnpasteSource::Pull() {
     bool cri_ends = true;
     if (quote_ == 0 && indent_ == 0 && record_head_.empty() && record_pieces_ == 0 &&
         (view.empty() || view[0] != '{') && !CriRecord(view, &start, &cri_ends)) {
-      b = BytesOf(view);
+      if (clean) {
+        b.high = unread.high;  // (a line of all-ASCII bytes: none of them high)
+      } else {
+        b = BytesOf(view);
+      }
       if (!b.amp && !b.esc && !b.box && GutterNumber(view, &start) < 0 &&
           !((b.fence || view.size() <= 8) && IsFenceOrElision(view))) {
         last_gutter_ = -1;
