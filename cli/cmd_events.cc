@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -104,7 +105,12 @@ class PrintSink : public EventSink {
     if (!print_) return;
     const char* env = std::getenv("TPT_EVENTS_WRITER_THREAD");
     const bool thread = env && *env ? std::string_view(env) != "0" : std::thread::hardware_concurrency() >= 4;
-    if (thread) writer_ = std::make_unique<RecordWriter>(stdout);
+    if (!thread) return;
+    try {
+      writer_ = std::make_unique<RecordWriter>(stdout);
+    } catch (const std::system_error&) {
+      // No thread to be had: written in place.
+    }
   }
   bool OnEvent(const Event& e) override {
     if (streaming_) {
