@@ -228,18 +228,18 @@ void AppendJsonValue(const nlohmann::json& j, JsonOut* out) {
 
 // ---- JsonObjectText ------------------------------------------------------------
 
-void JsonObjectText::Begin(JsonOut* out) {
+void JsonObjectText::Begin(JsonOut* out, bool keys_in_order) {
   out_ = out;
   start_ = out->size();
   in_order_ = true;
+  known_order_ = keys_in_order;
+  any_ = false;
   members_.clear();
   out->push_back('{');
 }
 
 JsonOut* JsonObjectText::Key(std::string_view name) {
-  const bool first = members_.empty();
-  if (!first && in_order_) CheckOrder(name);
-  members_.push_back({name, out_->size() + (first ? 0 : 1)});
+  const bool first = Note(name);
   const size_t n = name.size();
   if (n <= kShort && AllPlain(name)) {  // most keys: `,"name":` in place
     char* p = out_->Reserve(n + 4);

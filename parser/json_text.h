@@ -119,7 +119,9 @@ std::string JsonKeyText(std::string_view name);  // `,"name":`, the name escaped
 // dumped. In key order, as fillers mostly call, nothing is moved.
 class JsonObjectText {
  public:
-  void Begin(JsonOut* out);
+  // `keys_in_order`: the caller sets each key once, in key order (a field
+  // list sorted at load): End() has nothing to sort, no member is recorded.
+  void Begin(JsonOut* out, bool keys_in_order = false);
   void Set(std::string_view name, int64_t v) { AppendJsonInt(v, Key(name)); }
   void Set(std::string_view name, double v) { AppendJsonDouble(v, Key(name)); }
   void SetBool(std::string_view name, bool v) {
@@ -150,9 +152,7 @@ class JsonObjectText {
   JsonOut* Key(std::string_view name);
   JsonOut* Key(const JsonKey& k) {
     if (k.text.empty()) return Key(std::string_view(k.name));
-    const bool first = members_.empty();
-    if (!first && in_order_) CheckOrder(k.name);
-    members_.push_back({k.name, out_->size() + (first ? 0 : 1)});
+    const bool first = Note(k.name);
     const size_t n = k.text.size() - (first ? 1 : 0);  // the first member has no comma
     char* p = out_->Reserve(n);
     JsonOut::Copy(p, k.text.data() + (first ? 1 : 0), n);
@@ -166,6 +166,19 @@ class JsonObjectText {
     std::string_view key;  // the caller's: valid until End()
     size_t begin;          // offset of the member's "key" in *out_
   };
+  // Whether `name` is the object's first member; the member is remembered
+  // for End() unless Begin() was told the keys come in order.
+  bool Note(std::string_view name) {
+    if (known_order_) {
+      const bool first = !any_;
+      any_ = true;
+      return first;
+    }
+    const bool first = members_.empty();
+    if (!first && in_order_) CheckOrder(name);
+    members_.push_back({name, out_->size() + (first ? 0 : 1)});
+    return first;
+  }
   // std::map's order: std::string's compare, as string_view's; keys mostly
   // differ in their first byte (compared as unsigned, as compare does).
   void CheckOrder(std::string_view name) {
@@ -177,6 +190,8 @@ class JsonObjectText {
   JsonOut* out_ = nullptr;
   size_t start_ = 0;  // offset of '{'
   bool in_order_ = true;
+  bool known_order_ = false;  // Begin(out, true): the caller's keys ascend, none twice
+  bool any_ = false;          // (known_order_) a member was written
   std::vector<Member> members_;
   std::string scratch_;
 };

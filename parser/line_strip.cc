@@ -113,7 +113,14 @@ const std::string kPrefixKey = "prefix";
 // (Lines of its own, as FieldDecoder's: pattern_match.cc.)
 class alignas(64) PrefixDecoder : public DeferredDecoder {
  public:
-  explicit PrefixDecoder(const PrefixSpec& p) : groups_(p.groups), full_id_(p.full_id) {}
+  explicit PrefixDecoder(const PrefixSpec& p) : groups_(p.groups), full_id_(p.full_id) {
+    // FillPrefixInfo sets the groups (sorted by name) with "id" in its place:
+    // each key once, in order, unless a group is named "id" itself.
+    for (size_t i = 0; i < groups_.size(); ++i) {
+      if (i > 0 && !(groups_[i - 1].name < groups_[i].name)) keys_in_order_ = false;
+      if (groups_[i].name == "id") keys_in_order_ = false;
+    }
+  }
   void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* wrapper) const override {
     thread_local std::vector<std::string_view> g;
     thread_local ObjectFiller info;
@@ -132,7 +139,7 @@ class alignas(64) PrefixDecoder : public DeferredDecoder {
     thread_local std::vector<std::string_view> g;
     thread_local JsonObjectText info;
     format_internal::SpansToGroups(text, spans, &g);
-    info.Begin(out);  // (no slot to fit: the text is written afresh)
+    info.Begin(out, keys_in_order_);  // (no slot to fit: the text is written afresh)
     FillPrefixInfo(groups_, full_id_, /*is_wrapper=*/false, g, &info);
     info.End();
   }
@@ -141,6 +148,7 @@ class alignas(64) PrefixDecoder : public DeferredDecoder {
  private:
   std::vector<PrefixSpec::Group> groups_;
   std::string full_id_;
+  bool keys_in_order_ = true;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <re2/re2.h>
 
 #include <charconv>
+#include <type_traits>
 
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
@@ -123,7 +124,15 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
 // not on a line that `tptriage events`' writer thread reads: record_writer.h.)
 class alignas(64) FieldDecoder : public DeferredDecoder {
  public:
-  FieldDecoder(std::vector<FieldSpec> specs, json set) : specs_(std::move(specs)), set_(std::move(set)) {}
+  FieldDecoder(std::vector<FieldSpec> specs, json set) : specs_(std::move(specs)), set_(std::move(set)) {
+    // ConvertFields sets the fields and constants merged in key order: each
+    // key once unless a constant shares a field's name (it then wins, and the
+    // text writer sorts that out at End()).
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      if (i > 0 && !(specs_[i - 1].name < specs_[i].name)) keys_in_order_ = false;
+      if (set_.is_object() && set_.contains(specs_[i].name)) keys_in_order_ = false;
+    }
+  }
   void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* out) const override {
     Fill<ObjectFiller>(text, spans, out);
   }
@@ -143,13 +152,18 @@ class alignas(64) FieldDecoder : public DeferredDecoder {
     thread_local std::vector<std::string_view> groups;
     thread_local Sink sink;
     format_internal::SpansToGroups(text, spans, &groups);
-    sink.Begin(out);
+    if constexpr (std::is_same_v<Sink, JsonObjectText>) {
+      sink.Begin(out, keys_in_order_);
+    } else {
+      sink.Begin(out);
+    }
     ConvertFields(specs_, groups, &sink, nullptr, &set_);
     sink.End();
   }
 
   std::vector<FieldSpec> specs_;
   json set_;
+  bool keys_in_order_ = true;
 };
 
 }  // namespace
