@@ -277,8 +277,8 @@ int RunEvents(const Args& args) {
   // past that they are read a group at a time (parser.h max_open_inputs).
   if (struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 128)
     opts.max_open_inputs = std::max<size_t>(opts.max_open_inputs, static_cast<size_t>(rl.rlim_cur) - 64);
-  // Records go out in 1 MiB blocks of their own (RecordWriter); the
-  // summary alone is buffered.
+  // Records go out in 1 MiB blocks of their own (PrintSink::WriteLines, or
+  // the writer thread: parser/record_writer.h); the summary alone is buffered.
   static char out_buf[1 << 16];
   if (cfg.summary_only) {
     std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
