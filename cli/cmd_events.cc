@@ -8,10 +8,15 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -25,6 +30,7 @@
 #include "parser/json_text.h"
 #include "parser/parser.h"
 #include "parser/rank_resolve.h"
+#include "parser/record_writer.h"
 #include "parser/values.h"
 #include "rules/analyzer.h"
 #include "rules/vocabulary.h"
@@ -90,7 +96,22 @@ constexpr size_t kRankWindow = 10000;
 
 class PrintSink : public EventSink {
  public:
-  PrintSink(bool print) : print_(print) {}
+  // Records go to stdout from a writer thread (parser/record_writer.h) when
+  // the machine has cores to spare (4 or more hardware threads; the
+  // environment's TPT_EVENTS_WRITER_THREAD=1 or 0 says so instead): the wall
+  // time falls, the CPU time rises by the copies (bench/RESULTS.md). Else
+  // they are written in place.
+  PrintSink(bool print) : print_(print) {
+    if (!print_) return;
+    const char* env = std::getenv("TPT_EVENTS_WRITER_THREAD");
+    const bool thread = env && *env ? std::string_view(env) != "0" : std::thread::hardware_concurrency() >= 4;
+    if (!thread) return;
+    try {
+      writer_ = std::make_unique<RecordWriter>(stdout);
+    } catch (const std::system_error&) {
+      // No thread to be had: written in place.
+    }
+  }
   bool OnEvent(const Event& e) override {
     if (streaming_) {
       // The resolver sets who printed the event (its six rank numbers; a field
@@ -125,6 +146,7 @@ class PrintSink : public EventSink {
   // Writes the records not yet written; at the end of the run.
   void Finish() {
     Flush();
+    if (writer_) writer_->Finish();
     WriteLines();
   }
 
@@ -165,9 +187,12 @@ class PrintSink : public EventSink {
         }
       }
     }
-    if (print_) {
-      // No JSON object per event: written straight, byte-identical
-      // (event_json.h), and handed to stdout 1 MiB at a time.
+    // No JSON object per event: written straight, byte-identical
+    // (event_json.h), and handed to stdout 1 MiB at a time, here or by the
+    // writer thread.
+    if (writer_) {
+      writer_->Add(e);
+    } else if (print_) {
       AppendEventJsonLine(e, &lines_);
       if (lines_.size() >= (1 << 20)) WriteLines();
     }
@@ -176,7 +201,7 @@ class PrintSink : public EventSink {
   // to the descriptor without a copy into stdio's buffer. After a failed
   // write nothing more is tried; main's CheckStdout names the failure.
   void WriteLines() {
-    if (!std::ferror(stdout)) std::fwrite(lines_.data(), 1, lines_.size(), stdout);
+    if (!lines_.empty() && !std::ferror(stdout)) std::fwrite(lines_.data(), 1, lines_.size(), stdout);
     lines_.clear();
   }
 
@@ -195,7 +220,8 @@ class PrintSink : public EventSink {
  private:
   bool print_;
   bool streaming_ = false;
-  JsonOut lines_;  // records not yet written (its room reused)
+  std::unique_ptr<RecordWriter> writer_;
+  JsonOut lines_;  // records not yet written, without a writer thread (its room reused)
   std::vector<Event> window_;
   RankResolver resolver_;
   std::map<std::string, RankSummary> ranks_;  // map nodes: their addresses stay
@@ -251,8 +277,8 @@ int RunEvents(const Args& args) {
   // past that they are read a group at a time (parser.h max_open_inputs).
   if (struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 128)
     opts.max_open_inputs = std::max<size_t>(opts.max_open_inputs, static_cast<size_t>(rl.rlim_cur) - 64);
-  // Records go out in 1 MiB blocks of their own (PrintSink::WriteLines); the
-  // summary alone is buffered.
+  // Records go out in 1 MiB blocks of their own (PrintSink::WriteLines, or
+  // the writer thread: parser/record_writer.h); the summary alone is buffered.
   static char out_buf[1 << 16];
   if (cfg.summary_only) {
     std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);

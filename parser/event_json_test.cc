@@ -6,6 +6,7 @@
 #include "parser/event_json.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "parser/format_set.h"
 #include "parser/json_text.h"
 #include "parser/parser.h"
+#include "parser/record_writer.h"
 
 namespace {
 
@@ -78,6 +80,49 @@ TEST(EventJsonLine, SameBytesAsTheObjectOnEverySample) {
   EXPECT_GT(files, 50u);
   EXPECT_GT(sink.events, 5000u);
   EXPECT_GT(sink.pending_fields, sink.events / 2);  // the captures' path is the one taken
+}
+
+// The writer thread (record_writer.h) against the records written in place:
+// the events of every sample log, from the parser's own recycled slots (each
+// changes right after it is handed over), through more batches than may exist
+// at once, give the same bytes in the same order.
+class InPlaceAndThreadSink : public tpt::EventSink {
+ public:
+  explicit InPlaceAndThreadSink(tpt::RecordWriter* writer) : writer_(writer) {}
+  bool OnEvent(const tpt::Event& e) override {
+    tpt::AppendEventJsonLine(e, &in_place);
+    writer_->Add(e);
+    ++events;
+    return true;
+  }
+  std::string in_place;
+  size_t events = 0;
+
+ private:
+  tpt::RecordWriter* writer_;
+};
+
+TEST(EventJsonLine, WriterThreadWritesTheSameBytesInOrder) {
+  auto formats = tpt::FormatSet::LoadBuiltin();
+  ASSERT_TRUE(formats.ok());
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  tpt::RecordWriter writer(out);
+  InPlaceAndThreadSink sink(&writer);
+  for (const auto& ent : fs::recursive_directory_iterator(std::string(TPT_SOURCE_DIR) + "/samples")) {
+    if (!ent.is_regular_file() || !tpt::ReadFromDirectory(ent.path().string())) continue;
+    std::vector<tpt::InputReport> reports;
+    (void)tpt::ParseRun({ent.path().string()}, *formats, tpt::ParseOptions(), &sink, &reports);
+  }
+  writer.Finish();
+  EXPECT_GT(sink.events, tpt::RecordWriter::kBatch * tpt::RecordWriter::kInFlight);
+  std::string written;
+  std::rewind(out);
+  char buf[1 << 16];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) written.append(buf, n);
+  std::fclose(out);
+  EXPECT_EQ(written.size(), sink.in_place.size());
+  EXPECT_TRUE(written == sink.in_place) << "the writer thread's records differ from those written in place";
 }
 
 // Every pattern's sample lines of every built-in format file, streamed: each

@@ -10,6 +10,7 @@
 #include "parser/format_load.h"
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
+#include "parser/json_text.h"
 #include "parser/match/capture.h"
 #include "parser/match/regex_groups.h"
 
@@ -84,6 +85,7 @@ Status ParseFields(const std::string& file, const std::string& path, const json&
     if (!f.is_object()) return At(file, fpath, "must be an object {group, type, unit}");
     FieldSpec fs;
     fs.name = it.key();
+    fs.json_key = JsonKeyText(fs.name);
     fs.group = f.value("group", it.key());
     fs.type = f.value("type", "string");
     fs.unit = f.value("unit", "");
@@ -197,7 +199,7 @@ Status FormatSet::Loader::AddFile(const FormatSource& file, json* doc) {
       TPT_RETURN_IF_ERROR(compile_fast(path, item, *p.re, /*anchored=*/true, &p.fast));
       p.literals = StringList(item.value("literals", json()));
       for (const auto& [name, index] : p.re->NamedCapturingGroups()) {
-        p.groups.push_back({name, index, GroupRole(name), name > std::string_view("id")});
+        p.groups.push_back({name, index, GroupRole(name), name > std::string_view("id"), JsonKeyText(name)});
       }
       ComputeFirstByteRange(&p);
       if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) {

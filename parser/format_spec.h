@@ -28,6 +28,7 @@ struct FormatSource {
 
 struct FieldSpec {
   std::string name;        // output field
+  std::string json_key;    // `,"name":` (json_text.h JsonKey), made at load
   std::string group;       // regex group
   int group_index = -1;
   std::string type;        // values.h IsSchemaType
@@ -60,6 +61,7 @@ struct PrefixSpec {
     int index = 0;
     Role role = kOther;
     bool after_id = false;  // name sorts after "id" (the metadata object's key order)
+    std::string json_key;   // `,"name":` (json_text.h JsonKey), made at load
   };
   std::vector<Group> groups;
   // Fast paths for the capture, tried in order before the regex (fast_layout.h, anchored).

@@ -228,25 +228,18 @@ void AppendJsonValue(const nlohmann::json& j, JsonOut* out) {
 
 // ---- JsonObjectText ------------------------------------------------------------
 
-void JsonObjectText::Begin(JsonOut* out) {
+void JsonObjectText::Begin(JsonOut* out, bool keys_in_order) {
   out_ = out;
   start_ = out->size();
   in_order_ = true;
+  known_order_ = keys_in_order;
+  any_ = false;
   members_.clear();
   out->push_back('{');
 }
 
 JsonOut* JsonObjectText::Key(std::string_view name) {
-  const bool first = members_.empty();
-  // std::map's order: std::string's compare, as string_view's; keys mostly
-  // differ in their first byte (compared as unsigned, as compare does).
-  if (!first && in_order_) {
-    const std::string_view prev = members_.back().key;
-    const unsigned char a = prev.empty() ? 0 : static_cast<unsigned char>(prev[0]);
-    const unsigned char b = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
-    if (a > b || (a == b && !(prev < name))) in_order_ = false;
-  }
-  members_.push_back({name, out_->size() + (first ? 0 : 1)});
+  const bool first = Note(name);
   const size_t n = name.size();
   if (n <= kShort && AllPlain(name)) {  // most keys: `,"name":` in place
     char* p = out_->Reserve(n + 4);
@@ -263,6 +256,14 @@ JsonOut* JsonObjectText::Key(std::string_view name) {
   AppendJsonString(name, out_);
   out_->push_back(':');
   return out_;
+}
+
+std::string JsonKeyText(std::string_view name) {
+  JsonOut out;
+  out.push_back(',');
+  AppendJsonString(name, &out);
+  out.push_back(':');
+  return std::string(out.view());
 }
 
 void JsonObjectText::End() {

@@ -102,6 +102,16 @@ void AppendJsonDouble(double v, JsonOut* out);
 // Any value, as dump() writes it.
 void AppendJsonValue(const nlohmann::json& v, JsonOut* out);
 
+// A member's name with its JSON text `,"name":` made once (a field spec's, at
+// load: format_spec.h), so that a record does not check and copy the name
+// piece by piece again. Converts to the name: ObjectFiller takes it as a name.
+struct JsonKey {
+  const std::string& name;
+  std::string_view text;  // JsonKeyText(name); empty: written from the name
+  operator const std::string&() const { return name; }
+};
+std::string JsonKeyText(std::string_view name);  // `,"name":`, the name escaped
+
 // One object's members written as text; the same setters as ObjectFiller
 // (json_reuse.h), so one filling function can fill either. Members may come
 // in any order and a key may come twice: End() writes them in key order, the
@@ -109,7 +119,9 @@ void AppendJsonValue(const nlohmann::json& v, JsonOut* out);
 // dumped. In key order, as fillers mostly call, nothing is moved.
 class JsonObjectText {
  public:
-  void Begin(JsonOut* out);
+  // `keys_in_order`: the caller sets each key once, in key order (a field
+  // list sorted at load): End() has nothing to sort, no member is recorded.
+  void Begin(JsonOut* out, bool keys_in_order = false);
   void Set(std::string_view name, int64_t v) { AppendJsonInt(v, Key(name)); }
   void Set(std::string_view name, double v) { AppendJsonDouble(v, Key(name)); }
   void SetBool(std::string_view name, bool v) {
@@ -122,9 +134,31 @@ class JsonObjectText {
   void SetString(std::string_view name, std::string_view v) { AppendJsonString(v, Key(name)); }
   void SetCopy(std::string_view name, const nlohmann::json& v) { AppendJsonValue(v, Key(name)); }
   void SetValue(std::string_view name, const nlohmann::json& v) { AppendJsonValue(v, Key(name)); }
+  // The same, the name's text made before (JsonKey).
+  void Set(const JsonKey& k, int64_t v) { AppendJsonInt(v, Key(k)); }
+  void Set(const JsonKey& k, double v) { AppendJsonDouble(v, Key(k)); }
+  void SetBool(const JsonKey& k, bool v) {
+    if (v) {
+      Key(k)->Lit("true");
+    } else {
+      Key(k)->Lit("false");
+    }
+  }
+  void SetString(const JsonKey& k, std::string_view v) { AppendJsonString(v, Key(k)); }
+  void SetCopy(const JsonKey& k, const nlohmann::json& v) { AppendJsonValue(v, Key(k)); }
+  void SetValue(const JsonKey& k, const nlohmann::json& v) { AppendJsonValue(v, Key(k)); }
   // Members already written as a JSON value by the caller: `"name":` is
   // appended and the caller appends the value to the returned buffer.
   JsonOut* Key(std::string_view name);
+  JsonOut* Key(const JsonKey& k) {
+    if (k.text.empty()) return Key(std::string_view(k.name));
+    const bool first = Note(k.name);
+    const size_t n = k.text.size() - (first ? 1 : 0);  // the first member has no comma
+    char* p = out_->Reserve(n);
+    JsonOut::Copy(p, k.text.data() + (first ? 1 : 0), n);
+    out_->Commit(p + n);
+    return out_;
+  }
   void End();
 
  private:
@@ -132,9 +166,32 @@ class JsonObjectText {
     std::string_view key;  // the caller's: valid until End()
     size_t begin;          // offset of the member's "key" in *out_
   };
+  // Whether `name` is the object's first member; the member is remembered
+  // for End() unless Begin() was told the keys come in order.
+  bool Note(std::string_view name) {
+    if (known_order_) {
+      const bool first = !any_;
+      any_ = true;
+      return first;
+    }
+    const bool first = members_.empty();
+    if (!first && in_order_) CheckOrder(name);
+    members_.push_back({name, out_->size() + (first ? 0 : 1)});
+    return first;
+  }
+  // std::map's order: std::string's compare, as string_view's; keys mostly
+  // differ in their first byte (compared as unsigned, as compare does).
+  void CheckOrder(std::string_view name) {
+    const std::string_view prev = members_.back().key;
+    const unsigned char a = prev.empty() ? 0 : static_cast<unsigned char>(prev[0]);
+    const unsigned char b = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
+    if (a > b || (a == b && !(prev < name))) in_order_ = false;
+  }
   JsonOut* out_ = nullptr;
   size_t start_ = 0;  // offset of '{'
   bool in_order_ = true;
+  bool known_order_ = false;  // Begin(out, true): the caller's keys ascend, none twice
+  bool any_ = false;          // (known_order_) a member was written
   std::vector<Member> members_;
   std::string scratch_;
 };

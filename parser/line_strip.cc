@@ -75,24 +75,27 @@ void FitPrefixSlot(const std::vector<PrefixSpec::Group>& spec_groups, const std:
 template <class Sink>
 void FillPrefixInfo(const std::vector<PrefixSpec::Group>& spec_groups, const std::string& full_id, bool is_wrapper,
                     const std::vector<std::string_view>& g, Sink* info) {
-  static const std::string kIdKey = "id";
+  static const std::string kIdName = "id";
+  static const std::string kIdText = JsonKeyText(kIdName);
+  const JsonKey id_key{kIdName, kIdText};
   bool id_done = is_wrapper;
   for (const PrefixSpec::Group& grp : spec_groups) {
     if (!id_done && grp.after_id) {
-      info->SetString(kIdKey, full_id);
+      info->SetString(id_key, full_id);
       id_done = true;
     }
     std::string_view v = g[grp.index];
     if (v.data() == nullptr) continue;
+    const JsonKey key{grp.name, grp.json_key};
     if (std::optional<int> n = ToSmallInt(v)) {
-      info->Set(grp.name, int64_t{*n});
+      info->Set(key, int64_t{*n});
     } else if (IsValidUtf8(v)) {
-      info->SetString(grp.name, v);
+      info->SetString(key, v);
     } else {
-      info->SetString(grp.name, SanitizeUtf8(v));
+      info->SetString(key, SanitizeUtf8(v));
     }
   }
-  if (!id_done) info->SetString(kIdKey, full_id);
+  if (!id_done) info->SetString(id_key, full_id);
 }
 
 // The filler of a line's wrapper object (StripLine's, one per thread). A
@@ -107,9 +110,17 @@ ObjectFiller& WrapperFiller() {
 const std::string kPrefixKey = "prefix";
 
 // Decodes into an event's wrapper object: its "prefix" key.
-class PrefixDecoder : public DeferredDecoder {
+// (Lines of its own, as FieldDecoder's: pattern_match.cc.)
+class alignas(64) PrefixDecoder : public DeferredDecoder {
  public:
-  explicit PrefixDecoder(const PrefixSpec& p) : groups_(p.groups), full_id_(p.full_id) {}
+  explicit PrefixDecoder(const PrefixSpec& p) : groups_(p.groups), full_id_(p.full_id) {
+    // FillPrefixInfo sets the groups (sorted by name) with "id" in its place:
+    // each key once, in order, unless a group is named "id" itself.
+    for (size_t i = 0; i < groups_.size(); ++i) {
+      if (i > 0 && !(groups_[i - 1].name < groups_[i].name)) keys_in_order_ = false;
+      if (groups_[i].name == "id") keys_in_order_ = false;
+    }
+  }
   void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* wrapper) const override {
     thread_local std::vector<std::string_view> g;
     thread_local ObjectFiller info;
@@ -128,7 +139,7 @@ class PrefixDecoder : public DeferredDecoder {
     thread_local std::vector<std::string_view> g;
     thread_local JsonObjectText info;
     format_internal::SpansToGroups(text, spans, &g);
-    info.Begin(out);  // (no slot to fit: the text is written afresh)
+    info.Begin(out, keys_in_order_);  // (no slot to fit: the text is written afresh)
     FillPrefixInfo(groups_, full_id_, /*is_wrapper=*/false, g, &info);
     info.End();
   }
@@ -137,6 +148,7 @@ class PrefixDecoder : public DeferredDecoder {
  private:
   std::vector<PrefixSpec::Group> groups_;
   std::string full_id_;
+  bool keys_in_order_ = true;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <re2/re2.h>
 
 #include <charconv>
+#include <type_traits>
 
 #include "parser/format_set.h"
 #include "parser/format_set_internal.h"
@@ -53,18 +54,19 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
     }
     std::string_view text = groups[f.group_index];
     if (text.data() == nullptr) continue;  // group did not participate
+    const JsonKey key{f.name, f.json_key};  // the name, with its JSON text made at load
     // Plain numbers (what \d+ and [\d.]+ capture) need no trimming, no
     // separators and no '%': the value ConvertField would give, minus the
     // checks and the Status. Anything else is ConvertField's.
     if (f.number_kind == 'i') {
       int64_t v = 0;
       if (ParsePlainInt(text, &v)) {
-        fields->Set(f.name, v);
+        fields->Set(key, v);
         continue;
       }
       auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       if (ec == std::errc() && p == text.data() + text.size() && !text.empty() && text[0] != '-') {
-        fields->Set(f.name, v);
+        fields->Set(key, v);
         continue;
       }
     } else if (f.number_kind != 0) {
@@ -75,23 +77,23 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
         plain = ec == std::errc() && p == text.data() + text.size() && !text.empty() && IsAsciiDigit(text[0]);
       }
       if (plain) {
-        fields->Set(f.name, f.number_kind == 'r' && f.percent ? v / 100.0 : v);
+        fields->Set(key, f.number_kind == 'r' && f.percent ? v / 100.0 : v);
         continue;
       }
     } else if (f.type.size() == 6 && f.type[0] == 's') {  // "string": ConvertField's SanitizeUtf8, in place
       if (IsValidUtf8(text)) {
-        fields->SetString(f.name, text);
+        fields->SetString(key, text);
       } else {
-        fields->SetString(f.name, SanitizeUtf8(text));
+        fields->SetString(key, SanitizeUtf8(text));
       }
       continue;
     } else if (f.type.size() == 4 && f.type[0] == 'b') {  // "bool": Python's spellings first
       if (SameText(text, "True") || SameText(text, "true")) {
-        fields->SetBool(f.name, true);
+        fields->SetBool(key, true);
         continue;
       }
       if (SameText(text, "False") || SameText(text, "false")) {
-        fields->SetBool(f.name, false);
+        fields->SetBool(key, false);
         continue;
       }
     }
@@ -106,9 +108,9 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
       continue;
     }
     if (v->is_string()) {
-      fields->SetString(f.name, v->get_ref<const std::string&>());
+      fields->SetString(key, v->get_ref<const std::string&>());
     } else {
-      fields->SetValue(f.name, std::move(*v));
+      fields->SetValue(key, std::move(*v));
     }
   }
   if (constants) {
@@ -118,9 +120,19 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
 }
 
 // A pattern's fields from its kept captures.
-class FieldDecoder : public DeferredDecoder {
+// (Lines of its own: its shared count, which the parser's thread changes, is
+// not on a line that `tptriage events`' writer thread reads: record_writer.h.)
+class alignas(64) FieldDecoder : public DeferredDecoder {
  public:
-  FieldDecoder(std::vector<FieldSpec> specs, json set) : specs_(std::move(specs)), set_(std::move(set)) {}
+  FieldDecoder(std::vector<FieldSpec> specs, json set) : specs_(std::move(specs)), set_(std::move(set)) {
+    // ConvertFields sets the fields and constants merged in key order: each
+    // key once unless a constant shares a field's name (it then wins, and the
+    // text writer sorts that out at End()).
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      if (i > 0 && !(specs_[i - 1].name < specs_[i].name)) keys_in_order_ = false;
+      if (set_.is_object() && set_.contains(specs_[i].name)) keys_in_order_ = false;
+    }
+  }
   void Decode(std::string_view text, const std::vector<uint32_t>& spans, json* out) const override {
     Fill<ObjectFiller>(text, spans, out);
   }
@@ -140,13 +152,18 @@ class FieldDecoder : public DeferredDecoder {
     thread_local std::vector<std::string_view> groups;
     thread_local Sink sink;
     format_internal::SpansToGroups(text, spans, &groups);
-    sink.Begin(out);
+    if constexpr (std::is_same_v<Sink, JsonObjectText>) {
+      sink.Begin(out, keys_in_order_);
+    } else {
+      sink.Begin(out);
+    }
     ConvertFields(specs_, groups, &sink, nullptr, &set_);
     sink.End();
   }
 
   std::vector<FieldSpec> specs_;
   json set_;
+  bool keys_in_order_ = true;
 };
 
 }  // namespace

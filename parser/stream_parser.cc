@@ -78,7 +78,7 @@ void SwapEvents(Event& a, Event& b) {
 
 }  // namespace
 
-void CopyEventReusing(const Event& from, Event* to) {
+void CopyEventReusing(const Event& from, Event* to, bool own_decoders) {
   static_assert(kEventMembersKnown, "Event gained or lost a member: copy it in CopyEventReusing too");
   if (&from == to) return;
   to->kind = from.kind;
@@ -102,10 +102,16 @@ void CopyEventReusing(const Event& from, Event* to) {
   to->ts_is_time_of_day = from.ts_is_time_of_day;
   to->text = from.text;
   to->extra_lines = from.extra_lines;
-  auto copy = [](const Event::Deferred& f, Event::Deferred* t) {
+  auto copy = [own_decoders](const Event::Deferred& f, Event::Deferred* t) {
     t->pending = f.pending;
     if (!f.pending) return;
-    if (t->decoder != f.decoder) t->decoder = f.decoder;
+    if (t->decoder.get() != f.decoder.get()) {
+      if (own_decoders) {
+        t->decoder = f.decoder;
+      } else {
+        t->decoder = std::shared_ptr<const DeferredDecoder>(std::shared_ptr<const DeferredDecoder>(), f.decoder.get());
+      }
+    }
     t->spans = f.spans;
   };
   copy(from.deferred_fields_, &to->deferred_fields_);

@@ -31,8 +31,12 @@ namespace tpt {
 
 // Makes `*to` equal to `from` in place: strings keep their buffers, objects
 // their nodes (json_reuse.h), and values still to decode (Event::Deferred)
-// are copied as such, not the stale objects they will refill.
-void CopyEventReusing(const Event& from, Event* to);
+// are copied as such, not the stale objects they will refill. With
+// `own_decoders` false, `*to` uses the decoders of `from` without sharing
+// their ownership (no count changes: an atomic operation, on a line another
+// thread may read), so only while `from`'s FormatSet lives
+// (parser/record_writer.h).
+void CopyEventReusing(const Event& from, Event* to, bool own_decoders = true);
 
 // The events of a piece of a stream, with their memory kept: slots past size()
 // hold earlier events (fields, wrapper, strings) that the next events

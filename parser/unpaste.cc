@@ -9,17 +9,20 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <set>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "parser/event.h"
 #include "parser/format_set.h"
+#include "parser/unpaste_internal.h"
 
 namespace tpt {
+
+using unpaste_internal::StartsWith;
+using unpaste_internal::Trim;
 
 namespace {
 
@@ -28,8 +31,6 @@ constexpr size_t kMaxJoin = 6;       // continuation lines one line may take
 constexpr size_t kLearnBytes = 1 << 20;
 constexpr size_t kMaxJoinedBytes = 16 * 1024;
 constexpr size_t kMinWrapped = 30;  // a wrapped line was long (terminals and authors wrap at 70+; a long word moves early)
-
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 size_t Utf8Length(std::string_view s) {
   size_t n = 0;
@@ -41,35 +42,25 @@ size_t Utf8Length(std::string_view s) {
 // at most 4 bytes).
 bool Utf8LengthAtLeast(std::string_view s, size_t n) { return s.size() >= 4 * n || (s.size() >= n && Utf8Length(s) >= n); }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-const char kBar[] = "\xE2\x94\x82";       // │
-const char kTopLeft[] = "\xE2\x95\xAD";   // ╭
-const char kBotLeft[] = "\xE2\x95\xB0";   // ╰
-const char kArrow[] = "\xE2\x9D\xB1";     // ❱
-
 // Which kinds of pasted text a line can hold, from one pass over its bytes.
 struct Bytes {
   bool amp = false, esc = false, fence = false, box = false;
+  bool high = false;  // a byte of 0x80 and up: not all ASCII
 };
-enum : uint8_t { kAmp = 1, kEsc = 2, kFence = 4, kBox = 8 };
+enum : uint8_t { kAmp = 1, kEsc = 2, kFence = 4, kBox = 8, kHigh = 16 };
 constexpr std::array<uint8_t, 256> kByteKinds = [] {
   std::array<uint8_t, 256> t{};
   t['&'] = kAmp;
   t['^'] = t['\\'] = kEsc;
   t['`'] = t['~'] = kFence;
-  t[0xE2] = kBox;  // first byte of │ ╭ ╰ ❱
+  for (int c = 0x80; c < 256; ++c) t[c] = kHigh;
+  t[0xE2] = kBox | kHigh;  // first byte of │ ╭ ╰ ❱
   return t;
 }();
 Bytes BytesOf(std::string_view s) {
   uint8_t kinds = 0;  // a table and an OR a byte: no branch per byte
   size_t i = 0;
+  int high = 0;
 #if defined(__SSE2__)
   // 16 bytes at a time first: most hold none of the six bytes (most lines of
   // a log: none at all) and are passed over without the table, which cost a
@@ -81,6 +72,7 @@ Bytes BytesOf(std::string_view s) {
     const __m128i any = _mm_or_si128(
         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, caret)), _mm_cmpeq_epi8(v, backslash)),
         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tick), _mm_cmpeq_epi8(v, tilde)), _mm_cmpeq_epi8(v, box)));
+    high |= _mm_movemask_epi8(v);
     if (_mm_movemask_epi8(any) == 0) continue;
     for (size_t j = i; j < i + 16; ++j) kinds |= kByteKinds[static_cast<unsigned char>(s[j])];
   }
@@ -91,207 +83,11 @@ Bytes BytesOf(std::string_view s) {
   b.esc = kinds & kEsc;
   b.fence = kinds & kFence;
   b.box = kinds & kBox;
+  b.high = high != 0 || (kinds & kHigh) != 0;
   return b;
 }
 
 }  // namespace
-
-bool DecodeHtmlEntities(std::string* line) {
-  if (line->find('&') == std::string::npos) return false;
-  static const std::pair<const char*, const char*> kEntities[] = {
-      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&#x27;", "'"}, {"&apos;", "'"},
-      {"&#34;", "\""}, {"&nbsp;", " "}, {"&#47;", "/"}, {"&amp;", "&"}};
-  std::string out;
-  out.reserve(line->size());
-  bool changed = false;
-  for (size_t i = 0; i < line->size();) {
-    if ((*line)[i] == '&') {
-      bool hit = false;
-      for (const auto& [from, to] : kEntities) {
-        size_t n = std::strlen(from);
-        if (line->compare(i, n, from) == 0) {
-          out += to;
-          i += n;
-          hit = changed = true;
-          break;
-        }
-      }
-      if (hit) continue;
-    }
-    out += (*line)[i++];
-  }
-  if (changed) line->swap(out);
-  return changed;
-}
-
-bool UnwrapContainerRecord(std::string* line, bool* ends_line) {
-  *ends_line = true;
-  // `{"log":` first (Docker's writer puts it first: moby daemon/logger/
-  // jsonfilelog/jsonlog/jsonlogbytes.go; forwarders may add spaces).
-  size_t i = 0;
-  auto skip = [&] { while (i < line->size() && ((*line)[i] == ' ' || (*line)[i] == '\t')) ++i; };
-  if (line->empty() || (*line)[0] != '{') return false;
-  ++i;
-  skip();
-  if (line->compare(i, 5, "\"log\"") != 0) return false;
-  i += 5;
-  skip();
-  if (i >= line->size() || (*line)[i] != ':') return false;
-  nlohmann::json j = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
-  // The runtime's own keys beside "log": an application's JSON log that merely
-  // has a "log" field stays as it is.
-  if (!j.is_object() || !j["log"].is_string() || !(j.contains("stream") || j.contains("time"))) return false;
-  std::string text = j["log"].get<std::string>();
-  if (!text.empty() && text.back() == '\n') {
-    text.pop_back();
-  } else {
-    *ends_line = false;
-  }
-  if (!text.empty() && text.back() == '\r') text.pop_back();
-  line->swap(text);
-  return true;
-}
-
-bool CriRecord(std::string_view line, size_t* text_start, bool* ends_line) {
-  // TIME (RFC 3339, Z or an offset) STREAM TAG text; the wrapper `cri`
-  // (formats/wrappers.json) strips the prefix and keeps the time.
-  if (line.size() < 31 || !IsDigit(line[0]) || line[4] != '-' || line[10] != 'T') return false;
-  size_t sp = line.find(' ', 19);
-  if (sp == std::string_view::npos || sp > 40) return false;
-  std::string_view rest = line.substr(sp + 1);
-  if (!StartsWith(rest, "stdout ") && !StartsWith(rest, "stderr ")) return false;
-  if (rest.size() < 9 || (rest[7] != 'F' && rest[7] != 'P') || rest[8] != ' ') return false;
-  *ends_line = rest[7] == 'F';
-  *text_start = sp + 1 + 9;
-  return true;
-}
-
-bool StripLiteralAnsi(std::string* line) {
-  // `^[[0;36m` (caret notation of ESC), `\033[0m`, `\x1b[1m`, `\e[0m`, `\u001b[32m`.
-  static const char* kIntro[] = {"^[[", "\\033[", "\\x1b[", "\\e[", "\\u001b[", "\\x1B["};
-  bool changed = false;
-  for (const char* intro : kIntro) {
-    size_t n = std::strlen(intro);
-    for (size_t p = line->find(intro); p != std::string::npos; p = line->find(intro, p)) {
-      size_t q = p + n;
-      while (q < line->size() && (IsDigit((*line)[q]) || (*line)[q] == ';')) ++q;
-      if (q < line->size() && (*line)[q] == 'm') {
-        line->erase(p, q + 1 - p);
-        changed = true;
-      } else {
-        p = q;
-      }
-    }
-  }
-  return changed;
-}
-
-size_t QuoteDepth(std::string_view line) {
-  size_t depth = 0, i = 0;
-  while (i < line.size() && line[i] == '>') {
-    ++depth, ++i;
-    if (i < line.size() && line[i] == ' ') ++i;
-  }
-  return depth;
-}
-
-void StripQuote(std::string* line, size_t depth) {
-  size_t i = 0;
-  for (size_t d = 0; d < depth && i < line->size() && (*line)[i] == '>'; ++d) {
-    ++i;
-    if (i < line->size() && (*line)[i] == ' ') ++i;
-  }
-  line->erase(0, i);
-}
-
-void StripIndent(std::string* line, size_t indent) {
-  size_t n = 0;
-  while (n < indent && n < line->size() && (*line)[n] == ' ') ++n;
-  if (n == indent) line->erase(0, n);
-}
-
-bool IsFenceOrElision(std::string_view line) {
-  std::string_view t = Trim(line);
-  if (t.empty()) return false;
-  if (StartsWith(t, "```") || StartsWith(t, "~~~")) {
-    // ```text, ```log, ``` : a fence, not code holding backticks.
-    for (char c : t.substr(3))
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '_')) return false;
-    return true;
-  }
-  if (t == "[...]" || t == "(...)" || t == "<snip>" || t == "[snip]" || t == "\xE2\x80\xA6" /* … */) return true;
-  if (t.size() >= 3 && t.find_first_not_of('.') == std::string_view::npos) return true;
-  return false;
-}
-
-long GutterNumber(std::string_view line, size_t* text_start) {
-  size_t i = 0;
-  while (i < line.size() && i < 8 && line[i] == ' ') ++i;
-  size_t d = i;
-  while (i < line.size() && IsDigit(line[i]) && i - d < 7) ++i;
-  if (i == d || i - d > 6) return -1;
-  long n = std::strtol(std::string(line.substr(d, i - d)).c_str(), nullptr, 10);
-  if (i < line.size() && line[i] == '\t') {
-    *text_start = i + 1;
-    return n;
-  }
-  size_t j = i;
-  while (j < line.size() && line[j] == ' ') ++j;
-  if (j < line.size() && line[j] == '|') {
-    ++j;
-  } else if (line.substr(j, 3) == kBar) {
-    j += 3;
-  } else {
-    return -1;
-  }
-  if (j < line.size() && line[j] == ' ') ++j;
-  *text_start = j;
-  return n;
-}
-
-bool UnboxRichLine(std::string* line) {
-  size_t top = line->find(kTopLeft), bot = line->find(kBotLeft), bar = line->find(kBar);
-  size_t first = std::min({top, bot, bar});
-  if (first == std::string::npos) return false;
-  std::string prefix = line->substr(0, first);
-  // The prefix before a box is a wrapper's (docker compose) or nothing.
-  if (first == top) {
-    if (line->find("Traceback", top) == std::string::npos) return false;
-    *line = prefix + "Traceback (most recent call last):";
-    return true;
-  }
-  if (first == bot) {
-    *line = prefix;
-    return true;
-  }
-  std::string_view rest = Trim(std::string_view(*line).substr(bar + 3));
-  if (rest.size() < 3 || rest.substr(rest.size() - 3) != kBar) return false;  // not a box row
-  std::string_view inner = Trim(rest.substr(0, rest.size() - 3));
-  std::string out = prefix;
-  if (StartsWith(inner, kArrow)) {
-    // `❱ 312 │   │   raise RuntimeError(`: the raising line's code.
-    std::string_view c = Trim(inner.substr(3));
-    size_t d = 0;
-    while (d < c.size() && IsDigit(c[d])) ++d;
-    c = Trim(c.substr(d));
-    while (StartsWith(c, kBar)) c = Trim(c.substr(3));
-    out += "    " + std::string(c);
-  } else if (!inner.empty() && !StartsWith(inner, kBar) && !IsDigit(inner[0])) {
-    // `/path/file.py:312 in init_memory_pool`
-    size_t in = inner.rfind(" in ");
-    size_t colon = in == std::string_view::npos ? in : inner.rfind(':', in);
-    if (in != std::string_view::npos && colon != std::string_view::npos && colon > 0) {
-      std::string_view num = inner.substr(colon + 1, in - colon - 1);
-      bool digits = !num.empty() && std::all_of(num.begin(), num.end(), IsDigit);
-      std::string_view fn = Trim(inner.substr(in + 4));
-      if (digits && !fn.empty() && fn.find(' ') == std::string_view::npos) {
-        out += "  File \"" + std::string(inner.substr(0, colon)) + "\", line " + std::string(num) + ", in " + std::string(fn);
-      }
-    }
-  }
-  *line = out;
-  return true;
-}
 
 UnpasteSource::UnpasteSource(std::unique_ptr<ByteSource> inner, const FormatSet* formats)
     : inner_(std::move(inner)), formats_(formats) {
@@ -302,9 +98,39 @@ UnpasteSource::~UnpasteSource() {
   if (scratch_) hs_free_scratch(scratch_);
 }
 
+std::string& UnpasteSource::Own(Line& l) const {
+  if (!l.own) {
+    l.text.assign(raw_.get() + l.off, l.len);
+    l.own = true;
+  }
+  return l.text;
+}
+
 Status UnpasteSource::Pull() {
-  char buf[64 * 1024];
-  auto n = inner_->Read(buf, sizeof buf);
+  constexpr size_t kRead = 64 * 1024;
+  // Room for a read: the bytes before the first line still needed are let go
+  // when they outweigh the rest (then the lines' places move down with them).
+  size_t keep = raw_cut_;
+  for (size_t i = 0; i < lines_.size(); ++i)
+    if (!lines_[i].own) {
+      keep = std::min(keep, lines_[i].off);
+      break;  // (lines are in order)
+    }
+  if (keep > 0 && keep >= raw_size_ - keep) {
+    std::memmove(raw_.get(), raw_.get() + keep, raw_size_ - keep);
+    raw_size_ -= keep;
+    raw_cut_ -= keep;
+    for (size_t i = 0; i < lines_.size(); ++i)
+      if (!lines_[i].own) lines_[i].off -= keep;
+  }
+  if (raw_cap_ - raw_size_ < kRead) {
+    size_t cap = std::max(raw_cap_ * 2, raw_size_ + kRead);
+    std::unique_ptr<char[]> bigger(new char[cap]);
+    if (raw_size_ > 0) std::memcpy(bigger.get(), raw_.get(), raw_size_);
+    raw_ = std::move(bigger);
+    raw_cap_ = cap;
+  }
+  auto n = inner_->Read(raw_.get() + raw_size_, kRead);
   if (!n.ok()) {
     // A cut .gz: the lines before the cut are handed on first, the error after them.
     error_ = n.status();
@@ -314,20 +140,49 @@ Status UnpasteSource::Pull() {
   if (*n == 0) {
     inner_done_ = true;
   } else {
-    raw_.append(buf, *n);
+    raw_size_ += *n;
   }
-  size_t pos = 0;
+  const char* raw = raw_.get();
+  size_t pos = raw_cut_;
+  // Bytes not yet cut that hold none of the bytes a transform starts from
+  // (most reads of a clean log): none of their lines is asked again.
+  const Bytes unread = BytesOf(std::string_view(raw + pos, raw_size_ - pos));
+  const bool clean = !unread.amp && !unread.esc && !unread.fence && !unread.box;
   while (true) {
-    size_t nl = raw_.find('\n', pos);
-    if (nl == std::string::npos) {
-      if (!inner_done_ || pos >= raw_.size()) break;
-      nl = raw_.size();
-    }
-    const bool newline = nl < raw_.size();
-    std::string& text = line_;
-    text.assign(raw_, pos, nl - pos);
+    const char* found = pos < raw_size_ ? static_cast<const char*>(std::memchr(raw + pos, '\n', raw_size_ - pos)) : nullptr;
+    size_t nl = found ? static_cast<size_t>(found - raw) : raw_size_;
+    if (!found && (!inner_done_ || pos >= raw_size_)) break;
+    const bool newline = nl < raw_size_;
+    const size_t begin = pos;
     pos = nl + 1;
-    if (!text.empty() && text.back() == '\r') text.pop_back();
+    std::string_view view(raw + begin, nl - begin);
+    if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
+    // A line no transform applies to (the checks below, on the line as read,
+    // say the same as each step's own check) stays where it is.
+    Bytes b;
+    size_t start = 0;
+    bool cri_ends = true;
+    if (quote_ == 0 && indent_ == 0 && record_head_.empty() && record_pieces_ == 0 &&
+        (view.empty() || view[0] != '{') && !CriRecord(view, &start, &cri_ends)) {
+      if (clean) {
+        b.high = unread.high;  // (a line of all-ASCII bytes: none of them high)
+      } else {
+        b = BytesOf(view);
+      }
+      if (!b.amp && !b.esc && !b.box && GutterNumber(view, &start) < 0 &&
+          !((b.fence || view.size() <= 8) && IsFenceOrElision(view))) {
+        last_gutter_ = -1;
+        Line& l = lines_.PushBack();
+        l.own = false;
+        l.off = begin;
+        l.len = view.size();
+        l.ascii = !b.high;
+        l.newline = newline;
+        continue;
+      }
+    }
+    std::string& text = line_;
+    text.assign(view);
     // The block's quote marks and indent first: what they hold is the paste.
     if (quote_ > 0) StripQuote(&text, quote_);
     if (indent_ > 0) StripIndent(&text, indent_);
@@ -349,16 +204,15 @@ Status UnpasteSource::Pull() {
       record_head_.clear();
     }
     // One pass says which transforms can apply (most lines: none).
-    const Bytes b = BytesOf(text);
+    b = BytesOf(text);
     if (b.amp) DecodeHtmlEntities(&text);
     if (b.esc) StripLiteralAnsi(&text);
-    size_t start = 0;
+    start = 0;
     long g = GutterNumber(text, &start);
     if (g >= 0 && !gutter_ && !lines_.empty() && g == last_gutter_ + 1) {
       gutter_ = true;
       size_t s0 = 0;
-      std::string& prev = lines_.back().text;
-      if (GutterNumber(prev, &s0) >= 0) prev.erase(0, s0);
+      if (GutterNumber(Text(lines_.back()), &s0) >= 0) Own(lines_.back()).erase(0, s0);
       lines_.back().continues = -1;
     }
     last_gutter_ = g;
@@ -371,14 +225,14 @@ Status UnpasteSource::Pull() {
     for (; record_pieces_ > 1; --record_pieces_) lines_.PushBack();
     record_pieces_ = 0;
   }
-  if (inner_done_ && pos >= raw_.size() && !record_head_.empty()) FlushRecordHead();
-  raw_.erase(0, std::min(pos, raw_.size()));
+  raw_cut_ = std::min(pos, raw_size_);
+  if (inner_done_ && !record_head_.empty()) FlushRecordHead();
   // A line longer than the parser takes: hand it on in pieces (the reader cuts it).
-  if (raw_.size() > line_bytes_limit_) {
+  if (raw_size_ - raw_cut_ > line_bytes_limit_) {
     Line& l = lines_.PushBack();
     l.newline = false;
-    l.text.swap(raw_);
-    raw_.clear();
+    l.text.assign(raw + raw_cut_, raw_size_ - raw_cut_);
+    raw_cut_ = raw_size_;
   }
   return OkStatus();
 }
@@ -405,7 +259,7 @@ void UnpasteSource::Learn() {
   auto least = [&](size_t (*measure)(std::string_view)) {
     size_t least = std::string::npos, nonblank = 0;
     for (size_t i = 0; i < lines_.size(); ++i) {
-      std::string_view t = lines_[i].text;
+      std::string_view t = Text(lines_[i]);
       if (t.find_first_not_of(' ') == std::string_view::npos) continue;  // blank
       ++nonblank;
       least = std::min(least, measure(t));
@@ -414,8 +268,9 @@ void UnpasteSource::Learn() {
   };
   auto rewrite = [&](void (*strip)(std::string*, size_t), size_t n) {
     for (size_t i = 0; i < lines_.size(); ++i) {
-      strip(&lines_[i].text, n);
-      if (IsFenceOrElision(lines_[i].text)) lines_[i].text.clear();  // '> ```' fenced the quoted block
+      std::string& text = Own(lines_[i]);
+      strip(&text, n);
+      if (IsFenceOrElision(text)) text.clear();  // '> ```' fenced the quoted block
       lines_[i].continues = -1;
     }
   };
@@ -428,10 +283,10 @@ void UnpasteSource::Learn() {
   size_t longest = 0, counted = 0;
   for (size_t i = 0; i < lines_.size(); ++i) {
     const Line& l = lines_[i];
-    size_t n = Utf8Length(l.text);
+    size_t n = Utf8Length(Text(l));
     if (!l.newline) continue;  // a cut last line says nothing
     longest = std::max(longest, n);
-    if (n >= 40 && by_len[n].size() < 8) by_len[n].insert(l.text);
+    if (n >= 40 && by_len[n].size() < 8) by_len[n].insert(Text(l));
     ++counted;
   }
   // A short paste (a line or two of error wrapped) may hold only two lines of
@@ -443,9 +298,9 @@ void UnpasteSource::Learn() {
   // goes on in its next record).
   size_t with_next = 0, continued = 0;
   for (size_t i = 0; i + 1 < lines_.size() && with_next < 64; ++i) {
-    if (!lines_[i].newline || Utf8Length(lines_[i].text) != longest) continue;
+    if (!lines_[i].newline || Utf8Length(Text(lines_[i])) != longest) continue;
     ++with_next;
-    continued += !HasOwnStart(lines_[i + 1].text);
+    continued += !HasOwnStart(Text(lines_[i + 1]));
   }
   if (needed == 2 && continued == 2 && with_next == 2) width_ = longest;
   if (continued >= 3 && continued * 5 >= with_next * 4) width_ = longest;
@@ -491,7 +346,7 @@ bool UnpasteSource::ContinuesWrapped(std::string_view line) const {
 }
 
 bool UnpasteSource::ContinuesWrapped(Line& line) const {
-  if (line.continues < 0) line.continues = ContinuesWrapped(std::string_view(line.text)) ? 1 : 0;
+  if (line.continues < 0) line.continues = ContinuesWrapped(Text(line)) ? 1 : 0;
   return line.continues == 1;
 }
 
@@ -591,36 +446,47 @@ UnpasteSource::Line& UnpasteSource::LineQueue::PushBack() {
   Line& l = slots_[(head_ + size_) % slots_.size()];
   ++size_;
   l.text.clear();
+  l.own = true;
   l.newline = true;
   l.continues = -1;
   return l;
 }
 
-void UnpasteSource::EmitFront() {
+void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
   Line& first = first_;
-  first.text.swap(lines_.front().text);
-  first.newline = lines_.front().newline;
+  {
+    Line& front = lines_.front();
+    first.own = front.own;
+    first.off = front.off;
+    first.len = front.len;
+    first.ascii = front.ascii;
+    if (front.own) first.text.swap(front.text);
+    first.newline = front.newline;
+  }
   lines_.pop_front();
   size_t took = 0;
   auto take = [&](const char* sep) {
     const Line& next = lines_.front();
-    first.text += sep;
-    first.text += next.text;
+    std::string& text = Own(first);
+    text += sep;
+    text += Text(next);
     first.newline = next.newline;
     lines_.pop_front();
     ++took;
   };
+  // (A line read as it was, all ASCII: as many characters as bytes.)
+  auto chars = [](const Line& l, std::string_view t) { return !l.own && l.ascii ? t.size() : Utf8Length(t); };
   // 1. A terminal's wrap: a line of exactly the width goes on in the next.
-  while (width_ && took < 64 && !lines_.empty() && first.text.size() < kMaxJoinedBytes &&
-         Utf8Length(first.text) == width_ * (took + 1) && !HasOwnStart(lines_.front().text)) {
+  while (width_ && took < 64 && !lines_.empty() && Text(first).size() < kMaxJoinedBytes &&
+         chars(first, Text(first)) == width_ * (took + 1) && !HasOwnStart(Text(lines_.front()))) {
     take("");
   }
   // 2. A traceback frame cut before its function name.
   if (took == 0 && !lines_.empty()) {
-    std::string_view t = first.text;
+    std::string_view t = Text(first), next = Text(lines_.front());
     size_t f = t.find("File \"");
     if (f != std::string_view::npos && Trim(t.substr(0, f)).empty() && t.find(", in ", f) == std::string_view::npos &&
-        !lines_.front().text.empty() && lines_.front().text[0] != ' ') {
+        !next.empty() && next[0] != ' ') {
       bool in_quotes = t.find('"', f + 6) == std::string_view::npos;
       take(in_quotes ? "" : " ");
     }
@@ -633,32 +499,42 @@ void UnpasteSource::EmitFront() {
   // (A next line that starts as this one does, `[2025-`, `(Worker`, `INFO `, is
   // a line of its own: most lines of a prefixed log stop there, unscanned.)
   auto same_start = [](std::string_view a, std::string_view b) { return a.size() >= 3 && b.size() >= 3 && a.substr(0, 3) == b.substr(0, 3); };
+  auto cat = [](std::string_view a, std::string_view sep, std::string_view b) {
+    std::string s;
+    s.reserve(a.size() + sep.size() + b.size());
+    s.append(a).append(sep).append(b);
+    return s;
+  };
   std::vector<int> hit;
-  if (took == 0 && !lines_.empty() && first.text.size() >= kMinWrapped && !same_start(first.text, lines_.front().text) &&
-      Utf8LengthAtLeast(first.text, kMinWrapped) && ContinuesWrapped(lines_.front()) &&
-      LiteralHits(first.text + " " + lines_.front().text + (lines_.size() > 1 ? " " + lines_[1].text : std::string()), &hit)) {
+  if (took == 0 && !lines_.empty() && Text(first).size() >= kMinWrapped &&
+      !same_start(Text(first), Text(lines_.front())) && ((!first.own && first.ascii) || Utf8LengthAtLeast(Text(first), kMinWrapped)) &&
+      ContinuesWrapped(lines_.front()) &&
+      LiteralHits(cat(cat(Text(first), " ", Text(lines_.front())), lines_.size() > 1 ? " " : "",
+                      lines_.size() > 1 ? Text(lines_[1]) : std::string_view()),
+                  &hit)) {
     // The patterns whose literal is on the first three lines (a literal only on a
     // later line belongs to a line of its own) and the lines that could go on.
     size_t n = 0;
-    std::string all = first.text;
+    std::string all(Text(first));
     while (n < std::min(kMaxJoin, lines_.size()) && (n == 0 || ContinuesWrapped(lines_[n])) &&
-           all.size() + lines_[n].text.size() < kMaxJoinedBytes) {
-      all += " " + lines_[n].text;
+           all.size() + Text(lines_[n]).size() < kMaxJoinedBytes) {
+      all += ' ';
+      all += Text(lines_[n]);
       ++n;
     }
     {
       // Per pattern: its best score on any one line of the window alone.
-      std::vector<int> alone = Scores(first.text, hit);
+      std::vector<int> alone = Scores(Text(first), hit);
       for (size_t k = 0; k < n; ++k) {
-        std::vector<int> v = Scores(lines_[k].text, hit);
+        std::vector<int> v = Scores(Text(lines_[k]), hit);
         for (size_t p = 0; p < v.size(); ++p) alone[p] = std::max(alone[p], v[p]);
       }
-      std::string best, joined = first.text;
+      std::string best, joined(Text(first));
       size_t best_took = 0;
       int best_gain = 0;
       for (size_t k = 0; k < n; ++k) {
         for (const char* sep : {" ", ""}) {
-          std::string cand = joined + sep + lines_[k].text;
+          std::string cand = cat(joined, sep, Text(lines_[k]));
           std::vector<int> v = Scores(cand, hit);
           int gain = 0;
           for (size_t p = 0; p < v.size(); ++p) gain = std::max(gain, v[p] - alone[p]);
@@ -668,51 +544,60 @@ void UnpasteSource::EmitFront() {
             best_took = k + 1;
           }
         }
-        joined += " " + lines_[k].text;
+        joined += ' ';
+        joined += Text(lines_[k]);
       }
       if (best_took > 0) {
         first.newline = lines_[best_took - 1].newline;
         for (size_t k = 0; k < best_took; ++k) lines_.pop_front();
         first.text = std::move(best);
+        first.own = true;
         took = best_took;
       }
     }
   }
   // The input's last line: cut by the log's end, or by whoever pasted the
   // excerpt (a newline after the cut is no sign it is whole).
-  if (!first.newline || (inner_done_ && lines_.empty())) TrimPartialTail(&first.text);
-  out_ += first.text;
-  if (first.newline || took > 0) out_ += '\n';
-  out_.append(took, '\n');
-  if (!first.newline && took > 0) out_.pop_back();  // the log was cut here: keep it unterminated
+  if (!first.newline || (inner_done_ && lines_.empty())) TrimPartialTail(&Own(first));
+  // The line, then a newline for itself (when it had one) and one for each
+  // line it took (their numbers kept; a cut log's last line stays unterminated).
+  const std::string_view text = Text(first);
+  const size_t newlines = took + (first.newline ? 1 : 0);
+  if (text.size() + newlines <= cap - *filled) {
+    if (!text.empty()) std::memcpy(buf + *filled, text.data(), text.size());
+    std::memset(buf + *filled + text.size(), '\n', newlines);
+    *filled += text.size() + newlines;
+    return;
+  }
+  out_.assign(text);
+  out_.append(newlines, '\n');
+  const size_t part = cap - *filled;
+  std::memcpy(buf + *filled, out_.data(), part);
+  *filled += part;
+  out_pos_ = part;
 }
 
 StatusOr<size_t> UnpasteSource::Read(char* buf, size_t n) {
-  while (out_.size() - out_pos_ < n) {
+  size_t k = 0;
+  if (out_pos_ < out_.size()) {  // the rest of a line that did not fit
+    k = std::min(n, out_.size() - out_pos_);
+    std::memcpy(buf, out_.data() + out_pos_, k);
+    out_pos_ += k;
+  }
+  while (k < n) {
     if (!inner_done_ && (!learned_ || lines_.size() <= kWindow)) {
       size_t before = lines_.size();
       Status s = Pull();
       if (!s.ok()) return s;
-      for (size_t i = before; i < lines_.size(); ++i) held_ += lines_[i].text.size() + 1;
+      for (size_t i = before; i < lines_.size(); ++i) held_ += Text(lines_[i]).size() + 1;
       if (!learned_ && (held_ >= kLearnBytes || inner_done_)) Learn();
       continue;
     }
     if (!learned_) Learn();
     if (lines_.empty()) break;
-    if (out_pos_ > 0) {
-      out_.erase(0, out_pos_);
-      out_pos_ = 0;
-    }
-    EmitFront();
+    EmitFront(buf, n, &k);
   }
-  size_t k = std::min(n, out_.size() - out_pos_);
   if (k == 0 && !error_.ok()) return error_;
-  std::memcpy(buf, out_.data() + out_pos_, k);
-  out_pos_ += k;
-  if (out_pos_ == out_.size()) {
-    out_.clear();
-    out_pos_ = 0;
-  }
   return k;
 }
 

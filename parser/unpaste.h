@@ -31,6 +31,11 @@
 // Joined lines are followed by as many empty lines as they took, so every
 // later line keeps its line number (evidence stays right). Memory: the first
 // 1 MiB (to learn a terminal width) and a window of 8 lines.
+//
+// A line no transform touches (most lines of a clean log) is never copied
+// on its way: it stays where it was read, the window holds its place, and it
+// is written straight into the reader's buffer. Only a line that is rewritten
+// or joined gets a copy of its own.
 #pragma once
 
 #include <memory>
@@ -83,7 +88,10 @@ class UnpasteSource : public ByteSource {
 
  private:
   struct Line {
-    std::string text;
+    std::string text;     // the line's own copy (own), rewritten or joined
+    size_t off = 0, len = 0;  // else its bytes in raw_, untouched
+    bool own = true;
+    bool ascii = false;   // (not own) every byte under 0x80
     bool newline = true;  // ended with '\n' (the last line of a cut log may not)
     // ContinuesWrapped(text), asked once a line (a line is asked again for
     // every earlier line whose window it is in): -1 not yet asked.
@@ -103,7 +111,7 @@ class UnpasteSource : public ByteSource {
       head_ = (head_ + 1) % slots_.size();
       --size_;
     }
-    // A new last line: empty text (its memory kept), newline true, not asked.
+    // A new last line: its own empty text (its memory kept), newline true, not asked.
     Line& PushBack();
 
    private:
@@ -113,7 +121,13 @@ class UnpasteSource : public ByteSource {
   Status Pull();                 // more raw bytes -> lines_ (normalised)
   void Learn();                  // terminal width from the first lines
   void FlushRecordHead();        // record_head_ as a line of its own (+ empties for its pieces)
-  void EmitFront();              // the window's first line (joined) -> out_
+  // The window's first line (joined) -> buf[*filled, cap), what does not fit -> out_.
+  void EmitFront(char* buf, size_t cap, size_t* filled);
+  // A line's text: its own copy, or its bytes in raw_ (valid until the next Pull).
+  std::string_view Text(const Line& l) const {
+    return l.own ? std::string_view(l.text) : std::string_view(raw_.get() + l.off, l.len);
+  }
+  std::string& Own(Line& l) const;  // the line's text as its own copy, to rewrite
   bool HasOwnStart(std::string_view line) const;
   bool ContinuesWrapped(std::string_view line) const;
   bool ContinuesWrapped(Line& line) const;  // the same, remembered in the line
@@ -126,14 +140,18 @@ class UnpasteSource : public ByteSource {
   std::unique_ptr<ByteSource> inner_;
   const FormatSet* formats_;
   hs_scratch* scratch_ = nullptr;
-  std::string raw_;         // bytes not yet cut into lines
+  // Bytes read: the untouched lines in the window, then those not yet cut
+  // into lines from raw_cut_ on. Moved down only when the bytes no line needs
+  // outweigh the rest (Pull), so a line's place stays valid in between.
+  std::unique_ptr<char[]> raw_;
+  size_t raw_size_ = 0, raw_cap_ = 0, raw_cut_ = 0;
   bool inner_done_ = false;
   LineQueue lines_;         // normalised, waiting for their window
   Line first_;              // the line EmitFront hands on (its memory kept)
-  std::string line_;        // the line Pull is cutting (its memory kept)
+  std::string line_;        // a line Pull rewrites (its memory kept)
   std::string record_head_;  // a container record's line so far, cut by the runtime
   size_t record_pieces_ = 0;  // records in record_head_
-  std::string out_;
+  std::string out_;         // the part of a line that did not fit the caller's buffer
   size_t out_pos_ = 0;
   bool learned_ = false;
   size_t width_ = 0;        // terminal width the file is cut at (0: none)

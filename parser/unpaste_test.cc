@@ -38,6 +38,53 @@ const FormatSet* Formats() {
 
 size_t Lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 
+// Lines no transform touches are handed on from where they were read (no
+// copy), rewritten ones from a copy: side by side, over many reads of the
+// inner source (the untouched lines of the window move down in its buffer)
+// and whatever the reader's buffer size, the output is the rewritten text.
+TEST(Unpaste, UntouchedLinesPassThroughBesideRewrittenOnes) {
+  std::string in, want;
+  for (int i = 0; i < 6000; ++i) {  // ~340 KB, several of the inner source's 64 KiB reads
+    const std::string n = std::to_string(i);
+    if (i % 7 == 3) {
+      in += "[2025-10-14 10:00:00 TP1] x &lt;" + n + "&gt; y\n";  // entities decoded
+      want += "[2025-10-14 10:00:00 TP1] x <" + n + "> y\n";
+    } else if (i % 11 == 5) {
+      in += "^[[1;36m[2025-10-14 10:00:00 TP2] colour " + n + "^[[0;0m\r\n";  // codes and CR removed
+      want += "[2025-10-14 10:00:00 TP2] colour " + n + "\n";
+    } else if (i % 13 == 6) {
+      in += "```\n";  // a fence comes out blank
+      want += "\n";
+    } else {
+      std::string line = "[2025-10-14 10:00:00 TP0] Decode batch. #running-req: " + n + ", caf\xC3\xA9";
+      in += line + (i % 5 == 0 ? "\r\n" : "\n");
+      want += line + "\n";
+    }
+  }
+  // Past the first 1 MiB (learned) the window is short and the buffer is
+  // moved down while untouched lines wait in it.
+  std::string tail_in, tail_want;
+  for (int k = 0; k < 4; ++k) {
+    tail_in += in;
+    tail_want += want;
+  }
+  tail_in += "last line, cut";
+  tail_want += "last line, cut";
+  ASSERT_GT(tail_in.size(), size_t{1} << 20);
+  for (size_t piece : {size_t{7}, size_t{64}}) EXPECT_EQ(ReadAll(tail_in, Formats(), piece), tail_want) << piece;
+  // A reader buffer larger than the source's reads.
+  UnpasteSource src(std::make_unique<StringSource>(tail_in), Formats());
+  std::string out;
+  std::string buf(300000, '\0');
+  while (true) {
+    auto n = src.Read(buf.data(), buf.size());
+    ASSERT_TRUE(n.ok());
+    if (*n == 0) break;
+    out.append(buf.data(), *n);
+  }
+  EXPECT_EQ(out, tail_want);
+}
+
 TEST(Unpaste, HtmlEntities) {
   std::string l = "  File &quot;x.py&quot;, line 3, in &lt;module&gt; &amp;&amp; &#39;a&#39; &unknown;";
   EXPECT_TRUE(DecodeHtmlEntities(&l));

@@ -1,0 +1,227 @@
+// unpaste_lines.cc: the paste layer's line transforms, one line at a time
+// (unpaste.h); the window that calls them is unpaste.cc.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "parser/unpaste.h"
+#include "parser/unpaste_internal.h"
+
+namespace tpt {
+
+using unpaste_internal::StartsWith;
+using unpaste_internal::Trim;
+
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+const char kBar[] = "\xE2\x94\x82";       // │
+const char kTopLeft[] = "\xE2\x95\xAD";   // ╭
+const char kBotLeft[] = "\xE2\x95\xB0";   // ╰
+const char kArrow[] = "\xE2\x9D\xB1";     // ❱
+
+}  // namespace
+
+bool DecodeHtmlEntities(std::string* line) {
+  if (line->find('&') == std::string::npos) return false;
+  static const std::pair<const char*, const char*> kEntities[] = {
+      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&#x27;", "'"}, {"&apos;", "'"},
+      {"&#34;", "\""}, {"&nbsp;", " "}, {"&#47;", "/"}, {"&amp;", "&"}};
+  std::string out;
+  out.reserve(line->size());
+  bool changed = false;
+  for (size_t i = 0; i < line->size();) {
+    if ((*line)[i] == '&') {
+      bool hit = false;
+      for (const auto& [from, to] : kEntities) {
+        size_t n = std::strlen(from);
+        if (line->compare(i, n, from) == 0) {
+          out += to;
+          i += n;
+          hit = changed = true;
+          break;
+        }
+      }
+      if (hit) continue;
+    }
+    out += (*line)[i++];
+  }
+  if (changed) line->swap(out);
+  return changed;
+}
+
+bool UnwrapContainerRecord(std::string* line, bool* ends_line) {
+  *ends_line = true;
+  // `{"log":` first (Docker's writer puts it first: moby daemon/logger/
+  // jsonfilelog/jsonlog/jsonlogbytes.go; forwarders may add spaces).
+  size_t i = 0;
+  auto skip = [&] { while (i < line->size() && ((*line)[i] == ' ' || (*line)[i] == '\t')) ++i; };
+  if (line->empty() || (*line)[0] != '{') return false;
+  ++i;
+  skip();
+  if (line->compare(i, 5, "\"log\"") != 0) return false;
+  i += 5;
+  skip();
+  if (i >= line->size() || (*line)[i] != ':') return false;
+  nlohmann::json j = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
+  // The runtime's own keys beside "log": an application's JSON log that merely
+  // has a "log" field stays as it is.
+  if (!j.is_object() || !j["log"].is_string() || !(j.contains("stream") || j.contains("time"))) return false;
+  std::string text = j["log"].get<std::string>();
+  if (!text.empty() && text.back() == '\n') {
+    text.pop_back();
+  } else {
+    *ends_line = false;
+  }
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  line->swap(text);
+  return true;
+}
+
+bool CriRecord(std::string_view line, size_t* text_start, bool* ends_line) {
+  // TIME (RFC 3339, Z or an offset) STREAM TAG text; the wrapper `cri`
+  // (formats/wrappers.json) strips the prefix and keeps the time.
+  if (line.size() < 31 || !IsDigit(line[0]) || line[4] != '-' || line[10] != 'T') return false;
+  size_t sp = line.find(' ', 19);
+  if (sp == std::string_view::npos || sp > 40) return false;
+  std::string_view rest = line.substr(sp + 1);
+  if (!StartsWith(rest, "stdout ") && !StartsWith(rest, "stderr ")) return false;
+  if (rest.size() < 9 || (rest[7] != 'F' && rest[7] != 'P') || rest[8] != ' ') return false;
+  *ends_line = rest[7] == 'F';
+  *text_start = sp + 1 + 9;
+  return true;
+}
+
+bool StripLiteralAnsi(std::string* line) {
+  // `^[[0;36m` (caret notation of ESC), `\033[0m`, `\x1b[1m`, `\e[0m`, `\u001b[32m`.
+  static const char* kIntro[] = {"^[[", "\\033[", "\\x1b[", "\\e[", "\\u001b[", "\\x1B["};
+  bool changed = false;
+  for (const char* intro : kIntro) {
+    size_t n = std::strlen(intro);
+    for (size_t p = line->find(intro); p != std::string::npos; p = line->find(intro, p)) {
+      size_t q = p + n;
+      while (q < line->size() && (IsDigit((*line)[q]) || (*line)[q] == ';')) ++q;
+      if (q < line->size() && (*line)[q] == 'm') {
+        line->erase(p, q + 1 - p);
+        changed = true;
+      } else {
+        p = q;
+      }
+    }
+  }
+  return changed;
+}
+
+size_t QuoteDepth(std::string_view line) {
+  size_t depth = 0, i = 0;
+  while (i < line.size() && line[i] == '>') {
+    ++depth, ++i;
+    if (i < line.size() && line[i] == ' ') ++i;
+  }
+  return depth;
+}
+
+void StripQuote(std::string* line, size_t depth) {
+  size_t i = 0;
+  for (size_t d = 0; d < depth && i < line->size() && (*line)[i] == '>'; ++d) {
+    ++i;
+    if (i < line->size() && (*line)[i] == ' ') ++i;
+  }
+  line->erase(0, i);
+}
+
+void StripIndent(std::string* line, size_t indent) {
+  size_t n = 0;
+  while (n < indent && n < line->size() && (*line)[n] == ' ') ++n;
+  if (n == indent) line->erase(0, n);
+}
+
+bool IsFenceOrElision(std::string_view line) {
+  std::string_view t = Trim(line);
+  if (t.empty()) return false;
+  if (StartsWith(t, "```") || StartsWith(t, "~~~")) {
+    // ```text, ```log, ``` : a fence, not code holding backticks.
+    for (char c : t.substr(3))
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '_')) return false;
+    return true;
+  }
+  if (t == "[...]" || t == "(...)" || t == "<snip>" || t == "[snip]" || t == "\xE2\x80\xA6" /* … */) return true;
+  if (t.size() >= 3 && t.find_first_not_of('.') == std::string_view::npos) return true;
+  return false;
+}
+
+long GutterNumber(std::string_view line, size_t* text_start) {
+  size_t i = 0;
+  while (i < line.size() && i < 8 && line[i] == ' ') ++i;
+  size_t d = i;
+  while (i < line.size() && IsDigit(line[i]) && i - d < 7) ++i;
+  if (i == d || i - d > 6) return -1;
+  long n = std::strtol(std::string(line.substr(d, i - d)).c_str(), nullptr, 10);
+  if (i < line.size() && line[i] == '\t') {
+    *text_start = i + 1;
+    return n;
+  }
+  size_t j = i;
+  while (j < line.size() && line[j] == ' ') ++j;
+  if (j < line.size() && line[j] == '|') {
+    ++j;
+  } else if (line.substr(j, 3) == kBar) {
+    j += 3;
+  } else {
+    return -1;
+  }
+  if (j < line.size() && line[j] == ' ') ++j;
+  *text_start = j;
+  return n;
+}
+
+bool UnboxRichLine(std::string* line) {
+  size_t top = line->find(kTopLeft), bot = line->find(kBotLeft), bar = line->find(kBar);
+  size_t first = std::min({top, bot, bar});
+  if (first == std::string::npos) return false;
+  std::string prefix = line->substr(0, first);
+  // The prefix before a box is a wrapper's (docker compose) or nothing.
+  if (first == top) {
+    if (line->find("Traceback", top) == std::string::npos) return false;
+    *line = prefix + "Traceback (most recent call last):";
+    return true;
+  }
+  if (first == bot) {
+    *line = prefix;
+    return true;
+  }
+  std::string_view rest = Trim(std::string_view(*line).substr(bar + 3));
+  if (rest.size() < 3 || rest.substr(rest.size() - 3) != kBar) return false;  // not a box row
+  std::string_view inner = Trim(rest.substr(0, rest.size() - 3));
+  std::string out = prefix;
+  if (StartsWith(inner, kArrow)) {
+    // `❱ 312 │   │   raise RuntimeError(`: the raising line's code.
+    std::string_view c = Trim(inner.substr(3));
+    size_t d = 0;
+    while (d < c.size() && IsDigit(c[d])) ++d;
+    c = Trim(c.substr(d));
+    while (StartsWith(c, kBar)) c = Trim(c.substr(3));
+    out += "    " + std::string(c);
+  } else if (!inner.empty() && !StartsWith(inner, kBar) && !IsDigit(inner[0])) {
+    // `/path/file.py:312 in init_memory_pool`
+    size_t in = inner.rfind(" in ");
+    size_t colon = in == std::string_view::npos ? in : inner.rfind(':', in);
+    if (in != std::string_view::npos && colon != std::string_view::npos && colon > 0) {
+      std::string_view num = inner.substr(colon + 1, in - colon - 1);
+      bool digits = !num.empty() && std::all_of(num.begin(), num.end(), IsDigit);
+      std::string_view fn = Trim(inner.substr(in + 4));
+      if (digits && !fn.empty() && fn.find(' ') == std::string_view::npos) {
+        out += "  File \"" + std::string(inner.substr(0, colon)) + "\", line " + std::string(num) + ", in " + std::string(fn);
+      }
+    }
+  }
+  *line = out;
+  return true;
+}
+
+}  // namespace tpt
