@@ -16,6 +16,12 @@
 //   CUDA on WSL user guide (docs.nvidia.com/cuda/wsl-user-guide): WSL2's CUDA is GPU
 //     paravirtualization over the Windows host's WDDM driver, so the host's desktop and
 //     programs share the card the Linux guest sees.
+// What the servers then see: every one sizes its cache from that free memory, so the host's
+// share comes out of the KV pool. TensorRT-LLM's PyTorch backend (tensorrt_llm/_torch/
+// pyexecutor/_util.py KvCacheCreator.configure_kv_cache_capacity, a 1.x copy) counts
+// extra_cost = (total - free) - torch's allocated bytes as "memory used outside torch", which
+// on such a host includes the desktop's; TurboMind's BlockManager takes its ratio of
+// cudaMemGetInfo's free (turbomind_startup.cc); vLLM and SGLang read torch.cuda.mem_get_info.
 // None of these gives a figure: what the OS and the desktop hold depends on the displays,
 // their resolution and what else runs, and can change between `nvidia-smi` and the launch.
 // The plan therefore keeps the Linux arithmetic as its point, says it is not reliable, and
