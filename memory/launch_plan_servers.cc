@@ -538,6 +538,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
     ts.head_dim = in.model->head_dim;
     ts.vocab = in.model->vocab;
     ts.elem_bytes = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
+    ts.moe = in.model->IsMoe();
     const auto& q = in.model->quant;
     ts.int4 = (q.method == "awq" || q.method == "gptq") && q.linear_bytes > 0 && q.linear_bytes < 1;
     auto h = TurbomindHeldBeforeRead(ts);

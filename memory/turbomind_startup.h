@@ -24,6 +24,7 @@ struct TurbomindStartupInput {
   double elem_bytes = 2;             // the checkpoint's 16-bit element (bf16/fp16)
   bool int4 = false;                 // AWQ/GPTQ 4-bit linear weights (TurboMind's weight_type int4)
   int group_size = 128;              // their quantization group
+  bool moe = false;                  // routed experts: their staging and conversion are not sized (said)
 };
 
 struct TurbomindHeld {

@@ -87,6 +87,17 @@ TEST(TurbomindStartupTest, WeightPoolKeepsTheFusedGateUpFrom080) {
   EXPECT_EQ(g->conversion_pool_bytes, 0);
 }
 
+TEST(TurbomindStartupTest, MoeExpertsAreSaidNotGuessed) {
+  TurbomindStartupInput in = Internlm2("0.7.2");
+  in.moe = true;
+  auto h = TurbomindHeldBeforeRead(in);
+  ASSERT_TRUE(h.ok());
+  EXPECT_GT(h->engine_buffers_bytes, 0);
+  EXPECT_EQ(h->export_cache_bytes, 0);
+  EXPECT_EQ(h->conversion_pool_bytes, 0);
+  EXPECT_NE(h->notes.back().find("experts"), std::string::npos);
+}
+
 TEST(TurbomindStartupTest, MissingShapesAreAnErrorNamingThem) {
   TurbomindStartupInput in = Internlm2("0.9.2");
   in.intermediate = 0;
