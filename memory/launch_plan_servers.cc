@@ -535,6 +535,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
     ts.hidden = in.model->hidden;
     ts.intermediate = in.model->intermediate;
     ts.heads = in.model->heads;
+    ts.kv_heads = in.model->kv_heads;
     ts.head_dim = in.model->head_dim;
     ts.vocab = in.model->vocab;
     ts.elem_bytes = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;

@@ -23,13 +23,20 @@
 //    the current (first) GPU, `param.cuda().contiguous()`, copies it into each rank's
 //    TurboMind tensor and drops it; nothing calls torch.cuda.empty_cache for a safetensors
 //    checkpoint (only the meta reader's clean-up does: target_model/base.py v0.7.2), so the
-//    caching allocator keeps the segments it grew. The largest staging is a layer's MLP: the
-//    reader's input policy moves w1, w2, w3 to the GPU whole (policy.py to_cuda), Ffn._export
-//    transposes them and save_split's `.contiguous()` copies one rank's split at a time
-//    (module.py v0.7.2): (3 + 1/tp) x hidden x intermediate elements. The embedding and the
-//    output head are staged whole-vocab x hidden/tp (Misc, padded to tp) after the first
-//    shard's layers (loader.py yields a shard's non-layer tensors at its end), in a segment of
-//    their own since the MLP's segments are smaller. A 4-bit checkpoint is unpacked to one
+//    caching allocator keeps the segments it grew, three kinds that cannot serve each other:
+//    - the first layer's attention (Attn runs before Ffn, module.py Transformer): the reader
+//      moves q, k, v, o to the GPU (policy.py to_cuda) and _reorder_and_merge's torch.cat
+//      makes the merged qkv beside them: hidden x (2 q + 2 kv) + hidden x (q + 2 kv) elements,
+//      in segments smaller than an MLP tensor;
+//    - its MLP: w1, w2, w3 on the GPU whole, each padded by pad_out_dims/pad_in_dims, which is
+//      torch.nn.functional.pad with a pad of 0 when the width needs none, and ATen's
+//      constant_pad_nd returns `c_input.clone()` then (all_pads_non_positive), so three
+//      copies beside the three held by the caller's tuple; save_split's `.contiguous()` of a
+//      transposed split is one more a rank at a time (module.py Ffn._export v0.7.0-v0.8.0):
+//      (6 + 1/tp) x hidden x intermediate elements;
+//    - the embedding and the output head, vocab x hidden/tp each (Misc, padded to tp), yielded
+//      after the first shard's layers (loader.py yields a shard's non-layer tensors at its
+//      end), bigger than any MLP segment. A 4-bit checkpoint is unpacked to one
 //    byte an element on the GPU (policy.py process_awq_gemm/get_u4_slices). lmdeploy#3570
 //    ("perform torch.cuda.empty_cache() after conversion", v0.9.0, source_model/llama.py
 //    readers) frees it: "the first GPU takes up more memory after startup". The read is the
@@ -59,9 +66,10 @@
 namespace tpt::memory {
 
 StatusOr<TurbomindHeld> TurbomindHeldBeforeRead(const TurbomindStartupInput& in) {
-  if (in.layers <= 0 || in.hidden <= 0 || in.intermediate <= 0 || in.heads <= 0 || in.head_dim <= 0 || in.vocab <= 0) {
-    return InvalidArgumentError("TurboMind start-up: the model's layers, hidden size, MLP width, heads, head_dim and "
-                                "vocabulary are needed (give --model)");
+  if (in.layers <= 0 || in.hidden <= 0 || in.intermediate <= 0 || in.heads <= 0 || in.kv_heads <= 0 ||
+      in.head_dim <= 0 || in.vocab <= 0) {
+    return InvalidArgumentError("TurboMind start-up: the model's layers, hidden size, MLP width, heads, KV heads, "
+                                "head_dim and vocabulary are needed (give --model)");
   }
   if (in.tp < 1 || in.heads % in.tp != 0) {
     return InvalidArgumentError("TurboMind start-up: tp must divide the attention heads");
@@ -92,11 +100,14 @@ StatusOr<TurbomindHeld> TurbomindHeldBeforeRead(const TurbomindStartupInput& in)
   }
   if (!VersionBefore(in.version, {0, 7, 0}) && VersionBefore(in.version, {0, 9, 0})) {
     const double staged = in.int4 ? 1.0 : in.elem_bytes;  // int4 unpacked to a byte an element
-    const double mlp = (3.0 + 1.0 / tp) * hidden * inter * staged;
+    const double q = static_cast<double>(in.heads) * in.head_dim, kv = static_cast<double>(in.kv_heads) * in.head_dim;
+    const double attn = hidden * (2 * q + 2 * kv + q + 2 * kv) * staged;
+    const double mlp = (6.0 + 1.0 / tp) * hidden * inter * staged;
     const double emb = static_cast<double>(in.vocab) * hidden / tp * in.elem_bytes;
-    h.export_cache_bytes = mlp + emb;
+    h.export_cache_bytes = attn + mlp + emb;
     h.notes.push_back("torch keeps the export's staging on the first GPU (no empty_cache before 0.9.0, "
-                      "lmdeploy#3570): one MLP's " + FormatGiB(mlp) + " and the embedding's " + FormatGiB(emb));
+                      "lmdeploy#3570): a layer's attention " + FormatGiB(attn) + ", its MLP " + FormatGiB(mlp) +
+                      " (with the zero pads' clones) and the embedding " + FormatGiB(emb));
   }
   if (!VersionBefore(in.version, {0, 8, 0})) {
     // One layer's fused gate/up (int4: half a byte an element plus scales and zeros in 16 bits).

@@ -5,8 +5,8 @@
 //   tpt::memory::TurbomindStartupInput in;
 //   in.version = "0.7.2";
 //   in.hidden = 4096; in.intermediate = 14336; in.vocab = 92553;
-//   in.layers = 32; in.heads = 32; in.head_dim = 128;
-//   auto held = tpt::memory::TurbomindHeldBeforeRead(in);   // held->total_bytes() ~ 1.24 GiB
+//   in.layers = 32; in.heads = 32; in.kv_heads = 8; in.head_dim = 128;
+//   auto held = tpt::memory::TurbomindHeldBeforeRead(in);   // held->total_bytes() ~ 1.74 GiB
 #pragma once
 
 #include <string>
@@ -19,7 +19,7 @@ namespace tpt::memory {
 struct TurbomindStartupInput {
   std::string version;               // lmdeploy version ("0.7.2")
   int tp = 1;
-  int layers = 0, hidden = 0, intermediate = 0, heads = 0, head_dim = 0;
+  int layers = 0, hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0;
   int64_t vocab = 0;
   double elem_bytes = 2;             // the checkpoint's 16-bit element (bf16/fp16)
   bool int4 = false;                 // AWQ/GPTQ 4-bit linear weights (TurboMind's weight_type int4)
@@ -33,7 +33,7 @@ struct TurbomindHeld {
   // (UnifiedAttentionLayer: kMaxWorkspaceTokens rows).
   double engine_buffers_bytes = 0;
   // torch's caching allocator after the export staged each weight on the first GPU and no
-  // empty_cache ran (v0.7.x-0.8.x): the largest layer's staging plus the embedding's.
+  // empty_cache ran (v0.7.x-0.8.x): a layer's attention and MLP staging plus the embedding's.
   double export_cache_bytes = 0;
   // The weights' own CUDA memory pool, never released (v0.8.0 on): the high-water of
   // LlamaWeight::prepare's conversion, one layer's fused gate/up and its temporaries.

@@ -17,6 +17,7 @@ TurbomindStartupInput Shapes(const std::string& version, int layers, int interme
   in.hidden = 4096;
   in.intermediate = intermediate;
   in.heads = 32;
+  in.kv_heads = 8;
   in.head_dim = 128;
   in.vocab = vocab;
   return in;
@@ -44,13 +45,15 @@ TEST(TurbomindStartupTest, BuffersBeforeTheReadAreTheGemmWorkspaceAndTheSplitKPa
 TEST(TurbomindStartupTest, TorchKeepsTheExportsStagingUntil090) {
   auto h = TurbomindHeldBeforeRead(Internlm2("0.7.2"));
   ASSERT_TRUE(h.ok());
-  // One MLP staged whole (w1, w2, w3) plus one contiguous split, and the embedding.
-  const double mlp = 4.0 * 4096 * 14336 * 2, emb = 92553.0 * 4096 * 2;
-  EXPECT_DOUBLE_EQ(h->export_cache_bytes, mlp + emb);
+  // A layer's attention (q, k, v, o and the merged qkv), its MLP staged whole (w1, w2, w3),
+  // their zero pads' clones and one contiguous split, and the embedding.
+  const double attn = 4096.0 * (2 * 4096 + 2 * 1024 + 4096 + 2 * 1024) * 2;
+  const double mlp = 7.0 * 4096 * 14336 * 2, emb = 92553.0 * 4096 * 2;
+  EXPECT_DOUBLE_EQ(h->export_cache_bytes, attn + mlp + emb);
   EXPECT_EQ(h->conversion_pool_bytes, 0);  // 0.7.x's workspace came from the default pool, released
   auto h080 = TurbomindHeldBeforeRead(Internlm2("0.8.0"));
   ASSERT_TRUE(h080.ok());
-  EXPECT_DOUBLE_EQ(h080->export_cache_bytes, mlp + emb);
+  EXPECT_DOUBLE_EQ(h080->export_cache_bytes, attn + mlp + emb);
   // lmdeploy#3570 (0.9.0): empty_cache after the conversion.
   auto h090 = TurbomindHeldBeforeRead(Internlm2("0.9.0"));
   ASSERT_TRUE(h090.ok());
@@ -60,7 +63,7 @@ TEST(TurbomindStartupTest, TorchKeepsTheExportsStagingUntil090) {
   t2.tp = 2;
   auto h2 = TurbomindHeldBeforeRead(t2);
   ASSERT_TRUE(h2.ok());
-  EXPECT_DOUBLE_EQ(h2->export_cache_bytes, 3.5 * 4096 * 14336 * 2 + emb / 2);
+  EXPECT_DOUBLE_EQ(h2->export_cache_bytes, attn + 6.5 * 4096 * 14336 * 2 + emb / 2);
 }
 
 TEST(TurbomindStartupTest, WeightPoolKeepsTheFusedGateUpFrom080) {
