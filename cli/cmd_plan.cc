@@ -30,6 +30,7 @@ namespace mem = tpt::memory;
 // Flags as typed on the command line (stage one); ValidatePlanFlags makes a PlanInput.
 struct PlanFlags {
   std::string framework, version, vllm_engine, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
+  std::string host = "linux";
   int tp = 1, pp = 1, dp = 1;
   bool enable_dp_attention = false;
   std::string weights_per_rank, params, dtype = "bf16";
@@ -79,6 +80,9 @@ po::options_description Options(PlanFlags& f) {
       ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
       ("gpu-catalog", po::value(&f.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("gpu-mem", po::value(&f.gpu_mem), "GPU memory total instead of --gpu, e.g. 96GiB (a size needs a unit)")
+      ("host", po::value(&f.host),
+       "linux (default) | windows | wsl: the OS the server runs on; on Windows (WDDM) and WSL2 the OS and desktop "
+       "hold memory no input sizes, so the range widens and the KV figure is said not to be reliable")
       ("free-at-init", po::value(&f.free_at_init),
        "free memory per rank after distributed init (SGLang \"Load weight begin. avail mem=\"); default: total - "
        "context - NCCL - custom all-reduce")
@@ -244,6 +248,11 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.total_bytes = *b;
   } else {
     return InvalidArgumentError("the GPU is unknown: give --gpu NAME (e.g. H100) or --gpu-mem SIZE (e.g. 80GiB)");
+  }
+  {
+    auto host = mem::ParseHostPlatform(f.host);
+    if (!host.ok()) return host.status();
+    in.host = *host;
   }
   if (vm.count("free-at-init")) {
     auto b = Size("free-at-init", f.free_at_init);

@@ -592,6 +592,15 @@ StatusOr<Plan> Run(const PlanInput& user) {
       p->remedies.clear();
     }
   }
+  if (auto u = HostUnsizedMemory(user.host, in->total_bytes)) {
+    if (user.free_at_init_bytes) {
+      p->assumptions.push_back("host " + HostPlatformName(user.host) + ": --free-at-init is taken as CUDA's free "
+                               "memory measured on this host, with what its OS and desktop hold");
+    } else {
+      p->point_estimate_reliable = false;
+      p->unknowns.push_back(u->why);
+    }
+  }
   p->usable_tokens = p->kv_tokens;
   if (p->input.context_length && *p->input.context_length > 0) {
     p->max_concurrency = static_cast<double>(p->kv_tokens) / static_cast<double>(*p->input.context_length);

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memory/host_platform.h"
 #include "memory/ledger.h"
 #include "memory/memory_model.h"
 #include "memory/model_config.h"
@@ -104,6 +105,12 @@ struct PlanInput {
   // Set by the derivation: context_length came from the model's max_position_embeddings,
   // not from the user (TGI v3 then warms up without a max_total_tokens).
   bool context_from_model = false;
+  // The operating system the launch runs on (--host): Windows and WSL2 hold memory the plan
+  // cannot size (host_platform.h); the point estimate is then said not to be reliable.
+  HostPlatform host = HostPlatform::kLinux;
+  // Set by the sensitivity variants that drop the model, not by users: what TurboMind holds
+  // before its free-memory read as the plan sized it (turbomind_startup.h).
+  std::optional<double> turbomind_held_bytes;
 };
 
 // How much one assumption moves the predicted pool: the KV tokens at its low and high end.
@@ -146,6 +153,9 @@ struct Plan {
   // What the plan does not model for this configuration, with how far it may be off
   // (text `unknown:` lines, JSON "unknowns"): said, never left silent.
   std::vector<std::string> unknowns;
+  // False when an input the plan cannot size moves the pool by more than its ranges say
+  // (a Windows or WSL2 host without a measured --free-at-init): text and JSON say so.
+  bool point_estimate_reliable = true;
 };
 
 // The launch command of a configuration that fits; every value the plan used

@@ -129,6 +129,8 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["assumptions"] = p.assumptions;
   j["warnings"] = p.warnings;
   j["unknowns"] = p.unknowns;
+  j["host"] = HostPlatformName(p.input.host);
+  j["point_estimate_reliable"] = p.point_estimate_reliable;
   j["context_length"] = p.input.context_length ? nlohmann::json(*p.input.context_length) : nlohmann::json();
   j["max_concurrency"] = p.max_concurrency;
   j["sensitivity"] = nlohmann::json::array();
@@ -203,6 +205,10 @@ std::string PlanToText(const Plan& p) {
   } else {
     line("predicted failure: " + p.failure);
     if (!p.error.empty()) line("  " + p.error);
+  }
+  if (!p.point_estimate_reliable) {
+    line("not reliable: the KV figure above assumes a Linux host; on this " + HostPlatformName(p.input.host) +
+         " host the OS holds memory no input sizes (unknown: below)");
   }
   for (const auto& r : p.remedies) line("remedy: " + r.flag + (r.value.empty() ? "" : " " + r.value) + ": " + r.why);
   for (const auto& u : p.unknowns) line("unknown: " + u);

@@ -441,6 +441,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
       if (!sglang && !t->activation_peak_bytes && p.figures.contains("activation_peak_bytes")) {
         t->activation_peak_bytes = p.figures["activation_peak_bytes"].get<double>();
       }
+      if (p.figures.contains("turbomind_held_bytes")) {
+        t->turbomind_held_bytes = p.figures["turbomind_held_bytes"].get<double>();
+      }
       if (!t->runtime_buffers_bytes && p.figures.contains("runtime_buffers_bytes")) {
         t->runtime_buffers_bytes = p.figures["runtime_buffers_bytes"].get<double>();
       }
@@ -492,9 +495,25 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
   if (in.framework == "lmdeploy" && in.lmdeploy_backend != "pytorch") {
     // TurboMind reads the free memory when its engine is created, after the weights and
     // whatever else it holds by then (unknown: in PlanLmdeploy).
+    // Beyond what turbomind_startup.cc sizes: up to 2 GiB, and the weights' pool keeping
+    // every layer's unfused gate/up (its reuse across layers is the driver's).
+    const double reuse = p.figures.contains("turbomind_held_upper_bytes")
+                             ? p.figures["turbomind_held_upper_bytes"].get<double>() -
+                                   p.figures["turbomind_held_bytes"].get<double>()
+                             : 0.0;
     PlanInput lo = in;
-    lo.free_at_init_bytes = p.free_at_init_bytes - 2.0 * kGiB;
-    vary("TurboMind's allocations before its free-memory read, up to 2 GiB", lo, in);
+    lo.free_at_init_bytes = p.free_at_init_bytes - 2.0 * kGiB - reuse;
+    vary(reuse > 0 ? "TurboMind's allocations before its free-memory read, up to 2 GiB beyond those sized, and its "
+                     "weight pool reusing no freed gate/up"
+                   : "TurboMind's allocations before its free-memory read, up to 2 GiB beyond those sized",
+         lo, in);
+  }
+  if (auto u = HostUnsizedMemory(in.host, in.total_bytes); u && !in.free_at_init_bytes) {
+    // What a Windows/WSL2 host's OS and desktop hold (unknown: in Run, host_platform.cc).
+    PlanInput lo = in;
+    lo.free_at_init_bytes = p.free_at_init_bytes - u->high_bytes;
+    vary("host " + HostPlatformName(in.host) + ": its OS, desktop and other programs' memory, up to 15% of the card",
+         lo, in);
   }
   if (in.version_assumed) {
     std::vector<std::string> others = sglang                        ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "memory/launch_plan_internal.h"
+#include "memory/turbomind_startup.h"
 
 namespace tpt::memory::internal {
 namespace {
@@ -520,15 +521,47 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   const int block_tokens = tm && VersionBefore(in.version, {0, 3, 0}) ? 128 : 64;
   p.assumptions.push_back("KV blocks of " + std::to_string(block_tokens) + " tokens (" +
                           (tm ? "TurboMind's cache_block_seq_len" : "the PyTorch engine's block_size") + ")");
+  // What TurboMind holds between its weights and LlamaBatch's cudaMemGetInfo, by version
+  // (turbomind_startup.cc: LlamaV2's buffers, torch's cache of the export before 0.9.0, the
+  // weights' pool that never releases from 0.8.0); needs the model's shapes.
+  double held = 0;
+  if (tm && in.turbomind_held_bytes) {
+    held = *in.turbomind_held_bytes;
+  } else if (tm && in.model) {
+    TurbomindStartupInput ts;
+    ts.version = in.version;
+    ts.tp = in.tp;
+    ts.layers = in.model->layers;
+    ts.hidden = in.model->hidden;
+    ts.intermediate = in.model->intermediate;
+    ts.heads = in.model->heads;
+    ts.kv_heads = in.model->kv_heads;
+    ts.head_dim = in.model->head_dim;
+    ts.vocab = in.model->vocab;
+    ts.elem_bytes = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
+    ts.moe = in.model->IsMoe();
+    const auto& q = in.model->quant;
+    ts.int4 = (q.method == "awq" || q.method == "gptq") && q.linear_bytes > 0 && q.linear_bytes < 1;
+    auto h = TurbomindHeldBeforeRead(ts);
+    if (h.ok()) {
+      held = h->total_bytes();
+      p.figures["turbomind_held_bytes"] = held;
+      p.figures["turbomind_held_upper_bytes"] = h->upper_bytes();
+      for (const auto& n : h->notes) p.assumptions.push_back(n);
+    } else {
+      p.assumptions.push_back(h.status().message() + ": nothing counted before the free-memory read");
+    }
+  } else if (tm) {
+    p.assumptions.push_back("TurboMind's buffers before its free-memory read need the model's shapes (--model): "
+                            "nothing counted");
+  }
   if (tm) {
-    // LlamaBatch's constructor reads cudaMemGetInfo (LlamaBatch.cc, BlockManager.cc v0.9.2)
-    // after the weights, the converted weights' workspace and LlamaV2's buffers, from CUDA
-    // memory pools TurboMind never releases (ReleaseThreshold UINT64_MAX: utils/allocator.h
-    // v0.7.2, core/allocator.cc v0.9.2); none of it is logged.
+    // What the source does not size: the caching allocator's fragmentation, cuBLAS/cuBLASLt
+    // handles, a VLM's tower in torch beyond its weights, the pool's reuse across layers.
     p.unknowns.push_back(
-        "TurboMind's allocations between the weights and its free-memory read (LlamaV2's buffers, the weight "
-        "conversion workspace, memory pools it never releases) are not sized: a logged launch (Qwen3-8B-AWQ, V100, "
-        "0.9.2) had 1.4 GiB less free than the weights leave; the range below takes up to 2 GiB");
+        "TurboMind's allocations before its free-memory read beyond those sized (" + FormatGiB(held) +
+        ": LlamaV2's buffers, torch's cache of the weight export, the weights' pool) are not logged; the range "
+        "below takes up to 2 GiB more");
     p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what it leaves (" +
                             (of_total ? std::string("the free memory less ") + Fixed2(p.fraction) + " of the card"
                                       : Fixed2(1 - p.fraction) + " of the free memory") +
@@ -542,7 +575,8 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   kv.engine = tm ? LmdeployEngine::kTurbomind : LmdeployEngine::kPytorch;
   kv.version = in.version;
   kv.total_bytes = in.total_bytes;
-  kv.free_after_weights_bytes = p.free_at_init_bytes - p.weights_bytes;
+  const double after_weights = p.free_at_init_bytes - p.weights_bytes;
+  kv.free_after_weights_bytes = std::max(0.0, after_weights - held);
   kv.cache_max_entry_count = p.fraction;
   kv.block_tokens = block_tokens;
   kv.block_bytes = static_cast<double>(p.cell_bytes) * kv.block_tokens;
@@ -555,7 +589,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   p.kv_tokens = r->fails ? 0 : r->kv_tokens;
   p.figures["num_blocks"] = r->num_blocks;
   p.figures["runtime_reserve_bytes"] = r->runtime_reserve_bytes;
-  Ledger(in, p, kv.free_after_weights_bytes - r->kv_bytes, r->kv_bytes);
+  Ledger(in, p, after_weights - r->kv_bytes, r->kv_bytes);
   if (r->fails || r->num_blocks <= 0) {
     p.fits = false;
     p.failure = "kv_pool_no_room";

@@ -465,4 +465,73 @@ TEST(PlanServersCliTest, LmdeployPytorchEngineIsPlannedAndLaunchedAsSuch) {
   EXPECT_LT(pt["kv_tokens"].get<int64_t>(), tm["kv_tokens"].get<int64_t>());
 }
 
+// What TurboMind holds between its weights and the BlockManager's cudaMemGetInfo comes out
+// of the free memory before the ratio (turbomind_startup.cc): at 0.7.2 torch's cache of the
+// weight export (a layer's attention, its MLP with the zero pads' clones, the embedding; no empty_cache before
+// lmdeploy#3570 in 0.9.0) with LlamaV2's GEMM workspace and split-k partials; at 0.9.2 the
+// weights' never-released pool keeps one fused gate/up instead.
+TEST(PlanServersCliTest, LmdeployTurbomindCountsWhatItHoldsBeforeItsFreeMemoryRead) {
+  const std::string base = "--server lmdeploy --model " + Model("internlm2-chat-7b") + " --gpu A100-80G ";
+  auto old = Json(Plan(base + "--server-version 0.7.2"));
+  auto now = Json(Plan(base + "--server-version 0.9.2"));
+  ASSERT_TRUE(old["figures"].contains("turbomind_held_bytes")) << old.dump(1);
+  ASSERT_TRUE(now["figures"].contains("turbomind_held_bytes")) << now.dump(1);
+  const double buffers = 33.0 * (1 << 20) + 4096.0 * 32 * 130 * 4 + 4096.0 * 32 * 4 + 4096.0 * 4;
+  const double export_cache = 4096.0 * (3 * 4096 + 4 * 1024) * 2 + 7.0 * 4096 * 14336 * 2 + 92544.0 * 4096 * 2;
+  EXPECT_NEAR(old["figures"]["turbomind_held_bytes"].get<double>(), buffers + export_cache, 1);
+  EXPECT_NEAR(now["figures"]["turbomind_held_bytes"].get<double>(), buffers + 4096 * 128 + 2.0 * 4096 * 14336 * 2, 1);
+  // The blocks are the ratio of what is left: size_t(free x 0.8) / block (BlockManager.cc).
+  for (const auto* j : {&old, &now}) {
+    const auto& row = (*j)["ledger"][0];
+    const double free = row["free_at_init_bytes"].get<double>() - row["weights_bytes"].get<double>() -
+                        (*j)["figures"]["turbomind_held_bytes"].get<double>();
+    EXPECT_EQ((*j)["figures"]["num_blocks"].get<int64_t>(), static_cast<int64_t>(free * 0.8 / (64.0 * 131072)));
+  }
+  EXPECT_LT(old["kv_tokens"].get<int64_t>(), now["kv_tokens"].get<int64_t>());
+  bool said = false;
+  for (const auto& a : old["assumptions"]) said |= a.get<std::string>().find("lmdeploy#3570") != std::string::npos;
+  EXPECT_TRUE(said) << old["assumptions"].dump(1);
+}
+
+// Windows (WDDM) and WSL2: CUDA's free memory is what the OS reports, less its desktop and
+// other programs' memory, which nothing known before the launch sizes (host_platform.cc).
+// The point stays the Linux arithmetic, said not to be reliable, and the range widens; a
+// --free-at-init measured on that host pins it.
+TEST(PlanServersCliTest, WindowsAndWslHostsWidenTheRangeAndSayThePointIsNotReliable) {
+  const std::string base = "--server lmdeploy --server-version 0.9.2 --model " + Model("qwen3-8b-awq") +
+                           " --gpu V100 --cache-max-entry-count 0.9 --session-len 2048 ";
+  auto linux_plan = Json(Plan(base));
+  CmdResult w = Plan(base + "--host windows");
+  ASSERT_EQ(w.rc, 0) << w.out;
+  auto win = Json(w);
+  EXPECT_EQ(linux_plan["host"], "linux");
+  EXPECT_TRUE(linux_plan["point_estimate_reliable"].get<bool>());
+  EXPECT_EQ(win["host"], "windows");
+  EXPECT_FALSE(win["point_estimate_reliable"].get<bool>());
+  EXPECT_EQ(win["kv_tokens"], linux_plan["kv_tokens"]);  // the point is not moved by a guess
+  bool wddm = false;
+  for (const auto& u : win["unknowns"]) wddm |= u.get<std::string>().find("WDDM") != std::string::npos;
+  EXPECT_TRUE(wddm) << win["unknowns"].dump(1);
+  int64_t host_low = -1;
+  for (const auto& s : win["sensitivity"]) {
+    if (s["assumption"].get<std::string>().rfind("host windows", 0) == 0) host_low = s["kv_tokens_low"];
+  }
+  // 15% of the V100's 15.77 GiB at 0.9, in 9 MiB blocks of 64 tokens, below the point.
+  EXPECT_NEAR(static_cast<double>(win["kv_tokens"].get<int64_t>() - host_low),
+              0.15 * 15.77 * 1024 * 0.9 / 9 * 64, 64 * 3)
+      << win["sensitivity"].dump(1);
+  CmdResult text = tpt::test::Tptriage("plan " + base + "--host windows", false);
+  EXPECT_NE(text.out.find("not reliable: "), std::string::npos) << text.out;
+  // Measured on the host: taken as given, and the point is the plan's again.
+  auto measured = Json(Plan(base + "--host windows --free-at-init 14GiB"));
+  EXPECT_TRUE(measured["point_estimate_reliable"].get<bool>());
+  // WSL2 for any server; a host nobody knows is a usage error naming the flag.
+  auto wsl = Json(Plan("--server trtllm --server-version 1.2.1 --model " + Model("qwen3-reranker-0.6b") +
+                       " --gpu RTX-4090 --host wsl"));
+  EXPECT_FALSE(wsl["point_estimate_reliable"].get<bool>());
+  CmdResult bad = tpt::test::Tptriage("plan " + base + "--host macos", true);
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--host 'macos' is not known; use linux, windows or wsl"), std::string::npos) << bad.out;
+}
+
 }  // namespace
