@@ -299,7 +299,12 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     p.non_torch_bytes = *in.non_torch_bytes;
   } else {
     // cuBLAS + custom all-reduce, and the NCCL communicator where the baseline snapshot is
-    // taken before distributed init (vllm-source.md §1.3(f): after it from 0.11).
+    // taken before distributed init (vllm-source.md §1.3(f): after it from 0.11; 0.10.1.1's
+    // gpu_worker.py takes MemorySnapshot() before init_worker_distributed_environment,
+    // 0.11.0's after). Each communicator is sized for the card and link (NcclCommBytes:
+    // 558 MiB on NVLink Hopper, 0.13 GiB on PCIe), and the custom all-reduce is off on
+    // more than two PCIe GPUs (CustomAllReduceOn). A vLLM 0.10.2 TP 8 launch on PCIe L40S
+    // logs 0.21 GiB of non-torch memory, where two NVLink-sized communicators were 1.18.
     auto v = ParseVersion(in.version);
     bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0;
     // V1 all-gathers the profiling run's logits through torch.distributed on the TP
@@ -310,13 +315,18 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     // 0.11.0 read). One communicator's measured size (anchors-allreduce.md §4.1).
     const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!v.ok() || CompareVersions(*v, {0, 8}) >= 0));
     bool gather_comm = in.tp > 1 && v1;
-    p.non_torch_bytes = kCublasBytes + (in.tp > 1 ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? kNcclCommBytes : 0) +
-                        (gather_comm ? kNcclCommBytes : 0);
-    p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) + " (cuBLAS, custom all-reduce" +
+    const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp);
+    const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
+    p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm : 0) +
+                        (gather_comm ? comm : 0);
+    p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) + " (cuBLAS" +
+                            std::string(car ? ", custom all-reduce" : "") +
                             std::string(nccl_in_increase ? ", PyNccl's communicator" : "") +
                             std::string(gather_comm ? ", the NCCL communicator torch creates for V1's logits all-gather "
                                                       "in the profiling run"
                                                     : "") +
+                            std::string(in.tp > 1 ? ", " + FormatGiB(comm) + " a communicator on this link" : "") +
+                            std::string(in.tp > 2 && !car ? "; no custom all-reduce on more than two PCIe GPUs" : "") +
                             "); pass --non-torch from the log to override");
   }
   if (!in.activation_peak_bytes) {
@@ -359,8 +369,8 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   if (in.model && v1 && ver.ok() && CompareVersions(*ver, {0, 8}) >= 0 && in.max_num_seqs && in.max_num_batched_tokens) {
     // The sampler warm-up after the cache (vllm_model.cc; gpu_worker.py compile_or_warm_up_model).
     kv.sampler_warmup_requests = std::min(*in.max_num_seqs, *in.max_num_batched_tokens);
-    kv.sampler_warmup_bytes =
-        VllmActivationPeakBytes(*in.model, in.tp, kv.sampler_warmup_requests, kv.sampler_warmup_requests);
+    kv.sampler_warmup_bytes = VllmActivationPeakBytes(*in.model, in.tp, kv.sampler_warmup_requests,
+                                                      kv.sampler_warmup_requests, internal::VllmSamplerProfile(in, true));
     p.figures["sampler_warmup_bytes"] = kv.sampler_warmup_bytes;
   }
   auto r = VllmKvPool(kv);
@@ -515,19 +525,33 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
 
 }  // namespace
 
+double NcclCommBytes(std::string_view arch, std::string_view interconnect) {
+  // 558 MiB on NVLink Hopper/Blackwell (NVLS, more channels), 0.13 GiB elsewhere (L4 TP4,
+  // "Init torch distributed ends. mem usage=0.13 GB").
+  const bool big = arch.empty() || arch == "hopper" || arch == "blackwell";
+  const bool nvlink = interconnect.empty() || interconnect == "nvlink";
+  return nvlink && big ? kNcclCommBytes : 0.13 * kGiB;
+}
+
+bool CustomAllReduceOn(std::string_view interconnect, int tp) {
+  // vLLM/SGLang custom_all_reduce.py: world sizes 2, 4, 6, 8 only, and "Custom allreduce
+  // is disabled because it's not supported on more than two PCIe-only GPUs" (world_size
+  // > 2 and not fully_connected; vLLM 0.10.1.1 and 0.11.0 read).
+  const bool nvlink = interconnect.empty() || interconnect == "nvlink";
+  return (tp == 2 || tp == 4 || tp == 6 || tp == 8) && (nvlink || tp == 2);
+}
+
 double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp) {
   // CUDA context + torch: 620.8 MiB measured on H200 (Hopper/Blackwell data-centre parts);
   // about 0.29 GiB on Ada/Ampere PCIe cards (L4: 22.05 total - 21.63 free - 0.13 NCCL).
-  // NCCL: 558 MiB on NVLink Hopper (NVLS, more channels), 0.13 GiB on PCIe (L4 TP4,
-  // "Init torch distributed ends. mem usage=0.13 GB"). Custom all-reduce: 24 MiB when
-  // it is on (tp 2, 4, 6, 8; tp > 2 only with NVLink). ROCm (MI300X): 9.35 GiB
-  // between the card's 191.98 GiB and "Load weight begin. avail mem=182.63" (corpus).
+  // NCCL and the custom all-reduce (24 MiB when on): NcclCommBytes, CustomAllReduceOn.
+  // ROCm (MI300X): 9.35 GiB between the card's 191.98 GiB and "Load weight begin. avail
+  // mem=182.63" (corpus).
   if (arch == "cdna3") return 9.35 * kGiB;
   const bool big = arch.empty() || arch == "hopper" || arch == "blackwell";
-  const bool nvlink = interconnect.empty() || interconnect == "nvlink";
   double bytes = big ? kTorchContextBytes : 0.29 * kGiB;
-  if (tp > 1) bytes += nvlink && big ? kNcclCommBytes : 0.13 * kGiB;
-  if ((tp == 2 || tp == 4 || tp == 6 || tp == 8) && (nvlink || tp == 2)) bytes += kCustomAllReduceBytes;
+  if (tp > 1) bytes += NcclCommBytes(arch, interconnect);
+  if (CustomAllReduceOn(interconnect, tp)) bytes += kCustomAllReduceBytes;
   return bytes;
 }
 
@@ -563,6 +587,24 @@ StatusOr<Plan> Run(const PlanInput& user) {
         "activation peak to x0.5-x3 (the encoder batch is priced for Qwen2-VL and Qwen2.5-VL on vLLM V1 "
         "0.8-0.10 only); pass --activation-peak from a launch's log (V1: 'torch peak memory "
         "increase', V0: 'activation peak memory takes')");
+  }
+  auto ver = ParseVersion(in->version);
+  if (in->framework == "vllm" && in->model && !in->model->IsMoe() && ver.ok() && CompareVersions(*ver, {0, 25, 1}) >= 0 &&
+      in->max_num_seqs && !user.activation_peak_bytes) {
+    // Model Runner V2, the default for dense models from 0.25.1 (vllm#44443; vllm#49233
+    // names the release): its profile_run samples without top-k/top-p ("the sampler may
+    // skip top_k, top_p, and logprobs", v1/worker/gpu/model_runner.py _dummy_sampler_run:
+    // the logits and their float32 copy, 6 bytes a logit, gpu/sample/sampler.py), and its
+    // profile_cudagraph_memory returned 0 (vllm#49224) until an estimator landed in a
+    // release not read. Which runner a launch takes and whether its estimate is in the
+    // budget are not known here: the plan keeps the legacy runner's figures, and the pool
+    // can be larger by up to the graphs and 8 bytes a logit of the sampler.
+    const double hi = in->cuda_graph_bytes.value_or(0) +
+                      8.0 * static_cast<double>(*in->max_num_seqs) * static_cast<double>(in->model->vocab);
+    p->unknowns.push_back("vLLM " + in->version + " may run this dense model on Model Runner V2 (default from 0.25.1): "
+                          "its profiling samples without top-k/top-p and, until its CUDA-graph estimator, reserves "
+                          "no graphs in the budget; the KV pool can then be 0 to " + FormatGiB(hi) +
+                          " a rank larger than planned (the graphs are then captured after the cache)");
   }
   if (in->framework == "sglang" && p->failure == "kv_pool_too_small" && !user.context_length && p->kv_tokens > 1) {
     // SGLang does not refuse to start when the pool is shorter than the model's context

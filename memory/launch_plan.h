@@ -168,6 +168,10 @@ StatusOr<Plan> MakePlan(const PlanInput& in);
 // interconnect and TP (sglang-source.md §3, anchors-allreduce.md §4.1; L4 and A100 from the
 // corpus's "Init torch distributed ends. mem usage=" and "Load weight begin. avail mem=").
 double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp);
+// One NCCL communicator's device memory on this card and link; whether vLLM/SGLang's
+// custom all-reduce is on at this TP size (off on more than two PCIe GPUs).
+double NcclCommBytes(std::string_view arch, std::string_view interconnect);
+bool CustomAllReduceOn(std::string_view interconnect, int tp);
 nlohmann::json PlanToJson(const Plan& plan);
 std::string PlanToText(const Plan& plan);
 

@@ -34,6 +34,15 @@ MmDummy VllmV0MultimodalDummy(const ModelConfig& m, int64_t tokens, int64_t max_
   return d;
 }
 
+// flashinfer_sampler_supported (v1/sample/ops/topk_topp_sampler.py, the 2026 form): CUDA
+// only, FlashInferBackend.supports_compute_capability (7.5 to 12.x) and more than 16 SMs
+// ("top-k masking requires more than 16 SMs"); otherwise vLLM falls back to the native
+// path. Jetson AGX Orin has 16 SMs (2,048 CUDA cores; 14 on the 32 GB module).
+bool FlashInferSamplerRuns(const PlanInput& in) {
+  if (in.gpu_arch == "cdna3" || in.gpu_arch == "volta") return false;
+  return Lower(in.gpu_name).find("orin") == std::string::npos;
+}
+
 // The engine: --vllm-engine, else V1 from 0.8.0 (its default) and V0 before. The era
 // alone does not say it: 0.6.4-0.6.5 V0 and V1 before 0.9.1 share one budget formula.
 bool IsVllmV1(const PlanInput& in) {
@@ -268,7 +277,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         text_only.vision_max_patches = 0;  // the encoder is priced above, not by the rough term
         lm = &text_only;
       }
-      const VllmLogitsProfile logits = VllmLogitsProfileFor(in.version, v1);
+      const VllmLogitsProfile logits = VllmSamplerProfile(in, v1);
       double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits) + held;
       if (v0_encoder_phase > 0) {
         mm_note += "; the language model's forward " + FormatGiB(peak) + " (with what is held): the peak is " +
@@ -291,6 +300,9 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         mm_note += "; V1 before 0.7.3 computes the logits of every batched token there (no sampler run)";
       } else if (logits == VllmLogitsProfile::kPerSequence) {
         mm_note += "; V1 0.7.3-0.7.x computes one row of logits per dummy sequence (no sampler run)";
+      } else if (logits == VllmLogitsProfile::kFlashInferSampler) {
+        mm_note += "; the sampler is FlashInfer's top-k/top-p kernel, on by default from 0.22 (vllm#40376): 14 bytes a "
+                   "logit, no sort (with VLLM_USE_FLASHINFER_SAMPLER=0 the native path runs: pass --activation-peak)";
       }
       // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
       // emptying the cache (vllm-source.md §1.2 (a), (b)): the caching allocator's reserve
@@ -330,6 +342,11 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     }
   }
   return in;
+}
+
+VllmLogitsProfile VllmSamplerProfile(const PlanInput& in, bool v1) {
+  const VllmLogitsProfile p = VllmLogitsProfileFor(in.version, v1);
+  return p == VllmLogitsProfile::kFlashInferSampler && !FlashInferSamplerRuns(in) ? VllmLogitsProfile::kSampler : p;
 }
 
 }  // namespace internal

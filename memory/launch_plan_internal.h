@@ -30,6 +30,12 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
 // (model, version defaults), then the server's formulas.
 StatusOr<Plan> Run(const PlanInput& user);
 
+// What vLLM's profiling run (and, from 0.8, its sampler warm-up) computes after the forward
+// pass at this version and engine, on this card: VllmLogitsProfileFor, with FlashInfer's
+// sampler (the default from 0.22) only where vLLM would take it (not on ROCm, below
+// compute capability 7.5 or on a card of 16 SMs or fewer).
+VllmLogitsProfile VllmSamplerProfile(const PlanInput& in, bool v1);
+
 // TGI, TensorRT-LLM and LMDeploy (launch_plan_servers.cc): the plan core of each, on the
 // derived input; and the warning when the server shortens a context nobody asked for
 // ("" when it fails instead).

@@ -280,5 +280,112 @@ TEST(PlanModelTest, WeightsOomAndTheSmallestTpThatFits) {
   EXPECT_GE(fixed->kv_tokens, 32768);
 }
 
+
+// vLLM V1's profiling sampler by version (model_weights.cc): PyTorch's sort, 38 bytes a
+// logit, through 0.21; FlashInfer's top-k/top-p kernel, on by default from 0.22
+// (vllm#40376), 14 bytes. Qwen3-32B at 256 sequences x 151,936 on an L40S: the sampler is
+// the profile's peak in both, so the peak falls by 24 bytes a logit.
+TEST(PlanModelTest, VllmFlashInferSamplerFrom022) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.21.0";
+  in.total_bytes = 44.39 * kGiB;
+  in.gpu_arch = "ada";
+  in.gpu_interconnect = "pcie";
+  in.tp = 2;
+  in.model = SampleModel("qwen3-32b");
+  auto sort = MakePlan(in);
+  in.version = "0.22.0";
+  auto flashinfer = MakePlan(in);
+  ASSERT_TRUE(sort.ok() && flashinfer.ok()) << sort.status().ToString() << flashinfer.status().ToString();
+  const double logits = 256.0 * 151936;
+  EXPECT_NEAR(sort->figures["activation_peak_bytes"].get<double>() -
+                  flashinfer->figures["activation_peak_bytes"].get<double>(),
+              24 * logits, 1.0);
+  // The sampler's warm-up after the cache prices the same kernel.
+  EXPECT_NEAR(sort->figures["sampler_warmup_bytes"].get<double>() -
+                  flashinfer->figures["sampler_warmup_bytes"].get<double>(),
+              24 * logits, 1.0);
+  bool said = false;
+  for (const auto& a : flashinfer->assumptions) said = said || a.find("vllm#40376") != std::string::npos;
+  EXPECT_TRUE(said);
+  // FlashInfer's sampler needs compute capability 7.5 and more than 16 SMs: a V100 and a
+  // Jetson AGX Orin (16 SMs) keep the sort.
+  in.gpu_arch = "volta";
+  auto v100 = MakePlan(in);
+  in.gpu_arch = "ampere";
+  in.gpu_name = "Jetson AGX Orin 64GB";
+  auto orin = MakePlan(in);
+  ASSERT_TRUE(v100.ok() && orin.ok());
+  EXPECT_EQ(v100->figures["activation_peak_bytes"], sort->figures["activation_peak_bytes"]);
+  EXPECT_EQ(orin->figures["activation_peak_bytes"], sort->figures["activation_peak_bytes"]);
+}
+
+// vLLM's non-torch memory at TP on PCIe: the custom all-reduce is off on more than two
+// PCIe GPUs (custom_all_reduce.py), and a communicator on a PCIe card is 0.13 GiB, not
+// NVLink Hopper's 558 MiB. 0.10.2 counts PyNccl's and torch's gather communicators (the
+// snapshot precedes distributed init), 0.28 only torch's.
+TEST(PlanModelTest, VllmNonTorchAtTpOnPcie) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.10.2";
+  in.total_bytes = 44.39 * kGiB;
+  in.gpu_arch = "ada";
+  in.gpu_interconnect = "pcie";
+  in.tp = 8;
+  in.model = SampleModel("qwen3-235b-a22b-fp8");
+  auto tp8 = MakePlan(in);
+  ASSERT_TRUE(tp8.ok()) << tp8.status().ToString();
+  const double cublas = 66.0 * kMiB, comm = 0.13 * kGiB;
+  EXPECT_NEAR(tp8->non_torch_bytes, cublas + 2 * comm, 1.0);
+  bool said = false;
+  for (const auto& a : tp8->assumptions) said = said || a.find("no custom all-reduce") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Two PCIe GPUs keep the custom all-reduce; from 0.11 PyNccl's communicator is in the baseline.
+  in.version = "0.28.0";
+  in.tp = 2;
+  in.total_bytes = 22.05 * kGiB;
+  in.model = SampleModel("qwen3-8b-awq");
+  auto tp2 = MakePlan(in);
+  ASSERT_TRUE(tp2.ok()) << tp2.status().ToString();
+  EXPECT_NEAR(tp2->non_torch_bytes, cublas + kCustomAllReduceBytes + comm, 1.0);
+  // NVLink Hopper keeps its measured communicator and the all-reduce at TP 8.
+  in.version = "0.10.2";
+  in.tp = 8;
+  in.total_bytes = 79.11 * kGiB;
+  in.gpu_arch = "hopper";
+  in.gpu_interconnect = "nvlink";
+  in.model = SampleModel("qwen3-235b-a22b-fp8");
+  auto h100 = MakePlan(in);
+  ASSERT_TRUE(h100.ok()) << h100.status().ToString();
+  EXPECT_NEAR(h100->non_torch_bytes, cublas + kCustomAllReduceBytes + 2 * kNcclCommBytes, 1.0);
+}
+
+// Model Runner V2 (dense models, from 0.25.1): its profiling samples without top-k/top-p
+// and its graph estimate was 0 until an estimator landed; the plan keeps the legacy
+// runner's figures and says the pool can be larger, for dense models from 0.25.1 only.
+TEST(PlanModelTest, VllmModelRunnerV2IsAnUnknownForDenseModelsFrom0251) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.total_bytes = 44.39 * kGiB;
+  in.gpu_arch = "ada";
+  in.gpu_interconnect = "pcie";
+  in.model = SampleModel("qwen3-8b-awq");
+  auto says = [&](const std::string& version) {
+    in.version = version;
+    auto p = MakePlan(in);
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    for (const auto& u : p->unknowns) {
+      if (u.find("Model Runner V2") != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(says("0.25.0"));
+  EXPECT_TRUE(says("0.25.1"));
+  EXPECT_TRUE(says("0.28.0"));
+  in.model = SampleModel("qwen3-30b-a3b");  // MoE: the legacy runner
+  EXPECT_FALSE(says("0.28.0"));
+}
+
 }  // namespace
 }  // namespace tpt::memory

@@ -174,11 +174,17 @@ KvDims KvDimsOf(const ModelConfig& m, int pp);
 // - kPerSequence: V1 0.7.3 until vllm#13776 (2025-03-08, 0.8.0): the logits of one
 //   token per dummy request (logit_indices), still no sampler;
 // - kSampler: V0, and V1 from 0.8.0 (_dummy_sampler_run): the sampler over max_num_seqs
-//   rows with every sampling feature on.
+//   rows with every sampling feature on, top-k/top-p by PyTorch's sort (38 B a logit);
+// - kFlashInferSampler: V1 from vllm#40376 (merged 2026-04-29, after v0.21.0's branch:
+//   0.22.0 taken as the first release with it, inferred from the date), which turns
+//   FlashInfer's top-k/top-p sampler on by default on CUDA (v1/sample/ops/
+//   topk_topp_sampler.py flashinfer_sampler_supported: not with
+//   VLLM_USE_FLASHINFER_SAMPLER=0, an unsupported compute capability or <= 16 SMs):
+//   the same dummy run, no sort (14 B a logit, model_weights.cc).
 // At TP > 1 V1 all-gathers the logits (platforms/interface.py use_all_gather;
 // distributed/device_communicators/base_device_communicator.py all_gather: a concat
 // buffer, then a reshaped copy beside the rank's slice).
-enum class VllmLogitsProfile { kSampler, kPerSequence, kEveryToken };
+enum class VllmLogitsProfile { kSampler, kPerSequence, kEveryToken, kFlashInferSampler };
 VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1);
 
 // Activation peak of vLLM's profiling run per rank (torch peak increase): one forward

@@ -395,6 +395,7 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1) {
   if (!v.ok()) return VllmLogitsProfile::kSampler;  // the newest formulas
   if (CompareVersions(*v, {0, 7, 3}) < 0) return VllmLogitsProfile::kEveryToken;
   if (CompareVersions(*v, {0, 8}) < 0) return VllmLogitsProfile::kPerSequence;
+  if (CompareVersions(*v, {0, 22}) >= 0) return VllmLogitsProfile::kFlashInferSampler;
   return VllmLogitsProfile::kSampler;
 }
 
@@ -442,9 +443,17 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // Logged peaks: vLLM 0.14 V1 at 1,024 sequences 38.5-38.9 bytes per element over three
   // models (Llama-3.1-8B 4.76 GiB, Qwen3-32B 5.64, gpt-oss-20b 7.38), vllm#13882 (V0,
   // 256 x 152,064, 1.42 GiB) 39.2. FlashInfer's sampler, where a version turns it on and
-  // it is installed, holds less (no sort); the plan does not assume it.
-  double sampler = static_cast<double>(seqs) * m.vocab * 38.0 + T * h * e;
-  if (logits != VllmLogitsProfile::kSampler) {
+  // it is installed, holds less (no sort): from 0.22 it is the default (below).
+  //
+  // FlashInfer's sampler (the default from vllm#40376, 0.22): the sampler's float32 copy
+  // goes to flashinfer.sampling.top_k_top_p_sampling_from_logits (topk_topp_sampler.py
+  // flashinfer_sample, both k and p set by the dummy run), which masks the top-k into a
+  // new float32 tensor and takes its softmax before sampling from the probabilities:
+  // model-dtype logits (2) + float32 logits (4) + masked logits (4) + probabilities (4),
+  // 14 bytes, no sort and no int64 indices.
+  const double per_logit = logits == VllmLogitsProfile::kFlashInferSampler ? 14.0 : 38.0;
+  double sampler = static_cast<double>(seqs) * m.vocab * per_logit + T * h * e;
+  if (logits == VllmLogitsProfile::kPerSequence || logits == VllmLogitsProfile::kEveryToken) {
     // Early V1: the logits alone, in the model dtype, over every batched token or one
     // row per dummy request, beside the hidden states they come from. At TP > 1 the
     // all-gather holds the rank's slice, the gathered buffer and its reshaped copy.
