@@ -72,6 +72,21 @@ TEST(ModelConfigTest, VllmSamplerPeakIsTheSortOfTheFloat32Logits) {
   EXPECT_LE(l1 / kGiB, 4.76);
 }
 
+// Fewer than 128 rows take PyTorch's other segmented sort (SortStable.cu
+// segmented_sort_pairs_by_full_sort): about 50 bytes a logit element where 128 rows and
+// more take 38 (an H100 replay of the dummy sampler chain, torch 2.11: 50.2-50.6 at 2, 64
+// and 127 rows, 38.02 at 256 and 1,024). One row takes the large-segment path (38).
+TEST(ModelConfigTest, VllmSamplerSortOfFewerThan128RowsHoldsMorePerLogit) {
+  ModelConfig qwen = Load("qwen3-32b");
+  auto per_logit = [&](int64_t rows, VllmLogitsProfile profile) {
+    return VllmActivationPeakBytes(qwen, 1, rows, rows, profile) / (static_cast<double>(rows) * qwen.vocab);
+  };
+  for (int64_t rows : {2, 64, 127}) EXPECT_NEAR(per_logit(rows, VllmLogitsProfile::kSampler), 50.0, 1.0) << rows;
+  for (int64_t rows : {1, 128, 256}) EXPECT_NEAR(per_logit(rows, VllmLogitsProfile::kSampler), 38.0, 1.0) << rows;
+  // FlashInfer's sampler does not sort: no jump below 128 rows.
+  EXPECT_NEAR(per_logit(64, VllmLogitsProfile::kFlashInferSampler), 14.0, 1.0);
+}
+
 TEST(ModelConfigTest, PublishedParameterCounts) {
   // Totals the model cards publish (main model, without MTP layers or rotary caches).
   EXPECT_NEAR(Params(Load("llama-3.1-70b-instruct")) / 1e9, 70.6, 70.6 * 0.01);

@@ -451,7 +451,17 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // new float32 tensor and takes its softmax before sampling from the probabilities:
   // model-dtype logits (2) + float32 logits (4) + masked logits (4) + probabilities (4),
   // 14 bytes, no sort and no int64 indices.
-  const double per_logit = logits == VllmLogitsProfile::kFlashInferSampler ? 14.0 : 38.0;
+  //
+  // Fewer than 128 rows (2 to 127 dummy requests) take SortStable.cu's other path,
+  // segmented_sort_pairs_by_full_sort: two int2 (index, segment) buffers (8 + 8), the
+  // sorted keys cub writes for a null output (4) and its alternate key and int2 value
+  // buffers (4 + 8) instead of the iota and int64 alternates: 50 bytes. Measured on an
+  // H100 (torch 2.11, 2026-12-06, this chain replayed): 50.2-50.6 bytes per element at 2,
+  // 64 and 127 rows, 38.02 at 256 and 1,024 rows. One row takes the large-segment path
+  // (an int64 iota and int64 alternates): 38.
+  const bool few_rows = seqs >= 2 && seqs < 128;
+  const double per_logit =
+      logits == VllmLogitsProfile::kFlashInferSampler ? 14.0 : (few_rows ? 50.0 : 38.0);
   double sampler = static_cast<double>(seqs) * m.vocab * per_logit + T * h * e;
   if (logits == VllmLogitsProfile::kPerSequence || logits == VllmLogitsProfile::kEveryToken) {
     // Early V1: the logits alone, in the model dtype, over every batched token or one
