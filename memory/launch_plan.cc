@@ -589,10 +589,15 @@ StatusOr<Plan> Run(const PlanInput& user) {
         "increase', V0: 'activation peak memory takes')");
   }
   auto ver = ParseVersion(in->version);
-  if (in->framework == "vllm" && in->model && !in->model->IsMoe() && ver.ok() && CompareVersions(*ver, {0, 25, 1}) >= 0 &&
-      in->max_num_seqs && !user.activation_peak_bytes) {
-    // Model Runner V2, the default for dense models from 0.25.1 (vllm#44443; vllm#49233
-    // names the release): its profile_run samples without top-k/top-p ("the sampler may
+  // Model Runner V2: chosen for Qwen3 dense models by default from 0.22.0 (its release
+  // notes: "oracle selection for Qwen3 dense by default"), the default for every dense model
+  // from 0.25.0 (its release notes: "Model Runner V2 is now the default for all dense models
+  // (#44443)").
+  const bool mrv2_default =
+      in->framework == "vllm" && in->model && !in->model->IsMoe() && ver.ok() &&
+      (CompareVersions(*ver, {0, 25}) >= 0 || (CompareVersions(*ver, {0, 22}) >= 0 && in->model->model_type == "qwen3"));
+  if (mrv2_default && in->max_num_seqs && !user.activation_peak_bytes) {
+    // Its profile_run samples without top-k/top-p ("the sampler may
     // skip top_k, top_p, and logprobs", v1/worker/gpu/model_runner.py _dummy_sampler_run:
     // the logits and their float32 copy, 6 bytes a logit, gpu/sample/sampler.py), and its
     // profile_cudagraph_memory returned 0 (vllm#49224) until an estimator landed in a
@@ -601,7 +606,8 @@ StatusOr<Plan> Run(const PlanInput& user) {
     // can be larger by up to the graphs and 8 bytes a logit of the sampler.
     const double hi = in->cuda_graph_bytes.value_or(0) +
                       8.0 * static_cast<double>(*in->max_num_seqs) * static_cast<double>(in->model->vocab);
-    p->unknowns.push_back("vLLM " + in->version + " may run this dense model on Model Runner V2 (default from 0.25.1): "
+    p->unknowns.push_back("vLLM " + in->version + " may run this dense model on Model Runner V2 (the default for Qwen3 "
+                          "dense models from 0.22.0, for every dense model from 0.25.0): "
                           "its profiling samples without top-k/top-p and, until its CUDA-graph estimator, reserves "
                           "no graphs in the budget; the KV pool can then be 0 to " + FormatGiB(hi) +
                           " a rank larger than planned (the graphs are then captured after the cache)");

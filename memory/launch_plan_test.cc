@@ -361,10 +361,10 @@ TEST(PlanModelTest, VllmNonTorchAtTpOnPcie) {
   EXPECT_NEAR(h100->non_torch_bytes, cublas + kCustomAllReduceBytes + 2 * kNcclCommBytes, 1.0);
 }
 
-// Model Runner V2 (dense models, from 0.25.1): its profiling samples without top-k/top-p
+// Model Runner V2 (Qwen3 dense from 0.22.0, every dense model from 0.25.0): its profiling samples without top-k/top-p
 // and its graph estimate was 0 until an estimator landed; the plan keeps the legacy
-// runner's figures and says the pool can be larger, for dense models from 0.25.1 only.
-TEST(PlanModelTest, VllmModelRunnerV2IsAnUnknownForDenseModelsFrom0251) {
+// runner's figures and says the pool can be larger, for those models and versions only.
+TEST(PlanModelTest, VllmModelRunnerV2IsAnUnknownForDenseModelsByVersion) {
   PlanInput in;
   in.framework = "vllm";
   in.total_bytes = 44.39 * kGiB;
@@ -380,9 +380,12 @@ TEST(PlanModelTest, VllmModelRunnerV2IsAnUnknownForDenseModelsFrom0251) {
     }
     return false;
   };
-  EXPECT_FALSE(says("0.25.0"));
-  EXPECT_TRUE(says("0.25.1"));
+  EXPECT_FALSE(says("0.21.0"));
+  EXPECT_TRUE(says("0.22.0"));  // Qwen3 dense: the oracle picks MRV2 from 0.22.0
   EXPECT_TRUE(says("0.28.0"));
+  in.model = SampleModel("llama-3.1-8b-instruct");  // other dense models: from 0.25.0
+  EXPECT_FALSE(says("0.24.0"));
+  EXPECT_TRUE(says("0.25.0"));
   in.model = SampleModel("qwen3-30b-a3b");  // MoE: the legacy runner
   EXPECT_FALSE(says("0.28.0"));
 }

@@ -702,8 +702,8 @@ TEST(PlanCliTest, VllmProfilingRunSizeFollowsVersionAndEngine) {
 // vLLM V1 at the versions in use (memory/README.md "Kinds of miss modelled"): the profile's
 // sampler is FlashInfer's kernel from 0.22 (14 bytes a logit, not the sort's 38); on a
 // PCIe card at TP 4 the custom all-reduce is off and torch's gather communicator is a PCIe
-// one (0.13 GiB, not 558 MiB); from 0.25.1 a dense model may run on Model Runner V2, which
-// the plan says under `unknown:`.
+// one (0.13 GiB, not 558 MiB); a Qwen3 dense model may run on Model Runner V2 from 0.22.0
+// (every dense model from 0.25.0), which the plan says under `unknown:`.
 TEST(PlanCliTest, VllmProfilingAtTheVersionsInUse) {
   auto plan = [](const std::string& version) {
     PlanRun r = Plan("--model " + ModelDir("qwen3-8b-awq") + " --framework vllm --server-version " + version +
@@ -722,7 +722,8 @@ TEST(PlanCliTest, VllmProfilingAtTheVersionsInUse) {
     }
     return false;
   };
-  EXPECT_FALSE(mrv2(v22));
+  EXPECT_FALSE(mrv2(v21));
+  EXPECT_TRUE(mrv2(v22));
   EXPECT_TRUE(mrv2(v26));
 }
 
