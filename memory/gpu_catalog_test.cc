@@ -36,6 +36,10 @@ TEST(GpuCatalogTest, LookupByAliasAndDeviceString) {
   EXPECT_FALSE(GpuAmbiguity("A100").empty());
   EXPECT_TRUE(GpuAmbiguity("A100-40G").empty());
   EXPECT_EQ(FindGpu("Tesla T4")->sm, 75);
+  // The 6 GB RTX 3050 is its own card (an Ampere context, not the unknown card's Hopper one).
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3050 6GB")->name, "RTX 3050 6GB");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3050 6GB")->arch, "ampere");
+  EXPECT_EQ(FindGpu("GeForce RTX 3050")->name, "RTX 3050 8GB");
   auto none = FindGpu("Voodoo 3");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("--gpu-mem"), std::string::npos);
