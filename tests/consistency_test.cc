@@ -234,6 +234,21 @@ TEST(ConsistencyEvidence, NothingUnderstoodIsNoEvidenceNotHealthy) {
   EXPECT_EQ(Analyze(Sample("logs/sglang-tp4-healthy.log")).rc, 0);
 }
 
+// A version banner is printed as a server starts, before anything that can fail: a log
+// whose only understood line is the banner (here a paste whose newlines were lost, the
+// traceback glued after it) shows no run that got somewhere, so it is no evidence.
+TEST(ConsistencyEvidence, AVersionBannerAloneIsNotARunThatGotSomewhere) {
+  std::string glued = WriteTemp(
+      "tpt_glued.log",
+      "(APIServer pid=7) INFO 03-06 01:34:33 [utils.py:287]  version 0.16.0(APIServer pid=7) Traceback (most recent "
+      "call last):(APIServer pid=7)   File \"/usr/local/bin/vllm\", line 10, in <module>(APIServer pid=7) OSError: "
+      "org/model is not a local folder and is not a valid model identifier\n");
+  Result r = Analyze("--format json '" + glued + "'");
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_NE(j["root_cause"], "none") << r.out;
+  EXPECT_NE(r.rc, 0) << r.out;
+}
+
 // Two runs are never merged into one verdict.
 TEST(ConsistencyRuns, DifferentRunsAreRefusedWithAHint) {
   Result r = Analyze(Sample("founding/sglang-tp8-rtxpro6000-mfs050.log") + " " + Sample("logs/sglang-tp4-healthy.log"),

@@ -743,6 +743,16 @@ TEST(AnswerFirst, TrtllmKvCacheFixCarriesAValueFromTheLog) {
   }
 }
 
+// vLLM refusing bfloat16 on a pre-Ampere card: the fix is the dtype it names (float16),
+// not a kernel build or an attention backend.
+TEST(AnswerFirst, Bf16OnTuringFixIsDtypeHalf) {
+  std::string text = Tpt("analyze '" + Sample("logs/redteam/unsupported_gpu_arch--vllm-bf16-t4.log") + "'").out;
+  EXPECT_NE(text.find("\nFix: --dtype half: float16 runs on this GPU"), std::string::npos) << text;
+  EXPECT_EQ(text.find("--attention-backend"), std::string::npos) << text;
+  EXPECT_EQ(text.find("TORCH_CUDA_ARCH_LIST"), std::string::npos) << text;
+  EXPECT_NE(text.find("has no bfloat16"), std::string::npos) << text;
+}
+
 TEST(AnswerFirst, TurbomindStartupOomFixIsCacheMaxEntryCount) {
   std::string text = Tpt("analyze '" + Sample("logs/lmdeploy-turbomind-oom.log") + "'").out;
   // A value from the log's figures, with the arithmetic: 5120 x 1.50 MiB = 7.50 GiB at
