@@ -320,6 +320,24 @@ int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_
 // `prefill_tokens` asked `asked_bytes` (the OOM line's figures), rounded down to a
 // multiple of 1024 (of 16 below 1024). 0 when nothing fits.
 int64_t TgiPrefillThatFits(int64_t prefill_tokens, double asked_bytes, double free_bytes);
+// What TGI's warm-up holds when it reads the free memory, beyond vLLM's forward estimate
+// (tgi_model.cc cites each from TGI's source by tag):
+// - one eager decoder layer of a dense model at its MLP's product (flash_llama_modeling.py,
+//   flash_mistral_modeling.py): the add-RMSNorm returns new tensors and the layer's locals
+//   stay alive, 7 x tokens x hidden (5 when hidden > 8192, whose norm adds in place), beside
+//   gate_up (2 x intermediate), act(gate) and the product (1 each): 4 x tokens x intermediate.
+double TgiDenseLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediate_per_rank, double elem_bytes);
+// - the prefill's log-probabilities: asked by every warm-up request (router client), and
+//   computed unless the server turns them off, which it does by default from v3.0.0
+//   (REQUEST_LOGPROBS, launcher --enable-prefill-logprobs); "" = the newest.
+bool TgiPrefillLogprobsByDefault(std::string_view version);
+// - the attention backend's buffers, allocated when the model is built (after the
+//   weights): v3's flashinfer workspace (128 MiB shared) and its three wrappers' 8 MiB
+//   integer workspaces; 0 for paged attention (before v3).
+double TgiAttentionWorkspaceBytes(std::string_view version);
+// Before v1.1.1 the warm-up reports ANY exception as "Not enough memory to handle ...": a
+// failure that is not memory reads the same (except Exception, flash_causal_lm.py v0.9.3-v1.1.0).
+bool TgiWarmupReportsEveryError(std::string_view version);
 
 // LMDeploy: TurboMind (src/turbomind/models/llama/BlockManager.cc, LlamaBatch.cc) and
 // the PyTorch engine (lmdeploy/pytorch/engine/model_agent.py, later executor/base.py).
