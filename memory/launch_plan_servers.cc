@@ -37,6 +37,13 @@ double ForwardPeak(const PlanInput& in, int64_t tokens, int64_t requests, const 
 // at TP > 1 TensorParallelHead's gathered buffer plus the rank's slice, layers/
 // tensor_parallel.py); before v2.4.0 `torch.log_softmax(out, -1)` makes a second T x vocab
 // tensor beside it (in place from v2.4.0, #2661, "prefer inplace softmax to avoid copy").
+// At TP > 1, when the vocabulary divides by the shards (else each rank holds the whole
+// head and nothing is gathered), one more T x vocab: the unquantized head's
+// all_gather_into_tensor fills a vocab-major buffer and returns `world_out.T`, which
+// log_softmax copies to a contiguous tensor first (host_softmax's `input_.contiguous()`,
+// pytorch aten/src/ATen/native/cuda/SoftMax.cu); a quantized head's all_gather list is
+// concatenated into a new tensor (torch.cat) instead: the same count either way
+// (utils/layers.py v0.9.3-v2.0.0, layers/tensor_parallel.py v2.2.0-v3.0.1).
 // From v3.0.0 the server drops the requests' flag unless launched with
 // --enable-prefill-logprobs (TgiPrefillLogprobsByDefault, tgi_model.cc): no T x vocab logits.
 // The free memory is then read with torch.cuda.mem_get_info and no empty_cache in between,
@@ -46,7 +53,7 @@ double TgiPrefillLogitsBytes(const PlanInput& in, int64_t tokens) {
   if (!in.model || in.model->vocab <= 0 || tokens <= 0) return 0;
   const double e = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
   const int tp = std::max(in.tp, 1);
-  const double head = tp > 1 ? 1.0 + 1.0 / tp : 1.0;
+  const double head = tp > 1 && in.model->vocab % tp == 0 ? 2.0 + 1.0 / tp : 1.0;
   const double copies = VersionBefore(in.version, {2, 4, 0}) ? head + 1.0 : head;
   return static_cast<double>(tokens) * static_cast<double>(in.model->vocab) * e * copies;
 }

@@ -140,22 +140,29 @@ TEST(PlanServersCliTest, TgiV3WithoutMaxTotalTokensWarmsUpOnThePrefill) {
 // From v3.0.0 TGI drops the warm-up requests' prefill_logprobs unless launched with
 // --enable-prefill-logprobs (FlashCausalLMBatch.from_pb, REQUEST_LOGPROBS; flash_causal_lm.py
 // v3.0.1): the lm_head runs on one token a request and no T x vocab logits are held at the
-// read. Llama-3.3-70B AWQ on 2 x RTX 3090 (tgi#2842): asked for them, the pool shrinks by
-// exactly the gathered logits, 4,096 x 128,256 x 2 bytes x (1 + 1/2), over 160 KiB a token
+// read. Llama-3.3-70B AWQ over 2 shards (tgi#2842's model) on A100s: asked for them, the pool
+// shrinks by exactly the gathered logits, 4,096 x 128,256 x 2 bytes x (1/2 + 1 + 1): the rank's slice,
+// the vocab-major gathered buffer and log_softmax's contiguous copy of its transpose (the
+// log-softmax itself in place from v2.4.0), over 160 KiB a token
 // (v3: blocks of 1 token, the wiggle on the card's total, not on the free memory); the launch
 // line carries the flag. Before v3 the flag does not exist (its logprobs are always on).
 TEST(PlanServersCliTest, TgiV3WarmUpHasNoPrefillLogitsUnlessAsked) {
   const std::string base = "--server tgi --server-version 3.0.1 --model " + Model("llama-3.1-70b-instruct-awq") +
-                           " --gpu RTX-3090 --num-shard 2 ";
-  CmdResult off = Plan(base);
-  CmdResult on = Plan(base + "--enable-prefill-logprobs");
+                           " --num-shard 2 ";
+  CmdResult off = Plan(base + "--gpu A100-80G");
+  CmdResult on = Plan(base + "--gpu A100-80G --enable-prefill-logprobs");
   ASSERT_EQ(off.rc, 0) << off.out;
   ASSERT_EQ(on.rc, 0) << on.out;
   auto joff = Json(off), jon = Json(on);
-  const double logits = 4096.0 * 128256 * 2 * 1.5;
+  const double logits = 4096.0 * 128256 * 2 * 2.5;
   EXPECT_NEAR(jon["figures"]["activation_peak_bytes"].get<double>() - joff["figures"]["activation_peak_bytes"].get<double>(),
               logits, 1);
   EXPECT_NEAR(static_cast<double>(joff["kv_tokens"].get<int64_t>() - jon["kv_tokens"].get<int64_t>()), logits / 163840, 1.5);
+  // On tgi#2842's two RTX 3090s the logits (2.45 GiB a rank) would leave the cache only the
+  // warm-up's own 4,096 blocks; without them it holds more than three times that.
+  auto small = Json(Plan(base + "--gpu RTX-3090 --enable-prefill-logprobs"));
+  EXPECT_EQ(small["kv_tokens"].get<int64_t>(), 4096) << small["figures"].dump();
+  EXPECT_GT(Json(Plan(base + "--gpu RTX-3090"))["kv_tokens"].get<int64_t>(), 3 * 4096);
   bool said = false;
   for (const auto& a : joff["assumptions"]) said = said || a.get<std::string>().find("no prefill logits") != std::string::npos;
   EXPECT_TRUE(said) << joff["assumptions"].dump(1);
@@ -197,6 +204,22 @@ TEST(PlanServersCliTest, TgiWarmUpPricesItsEagerDecoderLayer) {
     EXPECT_EQ(a.get<std::string>().find("eager decoder layer"), std::string::npos) << a;
   }
   EXPECT_TRUE(estimated) << moe["assumptions"].dump(1);
+}
+
+// At TP > 1 the unquantized head all-gathers into a vocab-major buffer and returns its
+// transpose; log_softmax copies that to a contiguous tensor before its own output
+// (layers/tensor_parallel.py v2.2.0, pytorch SoftMax.cu host_softmax). Llama-3.1-70B over
+// 2 x H100 at v2.2.0's defaults (4,145 prefill tokens): the rank's slice, the gathered
+// buffer, the contiguous copy and log_softmax's output, (1/2 + 1 + 1 + 1) x T x vocab,
+// beside the eager layer's peak.
+TEST(PlanServersCliTest, TgiPrefillLogitsAtTpTwoAreGatheredThenCopied) {
+  CmdResult r = Plan("--server tgi --server-version 2.2.0 --model " + Model("llama-3.1-70b-instruct") +
+                     " --gpu H100 --num-shard 2 --context-length 4096");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  const double layer = 4145.0 * 2 * (7 * 8192 + 4 * 14336);
+  const double logits = 4145.0 * 128256 * 2 * 3.5;
+  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits, 1) << j["figures"].dump();
 }
 
 // v3's flashinfer (its default attention) builds its wrappers with the model: a 128 MiB
