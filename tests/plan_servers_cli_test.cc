@@ -247,7 +247,7 @@ TEST(PlanServersCliTest, TgiV3HoldsFlashinferBuffersAtTheRead) {
 // (flash_causal_lm.py warmup `except Exception`, v0.9.3-v1.1.0; OutOfMemoryError only from
 // v1.1.1). TGI#710 (0.9.3, Llama-2-70B on 8 x A10G) failed with "... with 2 prefill tokens":
 // len(batch.input_ids) after generate_token replaced the prompts with one token a request,
-// so the exception came after the prefill forward, where the plan leaves 4 GiB a rank. The
+// so the exception came after the prefill forward, where the plan leaves 3.8 GiB a rank. The
 // plan does not call that memory: it says what it cannot tell.
 TEST(PlanServersCliTest, TgiBeforeV111SaysItsWarmupErrorsAreNotAllMemory) {
   const std::string rest = " --model " + Model("llama-3.1-70b-instruct") +
