@@ -372,8 +372,14 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   // The warm-up: the router's batch of max_input_tokens requests up to the prefill
   // budget allocates its blocks, then one prefill runs; its peak stays reserved.
   const int64_t requests = v3_unbounded ? 1 : (prefill + input_tokens - 1) / input_tokens;
+  const int64_t cap =
+      in.model ? TgiWarmupBlockCap(in.version, in.model->model_type, in.model->sliding_window) : 0;
+  if (cap > 0) {
+    p.assumptions.push_back("warm-up requests of at most " + std::to_string(cap) +
+                            " blocks each: the sliding window's (flash_mistral.py v1.1.0-v2.0.4)");
+  }
   const int64_t warm_blocks = v3_unbounded ? TgiWarmupBlocks(prefill, prefill, prefill + 1, block)
-                                           : TgiWarmupBlocks(prefill, input_tokens, total_tokens, block);
+                                           : TgiWarmupBlocks(prefill, input_tokens, total_tokens, block, cap);
   if (v3_unbounded) {
     p.assumptions.push_back("warm-up of one " + std::to_string(prefill) +
                             "-token request with max_new_tokens 1 (TGI v3 without --max-total-tokens; the server "

@@ -313,8 +313,13 @@ struct TgiKvInput {
 StatusOr<ServerKv> TgiKvBlocks(const TgiKvInput& in);
 // Blocks of the router's warm-up batch: requests of max_input_tokens (the last
 // shorter) until max_batch_prefill_tokens, each holding
-// ceil((max_total_tokens - 1) / block) blocks at most (router/client warmup, from_pb).
-int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size);
+// ceil((max_total_tokens - 1) / block) blocks at most (router/client warmup, from_pb),
+// and no more than `max_blocks_per_request` when > 0 (TgiWarmupBlockCap).
+int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size,
+                        int64_t max_blocks_per_request = 0);
+// v1.1.0..v2.0.x: BaseFlashMistral's batches (Mistral, Mixtral, Starcoder2, Qwen2 with a
+// config sliding_window) hold at most ceil(sliding_window / 16) blocks a request; 0 = no cap.
+int64_t TgiWarmupBlockCap(std::string_view version, std::string_view model_type, int sliding_window);
 // The warm-up prefill's activations grow with its tokens: the largest
 // --max-batch-prefill-tokens whose warm-up fits `free_bytes`, given that
 // `prefill_tokens` asked `asked_bytes` (the OOM line's figures), rounded down to a

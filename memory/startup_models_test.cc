@@ -69,6 +69,19 @@ TEST(TgiModel, WarmupBatchAndThePrefillThatFits) {
   EXPECT_FALSE(TgiKvBlocks(bad).ok());
 }
 
+// BaseFlashMistral caps a request's blocks at the sliding window's (v1.1.0..v2.0.x).
+TEST(TgiModel, SlidingWindowCapsTheWarmupBlocksBeforeV21) {
+  EXPECT_EQ(TgiWarmupBlockCap("2.0.0", "mistral", 4096), 256);
+  EXPECT_EQ(TgiWarmupBlockCap("2.0.4", "qwen2", 32768), 2048);
+  EXPECT_EQ(TgiWarmupBlockCap("2.1.0", "mistral", 4096), 0);
+  EXPECT_EQ(TgiWarmupBlockCap("1.0.3", "mistral", 4096), 0);
+  EXPECT_EQ(TgiWarmupBlockCap("2.0.0", "llama", 4096), 0);
+  EXPECT_EQ(TgiWarmupBlockCap("2.0.0", "mistral", 0), 0);
+  // 32,768 prefill tokens in requests of 8,511 (4 of them), each 532 blocks, or 256 capped.
+  EXPECT_EQ(TgiWarmupBlocks(32768, 8511, 8512, 16), 4 * 532);
+  EXPECT_EQ(TgiWarmupBlocks(32768, 8511, 8512, 16, 256), 4 * 256);
+}
+
 // What the warm-up holds at its free-memory read, by version (tgi_model.cc).
 TEST(TgiModel, WarmupHoldsTheEagerLayerTheLogitsByVersionAndFlashinfer) {
   // Llama-3.1-8B, 4,145 tokens, bf16: 7 x hidden kept, 4 x intermediate in the MLP.

@@ -65,12 +65,25 @@ StatusOr<ServerKv> TgiKvBlocks(const TgiKvInput& in) {
   return r;
 }
 
-int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size) {
+int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size,
+                        int64_t max_blocks_per_request) {
   if (prefill_tokens <= 0 || max_input_tokens <= 0 || max_total_tokens <= 1 || block_size < 1) return 0;
   int64_t blocks = 0;
-  const int64_t per_request = (max_total_tokens - 1 + block_size - 1) / block_size;
+  int64_t per_request = (max_total_tokens - 1 + block_size - 1) / block_size;
+  if (max_blocks_per_request > 0) per_request = std::min(per_request, max_blocks_per_request);
   for (int64_t n = 0; n < prefill_tokens; n += std::min(max_input_tokens, prefill_tokens - n)) blocks += per_request;
   return blocks;
+}
+
+// BaseFlashMistral (models/flash_mistral.py v1.1.0..v2.0.4; FlashMixtral, FlashStarcoder2
+// and FlashQwen2 derive from it by v2.0.0): when the config has a sliding_window,
+// set_sliding_window(window, ceil(window / BLOCK_SIZE)) and FlashMistralBatch.from_pb
+// caps each request's blocks ("Needed blocks can not go over SLIDING_WINDOW_BLOCKS"), the
+// warm-up's included. v2.1.0 folded the batch into flash_causal_lm.py without the cap.
+int64_t TgiWarmupBlockCap(std::string_view version, std::string_view model_type, int sliding_window) {
+  if (sliding_window <= 0 || VersionBefore(version, {1, 1, 0}) || !VersionBefore(version, {2, 1, 0})) return 0;
+  if (model_type != "mistral" && model_type != "mixtral" && model_type != "starcoder2" && model_type != "qwen2") return 0;
+  return (sliding_window + 15) / 16;
 }
 
 int64_t TgiPrefillThatFits(int64_t prefill_tokens, double asked_bytes, double free_bytes) {

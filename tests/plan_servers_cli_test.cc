@@ -194,6 +194,12 @@ TEST(PlanServersCliTest, TgiWarmUpPricesItsEagerDecoderLayer) {
   const double layer = 32768.0 * (7 * 4096 + 4 * 14336) * 2;
   const double logits = 2 * 32768.0 * 32000 * 2;
   EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits, 1) << j["figures"].dump();
+  // v2.0's BaseFlashMistral caps each warm-up request at the sliding window's 256 blocks
+  // (flash_mistral.py v2.0.0): 4 requests x 256, not x 532; from v2.1 uncapped.
+  EXPECT_EQ(j["figures"]["warmup_blocks"].get<int64_t>(), 4 * 256);
+  auto v21 = Json(Plan("--server tgi --server-version 2.1.0 --model " + Model("mistral-7b-v0.1") +
+                       " --gpu A100-80G --context-length 8512 --max-batch-prefill-tokens 32768"));
+  EXPECT_EQ(v21["figures"]["warmup_blocks"].get<int64_t>(), 4 * 532);
   // The layer's term is a dense model's: an MoE keeps the fused-MoE estimate.
   auto moe = Json(Plan("--server tgi --server-version 2.0.0 --model " + Model("mixtral-8x7b") +
                        " --gpu H100 --num-shard 4 --context-length 8512 --max-batch-prefill-tokens 32768"));
