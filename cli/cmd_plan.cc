@@ -50,6 +50,7 @@ struct PlanFlags {
   double swa_full_tokens_ratio = 0.8, mamba_full_memory_ratio = 0.9;
   bool disable_hybrid_swa_memory = false;
   bool enforce_eager = false;
+  bool enable_prefill_logprobs = false;
   int64_t max_mamba_cache_size = 0;
   std::string mamba_ssm_dtype;
   // TGI, TensorRT-LLM, LMDeploy: their memory knob and their names of shared settings.
@@ -158,6 +159,9 @@ po::options_description Options(PlanFlags& f) {
       ("max-batch-total-tokens", po::value(&f.max_batch_total_tokens),
        "TGI: before v0.9.4 the KV cache's tokens (default 16000), allocated before the warm-up prefill; from "
        "v0.9.4 ignored for flash models (inferred), still checked against --max-total-tokens")
+      ("enable-prefill-logprobs", po::bool_switch(&f.enable_prefill_logprobs),
+       "TGI v3: prefill log-probabilities on (off by default from v3.0; always on before): the warm-up's lm_head "
+       "then runs over every prefill token")
       ("num-shard", po::value(&f.num_shard), "TGI's name of --tp")
       ("tp_size", po::value(&f.num_shard), "trtllm-serve's name of --tp")
       ("session-len", po::value(&f.session_len), "LMDeploy's name of --context-length")
@@ -462,6 +466,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     if (fw != "tgi") return InvalidArgumentError("--max-batch-total-tokens is TGI's");
     TPT_RETURN_IF_ERROR(Positive("max-batch-total-tokens", f.max_batch_total_tokens));
     in.max_batch_total_tokens = f.max_batch_total_tokens;
+  }
+  if (f.enable_prefill_logprobs) {
+    if (fw != "tgi") return InvalidArgumentError("--enable-prefill-logprobs is TGI's");
+    in.tgi_prefill_logprobs = true;
   }
   if (vm.count("cuda-graph-max-bs")) {
     TPT_RETURN_IF_ERROR(Positive("cuda-graph-max-bs", f.cuda_graph_max_bs));

@@ -60,6 +60,7 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
                             "max-input-tokens + 50)");
   if (s.max_batch_total_tokens) l.command += " --max-batch-total-tokens " + std::to_string(*s.max_batch_total_tokens);
   if (s.max_batch_size) l.command += " --max-batch-size " + std::to_string(*s.max_batch_size);
+  if (s.tgi_prefill_logprobs) l.command += " --enable-prefill-logprobs";
   // Before v0.9.4 there is no --cuda-memory-fraction: the KV cache is the total asked.
   if (s.max_batch_total_tokens) {
     l.defaults.push_back("--max-batch-total-tokens is the KV cache before TGI v0.9.4 (no --cuda-memory-fraction)");

@@ -62,6 +62,8 @@ struct PlanInput {
   // TGI --max-batch-total-tokens: before v0.9.4 the warm-up allocates this many tokens of KV
   // and prefills beside them; from v0.9.4 flash models infer it (the asked value is ignored).
   std::optional<int64_t> max_batch_total_tokens;
+  // TGI --enable-prefill-logprobs (v3.0.0+; before v3 prefill log-probabilities are always on).
+  bool tgi_prefill_logprobs = false;
   std::optional<int64_t> context_length;         // SGLang context / vLLM max_model_len
   std::optional<int> cuda_graph_max_bs;
   std::optional<double> cuda_graph_bytes;        // measured graph memory at cuda_graph_max_bs

@@ -51,6 +51,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
   if (in.framework == "vllm" && in.mm_limits) s.mm_limits = VllmMmLimitsFlag(*in.mm_limits, in.version);
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
   if (p.figures.contains("max_batch_total_tokens")) s.max_batch_total_tokens = p.figures["max_batch_total_tokens"].get<int64_t>();
+  s.tgi_prefill_logprobs = in.framework == "tgi" && in.tgi_prefill_logprobs;
   return RenderLaunch(s);
 }
 }  // namespace

@@ -38,6 +38,15 @@ double ForwardPeak(const PlanInput& in, int64_t tokens, int64_t requests, const 
 // at TP > 1 TensorParallelHead's gathered buffer plus the rank's slice, layers/
 // tensor_parallel.py); before v2.4.0 `torch.log_softmax(out, -1)` makes a second T x vocab
 // tensor beside it (in place from v2.4.0, #2661, "prefer inplace softmax to avoid copy").
+// At TP > 1, when the vocabulary divides by the shards (else each rank holds the whole
+// head and nothing is gathered), one more T x vocab: the unquantized head's
+// all_gather_into_tensor fills a vocab-major buffer and returns `world_out.T`, which
+// log_softmax copies to a contiguous tensor first (host_softmax's `input_.contiguous()`,
+// pytorch aten/src/ATen/native/cuda/SoftMax.cu); a quantized head's all_gather list is
+// concatenated into a new tensor (torch.cat) instead: the same count either way
+// (utils/layers.py v0.9.3-v2.0.0, layers/tensor_parallel.py v2.2.0-v3.0.1).
+// From v3.0.0 the server drops the requests' flag unless launched with
+// --enable-prefill-logprobs (TgiPrefillLogprobsByDefault, tgi_model.cc): no T x vocab logits.
 // The free memory is then read with torch.cuda.mem_get_info and no empty_cache in between,
 // so what the caching allocator holds stays counted: the forward's blocks, which cannot
 // serve the larger logits, plus the logits. Returns 0 when the model is unknown.
@@ -45,7 +54,7 @@ double TgiPrefillLogitsBytes(const PlanInput& in, int64_t tokens) {
   if (!in.model || in.model->vocab <= 0 || tokens <= 0) return 0;
   const double e = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
   const int tp = std::max(in.tp, 1);
-  const double head = tp > 1 ? 1.0 + 1.0 / tp : 1.0;
+  const double head = tp > 1 && in.model->vocab % tp == 0 ? 2.0 + 1.0 / tp : 1.0;
   const double copies = VersionBefore(in.version, {2, 4, 0}) ? head + 1.0 : head;
   return static_cast<double>(tokens) * static_cast<double>(in.model->vocab) * e * copies;
 }
@@ -314,6 +323,10 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
                                 "--max-batch-total-tokens tokens");
   }
   if (asked_total) p.fraction_source = "not in TGI before v0.9.4: the KV cache is --max-batch-total-tokens";
+  if (in.tgi_prefill_logprobs && !v3) {
+    return InvalidArgumentError("--enable-prefill-logprobs came with TGI v3.0.0; before it the prefill log-probabilities "
+                                "are always computed (drop the flag)");
+  }
   // BLOCK_SIZE (models/globals.py): v3 defaults to flashinfer (1 token a block), before
   // it paged attention (16).
   const int block = v3 ? 1 : 16;
@@ -360,8 +373,14 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   // The warm-up: the router's batch of max_input_tokens requests up to the prefill
   // budget allocates its blocks, then one prefill runs; its peak stays reserved.
   const int64_t requests = v3_unbounded ? 1 : (prefill + input_tokens - 1) / input_tokens;
+  const int64_t cap =
+      in.model ? TgiWarmupBlockCap(in.version, in.model->model_type, in.model->sliding_window) : 0;
+  if (cap > 0) {
+    p.assumptions.push_back("warm-up requests of at most " + std::to_string(cap) +
+                            " blocks each: the sliding window's (flash_mistral.py v1.1.0-v2.0.4)");
+  }
   const int64_t warm_blocks = v3_unbounded ? TgiWarmupBlocks(prefill, prefill, prefill + 1, block)
-                                           : TgiWarmupBlocks(prefill, input_tokens, total_tokens, block);
+                                           : TgiWarmupBlocks(prefill, input_tokens, total_tokens, block, cap);
   if (v3_unbounded) {
     p.assumptions.push_back("warm-up of one " + std::to_string(prefill) +
                             "-token request with max_new_tokens 1 (TGI v3 without --max-total-tokens; the server "
@@ -370,7 +389,20 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   const double warm_kv = static_cast<double>(warm_blocks) * block * p.cell_bytes;
   double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
   if (!in.activation_peak_bytes && in.model) {
-    const double logits = TgiPrefillLogitsBytes(in, prefill);
+    const ModelConfig& m = *in.model;
+    const double e = m.dtype_bytes > 0 ? m.dtype_bytes : 2;
+    if (m.intermediate > 0 && !m.IsMoe()) {
+      const double layer = TgiDenseLayerPeakBytes(prefill, m.hidden, static_cast<double>(m.intermediate) / std::max(in.tp, 1), e);
+      if (layer > act) {
+        act = layer;
+        p.assumptions.push_back("TGI's eager decoder layer holds more than that: " + FormatGiB(layer) + " at the MLP's " +
+                                "product (" + (m.hidden > 8192 ? "5" : "7") +
+                                " x tokens x hidden kept by the layer and its norms, gate_up, act(gate) and the product "
+                                "unfused: 4 x tokens x intermediate per shard; flash_llama_modeling.py)");
+      }
+    }
+    const bool logprobs = TgiPrefillLogprobsByDefault(in.version) || in.tgi_prefill_logprobs;
+    const double logits = logprobs ? TgiPrefillLogitsBytes(in, prefill) : 0;
     if (logits > 0) {
       act += logits;
       p.assumptions.push_back(
@@ -378,16 +410,34 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
           std::to_string(prefill) + " prefill tokens (x vocab " + std::to_string(in.model->vocab) +
           (VersionBefore(in.version, {2, 4, 0}) ? ", and log_softmax's copy before v2.4.0" : "") +
           "), held by the caching allocator when the free memory is read");
+    } else if (!logprobs) {
+      p.assumptions.push_back("no prefill logits in the warm-up: TGI v3 turns the prefill log-probabilities off unless "
+                              "launched with --enable-prefill-logprobs, so its lm_head runs on one token a request");
     }
-    // Three logged launches (samples/models) disagree with this sum in both directions.
+    // Three logged launches (samples/models) hold more than this sum, none less.
     p.unknowns.push_back(
-        "TGI's warm-up peak as its free-memory read sees it: checked on three logged launches, which imply "
-        "x0.7 (3.0.1, TP 2), x1.1 (2.0.0, A100) and x1.8 (2.2.0, A10G) of the estimate; the range below widens it to "
-        "x0.5-x2; pass --activation-peak from a launch of the same model and card");
+        "TGI's warm-up peak as its free-memory read sees it: three logged launches imply x1.2 (2.0.0, A100), "
+        "x1.4 (3.0.1, TP 2) and x1.7 (2.2.0, A10G) of the estimate, all more held than TGI's source allocates (CUDA "
+        "context and kernels loaded in the warm-up, allocator segments are not sized from the config); the range below "
+        "widens it to x0.5-x2; pass --activation-peak from a launch of the same model and card");
+  }
+  if (TgiWarmupReportsEveryError(in.version)) {
+    p.unknowns.push_back(
+        "TGI before v1.1.1 reports any exception in its warm-up as \"Not enough memory to handle ...\" (flash_causal_lm.py "
+        "warmup catches Exception, v0.9.3-v1.1.0): a failure that is not memory (a CUDA or NCCL error at the first host "
+        "sync, a tokenizer error) reads the same and is not predicted; its \"N prefill tokens\" counts the batch's "
+        "input_ids when it failed: the prefill's tokens before the forward, one a request after it");
   }
   if (*total > 0) return TgiAskedWarmup(in, std::move(p), *total, prefill, act);
+  // v3's flashinfer buffers, allocated with the model, held at the read.
+  const double workspace = TgiAttentionWorkspaceBytes(in.version);
+  if (workspace > 0) {
+    p.assumptions.push_back("flashinfer buffers " + FormatGiB(workspace) +
+                            " held at the warm-up's read (a 128 MiB workspace and three 8 MiB ones, v3's default "
+                            "attention; layers/attention/flashinfer.py)");
+  }
   const double after_weights = p.free_at_init_bytes - p.weights_bytes;
-  const double free_after_warmup = after_weights - warm_kv - act;
+  const double free_after_warmup = after_weights - warm_kv - act - workspace;
   p.figures["warmup_prefill_tokens"] = prefill;
   p.figures["warmup_blocks"] = warm_blocks;
   p.figures["activation_peak_bytes"] = act;

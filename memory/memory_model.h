@@ -313,13 +313,36 @@ struct TgiKvInput {
 StatusOr<ServerKv> TgiKvBlocks(const TgiKvInput& in);
 // Blocks of the router's warm-up batch: requests of max_input_tokens (the last
 // shorter) until max_batch_prefill_tokens, each holding
-// ceil((max_total_tokens - 1) / block) blocks at most (router/client warmup, from_pb).
-int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size);
+// ceil((max_total_tokens - 1) / block) blocks at most (router/client warmup, from_pb),
+// and no more than `max_blocks_per_request` when > 0 (TgiWarmupBlockCap).
+int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size,
+                        int64_t max_blocks_per_request = 0);
+// v1.1.0..v2.0.x: BaseFlashMistral's batches (Mistral, Mixtral, Starcoder2, Qwen2 with a
+// config sliding_window) hold at most ceil(sliding_window / 16) blocks a request; 0 = no cap.
+int64_t TgiWarmupBlockCap(std::string_view version, std::string_view model_type, int sliding_window);
 // The warm-up prefill's activations grow with its tokens: the largest
 // --max-batch-prefill-tokens whose warm-up fits `free_bytes`, given that
 // `prefill_tokens` asked `asked_bytes` (the OOM line's figures), rounded down to a
 // multiple of 1024 (of 16 below 1024). 0 when nothing fits.
 int64_t TgiPrefillThatFits(int64_t prefill_tokens, double asked_bytes, double free_bytes);
+// What TGI's warm-up holds when it reads the free memory, beyond vLLM's forward estimate
+// (tgi_model.cc cites each from TGI's source by tag):
+// - one eager decoder layer of a dense model at its MLP's product (flash_llama_modeling.py,
+//   flash_mistral_modeling.py): the add-RMSNorm returns new tensors and the layer's locals
+//   stay alive, 7 x tokens x hidden (5 when hidden > 8192, whose norm adds in place), beside
+//   gate_up (2 x intermediate), act(gate) and the product (1 each): 4 x tokens x intermediate.
+double TgiDenseLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediate_per_rank, double elem_bytes);
+// - the prefill's log-probabilities: asked by every warm-up request (router client), and
+//   computed unless the server turns them off, which it does by default from v3.0.0
+//   (REQUEST_LOGPROBS, launcher --enable-prefill-logprobs); "" = the newest.
+bool TgiPrefillLogprobsByDefault(std::string_view version);
+// - the attention backend's buffers, allocated when the model is built (after the
+//   weights): v3's flashinfer workspace (128 MiB shared) and its three wrappers' 8 MiB
+//   integer workspaces; 0 for paged attention (before v3).
+double TgiAttentionWorkspaceBytes(std::string_view version);
+// Before v1.1.1 the warm-up reports ANY exception as "Not enough memory to handle ...": a
+// failure that is not memory reads the same (except Exception, flash_causal_lm.py v0.9.3-v1.1.0).
+bool TgiWarmupReportsEveryError(std::string_view version);
 
 // LMDeploy: TurboMind (src/turbomind/models/llama/BlockManager.cc, LlamaBatch.cc) and
 // the PyTorch engine (lmdeploy/pytorch/engine/model_agent.py, later executor/base.py).

@@ -69,6 +69,36 @@ TEST(TgiModel, WarmupBatchAndThePrefillThatFits) {
   EXPECT_FALSE(TgiKvBlocks(bad).ok());
 }
 
+// BaseFlashMistral caps a request's blocks at the sliding window's (v1.1.0..v2.0.x).
+TEST(TgiModel, SlidingWindowCapsTheWarmupBlocksBeforeV21) {
+  EXPECT_EQ(TgiWarmupBlockCap("2.0.0", "mistral", 4096), 256);
+  EXPECT_EQ(TgiWarmupBlockCap("2.0.4", "qwen2", 32768), 2048);
+  EXPECT_EQ(TgiWarmupBlockCap("2.1.0", "mistral", 4096), 0);
+  EXPECT_EQ(TgiWarmupBlockCap("1.0.3", "mistral", 4096), 0);
+  EXPECT_EQ(TgiWarmupBlockCap("2.0.0", "llama", 4096), 0);
+  EXPECT_EQ(TgiWarmupBlockCap("2.0.0", "mistral", 0), 0);
+  // 32,768 prefill tokens in requests of 8,511 (4 of them), each 532 blocks, or 256 capped.
+  EXPECT_EQ(TgiWarmupBlocks(32768, 8511, 8512, 16), 4 * 532);
+  EXPECT_EQ(TgiWarmupBlocks(32768, 8511, 8512, 16, 256), 4 * 256);
+}
+
+// What the warm-up holds at its free-memory read, by version (tgi_model.cc).
+TEST(TgiModel, WarmupHoldsTheEagerLayerTheLogitsByVersionAndFlashinfer) {
+  // Llama-3.1-8B, 4,145 tokens, bf16: 7 x hidden kept, 4 x intermediate in the MLP.
+  EXPECT_DOUBLE_EQ(TgiDenseLayerPeakBytes(4145, 4096, 14336, 2), 4145.0 * 2 * (7 * 4096 + 4 * 14336));
+  // Above hidden 8192 the norm adds in place: two of the seven are the inputs themselves.
+  EXPECT_DOUBLE_EQ(TgiDenseLayerPeakBytes(100, 12288, 1000, 2), 100.0 * 2 * (5 * 12288 + 4 * 1000));
+  EXPECT_DOUBLE_EQ(TgiDenseLayerPeakBytes(0, 4096, 14336, 2), 0);
+  EXPECT_TRUE(TgiPrefillLogprobsByDefault("2.4.1"));
+  EXPECT_FALSE(TgiPrefillLogprobsByDefault("3.0.0"));
+  EXPECT_FALSE(TgiPrefillLogprobsByDefault(""));
+  EXPECT_DOUBLE_EQ(TgiAttentionWorkspaceBytes("2.2.0"), 0);
+  EXPECT_DOUBLE_EQ(TgiAttentionWorkspaceBytes("3.0.1"), 152 * kMiBd);
+  EXPECT_TRUE(TgiWarmupReportsEveryError("0.9.3"));
+  EXPECT_TRUE(TgiWarmupReportsEveryError("1.1.0"));
+  EXPECT_FALSE(TgiWarmupReportsEveryError("1.1.1"));
+}
+
 TEST(LmdeployModel, TurbomindRatioOfFreeMemoryAndItsBuffersAfterIt) {
   LmdeployKvInput in;
   in.free_after_weights_bytes = 9.4 * kGiB;

@@ -65,12 +65,25 @@ StatusOr<ServerKv> TgiKvBlocks(const TgiKvInput& in) {
   return r;
 }
 
-int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size) {
+int64_t TgiWarmupBlocks(int64_t prefill_tokens, int64_t max_input_tokens, int64_t max_total_tokens, int block_size,
+                        int64_t max_blocks_per_request) {
   if (prefill_tokens <= 0 || max_input_tokens <= 0 || max_total_tokens <= 1 || block_size < 1) return 0;
   int64_t blocks = 0;
-  const int64_t per_request = (max_total_tokens - 1 + block_size - 1) / block_size;
+  int64_t per_request = (max_total_tokens - 1 + block_size - 1) / block_size;
+  if (max_blocks_per_request > 0) per_request = std::min(per_request, max_blocks_per_request);
   for (int64_t n = 0; n < prefill_tokens; n += std::min(max_input_tokens, prefill_tokens - n)) blocks += per_request;
   return blocks;
+}
+
+// BaseFlashMistral (models/flash_mistral.py v1.1.0..v2.0.4; FlashMixtral, FlashStarcoder2
+// and FlashQwen2 derive from it by v2.0.0): when the config has a sliding_window,
+// set_sliding_window(window, ceil(window / BLOCK_SIZE)) and FlashMistralBatch.from_pb
+// caps each request's blocks ("Needed blocks can not go over SLIDING_WINDOW_BLOCKS"), the
+// warm-up's included. v2.1.0 folded the batch into flash_causal_lm.py without the cap.
+int64_t TgiWarmupBlockCap(std::string_view version, std::string_view model_type, int sliding_window) {
+  if (sliding_window <= 0 || VersionBefore(version, {1, 1, 0}) || !VersionBefore(version, {2, 1, 0})) return 0;
+  if (model_type != "mistral" && model_type != "mixtral" && model_type != "starcoder2" && model_type != "qwen2") return 0;
+  return (sliding_window + 15) / 16;
 }
 
 int64_t TgiPrefillThatFits(int64_t prefill_tokens, double asked_bytes, double free_bytes) {
@@ -79,5 +92,53 @@ int64_t TgiPrefillThatFits(int64_t prefill_tokens, double asked_bytes, double fr
   const int64_t step = raw >= 1024 ? 1024 : 16;
   return std::min<int64_t>(prefill_tokens, static_cast<int64_t>(std::floor(raw / step)) * step);
 }
+
+// TGI's eager decoder layer (dense models, CUDA): FlashLlamaLayer.forward
+// (models/custom_modeling/flash_llama_modeling.py v2.0.0, v2.2.0, v3.0.1; MistralLayer in
+// flash_mistral_modeling.py v2.0.0 is the same) keeps its input hidden_states and residual
+// (the caller's loop still holds them), normed_hidden_states and res (FastRMSNorm's CUDA
+// path, dropout_layer_norm.dropout_add_ln_fwd, returns both as new tensors:
+// layers/layernorm.py v2.2.0, v3.0.1), attn_output, normed_attn_res_output and attn_res:
+// 7 x T x hidden alive while the MLP runs. LlamaMLP.forward computes
+// `self.down_proj(self.act(gate_up_states[:, 0]) * gate_up_states[:, 1])` unfused: the
+// gate_up output (2 x T x I), the activation's output and the product (T x I each) are
+// alive at the product, 4 x T x I against the 3 of vLLM's fused SiluAndMul. For hidden >
+// 8192 the norm falls back to the in-place torch path (hidden_states += residual; residual
+// = hidden_states), so res and attn_res are the inputs themselves: 5 x T x hidden.
+// Peak: the product's (7h + 4I) exceeds the down projection's (8h + 3I) whenever I > h.
+double TgiDenseLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediate_per_rank, double elem_bytes) {
+  if (tokens <= 0 || hidden <= 0 || !(intermediate_per_rank > 0) || !(elem_bytes > 0)) return 0;
+  const double copies = hidden > 8192 ? 5 : 7;
+  return static_cast<double>(tokens) * elem_bytes * (copies * static_cast<double>(hidden) + 4 * intermediate_per_rank);
+}
+
+// The router's warm-up requests ask for prefill_logprobs (router/client/src/client.rs
+// v0.9.3-v2.0.0, router/client/src/v3/client.rs v2.2.0, backends/v3/src/client/
+// grpc_client.rs v3.0.1). From v3.0.0 the server drops the request's flag unless the
+// launcher passed --enable-prefill-logprobs (REQUEST_LOGPROBS, models/globals.py v3.0.0;
+// FlashCausalLMBatch.from_pb: `if not REQUEST_LOGPROBS: r.prefill_logprobs = False`,
+// flash_causal_lm.py v3.0.1; launcher/src/main.rs v3.0.1: "Logprobs in the prompt are
+// deactivated by default because they consume a large amount of VRAM"). Without them
+// prefill_head_indices keeps one token a request, and the lm_head's T x vocab logits and
+// log_softmax over them are never computed in the warm-up.
+bool TgiPrefillLogprobsByDefault(std::string_view version) { return VersionBefore(version, {3, 0, 0}); }
+
+// v3 defaults to flashinfer (launcher/src/main.rs resolve_attention v3.0.1, sm80 and
+// newer, head_dim 64/128/256). FlashCausalLM.__init__ (flash_causal_lm.py v3.0.1) builds
+// create_prefill_state, create_prefill_with_paged_kv_state and create_decode_state after
+// the model's weights; they share get_workspace()'s 128 MiB float workspace
+// (layers/attention/flashinfer.py v3.0.1), and each flashinfer 0.1.x wrapper
+// (server/Makefile-flashinfer: flashinfer 0.1.6) allocates an 8 MiB integer workspace on
+// the device. All of it is held when the warm-up reads the free memory.
+double TgiAttentionWorkspaceBytes(std::string_view version) {
+  if (VersionBefore(version, {3, 0, 0})) return 0;
+  constexpr double kMiB = 1024.0 * 1024.0;
+  return 128 * kMiB + 3 * 8 * kMiB;
+}
+
+// flash_causal_lm.py warmup: `except Exception as e: raise RuntimeError(f"Not enough
+// memory to handle ...")` at v0.9.3 through v1.1.0; `except torch.cuda.OutOfMemoryError`
+// from v1.1.1.
+bool TgiWarmupReportsEveryError(std::string_view version) { return VersionBefore(version, {1, 1, 1}); }
 
 }  // namespace tpt::memory

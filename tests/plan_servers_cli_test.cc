@@ -115,7 +115,8 @@ TEST(PlanServersCliTest, TgiWarmupPricesThePrefillLogits) {
 // (backends/v3 grpc_client.rs warmup, v3.0.1). Llama-3.3-70B AWQ on 2 x RTX 3090
 // (tgi#2842) starts; planning the warm-up over max_position_embeddings (131,071 blocks of
 // 160 KiB) predicted warmup_oom. Asked for the full 131,072-token context it does not fit.
-// The warm-up's peak is uncertain (two logged launches disagree): said, range widened.
+// The warm-up's peak is uncertain (the logged launches hold more than the source prices):
+// said, range widened.
 TEST(PlanServersCliTest, TgiV3WithoutMaxTotalTokensWarmsUpOnThePrefill) {
   const std::string base = "--server tgi --server-version 3.0.1 --model " + Model("llama-3.1-70b-instruct-awq") +
                            " --gpu RTX-3090 --num-shard 2 ";
@@ -134,6 +135,136 @@ TEST(PlanServersCliTest, TgiV3WithoutMaxTotalTokensWarmsUpOnThePrefill) {
   CmdResult asked = Plan(base + "--context-length 131072");
   EXPECT_EQ(asked.rc, 1) << asked.out;
   EXPECT_GT(Json(asked)["figures"]["warmup_blocks"].get<int64_t>(), 100000);
+}
+
+// From v3.0.0 TGI drops the warm-up requests' prefill_logprobs unless launched with
+// --enable-prefill-logprobs (FlashCausalLMBatch.from_pb, REQUEST_LOGPROBS; flash_causal_lm.py
+// v3.0.1): the lm_head runs on one token a request and no T x vocab logits are held at the
+// read. Llama-3.3-70B AWQ over 2 shards (tgi#2842's model) on A100s: asked for them, the pool
+// shrinks by exactly the gathered logits, 4,096 x 128,256 x 2 bytes x (1/2 + 1 + 1): the rank's slice,
+// the vocab-major gathered buffer and log_softmax's contiguous copy of its transpose (the
+// log-softmax itself in place from v2.4.0), over 160 KiB a token
+// (v3: blocks of 1 token, the wiggle on the card's total, not on the free memory); the launch
+// line carries the flag. Before v3 the flag does not exist (its logprobs are always on).
+TEST(PlanServersCliTest, TgiV3WarmUpHasNoPrefillLogitsUnlessAsked) {
+  const std::string base = "--server tgi --server-version 3.0.1 --model " + Model("llama-3.1-70b-instruct-awq") +
+                           " --num-shard 2 ";
+  CmdResult off = Plan(base + "--gpu A100-80G");
+  CmdResult on = Plan(base + "--gpu A100-80G --enable-prefill-logprobs");
+  ASSERT_EQ(off.rc, 0) << off.out;
+  ASSERT_EQ(on.rc, 0) << on.out;
+  auto joff = Json(off), jon = Json(on);
+  const double logits = 4096.0 * 128256 * 2 * 2.5;
+  EXPECT_NEAR(jon["figures"]["activation_peak_bytes"].get<double>() - joff["figures"]["activation_peak_bytes"].get<double>(),
+              logits, 1);
+  EXPECT_NEAR(static_cast<double>(joff["kv_tokens"].get<int64_t>() - jon["kv_tokens"].get<int64_t>()), logits / 163840, 1.5);
+  // On tgi#2842's two RTX 3090s the logits (2.45 GiB a rank) would leave the cache only the
+  // warm-up's own 4,096 blocks; without them it holds more than three times that.
+  auto small = Json(Plan(base + "--gpu RTX-3090 --enable-prefill-logprobs"));
+  EXPECT_EQ(small["kv_tokens"].get<int64_t>(), 4096) << small["figures"].dump();
+  EXPECT_GT(Json(Plan(base + "--gpu RTX-3090"))["kv_tokens"].get<int64_t>(), 3 * 4096);
+  bool said = false;
+  for (const auto& a : joff["assumptions"]) said = said || a.get<std::string>().find("no prefill logits") != std::string::npos;
+  EXPECT_TRUE(said) << joff["assumptions"].dump(1);
+  EXPECT_NE(jon["launch_command"].get<std::string>().find(" --enable-prefill-logprobs"), std::string::npos);
+  EXPECT_EQ(joff["launch_command"].get<std::string>().find("prefill-logprobs"), std::string::npos);
+  CmdResult v2 = tpt::test::Tptriage("plan --server tgi --server-version 2.2.0 --model " + Model("llama-3.1-8b-instruct") +
+                                         " --gpu A10G --context-length 4096 --enable-prefill-logprobs",
+                                     true);
+  EXPECT_EQ(v2.rc, 2) << v2.out;
+  EXPECT_NE(v2.out.find("--enable-prefill-logprobs came with TGI v3.0.0"), std::string::npos) << v2.out;
+  CmdResult other = tpt::test::Tptriage("plan --server vllm --gpu H100 --params 8B --layers 32 --kv-heads 8 "
+                                        "--head-dim 128 --enable-prefill-logprobs",
+                                        true);
+  EXPECT_EQ(other.rc, 2) << other.out;
+}
+
+// TGI's decoder layer runs eagerly (flash_mistral_modeling.py v2.0.0, flash_llama_modeling.py
+// v2.2.0/v3.0.1): its add-RMSNorm returns new tensors and the layer keeps its locals, 7 x T x
+// hidden alive at the MLP, whose act(gate) * up is unfused: gate_up, the activation and the
+// product, 4 x T x intermediate. Mistral-7B's 32,768-token warm-up on an A100 (tgi#1831):
+// 32,768 x (7 x 4,096 + 4 x 14,336) x 2 bytes, plus the prefill logits and log_softmax's copy
+// (2 x 32,768 x 32,000 x 2 bytes), is the peak the pool is sized after; vLLM's fused estimate
+// (3 x T x hidden + 3 x T x intermediate) was 1.87 GiB less and the pool 3.4% larger.
+TEST(PlanServersCliTest, TgiWarmUpPricesItsEagerDecoderLayer) {
+  CmdResult r = Plan("--server tgi --server-version 2.0.0 --model " + Model("mistral-7b-v0.1") +
+                     " --gpu A100-80G --context-length 8512 --max-batch-prefill-tokens 32768");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  const double layer = 32768.0 * (7 * 4096 + 4 * 14336) * 2;
+  const double logits = 2 * 32768.0 * 32000 * 2;
+  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits, 1) << j["figures"].dump();
+  // v2.0's BaseFlashMistral caps each warm-up request at the sliding window's 256 blocks
+  // (flash_mistral.py v2.0.0): 4 requests x 256, not x 532; from v2.1 uncapped.
+  EXPECT_EQ(j["figures"]["warmup_blocks"].get<int64_t>(), 4 * 256);
+  auto v21 = Json(Plan("--server tgi --server-version 2.1.0 --model " + Model("mistral-7b-v0.1") +
+                       " --gpu A100-80G --context-length 8512 --max-batch-prefill-tokens 32768"));
+  EXPECT_EQ(v21["figures"]["warmup_blocks"].get<int64_t>(), 4 * 532);
+  // The layer's term is a dense model's: an MoE keeps the fused-MoE estimate.
+  auto moe = Json(Plan("--server tgi --server-version 2.0.0 --model " + Model("mixtral-8x7b") +
+                       " --gpu H100 --num-shard 4 --context-length 8512 --max-batch-prefill-tokens 32768"));
+  ASSERT_TRUE(moe["fits"].get<bool>()) << moe.dump(1);
+  bool estimated = false;
+  for (const auto& a : moe["assumptions"]) {
+    estimated = estimated || a.get<std::string>().find("activation peak") != std::string::npos;
+    EXPECT_EQ(a.get<std::string>().find("eager decoder layer"), std::string::npos) << a;
+  }
+  EXPECT_TRUE(estimated) << moe["assumptions"].dump(1);
+}
+
+// At TP > 1 the unquantized head all-gathers into a vocab-major buffer and returns its
+// transpose; log_softmax copies that to a contiguous tensor before its own output
+// (layers/tensor_parallel.py v2.2.0, pytorch SoftMax.cu host_softmax). Llama-3.1-70B over
+// 2 x H100 at v2.2.0's defaults (4,145 prefill tokens): the rank's slice, the gathered
+// buffer, the contiguous copy and log_softmax's output, (1/2 + 1 + 1 + 1) x T x vocab,
+// beside the eager layer's peak.
+TEST(PlanServersCliTest, TgiPrefillLogitsAtTpTwoAreGatheredThenCopied) {
+  CmdResult r = Plan("--server tgi --server-version 2.2.0 --model " + Model("llama-3.1-70b-instruct") +
+                     " --gpu H100 --num-shard 2 --context-length 4096");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  const double layer = 4145.0 * 2 * (7 * 8192 + 4 * 14336);
+  const double logits = 4145.0 * 128256 * 2 * 3.5;
+  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits, 1) << j["figures"].dump();
+}
+
+// v3's flashinfer (its default attention) builds its wrappers with the model: a 128 MiB
+// workspace and three 8 MiB ones (layers/attention/flashinfer.py, flash_causal_lm.py
+// __init__, v3.0.1), held at the warm-up's free-memory read. With the activation peak given,
+// what TGI hands the cache is free - weights - warm-up KV - peak - 152 MiB - 5% of the card.
+TEST(PlanServersCliTest, TgiV3HoldsFlashinferBuffersAtTheRead) {
+  CmdResult r = Plan("--server tgi --server-version 3.0.1 --model " + Model("llama-3.1-70b-instruct-awq") +
+                     " --gpu RTX-3090 --num-shard 2 --activation-peak 1GiB");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  const auto& l = j["ledger"][0];
+  const double warm = j["figures"]["warmup_blocks"].get<double>() * 163840;
+  const double expect = l["free_at_init_bytes"].get<double>() - l["weights_bytes"].get<double>() - warm -
+                        1024.0 * 1024 * 1024 - 152.0 * 1024 * 1024 - 0.05 * l["total_bytes"].get<double>();
+  EXPECT_NEAR(j["figures"]["usable_bytes"].get<double>(), expect, 4096) << j["figures"].dump();
+  // Paged attention before v3 has none.
+  auto v2 = Json(Plan("--server tgi --server-version 2.2.0 --model " + Model("llama-3.1-8b-instruct") +
+                      " --gpu A10G --context-length 4096"));
+  ASSERT_FALSE(v2["assumptions"].empty()) << v2.dump(1);
+  for (const auto& a : v2["assumptions"]) EXPECT_EQ(a.get<std::string>().find("flashinfer buffers"), std::string::npos) << a;
+}
+
+// TGI before v1.1.1 catches every exception of its warm-up and calls it memory
+// (flash_causal_lm.py warmup `except Exception`, v0.9.3-v1.1.0; OutOfMemoryError only from
+// v1.1.1). TGI#710 (0.9.3, Llama-2-70B on 8 x A10G) failed with "... with 2 prefill tokens":
+// len(batch.input_ids) after generate_token replaced the prompts with one token a request,
+// so the exception came after the prefill forward, where the plan leaves 3.8 GiB a rank. The
+// plan does not call that memory: it says what it cannot tell.
+TEST(PlanServersCliTest, TgiBeforeV111SaysItsWarmupErrorsAreNotAllMemory) {
+  const std::string rest = " --model " + Model("llama-3.1-70b-instruct") +
+                           " --gpu A10G --num-shard 8 --context-length 4096 --max-batch-prefill-tokens 4096";
+  auto old = Json(Plan("--server tgi --server-version 0.9.3" + rest + " --max-batch-total-tokens 16000"));
+  bool said = false;
+  for (const auto& u : old["unknowns"]) said = said || u.get<std::string>().find("reports any exception") != std::string::npos;
+  EXPECT_TRUE(said) << old["unknowns"].dump(1);
+  auto later = Json(Plan("--server tgi --server-version 1.1.1" + rest));
+  ASSERT_FALSE(later["unknowns"].empty()) << later.dump(1);
+  for (const auto& u : later["unknowns"]) EXPECT_EQ(u.get<std::string>().find("reports any exception"), std::string::npos) << u;
 }
 
 TEST(PlanServersCliTest, TensorRtLlmFitsAndPrintsItsLaunchLine) {
