@@ -743,14 +743,16 @@ TEST(AnswerFirst, TrtllmKvCacheFixCarriesAValueFromTheLog) {
   }
 }
 
-// vLLM refusing bfloat16 on a pre-Ampere card: the fix is the dtype it names (float16),
-// not a kernel build or an attention backend.
+// vLLM refusing bfloat16 on a pre-Ampere card is a config_error (taxonomy: dtype): the fix is
+// the dtype it names (float16), not a kernel build or an attention backend.
 TEST(AnswerFirst, Bf16OnTuringFixIsDtypeHalf) {
-  std::string text = Tpt("analyze '" + Sample("logs/redteam/unsupported_gpu_arch--vllm-bf16-t4.log") + "'").out;
+  std::string text = Tpt("analyze '" + Sample("logs/redteam/config_error--vllm-bf16-t4.log") + "'").out;
   EXPECT_NE(text.find("\nFix: --dtype half: float16 runs on this GPU"), std::string::npos) << text;
   EXPECT_EQ(text.find("--attention-backend"), std::string::npos) << text;
   EXPECT_EQ(text.find("TORCH_CUDA_ARCH_LIST"), std::string::npos) << text;
-  EXPECT_NE(text.find("has no bfloat16"), std::string::npos) << text;
+  EXPECT_NE(text.find("has none (it needs 8.0)"), std::string::npos) << text;
+  // The taxonomy's dtype kind: a configuration the card cannot run, not a missing kernel.
+  EXPECT_EQ(text.rfind("Verdict: config_error", 0), 0u) << text;
 }
 
 TEST(AnswerFirst, TurbomindStartupOomFixIsCacheMaxEntryCount) {
