@@ -429,8 +429,13 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     PlanInput lo = in, hi = in;
     lo.weights_bytes = w * (1 + spread);
     hi.weights_bytes = w * (1 - spread);
-    lo.model.reset();
-    hi.model.reset();
+    // TGI's defaults before the warm-up (the prefill budget by card, the attention backend,
+    // chunking) come from the model (tgi_launcher.cc): TGI's variants keep it; the weights,
+    // the cell and the activation peak below are given, so it sizes nothing else.
+    if (in.framework != "tgi") {
+      lo.model.reset();
+      hi.model.reset();
+    }
     for (PlanInput* t : {&lo, &hi}) {
       KvDims d = KvDimsOf(*in.model, in.pp);
       if (t->dims.layers == 0) t->dims = d;
