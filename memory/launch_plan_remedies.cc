@@ -440,6 +440,8 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
       KvDims d = KvDimsOf(*in.model, in.pp);
       if (t->dims.layers == 0) t->dims = d;
       t->context_length = p.input.context_length;
+      // Still the model's context (TGI v3 then warms up on the prefill, not on requests of it).
+      t->context_from_model = p.input.context_from_model;
       // TGI, TensorRT-LLM and LMDeploy price the KV cell the plan did (TensorRT-LLM's
       // checkpoint KV dtype needs the model, which these variants drop).
       if (in.framework == "tgi" || in.framework == "trtllm" || in.framework == "lmdeploy") t->cell_bytes = p.cell_bytes;

@@ -332,6 +332,13 @@ TEST(PlanServersCliTest, TgiV3GemmaThreeVlmWarmUp) {
   EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump(1);
   // The launch line leaves the context to the server (told, it would replace the 8000).
   EXPECT_EQ(j["launch_command"].get<std::string>().find("--max-total-tokens"), std::string::npos) << j["launch_command"];
+  // The ranges re-plan with the model's context still the model's: the weights' +/-3% warms up
+  // on the 8000-token prefill as the plan does (not on one request of 131,072 tokens).
+  ASSERT_FALSE(j["sensitivity"].empty());
+  for (const auto& v : j["sensitivity"]) {
+    EXPECT_TRUE(v["fits_low"].get<bool>() && v["fits_high"].get<bool>()) << v.dump();
+    EXPECT_GT(v["kv_tokens_low"].get<int64_t>(), j["kv_tokens"].get<int64_t>() / 2) << v.dump();
+  }
   // The tied head's second copy: vLLM's weights for the same model are one head lighter.
   auto vllm = Json(Plan("--server vllm --model " + Model("gemma-3-27b") + " --gpu RTX-A6000 --tp 2"));
   EXPECT_NEAR(j["ledger"][0]["weights_bytes"].get<double>() - vllm["ledger"][0]["weights_bytes"].get<double>(),
