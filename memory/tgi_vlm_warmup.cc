@@ -11,7 +11,7 @@
 //     (custom_modeling/siglip.py) is eager, heads split by TP: bmm(q, k^T) * scale (two
 //     heads x P^2 tensors in the model dtype while the product is made), softmax in float32
 //     and .to(dtype) beside the input: heads/tp x P^2 x (2 x dtype + 4) bytes at its peak.
-//     vlm_causal_lm.py forward builds, for gemma3's prefill, get_attention_mask(bool_mask=
+//     vlm_causal_lm.py forward (v3.3.0-v3.3.6) builds, for gemma3's prefill, get_attention_mask(bool_mask=
 //     True) (batch x L^2 bool) and torch.where(mask, 0, min_dtype) (Python scalars: float32,
 //     batch x L^2 x 4); FlashGemma3ForConditionalGeneration.forward adds sliding_window_mask
 //     (bool) and attention_mask_local (float32); all four live through the text model:
@@ -41,13 +41,26 @@ TgiVlmWarmup TgiVlmWarmupBytes(std::string_view version, const ModelConfig& m, i
     w.vision_tokens = m.vision_max_patches;
     w.vision_peak_bytes = eager;
     const double l = static_cast<double>(std::max<int64_t>(tokens, 0));
-    w.text_extra_bytes = 10.0 * l * l * static_cast<double>(std::max<int64_t>(requests, 1));
+    const double masks = 10.0 * l * l * static_cast<double>(std::max<int64_t>(requests, 1));
     w.what = "Gemma-3's warm-up image through SigLIP: " + std::to_string(m.vision_max_patches) + " patches (every image " +
              "resized to the tower's image_size), eager attention " + FormatGiB(eager) + " at its peak (" +
              std::to_string(static_cast<int>(heads)) + " heads a rank x patches^2 x (2 x " +
-             std::to_string(static_cast<int>(e)) + " + 4) B; siglip.py); the text prefill's dense masks " +
-             FormatGiB(w.text_extra_bytes) + " beside the decoder layer (10 B x " + std::to_string(tokens) +
-             "^2: two bool, two float32; vlm_causal_lm.py, flash_gemma3_modeling.py v3.3.4); the read sees the larger";
+             std::to_string(static_cast<int>(e)) + " + 4) B; siglip.py)";
+    if (VersionBefore(version, {3, 3, 0})) {
+      // v3.2.x builds the masks in FlashGemma3ForConditionalGeneration.forward and runs the
+      // image prefill's attention through SDPA with them (flash_gemma3_modeling.py v3.2.0,
+      // v3.2.3): which SDPA kernel runs, and what it holds, is not sized here.
+      w.what += "; the read sees the larger of it and the text prefill";
+      w.unknown = "TGI " + std::string(version) + " runs Gemma-3's image prefill through SDPA with dense " +
+                  std::to_string(tokens) + "^2 masks (flash_gemma3_modeling.py v3.2.x): at least " +
+                  FormatGiB(0.5 * masks) + " more held (a bool and a float32 mask), more if SDPA falls back to its "
+                  "math kernel; not in the estimate";
+      return w;
+    }
+    w.text_extra_bytes = masks;
+    w.what += "; the text prefill's dense masks " + FormatGiB(masks) + " beside the decoder layer (10 B x " +
+              std::to_string(tokens) + "^2: two bool, two float32; vlm_causal_lm.py, flash_gemma3_modeling.py " +
+              "v3.3.0-v3.3.6); the read sees the larger";
     return w;
   }
   if (m.model_type == "qwen2_vl" || m.model_type == "qwen2_5_vl") {

@@ -317,6 +317,12 @@ TEST(PlanServersCliTest, TgiV3GemmaThreeVlmWarmUp) {
   EXPECT_NE(PrefillSaid(j).find("RTX A6000"), std::string::npos) << PrefillSaid(j);
   auto old = Json(Plan(base + "--server-version 3.1.0"));
   EXPECT_EQ(old["figures"]["warmup_prefill_tokens"].get<int64_t>(), 4096);
+  // v3.2.x runs the image prefill through SDPA with its masks: said under unknown:, not priced.
+  auto v32 = Json(Plan(base + "--server-version 3.2.0"));
+  EXPECT_EQ(v32["figures"]["warmup_prefill_tokens"].get<int64_t>(), 8000);
+  bool sdpa = false;
+  for (const auto& u : v32["unknowns"]) sdpa = sdpa || u.get<std::string>().find("through SDPA") != std::string::npos;
+  EXPECT_TRUE(sdpa) << v32["unknowns"].dump(1);
   // The text phase: the eager layer at 8000 tokens plus 10 B x 8000^2 of masks, more than the
   // tower's 1 GiB.
   const double layer = 8000.0 * 2 * (7 * 5376 + 4 * 10752);
