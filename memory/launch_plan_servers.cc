@@ -376,6 +376,16 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
                                 std::to_string(prefill) + " and " + std::to_string(input_tokens) +
                                 " (TGI before v3; raise --max-batch-prefill-tokens or lower the context length)");
   }
+  if (v3 && !v3_unbounded && !v3_chunking && prefill < input_tokens) {
+    // backends/v3/src/main.rs (v3.0.0-v3.3.6) refuses it after the warm-up when the server
+    // does not chunk prefills (`max_input_tokens as u32 > max_batch_prefill_tokens &&
+    // !support_chunking`): a VLM, or paged attention.
+    return InvalidArgumentError("`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: " +
+                                std::to_string(prefill) + " and " + std::to_string(input_tokens) + " (TGI " +
+                                in.version + " without prefill chunking for this model (" +
+                                (attention == "paged" ? "paged attention" : "a VLM") +
+                                "); raise --max-batch-prefill-tokens or lower the context length)");
+  }
   if (!in.max_num_batched_tokens) {
     p.assumptions.push_back("--max-batch-prefill-tokens " + std::to_string(prefill) +
                             (v3   ? " (" + v3_default.why + ")"

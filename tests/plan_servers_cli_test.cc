@@ -338,6 +338,14 @@ TEST(PlanServersCliTest, TgiV3GemmaThreeVlmWarmUp) {
   EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump(1);
   // The launch line leaves the context to the server (told, it would replace the 8000).
   EXPECT_EQ(j["launch_command"].get<std::string>().find("--max-total-tokens"), std::string::npos) << j["launch_command"];
+  // Asked for a context above the prefill budget, v3's router refuses it without chunking
+  // (backends/v3/src/main.rs); the launcher's default budget serves 8000.
+  CmdResult longer = tpt::test::Tptriage("plan " + base + "--server-version 3.3.4 --context-length 32768", true);
+  EXPECT_EQ(longer.rc, 2) << longer.out;
+  EXPECT_NE(longer.out.find("`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: 8000 and 32767"),
+            std::string::npos)
+      << longer.out;
+  EXPECT_EQ(Plan(base + "--server-version 3.3.4 --context-length 8000").rc, 0);
   // The ranges re-plan with the model's context still the model's: the weights' +/-3% warms up
   // on the 8000-token prefill as the plan does (not on one request of 131,072 tokens).
   ASSERT_FALSE(j["sensitivity"].empty());
