@@ -158,7 +158,9 @@ TgiPrefillDefault TgiV3DefaultPrefill(std::string_view version, const ModelConfi
     why += ", capped at max_position_embeddings " + std::to_string(t.max_position);
   }
   // vram_maximum: any card nvidia-smi reports (known to the FLOPs table or not), an
-  // unquantized config with every field.
+  // unquantized config with every field. The catalog's total (what torch reports) stands for
+  // nvidia-smi's memory.total, which is a few hundred MiB larger on most cards: the cap here
+  // can come out a few hundred tokens lower than the launcher's.
   if (total_bytes > 0 && !t.quantized && t.heads > 0 && t.kv_heads > 0 && hd > 0 && t.hidden > 0 &&
       t.intermediate > 0 && t.layers > 0 && t.vocab > 0) {
     const double I = static_cast<double>(t.intermediate), h = static_cast<double>(t.hidden);
