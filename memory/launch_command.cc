@@ -56,8 +56,8 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
     l.defaults.push_back("--max-input-tokens/--max-total-tokens: TGI's default from the model's context length");
   }
   if (s.max_batch_tokens) l.command += " --max-batch-prefill-tokens " + std::to_string(*s.max_batch_tokens);
-  else l.defaults.push_back("--max-batch-prefill-tokens: TGI's default (v3: min(4096, max_position_embeddings); v2: "
-                            "max-input-tokens + 50)");
+  else l.defaults.push_back("--max-batch-prefill-tokens: TGI's default (v3: the launcher's by card and model FLOPs, "
+                            "capped by max_position_embeddings and its VRAM estimate; v2: max-input-tokens + 50)");
   if (s.max_batch_total_tokens) l.command += " --max-batch-total-tokens " + std::to_string(*s.max_batch_total_tokens);
   if (s.max_batch_size) l.command += " --max-batch-size " + std::to_string(*s.max_batch_size);
   if (s.tgi_prefill_logprobs) l.command += " --enable-prefill-logprobs";

@@ -35,7 +35,7 @@ TEST(LaunchCommandTest, TgiShardsAndLimits) {
             "text-generation-launcher --model-id /models/Llama-3.1-70B-Instruct --num-shard 4 --max-input-tokens 32767 "
             "--max-total-tokens 32768 --cuda-memory-fraction 0.85");
   ASSERT_EQ(l->defaults.size(), 1u);
-  EXPECT_NE(l->defaults[0].find("--max-batch-prefill-tokens: TGI's default (v3: min(4096"), std::string::npos);
+  EXPECT_NE(l->defaults[0].find("--max-batch-prefill-tokens: TGI's default (v3: the launcher's by card"), std::string::npos);
   SaidOnce(*l);
   LaunchSpec s = Spec("tgi");
   s.fraction.reset();

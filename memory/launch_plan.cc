@@ -569,6 +569,7 @@ StatusOr<Plan> Run(const PlanInput& user) {
   p->assumptions.insert(p->assumptions.begin(), assumptions.begin(), assumptions.end());
   p->weights = west;
   if (in->context_length) p->input.context_length = in->context_length;
+  p->input.context_from_model = in->context_from_model;
   p->input.encoder_modality = in->encoder_modality;
   p->input.encoder_peak_bytes = in->encoder_peak_bytes;
   if (in->encoder_profile_unmodelled) {

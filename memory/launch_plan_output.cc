@@ -38,8 +38,11 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
   const bool sglang = in.framework == "sglang";
   LaunchSpec s = ServerSpecOf(in);
   s.fraction = p.fraction;
-  // A context the pool does not hold (the server's warning) is not the server's to be told.
-  if (p.warnings.empty()) s.context_length = in.context_length;
+  // A context the pool does not hold (the server's warning) is not the server's to be told;
+  // nor, for TGI v3, the model's own context: told, it replaces the max_total_tokens the
+  // server would set from the pool or the warm-up (flash_causal_lm.py warmup, v3.0.1-v3.3.6).
+  const bool tgi_v3_own = in.framework == "tgi" && in.context_from_model && !VersionBefore(in.version, {3, 0, 0});
+  if (p.warnings.empty() && !tgi_v3_own) s.context_length = in.context_length;
   if (sglang) {
     if (in.cuda_graph_max_bs) s.max_batch_size = *in.cuda_graph_max_bs;
     if (in.chunked_prefill_size) s.max_batch_tokens = *in.chunked_prefill_size;

@@ -429,12 +429,19 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     PlanInput lo = in, hi = in;
     lo.weights_bytes = w * (1 + spread);
     hi.weights_bytes = w * (1 - spread);
-    lo.model.reset();
-    hi.model.reset();
+    // TGI's defaults before the warm-up (the prefill budget by card, the attention backend,
+    // chunking) come from the model (tgi_launcher.cc): TGI's variants keep it; the weights,
+    // the cell and the activation peak below are given, so it sizes nothing else.
+    if (in.framework != "tgi") {
+      lo.model.reset();
+      hi.model.reset();
+    }
     for (PlanInput* t : {&lo, &hi}) {
       KvDims d = KvDimsOf(*in.model, in.pp);
       if (t->dims.layers == 0) t->dims = d;
       t->context_length = p.input.context_length;
+      // Still the model's context (TGI v3 then warms up on the prefill, not on requests of it).
+      t->context_from_model = p.input.context_from_model;
       // TGI, TensorRT-LLM and LMDeploy price the KV cell the plan did (TensorRT-LLM's
       // checkpoint KV dtype needs the model, which these variants drop).
       if (in.framework == "tgi" || in.framework == "trtllm" || in.framework == "lmdeploy") t->cell_bytes = p.cell_bytes;

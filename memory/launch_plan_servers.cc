@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "memory/launch_plan_internal.h"
+#include "memory/tgi_launcher.h"
+#include "memory/tgi_vlm_warmup.h"
 #include "memory/turbomind_startup.h"
 
 namespace tpt::memory::internal {
@@ -327,9 +329,18 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
     return InvalidArgumentError("--enable-prefill-logprobs came with TGI v3.0.0; before it the prefill log-probabilities "
                                 "are always computed (drop the flag)");
   }
-  // BLOCK_SIZE (models/globals.py): v3 defaults to flashinfer (1 token a block), before
-  // it paged attention (16).
-  const int block = v3 ? 1 : 16;
+  // BLOCK_SIZE (models/globals.py): v3's launcher picks flashinfer (1 token a block) unless
+  // the head dim or the model needs its fallback: flashdecoding (256) or, below sm 8.0,
+  // paged (16) (TgiV3Attention, tgi_launcher.cc); before v3 paged attention (16).
+  const ModelConfig* model = in.model ? &*in.model : nullptr;
+  // The catalog's card (cmd_plan appends " [assumed: ...]" to an ambiguous name).
+  const std::string card = in.gpu_name.substr(0, in.gpu_name.find(" ["));
+  int sm = 0;
+  if (!card.empty()) {
+    if (auto g = FindGpu(card); g.ok()) sm = g->sm;
+  }
+  const std::string attention = v3 ? TgiV3Attention(in.version, model, sm) : "paged";
+  const int block = TgiBlockSize(attention);
   // The launcher's --max-total-tokens default: 2048 before v2.0 (launcher/src/main.rs
   // v0.9.3-v1.4.5), the model's context from v2.0 (derived).
   const int64_t total_tokens = in.context_length.value_or(v1 ? 2048 : 4096);
@@ -343,11 +354,20 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   // the pool afterwards (backends/v3/src/client/grpc_client.rs warmup, flash_causal_lm.py
   // warmup, v3.0.1): the warm-up blocks cover the prefill, not max_position_embeddings.
   const bool v3_unbounded = v3 && (!in.context_length || in.context_from_model);
+  // Without prefill chunking (paged attention, a VLM) v3 sets max_total_tokens to the
+  // warm-up's tokens, not the pool (TgiV3SupportsChunking; flash_causal_lm.py warmup).
+  const bool v3_chunking = v3 && TgiV3SupportsChunking(in.version, model, attention);
   const int64_t input_tokens = std::max<int64_t>(1, total_tokens - 1);
-  // --max-batch-prefill-tokens: launcher/src/main.rs v3.3.6 defaults to min(4096,
-  // max_position_embeddings) (less when its VRAM estimate says so); v2: max_input_tokens + 50;
-  // before v2.0 4096 (v0.9.3-v1.4.5).
-  int64_t prefill = in.max_num_batched_tokens.value_or(v3   ? std::min<int64_t>(4096, total_tokens)
+  // --max-batch-prefill-tokens: v3's launcher default by card, model FLOPs and VRAM
+  // (TgiV3DefaultPrefill, tgi_launcher.cc; without a model config its 4096, capped by the
+  // context as before); v2: max_input_tokens + 50; before v2.0 4096 (v0.9.3-v1.4.5).
+  TgiPrefillDefault v3_default;
+  if (v3) {
+    v3_default = TgiV3DefaultPrefill(in.version, model, card, std::max(in.tp, 1), in.total_bytes,
+                                     in.memory_fraction.value_or(1.0));
+    if (!model) v3_default.tokens = std::min<int64_t>(v3_default.tokens, total_tokens);
+  }
+  int64_t prefill = in.max_num_batched_tokens.value_or(v3   ? v3_default.tokens
                                                        : v1 ? 4096
                                                             : input_tokens + 50);
   if (!v3 && prefill < input_tokens) {
@@ -356,16 +376,32 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
                                 std::to_string(prefill) + " and " + std::to_string(input_tokens) +
                                 " (TGI before v3; raise --max-batch-prefill-tokens or lower the context length)");
   }
+  if (v3 && !v3_unbounded && !v3_chunking && prefill < input_tokens) {
+    // backends/v3/src/main.rs (v3.0.0-v3.3.6) refuses it after the warm-up when the server
+    // does not chunk prefills (`max_input_tokens as u32 > max_batch_prefill_tokens &&
+    // !support_chunking`): a VLM, or paged attention.
+    return InvalidArgumentError("`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: " +
+                                std::to_string(prefill) + " and " + std::to_string(input_tokens) + " (TGI " +
+                                in.version + " without prefill chunking for this model (" +
+                                (attention == "paged" ? "paged attention" : "a VLM") +
+                                "); raise --max-batch-prefill-tokens or lower the context length)");
+  }
   if (!in.max_num_batched_tokens) {
     p.assumptions.push_back("--max-batch-prefill-tokens " + std::to_string(prefill) +
-                            (v3   ? " (TGI v3's default: min(4096, max_position_embeddings))"
+                            (v3   ? " (" + v3_default.why + ")"
                              : v1 ? " (TGI's default before v2.0)"
                                   : " (TGI's default: max-input-tokens + 50)"));
   }
   auto total = TgiAskedBatchTotal(in, prefill, total_tokens, asked_total, p);
   if (!total.ok()) return total.status();
   p.assumptions.push_back("KV blocks of " + std::to_string(block) + " token(s) (" +
-                          (v3 ? "flashinfer, v3's default attention" : "paged attention") + ")");
+                          (!v3 ? std::string("paged attention")
+                           : attention == "flashinfer"
+                               ? std::string("flashinfer, v3's default attention")
+                               : attention + ", v3's fallback: the head dim or the model rules out flashinfer" +
+                                     (attention == "paged" ? ", and the card is below sm 8.0" : "") +
+                                     " (launcher/src/main.rs resolve_attention)") +
+                          ")");
   if (WeightsOom(p)) {
     Ledger(in, p, 0, 0);
     return p;
@@ -384,7 +420,8 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   if (v3_unbounded) {
     p.assumptions.push_back("warm-up of one " + std::to_string(prefill) +
                             "-token request with max_new_tokens 1 (TGI v3 without --max-total-tokens; the server "
-                            "then sets max_total_tokens from the pool)");
+                            "then sets max_total_tokens" +
+                            (v3_chunking ? std::string(" from the pool)") : std::string(", below)")));
   }
   const double warm_kv = static_cast<double>(warm_blocks) * block * p.cell_bytes;
   double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
@@ -400,6 +437,17 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
                                 " x tokens x hidden kept by the layer and its norms, gate_up, act(gate) and the product "
                                 "unfused: 4 x tokens x intermediate per shard; flash_llama_modeling.py)");
       }
+    }
+    // A VLM's warm-up: one image through the vision tower before the text model, and (Gemma-3)
+    // dense masks beside the layer; the caching allocator keeps the larger of the two phases.
+    if (v3) {
+      const int64_t per_request = v3_unbounded ? prefill : std::min(prefill, input_tokens);
+      const TgiVlmWarmup vlm = TgiVlmWarmupBytes(in.version, m, in.tp, requests, per_request);
+      if (!vlm.what.empty()) {
+        act = std::max(act + vlm.text_extra_bytes, vlm.vision_peak_bytes);
+        p.assumptions.push_back(vlm.what);
+      }
+      if (!vlm.unknown.empty()) p.unknowns.push_back(vlm.unknown);
     }
     const bool logprobs = TgiPrefillLogprobsByDefault(in.version) || in.tgi_prefill_logprobs;
     const double logits = logprobs ? TgiPrefillLogitsBytes(in, prefill) : 0;
@@ -430,7 +478,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   }
   if (*total > 0) return TgiAskedWarmup(in, std::move(p), *total, prefill, act);
   // v3's flashinfer buffers, allocated with the model, held at the read.
-  const double workspace = TgiAttentionWorkspaceBytes(in.version);
+  const double workspace = attention == "flashinfer" ? TgiAttentionWorkspaceBytes(in.version) : 0;
   if (workspace > 0) {
     p.assumptions.push_back("flashinfer buffers " + FormatGiB(workspace) +
                             " held at the warm-up's read (a 128 MiB workspace and three 8 MiB ones, v3's default "
@@ -458,7 +506,13 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   kv.bytes_per_token = p.cell_bytes;
   kv.block_size = block;
   kv.warmup_blocks = warm_blocks;
-  kv.max_total_tokens = total_tokens;
+  kv.max_total_tokens = v3_unbounded && !v3_chunking ? prefill : total_tokens;
+  if (v3_unbounded && !v3_chunking) {
+    p.assumptions.push_back("--max-total-tokens " + std::to_string(prefill) +
+                            ": TGI v3 sets it to the warm-up's tokens when the model runs without prefill chunking (" +
+                            (attention == "paged" ? std::string("paged attention") : "a VLM") +
+                            "; flash_causal_lm.py warmup), and --max-input-tokens one less");
+  }
   auto r = TgiKvBlocks(kv);
   if (!r.ok()) return r.status();
   p.kv_tokens = r->kv_tokens;

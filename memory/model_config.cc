@@ -492,6 +492,27 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     }
   }
   if (qc != nullptr) ParseQuant(*qc, m);
+  // What TGI's launcher sees (RawConfig: max_position_embeddings | max_seq_len | n_positions,
+  // hidden_size | n_embd, head_dim or hidden / heads when it divides, num_key_value_heads |
+  // num_attention_heads, num_experts_per_tok, n_shared_experts, num_local_experts).
+  ModelConfig::TopLevel& top = m.top;
+  top.max_position = Num<int64_t>(j, {"max_position_embeddings", "max_seq_len", "n_positions"}).value_or(0);
+  top.hidden = Num<int64_t>(j, {"hidden_size", "n_embd"}).value_or(0);
+  top.intermediate = Num<int64_t>(j, {"intermediate_size"}).value_or(0);
+  top.heads = Num<int64_t>(j, {"num_attention_heads"}).value_or(0);
+  top.kv_heads = Num<int64_t>(j, {"num_key_value_heads"}).value_or(top.heads);
+  top.layers = Num<int64_t>(j, {"num_hidden_layers"}).value_or(0);
+  top.head_dim = Num<int64_t>(j, {"head_dim"}).value_or(0);
+  if (top.head_dim == 0 && top.heads > 0 && top.hidden % top.heads == 0) top.head_dim = top.hidden / top.heads;
+  top.vocab = Num<int64_t>(j, {"vocab_size"}).value_or(0);
+  top.experts_per_tok = Num<int>(j, {"num_experts_per_tok"}).value_or(1);
+  top.shared_experts = Num<int>(j, {"n_shared_experts"}).value_or(0);
+  top.local_experts = Num<int>(j, {"num_local_experts"}).value_or(1);
+  auto tq = j.find("quantization_config");
+  top.quantized = tq != j.end() && tq->is_object() && tq->contains("quant_method");
+  auto tv = j.find("vision_config");
+  top.vision_config = tv != j.end() && !tv->is_null();
+  if (top.vision_config && tv->is_object()) m.vision_heads = Num<int>(*tv, {"num_attention_heads", "num_heads"}).value_or(0);
   return m;
 }
 

@@ -97,6 +97,17 @@ struct ModelConfig {
   int vit_width = 0, vit_heads = 0, vit_mlp = 0, vit_merge = 0, vit_temporal = 0;
   bool vit_mlp_gated = false;
   std::string vision_note;
+  int vision_heads = 0;            // vision_config.num_attention_heads (eager ViT attention scores)
+  // The top level of config.json as TGI's launcher reads it (launcher/src/main.rs RawConfig
+  // -> Config, v3.0.0-v3.3.6): no descent into text_config, so a VLM whose language model is
+  // nested has none of these. 0 / false when absent.
+  struct TopLevel {
+    int64_t max_position = 0, hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, layers = 0, head_dim = 0,
+            vocab = 0;
+    int experts_per_tok = 1, shared_experts = 0, local_experts = 1;  // RawConfig's unwrap_or defaults
+    bool quantized = false;      // quantization_config.quant_method at the top level
+    bool vision_config = false;  // a top-level vision_config (TGI: a VLM)
+  } top;
   QuantInfo quant;
   // model.safetensors.index.json
   std::optional<double> index_total_bytes;

@@ -138,7 +138,7 @@ class WeightCounter {
     if (first_stage) Alloc(Plain(per_rank));
     if (last_stage) {
       Plain(m_.hidden);  // final norm
-      if (!m_.tied_embeddings || !first_stage) {
+      if (!m_.tied_embeddings || !first_stage || head_copies_tied_) {
         bool q = m_.quant.method == "compressed-tensors" && !MatchesSkip("lm_head", m_.quant.skip);
         Alloc(q ? Linear("lm_head", per_rank) : Plain(per_rank));
       }
@@ -150,6 +150,11 @@ class WeightCounter {
 
   void set_linear_mixer_params(double v) { linear_mixer_params_ = v; }
   void set_gated(bool g) { gated_ = g; }
+  // TGI loads a tied head again from the embedding's tensor (TensorParallelHead.load:
+  // weights.get_sharded(f"{prefix}.weight"), prefix "...embed_tokens" when
+  // tie_word_embeddings; layers/tensor_parallel.py, flash_gemma3_modeling.py,
+  // flash_llama_modeling.py v3.3.4): a second copy beside TensorParallelEmbedding's.
+  void set_head_copies_tied(bool c) { head_copies_tied_ = c; }
   void set_moe_padding(int hidden_multiple, int inter_multiple) {
     moe_pad_hidden_ = hidden_multiple;
     moe_pad_inter_ = inter_multiple;
@@ -166,6 +171,7 @@ class WeightCounter {
   bool sglang_ep_;
   double linear_mixer_params_ = 0;
   bool gated_ = true;
+  bool head_copies_tied_ = false;
   int moe_pad_hidden_ = 0, moe_pad_inter_ = 0;
   Tally t_;
 };
@@ -218,6 +224,7 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
                    bool vision) {
     WeightCounter c(m, tp, atp, mw, sep);
     c.set_gated(gated);
+    c.set_head_copies_tied(s.framework == "tgi");
     c.set_moe_padding(pad_hidden, pad_inter);
     c.set_linear_mixer_params(mixer);
     for (int i = first; i < last; ++i) c.Layer(i);

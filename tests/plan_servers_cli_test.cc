@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_run.h"
+#include "tests/temp_dir_test.h"
 
 namespace {
 
@@ -154,7 +155,11 @@ TEST(PlanServersCliTest, TgiV3WarmUpHasNoPrefillLogitsUnlessAsked) {
   ASSERT_EQ(off.rc, 0) << off.out;
   ASSERT_EQ(on.rc, 0) << on.out;
   auto joff = Json(off), jon = Json(on);
-  const double logits = 4096.0 * 128256 * 2 * 2.5;
+  // The launcher's default prefill on two A100s: compute_optimal, 2 x 312 TFLOPS over the
+  // 70B's FLOPs a token (TgiDefaultPrefillByCardAndVersion below).
+  const double prefill = joff["figures"]["warmup_prefill_tokens"].get<double>();
+  EXPECT_EQ(prefill, 4226);  // 624e12 / 147,639,500,800
+  const double logits = prefill * 128256 * 2 * 2.5;
   EXPECT_NEAR(jon["figures"]["activation_peak_bytes"].get<double>() - joff["figures"]["activation_peak_bytes"].get<double>(),
               logits, 1);
   EXPECT_NEAR(static_cast<double>(joff["kv_tokens"].get<int64_t>() - jon["kv_tokens"].get<int64_t>()), logits / 163840, 1.5);
@@ -247,6 +252,155 @@ TEST(PlanServersCliTest, TgiV3HoldsFlashinferBuffersAtTheRead) {
                       " --gpu A10G --context-length 4096"));
   ASSERT_FALSE(v2["assumptions"].empty()) << v2.dump(1);
   for (const auto& a : v2["assumptions"]) EXPECT_EQ(a.get<std::string>().find("flashinfer buffers"), std::string::npos) << a;
+}
+
+// The assumption that says TGI's --max-batch-prefill-tokens default, and its value.
+std::string PrefillSaid(const nlohmann::json& j) {
+  for (const auto& a : j["assumptions"]) {
+    const std::string s = a.get<std::string>();
+    if (s.rfind("--max-batch-prefill-tokens ", 0) == 0) return s;
+  }
+  return "";
+}
+
+// v3's launcher picks --max-batch-prefill-tokens by card (launcher/src/main.rs v3.0.0-v3.3.7):
+// compute_optimal = the card's f16 FLOPS x shards / the model's FLOPs a token (Llama-3.1-8B:
+// (2 x 128 x 4096 x (3 x 32 + 2 x 8) + 6 x 4096 x 14336) x 32 = 15,032,385,536), kept over
+// 100; cards out of its table ("nvidia-h200" only from v3.1.0; nvidia-smi's "NVIDIA GeForce
+// RTX 4090" never matches its "nvidia-4090") take the fixed 4096; then the VRAM estimate caps
+// it: (card x fraction x 0.95 - 2 x params) / (KV + 1.5 x intermediate x 6) bytes a token.
+TEST(PlanServersCliTest, TgiDefaultPrefillByCardAndVersion) {
+  const std::string base = "--server tgi --model " + Model("llama-3.1-8b-instruct") + " ";
+  auto prefill = [&](const std::string& args) {
+    auto j = Json(Plan(base + args));
+    return j.is_discarded() ? int64_t{-1} : j["figures"]["warmup_prefill_tokens"].get<int64_t>();
+  };
+  EXPECT_EQ(prefill("--server-version 3.3.4 --gpu H100"), 59870);  // 900e12 / 15,032,385,536
+  EXPECT_EQ(prefill("--server-version 3.0.1 --gpu H100"), 59870);
+  EXPECT_EQ(prefill("--server-version 3.3.4 --gpu A100-80G"), 20755);  // 312e12 / ...
+  EXPECT_EQ(prefill("--server-version 3.0.1 --gpu H200"), 4096);       // not in 3.0.1's table
+  EXPECT_EQ(prefill("--server-version 3.1.0 --gpu H200"), 65791);      // 989e12 / ...
+  EXPECT_EQ(prefill("--server-version 3.3.4 --gpu RTX-4090"), 4096);
+  EXPECT_EQ(prefill("--server-version 3.0.1 --gpu H100-PCIe"), 4096);  // "nvidia-h100-pcie"
+  // Said once, with the card.
+  auto h100 = Json(Plan(base + "--server-version 3.3.4 --gpu H100"));
+  SaidOnce(h100, "--max-batch-prefill-tokens");
+  EXPECT_NE(PrefillSaid(h100).find("nvidia-h100-80gb-hbm3"), std::string::npos) << PrefillSaid(h100);
+  auto rtx = Json(Plan(base + "--server-version 3.3.4 --gpu RTX-4090"));
+  EXPECT_NE(PrefillSaid(rtx).find("Unkown compute for card nvidia-geforce-rtx-4090"), std::string::npos) << PrefillSaid(rtx);
+  // The VRAM cap: 70% of an L4 leaves the launcher room for fewer tokens than compute_optimal's 8049.
+  auto l4 = Json(Plan(base + "--server-version 3.3.4 --gpu L4 --cuda-memory-fraction 0.7"));
+  const double total = l4["ledger"][0]["total_bytes"].get<double>();
+  const double params = (32.0 * ((32 + 2 * 8) * 128 + 32.0 * 128 * 4096 + 3.0 * 14336 * 4096) + 2.0 * 4096 * 128256) * 2;
+  const int64_t cap = static_cast<int64_t>(std::floor((total * 0.7 * 0.95 - params) / (8 * 2 * 128 * 2 * 32 + 21504 * 6)));
+  ASSERT_LT(cap, 8049);
+  EXPECT_EQ(l4["figures"]["warmup_prefill_tokens"].get<int64_t>(), cap) << PrefillSaid(l4);
+  EXPECT_NE(PrefillSaid(l4).find("VRAM estimate"), std::string::npos) << PrefillSaid(l4);
+  // v2 keeps its rule: max-input-tokens + 50.
+  EXPECT_EQ(prefill("--server-version 2.2.0 --gpu H100 --context-length 4096"), 4145);
+}
+
+// A VLM in v3: the launcher does not estimate its FLOPs (Config::flop returns None with a
+// vision_config) and takes gemma3's 8000 from v3.2.0 (4096 before); the warm-up sends one
+// image (grpc_client.rs warmup), which Gemma-3 resizes to 896 px: 4096 patches through
+// SigLIP's eager attention, 16 heads / 2 shards x 4096^2 x (2 + 2 + 4) bytes = 1 GiB; its text
+// prefill holds four dense masks (two bool, two float32) of 8000^2 beside the decoder layer;
+// without prefill chunking the server sets max_total_tokens to the warm-up's 8000. TGI loads
+// the tied head again from embed_tokens: the weights hold vocab x hidden / 2 more a rank.
+TEST(PlanServersCliTest, TgiV3GemmaThreeVlmWarmUp) {
+  const std::string base = "--server tgi --model " + Model("gemma-3-27b") + " --gpu RTX-A6000 --num-shard 2 ";
+  CmdResult r = Plan(base + "--server-version 3.3.4");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["figures"]["warmup_prefill_tokens"].get<int64_t>(), 8000);
+  EXPECT_NE(PrefillSaid(j).find("gemma3 from v3.2.0"), std::string::npos) << PrefillSaid(j);
+  EXPECT_NE(PrefillSaid(j).find("RTX A6000"), std::string::npos) << PrefillSaid(j);
+  auto old = Json(Plan(base + "--server-version 3.1.0"));
+  EXPECT_EQ(old["figures"]["warmup_prefill_tokens"].get<int64_t>(), 4096);
+  // v3.2.x runs the image prefill through SDPA with its masks: said under unknown:, not priced.
+  auto v32 = Json(Plan(base + "--server-version 3.2.0"));
+  EXPECT_EQ(v32["figures"]["warmup_prefill_tokens"].get<int64_t>(), 8000);
+  bool sdpa = false;
+  for (const auto& u : v32["unknowns"]) sdpa = sdpa || u.get<std::string>().find("through SDPA") != std::string::npos;
+  EXPECT_TRUE(sdpa) << v32["unknowns"].dump(1);
+  // The text phase: the eager layer at 8000 tokens plus 10 B x 8000^2 of masks, more than the
+  // tower's 1 GiB.
+  const double layer = 8000.0 * 2 * (7 * 5376 + 4 * 10752);
+  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + 10.0 * 8000 * 8000, 1);
+  bool tower = false, total = false;
+  for (const auto& a : j["assumptions"]) {
+    const std::string s = a.get<std::string>();
+    tower = tower || (s.find("SigLIP: 4096 patches") != std::string::npos && s.find("1.00 GiB") != std::string::npos);
+    total = total || s.rfind("--max-total-tokens 8000:", 0) == 0;
+  }
+  EXPECT_TRUE(tower) << j["assumptions"].dump(1);
+  EXPECT_TRUE(total) << j["assumptions"].dump(1);
+  EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump(1);
+  // The launch line leaves the context to the server (told, it would replace the 8000).
+  EXPECT_EQ(j["launch_command"].get<std::string>().find("--max-total-tokens"), std::string::npos) << j["launch_command"];
+  // Asked for a context above the prefill budget, v3's router refuses it without chunking
+  // (backends/v3/src/main.rs); the launcher's default budget serves 8000.
+  CmdResult longer = tpt::test::Tptriage("plan " + base + "--server-version 3.3.4 --context-length 32768", true);
+  EXPECT_EQ(longer.rc, 2) << longer.out;
+  EXPECT_NE(longer.out.find("`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: 8000 and 32767"),
+            std::string::npos)
+      << longer.out;
+  EXPECT_EQ(Plan(base + "--server-version 3.3.4 --context-length 8000").rc, 0);
+  // The ranges re-plan with the model's context still the model's: the weights' +/-3% warms up
+  // on the 8000-token prefill as the plan does (not on one request of 131,072 tokens).
+  ASSERT_FALSE(j["sensitivity"].empty());
+  for (const auto& v : j["sensitivity"]) {
+    EXPECT_TRUE(v["fits_low"].get<bool>() && v["fits_high"].get<bool>()) << v.dump();
+    EXPECT_GT(v["kv_tokens_low"].get<int64_t>(), j["kv_tokens"].get<int64_t>() / 2) << v.dump();
+  }
+  // The tied head's second copy: vLLM's weights for the same model are one head lighter.
+  auto vllm = Json(Plan("--server vllm --model " + Model("gemma-3-27b") + " --gpu RTX-A6000 --tp 2"));
+  EXPECT_NEAR(j["ledger"][0]["weights_bytes"].get<double>() - vllm["ledger"][0]["weights_bytes"].get<double>(),
+              262208.0 * 5376 * 2 / 2, 262208.0 * 5376 * 2 * 0.01);
+}
+
+class PlanServersTempTest : public tpt::test::TempDirTest {};
+
+// v3's attention when flashinfer cannot take the head dim (80 here): flashdecoding (blocks
+// of 256) on sm 8.0 and newer, paged (blocks of 16) below; neither builds flashinfer's
+// buffers, and paged attention turns prefill chunking off, so max_total_tokens is the
+// warm-up's (launcher/src/main.rs resolve_attention, models/globals.py, model.py v3.3.4).
+TEST_F(PlanServersTempTest, TgiV3FallsBackFromFlashinferByHeadDimAndCard) {
+  const std::string cfg = Write("m/config.json", R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048, "torch_dtype": "float16",
+    "tie_word_embeddings": false})");
+  const std::string base = "--server tgi --server-version 3.3.4 --model " + Quote(Path("m")) + " ";
+  auto kv_line = [](const nlohmann::json& j) {
+    for (const auto& a : j["assumptions"]) {
+      const std::string s = a.get<std::string>();
+      if (s.rfind("KV blocks of ", 0) == 0) return s;
+    }
+    return std::string();
+  };
+  auto has = [](const nlohmann::json& j, const std::string& what) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto a100 = Json(Plan(base + "--gpu A100-80G"));
+  ASSERT_FALSE(a100.is_discarded());
+  EXPECT_EQ(kv_line(a100).rfind("KV blocks of 256 token(s) (flashdecoding", 0), 0u) << kv_line(a100);
+  EXPECT_EQ(a100["kv_tokens"].get<int64_t>() % 256, 0);
+  EXPECT_FALSE(has(a100, "flashinfer buffers"));
+  auto t4 = Json(Plan(base + "--gpu T4"));
+  ASSERT_FALSE(t4.is_discarded());
+  EXPECT_EQ(kv_line(t4).rfind("KV blocks of 16 token(s) (paged", 0), 0u) << kv_line(t4);
+  EXPECT_FALSE(has(t4, "flashinfer buffers"));
+  EXPECT_TRUE(has(t4, "--max-total-tokens 2048: TGI v3 sets it to the warm-up's tokens")) << t4["assumptions"].dump(1);
+  // The same config at head dim 128 (hidden 4096) keeps flashinfer.
+  Write("m/config.json", R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "num_key_value_heads": 32, "vocab_size": 32000, "max_position_embeddings": 4096, "torch_dtype": "float16",
+    "tie_word_embeddings": false})");
+  auto fi = Json(Plan(base + "--gpu T4"));
+  EXPECT_EQ(kv_line(fi).rfind("KV blocks of 1 token(s) (flashinfer", 0), 0u) << kv_line(fi);
 }
 
 // TGI before v1.1.1 catches every exception of its warm-up and calls it memory

@@ -1,0 +1,79 @@
+// tgi_vlm_warmup.cc: a VLM's warm-up in TGI v3 (tgi_vlm_warmup.h).
+//
+// Sources (huggingface/text-generation-inference, v3.3.4 unless named):
+//   backends/v3/src/client/grpc_client.rs warmup(): the first warm-up request carries one
+//     image, WARMUP_IMAGE_BASE64 (backends/client/src/lib.rs: a 20 x 20 px PNG), "1 request
+//     is enough to test vision heads"; the server runs it through the tower in the same
+//     generate_token as the prefill (models/vlm_causal_lm.py forward -> encode_images).
+//   Gemma-3 (custom_modeling/flash_gemma3_modeling.py, gemma3/image_processing_gemma3.py):
+//     the processor resizes every image to vision_config.image_size (896): (896 / 14)^2 =
+//     4096 patches through SigLIP, pooled to mm_tokens_per_image (256). SiglipAttention
+//     (custom_modeling/siglip.py) is eager, heads split by TP: bmm(q, k^T) * scale (two
+//     heads x P^2 tensors in the model dtype while the product is made), softmax in float32
+//     and .to(dtype) beside the input: heads/tp x P^2 x (2 x dtype + 4) bytes at its peak.
+//     vlm_causal_lm.py forward (v3.3.0-v3.3.6) builds, for gemma3's prefill, get_attention_mask(bool_mask=
+//     True) (batch x L^2 bool) and torch.where(mask, 0, min_dtype) (Python scalars: float32,
+//     batch x L^2 x 4); FlashGemma3ForConditionalGeneration.forward adds sliding_window_mask
+//     (bool) and attention_mask_local (float32); all four live through the text model:
+//     10 bytes x L^2 a request, beside the decoder layer's peak.
+//   Qwen2-VL / Qwen2.5-VL: the processor takes the 20 x 20 image up to min_pixels (56 x 56):
+//     16 patches, 4 image tokens; the tower's warm-up is negligible.
+//   Other towers (llava_next, idefics2/3, paligemma, mllama, llama4): not sized here; the
+//     unknown's range goes up to the tower's eager attention on its own image size.
+#include "memory/tgi_vlm_warmup.h"
+
+#include <algorithm>
+
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+
+TgiVlmWarmup TgiVlmWarmupBytes(std::string_view version, const ModelConfig& m, int tp, int64_t requests, int64_t tokens) {
+  TgiVlmWarmup w;
+  w.vlm = m.top.vision_config;
+  if (!w.vlm) return w;
+  const double e = m.dtype_bytes > 0 ? m.dtype_bytes : 2;
+  const int ranks = std::max(tp, 1);
+  const double heads = m.vision_heads > 0 ? std::max(1, m.vision_heads / ranks) : 0;
+  const double patches = static_cast<double>(m.vision_max_patches);
+  const double eager = heads * patches * patches * (2 * e + 4);
+  if (m.model_type == "gemma3" && heads > 0 && patches > 0) {
+    w.vision_tokens = m.vision_max_patches;
+    w.vision_peak_bytes = eager;
+    const double l = static_cast<double>(std::max<int64_t>(tokens, 0));
+    const double masks = 10.0 * l * l * static_cast<double>(std::max<int64_t>(requests, 1));
+    w.what = "Gemma-3's warm-up image through SigLIP: " + std::to_string(m.vision_max_patches) + " patches (every image " +
+             "resized to the tower's image_size), eager attention " + FormatGiB(eager) + " at its peak (" +
+             std::to_string(static_cast<int>(heads)) + " heads a rank x patches^2 x (2 x " +
+             std::to_string(static_cast<int>(e)) + " + 4) B; siglip.py)";
+    if (VersionBefore(version, {3, 3, 0})) {
+      // v3.2.x builds the masks in FlashGemma3ForConditionalGeneration.forward and runs the
+      // image prefill's attention through SDPA with them (flash_gemma3_modeling.py v3.2.0,
+      // v3.2.3): which SDPA kernel runs, and what it holds, is not sized here.
+      w.what += "; the read sees the larger of it and the text prefill";
+      w.unknown = "TGI " + std::string(version) + " runs Gemma-3's image prefill through SDPA with dense " +
+                  std::to_string(tokens) + "^2 masks (flash_gemma3_modeling.py v3.2.x): at least " +
+                  FormatGiB(0.5 * masks) + " more held (a bool and a float32 mask), more if SDPA falls back to its "
+                  "math kernel; not in the estimate";
+      return w;
+    }
+    w.text_extra_bytes = masks;
+    w.what += "; the text prefill's dense masks " + FormatGiB(masks) + " beside the decoder layer (10 B x " +
+              std::to_string(tokens) + "^2: two bool, two float32; vlm_causal_lm.py, flash_gemma3_modeling.py " +
+              "v3.3.0-v3.3.6); the read sees the larger";
+    return w;
+  }
+  if (m.model_type == "qwen2_vl" || m.model_type == "qwen2_5_vl") {
+    w.what = "the warm-up's 20 x 20 px image is 16 patches (4 tokens) through " + m.model_type +
+             "'s tower after the processor's min_pixels: not priced (backends/client/src/lib.rs, v3.3.4)";
+    return w;
+  }
+  w.vision_max_bytes = eager;
+  w.unknown = "TGI's warm-up sends one image to this VLM (" + m.model_type +
+              "): its vision tower's peak is not sized here; 0 - " + FormatGiB(eager) +
+              " more held at the free-memory read (the tower's eager attention at its image_size, " +
+              std::to_string(m.vision_max_patches) + " patches; grpc_client.rs warmup v" + std::string(version) + ")";
+  return w;
+}
+
+}  // namespace tpt::memory
