@@ -225,7 +225,7 @@ entries = [
     E("vllm.bf16_pre_ampere",
       "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-32GB GPU has "
       "compute capability 7.0. You can use float16 instead by explicitly setting the `dtype` flag in CLI, for example: --dtype=half.",
-      "unsupported_arch", "unsupported_gpu_arch", "vllm/worker/worker.py", "_check_if_gpu_supports_dtype", "2024-2026",
+      "unsupported_arch", "config_error", "vllm/worker/worker.py", "_check_if_gpu_supports_dtype", "2024-2026",
       context=V0_LOAD[:2]),
     E("vllm.keyerror_load_weights",
       wproc(V1_LOAD_FR + [(f"{V}/model_executor/models/llama.py", 620, "load_weights", "param = params_dict[name]")],
