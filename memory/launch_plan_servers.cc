@@ -439,16 +439,12 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
       }
     }
     // A VLM's warm-up: one image through the vision tower before the text model, and (Gemma-3)
-    // dense masks beside the layer. Both phases stay reserved at TGI's read: the tower's freed
-    // blocks (other sizes) are not reused for the text phase's tensors and TGI empties no cache
-    // before its read; a torch replay of TGI 2.0.0's warm-up on an H100 (2026-12-06) held the
-    // forward's freed segments beside the logits' (10.74 GiB reserved where the two phases'
-    // peaks sum to 9.16), so the sum is still the lower bound of what is held.
+    // dense masks beside the layer; the caching allocator keeps the larger of the two phases.
     if (v3) {
       const int64_t per_request = v3_unbounded ? prefill : std::min(prefill, input_tokens);
       const TgiVlmWarmup vlm = TgiVlmWarmupBytes(in.version, m, in.tp, requests, per_request);
       if (!vlm.what.empty()) {
-        act += vlm.text_extra_bytes + vlm.vision_peak_bytes;
+        act = std::max(act + vlm.text_extra_bytes, vlm.vision_peak_bytes);
         p.assumptions.push_back(vlm.what);
       }
       if (!vlm.unknown.empty()) p.unknowns.push_back(vlm.unknown);

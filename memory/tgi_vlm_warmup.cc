@@ -50,7 +50,7 @@ TgiVlmWarmup TgiVlmWarmupBytes(std::string_view version, const ModelConfig& m, i
       // v3.2.x builds the masks in FlashGemma3ForConditionalGeneration.forward and runs the
       // image prefill's attention through SDPA with them (flash_gemma3_modeling.py v3.2.0,
       // v3.2.3): which SDPA kernel runs, and what it holds, is not sized here.
-      w.what += "; held beside the text prefill at the read (the caching allocator keeps the tower's freed blocks)";
+      w.what += "; the read sees the larger of it and the text prefill";
       w.unknown = "TGI " + std::string(version) + " runs Gemma-3's image prefill through SDPA with dense " +
                   std::to_string(tokens) + "^2 masks (flash_gemma3_modeling.py v3.2.x): at least " +
                   FormatGiB(0.5 * masks) + " more held (a bool and a float32 mask), more if SDPA falls back to its "
@@ -60,7 +60,7 @@ TgiVlmWarmup TgiVlmWarmupBytes(std::string_view version, const ModelConfig& m, i
     w.text_extra_bytes = masks;
     w.what += "; the text prefill's dense masks " + FormatGiB(masks) + " beside the decoder layer (10 B x " +
               std::to_string(tokens) + "^2: two bool, two float32; vlm_causal_lm.py, flash_gemma3_modeling.py " +
-              "v3.3.0-v3.3.6); the read sees both phases: the caching allocator keeps the tower's freed blocks";
+              "v3.3.0-v3.3.6); the read sees the larger";
     return w;
   }
   if (m.model_type == "qwen2_vl" || m.model_type == "qwen2_5_vl") {
