@@ -311,6 +311,8 @@ std::string Advice(const Remedy& r) {
   if (r.value.empty()) {
     if (r.direction == "increase") return "raise " + r.flag;
     if (r.direction == "decrease") return "lower " + r.flag;
+    if (r.direction == "unset" && r.flag.rfind("--", 0) == 0 && r.flag.find_first_of(" /") == std::string::npos)
+      return "remove " + r.flag;
     return r.flag;
   }
   if (r.direction == "increase") return r.flag + " >= " + r.value;
@@ -477,6 +479,13 @@ Fix FixOf(const Diagnosis& d) {
       continue;
     }
     if (fix.advice == nullptr) fix.advice = &r;
+    // A diagnostic (a next step: CUDA_LAUNCH_BLOCKING=1) never jumps ahead
+    // of a fix the rule put first that has no line to paste ("remove
+    // --speculative-config"): the fix leads, the diagnostic follows it.
+    if (r.kind == "next_step" && fix.advice != &r && fix.advice->kind != "next_step") {
+      fix.next_step = &r;
+      break;
+    }
     if (!r.value.empty() || !RemedyCommand(r).empty()) {
       fix.recommended = &r;
       break;

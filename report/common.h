@@ -143,6 +143,7 @@ struct Fix {
   const Remedy* recommended = nullptr;
   const Remedy* floor = nullptr;
   const Remedy* advice = nullptr;  // no line to copy: the first remedy its figures do not refute
+  const Remedy* next_step = nullptr;  // a diagnostic (kind next_step) the fix led over: printed beside it
   bool refuted = false;            // some remedy was left out: its own figures refute it
   std::string now;  // "0.50", "" unknown
 };

@@ -423,7 +423,7 @@ void WriteRun(const RunResult& run, size_t index, std::ostream& out) {
       }
       header = true;
       std::string line = RemedyCommand(r);
-      out << "<li>";
+      out << "<li>" << (&r == fix.next_step ? "Next step: " : "");
       if (!line.empty()) {
         out << "<code>" << XmlEscapeKeepFlags(line) << "</code>";
       } else {

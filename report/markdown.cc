@@ -229,6 +229,11 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
   if (d != nullptr) {
     FixView fv = DescribeFix(a, *d);
     out << "**" << fv.label << ":** " << FixSentence(fv, Code, Para) << "\n\n";
+    if (const Remedy* n = FixOf(*d).next_step) {
+      std::string line = RemedyCommand(*n);
+      out << "**Next step:** " << (line.empty() ? Cell(Advice(*n)) : Code(line)) << (n->why.empty() ? "" : ": " + Para(n->why))
+          << "\n\n";
+    }
     char conf[16];
     std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
     out << "Confidence " << conf << " (`" << d->id << "`) · ";
@@ -279,6 +284,7 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     bool header = false;
     for (const Remedy& r : d->remedy) {
       if (&r == fix.recommended || (fix.recommended == nullptr && &r == fix.advice)) continue;  // the **Fix:** line
+      if (&r == fix.next_step) continue;                                                          // the **Next step:** line
       if (!header) out << "\n**" << (fix.recommended != nullptr || fix.advice != nullptr ? "Also try" : "Remedy") << "**\n\n";
       header = true;
       std::string line = RemedyCommand(r);

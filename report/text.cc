@@ -77,6 +77,11 @@ void WriteAnswer(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   auto plain = [](const std::string& x) { return Clean(x); };
   FixView fv = DescribeFix(a, *d);
   out << fv.label << ": " << FixSentence(fv, plain, plain) << "\n";
+  if (const Remedy* n = FixOf(*d).next_step) {
+    std::string line = RemedyCommand(*n);
+    out << "Next step: " << Clean(line.empty() ? Advice(*n) : line) << (n->why.empty() ? "" : ": " + Clean(n->why))
+        << "\n";
+  }
   out << "Confidence: " << Percent(d->confidence) << " (" << d->id << ") · " << Clean(RunSummary(a.run)) << ranks
       << "\n";
 }
@@ -308,6 +313,7 @@ void WriteRemedies(const Analysis& a, const Diagnosis& d, std::ostream& out) {
   bool header = false;
   for (const Remedy& r : d.remedy) {
     if (&r == fix.recommended || (fix.recommended == nullptr && &r == fix.advice)) continue;  // on the Fix: line
+    if (&r == fix.next_step) continue;                                                          // on the Next step: line
     if (!header) out << "\n" << (fix.recommended != nullptr || fix.advice != nullptr ? "Also try:" : "Remedy:") << "\n";
     header = true;
     std::string line = RemedyCommand(r);

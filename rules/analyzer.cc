@@ -1,8 +1,10 @@
 // analyzer.cc: parse + rules for one run.
 #include "rules/analyzer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "parser/format_set.h"
@@ -149,11 +151,34 @@ void NotHealthyWhenShortBeforeServing(const std::vector<Event>& events, Analysis
                " GiB): the failure is likely in the part not captured; get the whole log";
 }
 
+// Whether every producer that entered `phase` printed, after its last line of
+// that phase, a line that shows the phase done (parser/events.json
+// `phase_completed`: vLLM's "Graph capturing finished", SGLang's "Capture cuda
+// graph end", "Load weight end"): a log cut after the capture finished has not
+// stopped while capturing.
+bool PhaseFinished(const std::vector<Event>& events, const std::string& phase) {
+  std::map<int, std::pair<size_t, size_t>> at;  // rank -> (last line in the phase + 1, last completing line + 1)
+  for (size_t i = 0; i < events.size(); ++i) {
+    const EventKind* k = FindEventKind(events[i].kind);
+    if (k == nullptr) continue;
+    auto& [in, done] = at[events[i].rank];
+    if (k->phase_completed == phase) done = i + 1;
+    else if (k->phase == phase) in = i + 1;
+  }
+  bool any = false;
+  for (const auto& [rank, p] : at) {
+    if (p.first > p.second) return false;
+    any = any || p.second > 0;
+  }
+  return any;
+}
+
 // A healthy verdict on a log that stops while the server was still starting
 // (its last phase weights, KV pool or graphs; no ready or serving line): no
 // failure was read, but neither was a start. The verdict says where the log
 // stops, so "healthy" is never read as "it started" (a paste cut during the
-// load, a server killed from outside before it was ready).
+// load, a server killed from outside before it was ready); "after" when the
+// phase's end line came (PhaseFinished), "while" otherwise.
 void SayWhereAHealthyStartupStops(const std::vector<Event>& events, Analysis* a) {
   if (a->root_cause != "none") return;
   for (const Event& e : events) {
@@ -167,8 +192,15 @@ void SayWhereAHealthyStartupStops(const std::vector<Event>& events, Analysis* a)
     if (!r.last_phase.empty()) last = r.last_phase;
   }
   if (last != "weights" && last != "kv_pool" && last != "graphs") return;
+  // The engine said it was up (vLLM's "init engine ... took", Triton's
+  // "successfully loaded '<model>'"): only the server's own ready line is missing.
+  if (std::any_of(events.begin(), events.end(), [](const Event& e) { return e.kind == "engine_ready"; })) {
+    a->verdict += "; but the log stops after the engine reported ready, before the server said it was serving: "
+                  "whether it started is not in these lines";
+    return;
+  }
   const std::string what = last == "weights" ? "loading the weights" : last == "kv_pool" ? "sizing the KV pool" : "capturing CUDA graphs";
-  a->verdict += "; but the log stops while " + what +
+  a->verdict += std::string("; but the log stops ") + (PhaseFinished(events, last) ? "after " : "while ") + what +
                 ", before the server said it was ready: whether it started is not in these lines";
 }
 

@@ -42,6 +42,30 @@ std::vector<Event> Founding(double f) {
   return ev;
 }
 
+// A trimmed paste: one 'Load weight end' with its mem usage and SGLang's
+// message cut before the floor it names. SGLang logs mem usage = before - after
+// the load (ModelRunner.load_model), so free at init = 12.25 + 125.65 GiB and the
+// floor 1 - 12.25 / 137.9 = 0.9112 -> 0.92, the Fix instead of no remedy.
+TEST(EngineTest, FloorFromOneLoadWeightEndWithItsUsage) {
+  std::vector<Event> ev;
+  ev.push_back(Ev("weights_load_end", -1, {{"avail_bytes", 12.25 * kGiB}, {"weights_bytes", 125.65 * kGiB}}));
+  ev.push_back(Ev("min_viable_fraction_error", -1, {{"current_fraction", 0.88}}));
+  Analysis a = Analyze(ev, Builtin());
+  ASSERT_EQ(a.root_cause, "kv_pool_no_room") << a.verdict;
+  const Diagnosis& d = a.diagnoses.at(0);
+  EXPECT_NEAR(d.figures["free_at_init_gib"].get<double>(), 137.9, 1e-6);
+  EXPECT_NEAR(d.figures["min_viable_mem_fraction_static"].get<double>(), 0.92, 1e-9);
+  ASSERT_FALSE(d.remedy.empty()) << a.verdict;
+  EXPECT_EQ(d.remedy[0].flag, "--mem-fraction-static");
+  EXPECT_EQ(d.remedy[0].value, "0.92");
+  // Two ranks' ends without their begins: whose usage goes with whose avail is
+  // not known, so no floor is made up from them.
+  ev.insert(ev.begin() + 1, Ev("weights_load_end", 1, {{"avail_bytes", 11.0 * kGiB}, {"weights_bytes", 125.65 * kGiB}}));
+  Analysis b = Analyze(ev, Builtin());
+  ASSERT_EQ(b.root_cause, "kv_pool_no_room") << b.verdict;
+  EXPECT_TRUE(b.diagnoses.at(0).remedy.empty()) << b.verdict;
+}
+
 TEST(EngineTest, FoundingCaseFigures) {
   Analysis a = Analyze(Founding(0.50), Builtin());
   ASSERT_EQ(a.root_cause, "kv_pool_no_room") << a.verdict;

@@ -135,7 +135,14 @@ size_t QuoteCheckedBegin(const PatternSpec* p, const Event& e) {
   // Only a match that begins with the quote itself owns it (a regex that
   // begins with `^.*?` matches from the line's start and owns nothing).
   size_t at = static_cast<size_t>(m.data() - e.text.data());
-  return at < begin && e.text[at] == '"' ? at : begin;
+  if (at < begin && e.text[at] == '"') return at;
+  // A regex that spells a quote itself owns the quote its match covers:
+  // Triton's glog has quoted its messages since the 24.x releases
+  // (`I0410 ... model_lifecycle.cc:849] "successfully loaded 'tensorrt_llm'"`),
+  // and its pattern reads the file:line in front of the quote.
+  size_t q = at < begin ? e.text.rfind('"', begin - 1) : std::string_view::npos;
+  if (q != std::string_view::npos && q >= at && p->re->pattern().find('"') != std::string::npos) return at;
+  return begin;
 }
 
 std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>* events, RunTotals* totals,

@@ -554,6 +554,67 @@ TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsBeforeReady) {
   EXPECT_EQ(w["verdict"].get<std::string>().find("stops while"), std::string::npos) << w["verdict"];
 }
 
+// A log cut after the capture's end line (SGLang's "Capture cuda graph end",
+// vLLM's "Graph capturing finished", events.json phase_completed: graphs) did not
+// stop while capturing: the verdict says "after"; one cut between the begin and
+// the end line still says "while".
+TEST(ConsistencyEvidence, HealthyVerdictSaysAfterWhenTheCaptureEnded) {
+  const std::string begin =
+      "[2026-01-12 08:02:10] Memory pool end. avail mem=30.10 GB\n"
+      "[2026-01-12 08:02:10] Capture cuda graph begin. This can take up to several minutes. avail mem=29.60 GB\n"
+      "[2026-01-12 08:02:10] Capture cuda graph bs [1, 2, 4, 8]\n";
+  const std::string end =
+      "[2026-01-12 08:02:19] Capture cuda graph end. Time elapsed: 9.02 s. mem usage=0.41 GB. avail mem=29.19 GB.\n"
+      "[2026-01-12 08:02:19] max_total_num_tokens=120000, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+      "max_running_requests=64, context_len=32768, available_gpu_mem=29.19 GB\n";
+  Result done = Analyze("--format json '" + WriteTemp("tpt_cut_after_capture.log", begin + end) + "'");
+  json d = json::parse(done.out, nullptr, false);
+  EXPECT_EQ(d["root_cause"], "none") << done.out;
+  EXPECT_NE(d["verdict"].get<std::string>().find("stops after capturing CUDA graphs"), std::string::npos) << d["verdict"];
+  Result mid = Analyze("--format json '" + WriteTemp("tpt_cut_in_capture.log", begin) + "'");
+  json m = json::parse(mid.out, nullptr, false);
+  EXPECT_EQ(m["root_cause"], "none") << mid.out;
+  EXPECT_NE(m["verdict"].get<std::string>().find("stops while capturing CUDA graphs"), std::string::npos) << m["verdict"];
+}
+
+// A TRT-LLM PyTorch-backend model under Triton Inference Server that loaded:
+// the KV pool line (kvCacheManager.cpp [MemUsageChange]) and Triton's glog
+// "successfully loaded" (model_lifecycle.cc, its message quoted since 24.x) are
+// a run that got somewhere: healthy, not no_evidence; the quoted glog message
+// is the program's own quote, not a document quoting a log.
+TEST(ConsistencyEvidence, TritonModelLoadedIsARunThatGotSomewhere) {
+  const std::string log =
+      "[TensorRT-LLM][INFO] Number of tokens per block: 32.\n"
+      "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 40.25 GiB for max tokens in paged KV cache (1318912).\n"
+      "[TensorRT-LLM][WARNING] Attention workspace size is not enough, increase the size from 0 bytes to 1048576 bytes\n"
+      "I0305 09:12:44.201931 1 model_lifecycle.cc:849] \"successfully loaded 'tensorrt_llm'\"\n"
+      "I0305 09:12:44.202100 1 server.cc:620] \n";
+  Result r = Analyze("--format json '" + WriteTemp("tpt_triton_loaded.log", log) + "'", /*merge_stderr=*/true);
+  EXPECT_EQ(r.out.find("reads as a document"), std::string::npos) << r.out;
+  json j = json::parse(r.out.substr(0, r.out.rfind('}') + 1), nullptr, false);
+  EXPECT_EQ(j["root_cause"], "none") << r.out;
+  EXPECT_NE(j["verdict"].get<std::string>().find("after the engine reported ready"), std::string::npos) << j["verdict"];
+}
+
+// An illegal memory access reported at the speculative-decoding path's host
+// sync (vLLM's RejectionSampler.parse_output, reached only when a step sampled
+// draft tokens): the Fix is to serve without speculative decoding, the
+// CUDA_LAUNCH_BLOCKING=1 diagnostic the Next step beside it, in text and
+// markdown alike; an access fault elsewhere keeps the diagnostic alone.
+TEST(ConsistencyEvidence, SpecDecodeAccessFaultLeadsWithTurningItOff) {
+  const std::string spec = Sample("rules/illegal_memory_access/pos_vllm_spec_decode_sync.log");
+  Result text = Analyze(spec);
+  EXPECT_NE(text.out.find("\nFix: remove --speculative-config: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\nNext step: export CUDA_LAUNCH_BLOCKING=1: "), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("Also try:\n  export CUDA_LAUNCH_BLOCKING=1"), std::string::npos) << text.out;
+  Result md = Analyze("--format markdown " + spec);
+  EXPECT_NE(md.out.find("**Fix:** remove --speculative-config"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("**Next step:** `export CUDA_LAUNCH_BLOCKING=1`"), std::string::npos) << md.out;
+  Result other = Analyze(Sample("rules/illegal_memory_access/pos_torch_ima.log"));
+  EXPECT_NE(other.out.find("\nNext step: export CUDA_LAUNCH_BLOCKING=1: "), std::string::npos) << other.out;
+  EXPECT_EQ(other.out.find("speculative"), std::string::npos) << other.out;
+}
+
 // A line that says "error" which no rule explains is `unknown`, the line
 // quoted; never healthy. An error the server went on after (a
 // request's) did not end the run; an INFO line naming the word is no error.
