@@ -113,6 +113,23 @@ StatusOr<FormatSet> FormatSet::Load(const std::vector<FormatSource>& files, bool
   return Loader::Load(files, strict, check_samples, /*defer_regexes=*/false, prefilter_blob);
 }
 
+namespace {
+
+// A format file is read with nlohmann's value() and get(), which throw type_error when a key
+// holds another type than the spec's ("schema": "x", a string where a number goes): that is the
+// file's error, named with the file, never a crash (formats fuzzer, 2026-12-06).
+template <typename F>
+Status WrongTypesAreTheFiles(const std::string& file, F&& read) {
+  try {
+    return read();
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgumentError(file + ": a value of the wrong type (" + e.what() +
+                                "); see tptriage help format-files");
+  }
+}
+
+}  // namespace
+
 StatusOr<FormatSet> FormatSet::Loader::Load(const std::vector<FormatSource>& files, bool strict, bool check_samples,
                                             bool defer_regexes, std::string_view prefilter_blob) {
   // Pass 1: compile each file. Pass 2: check samples against the whole set
@@ -131,7 +148,7 @@ StatusOr<FormatSet> FormatSet::Loader::Load(const std::vector<FormatSource>& fil
       if (!good[i]) continue;
       starts[i] = {set.patterns_.size(), set.blocks_.size(), set.wrappers_.size() + set.suffixes_.size(),
                    set.prefixes_.size()};
-      Status s = load.AddFile(files[i], &docs[i]);
+      Status s = WrongTypesAreTheFiles(files[i].name, [&] { return load.AddFile(files[i], &docs[i]); });
       if (!s.ok()) {
         problems.push_back(s.message());
         good[i] = false;
@@ -142,10 +159,14 @@ StatusOr<FormatSet> FormatSet::Loader::Load(const std::vector<FormatSource>& fil
     // Samples are stripped as the engine strips lines: with the prefix sets.
     TPT_RETURN_IF_ERROR(load.BuildPrefixSets());
     load.BuildDecoders();
-    if (check_samples) TPT_RETURN_IF_ERROR(load.CheckPrefixAutomaton(docs));
+    if (check_samples) {
+      TPT_RETURN_IF_ERROR(WrongTypesAreTheFiles("the format files' samples", [&] { return load.CheckPrefixAutomaton(docs); }));
+    }
     for (size_t i = 0; i < files.size() && !dropped && check_samples; ++i) {
       if (!good[i]) continue;
-      Status s = load.CheckSamples(files[i], docs[i], starts[i][0], starts[i][1], starts[i][2], starts[i][3]);
+      Status s = WrongTypesAreTheFiles(files[i].name, [&] {
+        return load.CheckSamples(files[i], docs[i], starts[i][0], starts[i][1], starts[i][2], starts[i][3]);
+      });
       if (!s.ok()) {
         problems.push_back(s.message());
         good[i] = false;

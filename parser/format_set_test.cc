@@ -118,6 +118,24 @@ TEST(FormatSet, RejectsBadJsonAndMissingPieces) {
   ExpectRejected(t, "$.patterns[0].literals", "required");
 }
 
+// A key holding another type than the spec's (a string schema, a string where a flag or a
+// count goes) is the file's error with its name, not an exception out of the loader (the
+// formats fuzzer found "schema": "wrappers" terminating the process).
+TEST(FormatSet, AValueOfTheWrongTypeIsTheFilesErrorNotACrash) {
+  ExpectRejected(R"J({"schema": "wrappers", "family": "demo", "patterns": []})J", "demo.json", "wrong type");
+  std::string t = Family();
+  t.replace(t.find("\"literals\""), 0, "\"consequence\": \"yes\", ");
+  ExpectRejected(t, "demo.json", "wrong type");
+  // Left out and named when not strict, the good file kept.
+  std::string good = Family();
+  good.replace(good.find("\"demo\""), 6, "\"demo2\"");
+  auto fs = FormatSet::Load({{"typed.json", R"J({"schema": "1", "family": "demo", "patterns": []})J"}, {"good.json", good}},
+                            false);
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  ASSERT_EQ(fs->problems().size(), 1u);
+  EXPECT_NE(fs->problems()[0].find("typed.json"), std::string::npos) << fs->problems()[0];
+}
+
 TEST(FormatSet, ABadFileIsLeftOutAndNamedWhenNotStrict) {
   std::string bad = Family("((");
   std::string good = Family();
