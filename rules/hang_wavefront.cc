@@ -256,7 +256,11 @@ size_t AddCollectiveWavefront(std::vector<Event>* events_in, RunTotals* totals, 
     l.rows = LaneRows(places, stacks);
     lanes->push_back(std::move(l));
   };
-  for (auto& [pg, ranks] : groups) {
+  for (auto& group : groups) {
+    // Named references, not a structured binding: the lambdas below capture them, which
+    // clang before 16 refuses for bindings (the fuzz build is clang's).
+    const auto& pg = group.first;
+    auto& ranks = group.second;
     const std::set<int> no_dump = no_dump_of(pg);
     if (ranks.size() + no_dump.size() < 2) continue;
     for (auto& [r, s] : ranks) s.cut = cut_ranks.count(r) > 0;
