@@ -25,7 +25,14 @@ class JsonReporter : public Reporter {
 // (report/fix.h): the line, the value in use, its effect and the floor.
 nlohmann::json AnalysisJson(const Analysis& a) {
   nlohmann::json j = a;
-  if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) j["fix"] = FixJson(DescribeFix(a, *d));
+  if (const Diagnosis* d = PrimaryDiagnosis(a); d != nullptr) {
+    j["fix"] = FixJson(DescribeFix(a, *d));
+    // The diagnostic step printed beside the fix (text's and markdown's "Next step:" line).
+    if (const Remedy* n = FixOf(*d).next_step) {
+      const std::string line = RemedyCommand(*n);
+      j["next_step"] = {{"flag", n->flag}, {"line", line.empty() ? Advice(*n) : line}, {"why", n->why}};
+    }
+  }
   return j;
 }
 

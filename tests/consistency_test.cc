@@ -610,6 +610,10 @@ TEST(ConsistencyEvidence, SpecDecodeAccessFaultLeadsWithTurningItOff) {
   Result md = Analyze("--format markdown " + spec);
   EXPECT_NE(md.out.find("**Fix:** remove --speculative-config"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("**Next step:** `export CUDA_LAUNCH_BLOCKING=1`"), std::string::npos) << md.out;
+  // JSON carries the same pair: the fix, and the next step beside it.
+  json j = json::parse(Analyze("--format json " + spec).out, nullptr, false);
+  EXPECT_EQ(j["fix"]["flag"], "--speculative-config") << j.dump(1);
+  EXPECT_EQ(j["next_step"]["line"], "export CUDA_LAUNCH_BLOCKING=1") << j.dump(1);
   Result other = Analyze(Sample("rules/illegal_memory_access/pos_torch_ima.log"));
   EXPECT_NE(other.out.find("\nNext step: export CUDA_LAUNCH_BLOCKING=1: "), std::string::npos) << other.out;
   EXPECT_EQ(other.out.find("speculative"), std::string::npos) << other.out;
