@@ -224,7 +224,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       double held = 0;
       std::string mm_note;
       double v0_encoder_phase = 0;  // V0: the encoder's call inside the forward, with what is held
-      if (!v1 && in.model->mm_item_tokens > 0) {
+      if (!v1 && in.model->mm_item_tokens > 0 && !in.model->vit_siglip) {  // V0: the Qwen processors read
         const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
         tokens = d.lm_tokens;
         seqs = d.seqs;
@@ -268,7 +268,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       if (v1 && in.model->vision_params > 0) {
         enc = VllmV1EncoderProfile(*in.model, in.version, in.tp, tokens, *in.max_num_seqs,
                                    in.context_length.value_or(in.model->max_position),
-                                   in.mm_limits.value_or(VllmMmLimits{}));
+                                   in.mm_limits.value_or(VllmMmLimits::Default()));
       }
       ModelConfig text_only;
       const ModelConfig* lm = &*in.model;
@@ -312,7 +312,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
       if (reserved) peak *= 1.2;
       in.activation_peak_bytes = peak;
-      in.encoder_profile_unmodelled = in.model->vision_params > 0 && (v1 ? !enc.modelled : in.model->mm_item_tokens == 0);
+      in.encoder_profile_unmodelled =
+          in.model->vision_params > 0 && (v1 ? !enc.modelled : in.model->mm_item_tokens == 0 || in.model->vit_siglip);
       assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
                             std::to_string(*in.max_num_batched_tokens) + " tokens and " +
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +

@@ -124,7 +124,10 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p);
 std::optional<Remedy> VideoOffRemedy(const PlanInput& in, const Plan& p, int64_t useful) {
   if (in.framework != "vllm" || p.input.encoder_modality != "video" || p.failure == "weights_oom") return std::nullopt;
   PlanInput t = in;
-  VllmMmLimits limits = in.mm_limits.value_or(VllmMmLimits{});
+  VllmMmLimits limits = in.mm_limits.value_or(VllmMmLimits::Default());
+  // Images keep what was given, else the version's default (vllm_mm_profile.h).
+  if (!limits.given) limits.image = VersionBefore(in.version, {0, 9}) ? 1 : 999;
+  limits.given = true;
   limits.video = 0;
   limits.image = std::max(limits.image, 1);
   t.mm_limits = limits;

@@ -476,6 +476,31 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
       } else {
         int64_t side = Num<int>(v, {"image_size"}).value_or(448) / std::max(patch, 1);
         m.vision_max_patches = side * side;
+        if (m.architecture == "Gemma3ForConditionalGeneration") {
+          // Gemma-3 (vLLM gemma3_mm.py 0.8.2-0.11.0, Gemma3MultiModalProjector): one SigLIP
+          // pass per image at image_size (896 px: 64 x 64 patches of 14), average-pooled to
+          // mm_tokens_per_image (256: 16 x 16) soft tokens; pan-and-scan is off by default
+          // (Gemma3ProcessingInfo.get_num_crops), so the largest item is one image, no crops.
+          const int64_t tokens = Num<int64_t>(j, {"mm_tokens_per_image"}).value_or(256);
+          int64_t per_side = 1;
+          while (per_side * per_side < tokens) ++per_side;
+          const int width = Num<int>(v, {"hidden_size"}).value_or(0);
+          const int heads = Num<int>(v, {"num_attention_heads"}).value_or(0);
+          const int mlp = Num<int>(v, {"intermediate_size"}).value_or(0);
+          if (per_side * per_side == tokens && side > 0 && side % per_side == 0 && width > 0 && heads > 0 &&
+              mlp > 0) {
+            const int channels = Num<int>(v, {"num_channels"}).value_or(3);
+            m.mm_item_tokens = tokens;
+            m.vision_patch_elems = static_cast<int64_t>(channels) * patch * patch;
+            m.vit_width = width;
+            m.vit_heads = heads;
+            m.vit_mlp = mlp;
+            m.vit_mlp_gated = false;
+            m.vit_merge = static_cast<int>(side / per_side);
+            m.vit_temporal = 1;
+            m.vit_siglip = true;
+          }
+        }
       }
     }
     if (p > 0) {

@@ -94,8 +94,12 @@ struct ModelConfig {
   // width (Qwen2.5-VL's gated intermediate_size; Qwen2-VL's embed_dim x mlp_ratio,
   // fc1-GELU-fc2), spatial merge, temporal patch. 0 for other towers; vLLM V1's encoder
   // profiling is priced from them (vllm_mm_profile.cc).
+  // Gemma-3's SigLIP tower (gemma3_mm.py, siglip.py) fills the same fields: width, heads,
+  // fc1-GELU-fc2 MLP, the projector's average-pool kernel as vit_merge (4: 64 x 64 patches
+  // to 16 x 16 tokens), no temporal patch; vit_siglip tells the two forwards apart.
   int vit_width = 0, vit_heads = 0, vit_mlp = 0, vit_merge = 0, vit_temporal = 0;
   bool vit_mlp_gated = false;
+  bool vit_siglip = false;
   std::string vision_note;
   int vision_heads = 0;            // vision_config.num_attention_heads (eager ViT attention scores)
   // The top level of config.json as TGI's launcher reads it (launcher/src/main.rs RawConfig

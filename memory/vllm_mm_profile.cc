@@ -42,6 +42,18 @@
 //   after the last layer is narrower.
 // Beside the layer: the pixel values in float32 (P x 1176 x 4) and the dtype copy the
 // model encodes (pixel_values.type(self.visual.dtype)).
+//
+// Gemma-3 (gemma3_mm.py, siglip.py; 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 read): image only
+// (get_supported_mm_limits), the dummy item is one image of 256 soft tokens (no crops), the
+// pixel values the HF processor's float32 at 896 x 896 (3 x 14 x 14 values a patch). The
+// SigLIP layer (SiglipEncoderLayer): the residual and the normed input 2X, then attention
+// (SiglipAttention: qkv_proj's output 3X, chunked into views, MultiHeadAttention's output
+// X, out_proj's X; xformers or SDPA, O(P) memory), added in place; the MLP fc1's output M
+// and its GELU M beside residual and normed, then the GELU and fc2's output:
+// max(2X + 2M, 3X + M). Column/row-parallel at TP (per-rank M and qkv). The cast of the
+// pixel values to the tower's dtype (SiglipVisionEmbeddings.forward) is a temporary of the
+// patch embedding, gone before the first layer; the projector after the last layer pools
+// 4 x 4 and is narrower.
 #include "memory/vllm_mm_profile.h"
 
 #include <algorithm>
@@ -119,9 +131,29 @@ std::string VllmMmLimitsFlag(const VllmMmLimits& limits, std::string_view versio
   return "'{\"image\": " + image + ", \"video\": " + video + "}'";
 }
 
+namespace {
+
+QwenVitPeak SiglipLayerPeak(const ModelConfig& m, int64_t patches, int tp) {
+  QwenVitPeak q;
+  const double e = m.dtype_bytes, P = static_cast<double>(patches);
+  const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
+  const double attn = 2 * X + 5 * X / tp;
+  const double mlp = std::max(2 * X + 2 * M / tp, 3 * X + M / tp);
+  q.layer = std::max(attn, mlp);
+  q.arithmetic = internal::WithCommas(patches) + " patches x width " + std::to_string(m.vit_width) + " = " +
+                 FormatGiB(X) + " a tensor; SigLIP layer peak " + FormatGiB(q.layer) +
+                 " (attention: residual + normed input " + FormatGiB(2 * X) + " + qkv, attention and out_proj " +
+                 FormatGiB(5 * X / tp) + "; MLP: residual + normed + fc1 and its GELU, " +
+                 internal::WithCommas(m.vit_mlp) + " wide, " + FormatGiB(mlp) + ")";
+  return q;
+}
+
+}  // namespace
+
 QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std::string_view version) {
   QwenVitPeak q;
   if (m.vit_width <= 0 || patches <= 0) return q;
+  if (m.vit_siglip) return SiglipLayerPeak(m, patches, std::max(tp, 1));
   tp = std::max(tp, 1);
   const double e = m.dtype_bytes, P = static_cast<double>(patches);
   const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
@@ -164,21 +196,30 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   tp = std::max(tp, 1);
   const int64_t image_tokens = m.mm_item_tokens;
   const int temporal = std::max(m.vit_temporal, 1);
+  // The items one prompt may hold; from 0.9 the tokens of the largest item are measured
+  // with one item of each modality the limits leave on (registry.py
+  // get_max_tokens_per_item_by_modality: {modality: 1 for limit > 0}); 0.8.2 passes the limits.
+  const bool v09 = CompareVersions(*v, {0, 9}) >= 0;
+  const int default_limit = v09 ? 999 : 1;
+  const int64_t image_limit = limits.given ? limits.image : default_limit;
+  const int64_t video_limit = limits.given ? limits.video : default_limit;
+  const int64_t image_count = v09 ? (image_limit > 0 ? 1 : 0) : image_limit;
+  const int64_t video_count = v09 ? 1 : video_limit;
   int64_t video_tokens = 0;
-  if (limits.video > 0) {
+  if (video_limit > 0 && m.mm_video) {
     // _get_max_video_frames(max_model_len - image tokens x image limit), per video, capped.
     // 0.11 counts the frames against max_model_len alone (get_num_frames_with_most_features).
     const bool v011 = CompareVersions(*v, {0, 11}) >= 0;
-    const int64_t room = v011 ? max_model_len : max_model_len - image_tokens * limits.image;
+    const int64_t room = v011 ? max_model_len : max_model_len - image_tokens * image_count;
     int64_t frames = 0;
     while (frames < (1 << 20) && VideoTokens(frames + 1, temporal, image_tokens) <= room) ++frames;
-    frames = std::max<int64_t>(std::min<int64_t>(frames / limits.video, MaxFramesPerVideo(*v)), 1);
+    frames = std::max<int64_t>(std::min<int64_t>(frames / video_count, MaxFramesPerVideo(*v)), 1);
     video_tokens = VideoTokens(frames, temporal, image_tokens);
   }
-  if (limits.image > 0 && (limits.video <= 0 || image_tokens >= video_tokens)) {
+  if (image_limit > 0 && (video_limit <= 0 || !m.mm_video || image_tokens >= video_tokens)) {
     p.modality = "image";
     p.item_tokens = image_tokens;
-  } else if (limits.video > 0) {
+  } else if (video_limit > 0 && m.mm_video) {
     p.modality = "video";
     p.item_tokens = video_tokens;
   } else {
@@ -189,7 +230,7 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   // down from 0.10.0 (at least 1); at most max_num_seqs x the items one prompt holds: the
   // limit, or from 0.10.1 (MultiModalBudget.get_max_items, v1/worker/utils.py 0.10.1.1)
   // max(1, min(limit, max_model_len // item)).
-  const int64_t limit = p.modality == "image" ? limits.image : limits.video;
+  const int64_t limit = p.modality == "image" ? image_limit : video_limit;
   const int64_t budget = std::max(max_num_batched_tokens, p.item_tokens);
   const bool floor_items = CompareVersions(*v, {0, 10}) >= 0;
   const int64_t per_prompt = CompareVersions(*v, {0, 10, 1}) >= 0
@@ -207,7 +248,8 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   // encoder (_process_image_input: pixel_values.type(self.visual.dtype)); 0.11 casts them
   // inside the transformer's forward (x.to(dtype)) and drops the copy after patch_embed.
   const bool v011 = CompareVersions(*v, {0, 11}) >= 0;
-  const double pixels_cast = v011 ? 0 : P * static_cast<double>(m.vision_patch_elems) * e;
+  // SigLIP's cast is a temporary of the patch embedding (above).
+  const double pixels_cast = v011 || m.vit_siglip ? 0 : P * static_cast<double>(m.vision_patch_elems) * e;
   p.encoder_peak = vit.layer + pixels32 + pixels_cast;
   // 0.11 pads each dummy output to the encoder budget (output.new_zeros((budget, hidden))).
   const int64_t kept = v011 ? std::max(budget, p.item_tokens) : p.item_tokens;
@@ -218,7 +260,7 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
                  " of " + internal::WithCommas(p.item_tokens) + " tokens (min(" + (floor_items ? "floor" : "ceil") +
                  "(max(" + internal::WithCommas(max_num_batched_tokens) + " batched tokens, item) / item), " +
                  internal::WithCommas(max_num_seqs) + " seqs x " + std::to_string(per_prompt) + " a prompt)" +
-                 (limits.video > 0 && p.modality == "image" ? "; a video would be " + internal::WithCommas(video_tokens)
+                 (video_limit > 0 && m.mm_video && p.modality == "image" ? "; a video would be " + internal::WithCommas(video_tokens)
                                                             : "") +
                  "): " + vit.arithmetic + " + pixel values " + FormatGiB(pixels32) + " float32 + " +
                  FormatGiB(pixels_cast) + " cast = " + FormatGiB(p.encoder_peak) +

@@ -4,7 +4,8 @@
 // 0.10.0, 0.10.1.1 and 0.11.0 sdists): which dummy items it encodes, the encoder's activation
 // peak over their patches, and what stays allocated through the language model's run and
 // the sampler.
-// Priced from config.json's vision_config for the towers read (Qwen2-VL, Qwen2.5-VL).
+// Priced from config.json's vision_config for the towers read (Qwen2-VL, Qwen2.5-VL, and
+// Gemma-3's SigLIP).
 #pragma once
 
 #include <cstdint>
@@ -16,10 +17,13 @@
 
 namespace tpt::memory {
 
-// vLLM's --limit-mm-per-prompt: items of each modality one prompt may hold (1 by default,
-// multimodal/registry.py get_mm_limits_per_prompt, 0.8.2-0.9.2).
+// vLLM's --limit-mm-per-prompt: items of each modality one prompt may hold. Without the
+// flag (given false) MultiModalConfig.get_limit_per_prompt's default: 1 in 0.8.2, 999 under
+// V1 from 0.9 (config.py 0.9.2, config/__init__.py 0.10.1.1, config/multimodal.py 0.11.0).
 struct VllmMmLimits {
   int image = 1, video = 1;
+  bool given = true;
+  static VllmMmLimits Default() { return {1, 1, false}; }  // the flag absent
 };
 
 // "image=10,video=10" (the flag's form before vLLM 0.10) or '{"image": 10, "video": 10}'.
@@ -48,7 +52,7 @@ struct VllmEncoderProfile {
   std::string arithmetic;  // the figures above, for plan's output
 };
 
-// Qwen2-VL and Qwen2.5-VL (ModelConfig::vit_*) on vLLM V1 0.8.0-0.11.x (0.11.1+ taken as
+// Qwen2-VL, Qwen2.5-VL and Gemma-3 (ModelConfig::vit_*) on vLLM V1 0.8.0-0.11.x (0.11.1+ taken as
 // 0.11.0, inferred); otherwise
 // `modelled` is false. max_model_len decides the dummy video's frames, as vLLM's
 // get_max_tokens_per_item_by_modality does.

@@ -124,6 +124,19 @@ TEST(VllmEncoderProfileTest, Version011) {
   EXPECT_DOUBLE_EQ(image.held, 2 * 65536.0 * 1176 * 4 + 2 * 32768.0 * 3584 * 2);
 }
 
+// From 0.9 the largest item is measured with one item of each modality left on, whatever
+// the limits (registry.py 0.9.2 get_max_tokens_per_item_by_modality: {modality: 1}): at the
+// README's 10 images and 10 videos the dummy video gets (128,000 - 16,384) tokens' worth
+// of frames, 12, 6 steps of 16,384 tokens, where 0.8.2 (the limits passed through) leaves
+// it one frame pair and encodes the image.
+TEST(VllmEncoderProfileTest, ItemTokensFromOneItemOfEachModalityFrom09) {
+  const ModelConfig m = Qwen25Vl7b();
+  EXPECT_EQ(VllmV1EncoderProfile(m, "0.8.2", 1, 16384, 1024, 128000, {10, 10}).modality, "image");
+  VllmEncoderProfile p = VllmV1EncoderProfile(m, "0.9.2", 1, 16384, 1024, 128000, {10, 10});
+  EXPECT_EQ(p.modality, "video");
+  EXPECT_EQ(p.item_tokens, 6 * 16384);
+}
+
 // Versions and towers not read stay with the rough estimate.
 TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
   const ModelConfig m = Qwen25Vl7b();
@@ -133,7 +146,59 @@ TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
   EXPECT_TRUE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
   auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
   ASSERT_TRUE(gemma.ok());
-  EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.9.2", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.12.0", 1, 8192, 1024, 8192, {}).modelled);
+  // A SigLIP tower whose pooled tokens are not a square of the patch grid is not Gemma-3's.
+  ModelConfig odd = *gemma;
+  odd.vit_width = odd.vit_heads = odd.vit_mlp = 0;
+  EXPECT_FALSE(VllmV1EncoderProfile(odd, "0.10.1.1", 1, 8192, 1024, 8192, {}).modelled);
+}
+
+// Gemma-3's SigLIP (gemma3_mm.py, siglip.py 0.10.1.1 / 0.11.0): one 896 px image of 256
+// soft tokens an item (64 x 64 patches pooled 4 x 4), as many items as the encoder budget
+// holds; image only, whatever --limit-mm-per-prompt says of video.
+TEST(VllmEncoderProfileTest, Gemma3SiglipTower) {
+  auto m = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m->vit_siglip);
+  EXPECT_EQ(m->vit_width, 1152);
+  EXPECT_EQ(m->vit_mlp, 4304);
+  EXPECT_EQ(m->vit_merge, 4);
+  EXPECT_EQ(m->mm_item_tokens, 256);
+  EXPECT_EQ(m->vision_patch_elems, 3 * 14 * 14);
+  EXPECT_FALSE(m->mm_video);
+
+  // 0.10.1.1 on an H100 (8,192 batched tokens, 1,024 seqs): floor(8,192 / 256) = 32 images.
+  VllmEncoderProfile p = VllmV1EncoderProfile(*m, "0.10.1.1", 1, 8192, 1024, 32768, {});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.modality, "image");
+  EXPECT_EQ(p.items, 32);
+  EXPECT_EQ(p.patches, 32 * 4096);
+  const double P = 32 * 4096.0, X = P * 1152 * 2, M = P * 4304 * 2;
+  const double pixels = 32 * 3 * 896.0 * 896 * 4;  // float32 pixel values
+  // The MLP is the widest phase: residual + normed + fc1 + GELU.
+  EXPECT_DOUBLE_EQ(p.encoder_peak, 2 * X + 2 * M + pixels);
+  EXPECT_DOUBLE_EQ(p.held, pixels + 32 * 256.0 * 5376 * 2);
+  EXPECT_NE(p.arithmetic.find("SigLIP"), std::string::npos) << p.arithmetic;
+  EXPECT_EQ(p.arithmetic.find("a video would be"), std::string::npos) << p.arithmetic;
+
+  // At TP 2 the qkv and MLP widths are per rank; the residual stream is whole.
+  VllmEncoderProfile tp2 = VllmV1EncoderProfile(*m, "0.10.1.1", 2, 8192, 1024, 32768, {});
+  EXPECT_DOUBLE_EQ(tp2.encoder_peak, std::max(2 * X + 2 * M / 2, 3 * X + M / 2) + pixels);
+
+  // 0.11.0 pads every output to the 8,192-token budget (gpu_model_runner.py profile_run).
+  VllmEncoderProfile v011 = VllmV1EncoderProfile(*m, "0.11.0", 1, 8192, 1024, 32768, {});
+  EXPECT_DOUBLE_EQ(v011.held, pixels + 32 * 8192.0 * 5376 * 2);
+  EXPECT_NEAR(v011.held / kGiB, 2.92, 0.01);
+
+  // 0.9.2 rounds the budget up (cdiv) and takes the limit per prompt: 2,048 / 256 = 8.
+  EXPECT_EQ(VllmV1EncoderProfile(*m, "0.9.2", 1, 2048, 256, 32768, {}).items, 8);
+  // Images off: nothing to encode.
+  VllmEncoderProfile off = VllmV1EncoderProfile(*m, "0.10.1.1", 1, 8192, 1024, 32768, {0, 1});
+  EXPECT_TRUE(off.modality.empty());
+  // Without the flag, 0.10.1.1's default of 999 images a prompt: a 4-sequence profile still
+  // encodes the 32 images the budget holds (max_num_seqs x min(999, 32,768 / 256)).
+  EXPECT_EQ(VllmV1EncoderProfile(*m, "0.10.1.1", 1, 8192, 4, 32768, VllmMmLimits::Default()).items, 32);
+  EXPECT_EQ(VllmV1EncoderProfile(*m, "0.10.1.1", 1, 8192, 4, 32768, {1, 0}).items, 4);
 }
 
 // Qwen2-VL's tower: embed_dim wide (hidden_size is the merger's output), a plain

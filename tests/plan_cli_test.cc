@@ -206,7 +206,13 @@ TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
     return j["unknowns"];
   };
   const std::string v011 = "--framework vllm --server-version 0.11.0 --gpu H100 --max-model-len 8192 ";
-  PlanRun gemma = Plan(model("gemma-3-27b") + v011 + "--format json");
+  // Gemma-3's SigLIP is read for 0.8-0.11 (vllm_mm_profile.cc); 0.12's profile is not.
+  const std::string v012 = "--framework vllm --server-version 0.12.0 --gpu H100 --max-model-len 8192 ";
+  PlanRun read = Plan(model("gemma-3-27b") + v011 + "--format json");
+  ASSERT_TRUE(read.rc == 0 || read.rc == 1) << read.out;
+  EXPECT_TRUE(unknowns(read).empty()) << read.out;
+  EXPECT_NE(read.out.find("32 dummy images of 256 tokens"), std::string::npos) << read.out;
+  PlanRun gemma = Plan(model("gemma-3-27b") + v012 + "--format json");
   ASSERT_TRUE(gemma.rc == 0 || gemma.rc == 1) << gemma.out;
   auto u = unknowns(gemma);
   ASSERT_EQ(u.size(), 1u) << gemma.out;
@@ -218,9 +224,9 @@ TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
     wide = wide || s["assumption"].get<std::string>().find("x0.5-x3 (") != std::string::npos;
   }
   EXPECT_TRUE(wide) << gemma.out;
-  PlanRun text = Plan(model("gemma-3-27b") + v011);
+  PlanRun text = Plan(model("gemma-3-27b") + v012);
   EXPECT_NE(text.out.find("unknown: encoder profiling not modelled"), std::string::npos) << text.out;
-  EXPECT_TRUE(unknowns(Plan(model("gemma-3-27b") + v011 + "--activation-peak 9GiB --format json")).empty());
+  EXPECT_TRUE(unknowns(Plan(model("gemma-3-27b") + v012 + "--activation-peak 9GiB --format json")).empty());
   EXPECT_TRUE(unknowns(Plan(model("llama-3.1-8b-instruct") + v011 + "--format json")).empty());
   EXPECT_TRUE(unknowns(Plan(model("qwen2.5-vl-7b-instruct-awq") +
                             "--framework vllm --server-version 0.7.3 --vllm-engine v0 --gpu jetson-orin-32g "
