@@ -224,6 +224,19 @@ int ModelConfig::LinearLayers() const {
   return static_cast<int>(std::count(layer_kind.begin(), layer_kind.end(), "linear"));
 }
 
+void SetQwenProcessorMaxPixels(ModelConfig& m, int64_t image_max_pixels, int64_t video_max_pixels) {
+  if (m.vit_patch <= 0 || m.vit_merge <= 0) return;
+  const int64_t patch_area = static_cast<int64_t>(m.vit_patch) * m.vit_patch;
+  const int64_t merge_area = static_cast<int64_t>(m.vit_merge) * m.vit_merge;
+  if (image_max_pixels > 0) {
+    m.vision_max_patches = image_max_pixels / patch_area;
+    m.mm_item_tokens = m.vision_max_patches / merge_area;
+  }
+  // video_smart_resize keeps frames x height x width within the max pixels, so the largest
+  // video's rows do not grow with its frames (qwen3_vl.py _get_vision_info).
+  if (video_max_pixels > 0) m.mm_video_rows = video_max_pixels / (patch_area * std::max(m.vit_temporal, 1) * merge_area);
+}
+
 StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
   const std::string src(source);
   if (!j.is_object()) return InvalidArgumentError(src + ": not a JSON object (expected a Hugging Face config.json)");
@@ -460,6 +473,31 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
         const int temporal = Num<int>(v, {"temporal_patch_size"}).value_or(2);
         m.vision_patch_elems = static_cast<int64_t>(channels) * temporal * patch * patch;
         const bool qwen25 = m.architecture == "Qwen2_5_VLForConditionalGeneration";
+        const bool qwen3 = m.architecture == "Qwen3VLForConditionalGeneration" ||
+                           m.architecture == "Qwen3VLMoeForConditionalGeneration";
+        if (qwen3) {
+          // Qwen3-VL (vLLM qwen3_vl.py 0.11.0; the checkpoints' preprocessor_config.json and
+          // video_preprocessor_config.json, read when present: model_files.cc): images up
+          // to 16,777,216 px, videos up to 25,165,824 px over all frames.
+          m.vit_width = Num<int>(v, {"hidden_size"}).value_or(0);
+          m.vit_heads = Num<int>(v, {"num_heads"}).value_or(0);
+          m.vit_mlp = Num<int>(v, {"intermediate_size"}).value_or(0);
+          m.vit_mlp_gated = false;
+          m.vit_merge = merge;
+          m.vit_temporal = temporal;
+          m.vit_patch = patch;
+          m.vit_qwen3 = true;
+          const int out = Num<int>(v, {"out_hidden_size"}).value_or(m.hidden);
+          int deepstack = 0;
+          if (auto ds = v.find("deepstack_visual_indexes"); ds != v.end() && ds->is_array()) {
+            deepstack = static_cast<int>(ds->size());
+          }
+          m.vit_out_width = out * (1 + deepstack);
+          m.vit_deepstack_width = out * deepstack;
+          m.mm_video_token_scale = 12.5;
+          SetQwenProcessorMaxPixels(m, 16777216, 25165824);
+          if (m.vit_width <= 0 || m.vit_heads <= 0 || m.vit_mlp <= 0) m.vit_width = m.vit_heads = m.vit_mlp = 0;
+        }
         if (qwen25 || m.architecture == "Qwen2VLForConditionalGeneration") {
           // Qwen2_5_VisionTransformer: hidden_size wide, gated MLP of intermediate_size;
           // Qwen2VisionTransformer: embed_dim wide (hidden_size is the merger's output),

@@ -100,6 +100,16 @@ struct ModelConfig {
   int vit_width = 0, vit_heads = 0, vit_mlp = 0, vit_merge = 0, vit_temporal = 0;
   bool vit_mlp_gated = false;
   bool vit_siglip = false;
+  // Qwen3-VL (qwen3_vl.py, vLLM 0.11.0): the Qwen2.5-VL attention with a plain
+  // fc1-GELU-fc2 MLP, patch 16; its embeddings are the merger's out_hidden_size rows with
+  // the deepstack mergers' outputs beside them (vit_out_width = out_hidden x (1 + deepstack),
+  // vit_deepstack_width = out_hidden x deepstack); the largest dummy video is the video
+  // processor's max pixels whatever its frames (mm_video_rows encoder rows), counted
+  // x12.5 for the timestamps each row is formatted with (mm_video_token_scale).
+  bool vit_qwen3 = false;
+  int vit_patch = 0, vit_out_width = 0, vit_deepstack_width = 0;
+  int64_t mm_video_rows = 0;
+  double mm_video_token_scale = 1.0;
   std::string vision_note;
   int vision_heads = 0;            // vision_config.num_attention_heads (eager ViT attention scores)
   // The top level of config.json as TGI's launcher reads it (launcher/src/main.rs RawConfig
@@ -128,6 +138,9 @@ struct ModelConfig {
 
 // Reads a config.json document. `source` names it in errors.
 StatusOr<ModelConfig> ParseModelConfig(const nlohmann::json& config, std::string_view source);
+// The Qwen3-VL processors' largest image and video (pixels; 0 keeps what is set): the
+// image's patches and tokens, the video's encoder rows (model_config.cc).
+void SetQwenProcessorMaxPixels(ModelConfig& m, int64_t image_max_pixels, int64_t video_max_pixels);
 // A model directory (config.json, optional model.safetensors.index.json and
 // hf_quant_config.json) or a path to config.json. Errors name the file and what to do.
 StatusOr<ModelConfig> LoadModel(const std::string& path);

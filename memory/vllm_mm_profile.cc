@@ -205,8 +205,13 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   const int64_t video_limit = limits.given ? limits.video : default_limit;
   const int64_t image_count = v09 ? (image_limit > 0 ? 1 : 0) : image_limit;
   const int64_t video_count = v09 ? 1 : video_limit;
-  int64_t video_tokens = 0;
-  if (video_limit > 0 && m.mm_video) {
+  int64_t video_tokens = 0, video_rows = 0;
+  if (video_limit > 0 && m.mm_video && m.mm_video_rows > 0) {
+    // Qwen3-VL: the video processor's max pixels over all frames, whatever the frames;
+    // each row formatted with its timestamp, x12.5 (qwen3_vl.py get_max_video_tokens).
+    video_rows = m.mm_video_rows;
+    video_tokens = static_cast<int64_t>(static_cast<double>(video_rows) * m.mm_video_token_scale);
+  } else if (video_limit > 0 && m.mm_video) {
     // _get_max_video_frames(max_model_len - image tokens x image limit), per video, capped.
     // 0.11 counts the frames against max_model_len alone (get_num_frames_with_most_features).
     const bool v011 = CompareVersions(*v, {0, 11}) >= 0;
@@ -215,6 +220,7 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
     while (frames < (1 << 20) && VideoTokens(frames + 1, temporal, image_tokens) <= room) ++frames;
     frames = std::max<int64_t>(std::min<int64_t>(frames / video_count, MaxFramesPerVideo(*v)), 1);
     video_tokens = VideoTokens(frames, temporal, image_tokens);
+    video_rows = video_tokens;
   }
   if (image_limit > 0 && (video_limit <= 0 || !m.mm_video || image_tokens >= video_tokens)) {
     p.modality = "image";
@@ -239,7 +245,8 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   const int64_t by_budget = floor_items ? budget / p.item_tokens : (budget + p.item_tokens - 1) / p.item_tokens;
   p.items = std::max<int64_t>(1, std::min(by_budget, max_num_seqs * per_prompt));
   const int64_t merge = std::max(m.vit_merge, 1);
-  p.patches = p.items * p.item_tokens * merge * merge;
+  const int64_t rows = p.modality == "video" ? video_rows : p.item_tokens;  // encoder output rows an item
+  p.patches = p.items * rows * merge * merge;
 
   const QwenVitPeak vit = QwenVitLayerPeak(m, p.patches, tp, version);
   const double e = m.dtype_bytes, P = static_cast<double>(p.patches);
@@ -248,12 +255,18 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   // encoder (_process_image_input: pixel_values.type(self.visual.dtype)); 0.11 casts them
   // inside the transformer's forward (x.to(dtype)) and drops the copy after patch_embed.
   const bool v011 = CompareVersions(*v, {0, 11}) >= 0;
-  // SigLIP's cast is a temporary of the patch embedding (above).
-  const double pixels_cast = v011 || m.vit_siglip ? 0 : P * static_cast<double>(m.vision_patch_elems) * e;
-  p.encoder_peak = vit.layer + pixels32 + pixels_cast;
-  // 0.11 pads each dummy output to the encoder budget (output.new_zeros((budget, hidden))).
-  const int64_t kept = v011 ? std::max(budget, p.item_tokens) : p.item_tokens;
-  const double outputs = static_cast<double>(p.items) * static_cast<double>(kept) * m.hidden * e;
+  // SigLIP's cast is a temporary of the patch embedding (above); Qwen3-VL's 0.11
+  // _process_image_input / _process_video_input still cast into a local.
+  const double pixels_cast =
+      (v011 && !m.vit_qwen3) || m.vit_siglip ? 0 : P * static_cast<double>(m.vision_patch_elems) * e;
+  // Qwen3-VL's deepstack mergers keep their outputs from their layers to the end.
+  const double deepstack = static_cast<double>(p.items) * static_cast<double>(rows) * m.vit_deepstack_width * e;
+  p.encoder_peak = vit.layer + pixels32 + pixels_cast + deepstack;
+  // 0.11 pads each dummy output to the encoder budget (output.new_zeros((budget, width))):
+  // the language model's hidden, or Qwen3-VL's merger and deepstack rows side by side.
+  const int64_t kept = v011 ? std::max(budget, rows) : rows;
+  const int width = m.vit_out_width > 0 ? m.vit_out_width : m.hidden;
+  const double outputs = static_cast<double>(p.items) * static_cast<double>(kept) * width * e;
   p.held = pixels32 + outputs;
 
   p.arithmetic = "V1 encodes " + std::to_string(p.items) + " dummy " + p.modality + (p.items > 1 ? "s" : "") +
@@ -262,8 +275,11 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
                  internal::WithCommas(max_num_seqs) + " seqs x " + std::to_string(per_prompt) + " a prompt)" +
                  (video_limit > 0 && m.mm_video && p.modality == "image" ? "; a video would be " + internal::WithCommas(video_tokens)
                                                             : "") +
+                 (rows != p.item_tokens ? "; " + internal::WithCommas(rows) + " encoder rows an item" : "") +
                  "): " + vit.arithmetic + " + pixel values " + FormatGiB(pixels32) + " float32 + " +
-                 FormatGiB(pixels_cast) + " cast = " + FormatGiB(p.encoder_peak) +
+                 FormatGiB(pixels_cast) + " cast" +
+                 (deepstack > 0 ? " + deepstack outputs " + FormatGiB(deepstack) : "") + " = " +
+                 FormatGiB(p.encoder_peak) +
                  "; held through the language model's run: pixel values " + FormatGiB(pixels32) +
                  " + encoder outputs " + FormatGiB(outputs) + " = " + FormatGiB(p.held);
   return p;

@@ -7,6 +7,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -199,6 +202,68 @@ TEST(VllmEncoderProfileTest, Gemma3SiglipTower) {
   // encodes the 32 images the budget holds (max_num_seqs x min(999, 32,768 / 256)).
   EXPECT_EQ(VllmV1EncoderProfile(*m, "0.10.1.1", 1, 8192, 4, 32768, VllmMmLimits::Default()).items, 32);
   EXPECT_EQ(VllmV1EncoderProfile(*m, "0.10.1.1", 1, 8192, 4, 32768, {1, 0}).items, 4);
+}
+
+// Qwen3-VL-30B-A3B's public config.json numbers (the text model abridged to what plan reads).
+constexpr const char* kQwen3VlConfig = R"({
+  "architectures": ["Qwen3VLMoeForConditionalGeneration"], "model_type": "qwen3_vl_moe",
+  "tie_word_embeddings": false,
+  "text_config": {"model_type": "qwen3_vl_moe_text", "dtype": "bfloat16", "head_dim": 128, "hidden_size": 2048,
+    "intermediate_size": 6144, "max_position_embeddings": 262144, "moe_intermediate_size": 768,
+    "num_attention_heads": 32, "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 48,
+    "num_key_value_heads": 4, "vocab_size": 151936},
+  "vision_config": {"model_type": "qwen3_vl_moe", "deepstack_visual_indexes": [8, 16, 24], "depth": 27,
+    "hidden_size": 1152, "in_channels": 3, "intermediate_size": 4304, "num_heads": 16,
+    "num_position_embeddings": 2304, "out_hidden_size": 2048, "patch_size": 16, "spatial_merge_size": 2,
+    "temporal_patch_size": 2}})";
+
+std::string WriteModelDir(const std::string& name, const std::vector<std::pair<std::string, std::string>>& files) {
+  const std::string dir = ::testing::TempDir() + "/" + name + "-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  for (const auto& [file, text] : files) std::ofstream(dir + "/" + file) << text;
+  return dir;
+}
+
+// Qwen3-VL on vLLM 0.11.0 (qwen3_vl.py): the largest video is the video processor's
+// 25,165,824 px over all frames, 12,288 encoder rows (/ 16^2 / 2 frames / 2^2), formatted
+// x12.5 with timestamps = 153,600 tokens, beyond 2,048 batched tokens: one video, the
+// budget 153,600; its outputs are the merger's 2,048 and three deepstack mergers' columns
+// (8,192 wide), each padded to the budget.
+TEST(VllmEncoderProfileTest, Qwen3VlVideo) {
+  auto m = LoadModel(WriteModelDir("qwen3vl", {{"config.json", kQwen3VlConfig}}));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m->vit_qwen3);
+  EXPECT_EQ(m->mm_item_tokens, 16384);  // 16,777,216 px / 16^2 / 2^2
+  EXPECT_EQ(m->mm_video_rows, 12288);
+  EXPECT_EQ(m->vit_out_width, 8192);
+  EXPECT_EQ(m->vision_patch_elems, 3 * 2 * 16 * 16);
+  VllmEncoderProfile p = VllmV1EncoderProfile(*m, "0.11.0", 4, 2048, 256, 65536, VllmMmLimits::Default());
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.modality, "video");
+  EXPECT_EQ(p.item_tokens, 153600);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_EQ(p.patches, 12288 * 4);
+  const double P = 49152, pixels = P * 1536 * 4;
+  EXPECT_DOUBLE_EQ(p.held, pixels + 153600.0 * 8192 * 2);
+  EXPECT_NEAR(p.held / kGiB, 2.62, 0.01);
+  // The encoder: the 0.11 attention at TP 4 (2X + gathered 3X + 6X/4 + 12X/4), the float32
+  // pixels and their bf16 cast (qwen3_vl.py _process_video_input keeps it), and the three
+  // deepstack outputs of 12,288 x 2,048.
+  const double X = P * 1152 * 2;
+  EXPECT_DOUBLE_EQ(p.encoder_peak, 9.5 * X + pixels + P * 1536 * 2 + 3 * 12288.0 * 2048 * 2);
+  // Video off: the 16,384-token image.
+  VllmEncoderProfile image = VllmV1EncoderProfile(*m, "0.11.0", 4, 2048, 256, 65536, {1, 0});
+  EXPECT_EQ(image.modality, "image");
+  EXPECT_EQ(image.patches, 65536);
+
+  // A checkpoint's own processor files decide the sizes (size.longest_edge).
+  auto small = LoadModel(WriteModelDir(
+      "qwen3vl-small", {{"config.json", kQwen3VlConfig},
+                        {"preprocessor_config.json", R"({"size": {"longest_edge": 4194304, "shortest_edge": 65536}})"},
+                        {"video_preprocessor_config.json", R"({"size": {"longest_edge": 8388608}})"}}));
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_EQ(small->mm_item_tokens, 4096);
+  EXPECT_EQ(small->mm_video_rows, 4096);
 }
 
 // Qwen2-VL's tower: embed_dim wide (hidden_size is the merger's output), a plain
