@@ -105,6 +105,12 @@ double VisionParams(const json& v, int text_hidden, std::string* note) {
   int out = Num<int>(v, {"out_hidden_size", "projection_dim"}).value_or(text_hidden);
   double hm = static_cast<double>(h) * merge * merge;
   double projector = hm * hm + hm * std::max(out, 1);
+  // Qwen3-VL: one more merger of the same shape for each deepstack layer (qwen3_vl.py
+  // deepstack_merger_list), and a learned position table (num_position_embeddings x h).
+  if (auto ds = v.find("deepstack_visual_indexes"); ds != v.end() && ds->is_array()) {
+    projector *= 1.0 + static_cast<double>(ds->size());
+  }
+  projector += static_cast<double>(Num<int>(v, {"num_position_embeddings"}).value_or(0)) * h;
   int patch = Num<int>(v, {"patch_size"}).value_or(14);
   int channels = Num<int>(v, {"num_channels", "in_channels", "in_chans"}).value_or(3);
   int temporal = Num<int>(v, {"temporal_patch_size"}).value_or(1);

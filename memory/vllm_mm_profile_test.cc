@@ -237,6 +237,11 @@ TEST(VllmEncoderProfileTest, Qwen3VlVideo) {
   EXPECT_EQ(m->mm_video_rows, 12288);
   EXPECT_EQ(m->vit_out_width, 8192);
   EXPECT_EQ(m->vision_patch_elems, 3 * 2 * 16 * 16);
+  // The tower's weights: 27 blocks, the merger and the three deepstack mergers (4,608 x
+  // 4,608 + 4,608 x 2,048 each), the 2,304 x 1,152 position table and the patch embedding:
+  // 0.54B, as the checkpoint's 31.1B less Qwen3-30B-A3B's 30.5B.
+  EXPECT_DOUBLE_EQ(m->vision_params, 27 * (4.0 * 1152 * 1152 + 2.0 * 1152 * 4304 + 4 * 1152) +
+                                         4 * (4608.0 * 4608 + 4608.0 * 2048) + 2304.0 * 1152 + 16 * 16 * 3 * 2 * 1152.0);
   VllmEncoderProfile p = VllmV1EncoderProfile(*m, "0.11.0", 4, 2048, 256, 65536, VllmMmLimits::Default());
   ASSERT_TRUE(p.modelled);
   EXPECT_EQ(p.modality, "video");
