@@ -45,12 +45,16 @@
 //
 // Gemma-3 (gemma3_mm.py, siglip.py; 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 read): image only
 // (get_supported_mm_limits), the dummy item is one image of 256 soft tokens (no crops), the
-// pixel values the HF processor's float32 at 896 x 896 (3 x 14 x 14 values a patch). The
-// SigLIP layer (SiglipEncoderLayer): the residual and the normed input 2X, then attention
+// pixel values the HF processor's float32 at 896 x 896 (3 x 14 x 14 values a patch). Held
+// beside every layer after the first: the embeddings (SiglipVisionTransformer.forward's
+// local, and SiglipEncoder.forward's hidden_states_pool, built even when only the last
+// layer is returned) and the layer's input (the encoder loop's variable during the call),
+// 2X. The SigLIP layer (SiglipEncoderLayer): the normed input X, then attention
 // (SiglipAttention: qkv_proj's output 3X, chunked into views, MultiHeadAttention's output
-// X, out_proj's X; xformers or SDPA, O(P) memory), added in place; the MLP fc1's output M
-// and its GELU M beside residual and normed, then the GELU and fc2's output:
-// max(2X + 2M, 3X + M). Column/row-parallel at TP (per-rank M and qkv). The cast of the
+// X, out_proj's X; xformers or SDPA, O(P) memory), added in place: 4X + 4X; the MLP: the
+// attention's sum (the new residual) and the normed input 2X, fc1's output M and its GELU
+// M (the caller's variable keeps the normed input through mlp()), then the GELU and fc2's
+// output: max(4X + 2M, 5X + M). Column/row-parallel at TP (per-rank M and qkv). The cast of the
 // pixel values to the tower's dtype (SiglipVisionEmbeddings.forward) is a temporary of the
 // patch embedding, gone before the first layer; the projector after the last layer pools
 // 4 x 4 and is narrower.
@@ -137,14 +141,14 @@ QwenVitPeak SiglipLayerPeak(const ModelConfig& m, int64_t patches, int tp) {
   QwenVitPeak q;
   const double e = m.dtype_bytes, P = static_cast<double>(patches);
   const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
-  const double attn = 2 * X + 5 * X / tp;
-  const double mlp = std::max(2 * X + 2 * M / tp, 3 * X + M / tp);
+  const double attn = 4 * X + 4 * X / tp;
+  const double mlp = std::max(4 * X + 2 * M / tp, 5 * X + M / tp);
   q.layer = std::max(attn, mlp);
   q.arithmetic = internal::WithCommas(patches) + " patches x width " + std::to_string(m.vit_width) + " = " +
                  FormatGiB(X) + " a tensor; SigLIP layer peak " + FormatGiB(q.layer) +
-                 " (attention: residual + normed input " + FormatGiB(2 * X) + " + qkv, attention and out_proj " +
-                 FormatGiB(5 * X / tp) + "; MLP: residual + normed + fc1 and its GELU, " +
-                 internal::WithCommas(m.vit_mlp) + " wide, " + FormatGiB(mlp) + ")";
+                 " (embeddings, layer input, residual and normed input " + FormatGiB(4 * X) +
+                 " + attention's qkv and output, or the MLP's fc1 and GELU, " + internal::WithCommas(m.vit_mlp) +
+                 " wide: " + FormatGiB(attn) + " / " + FormatGiB(mlp) + ")";
   return q;
 }
 
