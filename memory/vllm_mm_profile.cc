@@ -38,7 +38,7 @@
 //   tensors are 1/tp.
 //   MLP (M = P x MLP width x dtype, per rank): Qwen2.5-VL's gate (after SiLU), up, their
 //   product and the down projection's output beside residual + normed, 3X + 3M; Qwen2-VL's
-//   fc1 and its GELU, then the GELU and fc2's output, max(2X + 2M, 3X + M). The merger
+//   fc1 and its GELU, then the GELU and fc2's output, max(3X + 2M, 4X + M). The merger
 //   after the last layer is narrower.
 // Beside the layer: the pixel values in float32 (P x 1176 x 4) and the dtype copy the
 // model encodes (pixel_values.type(self.visual.dtype)).
@@ -171,9 +171,10 @@ QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std:
   const double rotary = (torch_rotary ? 8.0 : concat_rotary ? 12.0 : 5.0) * X / tp;
   const double gathered = tp > 1 ? 3 * X : 0;
   const double attn = 2 * X + gathered + 6 * X / tp + rotary;
-  // Gated: gate (after SiLU), up, their product and the down projection's output; plain:
-  // fc1 and its GELU, then the GELU output and fc2's.
-  const double mlp = m.vit_mlp_gated ? 3 * X + 3 * M / tp : std::max(2 * X + 2 * M / tp, 3 * X + M / tp);
+  // Beside the layer's input (the loop's variable), the attention's sum and the normed
+  // input (3X): gated, gate (after SiLU), up, their product; plain, fc1 and its GELU, then
+  // the GELU and fc2's output.
+  const double mlp = m.vit_mlp_gated ? 3 * X + 3 * M / tp : std::max(3 * X + 2 * M / tp, 4 * X + M / tp);
   q.layer = std::max(attn, mlp);
   q.arithmetic = internal::WithCommas(patches) + " patches x width " + std::to_string(m.vit_width) + " = " +
                  FormatGiB(X) + " a tensor; encoder layer peak " + FormatGiB(q.layer) +
