@@ -138,9 +138,6 @@ struct ModelConfig {
 
 // Reads a config.json document. `source` names it in errors.
 StatusOr<ModelConfig> ParseModelConfig(const nlohmann::json& config, std::string_view source);
-// The Qwen3-VL processors' largest image and video (pixels; 0 keeps what is set): the
-// image's patches and tokens, the video's encoder rows (model_config.cc).
-void SetQwenProcessorMaxPixels(ModelConfig& m, int64_t image_max_pixels, int64_t video_max_pixels);
 // A model directory (config.json, optional model.safetensors.index.json and
 // hf_quant_config.json) or a path to config.json. Errors name the file and what to do.
 StatusOr<ModelConfig> LoadModel(const std::string& path);

@@ -16,6 +16,7 @@ using internal::Count;
 using internal::json;
 using internal::ParseQuant;
 using internal::ReadJsonFile;
+using internal::ReadVisionProcessorFiles;
 
 namespace {
 
@@ -163,28 +164,7 @@ StatusOr<ModelConfig> LoadModel(const std::string& path) {
       break;
     }
   }
-  // Qwen3-VL's processors: their max pixels decide the profiling's dummy image and video
-  // (vllm_mm_profile.cc); the files' size.longest_edge (or max_pixels) override the defaults.
-  if (m->vit_qwen3) {
-    int64_t px[2] = {0, 0};
-    const char* files[2] = {"preprocessor_config.json", "video_preprocessor_config.json"};
-    for (int i = 0; i < 2; ++i) {
-      if (!fs::exists(dir / files[i], ec)) continue;
-      auto pj = ReadJsonFile(dir / files[i]);
-      if (!pj.ok()) return InvalidArgumentError("--model: " + pj.status().message());
-      const json* size = pj->contains("size") && (*pj)["size"].is_object() ? &(*pj)["size"] : nullptr;
-      const json* whole = &*pj;
-      for (const json* o : {size, whole}) {
-        if (o == nullptr || px[i] > 0) continue;
-        for (const char* k : {"longest_edge", "max_pixels"}) {
-          auto it = o->find(k);
-          if (it != o->end() && it->is_number_integer() && it->get<int64_t>() > 0 && px[i] == 0) px[i] = it->get<int64_t>();
-        }
-      }
-      if (px[i] > 0) m->notes.push_back(std::string(files[i]) + ": max pixels " + std::to_string(px[i]));
-    }
-    SetQwenProcessorMaxPixels(*m, px[0], px[1]);
-  }
+  TPT_RETURN_IF_ERROR(ReadVisionProcessorFiles(dir, *m));
   fs::path index = dir / "model.safetensors.index.json";
   if (BrokenLink(index)) return BrokenLinkError(index);
   if (fs::exists(index, ec)) {
