@@ -269,6 +269,12 @@ TEST(VllmEncoderProfileTest, Qwen3VlVideo) {
   ASSERT_TRUE(small.ok()) << small.status().ToString();
   EXPECT_EQ(small->mm_item_tokens, 4096);
   EXPECT_EQ(small->mm_video_rows, 4096);
+  // A broken processor file is the model folder's error, named.
+  auto bad = LoadModel(WriteModelDir("qwen3vl-bad", {{"config.json", kQwen3VlConfig},
+                                                     {"video_preprocessor_config.json", "{\"size\": "}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("video_preprocessor_config.json"), std::string::npos)
+      << bad.status().message();
 }
 
 // Qwen2-VL's tower: embed_dim wide (hidden_size is the merger's output), a plain
