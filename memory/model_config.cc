@@ -413,7 +413,7 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     }
   }
   m.mtp_layers = Num<int>(t, {"num_nextn_predict_layers"}).value_or(0);
-  ReadVisionTowers(j, t, m);
+  TPT_RETURN_IF_ERROR(ReadVisionTowers(j, t, src, m));
   // Quantization: quantization_config (text first: some VLMs nest it) or compression_config.
   const json* qc = nullptr;
   for (const json* c : {&j, &t}) {

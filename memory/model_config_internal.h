@@ -62,7 +62,7 @@ void ParseQuant(const json& qc, ModelConfig& m);
 
 // The vision/audio towers of config.json (j, its text part t) -> m.vision_*, m.vit_*,
 // m.mm_* (model_vision.cc).
-void ReadVisionTowers(const json& j, const json& t, ModelConfig& m);
+Status ReadVisionTowers(const json& j, const json& t, const std::string& src, ModelConfig& m);
 // Qwen3-VL's preprocessor_config.json / video_preprocessor_config.json in the model's
 // folder, when present: their max pixels replace the defaults; errors name the file.
 Status ReadVisionProcessorFiles(const std::filesystem::path& dir, ModelConfig& m);

@@ -90,6 +90,50 @@ TEST(ConfigReadingTest, WrongTypesAndCountsAreErrorsNamingTheFieldNotMissing) {
 // a server loads (transformers' num_key_value_groups, vLLM's attention backends assert
 // num_heads % num_kv_heads == 0): an error naming the field and the file, not a plan
 // priced on 64 KV heads.
+// A vision tower's sizes are read as strictly as the text model's: a zero patch (which
+// divided by zero), a string token count or a deepstack list that is not a list is an error
+// naming the field, never a tower dropped without a word; the same for a Qwen3-VL processor
+// file's largest size.
+TEST(ConfigReadingTest, VisionTowerSizesAreErrorsNamingTheField) {
+  json q = Llama();
+  q["architectures"] = {"Qwen3VLForConditionalGeneration"};
+  q["vision_config"] = {{"depth", 27},      {"hidden_size", 1152},       {"intermediate_size", 4304},
+                        {"num_heads", 16},  {"out_hidden_size", 256},    {"patch_size", 16},
+                        {"spatial_merge_size", 2}, {"temporal_patch_size", 2}, {"deepstack_visual_indexes", {8, 16}}};
+  ASSERT_TRUE(ParseModelConfig(q, "q/config.json").ok());
+  json bad = q;
+  bad["vision_config"]["patch_size"] = 0;
+  auto s = ParseModelConfig(bad, "q/config.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("vision_config.patch_size is 0"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("q/config.json"), std::string::npos);
+  bad = q;
+  bad["vision_config"]["deepstack_visual_indexes"] = "8,16";
+  s = ParseModelConfig(bad, "q/config.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("deepstack_visual_indexes"), std::string::npos) << s.status().message();
+  json g = Llama();
+  g["architectures"] = {"Gemma3ForConditionalGeneration"};
+  g["mm_tokens_per_image"] = "256";
+  g["vision_config"] = {{"hidden_size", 1152}, {"intermediate_size", 4304}, {"num_hidden_layers", 27},
+                        {"num_attention_heads", 16}, {"image_size", 896}, {"patch_size", 14}};
+  s = ParseModelConfig(g, "g/config.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("mm_tokens_per_image is \"256\""), std::string::npos) << s.status().message();
+
+  TempDir d;
+  Write(d.path() / "config.json", q.dump());
+  Write(d.path() / "video_preprocessor_config.json", R"({"size": {"longest_edge": -5}})");
+  auto m = LoadModel(d.path().string());
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("video_preprocessor_config.json: size.longest_edge is -5"), std::string::npos)
+      << m.status().message();
+  Write(d.path() / "video_preprocessor_config.json", R"({"size": {"longest_edge": 8589934592}})");
+  m = LoadModel(d.path().string());
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("not a size a processor resizes to"), std::string::npos) << m.status().message();
+}
+
 TEST(ConfigReadingTest, KvHeadsMustDivideTheAttentionHeads) {
   json c = Llama();
   c["num_key_value_heads"] = 16;  // 8 heads

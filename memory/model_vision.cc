@@ -63,11 +63,27 @@ void SetQwenProcessorMaxPixels(ModelConfig& m, int64_t image_max_pixels, int64_t
 
 }  // namespace
 
-void ReadVisionTowers(const json& j, const json& t, ModelConfig& m) {
+Status ReadVisionTowers(const json& j, const json& t, const std::string& src, ModelConfig& m) {
+  // The sizes a tower is priced from: present means a whole number above 0 (an error naming
+  // the field and the file otherwise, never a tower silently dropped or a division by 0).
+  TPT_RETURN_IF_ERROR(Count(j, {"mm_tokens_per_image"}, src, "").status());
   for (const char* k : {"vision_config", "audio_config", "vision_tower_config"}) {
     auto it = j.find(k);
     if (it == j.end() && &t != &j) continue;
     if (it == j.end()) continue;
+    if (it->is_object()) {
+      const std::string where = std::string(k) + ".";
+      for (const char* f : {"hidden_size", "embed_dim", "num_hidden_layers", "depth", "intermediate_size", "patch_size",
+                            "spatial_patch_size", "image_size", "spatial_merge_size", "temporal_patch_size",
+                            "num_heads", "num_attention_heads", "out_hidden_size", "num_position_embeddings",
+                            "in_channels", "num_channels", "in_chans"}) {
+        TPT_RETURN_IF_ERROR(Count(*it, {f}, src, where).status());
+      }
+      if (auto ds = it->find("deepstack_visual_indexes"); ds != it->end() && !ds->is_null() && !ds->is_array()) {
+        return InvalidArgumentError(src + ": " + where + "deepstack_visual_indexes is " + ds->dump() +
+                                    ": it must be a list of layer numbers; fix config.json");
+      }
+    }
     std::string note;
     double p = VisionParams(*it, m.hidden, &note);
     if (p > 0 && m.vision_hidden == 0) {
@@ -160,6 +176,7 @@ void ReadVisionTowers(const json& j, const json& t, ModelConfig& m) {
       m.vision_note += (m.vision_note.empty() ? "" : "; ") + std::string(k) + ": " + note;
     }
   }
+  return Status();
 }
 
 Status ReadVisionProcessorFiles(const fs::path& dir, ModelConfig& m) {
@@ -177,10 +194,19 @@ Status ReadVisionProcessorFiles(const fs::path& dir, ModelConfig& m) {
     const json* whole = &*pj;
     for (const json* o : {size, whole}) {
       if (o == nullptr || px[i] > 0) continue;
+      const std::string where = o == size ? "size." : "";
       for (const char* k : {"longest_edge", "max_pixels"}) {
-        auto it = o->find(k);
-        if (it != o->end() && it->is_number_integer() && it->get<int64_t>() > 0 && px[i] == 0) px[i] = it->get<int64_t>();
+        auto n = Count(*o, {k}, (dir / files[i]).string(), where);
+        if (!n.ok()) return n.status();
+        if (*n && px[i] == 0) px[i] = **n;
       }
+    }
+    // A processor resizes to at most this many pixels; beyond 2^31 (46,340 px square) no
+    // Qwen checkpoint's file goes, and the arithmetic would mean nothing.
+    if (px[i] > (int64_t{1} << 31)) {
+      return InvalidArgumentError((dir / files[i]).string() + ": the largest size " + std::to_string(px[i]) +
+                                  " px is not a size a processor resizes to; fix size.longest_edge (Qwen3-VL's: "
+                                  "16777216 for images, 25165824 for videos)");
     }
     if (px[i] > 0) m.notes.push_back(std::string(files[i]) + ": max pixels " + std::to_string(px[i]));
   }
