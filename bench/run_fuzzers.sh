@@ -3,7 +3,7 @@
 # nice (a script run by hand, never by CI; CI replays the stored inputs).
 #
 #   cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTPT_FUZZ=ON -DTPT_BUILD_TESTS=OFF
-#   cmake --build build-fuzz --target reader_parser_fuzzer formats_fuzzer rules_fuzzer plan_fuzzer archive_fuzzer file_loaders_fuzzer
+#   cmake --build build-fuzz --target reader_parser_fuzzer formats_fuzzer rules_fuzzer plan_fuzzer archive_fuzzer file_loaders_fuzzer model_config_fuzzer
 #   bench/run_fuzzers.sh build-fuzz 900                 # 15 minutes each
 #   bench/run_fuzzers.sh build-fuzz 3600 rules plan     # an hour each, two of them
 #   FUZZ_JOBS=15 bench/run_fuzzers.sh build-fuzz 240 archive   # 15 processes at once for 4 min: an hour of fuzzing on 16 cores
@@ -11,7 +11,8 @@
 # Targets: reader_parser (logs), formats (--formats files), rules (rule and
 # finding files, expressions), plan (the plan / analysis JSON repro reads),
 # archive (zip and tar.* listing and members), file_loaders (the small-file
-# loader of catalogs, rule/format files and configs, and the GPU catalog).
+# loader of catalogs, rule/format files and configs, and the GPU catalog),
+# model_config (a config.json through `plan --model`'s reading and every server's formulas).
 # An hour each of the two new ones: bench/run_fuzzers.sh build-fuzz 3600 archive file_loaders
 # Each starts from its stored inputs plus the repository's own files of its
 # kind; what it learns stays in fuzz-out/<target>/corpus (ignored by git) and
@@ -24,7 +25,7 @@ build=${1:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 secs=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(reader_parser formats rules plan archive file_loaders)
+[ ${#targets[@]} -eq 0 ] && targets=(reader_parser formats rules plan archive file_loaders model_config)
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/fuzz-out
 
@@ -45,6 +46,8 @@ seed() {  # target dir: the repository's own inputs of the target's kind
         python3 -c "import zipfile; z=zipfile.ZipFile('z','w'); z.write('r.log'); z.close()" &&
         { printf '\0'; cat z; } > seed_zip && tar -czf t r.log && { printf '\2'; cat t; } > seed_targz &&
         rm -f r.log z t) ;;
+    model_config) cp "$root"/memory/fuzz/regressions/* "$d"/
+      for f in "$root"/samples/models/*/config.json; do cp "$f" "$d/model_$(basename "$(dirname "$f")").json"; done ;;
     file_loaders)  # the built-in GPU catalog, read as a regular file under a 64 KiB cap (first byte 0x0f)
       { printf '\x0f'; cat "$root"/memory/gpu_catalog.json; } > "$d/catalog" ;;
   esac
@@ -55,6 +58,7 @@ regressions() {
     formats) echo parser/fuzz/formats_regressions ;;
     rules) echo rules/fuzz/regressions ;;
     plan) echo repro/fuzz/regressions ;;
+    model_config) echo memory/fuzz/regressions ;;
     archive | file_loaders) echo "(none yet: keep what it finds under parser/fuzz/)" ;;
   esac
 }
@@ -64,6 +68,7 @@ bin_of() {
     formats) echo "$build/parser/fuzz/formats_fuzzer" ;;
     rules) echo "$build/rules/rules_fuzzer" ;;
     plan) echo "$build/repro/plan_fuzzer" ;;
+    model_config) echo "$build/memory/model_config_fuzzer" ;;
     archive) echo "$build/parser/fuzz/archive_fuzzer" ;;
     file_loaders) echo "$build/parser/fuzz/file_loaders_fuzzer" ;;
   esac
