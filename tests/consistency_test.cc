@@ -577,6 +577,41 @@ TEST(ConsistencyEvidence, HealthyVerdictSaysAfterWhenTheCaptureEnded) {
   EXPECT_NE(m["verdict"].get<std::string>().find("stops while capturing CUDA graphs"), std::string::npos) << m["verdict"];
 }
 
+// SGLang's custom all-reduce registers the graphs' buffer addresses as its
+// capture context exits, on an error too (custom_all_reduce.py capture():
+// finally -> register_graph_buffers, "Registering %d cuda graph addresses").
+// Every TP rank registering 0 while the capture bar is still at its first
+// (largest) batch size, with no capture end, is a capture that failed out of
+// sight (sglang PR 11275): unknown, never healthy. The same lines after the
+// bar moved on to a later size stay a healthy log cut in capture, and the
+// verdict says where it stops although the other ranks printed only the
+// registration (the run's furthest phase, not the last rank's).
+TEST(ConsistencyEvidence, CaptureClosedWithNothingCapturedIsNotHealthy) {
+  const std::string head =
+      "[2025-11-02 14:20:11 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=5.12 GB\n"
+      "[2025-11-02 14:20:11 TP0] Capture cuda graph bs [1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 160]\n";
+  const std::string regs =
+      "[2025-11-02 14:20:14 TP0] Registering 0 cuda graph addresses\n"
+      "[2025-11-02 14:20:14 TP2] Registering 0 cuda graph addresses\n"
+      "[2025-11-02 14:20:14 TP1] Registering 0 cuda graph addresses\n"
+      "[2025-11-02 14:20:14 TP3] Registering 0 cuda graph addresses\n";
+  Result r = Analyze("--format json '" +
+                     WriteTemp("tpt_capture_closed_empty.log",
+                               head + "Capturing batches (bs=160 avail_mem=4.98 GB):   0%|          | 0/12 [00:00<?, ?it/s]\n" + regs) +
+                     "'");
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_EQ(j["root_cause"], "unknown") << r.out;
+  EXPECT_NE(j["verdict"].get<std::string>().find("closed with nothing captured"), std::string::npos) << j["verdict"];
+  EXPECT_NE(j["verdict"].get<std::string>().find("bs=160, the first of 12"), std::string::npos) << j["verdict"];
+  Result later = Analyze("--format json '" +
+                         WriteTemp("tpt_capture_cut_later.log",
+                                   head + "Capturing batches (bs=96 avail_mem=4.61 GB):  33%|###       | 4/12 [00:03<00:06,  1.2it/s]\n" + regs) +
+                         "'");
+  json l = json::parse(later.out, nullptr, false);
+  EXPECT_EQ(l["root_cause"], "none") << later.out;
+  EXPECT_NE(l["verdict"].get<std::string>().find("stops while capturing CUDA graphs"), std::string::npos) << l["verdict"];
+}
+
 // A TRT-LLM PyTorch-backend model under Triton Inference Server that loaded:
 // the KV pool line (kvCacheManager.cpp [MemUsageChange]) and Triton's glog
 // "successfully loaded" (model_lifecycle.cc, its message quoted since 24.x) are
