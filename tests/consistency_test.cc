@@ -595,20 +595,17 @@ TEST(ConsistencyEvidence, CaptureClosedWithNothingCapturedIsNotHealthy) {
       "[2025-11-02 14:20:14 TP2] Registering 0 cuda graph addresses\n"
       "[2025-11-02 14:20:14 TP1] Registering 0 cuda graph addresses\n"
       "[2025-11-02 14:20:14 TP3] Registering 0 cuda graph addresses\n";
-  Result r = Analyze("--format json '" +
-                     WriteTemp("tpt_capture_closed_empty.log",
-                               head + "Capturing batches (bs=160 avail_mem=4.98 GB):   0%|          | 0/12 [00:00<?, ?it/s]\n" + regs) +
-                     "'");
-  json j = json::parse(r.out, nullptr, false);
-  EXPECT_EQ(j["root_cause"], "unknown") << r.out;
+  // The log with the capture bar at `bar`: its JSON.
+  auto verdict_with_bar = [&](const char* name, const std::string& bar) {
+    Result r = Analyze("--format json '" + WriteTemp(name, head + bar + "\n" + regs) + "'");
+    return json::parse(r.out, nullptr, false);
+  };
+  json j = verdict_with_bar("tpt_capture_closed_empty.log", "Capturing batches (bs=160 avail_mem=4.98 GB):   0%|          | 0/12 [00:00<?, ?it/s]");
+  EXPECT_EQ(j["root_cause"], "unknown") << j.dump();
   EXPECT_NE(j["verdict"].get<std::string>().find("closed with nothing captured"), std::string::npos) << j["verdict"];
   EXPECT_NE(j["verdict"].get<std::string>().find("bs=160, the first of 12"), std::string::npos) << j["verdict"];
-  Result later = Analyze("--format json '" +
-                         WriteTemp("tpt_capture_cut_later.log",
-                                   head + "Capturing batches (bs=96 avail_mem=4.61 GB):  33%|###       | 4/12 [00:03<00:06,  1.2it/s]\n" + regs) +
-                         "'");
-  json l = json::parse(later.out, nullptr, false);
-  EXPECT_EQ(l["root_cause"], "none") << later.out;
+  json l = verdict_with_bar("tpt_capture_cut_later.log", "Capturing batches (bs=96 avail_mem=4.61 GB):  33%|###       | 4/12 [00:03<00:06,  1.2it/s]");
+  EXPECT_EQ(l["root_cause"], "none") << l.dump();
   EXPECT_NE(l["verdict"].get<std::string>().find("stops while capturing CUDA graphs"), std::string::npos) << l["verdict"];
 }
 
