@@ -53,7 +53,9 @@ Value Extract(const std::string& text, const std::string& re) {
   if (!p) return Value();
   re2::StringPiece whole;
   if (p->NumberOfCapturingGroups() == 0) {
-    if (!RE2::PartialMatch(text, *p, &whole)) return Value();
+    // (Match, not PartialMatch: PartialMatch refuses more arguments than the
+    // pattern has groups, so a pattern without one never matched.)
+    if (!p->Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1)) return Value();
     return std::string(whole);
   }
   // The first capture group that matched something.
