@@ -609,6 +609,20 @@ TEST(ConsistencyEvidence, CaptureClosedWithNothingCapturedIsNotHealthy) {
   EXPECT_NE(l["verdict"].get<std::string>().find("stops while capturing CUDA graphs"), std::string::npos) << l["verdict"];
 }
 
+// A weights OOM whose line shows the weights alone filling most of the card
+// (PyTorch's allocated bytes, still in create_weights) is fixed by sharding:
+// the Fix is twice the ranks, sized from the line. A checkpoint the log shows
+// quantized already (vLLM's config quantization=modelopt_fp4, an NVFP4
+// checkpoint) is never told to take --quantization fp8, which vLLM refuses for it.
+TEST(ConsistencyEvidence, WeightsOomOfAQuantizedCheckpointIsShardedNotRequantized) {
+  Result r = Analyze("--format json " + Sample("rules/oom_weights/pos_vllm_nvfp4_checkpoint_create_weights.log"));
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_EQ(j["root_cause"], "weights_oom") << r.out;
+  EXPECT_EQ(j["fix"]["line"], "--tensor-parallel-size 2") << j["fix"].dump();
+  EXPECT_NE(j["fix"]["why"].get<std::string>().find("22.81 GiB of the 23.52 GiB card"), std::string::npos) << j["fix"].dump();
+  for (const auto& rem : j["diagnoses"][0]["remedy"]) EXPECT_NE(rem["flag"], "--quantization") << rem.dump();
+}
+
 // A TRT-LLM PyTorch-backend model under Triton Inference Server that loaded:
 // the KV pool line (kvCacheManager.cpp [MemUsageChange]) and Triton's glog
 // "successfully loaded" (model_lifecycle.cc, its message quoted since 24.x) are
