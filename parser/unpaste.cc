@@ -183,7 +183,10 @@ Status UnpasteSource::Pull() {
     }
     std::string& text = line_;
     text.assign(view);
-    // The block's quote marks and indent first: what they hold is the paste.
+    // The quote bars, the block's quote marks and indent first: what they
+    // hold is the paste. (A bar's first byte is 0xE2, so a line opening
+    // with one never takes the untouched path above.)
+    if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);
     if (quote_ > 0) StripQuote(&text, quote_);
     if (indent_ > 0) StripIndent(&text, indent_);
     bool ends = true;

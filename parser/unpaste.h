@@ -13,6 +13,8 @@
 //   - `&lt;` `&gt;` `&amp;` `&quot;` `&#39;` decoded;
 //   - literal caret/escaped colour codes (`^[[0;36m`, `\033[0m`, `\x1b[1m`) removed;
 //   - code-fence lines (```` ``` ````, `~~~`) and elision lines (`....`, `[...]`) blank;
+//   - quote bars (`▎ `, `│ `: chat and forum tools' quote) removed from the
+//     start of any line;
 //   - a paste quoted or indented as a block (every non-blank line of the
 //     first 1 MiB starts with '>' marks, or with the same 4 or more spaces: a
 //     Markdown quote or code block) unquoted, then unindented;
@@ -58,10 +60,19 @@ bool StripLiteralAnsi(std::string* line);
 bool IsFenceOrElision(std::string_view line);
 // `indent` leading spaces removed from a line that has them (a block indent).
 void StripIndent(std::string* line, size_t indent);
-// Markdown quote marks ('>' and one space after each) a line starts with, and
-// the first `depth` of them removed.
+// Quote marks a line starts with, and the first `depth` of them removed: a
+// Markdown '>' or a quote bar, each with one space after it. A quote bar is
+// what chat and forum tools draw before a quoted line (Slack, Discord, GitHub
+// mobile, terminals' copy of a quoted mail): one of the left blocks
+// ▏▎▍▌▋▊▉█ or a vertical │ ┃.
 size_t QuoteDepth(std::string_view line);
 void StripQuote(std::string* line, size_t depth);
+// Bytes of the quote bars (each with its space) a line starts with; 0 when it
+// starts with none, or is a box or table row (starts and ends with │ or ┃:
+// rich's traceback box, a drawn table). No program prints a bar and a space
+// to open its own line, so the paste layer removes them from any line, in a
+// paste that quotes only part of the log too (its wrapped lines then join).
+size_t QuoteBarLength(std::string_view line);
 // `  12 | text`, `12\ttext`, `  12 │ text`: the number, and where the text starts;
 // -1 when the line has no gutter.
 long GutterNumber(std::string_view line, size_t* text_start);

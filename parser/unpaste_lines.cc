@@ -117,21 +117,51 @@ bool StripLiteralAnsi(std::string* line) {
   return changed;
 }
 
-size_t QuoteDepth(std::string_view line) {
-  size_t depth = 0, i = 0;
-  while (i < line.size() && line[i] == '>') {
-    ++depth, ++i;
+size_t QuoteBarLength(std::string_view line) {
+  // U+2588..U+258F (the left blocks, full to one eighth: E2 96 88..8F) and
+  // U+2502/U+2503 (box drawings' light and heavy vertical: E2 94 82/83).
+  auto bar = [](std::string_view t) {
+    return t.size() >= 3 && t[0] == '\xE2' &&
+           ((t[1] == '\x96' && static_cast<unsigned char>(t[2]) >= 0x88 && static_cast<unsigned char>(t[2]) <= 0x8F) ||
+            (t[1] == '\x94' && (t[2] == '\x82' || t[2] == '\x83')));
+  };
+  if (!bar(line)) return 0;
+  // A row that also ends in its vertical (`│ x.py:12 in f │`, `┃ Name ┃`) is
+  // a box or a table the program drew, not a quote.
+  std::string_view t = Trim(line);
+  if (line[1] == '\x94' && t.size() >= 6 && t.substr(t.size() - 3) == line.substr(0, 3)) return 0;
+  size_t i = 0;
+  while (bar(line.substr(i))) {
+    i += 3;
     if (i < line.size() && line[i] == ' ') ++i;
   }
+  return i;
+}
+
+// One quote mark at line[i]: its length with the space after it (0: none).
+static size_t QuoteMark(std::string_view line, size_t i) {
+  if (i >= line.size()) return 0;
+  size_t n = 0;
+  if (line[i] == '>') {
+    n = 1;
+  } else if (QuoteBarLength(line.substr(i)) > 0) {
+    n = 3;
+  } else {
+    return 0;
+  }
+  if (i + n < line.size() && line[i + n] == ' ') ++n;
+  return n;
+}
+
+size_t QuoteDepth(std::string_view line) {
+  size_t depth = 0;
+  for (size_t i = 0, n; (n = QuoteMark(line, i)) > 0; i += n) ++depth;
   return depth;
 }
 
 void StripQuote(std::string* line, size_t depth) {
   size_t i = 0;
-  for (size_t d = 0; d < depth && i < line->size() && (*line)[i] == '>'; ++d) {
-    ++i;
-    if (i < line->size() && (*line)[i] == ' ') ++i;
-  }
+  for (size_t d = 0, n; d < depth && (n = QuoteMark(*line, i)) > 0; ++d) i += n;
   line->erase(0, i);
 }
 

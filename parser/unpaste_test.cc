@@ -265,6 +265,44 @@ TEST(Unpaste, BlockQuoteIsRemovedBeforeTheWrapJoin) {
   EXPECT_EQ(ReadAll(megatron, Formats()), megatron);
 }
 
+// A paste quoted with chat/forum quote bars (`▎ ` before each quoted line,
+// `▎` alone on a blank one), under a line of the author's own prose: the bars
+// go from every line, and the error the author wrapped between words is read
+// as vLLM printed it (v1/core/kv_cache_utils.py check_enough_kv_cache_memory).
+TEST(Unpaste, QuoteBarsAreRemovedInAPartlyQuotedPaste) {
+  const std::string in =
+      "On two nodes (TP=2) the server dies at KV-cache init:\n"
+      "\xE2\x96\x8E\n"
+      "\xE2\x96\x8E ValueError: To serve at least one request with the model's max seq len (131072),\n"
+      "\xE2\x96\x8E 16.0 GiB KV cache is needed, which is larger than the available KV cache memory (4.5 GiB).\n"
+      "\xE2\x96\x8E Based on the available memory, the estimated maximum model length is 36864.\n";
+  std::string out = ReadAll(in, Formats());
+  EXPECT_NE(out.find("\n\nValueError: To serve at least one request with the model's max seq len (131072), 16.0 GiB KV cache is "
+                     "needed, which is larger than the available KV cache memory (4.5 GiB). Based on the available memory, the "
+                     "estimated maximum model length is 36864.\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("\xE2\x96\x8E"), std::string::npos) << out;
+  EXPECT_EQ(Lines(out), Lines(in));
+  // Every bar of the set, nested with a Markdown mark; a vertical bar too.
+  EXPECT_EQ(QuoteBarLength("\xE2\x96\x88 x"), 4u);                    // █
+  EXPECT_EQ(QuoteBarLength("\xE2\x96\x8F\xE2\x96\x8F x"), 7u);      // ▏▏ (no space between)
+  EXPECT_EQ(QuoteBarLength("\xE2\x94\x83 NCCL WARN x"), 4u);           // ┃
+  EXPECT_EQ(QuoteBarLength("\xE2\x96\x90 x"), 0u);                    // ▐ (a right half): not a quote bar
+  EXPECT_EQ(QuoteDepth("\xE2\x96\x8E > x"), 2u);
+  std::string nested = "\xE2\x96\x8E > x";
+  StripQuote(&nested, 2);
+  EXPECT_EQ(nested, "x");
+  // A rich box row (opens and closes with its vertical) is the program's own
+  // drawing: kept for the unboxing, which turns it into the frame.
+  EXPECT_EQ(QuoteBarLength("\xE2\x94\x82 /x/sglang/srt/managers/scheduler.py:312 in init_memory_pool \xE2\x94\x82"), 0u);
+  std::string boxed = ReadAll(
+      "\xE2\x95\xAD\xE2\x94\x80 Traceback (most recent call last) \xE2\x94\x80\xE2\x95\xAE\n"
+      "\xE2\x94\x82 /x/sglang/srt/managers/scheduler.py:312 in init_memory_pool \xE2\x94\x82\n",
+      Formats());
+  EXPECT_NE(boxed.find("  File \"/x/sglang/srt/managers/scheduler.py\", line 312, in init_memory_pool\n"), std::string::npos) << boxed;
+}
+
 // A one-line error hard-wrapped at 100 columns into three pieces: two lines
 // of that width in a short paste are enough to learn it.
 TEST(Unpaste, AShortPasteWrappedAtOneWidthIsJoined) {

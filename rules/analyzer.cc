@@ -118,6 +118,24 @@ void NotHealthyWhenPartlyRead(const std::vector<InputReport>& inputs, Analysis* 
   }
 }
 
+// The furthest startup phase any rank reached (init < dist_init < weights <
+// kv_pool < graphs < ready < serving): where the run as a whole stops. Not the
+// last rank's: ranks that printed only a line or two (SGLang's 'Registering 0
+// cuda graph addresses' from every TP rank, the capture lines rank 0's alone)
+// are at "init", and reading theirs called a log cut in capture plainly healthy.
+std::string FurthestPhase(const std::vector<RankState>& ranks) {
+  static const char* kOrder[] = {"init", "dist_init", "weights", "kv_pool", "graphs", "ready", "serving"};
+  auto at = [](const std::string& p) {
+    for (size_t i = 0; i < std::size(kOrder); ++i)
+      if (p == kOrder[i]) return static_cast<int>(i);
+    return -1;
+  };
+  std::string furthest;
+  for (const RankState& r : ranks)
+    if (!r.last_phase.empty() && (furthest.empty() || at(r.last_phase) > at(furthest))) furthest = r.last_phase;
+  return furthest;
+}
+
 // A log that stops before the server was ready while its own memory ledger
 // is SHORT has not shown a healthy run: the failure the ledger predicts is
 // likely in the part not captured. `none` becomes `unknown`, naming both.
@@ -134,14 +152,12 @@ void NotHealthyWhenShortBeforeServing(const std::vector<Event>& events, Analysis
     if (IsShort(r) && (shortest == nullptr || r.left_bytes < shortest->left_bytes)) shortest = &r;
   }
   if (shortest == nullptr) return;
-  std::string last;
   for (const RankState& r : a->ranks) {
     for (const std::string& p : r.phases) {
       if (p == "ready" || p == "serving") return;
     }
-
-    if (!r.last_phase.empty()) last = r.last_phase;
   }
+  const std::string last = FurthestPhase(a->ranks);
   char left[32];
   std::snprintf(left, sizeof left, "%.2f", shortest->left_bytes / double(1u << 30));
   a->root_cause = "unknown";
@@ -173,6 +189,58 @@ bool PhaseFinished(const std::vector<Event>& events, const std::string& phase) {
   return any;
 }
 
+// A capture that closed with nothing captured is a failure the log does not
+// show, never health. SGLang's custom all-reduce (and vLLM's) registers the
+// graphs' buffer addresses as its capture context exits, in a `finally`, so on
+// an error too (sglang srt/distributed/device_communicators/custom_all_reduce.py
+// CustomAllreduce.capture -> register_graph_buffers: "Registering %d cuda graph
+// addresses"). Registering 0 while the capture bar is still at its first batch
+// size, and no "Capture cuda graph end", means the capture body raised before
+// its first graph; the error prints after the registration's broadcast, which
+// hangs when the ranks are out of step (sglang PR 11275). `none` becomes
+// `unknown`, saying so.
+void NotHealthyWhenCaptureClosedEmpty(const std::vector<Event>& events, Analysis* a) {
+  if (a->root_cause != "none") return;
+  bool begun = false;
+  double first_bs = -1, at_bs = -1;
+  int batches = 0;
+  std::vector<int> empty_ranks;
+  bool empty_registration = false;
+  for (const Event& e : events) {
+    if (e.kind == "graph_capture_end") return;  // it finished
+    if (e.kind == "graph_capture_begin") begun = true;
+    if (e.kind == "graph_capture_sizes") {
+      const nlohmann::json& bs = e.Get("bs").json();
+      if (bs.is_array() && !bs.empty()) {
+        batches = static_cast<int>(bs.size());
+        first_bs = 0;
+        for (const auto& b : bs)
+          if (b.is_number()) first_bs = std::max(first_bs, b.get<double>());
+      }
+    }
+    if (e.kind == "graph_capture_progress" && e.Get("bs").is_number()) at_bs = e.Get("bs").number();
+    if (begun && e.kind == "custom_ar_enabled" && e.Get("graph_addresses").is_number() && e.Get("graph_addresses").number() == 0) {
+      empty_registration = true;
+      if (e.rank >= 0 && std::find(empty_ranks.begin(), empty_ranks.end(), e.rank) == empty_ranks.end()) empty_ranks.push_back(e.rank);
+    }
+  }
+  // Still at the first (largest: SGLang captures in descending order) size.
+  if (!empty_registration || at_bs < 0 || (first_bs >= 0 && at_bs != first_bs)) return;
+  std::sort(empty_ranks.begin(), empty_ranks.end());
+  std::string ranks;
+  for (int r : empty_ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  char at[96];
+  std::snprintf(at, sizeof at, "bs=%.0f%s", at_bs, batches > 0 ? (", the first of " + std::to_string(batches)).c_str() : "");
+  a->root_cause = "unknown";
+  a->verdict = "unknown: no error line was read, but CUDA graph capture closed with nothing captured: " +
+               (ranks.empty() ? std::string("a rank") : "rank(s) " + ranks) +
+               " registered 0 graph addresses with the custom all-reduce (which its capture context does as it exits, on "
+               "an error too) while capture was still at its first batch size (" + at +
+               ") and no capture end followed: capture failed with an error these lines do not show (with custom "
+               "all-reduce on, ranks out of step hang in that registration before printing it); get the rest of the "
+               "log, or rerun with --disable-custom-all-reduce to see the error";
+}
+
 // A healthy verdict on a log that stops while the server was still starting
 // (its last phase weights, KV pool or graphs; no ready or serving line): no
 // failure was read, but neither was a start. The verdict says where the log
@@ -185,12 +253,11 @@ void SayWhereAHealthyStartupStops(const std::vector<Event>& events, Analysis* a)
     const EventKind* k = FindEventKind(e.kind);
     if (k != nullptr && (k->phase == "ready" || k->phase == "serving")) return;
   }
-  std::string last;
   for (const RankState& r : a->ranks) {
     for (const std::string& p : r.phases)
       if (p == "ready" || p == "serving") return;
-    if (!r.last_phase.empty()) last = r.last_phase;
   }
+  const std::string last = FurthestPhase(a->ranks);
   if (last != "weights" && last != "kv_pool" && last != "graphs") return;
   // The engine said it was up (vLLM's "init engine ... took", Triton's
   // "successfully loaded '<model>'"): only the server's own ready line is missing.
@@ -276,6 +343,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     AddFindings(index, *findings_, &a);
     NotHealthyWhenPartlyRead(run->inputs, &a);
     NotHealthyWhenShortBeforeServing(run->events, &a);
+    NotHealthyWhenCaptureClosedEmpty(run->events, &a);
     SayWhereAHealthyStartupStops(run->events, &a);
     return finish(std::move(a));
   }
@@ -295,6 +363,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     if (k + 1 == starts.size()) {  // the cut is in the last
       NotHealthyWhenPartlyRead(run->inputs, &a);
       NotHealthyWhenShortBeforeServing(part, &a);
+      NotHealthyWhenCaptureClosedEmpty(part, &a);
       SayWhereAHealthyStartupStops(part, &a);
     }
     launches.push_back({static_cast<int>(k + 1), part.front().file, part.front().line, a.root_cause, a.verdict});

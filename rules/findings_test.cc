@@ -158,6 +158,8 @@ TEST(FindingScopeTest, Functions) {
   EXPECT_EQ(EvalExpr(ev, oom, "extract(anchor.text, '(deep_?ep|pplx)')").str(), "deep_ep");
   EXPECT_TRUE(EvalExpr(ev, oom, "extract(anchor.text, '(pplx)')").is_null());
   EXPECT_EQ(EvalExpr(ev, oom, "lower(extract(anchor.text, 'CUDA (OUT) of'))").str(), "out");
+  // A pattern without a group gives the whole match (it used to give null).
+  EXPECT_EQ(EvalExpr(ev, oom, "extract(anchor.text, 'CUDA OUT of')").str(), "CUDA out of");
   EXPECT_EQ(EvalExpr(ev, oom, "env_match('^SGLANG_FORCE')").str(), "SGLANG_FORCE_CUSTOM_AR_PCIE=1");
   EXPECT_TRUE(EvalExpr(ev, oom, "env_match('^NCCL_P2P_DISABLE$')").is_null()) << "0 is not set";
   EXPECT_EQ(EvalExpr(ev, oom, "rank_count_before('weights_load_begin')").number(), 2);

@@ -53,7 +53,9 @@ Value Extract(const std::string& text, const std::string& re) {
   if (!p) return Value();
   re2::StringPiece whole;
   if (p->NumberOfCapturingGroups() == 0) {
-    if (!RE2::PartialMatch(text, *p, &whole)) return Value();
+    // (Match, not PartialMatch: PartialMatch refuses more arguments than the
+    // pattern has groups, so a pattern without one never matched.)
+    if (!p->Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1)) return Value();
     return std::string(whole);
   }
   // The first capture group that matched something.
@@ -303,6 +305,28 @@ Value Stage(const RunScope& s, const Args&) {
   for (const Frame& f : AnchorFrames(s)) frames.push_back(f.file + "::" + f.function);
   std::string stage = StageOfFrames(frames);
   return stage.empty() ? Value() : Value(stage);
+}
+
+// The kind of another error on the anchor's own line that names what went
+// wrong (parser/events.json: a failure kind, not a warning, not generic, not
+// a consequence): the error a wrapper's message carries, SGLang's 'Capture
+// cuda graph failed: <e>' holding a gloo timeout, an OOM, an illegal address.
+// Null when the line holds none.
+Value LineFailure(const RunScope& s, const Args&) {
+  size_t an = s.anchor();
+  if (an == RunScope::kNoAnchor) return Value();
+  const auto& evs = s.run().events();
+  const Event& a = evs[an];
+  auto specific = [&](const Event& e) {
+    if (&e == &a || e.kind == a.kind || e.consequence) return false;
+    const EventKind* k = FindEventKind(e.kind);
+    return k != nullptr && k->failure && !k->warning && !k->generic;
+  };
+  size_t lo = an;
+  while (lo > 0 && evs[lo - 1].source == a.source && evs[lo - 1].line == a.line) --lo;
+  for (size_t i = lo; i < evs.size() && evs[i].source == a.source && evs[i].line == a.line; ++i)
+    if (specific(evs[i])) return Value(evs[i].kind);
+  return Value();
 }
 
 template <std::string Frame::*M>
@@ -558,6 +582,7 @@ const std::vector<FunctionDef>& Table() {
       {"sumof", 2, 2, Aggregate<Agg::kSum>},
       // Relative to the anchor.
       {"near_text", 1, 1, NearText}, {"frames", 0, 0, Frames}, {"stage", 0, 0, Stage}, {"terminal", 0, 0, Terminal},
+      {"line_failure", 0, 0, LineFailure},
       {"innermost_function", 0, 0, Innermost<&Frame::function>}, {"innermost_code", 0, 0, Innermost<&Frame::code>},
       {"innermost_file", 0, 0, Innermost<&Frame::file>}, {"seen_before", 1, 1, Seen<true>},
       {"seen_after", 1, 1, Seen<false>}, {"count_before", 1, 1, CountBefore}, {"kind_before", 2, 2, KindBefore},

@@ -577,6 +577,52 @@ TEST(ConsistencyEvidence, HealthyVerdictSaysAfterWhenTheCaptureEnded) {
   EXPECT_NE(m["verdict"].get<std::string>().find("stops while capturing CUDA graphs"), std::string::npos) << m["verdict"];
 }
 
+// SGLang's custom all-reduce registers the graphs' buffer addresses as its
+// capture context exits, on an error too (custom_all_reduce.py capture():
+// finally -> register_graph_buffers, "Registering %d cuda graph addresses").
+// Every TP rank registering 0 while the capture bar is still at its first
+// (largest) batch size, with no capture end, is a capture that failed out of
+// sight (sglang PR 11275): unknown, never healthy. The same lines after the
+// bar moved on to a later size stay a healthy log cut in capture, and the
+// verdict says where it stops although the other ranks printed only the
+// registration (the run's furthest phase, not the last rank's).
+TEST(ConsistencyEvidence, CaptureClosedWithNothingCapturedIsNotHealthy) {
+  const std::string head =
+      "[2025-11-02 14:20:11 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=5.12 GB\n"
+      "[2025-11-02 14:20:11 TP0] Capture cuda graph bs [1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 160]\n";
+  const std::string regs =
+      "[2025-11-02 14:20:14 TP0] Registering 0 cuda graph addresses\n"
+      "[2025-11-02 14:20:14 TP2] Registering 0 cuda graph addresses\n"
+      "[2025-11-02 14:20:14 TP1] Registering 0 cuda graph addresses\n"
+      "[2025-11-02 14:20:14 TP3] Registering 0 cuda graph addresses\n";
+  // The log with the capture bar at `bar`: its JSON.
+  auto verdict_with_bar = [&](const char* name, const std::string& bar) {
+    Result r = Analyze("--format json '" + WriteTemp(name, head + bar + "\n" + regs) + "'");
+    return json::parse(r.out, nullptr, false);
+  };
+  json j = verdict_with_bar("tpt_capture_closed_empty.log", "Capturing batches (bs=160 avail_mem=4.98 GB):   0%|          | 0/12 [00:00<?, ?it/s]");
+  EXPECT_EQ(j["root_cause"], "unknown") << j.dump();
+  EXPECT_NE(j["verdict"].get<std::string>().find("closed with nothing captured"), std::string::npos) << j["verdict"];
+  EXPECT_NE(j["verdict"].get<std::string>().find("bs=160, the first of 12"), std::string::npos) << j["verdict"];
+  json l = verdict_with_bar("tpt_capture_cut_later.log", "Capturing batches (bs=96 avail_mem=4.61 GB):  33%|###       | 4/12 [00:03<00:06,  1.2it/s]");
+  EXPECT_EQ(l["root_cause"], "none") << l.dump();
+  EXPECT_NE(l["verdict"].get<std::string>().find("stops while capturing CUDA graphs"), std::string::npos) << l["verdict"];
+}
+
+// A weights OOM whose line shows the weights alone filling most of the card
+// (PyTorch's allocated bytes, still in create_weights) is fixed by sharding:
+// the Fix is twice the ranks, sized from the line. A checkpoint the log shows
+// quantized already (vLLM's config quantization=modelopt_fp4, an NVFP4
+// checkpoint) is never told to take --quantization fp8, which vLLM refuses for it.
+TEST(ConsistencyEvidence, WeightsOomOfAQuantizedCheckpointIsShardedNotRequantized) {
+  Result r = Analyze("--format json " + Sample("rules/oom_weights/pos_vllm_nvfp4_checkpoint_create_weights.log"));
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_EQ(j["root_cause"], "weights_oom") << r.out;
+  EXPECT_EQ(j["fix"]["line"], "--tensor-parallel-size 2") << j["fix"].dump();
+  EXPECT_NE(j["fix"]["why"].get<std::string>().find("22.81 GiB of the 23.52 GiB card"), std::string::npos) << j["fix"].dump();
+  for (const auto& rem : j["diagnoses"][0]["remedy"]) EXPECT_NE(rem["flag"], "--quantization") << rem.dump();
+}
+
 // A TRT-LLM PyTorch-backend model under Triton Inference Server that loaded:
 // the KV pool line (kvCacheManager.cpp [MemUsageChange]) and Triton's glog
 // "successfully loaded" (model_lifecycle.cc, its message quoted since 24.x) are

@@ -1,7 +1,7 @@
 // paste_metamorphic_test.cc: logs as people paste them: the root cause must survive the ways logs travel.
 //
 // Every sample log of the project (samples/**/*.log) is transformed the ways logs
-// travel: quoted in markdown, fenced, given a line-number gutter, HTML-escaped,
+// travel: quoted in markdown or with a chat tool's quote bar, fenced, given a line-number gutter, HTML-escaped,
 // with ANSI colours pasted as literal `^[[0;36m`, runs of spaces collapsed or
 // expanded, CRLF, `....` elisions, hard-wrapped at a terminal's column or between
 // words, a traceback pasted from its middle (no header, first frame gone), the
@@ -275,6 +275,8 @@ struct Transform {
 const std::vector<Transform>& Transforms() {
   static const std::vector<Transform> t = {
       {"quote", [](const std::string& s) { return EachLine(s, [](const std::string& l, size_t) { return "> " + l; }); }, true},
+      // A chat or forum tool's quote bar (U+258E and a space) before every line.
+      {"quote_bar", [](const std::string& s) { return EachLine(s, [](const std::string& l, size_t) { return "\xE2\x96\x8E " + l; }); }, true},
       {"fence", [](const std::string& s) { return "```text\n" + s + "```\n"; }, true},
       {"gutter",
        [](const std::string& s) {
@@ -317,6 +319,7 @@ struct Floor {
 const std::map<std::string, Floor>& Floors() {
   static const std::map<std::string, Floor> f = {
       {"quote", {512, 222}},
+      {"quote_bar", {547, 238}},  // set 2026-12-06 (547 logs with a root cause)
       {"fence", {513, 223}},
       {"gutter", {513, 223}},
       {"html", {513, 223}},
