@@ -9,7 +9,7 @@ namespace tpt::fuzz {
 namespace {
 
 TEST(ModelConfigFuzzRegressions, EveryStoredInputRunsClean) {
-  EXPECT_GT(ReplayDir(std::string(TPT_SOURCE_DIR) + "/memory/fuzz/regressions", FuzzModelConfigOne), 0);
+  EXPECT_GT(ReplayDir(std::string(TPT_SOURCE_DIR) + "/memory/fuzz/regressions", FuzzModelConfigAllEras), 0);
 }
 
 }  // namespace
