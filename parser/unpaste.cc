@@ -189,6 +189,10 @@ Status UnpasteSource::Pull() {
     if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);
     if (quote_ > 0) StripQuote(&text, quote_);
     if (indent_ > 0) StripIndent(&text, indent_);
+    // Bars inside the block's quote or indent ('> ▎ ', '    ▎ '): a quoted quote.
+    if (quote_ > 0 || indent_ > 0) {
+      if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);
+    }
     bool ends = true;
     bool record = !text.empty() && text[0] == '{' && UnwrapContainerRecord(&text, &ends);
     size_t cri_text = 0;
@@ -273,6 +277,7 @@ void UnpasteSource::Learn() {
     for (size_t i = 0; i < lines_.size(); ++i) {
       std::string& text = Own(lines_[i]);
       strip(&text, n);
+      if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);  // a quoted quote ('> ▎ ')
       if (IsFenceOrElision(text)) text.clear();  // '> ```' fenced the quoted block
       lines_[i].continues = -1;
     }

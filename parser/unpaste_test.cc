@@ -284,6 +284,21 @@ TEST(Unpaste, QuoteBarsAreRemovedInAPartlyQuotedPaste) {
       << out;
   EXPECT_EQ(out.find("\xE2\x96\x8E"), std::string::npos) << out;
   EXPECT_EQ(Lines(out), Lines(in));
+  // The same quote pasted again inside a Markdown quote or a code block's indent
+  // ('> ▎ ', '    ▎ '): the bars under the block's marks go too.
+  for (const char* block : {"> ", "    "}) {
+    std::string again;
+    for (size_t at = 0; at < in.size();) {
+      const size_t nl = in.find('\n', at);
+      again += block + in.substr(at, nl + 1 - at);
+      at = nl + 1;
+    }
+    std::string o = ReadAll(again, Formats());
+    EXPECT_EQ(o.find("\xE2\x96\x8E"), std::string::npos) << block << "|" << o;
+    EXPECT_NE(o.find("\nValueError: To serve at least one request with the model's max seq len (131072), 16.0 GiB"),
+              std::string::npos)
+        << block << "|" << o;
+  }
   // Every bar of the set, nested with a Markdown mark; a vertical bar too.
   EXPECT_EQ(QuoteBarLength("\xE2\x96\x88 x"), 4u);                    // █
   EXPECT_EQ(QuoteBarLength("\xE2\x96\x8F\xE2\x96\x8F x"), 7u);      // ▏▏ (no space between)
