@@ -113,6 +113,9 @@ struct PlanInput {
   // Set by the sensitivity variants that drop the model, not by users: what TurboMind holds
   // before its free-memory read as the plan sized it (turbomind_startup.h).
   std::optional<double> turbomind_held_bytes;
+  // Set by the same variants: SGLang's factor on --mem-fraction-static for this multimodal
+  // model as the plan found it (sglang_multimodal.h).
+  std::optional<double> sglang_multimodal_factor;
 };
 
 // How much one assumption moves the predicted pool: the KV tokens at its low and high end.

@@ -454,6 +454,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
       if (p.figures.contains("turbomind_held_bytes")) {
         t->turbomind_held_bytes = p.figures["turbomind_held_bytes"].get<double>();
       }
+      if (p.figures.contains("sglang_multimodal_factor")) {
+        t->sglang_multimodal_factor = p.figures["sglang_multimodal_factor"].get<double>();
+      }
       if (!t->runtime_buffers_bytes && p.figures.contains("runtime_buffers_bytes")) {
         t->runtime_buffers_bytes = p.figures["runtime_buffers_bytes"].get<double>();
       }
