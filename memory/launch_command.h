@@ -61,6 +61,7 @@ struct LaunchSpec {
   std::string mm_limits;                       // vLLM --limit-mm-per-prompt, shell-ready ("" when not given)
   std::optional<int64_t> max_batch_total_tokens;  // TGI before v0.9.4: the KV cache's tokens
   bool tgi_input_length = false;               // TGI before v2.0: --max-input-length (not --max-input-tokens)
+  std::optional<int64_t> max_input_tokens;     // TGI: the longest prompt planned (default: context - 1)
   bool tgi_prefill_logprobs = false;           // TGI v3: --enable-prefill-logprobs
 };
 

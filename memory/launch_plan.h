@@ -64,6 +64,8 @@ struct PlanInput {
   std::optional<int64_t> max_batch_total_tokens;
   // TGI --enable-prefill-logprobs (v3.0.0+; before v3 prefill log-probabilities are always on).
   bool tgi_prefill_logprobs = false;
+  // TGI --max-input-tokens and its older name --max-input-length (the launcher refuses both).
+  std::optional<int64_t> tgi_max_input_tokens, tgi_max_input_length;
   std::optional<int64_t> context_length;         // SGLang context / vLLM max_model_len
   std::optional<int> cuda_graph_max_bs;
   std::optional<double> cuda_graph_bytes;        // measured graph memory at cuda_graph_max_bs

@@ -55,6 +55,9 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
   if (p.figures.contains("max_batch_total_tokens")) s.max_batch_total_tokens = p.figures["max_batch_total_tokens"].get<int64_t>();
   s.tgi_prefill_logprobs = in.framework == "tgi" && in.tgi_prefill_logprobs;
+  if (in.framework == "tgi" && p.figures.contains("max_input_tokens")) {
+    s.max_input_tokens = p.figures["max_input_tokens"].get<int64_t>();
+  }
   return RenderLaunch(s);
 }
 }  // namespace

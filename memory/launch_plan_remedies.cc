@@ -196,7 +196,11 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
       (in.framework == "tgi" || in.framework == "trtllm")) {
     const int64_t cur = p.figures["warmup_prefill_tokens"].get<int64_t>();
     const bool tgi2 = in.framework == "tgi" && VersionBefore(in.version, {3, 0, 0});
-    const int64_t least = tgi2 && p.input.context_length ? *p.input.context_length - 1 : 1024;
+    const int64_t least = !tgi2                                ? 1024
+                          : p.figures.contains("max_input_tokens") ? p.figures["max_input_tokens"].get<int64_t>()
+                          : p.input.context_length                 ? *p.input.context_length - 1
+                                                                   : 1024;
+    bool found = false;
     for (int64_t b = (cur - 1) / 1024 * 1024; b >= std::max<int64_t>(least, 1024); b -= 1024) {
       PlanInput t = in;
       t.max_num_batched_tokens = b;
@@ -207,7 +211,28 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
                                "the warm-up's activations and blocks grow with its tokens: " + std::to_string(b) +
                                    " fit and leave a pool of " + WithCommas(q->kv_tokens) + " tokens, holding " +
                                    useful_what + " (checked with this plan)"));
+      found = true;
       break;
+    }
+    // TGI before v3 keeps the budget >= max_input_tokens (launcher/src/main.rs): when the
+    // input the user asked for is what holds the budget up, the longest input (a multiple of
+    // 1024) whose warm-up of input + 50 tokens fits.
+    const bool input_given = in.tgi_max_input_tokens || in.tgi_max_input_length;
+    if (tgi2 && !found && input_given && p.figures.contains("max_input_tokens")) {
+      const std::string flag = in.tgi_max_input_length ? "--max-input-length" : "--max-input-tokens";
+      for (int64_t x = (least - 1) / 1024 * 1024; x >= 1024; x -= 1024) {
+        PlanInput t = in;
+        (in.tgi_max_input_length ? t.tgi_max_input_length : t.tgi_max_input_tokens) = x;
+        if (in.max_num_batched_tokens) t.max_num_batched_tokens = x + 50;
+        auto q = Run(t);
+        if (!q.ok() || !q->fits || q->usable_tokens < useful) continue;
+        out.push_back(MakeRemedy(flag, std::to_string(x), "decrease",
+                                 "with --max-batch-prefill-tokens " + std::to_string(x + 50) +
+                                     " (TGI's launcher refuses a budget below the input): that warm-up fits and leaves "
+                                     "a pool of " + WithCommas(q->kv_tokens) + " tokens, holding " + useful_what +
+                                     " (checked with this plan)"));
+        break;
+      }
     }
   }
   // vLLM's sampler warm-up after the cache did not fit: fewer dummy requests (the
