@@ -373,9 +373,19 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
   }
   // Context: the longest request a safe fraction holds (the user's, or the version's
   // default for SGLang / 0.90 for vLLM, whichever is larger), then the floor.
+  // The probes below plan with a context of one token (does it start at all); TGI's
+  // launcher refuses an input not below the total, so its probes ask for the shortest pair
+  // (2 total, 1 input) unless the user gave an input.
+  const bool tgi_input = in.framework == "tgi" && !in.tgi_max_input_tokens && !in.tgi_max_input_length;
+  auto shortest = [&](PlanInput& t) {
+    t.context_length = 1;
+    if (!tgi_input) return;
+    t.context_length = 2;
+    (VersionBefore(in.version, {2, 0, 0}) ? t.tgi_max_input_length : t.tgi_max_input_tokens) = 1;
+  };
   if (p.failure != "weights_oom" && p.failure != "warmup_oom" && p.input.context_length) {
     PlanInput starts = in;
-    starts.context_length = 1;
+    shortest(starts);
     auto floor_f = SmallestFraction(starts, 0.01, top, 1);
     double cap = std::max(p.fraction, 0.90);
     if (sglang) {
@@ -391,7 +401,7 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
       double best_f = floor_f->first;
       for (int k = static_cast<int>(floor_f->first * 100 + 0.5); k <= static_cast<int>(cap * 100 + 1e-6); ++k) {
         PlanInput t = in;
-        t.context_length = 1;
+        shortest(t);
         SetFraction(t, k / 100.0);
         auto r = Run(t);
         if (r.ok() && r->fits && r->kv_tokens > best) {
@@ -399,14 +409,26 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
           best_f = k / 100.0;
         }
       }
+      // TGI: a total at or below the launcher's default input needs an input below it.
+      auto input_too = [&](int64_t ctx) {
+        if (!tgi_input || !p.figures.contains("max_input_tokens") ||
+            ctx > p.figures["max_input_tokens"].get<int64_t>()) {
+          return std::string();
+        }
+        return std::string(" (with ") + (VersionBefore(in.version, {2, 0, 0}) ? "--max-input-length " : "--max-input-tokens ") +
+               std::to_string(std::max<int64_t>(ctx - 1, 1)) + ": TGI's launcher refuses its default input of " +
+               std::to_string(p.figures["max_input_tokens"].get<int64_t>()) + " beside a shorter total)";
+      };
       if (best > 0 && in.concurrency_required && in.concurrency > 1) {
         // The concurrency asked: each of the requests gets a share of the pool.
         out.push_back(MakeRemedy(F.context, std::to_string(best / in.concurrency), "decrease",
                                  "the longest request of which the pool holds " + std::to_string(in.concurrency) +
-                                     " at once (at " + flag + " " + Fixed2(best_f) + ")"));
+                                     " at once (at " + flag + " " + Fixed2(best_f) + ")" +
+                                     input_too(best / in.concurrency)));
       } else if (best > 0) {
         out.push_back(MakeRemedy(F.context, std::to_string(best), "decrease",
-                                 "the longest request the pool can hold (at " + flag + " " + Fixed2(best_f) + ")"));
+                                 "the longest request the pool can hold (at " + flag + " " + Fixed2(best_f) + ")" +
+                                     input_too(best)));
       }
     }
     if (floor_f) {

@@ -682,6 +682,19 @@ TEST(PlanServersCliTest, TgiV2LauncherCapsTheModelsContextAt4096) {
 
   auto v3 = Json(Plan("--server tgi --server-version 3.0.1" + llama));
   EXPECT_FALSE(v3["figures"].contains("max_input_tokens")) << v3["figures"].dump();
+
+  // A shorter total than the default input needs an input too: the remedy says it.
+  auto few = Json(Plan("--server tgi --server-version 2.2.0 --model " + Model("llama-3.1-8b-instruct") +
+                       " --gpu L4 --concurrency 16"));
+  EXPECT_EQ(few["failure"], "kv_pool_too_small");
+  bool said = false;
+  for (const auto& r : few["remedy"]) {
+    if (r["flag"] != "--max-total-tokens") continue;
+    const int64_t total = std::stoll(r["value"].get<std::string>());
+    EXPECT_LT(total, 4096);
+    said = r["why"].get<std::string>().find("with --max-input-tokens " + std::to_string(total - 1)) != std::string::npos;
+  }
+  EXPECT_TRUE(said) << few["remedy"].dump(1);
 }
 
 // --max-input-tokens (and --max-input-length, its older name) as TGI's launcher takes them:
