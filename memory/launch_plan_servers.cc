@@ -340,6 +340,20 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
     if (auto g = FindGpu(card); g.ok()) sm = g->sm;
   }
   const std::string attention = v3 ? TgiV3Attention(in.version, model, sm) : "paged";
+  if (!VersionBefore(in.version, {2, 3, 0}) && !v3) {
+    // Read but not modelled: resolve_attention defaults to flashinfer from v2.3.0
+    // (launcher/src/main.rs v2.3.0 l.114, blocks of 1 token), and v2.4.1 leaves
+    // max_input_tokens / max_total_tokens to the server's warm-up (flash_causal_lm.py v2.4.1
+    // warmup l.1559-1575: the pool or the warm-up's tokens) with a prefill budget of
+    // min(4096, the capped max_position_embeddings) (main.rs v2.4.1 l.1735).
+    p.unknowns.push_back("TGI " + in.version + " is planned as v2.2 (paged attention, blocks of 16; " +
+                         (VersionBefore(in.version, {2, 4, 1})
+                              ? std::string("the launcher's limits")
+                              : std::string("the launcher's limits, where v2.4.1 lets the server set them after "
+                                            "its warm-up and budgets 4096 prefill tokens")) +
+                         "): from v2.3.0 its default attention is flashinfer (blocks of 1 token); the pool can be "
+                         "off by the warm-up's blocks and the block rounding, and the outcome by the limits");
+  }
   const int block = TgiBlockSize(attention);
   // The launcher's --max-total-tokens default: 2048 before v2.0 (launcher/src/main.rs
   // v0.9.3-v1.4.5), the model's context from v2.0 (derived).
