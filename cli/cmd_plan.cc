@@ -49,6 +49,7 @@ struct PlanFlags {
   std::string limit_mm_per_prompt;
   double swa_full_tokens_ratio = 0.8, mamba_full_memory_ratio = 0.9;
   bool disable_hybrid_swa_memory = false;
+  bool enable_multimodal = false;
   bool enforce_eager = false;
   bool enable_prefill_logprobs = false;
   int64_t max_mamba_cache_size = 0;
@@ -137,6 +138,9 @@ po::options_description Options(PlanFlags& f) {
       ("non-torch", po::value(&f.non_torch), "vLLM non-torch memory (NCCL, cuBLAS, custom AR), e.g. 0.6GiB")
       ("swa-full-tokens-ratio", po::value(&f.swa_full_tokens_ratio),
        "SGLang hybrid sliding-window pool: swa tokens / full tokens (default 0.8)")
+      ("enable-multimodal", po::bool_switch(&f.enable_multimodal),
+       "SGLang (0.4.6 on): serve Gemma-3 / Llama-4 as multimodal (text-only by default); before 0.4.9 its "
+       "--mem-fraction-static is then lowered")
       ("disable-hybrid-swa-memory", po::bool_switch(&f.disable_hybrid_swa_memory),
        "SGLang: no separate sliding-window pool (every layer priced as full attention)")
       ("max-mamba-cache-size", po::value(&f.max_mamba_cache_size),
@@ -521,6 +525,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.swa_full_tokens_ratio = f.swa_full_tokens_ratio;
   }
   in.disable_hybrid_swa_memory = f.disable_hybrid_swa_memory;
+  if (f.enable_multimodal && f.framework != "sglang") {
+    return InvalidArgumentError("--enable-multimodal is SGLang's (vLLM and TGI serve a multimodal model as such)");
+  }
+  in.sglang_enable_multimodal = f.enable_multimodal;
   if (vm.count("max-mamba-cache-size")) {
     TPT_RETURN_IF_ERROR(Positive("max-mamba-cache-size", f.max_mamba_cache_size));
     in.max_mamba_cache_size = f.max_mamba_cache_size;

@@ -55,6 +55,7 @@ struct LaunchSpec {
   std::optional<int> max_batch_size;           // running requests (graphs, batch)
   std::string kv_cache_dtype = "auto";         // auto | fp8_e4m3 | fp8_e5m2 | fp8 | int8 | int4
   bool enable_dp_attention = false;            // SGLang
+  bool enable_multimodal = false;              // SGLang --enable-multimodal
   std::string speculative_algorithm;           // SGLang
   std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch;
                                                // TensorRT-LLM: tensorrt (an engine) | pytorch

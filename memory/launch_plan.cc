@@ -151,8 +151,13 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   double effective = p.fraction;
   double runner_factor = 1.0;
   SglangMultimodalFraction mm;
+  if (in.sglang_enable_multimodal && VersionBefore(in.version, {0, 4, 6})) {
+    return InvalidArgumentError("--enable-multimodal came with SGLang 0.4.6 (configs/model_config.py); before it "
+                                "every model in its multimodal list is served as one: drop the flag");
+  }
   if (in.model) {
-    mm = SglangMultimodalFactor(in.version, *in.model, in.mem_fraction_static.has_value(), p.fraction, in.total_bytes);
+    mm = SglangMultimodalFactor(in.version, *in.model, in.mem_fraction_static.has_value(), p.fraction, in.total_bytes,
+                                in.sglang_enable_multimodal);
   } else if (in.sglang_multimodal_factor) {
     mm.factor = *in.sglang_multimodal_factor;
   }

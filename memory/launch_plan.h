@@ -94,6 +94,7 @@ struct PlanInput {
   // have one, and the mamba/linear-attention state pool.
   std::optional<double> swa_full_tokens_ratio;    // --swa-full-tokens-ratio (0.8)
   bool disable_hybrid_swa_memory = false;         // --disable-hybrid-swa-memory
+  bool sglang_enable_multimodal = false;          // SGLang --enable-multimodal (0.4.6 on)
   bool enforce_eager = false;                     // vLLM --enforce-eager: no CUDA graphs
   std::optional<int64_t> max_mamba_cache_size;    // --max-mamba-cache-size
   std::optional<double> mamba_full_memory_ratio;  // --mamba-full-memory-ratio (0.9)

@@ -47,6 +47,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
     if (in.cuda_graph_max_bs) s.max_batch_size = *in.cuda_graph_max_bs;
     if (in.chunked_prefill_size) s.max_batch_tokens = *in.chunked_prefill_size;
     s.enable_dp_attention = in.enable_dp_attention;
+    s.enable_multimodal = in.sglang_enable_multimodal;
     s.speculative_algorithm = in.speculative_algorithm;
   } else if (in.max_num_batched_tokens) {
     s.max_batch_tokens = *in.max_num_batched_tokens;

@@ -131,7 +131,7 @@ std::string VersionText(const std::vector<int>& v) {
 }  // namespace
 
 SglangMultimodalFraction SglangMultimodalFactor(std::string_view version, const ModelConfig& m, bool given,
-                                                double fraction, double gpu_bytes) {
+                                                double fraction, double gpu_bytes, bool enable_multimodal) {
   SglangMultimodalFraction out;
   const std::vector<int> v = WithPost(version);
   const Arch* arch = nullptr;
@@ -152,12 +152,13 @@ SglangMultimodalFraction SglangMultimodalFactor(std::string_view version, const 
     return out;
   }
   const bool off_by_default =
+      !enable_multimodal &&
       (!Before(v, {0, 4, 6}) && (name == "Gemma3ForConditionalGeneration" || name == "Llama4ForConditionalGeneration")) ||
       (!Before(v, {0, 5, 1}) && name == "Step3VLForConditionalGeneration");
   if (off_by_default) {
     out.why = "SGLang " + std::string(version) + " runs " + name +
               " text-only unless --enable-multimodal is given (configs/model_config.py, from 0.4.6): "
-              "--mem-fraction-static not lowered for it";
+              "--mem-fraction-static not lowered for it (plan with --enable-multimodal to serve it as one)";
     return out;
   }
   if (Before(v, {0, 3, 5})) {

@@ -22,8 +22,9 @@ struct SglangMultimodalFraction {
 // `given`: the user passed --mem-fraction-static (from 0.4.9 SGLang lowers only its own
 // default); `fraction`: the value in force before the step. `gpu_bytes`: one card's memory
 // (0 unknown; the 2026 post-capture path uses it).
+// `enable_multimodal`: --enable-multimodal (0.4.6 on: Gemma-3 / Llama-4 are text-only without it).
 SglangMultimodalFraction SglangMultimodalFactor(std::string_view version, const ModelConfig& m, bool given,
-                                                double fraction, double gpu_bytes);
+                                                double fraction, double gpu_bytes, bool enable_multimodal = false);
 
 }  // namespace tpt::memory
 

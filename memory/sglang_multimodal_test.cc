@@ -46,6 +46,8 @@ TEST(SglangMultimodalTest, WhichArchitecturesCountByVersion) {
   auto off = SglangMultimodalFactor("0.4.6", gemma3, true, 0.88, 0);
   EXPECT_EQ(off.factor, 1.0);
   EXPECT_NE(off.why.find("--enable-multimodal"), std::string::npos);
+  EXPECT_EQ(SglangMultimodalFactor("0.4.6", gemma3, true, 0.88, 0, /*enable_multimodal=*/true).factor, 0.90);
+  EXPECT_EQ(SglangMultimodalFactor("0.4.9", gemma3, false, 0.88, 0, /*enable_multimodal=*/true).factor, 0.90);
   // Not in the list at 0.4.0, in it at 0.4.4.post2: between, unknown with a range.
   auto between = SglangMultimodalFactor("0.4.2", gemma3, true, 0.88, 0);
   EXPECT_EQ(between.factor, 1.0);
