@@ -49,6 +49,7 @@ struct PlanFlags {
   std::string limit_mm_per_prompt;
   double swa_full_tokens_ratio = 0.8, mamba_full_memory_ratio = 0.9;
   bool disable_hybrid_swa_memory = false;
+  bool enable_multimodal = false;
   bool enforce_eager = false;
   bool enable_prefill_logprobs = false;
   int64_t max_mamba_cache_size = 0;
@@ -58,6 +59,7 @@ struct PlanFlags {
   double cuda_memory_fraction = -1, kv_cache_free_gpu_memory_fraction = -1, cache_max_entry_count = -1;
   std::string backend, runtime_buffers;
   int64_t max_batch_total_tokens = 0;
+  int64_t max_input_tokens = 0, max_input_length = 0;
   int64_t session_len = 0, max_seq_len = 0, max_batch_prefill_tokens = 0, max_num_tokens = 0,
           max_prefill_token_num = 0, max_batch_size = 0;
   int num_shard = 0;
@@ -136,6 +138,9 @@ po::options_description Options(PlanFlags& f) {
       ("non-torch", po::value(&f.non_torch), "vLLM non-torch memory (NCCL, cuBLAS, custom AR), e.g. 0.6GiB")
       ("swa-full-tokens-ratio", po::value(&f.swa_full_tokens_ratio),
        "SGLang hybrid sliding-window pool: swa tokens / full tokens (default 0.8)")
+      ("enable-multimodal", po::bool_switch(&f.enable_multimodal),
+       "SGLang (0.4.6 on): serve Gemma-3 / Llama-4 as multimodal (text-only by default); before 0.4.9 its "
+       "--mem-fraction-static is then lowered")
       ("disable-hybrid-swa-memory", po::bool_switch(&f.disable_hybrid_swa_memory),
        "SGLang: no separate sliding-window pool (every layer priced as full attention)")
       ("max-mamba-cache-size", po::value(&f.max_mamba_cache_size),
@@ -159,6 +164,10 @@ po::options_description Options(PlanFlags& f) {
       ("max-batch-total-tokens", po::value(&f.max_batch_total_tokens),
        "TGI: before v0.9.4 the KV cache's tokens (default 16000), allocated before the warm-up prefill; from "
        "v0.9.4 ignored for flash models (inferred), still checked against --max-total-tokens")
+      ("max-input-tokens", po::value(&f.max_input_tokens),
+       "TGI: longest prompt (v2.0 on; the launcher's default before v2.4.1: min(max_position_embeddings, 4096) - 1, "
+       "1024 before v2.0); checked as the launcher does against --max-total-tokens and --max-batch-prefill-tokens")
+      ("max-input-length", po::value(&f.max_input_length), "TGI: the older name of --max-input-tokens")
       ("enable-prefill-logprobs", po::bool_switch(&f.enable_prefill_logprobs),
        "TGI v3: prefill log-probabilities on (off by default from v3.0; always on before): the warm-up's lm_head "
        "then runs over every prefill token")
@@ -467,6 +476,13 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     TPT_RETURN_IF_ERROR(Positive("max-batch-total-tokens", f.max_batch_total_tokens));
     in.max_batch_total_tokens = f.max_batch_total_tokens;
   }
+  for (auto [flag, v, field] : {std::tuple{"max-input-tokens", f.max_input_tokens, &in.tgi_max_input_tokens},
+                                {"max-input-length", f.max_input_length, &in.tgi_max_input_length}}) {
+    if (!vm.count(flag)) continue;
+    if (fw != "tgi") return InvalidArgumentError("--" + std::string(flag) + " is TGI's; use --context-length");
+    TPT_RETURN_IF_ERROR(Positive(flag, v));
+    *field = v;
+  }
   if (f.enable_prefill_logprobs) {
     if (fw != "tgi") return InvalidArgumentError("--enable-prefill-logprobs is TGI's");
     in.tgi_prefill_logprobs = true;
@@ -509,6 +525,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.swa_full_tokens_ratio = f.swa_full_tokens_ratio;
   }
   in.disable_hybrid_swa_memory = f.disable_hybrid_swa_memory;
+  if (f.enable_multimodal && f.framework != "sglang") {
+    return InvalidArgumentError("--enable-multimodal is SGLang's (vLLM and TGI serve a multimodal model as such)");
+  }
+  in.sglang_enable_multimodal = f.enable_multimodal;
   if (vm.count("max-mamba-cache-size")) {
     TPT_RETURN_IF_ERROR(Positive("max-mamba-cache-size", f.max_mamba_cache_size));
     in.max_mamba_cache_size = f.max_mamba_cache_size;

@@ -36,6 +36,7 @@ LaunchLine SglangOrVllm(const LaunchSpec& s, const std::string& model) {
   if (s.max_batch_tokens) flag("--chunked-prefill-size", "--max-num-batched-tokens", std::to_string(*s.max_batch_tokens));
   if (!s.mm_limits.empty() && !sglang) out += " --limit-mm-per-prompt " + s.mm_limits;
   if (s.enable_dp_attention && sglang) out += " --enable-dp-attention";
+  if (s.enable_multimodal && sglang) out += " --enable-multimodal";
   if (!s.speculative_algorithm.empty() && sglang) flag("--speculative-algorithm", "", s.speculative_algorithm);
   return l;
 }
@@ -51,7 +52,8 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
   else l.defaults.push_back("--num-shard: 1 (TGI's default without --sharded)");
   if (s.context_length) {
     l.command += std::string(s.tgi_input_length ? " --max-input-length " : " --max-input-tokens ") +
-                 std::to_string(*s.context_length - 1) + " --max-total-tokens " + std::to_string(*s.context_length);
+                 std::to_string(s.max_input_tokens.value_or(*s.context_length - 1)) + " --max-total-tokens " +
+                 std::to_string(*s.context_length);
   } else {
     l.defaults.push_back("--max-input-tokens/--max-total-tokens: TGI's default from the model's context length");
   }

@@ -55,12 +55,14 @@ struct LaunchSpec {
   std::optional<int> max_batch_size;           // running requests (graphs, batch)
   std::string kv_cache_dtype = "auto";         // auto | fp8_e4m3 | fp8_e5m2 | fp8 | int8 | int4
   bool enable_dp_attention = false;            // SGLang
+  bool enable_multimodal = false;              // SGLang --enable-multimodal
   std::string speculative_algorithm;           // SGLang
   std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch;
                                                // TensorRT-LLM: tensorrt (an engine) | pytorch
   std::string mm_limits;                       // vLLM --limit-mm-per-prompt, shell-ready ("" when not given)
   std::optional<int64_t> max_batch_total_tokens;  // TGI before v0.9.4: the KV cache's tokens
   bool tgi_input_length = false;               // TGI before v2.0: --max-input-length (not --max-input-tokens)
+  std::optional<int64_t> max_input_tokens;     // TGI: the longest prompt planned (default: context - 1)
   bool tgi_prefill_logprobs = false;           // TGI v3: --enable-prefill-logprobs
 };
 

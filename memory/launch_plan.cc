@@ -11,6 +11,7 @@
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
+#include "memory/sglang_multimodal.h"
 
 namespace tpt::memory {
 
@@ -21,7 +22,14 @@ using internal::WithCommas;
 
 namespace {
 
+using internal::CeilHundredths;
 using internal::FloorHundredths;
+
+std::string Fixed3(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
+}
 
 // cuBLAS handle state outside torch's allocator (anchors-allreduce.md §4.1, lazy loading).
 constexpr double kCublasBytes = 66.0 * kMiB;
@@ -135,28 +143,51 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     if (!def.ok()) return def.status();
     p.fraction = def->mem_fraction_static;
     p.fraction_source = "default: " + def->rule;
+  }
+  // A multimodal model's lower fraction (sglang_multimodal.cc): up to 0.4.8 ModelRunner
+  // lowers the value in force, given or default, after server_args (the flag the user passes
+  // stays p.fraction; the pool is sized at `effective`); from 0.4.9 server_args lowers its
+  // own default only, and that lowered default is the value to pass.
+  double effective = p.fraction;
+  double runner_factor = 1.0;
+  SglangMultimodalFraction mm;
+  if (in.sglang_enable_multimodal && VersionBefore(in.version, {0, 4, 6})) {
+    return InvalidArgumentError("--enable-multimodal came with SGLang 0.4.6 (configs/model_config.py); before it "
+                                "every model in its multimodal list is served as one: drop the flag");
+  }
+  if (in.model) {
+    mm = SglangMultimodalFactor(in.version, *in.model, in.mem_fraction_static.has_value(), p.fraction, in.total_bytes,
+                                in.sglang_enable_multimodal);
+  } else if (in.sglang_multimodal_factor) {
+    mm.factor = *in.sglang_multimodal_factor;
+  }
+  {
     auto v = ParseVersion(in.version);
-    if (in.model && in.model->vision_params > 0 && v.ok() && CompareVersions(*v, {0, 4, 8}) >= 0) {
-      // server_args.adjust_mem_fraction_for_vlm (with the post-#7054 heuristic; our reading
-      // of the versions): x 0.95 x clamp(1 - 0.1 (ratio - 1), 0.8, 1.05), ratio = the ViT's
-      // layers x hidden^2 over ViT-L/14's 24 x 1024^2.
-      const double ratio = static_cast<double>(in.model->vision_layers_attr) * in.model->vision_hidden_attr *
-                           in.model->vision_hidden_attr / (24.0 * 1024 * 1024);
-      const double factor = 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
-      p.fraction *= factor;
-      p.fraction_source += "; x " + Fixed2(factor) + " for the vision tower (adjust_mem_fraction_for_vlm)";
+    const bool in_runner = v.ok() && CompareVersions(*v, {0, 4, 9}) < 0;
+    if (in_runner) {
+      runner_factor = mm.factor;
+      effective = p.fraction * mm.factor;
+    } else {
+      p.fraction *= mm.factor;
+      effective = p.fraction;
     }
-    if (!(p.fraction > 0.05)) {
-      return InvalidArgumentError("the version's default --mem-fraction-static comes out at " + Fixed2(p.fraction) +
-                                  " for this GPU and parallelism; give --mem-fraction-static");
+    if (mm.factor != 1.0) p.fraction_source += "; x " + Fixed3(mm.factor) + " for a multimodal model";
+    if (!mm.why.empty()) p.assumptions.push_back(mm.why);
+    if (!mm.unknown.empty()) {
+      p.unknowns.push_back(mm.unknown + ": the pool is sized at x" + Fixed3(mm.factor) + ", the range runs x" +
+                           Fixed3(mm.unknown_low) + " to x" + Fixed3(mm.unknown_high) + " of the fraction");
     }
+  }
+  if (!in.mem_fraction_static && !(p.fraction > 0.05)) {
+    return InvalidArgumentError("the version's default --mem-fraction-static comes out at " + Fixed2(p.fraction) +
+                                " for this GPU and parallelism; give --mem-fraction-static");
   }
 
   SglangKvInput kv;
   kv.era = *era;
   kv.free_at_init_bytes = p.free_at_init_bytes;
   kv.avail_after_weights_bytes = avail;
-  kv.mem_fraction_static = p.fraction;
+  kv.mem_fraction_static = effective;
   kv.cell_bytes = p.cell_bytes;
   kv.page_size = in.page_size;
   kv.max_total_tokens = in.max_total_tokens;
@@ -200,6 +231,12 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   }
   auto r = SglangKvPool(kv);
   if (!r.ok()) return r.status();
+  if (runner_factor != 1.0) {
+    // The fractions SglangKvPool solves for are the lowered ones; the flag is that / factor.
+    auto flag_value = [&](double f) { return std::min(1.0, CeilHundredths(f / runner_factor - 1e-9)); };
+    r->min_viable_mem_fraction_static = flag_value(r->min_viable_mem_fraction_static);
+    if (r->mem_fraction_for_context) r->mem_fraction_for_context = flag_value(*r->mem_fraction_for_context);
+  }
 
   RankMemory m;
   m.total_bytes = in.total_bytes;
@@ -218,6 +255,7 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
                {"max_total_num_tokens", r->max_total_num_tokens},
                {"min_viable_mem_fraction_static", r->min_viable_mem_fraction_static}};
   if (r->mem_fraction_for_context) p.figures["mem_fraction_for_context"] = *r->mem_fraction_for_context;
+  if (mm.factor != 1.0) p.figures["sglang_multimodal_factor"] = mm.factor;
   if (kv.full_layers > 0) {
     p.figures["full_layer_tokens"] = r->full_tokens;
     p.figures["swa_layer_tokens"] = r->swa_tokens;
@@ -267,7 +305,7 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     p.error = "CUDA graphs (" + FormatGiB(*in.cuda_graph_bytes) + ") exceed the reserved slice (" +
               FormatGiB(r->reserved_bytes) + ") they are captured from";
     AddGraphRemedy(in, r->reserved_bytes, p);
-    double f_lower = FloorHundredths(1.0 - *in.cuda_graph_bytes / p.free_at_init_bytes);
+    double f_lower = FloorHundredths((1.0 - *in.cuda_graph_bytes / p.free_at_init_bytes) / runner_factor);
     if (f_lower > min_f) {
       p.remedies.push_back(MakeRemedy("--mem-fraction-static", Fixed2(f_lower), "decrease",
                                       "keeps back enough of the free memory for the graphs"));

@@ -64,6 +64,8 @@ struct PlanInput {
   std::optional<int64_t> max_batch_total_tokens;
   // TGI --enable-prefill-logprobs (v3.0.0+; before v3 prefill log-probabilities are always on).
   bool tgi_prefill_logprobs = false;
+  // TGI --max-input-tokens and its older name --max-input-length (the launcher refuses both).
+  std::optional<int64_t> tgi_max_input_tokens, tgi_max_input_length;
   std::optional<int64_t> context_length;         // SGLang context / vLLM max_model_len
   std::optional<int> cuda_graph_max_bs;
   std::optional<double> cuda_graph_bytes;        // measured graph memory at cuda_graph_max_bs
@@ -92,6 +94,7 @@ struct PlanInput {
   // have one, and the mamba/linear-attention state pool.
   std::optional<double> swa_full_tokens_ratio;    // --swa-full-tokens-ratio (0.8)
   bool disable_hybrid_swa_memory = false;         // --disable-hybrid-swa-memory
+  bool sglang_enable_multimodal = false;          // SGLang --enable-multimodal (0.4.6 on)
   bool enforce_eager = false;                     // vLLM --enforce-eager: no CUDA graphs
   std::optional<int64_t> max_mamba_cache_size;    // --max-mamba-cache-size
   std::optional<double> mamba_full_memory_ratio;  // --mamba-full-memory-ratio (0.9)
@@ -113,6 +116,9 @@ struct PlanInput {
   // Set by the sensitivity variants that drop the model, not by users: what TurboMind holds
   // before its free-memory read as the plan sized it (turbomind_startup.h).
   std::optional<double> turbomind_held_bytes;
+  // Set by the same variants: SGLang's factor on --mem-fraction-static for this multimodal
+  // model as the plan found it (sglang_multimodal.h).
+  std::optional<double> sglang_multimodal_factor;
 };
 
 // How much one assumption moves the predicted pool: the KV tokens at its low and high end.

@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/tgi_launcher.h"
 
 namespace tpt::memory {
 namespace {
@@ -177,7 +178,20 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     // TGI before v2.0 does not read the model's context: its launcher defaults to
     // --max-total-tokens 2048 (launcher/src/main.rs v0.9.3-v1.4.5); PlanTgi says so.
     const bool tgi_v1 = in.framework == "tgi" && VersionBefore(in.version, {2, 0, 0});
-    if (!in.context_length && m.max_position > 0 && !tgi_v1) {
+    // TGI v2.0.0-v2.4.0: the launcher's default --max-total-tokens is max_position_embeddings
+    // capped at 4096 (TgiV2LauncherMaxPosition, tgi_launcher.cc).
+    const int64_t tgi_v2_cap = in.framework == "tgi" ? TgiV2LauncherMaxPosition(in.version, &m) : 0;
+    if (!in.context_length && tgi_v2_cap > 0) {
+      in.context_length = tgi_v2_cap;
+      in.context_from_model = true;
+      assumptions.push_back("--max-total-tokens " + std::to_string(tgi_v2_cap) + " (TGI " + in.version +
+                            "'s default: " +
+                            (m.top.max_position > 0
+                                 ? "min(max_position_embeddings " + std::to_string(m.top.max_position) + ", 4096)"
+                                 : std::string("4096 without a max_position_embeddings at the config's top level")) +
+                            ", launcher/src/main.rs get_max_position_embeddings v2.0.0-v2.4.0); pass "
+                            "--max-total-tokens and --max-input-tokens for more");
+    } else if (!in.context_length && m.max_position > 0 && !tgi_v1) {
       in.context_length = m.max_position;
       in.context_from_model = true;
       assumptions.push_back("context length " + std::to_string(m.max_position) +

@@ -47,6 +47,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
     if (in.cuda_graph_max_bs) s.max_batch_size = *in.cuda_graph_max_bs;
     if (in.chunked_prefill_size) s.max_batch_tokens = *in.chunked_prefill_size;
     s.enable_dp_attention = in.enable_dp_attention;
+    s.enable_multimodal = in.sglang_enable_multimodal;
     s.speculative_algorithm = in.speculative_algorithm;
   } else if (in.max_num_batched_tokens) {
     s.max_batch_tokens = *in.max_num_batched_tokens;
@@ -55,6 +56,9 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
   if (p.figures.contains("max_batch_total_tokens")) s.max_batch_total_tokens = p.figures["max_batch_total_tokens"].get<int64_t>();
   s.tgi_prefill_logprobs = in.framework == "tgi" && in.tgi_prefill_logprobs;
+  if (in.framework == "tgi" && p.figures.contains("max_input_tokens")) {
+    s.max_input_tokens = p.figures["max_input_tokens"].get<int64_t>();
+  }
   return RenderLaunch(s);
 }
 }  // namespace

@@ -196,7 +196,11 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
       (in.framework == "tgi" || in.framework == "trtllm")) {
     const int64_t cur = p.figures["warmup_prefill_tokens"].get<int64_t>();
     const bool tgi2 = in.framework == "tgi" && VersionBefore(in.version, {3, 0, 0});
-    const int64_t least = tgi2 && p.input.context_length ? *p.input.context_length - 1 : 1024;
+    const int64_t least = !tgi2                                ? 1024
+                          : p.figures.contains("max_input_tokens") ? p.figures["max_input_tokens"].get<int64_t>()
+                          : p.input.context_length                 ? *p.input.context_length - 1
+                                                                   : 1024;
+    bool found = false;
     for (int64_t b = (cur - 1) / 1024 * 1024; b >= std::max<int64_t>(least, 1024); b -= 1024) {
       PlanInput t = in;
       t.max_num_batched_tokens = b;
@@ -207,7 +211,28 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
                                "the warm-up's activations and blocks grow with its tokens: " + std::to_string(b) +
                                    " fit and leave a pool of " + WithCommas(q->kv_tokens) + " tokens, holding " +
                                    useful_what + " (checked with this plan)"));
+      found = true;
       break;
+    }
+    // TGI before v3 keeps the budget >= max_input_tokens (launcher/src/main.rs): when the
+    // input the user asked for is what holds the budget up, the longest input (a multiple of
+    // 1024) whose warm-up of input + 50 tokens fits.
+    const bool input_given = in.tgi_max_input_tokens || in.tgi_max_input_length;
+    if (tgi2 && !found && input_given && p.figures.contains("max_input_tokens")) {
+      const std::string flag = in.tgi_max_input_length ? "--max-input-length" : "--max-input-tokens";
+      for (int64_t x = (least - 1) / 1024 * 1024; x >= 1024; x -= 1024) {
+        PlanInput t = in;
+        (in.tgi_max_input_length ? t.tgi_max_input_length : t.tgi_max_input_tokens) = x;
+        if (in.max_num_batched_tokens) t.max_num_batched_tokens = x + 50;
+        auto q = Run(t);
+        if (!q.ok() || !q->fits || q->usable_tokens < useful) continue;
+        out.push_back(MakeRemedy(flag, std::to_string(x), "decrease",
+                                 "with --max-batch-prefill-tokens " + std::to_string(x + 50) +
+                                     " (TGI's launcher refuses a budget below the input): that warm-up fits and leaves "
+                                     "a pool of " + WithCommas(q->kv_tokens) + " tokens, holding " + useful_what +
+                                     " (checked with this plan)"));
+        break;
+      }
     }
   }
   // vLLM's sampler warm-up after the cache did not fit: fewer dummy requests (the
@@ -348,9 +373,19 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
   }
   // Context: the longest request a safe fraction holds (the user's, or the version's
   // default for SGLang / 0.90 for vLLM, whichever is larger), then the floor.
+  // The probes below plan with a context of one token (does it start at all); TGI's
+  // launcher refuses an input not below the total, so its probes ask for the shortest pair
+  // (2 total, 1 input) unless the user gave an input.
+  const bool tgi_input = in.framework == "tgi" && !in.tgi_max_input_tokens && !in.tgi_max_input_length;
+  auto shortest = [&](PlanInput& t) {
+    t.context_length = 1;
+    if (!tgi_input) return;
+    t.context_length = 2;
+    (VersionBefore(in.version, {2, 0, 0}) ? t.tgi_max_input_length : t.tgi_max_input_tokens) = 1;
+  };
   if (p.failure != "weights_oom" && p.failure != "warmup_oom" && p.input.context_length) {
     PlanInput starts = in;
-    starts.context_length = 1;
+    shortest(starts);
     auto floor_f = SmallestFraction(starts, 0.01, top, 1);
     double cap = std::max(p.fraction, 0.90);
     if (sglang) {
@@ -366,7 +401,7 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
       double best_f = floor_f->first;
       for (int k = static_cast<int>(floor_f->first * 100 + 0.5); k <= static_cast<int>(cap * 100 + 1e-6); ++k) {
         PlanInput t = in;
-        t.context_length = 1;
+        shortest(t);
         SetFraction(t, k / 100.0);
         auto r = Run(t);
         if (r.ok() && r->fits && r->kv_tokens > best) {
@@ -374,14 +409,26 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
           best_f = k / 100.0;
         }
       }
+      // TGI: a total at or below the launcher's default input needs an input below it.
+      auto input_too = [&](int64_t ctx) {
+        if (!tgi_input || !p.figures.contains("max_input_tokens") ||
+            ctx > p.figures["max_input_tokens"].get<int64_t>()) {
+          return std::string();
+        }
+        return std::string(" (with ") + (VersionBefore(in.version, {2, 0, 0}) ? "--max-input-length " : "--max-input-tokens ") +
+               std::to_string(std::max<int64_t>(ctx - 1, 1)) + ": TGI's launcher refuses its default input of " +
+               std::to_string(p.figures["max_input_tokens"].get<int64_t>()) + " beside a shorter total)";
+      };
       if (best > 0 && in.concurrency_required && in.concurrency > 1) {
         // The concurrency asked: each of the requests gets a share of the pool.
         out.push_back(MakeRemedy(F.context, std::to_string(best / in.concurrency), "decrease",
                                  "the longest request of which the pool holds " + std::to_string(in.concurrency) +
-                                     " at once (at " + flag + " " + Fixed2(best_f) + ")"));
+                                     " at once (at " + flag + " " + Fixed2(best_f) + ")" +
+                                     input_too(best / in.concurrency)));
       } else if (best > 0) {
         out.push_back(MakeRemedy(F.context, std::to_string(best), "decrease",
-                                 "the longest request the pool can hold (at " + flag + " " + Fixed2(best_f) + ")"));
+                                 "the longest request the pool can hold (at " + flag + " " + Fixed2(best_f) + ")" +
+                                     input_too(best)));
       }
     }
     if (floor_f) {
@@ -453,6 +500,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
       }
       if (p.figures.contains("turbomind_held_bytes")) {
         t->turbomind_held_bytes = p.figures["turbomind_held_bytes"].get<double>();
+      }
+      if (p.figures.contains("sglang_multimodal_factor")) {
+        t->sglang_multimodal_factor = p.figures["sglang_multimodal_factor"].get<double>();
       }
       if (!t->runtime_buffers_bytes && p.figures.contains("runtime_buffers_bytes")) {
         t->runtime_buffers_bytes = p.figures["runtime_buffers_bytes"].get<double>();

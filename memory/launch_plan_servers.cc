@@ -340,6 +340,20 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
     if (auto g = FindGpu(card); g.ok()) sm = g->sm;
   }
   const std::string attention = v3 ? TgiV3Attention(in.version, model, sm) : "paged";
+  if (!VersionBefore(in.version, {2, 3, 0}) && !v3) {
+    // Read but not modelled: resolve_attention defaults to flashinfer from v2.3.0
+    // (launcher/src/main.rs v2.3.0 l.114, blocks of 1 token), and v2.4.1 leaves
+    // max_input_tokens / max_total_tokens to the server's warm-up (flash_causal_lm.py v2.4.1
+    // warmup l.1559-1575: the pool or the warm-up's tokens) with a prefill budget of
+    // min(4096, the capped max_position_embeddings) (main.rs v2.4.1 l.1735).
+    p.unknowns.push_back("TGI " + in.version + " is planned as v2.2 (paged attention, blocks of 16; " +
+                         (VersionBefore(in.version, {2, 4, 1})
+                              ? std::string("the launcher's limits")
+                              : std::string("the launcher's limits, where v2.4.1 lets the server set them after "
+                                            "its warm-up and budgets 4096 prefill tokens")) +
+                         "): from v2.3.0 its default attention is flashinfer (blocks of 1 token); the pool can be "
+                         "off by the warm-up's blocks and the block rounding, and the outcome by the limits");
+  }
   const int block = TgiBlockSize(attention);
   // The launcher's --max-total-tokens default: 2048 before v2.0 (launcher/src/main.rs
   // v0.9.3-v1.4.5), the model's context from v2.0 (derived).
@@ -357,24 +371,52 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   // Without prefill chunking (paged attention, a VLM) v3 sets max_total_tokens to the
   // warm-up's tokens, not the pool (TgiV3SupportsChunking; flash_causal_lm.py warmup).
   const bool v3_chunking = v3 && TgiV3SupportsChunking(in.version, model, attention);
-  const int64_t input_tokens = std::max<int64_t>(1, total_tokens - 1);
+  // max_input_tokens: the user's --max-input-tokens / --max-input-length, else the launcher's
+  // default (TgiLauncherMaxInput, tgi_launcher.cc); from v2.4.1 the server's, one below the
+  // total as before.
+  auto input = TgiLauncherMaxInput(in.version, model, in.tgi_max_input_tokens, in.tgi_max_input_length);
+  if (!input.ok()) return input.status();
+  const int64_t input_tokens = input->tokens > 0 ? input->tokens : std::max<int64_t>(1, total_tokens - 1);
+  if (!input->why.empty()) p.assumptions.push_back(input->why);
+  if (input->tokens > 0) p.figures["max_input_tokens"] = input_tokens;
+  const bool input_given = in.tgi_max_input_tokens || in.tgi_max_input_length;
+  const std::string input_name = v1 ? "max_input_length" : "max_input_tokens";
+  const bool launcher_both = VersionBefore(in.version, {2, 4, 1});  // the launcher holds both values
+  if ((launcher_both || (input_given && in.context_length && !in.context_from_model)) && input_tokens >= total_tokens) {
+    // launcher/src/main.rs: "`max_input_length` must be < `max_total_tokens`" (v0.9.3-v1.4.5),
+    // "`max_input_tokens must be < `max_total_tokens`" (v2.0.0-v2.4.0, the backquote as
+    // written), "`max_input_tokens`({}) must be < `max_total_tokens`({})" (v2.4.1-v3.3.7).
+    const std::string msg = v1 ? "`max_input_length` must be < `max_total_tokens`"
+                            : VersionBefore(in.version, {2, 4, 1})
+                                ? "`max_input_tokens must be < `max_total_tokens`"
+                                : "`max_input_tokens`(" + std::to_string(input_tokens) + ") must be < `max_total_tokens`(" +
+                                      std::to_string(total_tokens) + ")";
+    return InvalidArgumentError(msg + " (TGI's launcher refuses " + std::to_string(input_tokens) + " input and " +
+                                std::to_string(total_tokens) + " total tokens" +
+                                (input_given ? std::string("") : " (the input is its default)") +
+                                "; give --max-input-tokens below --max-total-tokens)");
+  }
   // --max-batch-prefill-tokens: v3's launcher default by card, model FLOPs and VRAM
   // (TgiV3DefaultPrefill, tgi_launcher.cc; without a model config its 4096, capped by the
-  // context as before); v2: max_input_tokens + 50; before v2.0 4096 (v0.9.3-v1.4.5).
+  // context as before); v2: max_input_tokens + 50, or --max-batch-size x max_input_tokens
+  // (launcher/src/main.rs v2.0.0-v2.4.0); before v2.0 4096 (v0.9.3-v1.4.5).
   TgiPrefillDefault v3_default;
   if (v3) {
     v3_default = TgiV3DefaultPrefill(in.version, model, card, std::max(in.tp, 1), in.total_bytes,
                                      in.memory_fraction.value_or(1.0));
     if (!model) v3_default.tokens = std::min<int64_t>(v3_default.tokens, total_tokens);
   }
-  int64_t prefill = in.max_num_batched_tokens.value_or(v3   ? v3_default.tokens
-                                                       : v1 ? 4096
-                                                            : input_tokens + 50);
+  const bool by_batch = !v3 && !v1 && in.max_num_seqs.has_value();
+  int64_t prefill = in.max_num_batched_tokens.value_or(v3         ? v3_default.tokens
+                                                       : v1       ? 4096
+                                                       : by_batch ? *in.max_num_seqs * input_tokens
+                                                                  : input_tokens + 50);
   if (!v3 && prefill < input_tokens) {
-    // launcher/src/main.rs (v2.0.4) refuses to start.
-    return InvalidArgumentError("`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: " +
+    // launcher/src/main.rs (v0.9.3-v2.4.0) refuses to start.
+    return InvalidArgumentError("`max_batch_prefill_tokens` must be >= `" + input_name + "`. Given: " +
                                 std::to_string(prefill) + " and " + std::to_string(input_tokens) +
-                                " (TGI before v3; raise --max-batch-prefill-tokens or lower the context length)");
+                                " (TGI before v3; raise --max-batch-prefill-tokens or lower --" +
+                                (v1 ? "max-input-length" : "max-input-tokens") + ")");
   }
   if (v3 && !v3_unbounded && !v3_chunking && prefill < input_tokens) {
     // backends/v3/src/main.rs (v3.0.0-v3.3.6) refuses it after the warm-up when the server
@@ -388,9 +430,10 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   }
   if (!in.max_num_batched_tokens) {
     p.assumptions.push_back("--max-batch-prefill-tokens " + std::to_string(prefill) +
-                            (v3   ? " (" + v3_default.why + ")"
-                             : v1 ? " (TGI's default before v2.0)"
-                                  : " (TGI's default: max-input-tokens + 50)"));
+                            (v3         ? " (" + v3_default.why + ")"
+                             : v1       ? " (TGI's default before v2.0)"
+                             : by_batch ? " (TGI's default with --max-batch-size: max-batch-size x max-input-tokens)"
+                                        : " (TGI's default: max-input-tokens + 50)"));
   }
   auto total = TgiAskedBatchTotal(in, prefill, total_tokens, asked_total, p);
   if (!total.ok()) return total.status();

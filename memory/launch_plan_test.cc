@@ -203,11 +203,12 @@ TEST(PlanModelTest, SglangVisionTowerLowersTheDefaultFraction) {
   ASSERT_TRUE(with.ok()) << with.status().ToString();
   PlanInput text = in;
   text.model->vision_params = 0;
+  text.model->top.vision_config = false;  // adjust_mem_fraction_for_vlm reads the config's vision_config
   auto without = MakePlan(text);
   ASSERT_TRUE(without.ok());
   // ViT 24 (num_hidden_layers absent) x 1280^2 over 24 x 1024^2: 0.95 x (1 - 0.1 x 0.5625).
   EXPECT_NEAR(with->fraction / without->fraction, 0.95 * (1 - 0.1 * 0.5625), 1e-9);
-  EXPECT_NE(with->fraction_source.find("vision tower"), std::string::npos);
+  EXPECT_NE(with->fraction_source.find("for a multimodal model"), std::string::npos);
 }
 
 TEST(PlanModelTest, Sglang2026EaglePricesTheDraftKv) {

@@ -184,6 +184,62 @@ TgiPrefillDefault TgiV3DefaultPrefill(std::string_view version, const ModelConfi
   return d;
 }
 
+// launcher/src/main.rs, get_max_position_embeddings (v2.0.0 l.1297-1317, v2.0.4 l.1351-1372,
+// v2.2.0 l.1439-1460; main() from v2.3.0 l.1609-1629): `let max_default = 4096;` and the
+// config's max_position_embeddings (v2.0.0-v2.0.3: or max_seq_len; RawConfig from v2.0.4:
+// or max_seq_len or n_positions) when not larger, else max_default, whatever flags are given
+// (from v2.0.2 the flags only silence the "Model supports up to {max} but tgi will now set
+// its default to {max_default}" line); `.unwrap_or(4096)` without one. v2.4.1 keeps the cap
+// for the prefill default only (`4096.min(max_position_embeddings)`) and leaves
+// max_input_tokens / max_total_tokens to the server.
+int64_t TgiV2LauncherMaxPosition(std::string_view version, const ModelConfig* m) {
+  if (VersionBefore(version, {2, 0, 0}) || !VersionBefore(version, {2, 4, 1})) return 0;
+  constexpr int64_t kMaxDefault = 4096;
+  const int64_t mpe = m != nullptr ? m->top.max_position : 0;
+  return mpe > 0 ? std::min(mpe, kMaxDefault) : kMaxDefault;
+}
+
+// launcher/src/main.rs: `max_input_length` with clap's default 1024 (v0.9.3-v1.4.5);
+// from v2.0.0 `match (args.max_input_tokens, args.max_input_length)`: both -> "Both ..."
+// (the same at v2.4.1 l.1722, v3.0.0 l.2020, v3.3.6 l.2100), either -> it, neither ->
+// max_position_embeddings - 1 ("Default `max_input_tokens` to {value}", v2.0.0-v2.4.0) or
+// None (v2.4.1 on).
+StatusOr<TgiMaxInput> TgiLauncherMaxInput(std::string_view version, const ModelConfig* m,
+                                          std::optional<int64_t> max_input_tokens,
+                                          std::optional<int64_t> max_input_length) {
+  const bool v1 = VersionBefore(version, {2, 0, 0});
+  if (max_input_tokens && v1) {
+    return InvalidArgumentError("--max-input-tokens came with TGI v2.0.0; TGI " + std::string(version) +
+                                "'s flag is --max-input-length");
+  }
+  if (max_input_tokens && max_input_length) {
+    return InvalidArgumentError("Both `max_input_tokens` (" + std::to_string(*max_input_tokens) +
+                                ") and `max_input_length` (" + std::to_string(*max_input_length) +
+                                ") are set. Please define only `max_input_tokens` as `max_input_length is deprecated "
+                                "for naming consistency. (TGI's launcher refuses both; give --max-input-tokens)");
+  }
+  TgiMaxInput out;
+  if (max_input_tokens || max_input_length) {
+    out.tokens = max_input_tokens ? *max_input_tokens : *max_input_length;
+    return out;
+  }
+  if (v1) {
+    out.tokens = 1024;
+    out.why = "--max-input-length 1024 (TGI's default before v2.0; launcher/src/main.rs v0.9.3-v1.4.5)";
+    return out;
+  }
+  const int64_t cap = TgiV2LauncherMaxPosition(version, m);
+  if (cap <= 0) return out;
+  out.tokens = cap - 1;
+  const int64_t mpe = m != nullptr ? m->top.max_position : 0;
+  out.why = "--max-input-tokens " + std::to_string(out.tokens) + " (TGI " + std::string(version) +
+            "'s default: " +
+            (mpe > 0 ? "min(max_position_embeddings " + std::to_string(mpe) + ", 4096) - 1"
+                     : std::string("4096 - 1 without a max_position_embeddings")) +
+            ", whatever --max-total-tokens is; launcher/src/main.rs get_max_position_embeddings, v2.0.0-v2.4.0)";
+  return out;
+}
+
 std::string TgiV3Attention(std::string_view version, const ModelConfig* m, int sm) {
   if (m == nullptr) return "flashinfer";
   const int64_t hd = LauncherHeadDim(version, *m);

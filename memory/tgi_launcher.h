@@ -7,9 +7,11 @@
 #define TPT_MEMORY_TGI_LAUNCHER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "memory/model_config.h"
 
 namespace tpt::memory {
@@ -32,6 +34,26 @@ struct TgiPrefillDefault {
 // `num_shard` the card count, `fraction` --cuda-memory-fraction.
 TgiPrefillDefault TgiV3DefaultPrefill(std::string_view version, const ModelConfig* m, std::string_view catalog_name,
                                       int num_shard, double total_bytes, double fraction);
+
+// The launcher's context before v2.4.1 (get_max_position_embeddings, launcher/src/main.rs
+// v2.0.0-v2.4.0): the config's max_position_embeddings (max_seq_len, n_positions) capped at
+// 4096, 4096 without one; the default of --max-total-tokens and, less one, of
+// --max-input-tokens. 0 outside v2.0.0-v2.4.0 (before: the flags' defaults 2048 and 1024;
+// from v2.4.1 the server sets both after the warm-up).
+int64_t TgiV2LauncherMaxPosition(std::string_view version, const ModelConfig* m);
+
+// max_input_tokens as the launcher takes it: --max-input-tokens (v2.0.0 on) or its older
+// name --max-input-length, refused both at once as the launcher does; else the launcher's
+// default (1024 before v2.0, TgiV2LauncherMaxPosition - 1 in v2.0.0-v2.4.0: even beside a
+// larger --max-total-tokens) with `why` for `assumed:`; tokens 0 from v2.4.1 without a flag
+// (the server's: one below max_total_tokens).
+struct TgiMaxInput {
+  int64_t tokens = 0;
+  std::string why;
+};
+StatusOr<TgiMaxInput> TgiLauncherMaxInput(std::string_view version, const ModelConfig* m,
+                                          std::optional<int64_t> max_input_tokens,
+                                          std::optional<int64_t> max_input_length);
 
 // v3's attention backend: "flashinfer" (blocks of 1 token), "flashdecoding" (256) or "paged"
 // (16); `sm` the card's compute capability x10 (0 unknown).

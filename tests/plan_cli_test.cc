@@ -787,4 +787,31 @@ TEST(PlanCliTest, ConcurrencyIsARequirementAndAMetPlanPrintsTheLaunchCommand) {
       << v.out;
 }
 
+// SGLang lowers --mem-fraction-static for a multimodal model in ModelRunner up to 0.4.8
+// (x0.95 to 0.4.4.post3, x0.90 after; model_runner.py); from 0.4.6 Gemma-3 is text-only
+// unless --enable-multimodal, which the plan takes, puts on the launch line, and refuses
+// before 0.4.6.
+TEST(PlanCliTest, SglangMultimodalLowersTheFractionAndEnableMultimodalIsTaken) {
+  const std::string base = std::string("--framework sglang --gpu H200 --mem-fraction-static 0.88 --format json --model '") +
+                           TPT_SOURCE_DIR + "/samples/models/gemma-3-27b' ";
+  auto json = [](const PlanRun& r) { return nlohmann::json::parse(r.out, nullptr, false); };
+  auto post2 = json(Plan(base + "--server-version 0.4.4.post2"));
+  auto text = json(Plan(base + "--server-version 0.4.6"));
+  auto served = json(Plan(base + "--server-version 0.4.6 --enable-multimodal"));
+  ASSERT_FALSE(post2.is_discarded() || text.is_discarded() || served.is_discarded());
+  // The same era's arithmetic: the pool shrinks by the reserved slice the factor adds.
+  const int64_t t = text["kv_tokens"], p95 = post2["kv_tokens"], p90 = served["kv_tokens"];
+  EXPECT_GT(t, p95);
+  EXPECT_GT(p95, p90);
+  const double cell = text["cell_bytes"].get<double>(), free = text["ledger"][0]["free_at_init_bytes"].get<double>();
+  EXPECT_NEAR((t - p95) * cell, free * 0.88 * 0.05, 2 * cell);
+  EXPECT_NEAR((t - p90) * cell, free * 0.88 * 0.10, 2 * cell);
+  EXPECT_NE(served["launch_command"].get<std::string>().find("--mem-fraction-static 0.88 --enable-multimodal"),
+            std::string::npos)
+      << served["launch_command"];
+  PlanRun early = Plan(base + "--server-version 0.4.5 --enable-multimodal", true);
+  EXPECT_EQ(early.rc, 2) << early.out;
+  EXPECT_NE(early.out.find("--enable-multimodal came with SGLang 0.4.6"), std::string::npos) << early.out;
+}
+
 }  // namespace

@@ -192,19 +192,21 @@ TEST(PlanServersCliTest, TgiV3WarmUpHasNoPrefillLogitsUnlessAsked) {
 // (2 x 32,768 x 32,000 x 2 bytes), is the peak the pool is sized after; vLLM's fused estimate
 // (3 x T x hidden + 3 x T x intermediate) was 1.87 GiB less and the pool 3.4% larger.
 TEST(PlanServersCliTest, TgiWarmUpPricesItsEagerDecoderLayer) {
+  // tgi#1831 launched with --max-input-length 8000 (its Args print max_input_length: Some(8000)).
   CmdResult r = Plan("--server tgi --server-version 2.0.0 --model " + Model("mistral-7b-v0.1") +
-                     " --gpu A100-80G --context-length 8512 --max-batch-prefill-tokens 32768");
+                     " --gpu A100-80G --context-length 8512 --max-batch-prefill-tokens 32768 --max-input-length 8000");
   ASSERT_EQ(r.rc, 0) << r.out;
   auto j = Json(r);
   const double layer = 32768.0 * (7 * 4096 + 4 * 14336) * 2;
   const double logits = 2 * 32768.0 * 32000 * 2;
   EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits, 1) << j["figures"].dump();
   // v2.0's BaseFlashMistral caps each warm-up request at the sliding window's 256 blocks
-  // (flash_mistral.py v2.0.0): 4 requests x 256, not x 532; from v2.1 uncapped.
-  EXPECT_EQ(j["figures"]["warmup_blocks"].get<int64_t>(), 4 * 256);
+  // (flash_mistral.py v2.0.0): 5 requests of up to 8,000 tokens x 256, not x 532; from v2.1
+  // uncapped.
+  EXPECT_EQ(j["figures"]["warmup_blocks"].get<int64_t>(), 5 * 256);
   auto v21 = Json(Plan("--server tgi --server-version 2.1.0 --model " + Model("mistral-7b-v0.1") +
-                       " --gpu A100-80G --context-length 8512 --max-batch-prefill-tokens 32768"));
-  EXPECT_EQ(v21["figures"]["warmup_blocks"].get<int64_t>(), 4 * 532);
+                       " --gpu A100-80G --context-length 8512 --max-batch-prefill-tokens 32768 --max-input-length 8000"));
+  EXPECT_EQ(v21["figures"]["warmup_blocks"].get<int64_t>(), 5 * 532);
   // The layer's term is a dense model's: an MoE keeps the fused-MoE estimate.
   auto moe = Json(Plan("--server tgi --server-version 2.0.0 --model " + Model("mixtral-8x7b") +
                        " --gpu H100 --num-shard 4 --context-length 8512 --max-batch-prefill-tokens 32768"));
@@ -618,7 +620,8 @@ TEST(PlanServersCliTest, TgiBeforeV094WarmsUpTheAskedBatchTotal) {
   EXPECT_EQ(f["kv_tokens"], 16000);
   EXPECT_EQ(f["figures"]["num_blocks"], 16000 / 16 + 10);
   const std::string line = f["launch_command"];
-  EXPECT_NE(line.find("--max-input-length 4095 --max-total-tokens 4096"), std::string::npos) << line;
+  // The launcher's --max-input-length default before v2.0 is 1024, whatever the total.
+  EXPECT_NE(line.find("--max-input-length 1024 --max-total-tokens 4096"), std::string::npos) << line;
   EXPECT_NE(line.find("--max-batch-total-tokens 16000"), std::string::npos) << line;
   EXPECT_EQ(line.find("--cuda-memory-fraction"), std::string::npos) << line;
   // Not given, it is the launcher's 16000, said.
@@ -649,6 +652,100 @@ TEST(PlanServersCliTest, TgiBeforeV094WarmsUpTheAskedBatchTotal) {
   EXPECT_EQ(ignored["kv_tokens"], inferred["kv_tokens"]);
   EXPECT_NE(ignored["kv_tokens"].get<int64_t>(), 200000);
   SaidOnce(ignored, "is ignored from TGI v0.9.4");
+}
+
+// TGI v2.0.0-v2.4.0's launcher caps the model's context at 4096 (get_max_position_embeddings,
+// launcher/src/main.rs v2.0.4 l.1351-1372): with no token flags Llama-3.1-8B (131,072) runs
+// with max_total_tokens 4096, max_input_tokens 4095 and a 4,145-token warm-up; the input's
+// default stays 4095 beside a larger --max-total-tokens. Before v2.0 the flags' defaults
+// (1024 input, 2048 total, 4096 prefill); v3 reads the whole context.
+TEST(PlanServersCliTest, TgiV2LauncherCapsTheModelsContextAt4096) {
+  const std::string llama = " --model " + Model("llama-3.1-8b-instruct") + " --gpu H100";
+  auto j = Json(Plan("--server tgi --server-version 2.0.4" + llama));
+  ASSERT_TRUE(j["fits"].get<bool>()) << j.dump(1);
+  EXPECT_EQ(j["figures"]["max_input_tokens"], 4095);
+  EXPECT_EQ(j["figures"]["warmup_prefill_tokens"], 4145);
+  SaidOnce(j, "--max-total-tokens 4096 (TGI 2.0.4's default: min(max_position_embeddings 131072, 4096)");
+  const std::string line = j["launch_command"];
+  EXPECT_NE(line.find("--max-input-tokens 4095 --max-total-tokens 4096"), std::string::npos) << line;
+
+  auto total = Json(Plan("--server tgi --server-version 2.2.0 --max-total-tokens 16384" + llama));
+  EXPECT_EQ(total["figures"]["max_input_tokens"], 4095);
+  EXPECT_EQ(total["figures"]["warmup_prefill_tokens"], 4145);
+  SaidOnce(total, "--max-input-tokens 4095 (TGI 2.2.0's default");
+
+  auto v1 = Json(Plan("--server tgi --server-version 1.4.5" + llama));
+  EXPECT_EQ(v1["figures"]["max_input_tokens"], 1024);
+  EXPECT_EQ(v1["figures"]["warmup_prefill_tokens"], 4096);
+  // 4 warm-up requests of 1,024 tokens, each with the blocks of 2,048 total tokens.
+  EXPECT_EQ(v1["figures"]["warmup_blocks"], 4 * 128);
+
+  auto v3 = Json(Plan("--server tgi --server-version 3.0.1" + llama));
+  EXPECT_FALSE(v3["figures"].contains("max_input_tokens")) << v3["figures"].dump();
+
+  // A shorter total than the default input needs an input too: the remedy says it.
+  auto few = Json(Plan("--server tgi --server-version 2.2.0 --model " + Model("llama-3.1-8b-instruct") +
+                       " --gpu L4 --concurrency 16"));
+  EXPECT_EQ(few["failure"], "kv_pool_too_small");
+  bool said = false;
+  for (const auto& r : few["remedy"]) {
+    if (r["flag"] != "--max-total-tokens") continue;
+    const int64_t total = std::stoll(r["value"].get<std::string>());
+    EXPECT_LT(total, 4096);
+    said = r["why"].get<std::string>().find("with --max-input-tokens " + std::to_string(total - 1)) != std::string::npos;
+  }
+  EXPECT_TRUE(said) << few["remedy"].dump(1);
+}
+
+// --max-input-tokens (and --max-input-length, its older name) as TGI's launcher takes them:
+// tgi#2301's Llama-3.1-70B on 4 x H100 at 2.2.0 with --max-input-length 131072
+// --max-total-tokens 139264 starts its warm-up of 131,122 prefill tokens and fails there
+// ("Not enough memory to handle 131122 prefill tokens"); the remedy is a shorter input, its
+// budget following, checked by planning again. The launcher's own refusals come first.
+TEST(PlanServersCliTest, TgiMaxInputTokensIsTakenAndCheckedAsTheLauncherDoes) {
+  const std::string base = "--server tgi --server-version 2.2.0 --model " + Model("llama-3.1-70b-instruct") +
+                           " --gpu H100-SXM --num-shard 4 --max-total-tokens 139264 ";
+  CmdResult r = Plan(base + "--max-input-length 131072 --max-batch-prefill-tokens 131122");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = Json(r);
+  EXPECT_EQ(j["failure"], "warmup_oom");
+  EXPECT_NE(j["error"].get<std::string>().find("Not enough memory to handle 131122 prefill tokens"), std::string::npos);
+  EXPECT_EQ(j["figures"]["max_input_tokens"], 131072);
+  ASSERT_FALSE(j["remedy"].empty());
+  EXPECT_EQ(j["remedy"][0]["flag"], "--max-input-length");
+  const int64_t x = std::stoll(j["remedy"][0]["value"].get<std::string>());
+  EXPECT_LT(x, 131072);
+  CmdResult again = Plan(base + "--max-input-length " + std::to_string(x) + " --max-batch-prefill-tokens " +
+                         std::to_string(x + 50));
+  EXPECT_EQ(again.rc, 0) << again.out;
+
+  // Its default budget is the input + 50: the same warm-up without --max-batch-prefill-tokens.
+  auto dflt = Json(Plan(base + "--max-input-tokens 131072"));
+  EXPECT_EQ(dflt["figures"]["warmup_prefill_tokens"], 131122);
+
+  // A fitting input is on the launch line as given.
+  auto fits = Json(Plan("--server tgi --server-version 2.2.0 --model " + Model("llama-3.1-8b-instruct") +
+                        " --gpu H100 --max-total-tokens 8192 --max-input-tokens 6000"));
+  ASSERT_TRUE(fits["fits"].get<bool>()) << fits.dump(1);
+  EXPECT_EQ(fits["figures"]["warmup_prefill_tokens"], 6050);
+  EXPECT_NE(fits["launch_command"].get<std::string>().find("--max-input-tokens 6000 --max-total-tokens 8192"),
+            std::string::npos);
+
+  for (auto [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--max-input-tokens 139264", "`max_input_tokens must be < `max_total_tokens`"},
+           {"--max-input-tokens 131072 --max-input-length 131072", "Both `max_input_tokens` (131072) and `max_input_length`"},
+           {"--max-input-tokens 131072 --max-batch-prefill-tokens 65536",
+            "`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: 65536 and 131072"},
+           {"--max-input-tokens 0", "max-input-tokens"}}) {
+    CmdResult bad = tpt::test::Tptriage("plan " + base + args, true);
+    EXPECT_EQ(bad.rc, 2) << args << ": " << bad.out;
+    EXPECT_NE(bad.out.find(message), std::string::npos) << args << ": " << bad.out;
+  }
+  CmdResult old = tpt::test::Tptriage("plan --server tgi --server-version 1.4.5 --model " +
+                                          Model("llama-3.1-8b-instruct") + " --gpu H100 --max-input-tokens 1000",
+                                      true);
+  EXPECT_EQ(old.rc, 2) << old.out;
+  EXPECT_NE(old.out.find("--max-input-tokens came with TGI v2.0.0"), std::string::npos) << old.out;
 }
 
 TEST(PlanServersCliTest, LmdeployFitsAndPrintsItsLaunchLine) {
@@ -723,10 +820,15 @@ TEST(PlanServersCliTest, EachServersFlagsBelongToIt) {
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("--cuda-memory-fraction is tgi's"), std::string::npos) << r.out;
   r = tpt::test::Tptriage("plan --server tgi --server-version 2.0.4 --gpu H100 --params 8B --layers 32 --kv-heads 8 "
-                          "--head-dim 128 --context-length 8192 --max-batch-prefill-tokens 4096",
+                          "--head-dim 128 --context-length 8192 --max-batch-prefill-tokens 4096 --max-input-tokens 8191",
                           true);
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("`max_batch_prefill_tokens` must be >= `max_input_tokens`"), std::string::npos) << r.out;
+  r = tpt::test::Tptriage("plan --server vllm --gpu H100 --params 8B --layers 32 --kv-heads 8 --head-dim 128 "
+                          "--max-input-tokens 8191",
+                          true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("--max-input-tokens is TGI's"), std::string::npos) << r.out;
   // A KV dtype the server's launcher cannot take is refused before any arithmetic.
   r = tpt::test::Tptriage("plan --server tgi --gpu H100 --params 8B --layers 32 --kv-heads 8 --head-dim 128 "
                           "--kv-cache-dtype fp4",
