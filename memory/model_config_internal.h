@@ -1,5 +1,6 @@
-// model_config_internal.h (internal to memory/): what model_config.cc, model_quant.cc
-// and model_files.cc share: JSON field readers and the quantization parser.
+// model_config_internal.h (internal to memory/): what model_config.cc, model_quant.cc,
+// model_files.cc and model_vision.cc share: JSON field readers (model_json.cc), the
+// quantization parser and the towers' reader.
 #pragma once
 
 #include <cmath>
