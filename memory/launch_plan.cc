@@ -10,6 +10,7 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/vllm_graph_capture.h"
 #include "memory/numeric.h"
 
 namespace tpt::memory {
@@ -588,6 +589,32 @@ StatusOr<Plan> Run(const PlanInput& user) {
         "activation peak to x0.5-x3 (the encoder batch is priced for Qwen2-VL and Qwen2.5-VL on vLLM V1 "
         "0.8-0.10 only); pass --activation-peak from a launch's log (V1: 'torch peak memory "
         "increase', V0: 'activation peak memory takes')");
+  }
+  if (in->flashinfer_probs_peak_bytes > 0) {
+    // V1 0.8.x: FlashInfer's sampler where FlashInfer older than 0.2.3 is installed
+    // (topk_topp_sampler.py 0.8.2-0.8.5; model_config.h kFlashInferProbs).
+    p->input.flashinfer_probs_peak_bytes = in->flashinfer_probs_peak_bytes;
+    p->unknowns.push_back(
+        "vLLM " + in->version + "'s profiling samples with FlashInfer where FlashInfer older than 0.2.3 is installed "
+        "(the vllm/vllm-openai images) and sorts where it is not (a pip install): the plan prices the sort (" +
+        FormatGiB(*in->activation_peak_bytes) + "); with FlashInfer the peak is " +
+        FormatGiB(in->flashinfer_probs_peak_bytes) + " and the pool larger (the range below); pass --activation-peak "
+        "from a launch's log");
+  }
+  {
+    // V1 before 0.21 captures its graphs after the pool; at TP > 1 without the custom
+    // all-reduce they capture NCCL collectives (vllm_graph_capture.h).
+    auto era = VllmEraForVersion(in->version, in->vllm_engine);
+    const bool outside = era.ok() && (*era == VllmEra::kV1StartupCheck || *era == VllmEra::kV0NonTorchWholeGpu);
+    if (in->framework == "vllm" && IsVllmV1(*in) && outside && in->model && !in->enforce_eager &&
+        !user.cuda_graph_bytes && in->cuda_graph_bytes && in->max_num_batched_tokens && p->kv_tokens > 0) {
+      const double left = p->free_at_init_bytes - p->weights_bytes - p->non_torch_bytes -
+                          static_cast<double>(p->kv_tokens) * static_cast<double>(p->cell_bytes);
+      const std::string u =
+          VllmV1CaptureUnknown(in->version, *in->max_num_batched_tokens, in->model->layers, in->tp,
+                               CustomAllReduceOn(in->gpu_interconnect, in->tp), left, *in->cuda_graph_bytes);
+      if (!u.empty()) p->unknowns.push_back(u);
+    }
   }
   auto ver = ParseVersion(in->version);
   // Model Runner V2: chosen for Qwen3 dense models by default from 0.22.0 (its release

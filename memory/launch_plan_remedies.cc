@@ -490,6 +490,13 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
                   : "activation peak x0.5-x1.5 (profiling run estimate)",
          lo, hi);
   }
+  if (p.input.flashinfer_probs_peak_bytes > 0 && !in.activation_peak_bytes) {
+    // vLLM V1 0.8.x with an older FlashInfer installed samples without the sort (unknown:
+    // in Run; model_config.h kFlashInferProbs).
+    PlanInput hi = in;
+    hi.activation_peak_bytes = p.input.flashinfer_probs_peak_bytes;
+    vary("sampler: FlashInfer's (installed, older than 0.2.3) instead of the sort", in, hi);
+  }
   if (p.figures.contains("sampling_workspace_bytes") && !in.runtime_buffers_bytes) {
     // A TensorRT engine's decoder: top-P's workspace from none (deferred) to all of it
     // (unknown: in PlanTrtllmEngine).

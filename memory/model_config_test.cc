@@ -85,6 +85,8 @@ TEST(ModelConfigTest, VllmSamplerSortOfFewerThan128RowsHoldsMorePerLogit) {
   for (int64_t rows : {1, 128, 256}) EXPECT_NEAR(per_logit(rows, VllmLogitsProfile::kSampler), 38.0, 1.0) << rows;
   // FlashInfer's sampler does not sort: no jump below 128 rows.
   EXPECT_NEAR(per_logit(64, VllmLogitsProfile::kFlashInferSampler), 14.0, 1.0);
+  // V1 0.8.x with FlashInfer before 0.2.3: the float32 softmax's probabilities, no sort.
+  for (int64_t rows : {64, 256}) EXPECT_NEAR(per_logit(rows, VllmLogitsProfile::kFlashInferProbs), 10.0, 1.0) << rows;
 }
 
 TEST(ModelConfigTest, PublishedParameterCounts) {

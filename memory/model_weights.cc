@@ -466,9 +466,17 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // H100 (torch 2.11, 2026-12-06, this chain replayed): 50.2-50.6 bytes per element at 2,
   // 64 and 127 rows, 38.02 at 256 and 1,024 rows. One row takes the large-segment path
   // (an int64 iota and int64 alternates): 38.
+  //
+  // FlashInfer before 0.2.3 under V1 0.8.x (kFlashInferProbs; topk_topp_sampler.py
+  // forward_cuda and flashinfer_sample, 0.8.2-0.8.5): the float32 copy's softmax in
+  // float32, then top_k_top_p_sampling_from_probs by rejection over 32 rounds of uniform
+  // samples: model-dtype logits (2) + float32 logits (4) + probabilities (4) = 10 bytes.
+  // When a row's rejection fails, top_k_renorm_prob and top_p_renorm_prob each return a
+  // new float32 tensor (up to 8 more; not priced, the dummy rows are not known to fail).
   const bool few_rows = seqs >= 2 && seqs < 128;
-  const double per_logit =
-      logits == VllmLogitsProfile::kFlashInferSampler ? 14.0 : (few_rows ? 50.0 : 38.0);
+  const double per_logit = logits == VllmLogitsProfile::kFlashInferSampler ? 14.0
+                           : logits == VllmLogitsProfile::kFlashInferProbs ? 10.0
+                                                                           : (few_rows ? 50.0 : 38.0);
   double sampler = static_cast<double>(seqs) * m.vocab * per_logit + T * h * e;
   if (logits == VllmLogitsProfile::kPerSequence || logits == VllmLogitsProfile::kEveryToken) {
     // Early V1: the logits alone, in the model dtype, over every batched token or one
