@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/vllm_fused_moe.h"
 
 namespace tpt::memory {
 namespace {
@@ -285,7 +286,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         lm = &text_only;
       }
       const VllmLogitsProfile logits = VllmSamplerProfile(in, v1);
-      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits) + held;
+      const VllmMoeCaches moe_caches = VllmMoeCachesFor(in.version, *lm);
+      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits, moe_caches) + held;
       // V1 0.8.x samples with FlashInfer where an older FlashInfer is installed (its
       // images), with PyTorch's sort where it is not (a pip install): the plan prices the
       // sort and keeps FlashInfer's peak for the range (model_config.h kFlashInferProbs).
@@ -293,7 +295,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                                     CompareVersions(*v, {0, 8}) >= 0 && CompareVersions(*v, {0, 9}) < 0 &&
                                     FlashInferSamplerRuns(in) && v0_encoder_phase == 0;
       double fi_peak = flashinfer_probs
-                           ? VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, VllmLogitsProfile::kFlashInferProbs) + held
+                           ? VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, VllmLogitsProfile::kFlashInferProbs, moe_caches) +
+                                 held
                            : 0;
       if (v0_encoder_phase > 0) {
         mm_note += "; the language model's forward " + FormatGiB(peak) + " (with what is held): the peak is " +

@@ -209,8 +209,12 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1);
 // above) over `seqs` sequences (max_num_seqs). An estimate: the largest per-layer
 // intermediates (MLP or fused-MoE caches, attention projections) plus residual copies,
 // or the logits/sampler, whichever is larger.
+// `moe_caches`: how vLLM's fused-MoE path lays out its caches, by version
+// (vllm_fused_moe.h VllmMoeCachesFor; kSeparate, the three caches, for callers outside vLLM).
+enum class VllmMoeCaches { kSeparate, kShared13 };
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
-                               VllmLogitsProfile logits = VllmLogitsProfile::kSampler);
+                               VllmLogitsProfile logits = VllmLogitsProfile::kSampler,
+                               VllmMoeCaches moe_caches = VllmMoeCaches::kSeparate);
 
 // One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
 std::string DescribeModel(const ModelConfig& m);

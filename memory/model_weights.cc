@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "memory/model_config.h"
+#include "memory/vllm_fused_moe.h"
 
 namespace tpt::memory {
 
@@ -407,7 +408,7 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1) {
 }
 
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
-                               VllmLogitsProfile logits) {
+                               VllmLogitsProfile logits, VllmMoeCaches moe_caches) {
   const double T = static_cast<double>(tokens), h = m.hidden, e = m.dtype_bytes;
   tp = std::max(tp, 1);
   // Alive across a decoder layer (vLLM's Qwen2/Llama DecoderLayer: the fused
@@ -418,13 +419,9 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // dummy items' embeddings (0.22 GiB) and float32 pixel values (0.57 GiB).
   double residual = 3 * T * h * e;
   double mlp = m.intermediate > 0 ? 3 * T * m.intermediate / tp * e : 0;  // gate_up output + activation
-  double moe = 0;
-  if (m.IsMoe()) {
-    // fused_moe's caches (chunked at 32768 tokens): (T, k, 2N), (T*k, N), (T, k, h).
-    double tc = std::min(T, 32768.0);
-    double n = static_cast<double>(m.moe_intermediate) / tp;
-    moe = tc * m.experts_per_tok * (3 * n + h) * e;
-  }
+  // fused_moe's caches by version, chunked at 64K tokens, and fp8's quantized inputs
+  // (vllm_fused_moe.h).
+  const double moe = VllmFusedMoeBytes(m, tp, tokens, moe_caches);
   double attn_cols = m.IsMla() ? static_cast<double>(m.heads) / tp * (m.qk_nope_head_dim + m.qk_rope_head_dim) * 2 +
                                      m.kv_lora_rank + m.qk_rope_head_dim
                                : (static_cast<double>(m.heads) / tp + 2.0 * KvHeadsPerRank(m.kv_heads, tp)) * m.head_dim +
