@@ -366,13 +366,14 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                             " mamba layers; the logged pool is blocks // groups x block size, a request needs full "
                             "layers for its length and sliding layers for the window only");
   }
-  const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!ver.ok() || CompareVersions(*ver, {0, 8}) >= 0));
+  const bool v1 = internal::IsVllmV1(in);
   if (in.model && v1 && ver.ok() && CompareVersions(*ver, {0, 8}) >= 0 && in.max_num_seqs && in.max_num_batched_tokens) {
     // The sampler warm-up after the cache (vllm_model.cc; gpu_worker.py compile_or_warm_up_model).
     kv.sampler_warmup_requests = std::min(*in.max_num_seqs, *in.max_num_batched_tokens);
     kv.sampler_warmup_bytes = VllmActivationPeakBytes(*in.model, in.tp, kv.sampler_warmup_requests,
                                                       kv.sampler_warmup_requests, internal::VllmSamplerProfile(in, true));
     p.figures["sampler_warmup_bytes"] = kv.sampler_warmup_bytes;
+    p.figures["sampler_warmup_requests"] = kv.sampler_warmup_requests;
   }
   auto r = VllmKvPool(kv);
   if (!r.ok()) return r.status();

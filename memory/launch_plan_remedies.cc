@@ -210,7 +210,11 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
   // vLLM's sampler warm-up after the cache did not fit: fewer dummy requests (the
   // largest power-of-two --max-num-seqs below the one in use), or less for the cache.
   if (p.failure == "warmup_oom" && in.framework == "vllm" && p.figures.contains("sampler_warmup_bytes")) {
-    const int64_t seqs = in.max_num_seqs.value_or(0) > 0 ? *in.max_num_seqs : 1024;
+    // The requests the warm-up ran (the version's and card's default when not given).
+    const int64_t seqs = in.max_num_seqs.value_or(0) > 0 ? *in.max_num_seqs
+                         : p.figures.contains("sampler_warmup_requests")
+                             ? p.figures["sampler_warmup_requests"].get<int64_t>()
+                             : 1024;
     for (int64_t n = seqs / 2; n >= 1; n /= 2) {
       PlanInput t = in;
       t.max_num_seqs = n;
