@@ -44,7 +44,6 @@ bool FlashInferSamplerRuns(const PlanInput& in) {
   return Lower(in.gpu_name).find("orin") == std::string::npos;
 }
 
-
 // V0's profiling run size when --max-num-batched-tokens is not given (vllm/config.py
 // SchedulerConfig, vllm/engine/arg_utils.py): without chunked prefill
 // max(max_model_len, 2048), so the activation peak grows with the context; chunked
@@ -206,8 +205,9 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     if (!in.max_num_batched_tokens) {
       if (v1) {
         in.max_num_batched_tokens = big_defaults || h100_named ? 8192 : 2048;
-        batched_why = big_defaults ? "V1 on a card of 70 GiB or more" : h100_named ? "V1 on a card named H100/H200 (vllm#12369)"
-                                                                                  : "V1's serve default";
+        batched_why = big_defaults  ? "V1 on a card of 70 GiB or more"
+                      : h100_named ? "V1 on a card named H100/H200 (vllm#12369)"
+                                   : "V1's serve default";
       } else {
         in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
       }
@@ -294,10 +294,10 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       const bool flashinfer_probs = v1 && logits == VllmLogitsProfile::kSampler && v.ok() &&
                                     CompareVersions(*v, {0, 8}) >= 0 && CompareVersions(*v, {0, 9}) < 0 &&
                                     FlashInferSamplerRuns(in) && v0_encoder_phase == 0;
-      double fi_peak = flashinfer_probs
-                           ? VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, VllmLogitsProfile::kFlashInferProbs, moe_caches) +
-                                 held
-                           : 0;
+      double fi_peak = 0;
+      if (flashinfer_probs) {
+        fi_peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, VllmLogitsProfile::kFlashInferProbs, moe_caches) + held;
+      }
       if (v0_encoder_phase > 0) {
         mm_note += "; the language model's forward " + FormatGiB(peak) + " (with what is held): the peak is " +
                    (v0_encoder_phase > peak ? "the encoder's" : "the language model's");
