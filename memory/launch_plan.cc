@@ -460,16 +460,14 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     p.remedies.push_back(MakeRemedy("--max-model-len", std::to_string(r->estimated_max_model_len), "decrease",
                                     "the longest request the predicted pool can hold"));
   } else if (r->graphs_overflow) {
+    // What the KV cache leaves physically free (vllm_model.cc): in the whole-GPU era the
+    // budget's own remainder (m.reserved_bytes) is smaller by what was in use before.
+    // The remedies are planned again (launch_plan_remedies.cc AddVllmCaptureRemedies).
     p.fits = false;
     p.failure = "cuda_graph_capture_oom";
-    double left_for_graphs = m.reserved_bytes;
+    const double left_for_graphs = r->left_for_graphs_bytes;
     p.error = "CUDA graphs (" + FormatGiB(kv.cuda_graph_bytes) + ") are captured after the KV cache, outside the "
               "budget, from the " + FormatGiB(left_for_graphs) + " left";
-    double util = FloorHundredths(p.fraction - (kv.cuda_graph_bytes - left_for_graphs) / in.total_bytes);
-    if (util >= lo) {
-      p.remedies.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(util), "decrease",
-                                      "leaves room for the graphs outside the budget"));
-    }
     AddGraphRemedy(in, left_for_graphs, p);
   } else if (r->sampler_warmup_fails) {
     // Remedies (a smaller --max-num-seqs, a lower utilization) are planned again in

@@ -139,6 +139,49 @@ TEST(PlanTest, VllmStartupCheckAndRemedy) {
   EXPECT_EQ(MakePlan(in)->failure, "cuda_graph_capture_oom");
 }
 
+// A capture OOM's remedies are planned again: the largest utilization whose smaller pool
+// leaves the graphs room, and --enforce-eager; the graphs' room is what the KV cache leaves
+// physically free, which before 0.9.1 (whole-GPU non-torch) is larger than the budget's
+// remainder by what was in use before the launch.
+TEST(PlanTest, VllmCaptureOomRemediesArePlannedAgain) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.8.5";
+  in.total_bytes = 24 * kGiB;
+  in.free_at_init_bytes = 23 * kGiB;  // 1 GiB in use before
+  in.gpu_memory_utilization = 0.9;
+  in.weights_bytes = 14 * kGiB;
+  in.activation_peak_bytes = 1 * kGiB;
+  in.non_torch_bytes = 0.3 * kGiB;
+  in.cuda_graph_bytes = 4 * kGiB;
+  in.cell_bytes = 24576;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->failure, "cuda_graph_capture_oom");
+  // KV = 21.6 - (14 + 1 + 0.3 + 1) = 5.3 GiB; left = 23 - 14 - 0.3 - 5.3 = 3.4 GiB (the
+  // budget's remainder, 23 - 21.6 + 1 = 2.4 GiB, is not what the capture sees).
+  EXPECT_NE(p->error.find("from the 3.40 GiB left"), std::string::npos) << p->error;
+  bool eager = false;
+  for (const auto& r : p->remedies) {
+    PlanInput t = in;
+    if (r.flag == "--gpu-memory-utilization") {
+      t.gpu_memory_utilization = std::stod(r.value);
+      EXPECT_TRUE(MakePlan(t)->fits) << r.value;
+      t.gpu_memory_utilization = std::stod(r.value) + 0.01;
+      EXPECT_FALSE(MakePlan(t)->fits) << "the largest that fits";
+    } else if (r.flag == "--enforce-eager") {
+      eager = true;
+      t.enforce_eager = true;
+      t.cuda_graph_bytes.reset();
+      EXPECT_TRUE(MakePlan(t)->fits);
+    }
+  }
+  EXPECT_TRUE(eager);
+  ASSERT_FALSE(p->remedies.empty());
+  EXPECT_EQ(p->remedies[0].flag, "--gpu-memory-utilization");
+  EXPECT_EQ(p->remedies[0].value, "0.87");  // 0.6 GiB more outside: 24 x 0.03 = 0.72
+}
+
 TEST(PlanTest, VllmGraphsOutsideBudgetBefore021) {
   PlanInput in;
   in.framework = "vllm";
