@@ -188,19 +188,23 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
   if (vllm) {
     const bool v1 = IsVllmV1(in);
     auto v = ParseVersion(in.version);
-    // V1's defaults for `vllm serve` (engine/arg_utils.py _set_default_args_v1), read in
-    // each release's wheel or sdist: 2048 tokens, 8192 on cards named H100/H200 from
-    // vllm#12369 (0.7.1); max_num_seqs 1024 on every card through 0.8.3; 0.8.4 keeps 1024
-    // on cards named H100/H200 and gives others 256 (vllm#16158); 0.8.5 chooses both by
-    // the card's memory, 8192 tokens and 1024 sequences at >= 70 GiB, 2048 and 256 below
-    // (vllm#17073, `device_memory >= 70 * GiB_bytes`, an A100 80GB included); 0.9.0 keeps
-    // that and leaves A100s out (`"a100" not in device_name`).
+    // V1's defaults for `vllm serve` (engine/arg_utils.py _set_default_args_v1, the
+    // OPENAI_API_SERVER usage context), read in each release's wheel or sdist: 2048
+    // tokens, 8192 on cards named H100/H200 (vllm#12369, in the 0.7.0 sdist);
+    // max_num_seqs 1024 on every card through 0.8.3; 0.8.4 keeps 1024 on cards named
+    // H100/H200 and gives others 256 (vllm#16158); 0.8.5 chooses both by the card's
+    // memory, 8192 tokens and 1024 sequences at >= 70 GiB, 2048 and 256 below (vllm#17073,
+    // `device_memory >= 70 * GiB_bytes`, an A100 80GB included); 0.9.0 keeps that and
+    // leaves cards named A100 out (`"a100" not in device_name`, vllm#17885). The offline
+    // LLM class (LLM_CLASS) profiles 16384 tokens where the server takes 8192, 8192 where
+    // it takes 2048 (the same tables, 0.7.0-0.11.0): said, not assumed.
     const bool by_memory = v.ok() && CompareVersions(*v, {0, 8, 5}) >= 0;
     const bool a100_out = v.ok() && CompareVersions(*v, {0, 9}) >= 0;
-    const bool big_defaults = by_memory && in.total_bytes >= 70 * kGiB && !(a100_out && in.gpu_arch == "ampere");
-    std::string batched_why;
     const std::string gpu = Lower(in.gpu_name);
-    const bool h100_named = v.ok() && CompareVersions(*v, {0, 7, 1}) >= 0 && !by_memory &&
+    const bool big_defaults = by_memory && in.total_bytes >= 70 * kGiB &&
+                              !(a100_out && gpu.find("a100") != std::string::npos);
+    std::string batched_why;
+    const bool h100_named = v.ok() && CompareVersions(*v, {0, 7, 0}) >= 0 && !by_memory &&
                             (gpu.find("h100") != std::string::npos || gpu.find("h200") != std::string::npos);
     if (!in.max_num_batched_tokens) {
       if (v1) {
@@ -208,6 +212,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         batched_why = big_defaults  ? "V1 on a card of 70 GiB or more"
                       : h100_named ? "V1 on a card named H100/H200 (vllm#12369)"
                                    : "V1's serve default";
+        batched_why += std::string("; the offline LLM class profiles ") +
+                       (big_defaults || h100_named ? "16384" : "8192") + ": pass --max-num-batched-tokens";
       } else {
         in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
       }

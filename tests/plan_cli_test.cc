@@ -442,6 +442,8 @@ TEST(PlanCliTest, VllmV1ServeDefaultsByReleaseAndCard) {
   EXPECT_EQ(profiled("0.8.5", "A100"), "8192 tokens and 1024");
   EXPECT_EQ(profiled("0.9.2", "A100"), "2048 tokens and 256");
   EXPECT_EQ(profiled("0.9.2", "H100"), "8192 tokens and 1024");
+  // 0.9's exclusion is by name ("a100" not in device_name): an A800 80GB keeps 8192/1024.
+  EXPECT_EQ(profiled("0.9.2", "A800"), "8192 tokens and 1024");
 }
 
 // V1 0.8.x samples with FlashInfer where FlashInfer older than 0.2.3 is installed (the
@@ -772,7 +774,7 @@ TEST(PlanCliTest, SglangCapsRequestsAtThePoolInsteadOfFailing) {
 
 // vLLM's profiling run size by version and engine, the input of the activation peak:
 // V0 profiles max(max_model_len, 2048) tokens, 512 (2048 from 0.6.5) once chunked prefill
-// switches on above 32K; V1 2048, 8192 on cards named H100/H200 from 0.7.1. 0.6.4 is V0
+// switches on above 32K; V1 2048, 8192 on cards named H100/H200 from 0.7.0. 0.6.4 is V0
 // (its budget era is shared with early V1, which made it 2048 before).
 TEST(PlanCliTest, VllmProfilingRunSizeFollowsVersionAndEngine) {
   auto profiled = [](const std::string& args) -> std::string {
@@ -790,7 +792,9 @@ TEST(PlanCliTest, VllmProfilingRunSizeFollowsVersionAndEngine) {
   EXPECT_EQ(profiled("--server-version 0.6.6 --gpu RTX-3090 --max-model-len 35000"), "2048");
   EXPECT_EQ(profiled("--server-version 0.7.1 --vllm-engine v1 --gpu H100 --max-model-len 2048"), "8192");
   EXPECT_EQ(profiled("--server-version 0.7.1 --vllm-engine v1 --gpu A100-80G --max-model-len 2048"), "2048");
-  EXPECT_EQ(profiled("--server-version 0.7.0 --vllm-engine v1 --gpu H100 --max-model-len 2048"), "2048");
+  // 0.7.0's sdist already has the H100/H200 branch (_override_v1_engine_args; vllm#12369
+  // was merged on 2025-01-24, three days before the release): 8192 there too.
+  EXPECT_EQ(profiled("--server-version 0.7.0 --vllm-engine v1 --gpu H100 --max-model-len 2048"), "8192");
 }
 
 // vLLM V1 at the versions in use (memory/README.md "Kinds of miss modelled"): the profile's
