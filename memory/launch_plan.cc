@@ -307,7 +307,16 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     // more than two PCIe GPUs (CustomAllReduceOn). A vLLM 0.10.2 TP 8 launch on PCIe L40S
     // logs 0.21 GiB of non-torch memory, where two NVLink-sized communicators were 1.18.
     auto v = ParseVersion(in.version);
-    bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0;
+    // Before 0.3.1 and in 0.6.4-0.6.5 / V1 before 0.9.1 the budget counts the whole GPU's
+    // non-torch memory once (worker/worker.py, v1/worker/gpu_worker.py 0.8.5
+    // determine_available_memory: total - free - torch's allocated), which the plan splits
+    // into what was in use at init and this increase (vllm_model.cc): the default free at
+    // init already holds PyNccl's communicator and the custom all-reduce
+    // (InitOverheadBytes), so the increase leaves them out; a measured --free-at-init is
+    // read before the launch and does not hold them.
+    const bool whole_gpu = *era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0NonTorchWholeGpu;
+    const bool init_holds_comm = whole_gpu && !in.free_at_init_bytes;
+    bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0 && !init_holds_comm;
     // V1 all-gathers the profiling run's logits through torch.distributed on the TP
     // device group (platforms/interface.py use_all_gather; base_device_communicator.py
     // all_gather -> dist.all_gather_into_tensor(group=self.device_group)); vLLM never
@@ -316,7 +325,7 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     // 0.11.0 read). One communicator's measured size (anchors-allreduce.md §4.1).
     const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!v.ok() || CompareVersions(*v, {0, 8}) >= 0));
     bool gather_comm = in.tp > 1 && v1;
-    const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp);
+    const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp) && !init_holds_comm;
     const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
     p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm : 0) +
                         (gather_comm ? comm : 0);
@@ -327,7 +336,13 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                                                       "in the profiling run"
                                                     : "") +
                             std::string(in.tp > 1 ? ", " + FormatGiB(comm) + " a communicator on this link" : "") +
-                            std::string(in.tp > 2 && !car ? "; no custom all-reduce on more than two PCIe GPUs" : "") +
+                            std::string(in.tp > 2 && !CustomAllReduceOn(in.gpu_interconnect, in.tp)
+                                            ? "; no custom all-reduce on more than two PCIe GPUs"
+                                            : "") +
+                            std::string(init_holds_comm && in.tp > 1
+                                            ? "; PyNccl's communicator and the custom all-reduce are in the free "
+                                              "memory at init, which this version's budget counts with it"
+                                            : "") +
                             "); pass --non-torch from the log to override");
   }
   if (!in.activation_peak_bytes) {

@@ -182,6 +182,35 @@ TEST(PlanTest, VllmCaptureOomRemediesArePlannedAgain) {
   EXPECT_EQ(p->remedies[0].value, "0.87");  // 0.6 GiB more outside: 24 x 0.03 = 0.72
 }
 
+// Before 0.9.1 V1 (and 0.6.4-0.6.5 V0) count the whole GPU's non-torch memory once
+// (gpu_worker.py 0.8.5: total - free - torch's allocated); the plan adds what was in use
+// at init to the increase, so a default free-at-init, which holds PyNccl's communicator
+// (InitOverheadBytes), leaves it out of the increase. From 0.9.1 the increase is counted
+// from a snapshot before the distributed init: PyNccl's communicator is in it.
+TEST(PlanTest, VllmWholeGpuNonTorchCountsEachCommunicatorOnce) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.total_bytes = 22.19 * kGiB;
+  in.gpu_arch = "ampere";
+  in.gpu_interconnect = "pcie";
+  in.tp = 4;
+  in.weights_bytes = 14 * kGiB;
+  in.activation_peak_bytes = 0.5 * kGiB;
+  in.cell_bytes = 24576;
+  auto non_torch = [&](const std::string& version, std::optional<double> free_at_init) {
+    PlanInput t = in;
+    t.version = version;
+    t.free_at_init_bytes = free_at_init;
+    auto p = MakePlan(t);
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    return p.ok() ? p->non_torch_bytes : 0.0;
+  };
+  const double comm = NcclCommBytes("ampere", "pcie");
+  EXPECT_NEAR(non_torch("0.8.5", std::nullopt) + comm, non_torch("0.9.2", std::nullopt), 1);
+  // A measured free memory is read before the launch: the increase holds the communicator.
+  EXPECT_NEAR(non_torch("0.8.5", 21.9 * kGiB), non_torch("0.9.2", std::nullopt), 1);
+}
+
 TEST(PlanTest, VllmGraphsOutsideBudgetBefore021) {
   PlanInput in;
   in.framework = "vllm";
