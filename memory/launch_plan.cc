@@ -10,6 +10,7 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/vllm_graph_capture.h"
 #include "memory/numeric.h"
 #include "memory/sglang_multimodal.h"
 
@@ -344,7 +345,16 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     // more than two PCIe GPUs (CustomAllReduceOn). A vLLM 0.10.2 TP 8 launch on PCIe L40S
     // logs 0.21 GiB of non-torch memory, where two NVLink-sized communicators were 1.18.
     auto v = ParseVersion(in.version);
-    bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0;
+    // Before 0.3.1 and in 0.6.4-0.6.5 / V1 before 0.9.1 the budget counts the whole GPU's
+    // non-torch memory once (worker/worker.py, v1/worker/gpu_worker.py 0.8.5
+    // determine_available_memory: total - free - torch's allocated), which the plan splits
+    // into what was in use at init and this increase (vllm_model.cc): the default free at
+    // init already holds PyNccl's communicator and the custom all-reduce
+    // (InitOverheadBytes), so the increase leaves them out; a measured --free-at-init is
+    // read before the launch and does not hold them.
+    const bool whole_gpu = *era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0NonTorchWholeGpu;
+    const bool init_holds_comm = whole_gpu && !in.free_at_init_bytes;
+    bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0 && !init_holds_comm;
     // V1 all-gathers the profiling run's logits through torch.distributed on the TP
     // device group (platforms/interface.py use_all_gather; base_device_communicator.py
     // all_gather -> dist.all_gather_into_tensor(group=self.device_group)); vLLM never
@@ -353,7 +363,7 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     // 0.11.0 read). One communicator's measured size (anchors-allreduce.md §4.1).
     const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!v.ok() || CompareVersions(*v, {0, 8}) >= 0));
     bool gather_comm = in.tp > 1 && v1;
-    const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp);
+    const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp) && !init_holds_comm;
     const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
     p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm : 0) +
                         (gather_comm ? comm : 0);
@@ -364,7 +374,13 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                                                       "in the profiling run"
                                                     : "") +
                             std::string(in.tp > 1 ? ", " + FormatGiB(comm) + " a communicator on this link" : "") +
-                            std::string(in.tp > 2 && !car ? "; no custom all-reduce on more than two PCIe GPUs" : "") +
+                            std::string(in.tp > 2 && !CustomAllReduceOn(in.gpu_interconnect, in.tp)
+                                            ? "; no custom all-reduce on more than two PCIe GPUs"
+                                            : "") +
+                            std::string(init_holds_comm && in.tp > 1
+                                            ? "; PyNccl's communicator and the custom all-reduce are in the free "
+                                              "memory at init, which this version's budget counts with it"
+                                            : "") +
                             "); pass --non-torch from the log to override");
   }
   if (!in.activation_peak_bytes) {
@@ -403,13 +419,14 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                             " mamba layers; the logged pool is blocks // groups x block size, a request needs full "
                             "layers for its length and sliding layers for the window only");
   }
-  const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!ver.ok() || CompareVersions(*ver, {0, 8}) >= 0));
+  const bool v1 = internal::IsVllmV1(in);
   if (in.model && v1 && ver.ok() && CompareVersions(*ver, {0, 8}) >= 0 && in.max_num_seqs && in.max_num_batched_tokens) {
     // The sampler warm-up after the cache (vllm_model.cc; gpu_worker.py compile_or_warm_up_model).
     kv.sampler_warmup_requests = std::min(*in.max_num_seqs, *in.max_num_batched_tokens);
     kv.sampler_warmup_bytes = VllmActivationPeakBytes(*in.model, in.tp, kv.sampler_warmup_requests,
                                                       kv.sampler_warmup_requests, internal::VllmSamplerProfile(in, true));
     p.figures["sampler_warmup_bytes"] = kv.sampler_warmup_bytes;
+    p.figures["sampler_warmup_requests"] = kv.sampler_warmup_requests;
   }
   auto r = VllmKvPool(kv);
   if (!r.ok()) return r.status();
@@ -496,16 +513,14 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     p.remedies.push_back(MakeRemedy("--max-model-len", std::to_string(r->estimated_max_model_len), "decrease",
                                     "the longest request the predicted pool can hold"));
   } else if (r->graphs_overflow) {
+    // What the KV cache leaves physically free (vllm_model.cc): in the whole-GPU era the
+    // budget's own remainder (m.reserved_bytes) is smaller by what was in use before.
+    // The remedies are planned again (launch_plan_remedies.cc AddVllmCaptureRemedies).
     p.fits = false;
     p.failure = "cuda_graph_capture_oom";
-    double left_for_graphs = m.reserved_bytes;
+    const double left_for_graphs = r->left_for_graphs_bytes;
     p.error = "CUDA graphs (" + FormatGiB(kv.cuda_graph_bytes) + ") are captured after the KV cache, outside the "
               "budget, from the " + FormatGiB(left_for_graphs) + " left";
-    double util = FloorHundredths(p.fraction - (kv.cuda_graph_bytes - left_for_graphs) / in.total_bytes);
-    if (util >= lo) {
-      p.remedies.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(util), "decrease",
-                                      "leaves room for the graphs outside the budget"));
-    }
     AddGraphRemedy(in, left_for_graphs, p);
   } else if (r->sampler_warmup_fails) {
     // Remedies (a smaller --max-num-seqs, a lower utilization) are planned again in
@@ -626,6 +641,32 @@ StatusOr<Plan> Run(const PlanInput& user) {
         "activation peak to x0.5-x3 (the encoder batch is priced for Qwen2-VL and Qwen2.5-VL on vLLM V1 "
         "0.8-0.10 only); pass --activation-peak from a launch's log (V1: 'torch peak memory "
         "increase', V0: 'activation peak memory takes')");
+  }
+  if (in->flashinfer_probs_peak_bytes > 0) {
+    // V1 0.8.x: FlashInfer's sampler where FlashInfer older than 0.2.3 is installed
+    // (topk_topp_sampler.py 0.8.2-0.8.5; model_config.h kFlashInferProbs).
+    p->input.flashinfer_probs_peak_bytes = in->flashinfer_probs_peak_bytes;
+    p->unknowns.push_back(
+        "vLLM " + in->version + "'s profiling samples with FlashInfer where FlashInfer older than 0.2.3 is installed "
+        "(the vllm/vllm-openai images) and sorts where it is not (a pip install): the plan prices the sort (" +
+        FormatGiB(*in->activation_peak_bytes) + "); with FlashInfer the peak is " +
+        FormatGiB(in->flashinfer_probs_peak_bytes) + " and the pool larger (the range below); pass --activation-peak "
+        "from a launch's log");
+  }
+  {
+    // V1 before 0.21 captures its graphs after the pool; at TP > 1 without the custom
+    // all-reduce they capture NCCL collectives (vllm_graph_capture.h).
+    auto era = VllmEraForVersion(in->version, in->vllm_engine);
+    const bool outside = era.ok() && (*era == VllmEra::kV1StartupCheck || *era == VllmEra::kV0NonTorchWholeGpu);
+    if (in->framework == "vllm" && IsVllmV1(*in) && outside && in->model && !in->enforce_eager &&
+        !user.cuda_graph_bytes && in->cuda_graph_bytes && in->max_num_batched_tokens && p->kv_tokens > 0) {
+      const double left = p->free_at_init_bytes - p->weights_bytes - p->non_torch_bytes -
+                          static_cast<double>(p->kv_tokens) * static_cast<double>(p->cell_bytes);
+      const std::string u =
+          VllmV1CaptureUnknown(in->version, *in->max_num_batched_tokens, in->model->layers, in->tp,
+                               CustomAllReduceOn(in->gpu_interconnect, in->tp), left, *in->cuda_graph_bytes);
+      if (!u.empty()) p->unknowns.push_back(u);
+    }
   }
   auto ver = ParseVersion(in->version);
   // Model Runner V2: chosen for Qwen3 dense models by default from 0.22.0 (its release

@@ -107,6 +107,10 @@ struct PlanInput {
   // "" when not modelled or none), and its encoder peak in bytes (vllm_mm_profile.h).
   std::string encoder_modality;
   double encoder_peak_bytes = 0;
+  // Set by the derivation: vLLM V1 0.8.x's profiling peak had FlashInfer (older than 0.2.3)
+  // been installed (its images) and sampled instead of the sort the plan prices (a pip
+  // install); the pool's range and `unknown:` say so. 0 when it does not apply.
+  double flashinfer_probs_peak_bytes = 0;
   // Set by the derivation: context_length came from the model's max_position_embeddings,
   // not from the user (TGI v3 then warms up without a max_total_tokens).
   bool context_from_model = false;

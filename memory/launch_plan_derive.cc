@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
 #include "memory/tgi_launcher.h"
+#include "memory/vllm_fused_moe.h"
 
 namespace tpt::memory {
 namespace {
@@ -42,15 +43,6 @@ MmDummy VllmV0MultimodalDummy(const ModelConfig& m, int64_t tokens, int64_t max_
 bool FlashInferSamplerRuns(const PlanInput& in) {
   if (in.gpu_arch == "cdna3" || in.gpu_arch == "volta") return false;
   return Lower(in.gpu_name).find("orin") == std::string::npos;
-}
-
-// The engine: --vllm-engine, else V1 from 0.8.0 (its default) and V0 before. The era
-// alone does not say it: 0.6.4-0.6.5 V0 and V1 before 0.9.1 share one budget formula.
-bool IsVllmV1(const PlanInput& in) {
-  if (in.vllm_engine == "v0") return false;
-  if (in.vllm_engine == "v1") return true;
-  auto v = ParseVersion(in.version);
-  return !v.ok() || CompareVersions(*v, {0, 8}) >= 0;
 }
 
 // V0's profiling run size when --max-num-batched-tokens is not given (vllm/config.py
@@ -129,6 +121,15 @@ void ApplyDtypeFlag(PlanInput& in, std::vector<std::string>& assumptions) {
 
 namespace internal {
 
+// The engine: --vllm-engine, else V1 from 0.8.0 (its default) and V0 before. The era
+// alone does not say it: 0.6.4-0.6.5 V0 and V1 before 0.9.1 share one budget formula.
+bool IsVllmV1(const PlanInput& in) {
+  if (in.vllm_engine == "v0") return false;
+  if (in.vllm_engine == "v1") return true;
+  auto v = ParseVersion(in.version);
+  return !v.ok() || CompareVersions(*v, {0, 8}) >= 0;
+}
+
 // Fills what the model's files and the server's defaults give; records each assumption.
 StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assumptions,
                            std::optional<WeightEstimate>& west) {
@@ -201,20 +202,32 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
   if (vllm) {
     const bool v1 = IsVllmV1(in);
     auto v = ParseVersion(in.version);
-    const bool big_defaults = v.ok() && CompareVersions(*v, {0, 9}) >= 0 && in.total_bytes >= 70 * kGiB &&
-                              in.gpu_arch != "ampere";
-    std::string batched_why;
-    // V1's budget for `vllm serve` (engine/arg_utils.py): 2048, raised to 8192 on cards
-    // named H100/H200 by vllm#12369 (2025-01-24, first in 0.7.1); later releases choose by
-    // the card's memory (big_defaults, with max_num_seqs 1024).
+    // V1's defaults for `vllm serve` (engine/arg_utils.py _set_default_args_v1, the
+    // OPENAI_API_SERVER usage context), read in each release's wheel or sdist: 2048
+    // tokens, 8192 on cards named H100/H200 (vllm#12369, in the 0.7.0 sdist);
+    // max_num_seqs 1024 on every card through 0.8.3; 0.8.4 keeps 1024 on cards named
+    // H100/H200 and gives others 256 (vllm#16158); 0.8.5 chooses both by the card's
+    // memory, 8192 tokens and 1024 sequences at >= 70 GiB, 2048 and 256 below (vllm#17073,
+    // `device_memory >= 70 * GiB_bytes`, an A100 80GB included); 0.9.0 keeps that and
+    // leaves cards named A100 out (`"a100" not in device_name`, vllm#17885). The offline
+    // LLM class (LLM_CLASS) profiles 16384 tokens where the server takes 8192, 8192 where
+    // it takes 2048 (the same tables, 0.7.0-0.11.0): said, not assumed.
+    const bool by_memory = v.ok() && CompareVersions(*v, {0, 8, 5}) >= 0;
+    const bool a100_out = v.ok() && CompareVersions(*v, {0, 9}) >= 0;
     const std::string gpu = Lower(in.gpu_name);
-    const bool h100_named = v.ok() && CompareVersions(*v, {0, 7, 1}) >= 0 &&
+    const bool big_defaults = by_memory && in.total_bytes >= 70 * kGiB &&
+                              !(a100_out && gpu.find("a100") != std::string::npos);
+    std::string batched_why;
+    const bool h100_named = v.ok() && CompareVersions(*v, {0, 7, 0}) >= 0 && !by_memory &&
                             (gpu.find("h100") != std::string::npos || gpu.find("h200") != std::string::npos);
     if (!in.max_num_batched_tokens) {
       if (v1) {
         in.max_num_batched_tokens = big_defaults || h100_named ? 8192 : 2048;
-        batched_why = big_defaults ? "V1 on a large card" : h100_named ? "V1 on a card named H100/H200 (vllm#12369)"
-                                                                       : "V1's serve default";
+        batched_why = big_defaults  ? "V1 on a card of 70 GiB or more"
+                      : h100_named ? "V1 on a card named H100/H200 (vllm#12369)"
+                                   : "V1's serve default";
+        batched_why += std::string("; the offline LLM class profiles ") +
+                       (big_defaults || h100_named ? "16384" : "8192") + ": pass --max-num-batched-tokens";
       } else {
         in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
       }
@@ -227,12 +240,13 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         in.max_num_batched_tokens = std::max<int64_t>(*in.max_num_batched_tokens, 5120);
       }
     }
-    // V1's max_num_seqs: 1024 before 0.9 on every card (EngineArgs.__post_init__ "256 if
-    // not envs.VLLM_USE_V1 else 1024" in 0.7.0-0.7.3; _set_default_args_v1
-    // default_max_num_seqs = 1024 in 0.8.2), by the card's memory from 0.9.0 (1024 at
-    // >= 70 GiB except A100, 256 below); V0 256.
-    const bool v1_early = v1 && v.ok() && CompareVersions(*v, {0, 9}) < 0;
-    if (!in.max_num_seqs) in.max_num_seqs = v1 && (big_defaults || v1_early) ? 1024 : 256;
+    // V1's max_num_seqs (above; EngineArgs.__post_init__ "256 if not envs.VLLM_USE_V1 else
+    // 1024" in 0.7.0-0.7.3); V0 256.
+    const bool v1_early = v1 && v.ok() && CompareVersions(*v, {0, 8, 4}) < 0;
+    const bool v1_084 = v1 && v.ok() && !v1_early && !by_memory;
+    if (!in.max_num_seqs) {
+      in.max_num_seqs = v1 && (big_defaults || v1_early || (v1_084 && h100_named)) ? 1024 : 256;
+    }
     if (!in.activation_peak_bytes && in.model) {
       int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
       double held = 0;
@@ -292,7 +306,18 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         lm = &text_only;
       }
       const VllmLogitsProfile logits = VllmSamplerProfile(in, v1);
-      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits) + held;
+      const VllmMoeCaches moe_caches = VllmMoeCachesFor(in.version, *lm);
+      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits, moe_caches) + held;
+      // V1 0.8.x samples with FlashInfer where an older FlashInfer is installed (its
+      // images), with PyTorch's sort where it is not (a pip install): the plan prices the
+      // sort and keeps FlashInfer's peak for the range (model_config.h kFlashInferProbs).
+      const bool flashinfer_probs = v1 && logits == VllmLogitsProfile::kSampler && v.ok() &&
+                                    CompareVersions(*v, {0, 8}) >= 0 && CompareVersions(*v, {0, 9}) < 0 &&
+                                    FlashInferSamplerRuns(in) && v0_encoder_phase == 0;
+      double fi_peak = 0;
+      if (flashinfer_probs) {
+        fi_peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, VllmLogitsProfile::kFlashInferProbs, moe_caches) + held;
+      }
       if (v0_encoder_phase > 0) {
         mm_note += "; the language model's forward " + FormatGiB(peak) + " (with what is held): the peak is " +
                    (v0_encoder_phase > peak ? "the encoder's" : "the language model's");
@@ -303,12 +328,13 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         in.encoder_peak_bytes = enc.encoder_peak;
         const double lm_peak = peak;
         peak = std::max(lm_peak + enc.held, enc.encoder_peak);
+        if (fi_peak > 0) fi_peak = std::max(fi_peak + enc.held, enc.encoder_peak);
         mm_note += "; " + enc.arithmetic + "; language model's run and sampler " + FormatGiB(lm_peak) + " + held " +
                    FormatGiB(enc.held) + " = " + FormatGiB(lm_peak + enc.held) + ": the peak is " +
                    (enc.encoder_peak > lm_peak + enc.held ? "the encoder's" : "after the encoder");
       }
       if (v1_early && !user.max_num_seqs) {
-        mm_note += "; max_num_seqs " + std::to_string(*in.max_num_seqs) + " is V1's default before 0.9 on every card";
+        mm_note += "; max_num_seqs " + std::to_string(*in.max_num_seqs) + " is V1's default before 0.8.4 on every card";
       }
       if (logits == VllmLogitsProfile::kEveryToken) {
         mm_note += "; V1 before 0.7.3 computes the logits of every batched token there (no sampler run)";
@@ -326,6 +352,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
       if (reserved) peak *= 1.2;
       in.activation_peak_bytes = peak;
+      in.flashinfer_probs_peak_bytes = fi_peak < peak ? fi_peak : 0;
       in.encoder_profile_unmodelled =
           in.model->vision_params > 0 && (v1 ? !enc.modelled : in.model->mm_item_tokens == 0 || in.model->vit_siglip);
       assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +

@@ -13,6 +13,9 @@
 
 namespace tpt::memory::internal {
 
+// vLLM's engine: --vllm-engine, else V1 from 0.8.0 and V0 before (launch_plan_derive.cc).
+bool IsVllmV1(const PlanInput& in);
+
 std::string Fixed2(double v);      // "0.78"
 std::string WithCommas(int64_t v);  // "1,310"
 Remedy MakeRemedy(std::string flag, std::string value, std::string direction, std::string why);

@@ -141,7 +141,38 @@ std::optional<Remedy> VideoOffRemedy(const PlanInput& in, const Plan& p, int64_t
 }
 }  // namespace
 
+// vLLM's CUDA graphs, captured after the KV cache from what it leaves (V1 before 0.21, V0),
+// did not fit: the largest --gpu-memory-utilization whose smaller pool leaves them room and
+// still holds the useful tokens, and --enforce-eager (no graphs), each planned again.
+// Fewer capture sizes would also serve, but a measured --cuda-graph-mem is one figure at
+// the default sizes and no source sizes a graph (vllm_graph_capture.h): not proposed.
+void AddVllmCaptureRemedies(const PlanInput& in, Plan& p) {
+  const int64_t useful = UsefulTokens(in, p);
+  const std::string useful_what = p.input.context_length
+                                      ? std::to_string(std::max(in.concurrency, 1)) + " request(s) of " +
+                                            WithCommas(*p.input.context_length) + " tokens"
+                                      : WithCommas(useful) + " tokens (no context length given)";
+  std::vector<Remedy> out;
+  if (auto lower = SmallestFraction(in, 0.01, p.fraction - 0.01, useful, /*largest=*/true)) {
+    out.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(lower->first), "decrease",
+                             "a smaller pool leaves the CUDA graphs room outside the budget: a pool of " +
+                                 WithCommas(lower->second.kv_tokens) + " tokens, holding " + useful_what +
+                                 " (checked with this plan)"));
+  }
+  PlanInput eager = in;
+  eager.enforce_eager = true;
+  eager.cuda_graph_bytes.reset();
+  if (auto q = Run(eager); q.ok() && q->fits && q->usable_tokens >= useful) {
+    out.push_back(MakeRemedy("--enforce-eager", "", "set",
+                             "no CUDA graphs are captured (decoding runs eagerly, slower): a pool of " +
+                                 WithCommas(q->kv_tokens) + " tokens (checked with this plan)"));
+  }
+  for (const auto& r : p.remedies) out.push_back(r);  // the core's, e.g. a smaller graph batch
+  p.remedies = out;
+}
+
 void AddRemedies(const PlanInput& in, Plan& p) {
+  if (!p.fits && p.failure == "cuda_graph_capture_oom" && in.framework == "vllm") AddVllmCaptureRemedies(in, p);
   if (p.fits || p.failure == "cuda_graph_capture_oom") return;
   AddFractionTpQuantContextRemedies(in, p);
   if (auto r = VideoOffRemedy(in, p, UsefulTokens(in, p))) {
@@ -238,7 +269,11 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
   // vLLM's sampler warm-up after the cache did not fit: fewer dummy requests (the
   // largest power-of-two --max-num-seqs below the one in use), or less for the cache.
   if (p.failure == "warmup_oom" && in.framework == "vllm" && p.figures.contains("sampler_warmup_bytes")) {
-    const int64_t seqs = in.max_num_seqs.value_or(0) > 0 ? *in.max_num_seqs : 1024;
+    // The requests the warm-up ran (the version's and card's default when not given).
+    const int64_t seqs = in.max_num_seqs.value_or(0) > 0 ? *in.max_num_seqs
+                         : p.figures.contains("sampler_warmup_requests")
+                             ? p.figures["sampler_warmup_requests"].get<int64_t>()
+                             : 1024;
     for (int64_t n = seqs / 2; n >= 1; n /= 2) {
       PlanInput t = in;
       t.max_num_seqs = n;
@@ -542,6 +577,13 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
          : p.figures.contains("runtime_buffers_bytes") ? "activations x0.5-x1.5 (the engine's execution context, sized at build)"
                   : "activation peak x0.5-x1.5 (profiling run estimate)",
          lo, hi);
+  }
+  if (p.input.flashinfer_probs_peak_bytes > 0 && !in.activation_peak_bytes) {
+    // vLLM V1 0.8.x with an older FlashInfer installed samples without the sort (unknown:
+    // in Run; model_config.h kFlashInferProbs).
+    PlanInput hi = in;
+    hi.activation_peak_bytes = p.input.flashinfer_probs_peak_bytes;
+    vary("sampler: FlashInfer's (installed, older than 0.2.3) instead of the sort", in, hi);
   }
   if (p.figures.contains("sampling_workspace_bytes") && !in.runtime_buffers_bytes) {
     // A TensorRT engine's decoder: top-P's workspace from none (deferred) to all of it

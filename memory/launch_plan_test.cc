@@ -139,6 +139,78 @@ TEST(PlanTest, VllmStartupCheckAndRemedy) {
   EXPECT_EQ(MakePlan(in)->failure, "cuda_graph_capture_oom");
 }
 
+// A capture OOM's remedies are planned again: the largest utilization whose smaller pool
+// leaves the graphs room, and --enforce-eager; the graphs' room is what the KV cache leaves
+// physically free, which before 0.9.1 (whole-GPU non-torch) is larger than the budget's
+// remainder by what was in use before the launch.
+TEST(PlanTest, VllmCaptureOomRemediesArePlannedAgain) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.8.5";
+  in.total_bytes = 24 * kGiB;
+  in.free_at_init_bytes = 23 * kGiB;  // 1 GiB in use before
+  in.gpu_memory_utilization = 0.9;
+  in.weights_bytes = 14 * kGiB;
+  in.activation_peak_bytes = 1 * kGiB;
+  in.non_torch_bytes = 0.3 * kGiB;
+  in.cuda_graph_bytes = 4 * kGiB;
+  in.cell_bytes = 24576;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->failure, "cuda_graph_capture_oom");
+  // KV = 21.6 - (14 + 1 + 0.3 + 1) = 5.3 GiB; left = 23 - 14 - 0.3 - 5.3 = 3.4 GiB (the
+  // budget's remainder, 23 - 21.6 + 1 = 2.4 GiB, is not what the capture sees).
+  EXPECT_NE(p->error.find("from the 3.40 GiB left"), std::string::npos) << p->error;
+  bool eager = false;
+  for (const auto& r : p->remedies) {
+    PlanInput t = in;
+    if (r.flag == "--gpu-memory-utilization") {
+      t.gpu_memory_utilization = std::stod(r.value);
+      EXPECT_TRUE(MakePlan(t)->fits) << r.value;
+      t.gpu_memory_utilization = std::stod(r.value) + 0.01;
+      EXPECT_FALSE(MakePlan(t)->fits) << "the largest that fits";
+    } else if (r.flag == "--enforce-eager") {
+      eager = true;
+      t.enforce_eager = true;
+      t.cuda_graph_bytes.reset();
+      EXPECT_TRUE(MakePlan(t)->fits);
+    }
+  }
+  EXPECT_TRUE(eager);
+  ASSERT_FALSE(p->remedies.empty());
+  EXPECT_EQ(p->remedies[0].flag, "--gpu-memory-utilization");
+  EXPECT_EQ(p->remedies[0].value, "0.87");  // 0.6 GiB more outside: 24 x 0.03 = 0.72
+}
+
+// Before 0.9.1 V1 (and 0.6.4-0.6.5 V0) count the whole GPU's non-torch memory once
+// (gpu_worker.py 0.8.5: total - free - torch's allocated); the plan adds what was in use
+// at init to the increase, so a default free-at-init, which holds PyNccl's communicator
+// (InitOverheadBytes), leaves it out of the increase. From 0.9.1 the increase is counted
+// from a snapshot before the distributed init: PyNccl's communicator is in it.
+TEST(PlanTest, VllmWholeGpuNonTorchCountsEachCommunicatorOnce) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.total_bytes = 22.19 * kGiB;
+  in.gpu_arch = "ampere";
+  in.gpu_interconnect = "pcie";
+  in.tp = 4;
+  in.weights_bytes = 14 * kGiB;
+  in.activation_peak_bytes = 0.5 * kGiB;
+  in.cell_bytes = 24576;
+  auto non_torch = [&](const std::string& version, std::optional<double> free_at_init) {
+    PlanInput t = in;
+    t.version = version;
+    t.free_at_init_bytes = free_at_init;
+    auto p = MakePlan(t);
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    return p.ok() ? p->non_torch_bytes : 0.0;
+  };
+  const double comm = NcclCommBytes("ampere", "pcie");
+  EXPECT_NEAR(non_torch("0.8.5", std::nullopt) + comm, non_torch("0.9.2", std::nullopt), 1);
+  // A measured free memory is read before the launch: the increase holds the communicator.
+  EXPECT_NEAR(non_torch("0.8.5", 21.9 * kGiB), non_torch("0.9.2", std::nullopt), 1);
+}
+
 TEST(PlanTest, VllmGraphsOutsideBudgetBefore021) {
   PlanInput in;
   in.framework = "vllm";

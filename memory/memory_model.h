@@ -261,6 +261,7 @@ struct VllmKvResult {
   bool max_len_too_long = false;     // one max_model_len request does not fit
   int64_t estimated_max_model_len = 0;  // what the pool would hold
   bool graphs_overflow = false;      // graphs outside budget exceed the margin (capture OOM risk)
+  double left_for_graphs_bytes = 0;  // what the KV cache leaves the graphs outside the budget
   bool sampler_warmup_fails = false; // the sampler warm-up after the cache and graphs does not fit
   double left_for_sampler_bytes = 0; // what the cache and graphs leave it
   bool fails = false;

@@ -206,10 +206,16 @@ KvDims KvDimsOf(const ModelConfig& m, int pp);
 //   topk_topp_sampler.py flashinfer_sampler_supported: not with
 //   VLLM_USE_FLASHINFER_SAMPLER=0, an unsupported compute capability or <= 16 SMs):
 //   the same dummy run, no sort (14 B a logit, model_weights.cc).
+// - kFlashInferProbs: V1 0.8.x where FlashInfer older than 0.2.3 is installed (the
+//   vllm/vllm-openai images: 0.2.1.post2 in 0.8.2's Dockerfile): topk_topp_sampler.py
+//   (0.8.2-0.8.5) takes FlashInfer unless VLLM_USE_FLASHINFER_SAMPLER=0 and `forward_cuda`
+//   samples from `logits.softmax(dtype=float32)` with top_k_top_p_sampling_from_probs:
+//   no sort (10 B a logit, model_weights.cc). A pip install has no FlashInfer and sorts;
+//   the plan cannot see which (launch_plan.cc says so under `unknown:`).
 // At TP > 1 V1 all-gathers the logits (platforms/interface.py use_all_gather;
 // distributed/device_communicators/base_device_communicator.py all_gather: a concat
 // buffer, then a reshaped copy beside the rank's slice).
-enum class VllmLogitsProfile { kSampler, kPerSequence, kEveryToken, kFlashInferSampler };
+enum class VllmLogitsProfile { kSampler, kPerSequence, kEveryToken, kFlashInferSampler, kFlashInferProbs };
 VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1);
 
 // Activation peak of vLLM's profiling run per rank (torch peak increase): one forward
@@ -217,8 +223,12 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1);
 // above) over `seqs` sequences (max_num_seqs). An estimate: the largest per-layer
 // intermediates (MLP or fused-MoE caches, attention projections) plus residual copies,
 // or the logits/sampler, whichever is larger.
+// `moe_caches`: how vLLM's fused-MoE path lays out its caches, by version
+// (vllm_fused_moe.h VllmMoeCachesFor; kSeparate, the three caches, for callers outside vLLM).
+enum class VllmMoeCaches { kSeparate, kShared13 };
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
-                               VllmLogitsProfile logits = VllmLogitsProfile::kSampler);
+                               VllmLogitsProfile logits = VllmLogitsProfile::kSampler,
+                               VllmMoeCaches moe_caches = VllmMoeCaches::kSeparate);
 
 // One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
 std::string DescribeModel(const ModelConfig& m);

@@ -2,6 +2,7 @@
 // TP checks, on the samples in samples/models (public architecture numbers) and inline
 // documents.
 #include "memory/model_config.h"
+#include "memory/vllm_fused_moe.h"
 
 #include <gtest/gtest.h>
 
@@ -85,6 +86,29 @@ TEST(ModelConfigTest, VllmSamplerSortOfFewerThan128RowsHoldsMorePerLogit) {
   for (int64_t rows : {1, 128, 256}) EXPECT_NEAR(per_logit(rows, VllmLogitsProfile::kSampler), 38.0, 1.0) << rows;
   // FlashInfer's sampler does not sort: no jump below 128 rows.
   EXPECT_NEAR(per_logit(64, VllmLogitsProfile::kFlashInferSampler), 14.0, 1.0);
+  // V1 0.8.x with FlashInfer before 0.2.3: the float32 softmax's probabilities, no sort.
+  for (int64_t rows : {64, 256}) EXPECT_NEAR(per_logit(rows, VllmLogitsProfile::kFlashInferProbs), 10.0, 1.0) << rows;
+}
+
+// vLLM's fused-MoE caches (fused_moe.py fused_experts_impl): three buffers in 0.7.3, cache1
+// and cache3 sharing one of M x k x max(N, K) from 0.8 (vllm#13625), chunked at 64K tokens;
+// fp8 experts add their quantized inputs. Only the experts that take that path share.
+TEST(ModelConfigTest, VllmFusedMoeCachesByVersionAndExperts) {
+  ModelConfig a3b = Load("qwen3-30b-a3b");  // hidden 2048, 128 experts of 768, top 8
+  EXPECT_EQ(VllmMoeCachesFor("0.7.3", a3b), VllmMoeCaches::kSeparate);
+  EXPECT_EQ(VllmMoeCachesFor("0.8.5", a3b), VllmMoeCaches::kShared13);
+  // 8192 x 8 x (1536 + 2048 + 768) x 2 B, then 8192 x 8 x (max(1536, 2048) + 768) x 2 B.
+  EXPECT_DOUBLE_EQ(VllmFusedMoeBytes(a3b, 1, 8192, VllmMoeCaches::kSeparate), 570425344.0);
+  EXPECT_DOUBLE_EQ(VllmFusedMoeBytes(a3b, 1, 8192, VllmMoeCaches::kShared13), 369098752.0);
+  EXPECT_DOUBLE_EQ(VllmFusedMoeBytes(a3b, 1, 100000, VllmMoeCaches::kShared13),
+                   VllmFusedMoeBytes(a3b, 1, 65536, VllmMoeCaches::kShared13));
+  // fp8 block, TP 4: N = 768, K = 4096: 8192 x 8 x (4096 + 384) x 2 B of caches, and
+  // (8192 x 4096 + 8192 x 8 x 384) fp8 elements with a float32 scale per 128.
+  ModelConfig fp8 = Load("qwen3-235b-a22b-fp8");
+  EXPECT_EQ(VllmMoeCachesFor("0.9.2", fp8), VllmMoeCaches::kShared13);
+  EXPECT_DOUBLE_EQ(VllmFusedMoeBytes(fp8, 4, 8192, VllmMoeCaches::kShared13), 587202560.0 + 58720256.0 * 1.03125);
+  // gpt-oss's mxfp4 experts run other kernels: the generic estimate.
+  EXPECT_EQ(VllmMoeCachesFor("0.11.0", Load("gpt-oss-120b")), VllmMoeCaches::kSeparate);
 }
 
 TEST(ModelConfigTest, PublishedParameterCounts) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "memory/model_config.h"
+#include "memory/vllm_fused_moe.h"
 
 namespace tpt::memory {
 
@@ -407,7 +408,7 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1) {
 }
 
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
-                               VllmLogitsProfile logits) {
+                               VllmLogitsProfile logits, VllmMoeCaches moe_caches) {
   const double T = static_cast<double>(tokens), h = m.hidden, e = m.dtype_bytes;
   tp = std::max(tp, 1);
   // Alive across a decoder layer (vLLM's Qwen2/Llama DecoderLayer: the fused
@@ -418,13 +419,9 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // dummy items' embeddings (0.22 GiB) and float32 pixel values (0.57 GiB).
   double residual = 3 * T * h * e;
   double mlp = m.intermediate > 0 ? 3 * T * m.intermediate / tp * e : 0;  // gate_up output + activation
-  double moe = 0;
-  if (m.IsMoe()) {
-    // fused_moe's caches (chunked at 32768 tokens): (T, k, 2N), (T*k, N), (T, k, h).
-    double tc = std::min(T, 32768.0);
-    double n = static_cast<double>(m.moe_intermediate) / tp;
-    moe = tc * m.experts_per_tok * (3 * n + h) * e;
-  }
+  // fused_moe's caches by version, chunked at 64K tokens, and fp8's quantized inputs
+  // (vllm_fused_moe.h).
+  const double moe = VllmFusedMoeBytes(m, tp, tokens, moe_caches);
   double attn_cols = m.IsMla() ? static_cast<double>(m.heads) / tp * (m.qk_nope_head_dim + m.qk_rope_head_dim) * 2 +
                                      m.kv_lora_rank + m.qk_rope_head_dim
                                : (static_cast<double>(m.heads) / tp + 2.0 * KvHeadsPerRank(m.kv_heads, tp)) * m.head_dim +
@@ -466,9 +463,17 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // H100 (torch 2.11, 2026-12-06, this chain replayed): 50.2-50.6 bytes per element at 2,
   // 64 and 127 rows, 38.02 at 256 and 1,024 rows. One row takes the large-segment path
   // (an int64 iota and int64 alternates): 38.
+  //
+  // FlashInfer before 0.2.3 under V1 0.8.x (kFlashInferProbs; topk_topp_sampler.py
+  // forward_cuda and flashinfer_sample, 0.8.2-0.8.5): the float32 copy's softmax in
+  // float32, then top_k_top_p_sampling_from_probs by rejection over 32 rounds of uniform
+  // samples: model-dtype logits (2) + float32 logits (4) + probabilities (4) = 10 bytes.
+  // When a row's rejection fails, top_k_renorm_prob and top_p_renorm_prob each return a
+  // new float32 tensor (up to 8 more; not priced, the dummy rows are not known to fail).
   const bool few_rows = seqs >= 2 && seqs < 128;
-  const double per_logit =
-      logits == VllmLogitsProfile::kFlashInferSampler ? 14.0 : (few_rows ? 50.0 : 38.0);
+  const double per_logit = logits == VllmLogitsProfile::kFlashInferSampler ? 14.0
+                           : logits == VllmLogitsProfile::kFlashInferProbs ? 10.0
+                                                                           : (few_rows ? 50.0 : 38.0);
   double sampler = static_cast<double>(seqs) * m.vocab * per_logit + T * h * e;
   if (logits == VllmLogitsProfile::kPerSequence || logits == VllmLogitsProfile::kEveryToken) {
     // Early V1: the logits alone, in the model dtype, over every batched token or one

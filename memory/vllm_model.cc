@@ -270,6 +270,7 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
   // peak is released by then). vllm-source.md §1.3 "Implication".
   if (in.era != VllmEra::kV1GraphsInBudget && in.cuda_graph_bytes > 0 && in.free_at_init_bytes > 0) {
     double left = in.free_at_init_bytes - in.weights_bytes - in.non_torch_bytes - std::max(r.kv_bytes, 0.0);
+    r.left_for_graphs_bytes = left;
     if (in.cuda_graph_bytes > left) r.graphs_overflow = true;
   }
   // The sampler warm-up comes last, from what the weights, non-torch memory, the KV cache

@@ -236,7 +236,7 @@ TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
 
 // vLLM V1 0.8-0.10 with Qwen2.5-VL: the encoder's dummy batch is priced from the source
 // (vllm_mm_profile.cc) and shown; --limit-mm-per-prompt decides image or video and goes on
-// the launch line; V1's default max_num_seqs is 1024 before 0.9 and V1 does not raise
+// the launch line; V1's default max_num_seqs is 1024 before 0.8.4 and V1 does not raise
 // max_num_batched_tokens to 5120 for multimodal models (V0 does).
 TEST(PlanCliTest, VllmV1EncoderProfilingOfQwenVl) {
   const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen2.5-vl-7b-instruct' ";
@@ -250,11 +250,13 @@ TEST(PlanCliTest, VllmV1EncoderProfilingOfQwenVl) {
   PlanRun readme = Plan(model + h100 + "--limit-mm-per-prompt image=10,video=10 --format json");
   ASSERT_EQ(readme.rc, 0) << readme.out;
   auto r = nlohmann::json::parse(readme.out);
-  EXPECT_TRUE(r["unknowns"].empty()) << readme.out;
+  // The encoder is modelled; what is not is whether FlashInfer samples (0.8.x's images).
+  ASSERT_EQ(r["unknowns"].size(), 1u) << readme.out;
+  EXPECT_EQ(r["unknowns"][0].get<std::string>().rfind("vLLM 0.8.2's profiling samples with FlashInfer", 0), 0u);
   EXPECT_TRUE(said(r, "V1 encodes 1 dummy image of 16,384 tokens")) << readme.out;
   EXPECT_TRUE(said(r, "encoder layer peak 2.50 GiB")) << readme.out;
   EXPECT_TRUE(said(r, "1024 sequences")) << readme.out;
-  EXPECT_TRUE(said(r, "max_num_seqs 1024 is V1's default before 0.9")) << readme.out;
+  EXPECT_TRUE(said(r, "max_num_seqs 1024 is V1's default before 0.8.4")) << readme.out;
   // vLLM 0.8 takes the flag as key=value pairs (JSON from 0.9).
   EXPECT_NE(r["launch_command"].get<std::string>().find("--limit-mm-per-prompt image=10,video=10"), std::string::npos)
       << readme.out;
@@ -420,6 +422,100 @@ TEST(PlanCliTest, VllmV1GraphsOutsideTheBudgetArePriced) {
   EXPECT_TRUE(said) << j["assumptions"].dump();
   EXPECT_EQ(Plan(base + " --enforce-eager").rc, 0);
   EXPECT_EQ(Plan(base + " --cuda-graph-mem 0.1GiB").rc, 0) << "a measured graph size replaces the estimate";
+}
+
+// V1's serve defaults by release (engine/arg_utils.py _set_default_args_v1, read in each
+// wheel): 1024 sequences on every card through 0.8.3; 0.8.4 keeps 1024 only on cards named
+// H100/H200 (vllm#16158); 0.8.5 chooses tokens and sequences by the card's memory, an A100
+// 80GB included (vllm#17073); 0.9.0 leaves A100s out.
+TEST(PlanCliTest, VllmV1ServeDefaultsByReleaseAndCard) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/llama-3.1-8b-instruct' ";
+  auto profiled = [&](const std::string& version, const std::string& gpu) {
+    PlanRun r = Plan(model + "--framework vllm --server-version " + version + " --gpu " + gpu +
+                     " --max-model-len 8192 --format json");
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& a : j["assumptions"]) {
+      const std::string s = a.get<std::string>();
+      const auto at = s.find("profiling run of ");
+      if (at != std::string::npos) return s.substr(at + 17, s.find(" sequences", at) - at - 17);
+    }
+    return std::string("none: ") + r.out;
+  };
+  EXPECT_EQ(profiled("0.8.3", "A10"), "2048 tokens and 1024");
+  EXPECT_EQ(profiled("0.8.4", "A10"), "2048 tokens and 256");
+  EXPECT_EQ(profiled("0.8.4", "H100"), "8192 tokens and 1024");
+  EXPECT_EQ(profiled("0.8.5", "A10"), "2048 tokens and 256");
+  EXPECT_EQ(profiled("0.8.5", "A100"), "8192 tokens and 1024");
+  EXPECT_EQ(profiled("0.9.2", "A100"), "2048 tokens and 256");
+  EXPECT_EQ(profiled("0.9.2", "H100"), "8192 tokens and 1024");
+  // 0.9's exclusion is by name ("a100" not in device_name): an A800 80GB keeps 8192/1024.
+  EXPECT_EQ(profiled("0.9.2", "A800"), "8192 tokens and 1024");
+}
+
+// V1 0.8.x samples with FlashInfer where FlashInfer older than 0.2.3 is installed (the
+// vllm/vllm-openai images) and sorts otherwise (topk_topp_sampler.py 0.8.2-0.8.5): the plan
+// prices the sort, says so under `unknown:` and carries FlashInfer's pool as a range.
+// Qwen3-30B-A3B on 4 x A10 at 0.8.5: 256 x 151,936 logits, 1.38 GiB sorted, 0.37 GiB with
+// FlashInfer's probabilities (10 bytes a logit).
+TEST(PlanCliTest, VllmV1EarlyFlashInferSamplerIsSaidAndRanged) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-30b-a3b' ";
+  auto plan = [&](const std::string& version) {
+    PlanRun r = Plan(model + "--framework vllm --server-version " + version +
+                     " --gpu A10 --tp 4 --max-model-len 8192 --format json");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    return nlohmann::json::parse(r.out);
+  };
+  auto flashinfer_range = [](const nlohmann::json& j) -> const nlohmann::json* {
+    for (const auto& s : j["sensitivity"]) {
+      if (s["assumption"].get<std::string>().rfind("sampler: FlashInfer's", 0) == 0) return &s;
+    }
+    return nullptr;
+  };
+  auto j = plan("0.8.5");
+  bool said = false;
+  for (const auto& u : j["unknowns"]) said = said || u.get<std::string>().find("samples with FlashInfer") != std::string::npos;
+  EXPECT_TRUE(said) << j["unknowns"].dump();
+  const nlohmann::json* s = flashinfer_range(j);
+  ASSERT_NE(s, nullptr) << j["sensitivity"].dump();
+  EXPECT_EQ((*s)["kv_tokens_low"].get<int64_t>(), j["kv_tokens"].get<int64_t>());
+  // 1.01 GiB less profiled at 24,576 bytes a token: about 44,000 tokens more.
+  EXPECT_NEAR(static_cast<double>((*s)["kv_tokens_high"].get<int64_t>() - j["kv_tokens"].get<int64_t>()), 44000, 2000);
+  // 0.9.2 takes FlashInfer only from 0.2.3 (a newer API): the sort, no range; a given
+  // activation peak silences it.
+  EXPECT_EQ(flashinfer_range(plan("0.9.2")), nullptr);
+  PlanRun given = Plan(model + "--framework vllm --server-version 0.8.5 --gpu A10 --tp 4 --max-model-len 8192 "
+                               "--activation-peak 0.4GiB --format json");
+  EXPECT_EQ(flashinfer_range(nlohmann::json::parse(given.out)), nullptr) << given.out;
+}
+
+// V1 before 0.21 captures its graphs after the pool; at TP > 1 without the custom
+// all-reduce (more than two PCIe GPUs) every captured all-reduce is NCCL's, whose memory
+// in graphs is not sized from vLLM's source: said under `unknown:` with what the pool
+// leaves, the sizes and the collectives; NVLink (custom all-reduce) and TP 1 say nothing.
+TEST(PlanCliTest, VllmV1CaptureOfNcclCollectivesIsSaid) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-30b-a3b' ";
+  auto capture_unknown = [&](const std::string& args) {
+    PlanRun r = Plan(model + "--framework vllm --max-model-len 8192 --format json " + args);
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& u : j["unknowns"]) {
+      if (u.get<std::string>().find("captures CUDA graphs after the KV cache") != std::string::npos) return u.get<std::string>();
+    }
+    return std::string();
+  };
+  const std::string a10 = capture_unknown("--server-version 0.8.5 --gpu A10 --tp 4");
+  // [1, 2, 4] + range(8, 513, 8) under 2048 batched tokens: 67 sizes; 48 layers, two
+  // all-reduces each.
+  EXPECT_NE(a10.find("67 batch sizes (1-512) x 49 piecewise graphs"), std::string::npos) << a10;
+  EXPECT_NE(a10.find("6432 NCCL all-reduces"), std::string::npos) << a10;
+  EXPECT_NE(a10.find("--enforce-eager"), std::string::npos) << a10;
+  EXPECT_NE(capture_unknown("--server-version 0.8.5 --gpu A10 --tp 4 --max-num-batched-tokens 256")
+                .find("35 batch sizes (1-256)"),
+            std::string::npos);
+  EXPECT_EQ(capture_unknown("--server-version 0.8.5 --gpu A10 --tp 4 --enforce-eager"), "");
+  EXPECT_EQ(capture_unknown("--server-version 0.8.5 --gpu H100 --tp 4"), "") << "custom all-reduce on NVLink";
+  EXPECT_EQ(capture_unknown("--server-version 0.8.5 --gpu L40S --tp 2"), "") << "custom all-reduce on two PCIe GPUs";
+  EXPECT_NE(capture_unknown("--server-version 0.8.5 --gpu L40S --tp 4"), "");
+  EXPECT_EQ(capture_unknown("--server-version 0.21.0 --gpu A10 --tp 4"), "") << "graphs inside the budget from 0.21";
 }
 
 TEST(PlanCliTest, TextOutputShowsTheLedger) {
@@ -684,7 +780,7 @@ TEST(PlanCliTest, SglangCapsRequestsAtThePoolInsteadOfFailing) {
 
 // vLLM's profiling run size by version and engine, the input of the activation peak:
 // V0 profiles max(max_model_len, 2048) tokens, 512 (2048 from 0.6.5) once chunked prefill
-// switches on above 32K; V1 2048, 8192 on cards named H100/H200 from 0.7.1. 0.6.4 is V0
+// switches on above 32K; V1 2048, 8192 on cards named H100/H200 from 0.7.0. 0.6.4 is V0
 // (its budget era is shared with early V1, which made it 2048 before).
 TEST(PlanCliTest, VllmProfilingRunSizeFollowsVersionAndEngine) {
   auto profiled = [](const std::string& args) -> std::string {
@@ -702,7 +798,9 @@ TEST(PlanCliTest, VllmProfilingRunSizeFollowsVersionAndEngine) {
   EXPECT_EQ(profiled("--server-version 0.6.6 --gpu RTX-3090 --max-model-len 35000"), "2048");
   EXPECT_EQ(profiled("--server-version 0.7.1 --vllm-engine v1 --gpu H100 --max-model-len 2048"), "8192");
   EXPECT_EQ(profiled("--server-version 0.7.1 --vllm-engine v1 --gpu A100-80G --max-model-len 2048"), "2048");
-  EXPECT_EQ(profiled("--server-version 0.7.0 --vllm-engine v1 --gpu H100 --max-model-len 2048"), "2048");
+  // 0.7.0's sdist already has the H100/H200 branch (_override_v1_engine_args; vllm#12369
+  // was merged on 2025-01-24, three days before the release): 8192 there too.
+  EXPECT_EQ(profiled("--server-version 0.7.0 --vllm-engine v1 --gpu H100 --max-model-len 2048"), "8192");
 }
 
 // vLLM V1 at the versions in use (memory/README.md "Kinds of miss modelled"): the profile's

@@ -1,0 +1,40 @@
+// vllm_fused_moe.h: what vLLM's Triton fused-MoE path holds during one forward of the
+// profiling run (fused_moe.py fused_experts_impl), by version: the intermediate caches
+// over a chunk of tokens and, for fp8 weights with dynamic activation scales, the
+// quantized activations and their per-token-group scales.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "memory/model_config.h"
+
+namespace tpt::memory {
+
+// How fused_experts_impl lays out its caches over M = min(tokens, CHUNK_SIZE) tokens,
+// top_k k, gate_up width N = 2 x moe_intermediate / tp and hidden K (the enum is in
+// model_config.h, beside the profile it prices):
+// - kSeparate: intermediate_cache1 (M, k, N), intermediate_cache2 (M x k, N / 2) and
+//   intermediate_cache3 (M, k, K), three allocations (0.7.3 read);
+// - kShared13: cache1 and cache3 share one buffer of M x k x max(N, K) (no data
+//   dependency between them), beside cache2 (vllm#13625, merged 2025-02, after 0.7.3:
+//   0.8.0 taken as the first release with it; read in 0.8.2, 0.8.5, 0.9.2, 0.10.1.1 and
+//   0.11.0).
+// kShared13 for the models that take fused_experts_impl from 0.8: unquantized and fp8
+// experts (Fp8MoEMethod -> fused_experts unless VLLM_USE_DEEP_GEMM, off by default
+// through 0.10 and on from 0.11.0 where deep_gemm is installed: that path is not read).
+// Other experts (mxfp4, AWQ/GPTQ Marlin, compressed-tensors) run other kernels whose
+// buffers are not read here: kSeparate, the generic estimate.
+VllmMoeCaches VllmMoeCachesFor(std::string_view version, const ModelConfig& m);
+
+// CHUNK_SIZE = envs.VLLM_FUSED_MOE_CHUNK_SIZE, 64 x 1024 by default (envs.py 0.7.3-0.11.0).
+constexpr int64_t kVllmFusedMoeChunkTokens = 64 * 1024;
+
+// Bytes alive in fused_experts_impl at its second GEMM for `tokens` tokens at TP `tp`
+// (the experts' width split by TP): the caches above, and with fp8 weights the quantized
+// input of the chunk (moe_kernel_quantize_input -> per_token_group_quant_fp8: 1 byte an
+// element + a float32 scale per 128, for the hidden states and for cache2). The sorted
+// token ids, router logits and top-k tensors are a few bytes a token and left out.
+double VllmFusedMoeBytes(const ModelConfig& m, int tp, int64_t tokens, VllmMoeCaches caches);
+
+}  // namespace tpt::memory
