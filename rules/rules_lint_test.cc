@@ -233,5 +233,21 @@ TEST(RulesLintTest, EveryKindTheParserEmitsIsReadOrDeclaredHarmless) {
   EXPECT_GE(read, 30u);  // the lint saw the kinds (36 when written)
 }
 
+// An op with no kernel for this GPU that is not attention (a quantised GEMM:
+// vLLM's gptq_marlin_gemm through torch.ops._C) is fixed by a build of that op
+// for this architecture, not by another attention backend: the remedy names
+// the op, and --attention-backend is not offered (fresh set 6, vllm-20193).
+TEST(RulesLintTest, NoKernelImageInANonAttentionOpNamesTheOpNotAnAttentionBackend) {
+  fs::path log = SamplesDir() / "unsupported_gpu_arch" / "pos_vllm_quant_gemm_no_kernel_image.log";
+  auto a = TheAnalyzer().Run({log.string()});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_FALSE(a->diagnoses.empty()) << Summary(*a);
+  const auto& d = a->diagnoses.front();
+  ASSERT_EQ(d.rule, "unsupported_gpu_arch") << Summary(*a);
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_NE(d.remedy.front().why.find("gptq_marlin_gemm"), std::string::npos) << d.remedy.front().why;
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--attention-backend") << r.why;
+}
+
 }  // namespace
 }  // namespace tpt
