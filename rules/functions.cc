@@ -312,6 +312,14 @@ Value Stage(const RunScope& s, const Args&) {
 // a consequence): the error a wrapper's message carries, SGLang's 'Capture
 // cuda graph failed: <e>' holding a gloo timeout, an OOM, an illegal address.
 // Null when the line holds none.
+// A Python traceback raised while handling another ("During handling of the
+// above exception, another exception occurred:" / "The above exception was
+// the direct cause of the following exception:") is that error's wrapper
+// too: Python prints the handled exception's line, a blank line, that
+// sentence and a blank line right above the new "Traceback" line, so an
+// exception of the same producer at most 4 lines above the anchor
+// traceback's first line is the one it wraps, and its line is read as well
+// (Triton's ptxas CalledProcessError under a capture traceback the log cut).
 Value LineFailure(const RunScope& s, const Args&) {
   size_t an = s.anchor();
   if (an == RunScope::kNoAnchor) return Value();
@@ -322,10 +330,25 @@ Value LineFailure(const RunScope& s, const Args&) {
     const EventKind* k = FindEventKind(e.kind);
     return k != nullptr && k->failure && !k->warning && !k->generic;
   };
-  size_t lo = an;
-  while (lo > 0 && evs[lo - 1].source == a.source && evs[lo - 1].line == a.line) --lo;
-  for (size_t i = lo; i < evs.size() && evs[i].source == a.source && evs[i].line == a.line; ++i)
-    if (specific(evs[i])) return Value(evs[i].kind);
+  auto on_line = [&](size_t at) -> Value {
+    const Event& x = evs[at];
+    size_t lo = at;
+    while (lo > 0 && evs[lo - 1].source == x.source && evs[lo - 1].line == x.line) --lo;
+    for (size_t i = lo; i < evs.size() && evs[i].source == x.source && evs[i].line == x.line; ++i)
+      if (specific(evs[i])) return Value(evs[i].kind);
+    return Value();
+  };
+  if (Value v = on_line(an); !v.is_null() || a.kind != "exception") return v;
+  FieldValue tb = a.Get("traceback_line");
+  uint64_t first = tb.is_number() && tb.number() > 0 ? static_cast<uint64_t>(tb.number()) : a.line;
+  for (size_t j = an; j-- > 0;) {
+    const Event& e = evs[j];
+    if (e.source != a.source || e.line >= first) continue;
+    if (e.line + 4 < first) break;
+    if (e.kind != "exception" || e.Get("cut").boolean() || e.Get("type").string().empty()) continue;
+    if (e.rank >= 0 && a.rank >= 0 && e.rank != a.rank) continue;
+    return on_line(j);
+  }
   return Value();
 }
 

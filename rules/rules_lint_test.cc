@@ -233,5 +233,39 @@ TEST(RulesLintTest, EveryKindTheParserEmitsIsReadOrDeclaredHarmless) {
   EXPECT_GE(read, 30u);  // the lint saw the kinds (36 when written)
 }
 
+// The primary diagnosis of samples/rules/<rule>/<sample>, which must be
+// that rule's (tests that read a sample's remedies).
+Diagnosis PrimaryOf(const std::string& rule, const std::string& sample) {
+  auto a = TheAnalyzer().Run({(SamplesDir() / rule / sample).string()});
+  if (!a.ok() || a->diagnoses.empty()) {
+    ADD_FAILURE() << rule << "/" << sample << ": " << (a.ok() ? Summary(*a) : std::string(a.status().message()));
+    return Diagnosis();
+  }
+  EXPECT_EQ(a->diagnoses.front().rule, rule) << Summary(*a);
+  return a->diagnoses.front();
+}
+
+// An op with no kernel for this GPU that is not attention (a quantised GEMM:
+// vLLM's gptq_marlin_gemm through torch.ops._C) is fixed by a build of that op
+// for this architecture, not by another attention backend: the remedy names
+// the op, and --attention-backend is not offered (fresh set 6, vllm-20193).
+TEST(RulesLintTest, NoKernelImageInANonAttentionOpNamesTheOpNotAnAttentionBackend) {
+  Diagnosis d = PrimaryOf("unsupported_gpu_arch", "pos_vllm_quant_gemm_no_kernel_image.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_NE(d.remedy.front().why.find("gptq_marlin_gemm"), std::string::npos) << d.remedy.front().why;
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--attention-backend") << r.why;
+}
+
+// vLLM's all-reduce + RMSNorm fusion pass (vllm/compilation/collective_fusion.py)
+// failing to create FlashInfer's workspace is fixed by turning that pass off
+// (pass_config.fuse_allreduce_rms), which --disable-custom-all-reduce does
+// not do: that switch leads the remedies (fresh set 6, vllm-34891).
+TEST(RulesLintTest, AllReduceFusionPassFailureLeadsWithThePassSwitch) {
+  Diagnosis d = PrimaryOf("custom_allreduce_failure", "pos_vllm_allreduce_fusion_pass_no_multicast.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--compilation-config.pass_config.fuse_allreduce_rms");
+  EXPECT_EQ(d.remedy.front().value, "false");
+}
+
 }  // namespace
 }  // namespace tpt

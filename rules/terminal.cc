@@ -123,12 +123,15 @@ Terminals::Terminals(const RunIndex& run) : run_(run) {
     if (ph < 0) continue;
     const Event& e = evs[i];
     by_file_[e.file].Add(i, ph);
+    if (e.pid >= 0) by_file_pid_[{e.file, e.pid}].Add(i, ph);
+    else by_file_no_pid_[e.file].Add(i, ph);
     if (e.rank >= 0) {
       by_rank_source_[{e.rank, e.source}].Add(i, ph);
       if (e.ts) by_rank_timed_[e.rank].Add(i, ph);
     }
   }
-  for (auto* tracks : {&by_file_}) for (auto& [k, t] : *tracks) t.Finish();
+  for (auto* tracks : {&by_file_, &by_file_no_pid_}) for (auto& [k, t] : *tracks) t.Finish();
+  for (auto& [k, t] : by_file_pid_) t.Finish();
   for (auto& [k, t] : by_rank_source_) t.Finish();
   for (auto& [k, t] : by_rank_timed_) t.Finish();
   is_end_.assign(evs.size(), 0);
@@ -153,7 +156,12 @@ std::pair<int, int> Terminals::PhasesAround(size_t i) const {
     auto it = map.find(key);
     if (it != map.end()) tracks.push_back(&it->second);
   };
-  if (e.rank < 0) {
+  if (e.rank < 0 && e.pid >= 0) {
+    // vLLM V1's API server answering /metrics after its EngineCore died is
+    // no progress of the engine core.
+    add(by_file_pid_, std::make_pair(e.file, e.pid));
+    add(by_file_no_pid_, e.file);
+  } else if (e.rank < 0) {
     add(by_file_, e.file);
   } else {
     add(by_rank_source_, std::make_pair(e.rank, e.source));

@@ -1,7 +1,9 @@
 // terminal.h: what ended each process of a run, and whether a line is tied to
 // that end (rules/engine.cc ranks diagnoses with it).
 //
-// A process is a producer of lines: its rank, else its input file. It ended
+// A process is a producer of lines: its rank, else its input file (and its
+// pid where a prefix names one: vLLM V1's `(EngineCore pid=N)` and
+// `(APIServer pid=M)` are two processes of one file). It ended
 // in a *terminal failure* when it printed a failure of its own (an exception,
 // a fatal signal, the watchdog's abort, the server's fatal message, an
 // engine-dead error, a line that says ERROR) and made no progress after it:
@@ -82,10 +84,14 @@ class Terminals {
     int ReachedAfter(size_t i) const;   // -1 when none
   };
   // Tracks: a rank in one input stream, a rank's timed lines, a file (what a
-  // rank-less line's producer is).
+  // rank-less line's producer is), a pid within a file (a rank-less line
+  // with a pid: that process's progress and the file's pid-less progress
+  // count, not another pid's), a file's pid-less lines.
   std::map<std::pair<int, int>, Track> by_rank_source_;
   std::map<int, Track> by_rank_timed_;
   std::map<std::string, Track> by_file_;
+  std::map<std::pair<std::string, int>, Track> by_file_pid_;
+  std::map<std::string, Track> by_file_no_pid_;
 };
 
 // A failure the run printed itself: not launcher noise, not a warning by

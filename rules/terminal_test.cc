@@ -62,6 +62,32 @@ TEST(Terminals, EndsAreFailuresTheirProducerWentNoFurtherAfter) {
   EXPECT_EQ(*t.EndOf(6), 6u);
 }
 
+// vLLM V1 prints its EngineCore and its API server in one stream, each line
+// prefixed `(EngineCore pid=N)` / `(APIServer pid=M)`: the API server answering
+// /metrics after the engine core's illegal memory access is no progress of
+// the engine core (holdout set 6's GB200 log: was process_crashed).
+TEST(Terminals, AnotherPidsProgressInTheFileIsNotThisProcesssProgress) {
+  std::vector<Event> ev = {Ev("illegal_memory_access", -1, {}, "torch.AcceleratorError: CUDA error: an illegal memory access was encountered"),
+                           Ev("engine_dead", -1, {}, "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue."),
+                           Ev("http_access", -1, {{"method", "GET"}, {"path", "/metrics"}, {"status", 200}})};
+  ev[0].pid = 4711;
+  ev[0].process = "EngineCore";
+  for (size_t i : {1, 2}) ev[i].pid = 4700, ev[i].process = "APIServer";
+  {
+    RunIndex run(ev);
+    Terminals t(run);
+    EXPECT_FALSE(t.Survived(0));  // pid 4711 printed nothing after it
+    EXPECT_TRUE(t.IsEnd(0));
+    EXPECT_TRUE(t.Survived(1));   // the API server itself did answer after
+  }
+  // The same pid answering after it: survived, as before.
+  ev[2].pid = 4711;
+  RunIndex run(ev);
+  Terminals t(run);
+  EXPECT_TRUE(t.Survived(0));
+  EXPECT_FALSE(t.IsEnd(0));
+}
+
 // Issue class 1: a warning the run survived was the verdict of a later death
 // (today's main: unsupported_gpu_arch at the warning's line).
 TEST(Terminals, AWarningTheRunWentOnAfterIsNotTheCauseOfALaterDeath) {
