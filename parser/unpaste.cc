@@ -489,14 +489,25 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
          chars(first, Text(first)) == width_ * (took + 1) && !HasOwnStart(Text(lines_.front()))) {
     take("");
   }
-  // 2. A traceback frame cut before its function name.
+  // 2. A traceback frame cut before its function name, or inside it: Python
+  //    follows a frame with its indented source line or the next frame, never
+  //    with a bare lower-case word, so `..., in run` then `_scheduler_process`
+  //    is one name cut in two (an exception named alone, `KeyboardInterrupt`,
+  //    starts upper-case and stays a line).
   if (took == 0 && !lines_.empty()) {
     std::string_view t = Text(first), next = Text(lines_.front());
     size_t f = t.find("File \"");
-    if (f != std::string_view::npos && Trim(t.substr(0, f)).empty() && t.find(", in ", f) == std::string_view::npos &&
-        !next.empty() && next[0] != ' ') {
-      bool in_quotes = t.find('"', f + 6) == std::string_view::npos;
-      take(in_quotes ? "" : " ");
+    if (f != std::string_view::npos && Trim(t.substr(0, f)).empty() && !next.empty() && next[0] != ' ') {
+      const size_t in = t.find(", in ", f);
+      if (in == std::string_view::npos) {
+        bool in_quotes = t.find('"', f + 6) == std::string_view::npos;
+        take(in_quotes ? "" : " ");
+      } else if (in + 5 < t.size() && t.back() != ' ' && (next[0] == '_' || (next[0] >= 'a' && next[0] <= 'z')) &&
+                 next.size() <= 64 && std::all_of(next.begin(), next.end(), [](char c) {
+                   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '>';
+                 })) {
+        take("");
+      }
     }
   }
   // 3. A long line followed by lines with no start of their own: joined when

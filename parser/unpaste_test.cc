@@ -360,6 +360,22 @@ TEST(Unpaste, FrameCutBeforeItsFunction) {
       "RuntimeError: x\n";
   std::string out = ReadAll(in, Formats());
   EXPECT_NE(out.find("line 300, in init_memory_pool\n\n"), std::string::npos) << out;
+  // Cut inside the name (a hard wrap at 100 columns): the lower-case tail joins.
+  out = ReadAll(
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/tokenizer_manager.py\", line 418, in c\n"
+      "reate_handle\n"
+      "    self.loop.run_forever()\n"
+      "OSError: [Errno 12] Cannot allocate memory\n",
+      Formats());
+  EXPECT_NE(out.find("line 418, in create_handle\n\n    self.loop"), std::string::npos) << out;
+  // An exception named alone after a frame whose source was not shown stays its own line.
+  out = ReadAll(
+      "Traceback (most recent call last):\n"
+      "  File \"/opt/app/serve.py\", line 12, in main\n"
+      "KeyboardInterrupt\n",
+      Formats());
+  EXPECT_NE(out.find("in main\nKeyboardInterrupt\n"), std::string::npos) << out;
 }
 
 TEST(Unpaste, CutLastLineStaysUnterminated) {
