@@ -10,6 +10,7 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/vllm_fi_allreduce.h"
 #include "memory/vllm_graph_capture.h"
 #include "memory/numeric.h"
 #include "memory/sglang_multimodal.h"
@@ -367,6 +368,25 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
     p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm : 0) +
                         (gather_comm ? comm : 0);
+    // 0.16 on: FlashInfer's all-reduce fusion workspace at TP > 1 (vllm_fi_allreduce.h).
+    VllmFiArWorkspace fi_ar;
+    if (in.model && v1) {
+      VllmFiArWorkspaceInput w;
+      w.version = in.version;
+      w.tp = in.tp;
+      w.pp = in.pp;
+      w.dp = in.dp;
+      w.gpu_sm = in.gpu_sm;
+      w.gpu_name = in.gpu_name;
+      w.gpu_interconnect = in.gpu_interconnect;
+      w.hidden = in.model->hidden;
+      w.dtype_bytes = in.model->dtype_bytes;
+      w.max_num_batched_tokens = in.max_num_batched_tokens.value_or(8192);
+      w.enforce_eager = in.enforce_eager;
+      fi_ar = VllmFlashInferAllReduceWorkspace(w);
+      p.non_torch_bytes += fi_ar.bytes;
+      if (fi_ar.created) p.figures["fi_allreduce_workspace_bytes"] = fi_ar.bytes;
+    }
     p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) + " (cuBLAS" +
                             std::string(car ? ", custom all-reduce" : "") +
                             std::string(nccl_in_increase ? ", PyNccl's communicator" : "") +
@@ -381,7 +401,16 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                                             ? "; PyNccl's communicator and the custom all-reduce are in the free "
                                               "memory at init, which this version's budget counts with it"
                                             : "") +
+                            (fi_ar.created ? "; " + fi_ar.arithmetic : std::string()) +
                             "); pass --non-torch from the log to override");
+    if (fi_ar.created && fi_ar.bytes > fi_ar.bytes_min) {
+      p.unknowns.push_back("vLLM " + in.version + "'s FlashInfer all-reduce workspace is rounded to the driver's "
+                           "recommended multicast granularity, which no source gives: priced at " +
+                           FormatGiB(kVllmMulticastGranularityBytes) + " a buffer (" + FormatGiB(fi_ar.bytes) +
+                           " a rank), " + FormatGiB(fi_ar.bytes_min) + " at the 2 MiB minimum: the KV pool can be up "
+                           "to " + FormatGiB(fi_ar.bytes - fi_ar.bytes_min) + " a rank larger; pass --non-torch "
+                           "from the log ('non-torch forward increase memory')");
+    }
   }
   if (!in.activation_peak_bytes) {
     p.assumptions.push_back("activation peak not given: 0 assumed; pass --activation-peak (vLLM logs \"PyTorch "

@@ -343,6 +343,10 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       } else if (logits == VllmLogitsProfile::kFlashInferSampler) {
         mm_note += "; the sampler is FlashInfer's top-k/top-p kernel, on by default from 0.22 (vllm#40376): 14 bytes a "
                    "logit, no sort (with VLLM_USE_FLASHINFER_SAMPLER=0 the native path runs: pass --activation-peak)";
+      } else if (logits == VllmLogitsProfile::kTritonTopKTopP && seqs >= 8) {
+        mm_note += "; the sampler's top-k/top-p is vLLM's Triton kernel (vllm#33538, 0.16 on, 8 rows or more): " +
+                   std::string(in.model->dtype_bytes == 4 ? "12" : "14") +
+                   " bytes a logit and its scratch rows, no sort (FlashInfer's sampler stays opt-in until 0.22)";
       }
       // Before 0.6.4 the peak is read from cudaMemGetInfo after the profiling run without
       // emptying the cache (vllm-source.md §1.2 (a), (b)): the caching allocator's reserve
@@ -388,7 +392,10 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
 
 VllmLogitsProfile VllmSamplerProfile(const PlanInput& in, bool v1) {
   const VllmLogitsProfile p = VllmLogitsProfileFor(in.version, v1);
-  return p == VllmLogitsProfile::kFlashInferSampler && !FlashInferSamplerRuns(in) ? VllmLogitsProfile::kSampler : p;
+  // Where FlashInfer's sampler does not run, 0.22 on takes forward_native, whose
+  // apply_top_k_top_p still sends 8 rows or more to the Triton kernel (vllm#33538).
+  return p == VllmLogitsProfile::kFlashInferSampler && !FlashInferSamplerRuns(in) ? VllmLogitsProfile::kTritonTopKTopP
+                                                                                   : p;
 }
 
 }  // namespace internal

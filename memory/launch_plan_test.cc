@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "memory/launch_plan.h"
+#include "memory/vllm_fi_allreduce.h"
 
 namespace tpt::memory {
 namespace {
@@ -355,43 +356,103 @@ TEST(PlanModelTest, WeightsOomAndTheSmallestTpThatFits) {
 
 
 // vLLM V1's profiling sampler by version (model_weights.cc): PyTorch's sort, 38 bytes a
-// logit, through 0.21; FlashInfer's top-k/top-p kernel, on by default from 0.22
-// (vllm#40376), 14 bytes. Qwen3-32B at 256 sequences x 151,936 on an L40S: the sampler is
-// the profile's peak in both, so the peak falls by 24 bytes a logit.
-TEST(PlanModelTest, VllmFlashInferSamplerFrom022) {
+// logit, through 0.15; the Triton top-k/top-p kernel (vllm#33538) from 0.16 for 8 rows or
+// more, 14 bytes and its float32 scratch (128 rows priced); FlashInfer's top-k/top-p kernel,
+// on by default from 0.22 (vllm#40376), 14 bytes. Qwen3-32B at 256 sequences x 151,936 on
+// an L40S: the sampler is the profile's peak in all three.
+TEST(PlanModelTest, VllmSamplerSortTritonFlashInferByVersion) {
   PlanInput in;
   in.framework = "vllm";
-  in.version = "0.21.0";
+  in.version = "0.15.1";
   in.total_bytes = 44.39 * kGiB;
   in.gpu_arch = "ada";
   in.gpu_interconnect = "pcie";
   in.tp = 2;
   in.model = SampleModel("qwen3-32b");
   auto sort = MakePlan(in);
+  in.version = "0.21.0";
+  auto triton = MakePlan(in);
   in.version = "0.22.0";
   auto flashinfer = MakePlan(in);
-  ASSERT_TRUE(sort.ok() && flashinfer.ok()) << sort.status().ToString() << flashinfer.status().ToString();
+  ASSERT_TRUE(sort.ok() && triton.ok() && flashinfer.ok())
+      << sort.status().ToString() << triton.status().ToString() << flashinfer.status().ToString();
   const double logits = 256.0 * 151936;
-  EXPECT_NEAR(sort->figures["activation_peak_bytes"].get<double>() -
-                  flashinfer->figures["activation_peak_bytes"].get<double>(),
-              24 * logits, 1.0);
+  const double scratch = 128.0 * 151936 * 4;
+  auto peak = [](const StatusOr<Plan>& p, const char* key) { return p->figures[key].get<double>(); };
+  EXPECT_NEAR(peak(sort, "activation_peak_bytes") - peak(flashinfer, "activation_peak_bytes"), 24 * logits, 1.0);
+  EXPECT_NEAR(peak(triton, "activation_peak_bytes") - peak(flashinfer, "activation_peak_bytes"), scratch, 1.0);
   // The sampler's warm-up after the cache prices the same kernel.
-  EXPECT_NEAR(sort->figures["sampler_warmup_bytes"].get<double>() -
-                  flashinfer->figures["sampler_warmup_bytes"].get<double>(),
-              24 * logits, 1.0);
-  bool said = false;
+  EXPECT_NEAR(peak(sort, "sampler_warmup_bytes") - peak(flashinfer, "sampler_warmup_bytes"), 24 * logits, 1.0);
+  EXPECT_NEAR(peak(triton, "sampler_warmup_bytes") - peak(flashinfer, "sampler_warmup_bytes"), scratch, 1.0);
+  bool said = false, said_triton = false;
   for (const auto& a : flashinfer->assumptions) said = said || a.find("vllm#40376") != std::string::npos;
+  for (const auto& a : triton->assumptions) said_triton = said_triton || a.find("vllm#33538") != std::string::npos;
   EXPECT_TRUE(said);
+  EXPECT_TRUE(said_triton);
   // FlashInfer's sampler needs compute capability 7.5 and more than 16 SMs: a V100 and a
-  // Jetson AGX Orin (16 SMs) keep the sort.
+  // Jetson AGX Orin (16 SMs) take the native path, whose top-k/top-p is the Triton kernel.
   in.gpu_arch = "volta";
   auto v100 = MakePlan(in);
   in.gpu_arch = "ampere";
   in.gpu_name = "Jetson AGX Orin 64GB";
   auto orin = MakePlan(in);
   ASSERT_TRUE(v100.ok() && orin.ok());
-  EXPECT_EQ(v100->figures["activation_peak_bytes"], sort->figures["activation_peak_bytes"]);
-  EXPECT_EQ(orin->figures["activation_peak_bytes"], sort->figures["activation_peak_bytes"]);
+  EXPECT_EQ(v100->figures["activation_peak_bytes"], triton->figures["activation_peak_bytes"]);
+  EXPECT_EQ(orin->figures["activation_peak_bytes"], triton->figures["activation_peak_bytes"]);
+}
+
+// vLLM 0.16 on at TP > 1 creates FlashInfer's all-reduce fusion workspace (the -O2
+// all-reduce + RMSNorm fusion, vllm_fi_allreduce.h) on Hopper and datacenter Blackwell
+// where multicast (NVSwitch) is there: at TP 2 three buffers of up to 64 MiB of hidden
+// states each rounded to a multicast granule. Not before 0.16, not on PCIe or NVLink-bridge
+// cards, not with --enforce-eager, not at TP 1.
+TEST(PlanModelTest, VllmFlashInferAllReduceWorkspaceFrom016) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.15.1";
+  in.total_bytes = 79.11 * kGiB;
+  in.gpu_name = "H100 SXM 80GB";
+  in.gpu_arch = "hopper";
+  in.gpu_sm = 90;
+  in.gpu_interconnect = "nvlink";
+  in.tp = 2;
+  in.model = SampleModel("qwen3-32b");
+  in.context_length = 8192;
+  auto before = MakePlan(in);
+  in.version = "0.16.0";
+  auto with = MakePlan(in);
+  ASSERT_TRUE(before.ok() && with.ok()) << before.status().ToString() << with.status().ToString();
+  EXPECT_NEAR(with->non_torch_bytes - before->non_torch_bytes, 3 * kVllmMulticastGranularityBytes, 1.0);
+  EXPECT_TRUE(with->figures.contains("fi_allreduce_workspace_bytes"));
+  bool unknown = false;
+  for (const auto& u : with->unknowns) unknown = unknown || u.find("multicast granularity") != std::string::npos;
+  EXPECT_TRUE(unknown);
+  // hidden 5,120 in bf16: 64 MiB // 10,240 B = 6,553 tokens; at the 2 MiB minimum the
+  // buffer 2 x 6,553 x 5,120 x 2 B (128 MiB), the flags (2 KiB) and the lamport buffers
+  // (384 MiB) each take 2 MiB more for the signal pad.
+  VllmFiArWorkspaceInput w;
+  w.version = "0.19.0";
+  w.tp = 2;
+  w.gpu_sm = 90;
+  w.gpu_name = "H100 SXM 80GB";
+  w.gpu_interconnect = "nvlink";
+  w.hidden = 5120;
+  w.max_num_batched_tokens = 8192;
+  auto ws = VllmFlashInferAllReduceWorkspace(w);
+  EXPECT_EQ(ws.max_token_num, 6553);
+  const double mib = 1024.0 * 1024;
+  EXPECT_NEAR(ws.bytes_min, (130 + 4 + 386) * mib, 1.0);
+  EXPECT_NEAR(ws.bytes, 3 * kVllmMulticastGranularityBytes, 1.0);
+  for (auto change : {+[](VllmFiArWorkspaceInput& x) { x.version = "0.15.1"; },
+                      +[](VllmFiArWorkspaceInput& x) { x.gpu_interconnect = "pcie"; },
+                      +[](VllmFiArWorkspaceInput& x) { x.gpu_name = "H100 NVL 94GB"; },
+                      +[](VllmFiArWorkspaceInput& x) { x.enforce_eager = true; },
+                      +[](VllmFiArWorkspaceInput& x) { x.tp = 1; }, +[](VllmFiArWorkspaceInput& x) { x.tp = 3; },
+                      +[](VllmFiArWorkspaceInput& x) { x.gpu_sm = 80; }, +[](VllmFiArWorkspaceInput& x) { x.pp = 2; }}) {
+    VllmFiArWorkspaceInput x = w;
+    change(x);
+    EXPECT_FALSE(VllmFlashInferAllReduceWorkspace(x).created) << x.version << " " << x.gpu_name << " tp " << x.tp;
+  }
 }
 
 // vLLM's non-torch memory at TP on PCIe: the custom all-reduce is off on more than two

@@ -198,7 +198,7 @@ KvDims KvDimsOf(const ModelConfig& m, int pp);
 //   Consider the memory usage of the sampler");
 // - kPerSequence: V1 0.7.3 until vllm#13776 (2025-03-08, 0.8.0): the logits of one
 //   token per dummy request (logit_indices), still no sampler;
-// - kSampler: V0, and V1 from 0.8.0 (_dummy_sampler_run): the sampler over max_num_seqs
+// - kSampler: V0, and V1 0.8.0-0.15 (_dummy_sampler_run): the sampler over max_num_seqs
 //   rows with every sampling feature on, top-k/top-p by PyTorch's sort (38 B a logit);
 // - kFlashInferSampler: V1 from vllm#40376 (merged 2026-04-29, after v0.21.0's branch:
 //   0.22.0 taken as the first release with it, inferred from the date), which turns
@@ -206,6 +206,12 @@ KvDims KvDimsOf(const ModelConfig& m, int pp);
 //   topk_topp_sampler.py flashinfer_sampler_supported: not with
 //   VLLM_USE_FLASHINFER_SAMPLER=0, an unsupported compute capability or <= 16 SMs):
 //   the same dummy run, no sort (14 B a logit, model_weights.cc).
+// - kTritonTopKTopP: V1 from vllm#33538 (merged 2026-02-17, before v0.16.0's release in
+//   early March: 0.16.0 taken as the first release with it, inferred from the date) until
+//   FlashInfer's default in 0.22, and from 0.22 wherever FlashInfer's sampler does not run:
+//   topk_topp_sampler.py apply_top_k_top_p sends batches of 8 rows or more to
+//   topk_topp_triton.py apply_top_k_top_p_triton, which masks the float32 logits in place
+//   (no sort; 14 B a logit, model_weights.cc); fewer than 8 rows still sort.
 // - kFlashInferProbs: V1 0.8.x where FlashInfer older than 0.2.3 is installed (the
 //   vllm/vllm-openai images: 0.2.1.post2 in 0.8.2's Dockerfile): topk_topp_sampler.py
 //   (0.8.2-0.8.5) takes FlashInfer unless VLLM_USE_FLASHINFER_SAMPLER=0 and `forward_cuda`
@@ -215,7 +221,7 @@ KvDims KvDimsOf(const ModelConfig& m, int pp);
 // At TP > 1 V1 all-gathers the logits (platforms/interface.py use_all_gather;
 // distributed/device_communicators/base_device_communicator.py all_gather: a concat
 // buffer, then a reshaped copy beside the rank's slice).
-enum class VllmLogitsProfile { kSampler, kPerSequence, kEveryToken, kFlashInferSampler, kFlashInferProbs };
+enum class VllmLogitsProfile { kSampler, kPerSequence, kEveryToken, kFlashInferSampler, kFlashInferProbs, kTritonTopKTopP };
 VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1);
 
 // Activation peak of vLLM's profiling run per rank (torch peak increase): one forward

@@ -90,6 +90,35 @@ TEST(ModelConfigTest, VllmSamplerSortOfFewerThan128RowsHoldsMorePerLogit) {
   for (int64_t rows : {64, 256}) EXPECT_NEAR(per_logit(rows, VllmLogitsProfile::kFlashInferProbs), 10.0, 1.0) << rows;
 }
 
+// vLLM 0.16-0.21 masks top-k/top-p with its Triton kernel (vllm#33538,
+// topk_topp_triton.py apply_top_k_top_p_triton) for 8 rows or more: no sort, the
+// model-dtype logits, their float32 copy, the probabilities and random_sample's
+// exponential draws (14 bytes a logit in bf16, 12 in float32, where the copy is the same
+// tensor) and the kernel's float32 scratch of up to 128 rows. Fewer than 8 rows still sort.
+// FlashInfer's sampler is the default only from 0.22 (vllm#40376).
+TEST(ModelConfigTest, VllmTritonTopKTopPFrom016For8RowsOrMore) {
+  EXPECT_EQ(VllmLogitsProfileFor("0.15.1", true), VllmLogitsProfile::kSampler);
+  EXPECT_EQ(VllmLogitsProfileFor("0.16.0", true), VllmLogitsProfile::kTritonTopKTopP);
+  EXPECT_EQ(VllmLogitsProfileFor("0.19.0", true), VllmLogitsProfile::kTritonTopKTopP);
+  EXPECT_EQ(VllmLogitsProfileFor("0.21.1", true), VllmLogitsProfile::kTritonTopKTopP);
+  EXPECT_EQ(VllmLogitsProfileFor("0.22.0", true), VllmLogitsProfile::kFlashInferSampler);
+  ModelConfig qwen = Load("qwen3-32b");
+  auto per_logit = [&](const ModelConfig& m, int64_t rows) {
+    return VllmActivationPeakBytes(m, 1, rows, rows, VllmLogitsProfile::kTritonTopKTopP) /
+           (static_cast<double>(rows) * m.vocab);
+  };
+  // 1,024 rows: 14 bytes and 128 scratch rows of 4 bytes (0.5 a logit).
+  EXPECT_NEAR(per_logit(qwen, 1024), 14.5, 0.2);
+  EXPECT_NEAR(per_logit(qwen, 8), 18.0, 0.2);      // 8 rows: 8 scratch rows, 4 bytes a logit more
+  EXPECT_NEAR(per_logit(qwen, 7), 50.0, 1.0);      // 7 rows: PyTorch's sort of fewer than 128 rows
+  ModelConfig fp32 = qwen;
+  fp32.dtype_bytes = 4;
+  EXPECT_NEAR(per_logit(fp32, 1024), 12.5, 0.2);  // float32 logits are their own float32 copy
+  // The sort it replaced: 38 bytes a logit at 1,024 rows.
+  EXPECT_GT(VllmActivationPeakBytes(qwen, 1, 8192, 1024, VllmLogitsProfile::kSampler),
+            2.5 * VllmActivationPeakBytes(qwen, 1, 8192, 1024, VllmLogitsProfile::kTritonTopKTopP));
+}
+
 // vLLM's fused-MoE caches (fused_moe.py fused_experts_impl): three buffers in 0.7.3, cache1
 // and cache3 sharing one of M x k x max(N, K) from 0.8 (vllm#13625), chunked at 64K tokens;
 // fp8 experts add their quantized inputs. Only the experts that take that path share.

@@ -404,6 +404,7 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1) {
   if (CompareVersions(*v, {0, 7, 3}) < 0) return VllmLogitsProfile::kEveryToken;
   if (CompareVersions(*v, {0, 8}) < 0) return VllmLogitsProfile::kPerSequence;
   if (CompareVersions(*v, {0, 22}) >= 0) return VllmLogitsProfile::kFlashInferSampler;
+  if (CompareVersions(*v, {0, 16}) >= 0) return VllmLogitsProfile::kTritonTopKTopP;
   return VllmLogitsProfile::kSampler;
 }
 
@@ -470,11 +471,32 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // samples: model-dtype logits (2) + float32 logits (4) + probabilities (4) = 10 bytes.
   // When a row's rejection fails, top_k_renorm_prob and top_p_renorm_prob each return a
   // new float32 tensor (up to 8 more; not priced, the dummy rows are not known to fail).
-  const bool few_rows = seqs >= 2 && seqs < 128;
+  //
+  // The Triton top-k/top-p kernel (kTritonTopKTopP, vllm#33538, 0.16.0 on; read at
+  // c656ba3b4 and b92ef9ec5~1, vllm/v1/sample/ops/topk_topp_triton.py
+  // apply_top_k_top_p_triton), for 8 rows or more (topk_topp_sampler.py apply_top_k_top_p:
+  // `logits.shape[0] >= 8`; fewer sort as above): it masks the float32 logits in place
+  // (k.to(int32) and p.to(float32) are one value a row). Alive at the peak, per element:
+  // the model-dtype logits the dummy run keeps (e), their float32 copy (sampler.py
+  // `logits.to(torch.float32)`: 4, none when the model runs in float32, the copy is the
+  // same tensor), then forward_native's `logits.softmax(dim=-1, dtype=float32)` (4) and
+  // random_sample's `q = torch.empty_like(probs)` (4; `probs.div_(q)` is in place): 14
+  // bytes in bf16, 12 in float32. Beside them the kernel's per-program scratch,
+  // `logits.new_empty((size, vocab))` float32 with size = min(next_power_of_2(min(SMs,
+  // rows)), SMs), cached: the catalog has no SM count, so 128 rows are priced (H100 SXM has
+  // 132, A100 108, B200 148: within 1% of the sampler at 1,024 rows).
+  const bool triton = logits == VllmLogitsProfile::kTritonTopKTopP && seqs >= 8;
+  const bool few_rows = seqs >= 2 && seqs < (logits == VllmLogitsProfile::kTritonTopKTopP ? 8 : 128);
   const double per_logit = logits == VllmLogitsProfile::kFlashInferSampler ? 14.0
                            : logits == VllmLogitsProfile::kFlashInferProbs ? 10.0
+                           : triton                                        ? e + (e == 4 ? 0.0 : 4.0) + 4.0 + 4.0
                                                                            : (few_rows ? 50.0 : 38.0);
   double sampler = static_cast<double>(seqs) * m.vocab * per_logit + T * h * e;
+  if (triton) {
+    int64_t scratch_rows = 1;
+    while (scratch_rows < seqs && scratch_rows < 128) scratch_rows *= 2;
+    sampler += static_cast<double>(scratch_rows) * m.vocab * 4.0;
+  }
   if (logits == VllmLogitsProfile::kPerSequence || logits == VllmLogitsProfile::kEveryToken) {
     // Early V1: the logits alone, in the model dtype, over every batched token or one
     // row per dummy request, beside the hidden states they come from. At TP > 1 the

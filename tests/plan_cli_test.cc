@@ -804,7 +804,10 @@ TEST(PlanCliTest, VllmProfilingRunSizeFollowsVersionAndEngine) {
 }
 
 // vLLM V1 at the versions in use (memory/README.md "Kinds of miss modelled"): the profile's
-// sampler is FlashInfer's kernel from 0.22 (14 bytes a logit, not the sort's 38); on a
+// sampler is the Triton top-k/top-p kernel from 0.16 (vllm#33538: 14 bytes a logit and a
+// float32 scratch of 128 rows, not the sort's 38), FlashInfer's kernel from 0.22 (14 bytes);
+// at TP > 1 on NVSwitch Hopper 0.16 on adds FlashInfer's all-reduce fusion workspace (three
+// multicast granules a rank), not on an H100 NVL (NVLink bridges, no multicast); on a
 // PCIe card at TP 4 the custom all-reduce is off and torch's gather communicator is a PCIe
 // one (0.13 GiB, not 558 MiB); a Qwen3 dense model may run on Model Runner V2 from 0.22.0
 // (every dense model from 0.25.0), which the plan says under `unknown:`.
@@ -814,10 +817,21 @@ TEST(PlanCliTest, VllmProfilingAtTheVersionsInUse) {
                      " --gpu L40S --tp 4 --format json");
     return nlohmann::json::parse(r.out);
   };
-  const auto v21 = plan("0.21.0"), v22 = plan("0.22.0"), v26 = plan("0.26.0");
+  const auto v15 = plan("0.15.1"), v21 = plan("0.21.0"), v22 = plan("0.22.0"), v26 = plan("0.26.0");
   const double logits = 256.0 * 151936;
-  EXPECT_NEAR(v21["figures"]["activation_peak_bytes"].get<double>() - v22["figures"]["activation_peak_bytes"].get<double>(),
+  EXPECT_NEAR(v15["figures"]["activation_peak_bytes"].get<double>() - v22["figures"]["activation_peak_bytes"].get<double>(),
               24 * logits, 1.0);
+  EXPECT_NEAR(v21["figures"]["activation_peak_bytes"].get<double>() - v22["figures"]["activation_peak_bytes"].get<double>(),
+              128.0 * 151936 * 4, 1.0);
+  auto h100 = [](const std::string& version, const std::string& gpu) {
+    PlanRun r = Plan("--model " + ModelDir("qwen3-8b-awq") + " --framework vllm --server-version " + version +
+                     " --gpu " + gpu + " --tp 2 --format json");
+    return nlohmann::json::parse(r.out);
+  };
+  const auto sxm15 = h100("0.15.1", "H100"), sxm16 = h100("0.16.0", "H100"), nvl16 = h100("0.16.0", "H100-NVL");
+  EXPECT_NEAR(sxm16["non_torch_bytes"].get<double>() - sxm15["non_torch_bytes"].get<double>(), 1.5 * kGiB, 1.0);
+  EXPECT_FALSE(nvl16["figures"].contains("fi_allreduce_workspace_bytes"));
+  EXPECT_TRUE(sxm16["figures"].contains("fi_allreduce_workspace_bytes"));
   EXPECT_GT(v22["kv_tokens"].get<int64_t>(), v21["kv_tokens"].get<int64_t>());
   EXPECT_NEAR(v22["non_torch_bytes"].get<double>() / kGiB, 66.0 / 1024 + 0.13, 1e-9);
   auto mrv2 = [](const nlohmann::json& j) {
