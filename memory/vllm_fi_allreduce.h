@@ -51,9 +51,13 @@ struct VllmFiArWorkspace {
 //   CU_MULTICAST_GRANULARITY_RECOMMENDED. It needs multicast (NVSwitch): without it
 //   SymmDeviceMemory raises and vLLM logs "Failed to initialize FlashInfer All Reduce
 //   workspace ... expected on GPUs without NVSwitch" and goes on without it.
-// The recommended multicast granularity is the driver's; no source read gives it. The
-// plan prices kVllmMulticastGranularityBytes (each buffer then takes one granule at TP 2,
-// whatever the hidden size) and says the minimum's figure (2 MiB) as the range.
+// The recommended multicast granularity is the driver's; no source read gives it, and the
+// lent one-GPU H100 box has no multicast to ask (bench/replays/multicast_granularity.c:
+// cuMulticastGetGranularity returns CUDA_ERROR_NOT_SUPPORTED there). The plan prices
+// kVllmMulticastGranularityBytes, the figure logged launches imply, not a source's: three
+// vLLM 0.19 launches at TP 2 on H100 SXM (one operator's sweep) log 2.07-2.09 GiB of
+// non-torch memory whatever the hidden size, one 512 MiB granule a buffer; the minimum's
+// figure (2 MiB) is said as the range.
 inline constexpr double kVllmMulticastGranularityBytes = 512.0 * 1024 * 1024;
 VllmFiArWorkspace VllmFlashInferAllReduceWorkspace(const VllmFiArWorkspaceInput& in);
 
