@@ -250,6 +250,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.total_bytes = g->memory_bytes;
     in.gpu_arch = g->arch;
     in.gpu_interconnect = g->interconnect;
+    in.unified_memory = g->unified_memory;
     if (auto alt = mem::GpuAmbiguity(f.gpu); !alt.empty()) in.gpu_name += " [assumed: " + alt + "]";
   } else if (vm.count("gpu-mem")) {
     auto b = Size("gpu-mem", f.gpu_mem);

@@ -13,6 +13,7 @@
 #include "memory/vllm_graph_capture.h"
 #include "memory/numeric.h"
 #include "memory/sglang_multimodal.h"
+#include "memory/unified_memory.h"
 
 namespace tpt::memory {
 
@@ -719,6 +720,14 @@ StatusOr<Plan> Run(const PlanInput& user) {
       p->error.clear();
       p->remedies.clear();
     }
+  }
+  if (in->unified_memory) {
+    UnifiedMemoryInput ui;
+    ui.framework = in->framework;
+    ui.version = in->version;
+    ui.trtllm_backend = in->trtllm_backend.empty() ? TrtllmDefaultBackend(in->version) : in->trtllm_backend;
+    ui.checkpoint_bytes = p->weights_bytes;
+    if (auto u = UnifiedMemoryHostUse(ui)) p->unknowns.push_back(u->why);
   }
   if (auto u = HostUnsizedMemory(user.host, in->total_bytes)) {
     if (user.free_at_init_bytes) {

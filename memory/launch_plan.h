@@ -88,6 +88,7 @@ struct PlanInput {
   std::string model_path;                         // --model as given, for the launch command line
   bool version_assumed = false;                   // the user gave no version; `version` is our default
   std::string gpu_arch, gpu_interconnect;         // from the catalog ("" when only the size is known)
+  bool unified_memory = false;                    // the catalog's: a GB10 or Jetson (unified_memory.h)
   std::optional<double> draft_weights_bytes;      // speculative draft model, per rank
   int draft_layers = 0;                           // its layers (0: 1 assumed for EAGLE heads)
   // SGLang hybrid pools (with --model): the sliding-window pool of the architectures that
