@@ -956,6 +956,13 @@ TEST_F(PlanUnifiedMemoryTest, TensorrtLlmCountsTheCheckpointsPageCacheAndVllmSgl
     if (s["assumption"].get<std::string>().rfind("unified memory", 0) == 0) high = s["kv_tokens_high"];
   }
   EXPECT_EQ(high, discrete["kv_tokens"].get<int64_t>()) << spark["sensitivity"].dump(1);
+  // The pool is shorter than the model's 131,072 context, which nobody asked for: TensorRT-LLM
+  // cuts max_seq_len and starts, in the point and in every variant of the range (the variants
+  // carry the model's context; they called it a failure before).
+  EXPECT_TRUE(spark["fits"].get<bool>());
+  for (const auto& s : spark["sensitivity"]) {
+    EXPECT_TRUE(s["fits_low"].get<bool>() && s["fits_high"].get<bool>()) << s.dump();
+  }
 
   // vLLM before 0.11.1 profiles from its start snapshot: the point is the twin's, the range
   // takes a cache this launch fills; from 0.11.1 (psutil's available) and SGLang no range.
