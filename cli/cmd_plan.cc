@@ -515,6 +515,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     auto b = Size("activation-peak", f.activation_peak);
     if (!b.ok()) return b.status();
     in.activation_peak_bytes = *b;
+    in.peak_from_log = true;
   }
   if (vm.count("non-torch")) {
     auto b = Size("non-torch", f.non_torch);

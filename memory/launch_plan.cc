@@ -729,6 +729,7 @@ StatusOr<Plan> Run(const PlanInput& user) {
     ui.version = in->version;
     ui.trtllm_backend = in->trtllm_backend.empty() ? TrtllmDefaultBackend(in->version) : in->trtllm_backend;
     ui.checkpoint_bytes = p->weights_bytes;
+    ui.logged_peak = in->peak_from_log;
     if (auto u = UnifiedMemoryHostUse(ui)) p->unknowns.push_back(u->why);
   }
   if (auto u = HostUnsizedMemory(user.host, in->total_bytes)) {

@@ -618,7 +618,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     UnifiedMemoryInput ui;
     ui.framework = in.framework;
     ui.version = in.version;
+    ui.trtllm_backend = in.trtllm_backend.empty() ? TrtllmDefaultBackend(in.version) : in.trtllm_backend;
     ui.checkpoint_bytes = p.weights_bytes;
+    ui.logged_peak = in.peak_from_log;
     if (auto u = UnifiedMemoryHostUse(ui); u && u->range_bytes > 0) {
       PlanInput lo = in, hi = in;
       if (in.framework == "trtllm") {

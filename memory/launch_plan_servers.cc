@@ -637,7 +637,8 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   double available = p.free_at_init_bytes - p.weights_bytes - act;
   p.figures["activation_peak_bytes"] = act;
   p.figures["warmup_prefill_tokens"] = tokens;
-  if (in.unified_memory && available > 0) {
+  if (in.unified_memory && !in.peak_from_log && available > 0) {
+    // A logged peak (--activation-peak) already holds the host's use (extra_cost). Otherwise,
     // unified_memory.cc: on a GB10 or a Jetson KvCacheCreator's "memory used outside torch"
     // (total - free - torch's) holds the checkpoint's page cache (about the weights a rank)
     // as long as the kernel keeps it. The pass's allocations make the kernel reclaim it, never

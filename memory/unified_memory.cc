@@ -57,7 +57,10 @@ std::optional<UnifiedHostUse> UnifiedMemoryHostUse(const UnifiedMemoryInput& in)
                             "as vLLM's mem_utils.py cites it), so the checkpoint's page cache (up to " +
                             FormatGiB(c) + ") and what other programs hold are the host's use";
   const std::string others = "; what the OS and other programs hold is not sized";
-  if (fw == "trtllm") {
+  if (fw == "trtllm" && in.trtllm_backend != "tensorrt" && in.logged_peak) {
+    u.why = cache + "; the logged peak given (--activation-peak) holds it as TensorRT-LLM measured it (KvCacheCreator's "
+                    "'memory used outside torch'), so the point takes it from there" + others;
+  } else if (fw == "trtllm") {
     u.point_bytes = c;
     u.range_bytes = c;
     u.why = cache + "; TensorRT-LLM counts all of it (" +
@@ -65,7 +68,12 @@ std::optional<UnifiedHostUse> UnifiedMemoryHostUse(const UnifiedMemoryInput& in)
                  ? std::string("the engine executor's free memory, kvCacheManager.cpp calculateFreeMemBytes")
                  : std::string("KvCacheCreator's 'memory used outside torch' = total - free - torch's, _util.py")) +
             "), so the point takes the checkpoint's cache in full, as far as the estimation leaves room, and the range "
-            "runs to none of it (the kernel reclaimed it)" + others;
+            "runs to none of it (the kernel reclaimed it)" +
+            (in.trtllm_backend == "tensorrt"
+                 ? std::string("")
+                 : std::string("; a log's 'Peak memory during memory usage profiling' less the weights, passed as "
+                               "--activation-peak, holds the launch's own figure")) +
+            others;
   } else if (fw == "vllm" && (in.version.empty() || VersionBefore(in.version, {0, 11, 1}))) {
     u.range_bytes = c;
     u.why = cache + "; vLLM before 0.11.1 counts what grows after its start snapshot as non-torch memory: the point "

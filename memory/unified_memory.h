@@ -16,6 +16,7 @@ struct UnifiedMemoryInput {
   std::string version;         // the server's version ("" when unknown)
   std::string trtllm_backend;  // tensorrt | pytorch (TensorRT-LLM only)
   double checkpoint_bytes = 0; // what loading reads from disk: the page cache it can leave
+  bool logged_peak = false;    // --activation-peak from TensorRT-LLM's log: it holds the host's use
 };
 
 // What the host's use takes from the pool on a unified-memory device: point_bytes the point

@@ -964,6 +964,15 @@ TEST_F(PlanUnifiedMemoryTest, TensorrtLlmCountsTheCheckpointsPageCacheAndVllmSgl
     EXPECT_TRUE(s["fits_low"].get<bool>() && s["fits_high"].get<bool>()) << s.dump();
   }
 
+  // A logged peak (--activation-peak: "Peak memory during memory usage profiling" less the
+  // weights) already holds the host's use as TensorRT-LLM measured it: no second deduction,
+  // and the discrete twin gives the same pool.
+  auto pinned = Json(Plan(trt + "--activation-peak 50GiB"));
+  auto pinned_twin = Json(Plan(trt + "--activation-peak 50GiB --gpu-catalog " + Quote(twin)));
+  EXPECT_EQ(pinned["kv_tokens"], pinned_twin["kv_tokens"]);
+  EXPECT_GT(pinned["kv_tokens"].get<int64_t>(), spark["kv_tokens"].get<int64_t>());
+  for (const auto& s : pinned["sensitivity"]) EXPECT_NE(s["assumption"].get<std::string>().rfind("unified memory", 0), 0u);
+
   // vLLM before 0.11.1 profiles from its start snapshot: the point is the twin's, the range
   // takes a cache this launch fills; from 0.11.1 (psutil's available) and SGLang no range.
   const std::string vllm = "--server vllm --model " + Model("llama-3.1-8b-instruct") + " --gpu GB10 --max-model-len 8192 ";
