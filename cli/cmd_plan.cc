@@ -251,6 +251,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.gpu_arch = g->arch;
     in.gpu_interconnect = g->interconnect;
     in.gpu_sm = g->sm;
+    in.unified_memory = g->unified_memory;
     if (auto alt = mem::GpuAmbiguity(f.gpu); !alt.empty()) in.gpu_name += " [assumed: " + alt + "]";
   } else if (vm.count("gpu-mem")) {
     auto b = Size("gpu-mem", f.gpu_mem);
@@ -515,6 +516,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     auto b = Size("activation-peak", f.activation_peak);
     if (!b.ok()) return b.status();
     in.activation_peak_bytes = *b;
+    in.peak_from_log = true;
   }
   if (vm.count("non-torch")) {
     auto b = Size("non-torch", f.non_torch);

@@ -40,7 +40,7 @@ std::string Normalize(std::string_view s) {
 Status Bad(std::string_view source, const std::string& path, const std::string& what) {
   return InvalidArgumentError(std::string(source) + ": " + path + ": " + what +
                               " (each entry: {\"name\", \"aliases\": [..], \"memory_gib\": >0, \"arch\", \"sm\": >0, "
-                              "\"interconnect\": \"nvlink\"|\"pcie\"})");
+                              "\"interconnect\": \"nvlink\"|\"pcie\", optionally \"unified_memory\": true|false})");
 }
 
 }  // namespace
@@ -98,6 +98,10 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
       return Bad(source, path + "/interconnect", "missing or not \"nvlink\" or \"pcie\"");
     }
     info.interconnect = g["interconnect"].get<std::string>();
+    if (g.contains("unified_memory")) {
+      if (!g["unified_memory"].is_boolean()) return Bad(source, path + "/unified_memory", "not true or false");
+      info.unified_memory = g["unified_memory"].get<bool>();
+    }
     std::vector<std::string> names = info.aliases;
     names.push_back(info.name);
     for (const auto& n : names) {

@@ -65,6 +65,20 @@ TEST(GpuCatalogTest, RejectsBrokenCatalogsNamingThePath) {
   EXPECT_FALSE(ParseGpuCatalog("\x01\x02binary", "x").ok());
 }
 
+// Devices with no memory of their own are marked (unified_memory.cc reads the mark); the
+// mark is optional and must be a boolean.
+TEST(GpuCatalogTest, MarksUnifiedMemoryDevices) {
+  EXPECT_TRUE(FindGpu("DGX Spark")->unified_memory);
+  EXPECT_TRUE(FindGpu("jetson-orin-32g")->unified_memory);
+  EXPECT_TRUE(FindGpu("Jetson AGX Orin")->unified_memory);
+  EXPECT_FALSE(FindGpu("H100 SXM")->unified_memory);
+  EXPECT_FALSE(FindGpu("RTX 4090")->unified_memory);
+  auto bad = ParseGpuCatalog(
+      R"({"gpus":[{"name":"A","memory_gib":8,"arch":"a","sm":87,"interconnect":"pcie","unified_memory":"yes"}]})", "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/gpus/0/unified_memory"), std::string::npos) << bad.status().message();
+}
+
 // A user's catalog file: an entry naming a built-in GPU replaces it, others are added;
 // errors name the file and the entry.
 TEST(GpuCatalogTest, UserCatalogMergesOverTheBuiltIn) {

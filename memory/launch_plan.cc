@@ -14,6 +14,7 @@
 #include "memory/vllm_graph_capture.h"
 #include "memory/numeric.h"
 #include "memory/sglang_multimodal.h"
+#include "memory/unified_memory.h"
 
 namespace tpt::memory {
 
@@ -721,7 +722,9 @@ StatusOr<Plan> Run(const PlanInput& user) {
                           "no graphs in the budget; the KV pool can then be 0 to " + FormatGiB(hi) +
                           " a rank larger than planned (the graphs are then captured after the cache)");
   }
-  if (in->framework == "sglang" && p->failure == "kv_pool_too_small" && !user.context_length && p->kv_tokens > 1) {
+  // A context nobody asked for: none given, or the model's own carried by a sensitivity variant.
+  const bool context_unasked = !user.context_length || user.context_from_model;
+  if (in->framework == "sglang" && p->failure == "kv_pool_too_small" && context_unasked && p->kv_tokens > 1) {
     // SGLang does not refuse to start when the pool is shorter than the model's context
     // length (managers/scheduler.py, v0.2 on): max_req_input_len = min(context_len - 1,
     // max_total_num_tokens - 1) and max_running_requests = min(max_total_num_tokens // 2,
@@ -738,7 +741,7 @@ StatusOr<Plan> Run(const PlanInput& user) {
     p->failure.clear();
     p->error.clear();
     p->remedies.clear();
-  } else if (p->failure == "kv_pool_too_small" && !user.context_length && p->kv_tokens > 1 && in->context_length) {
+  } else if (p->failure == "kv_pool_too_small" && context_unasked && p->kv_tokens > 1 && in->context_length) {
     // TGI v3, LMDeploy and TensorRT-LLM shorten a context nobody asked for to their pool.
     const std::string w = ShortensContext(in->framework, in->version, p->kv_tokens, *in->context_length);
     if (!w.empty()) {
@@ -748,6 +751,15 @@ StatusOr<Plan> Run(const PlanInput& user) {
       p->error.clear();
       p->remedies.clear();
     }
+  }
+  if (in->unified_memory) {
+    UnifiedMemoryInput ui;
+    ui.framework = in->framework;
+    ui.version = in->version;
+    ui.trtllm_backend = in->trtllm_backend.empty() ? TrtllmDefaultBackend(in->version) : in->trtllm_backend;
+    ui.checkpoint_bytes = p->weights_bytes;
+    ui.logged_peak = in->peak_from_log;
+    if (auto u = UnifiedMemoryHostUse(ui)) p->unknowns.push_back(u->why);
   }
   if (auto u = HostUnsizedMemory(user.host, in->total_bytes)) {
     if (user.free_at_init_bytes) {

@@ -89,6 +89,10 @@ struct PlanInput {
   bool version_assumed = false;                   // the user gave no version; `version` is our default
   std::string gpu_arch, gpu_interconnect;         // from the catalog ("" when only the size is known)
   int gpu_sm = 0;                                 // compute capability x10, from the catalog (0: unknown)
+  bool unified_memory = false;                    // the catalog's: a GB10 or Jetson (unified_memory.h)
+  // --activation-peak came from a log (the CLI's flag), so on a unified-memory device it holds
+  // the host's use as TensorRT-LLM measured it; carried into the sensitivity variants.
+  bool peak_from_log = false;
   std::optional<double> draft_weights_bytes;      // speculative draft model, per rank
   int draft_layers = 0;                           // its layers (0: 1 assumed for EAGLE heads)
   // SGLang hybrid pools (with --model): the sliding-window pool of the architectures that

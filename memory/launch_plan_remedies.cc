@@ -7,6 +7,7 @@
 
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
+#include "memory/unified_memory.h"
 
 namespace tpt::memory::internal {
 namespace {
@@ -609,6 +610,30 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
                      "weight pool reusing no freed gate/up"
                    : "TurboMind's allocations before its free-memory read, up to 2 GiB beyond those sized",
          lo, in);
+  }
+  if (in.unified_memory) {
+    // The host's use on a GB10 or a Jetson (unknown: in Run, unified_memory.cc): TensorRT-LLM's
+    // point takes the checkpoint's page cache, its range runs to none; vLLM before 0.11.1, TGI
+    // and LMDeploy keep it out of the point and the range takes it.
+    UnifiedMemoryInput ui;
+    ui.framework = in.framework;
+    ui.version = in.version;
+    ui.trtllm_backend = in.trtllm_backend.empty() ? TrtllmDefaultBackend(in.version) : in.trtllm_backend;
+    ui.checkpoint_bytes = p.weights_bytes;
+    ui.logged_peak = in.peak_from_log;
+    if (auto u = UnifiedMemoryHostUse(ui); u && u->range_bytes > 0) {
+      PlanInput lo = in, hi = in;
+      if (in.framework == "trtllm") {
+        hi.unified_memory = false;
+      } else if (in.framework == "vllm") {
+        lo.non_torch_bytes = p.non_torch_bytes + u->range_bytes;
+      } else {
+        lo.free_at_init_bytes = p.free_at_init_bytes - u->range_bytes;
+      }
+      vary("unified memory: the checkpoint's page cache (" + FormatGiB(u->range_bytes) + ") counted as used, all of "
+           "it to none",
+           lo, hi);
+    }
   }
   if (auto u = HostUnsizedMemory(in.host, in.total_bytes); u && !in.free_at_init_bytes) {
     // What a Windows/WSL2 host's OS and desktop hold (unknown: in Run, host_platform.cc).

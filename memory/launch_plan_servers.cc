@@ -298,6 +298,15 @@ StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
     Ledger(in, p, act + buffers, 0);
     return p;
   }
+  if (in.unified_memory) {
+    // unified_memory.cc: on a GB10 or a Jetson calculateFreeMemBytes' cudaMemGetInfo leaves out
+    // the page cache of the engine file just read (about the weights); the kernel reclaims it
+    // only under pressure, so the point takes it (down to nothing left) and the range does not.
+    const double left = std::max(0.0, available - p.weights_bytes);
+    p.figures["unified_host_use_bytes"] = available - left;
+    p.figures["available_bytes"] = left;
+    return TrtllmPool(in, std::move(p), left);
+  }
   return TrtllmPool(in, std::move(p), available);
 }
 
@@ -625,10 +634,24 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
         "adds up to 2 GiB; pass --activation-peak from a log: its 'Peak memory during memory usage profiling' less "
         "the weights and the CUDA context");
   }
-  const double available = p.free_at_init_bytes - p.weights_bytes - act;
+  double available = p.free_at_init_bytes - p.weights_bytes - act;
   p.figures["activation_peak_bytes"] = act;
-  p.figures["available_bytes"] = available;
   p.figures["warmup_prefill_tokens"] = tokens;
+  if (in.unified_memory && !in.peak_from_log && available > 0) {
+    // A logged peak (--activation-peak) already holds the host's use (extra_cost). Otherwise,
+    // unified_memory.cc: on a GB10 or a Jetson KvCacheCreator's "memory used outside torch"
+    // (total - free - torch's) holds the checkpoint's page cache (about the weights a rank)
+    // as long as the kernel keeps it. The pass's allocations make the kernel reclaim it, never
+    // the pass's own KV cache, which the formula adds back (`+ kv_stats.max_allocated_bytes`,
+    // _util.py _cal_max_tokens): requests of request_len + 1 tokens in blocks of 32, logged as
+    // the estimation's max_tokens (8,224 for one 8,192-token request).
+    const double est_kv = static_cast<double>(requests * ((request_len + 1 + 31) / 32) * 32) *
+                          static_cast<double>(p.cell_bytes);
+    const double left = std::max(available - p.weights_bytes, std::min(est_kv, available));
+    p.figures["unified_host_use_bytes"] = available - left;
+    available = left;
+  }
+  p.figures["available_bytes"] = available;
   if (available <= 0) {
     p.fits = false;
     p.failure = "warmup_oom";

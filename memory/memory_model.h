@@ -501,6 +501,7 @@ struct GpuInfo {
   std::string arch;                 // "hopper", "ampere", ...
   int sm = 0;                       // 90, 80, 120...
   std::string interconnect;         // "nvlink" | "pcie"
+  bool unified_memory = false;      // no memory of its own: the system's (GB10, Jetson; unified_memory.h)
 };
 // The embedded catalog, parsed once, with the user's catalog file merged over it
 // (LoadGpuCatalogFile). Never fails: a broken embedded file yields an empty catalog

@@ -922,3 +922,79 @@ TEST(PlanServersCliTest, WindowsAndWslHostsWidenTheRangeAndSayThePointIsNotRelia
 }
 
 }  // namespace
+
+namespace {
+
+// On a unified-memory device (the catalog's GB10 and Jetsons) cudaMemGetInfo leaves out the
+// page cache, so the checkpoint just read counts as used where the server reads it absolutely
+// (TensorRT-LLM's KvCacheCreator: total - free - torch's; unified_memory.cc). The twin is
+// the same card from a user catalog without the mark.
+class PlanUnifiedMemoryTest : public tpt::test::TempDirTest {};
+
+TEST_F(PlanUnifiedMemoryTest, TensorrtLlmCountsTheCheckpointsPageCacheAndVllmSglangDoNot) {
+  const std::string twin = Write("gpus.json", R"j({"gpus": [{"name": "GB10 128GB (DGX Spark)", "aliases": ["gb10"],
+    "memory_gib": 119.7, "arch": "blackwell", "sm": 121, "interconnect": "pcie", "unified_memory": false}]})j");
+  const std::string trt = "--server trtllm --server-version 1.1.0 --backend pytorch --model " + Model("gpt-oss-120b") +
+                          " --gpu GB10 --max-batch-size 64 --max_num_tokens 8192 ";
+  auto spark = Json(Plan(trt));
+  auto discrete = Json(Plan(trt + "--gpu-catalog " + Quote(twin)));
+  ASSERT_TRUE(spark.is_object() && discrete.is_object());
+  const int64_t cell = spark["cell_bytes"].get<int64_t>();
+  // The 60 GiB checkpoint does not fit beside the weights: the kernel reclaims the cache down
+  // to the estimation pass's own KV (one 8,192-token request + 1, in 32-token blocks: 8,224,
+  // the log's "max_tokens"), which the formula adds back; x 0.9, in blocks of 32.
+  const double est_kv = 8224.0 * static_cast<double>(cell);
+  EXPECT_NEAR(static_cast<double>(spark["kv_tokens"].get<int64_t>()), est_kv * 0.9 / static_cast<double>(cell), 32)
+      << spark.dump(1);
+  EXPECT_GT(discrete["kv_tokens"].get<int64_t>(), 40 * spark["kv_tokens"].get<int64_t>());
+  bool said = false;
+  for (const auto& u : spark["unknowns"]) said |= u.get<std::string>().find("unified-memory device") != std::string::npos;
+  EXPECT_TRUE(said) << spark["unknowns"].dump(1);
+  for (const auto& u : discrete["unknowns"]) EXPECT_EQ(u.get<std::string>().find("unified-memory"), std::string::npos);
+  int64_t high = -1;
+  for (const auto& s : spark["sensitivity"]) {
+    if (s["assumption"].get<std::string>().rfind("unified memory", 0) == 0) high = s["kv_tokens_high"];
+  }
+  EXPECT_EQ(high, discrete["kv_tokens"].get<int64_t>()) << spark["sensitivity"].dump(1);
+  // The pool is shorter than the model's 131,072 context, which nobody asked for: TensorRT-LLM
+  // cuts max_seq_len and starts, in the point and in every variant of the range (the variants
+  // carry the model's context; they called it a failure before).
+  EXPECT_TRUE(spark["fits"].get<bool>());
+  for (const auto& s : spark["sensitivity"]) {
+    EXPECT_TRUE(s["fits_low"].get<bool>() && s["fits_high"].get<bool>()) << s.dump();
+  }
+
+  // A logged peak (--activation-peak: "Peak memory during memory usage profiling" less the
+  // weights) already holds the host's use as TensorRT-LLM measured it: no second deduction,
+  // and the discrete twin gives the same pool.
+  auto pinned = Json(Plan(trt + "--activation-peak 50GiB"));
+  auto pinned_twin = Json(Plan(trt + "--activation-peak 50GiB --gpu-catalog " + Quote(twin)));
+  EXPECT_EQ(pinned["kv_tokens"], pinned_twin["kv_tokens"]);
+  EXPECT_GT(pinned["kv_tokens"].get<int64_t>(), spark["kv_tokens"].get<int64_t>());
+  for (const auto& s : pinned["sensitivity"]) EXPECT_NE(s["assumption"].get<std::string>().rfind("unified memory", 0), 0u);
+
+  // vLLM before 0.11.1 profiles from its start snapshot: the point is the twin's, the range
+  // takes a cache this launch fills; from 0.11.1 (psutil's available) and SGLang no range.
+  const std::string vllm = "--server vllm --model " + Model("llama-3.1-8b-instruct") + " --gpu GB10 --max-model-len 8192 ";
+  auto old_v = Json(Plan(vllm + "--server-version 0.10.1"));
+  auto old_twin = Json(Plan(vllm + "--server-version 0.10.1 --gpu-catalog " + Quote(twin)));
+  EXPECT_EQ(old_v["kv_tokens"], old_twin["kv_tokens"]);
+  int64_t low = -1;
+  for (const auto& s : old_v["sensitivity"]) {
+    if (s["assumption"].get<std::string>().rfind("unified memory", 0) == 0) low = s["kv_tokens_low"];
+  }
+  EXPECT_GE(low, 0) << old_v["sensitivity"].dump(1);
+  EXPECT_LT(low, old_v["kv_tokens"].get<int64_t>());
+  for (const std::string& other : {vllm + "--server-version 0.11.1",
+                                   "--server sglang --server-version 0.5.3 --model " + Model("llama-3.1-8b-instruct") +
+                                       " --gpu GB10 --context-length 8192"}) {
+    auto j = Json(Plan(other));
+    ASSERT_TRUE(j.is_object()) << other;
+    for (const auto& s : j["sensitivity"]) EXPECT_NE(s["assumption"].get<std::string>().rfind("unified memory", 0), 0u);
+    bool free = false;
+    for (const auto& u : j["unknowns"]) free |= u.get<std::string>().find("counts the cache as free") != std::string::npos;
+    EXPECT_TRUE(free) << j["unknowns"].dump(1);
+  }
+}
+
+}  // namespace
