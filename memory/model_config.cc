@@ -226,6 +226,24 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
   int64_t head_dim = 0;
   TPT_COUNT(head_dim, "head_dim", false, "head_dim", "kv_channels");
 #undef TPT_COUNT
+  // Sizes beyond any model are the file's error, not a plan: a fuzzed config of 131,072
+  // layers took 20-40 s a plan (memory/fuzz/regressions); the largest models have a few
+  // hundred layers, hidden sizes in the tens of thousands and vocabularies below a million.
+  {
+    const struct {
+      const char* field;
+      int64_t value, limit;
+    } caps[] = {{"num_hidden_layers", m.layers, 1024},        {"hidden_size", m.hidden, int64_t{1} << 17},
+                {"num_attention_heads", m.heads, 4096},        {"vocab_size", m.vocab, int64_t{1} << 23},
+                {"intermediate_size", m.intermediate, int64_t{1} << 20}, {"num_key_value_heads", m.kv_heads, 4096},
+                {"head_dim", head_dim, 8192},                  {"max_position_embeddings", m.max_position, int64_t{1} << 28}};
+    for (const auto& c : caps) {
+      if (c.value > c.limit) {
+        return InvalidArgumentError(src + ": " + where + c.field + " is " + std::to_string(c.value) +
+                                    ", beyond any model (at most " + std::to_string(c.limit) + " here); fix config.json");
+      }
+    }
+  }
   if (!missing.empty()) {
     std::string list;
     for (const auto& s : missing) list += (list.empty() ? "" : ", ") + s;

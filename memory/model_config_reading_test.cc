@@ -134,6 +134,25 @@ TEST(ConfigReadingTest, VisionTowerSizesAreErrorsNamingTheField) {
   EXPECT_NE(m.status().message().find("not a size a processor resizes to"), std::string::npos) << m.status().message();
 }
 
+// Sizes beyond any model are refused by name before a plan is made (a fuzzed config of
+// 131,072 layers took 20-40 s a plan).
+TEST(ConfigReadingTest, SizesBeyondAnyModelAreErrorsNamingTheField) {
+  json c = Llama();
+  c["num_hidden_layers"] = 131072;
+  auto s = ParseModelConfig(c, "big/config.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("num_hidden_layers is 131072, beyond any model"), std::string::npos)
+      << s.status().message();
+  c = Llama();
+  c["vocab_size"] = int64_t{1} << 30;
+  s = ParseModelConfig(c, "big/config.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("vocab_size"), std::string::npos) << s.status().message();
+  c = Llama();
+  c["num_hidden_layers"] = 160;  // DeepSeek-size depth and beyond stays a model
+  EXPECT_TRUE(ParseModelConfig(c, "ok/config.json").ok());
+}
+
 TEST(ConfigReadingTest, KvHeadsMustDivideTheAttentionHeads) {
   json c = Llama();
   c["num_key_value_heads"] = 16;  // 8 heads
