@@ -263,8 +263,15 @@ void SayWhereAHealthyStartupStops(const std::vector<Event>& events, Analysis* a)
   // the ranks' set-up: TensorRT-LLM's 'MPI size: N ... rank: R', 'Rank R is
   // using GPU G', distributed init) never finished its first phase either
   // (fresh set 7, trtllm-9680: a TP 4 start that hung after these lines).
-  const bool setting_up = (last.empty() || last == "init" || last == "dist_init") &&
-                          memory::IsKnownServer(a->run.framework);
+  // Only when no line of the run, ranked or not, is of a later phase or says
+  // the engine was up (an offline run's rank-less progress and shutdown).
+  const bool setting_up =
+      (last.empty() || last == "init" || last == "dist_init") && memory::IsKnownServer(a->run.framework) &&
+      std::none_of(events.begin(), events.end(), [](const Event& e) {
+        const EventKind* k = FindEventKind(e.kind);
+        return e.kind == "engine_ready" ||
+               (k != nullptr && !k->phase.empty() && k->phase != "init" && k->phase != "dist_init");
+      });
   if (last != "weights" && last != "kv_pool" && last != "graphs" && !setting_up) return;
   // The engine said it was up (vLLM's "init engine ... took", Triton's
   // "successfully loaded '<model>'"): only the server's own ready line is missing.
