@@ -291,5 +291,16 @@ TEST(RulesLintTest, OomWhileOthersHoldTheCardSizesToWhatIsLeft) {
   EXPECT_EQ(d.remedy[1].value, "0.80");
 }
 
+// TensorRT-LLM's engine path refusing an architecture
+// (tensorrt_llm/models/automodel.py: '... is not supported in TRT-LLM yet')
+// names its way out: the PyTorch backend, which has a model registry of its
+// own, not a generic 'change the argument' (fresh set 7, trtllm-2845).
+TEST(RulesLintTest, TrtllmEnginePathArchitectureNamesThePytorchBackend) {
+  Diagnosis d = PrimaryOf("terminal_config_error", "pos_trtllm_engine_path_architecture.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--backend");
+  EXPECT_EQ(d.remedy.front().value, "pytorch");
+}
+
 }  // namespace
 }  // namespace tpt
