@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "memory/server_flags.h"
 #include "parser/format_set.h"
 #include "rules/engine.h"
 #include "rules/environment.h"
@@ -258,12 +259,32 @@ void SayWhereAHealthyStartupStops(const std::vector<Event>& events, Analysis* a)
       if (p == "ready" || p == "serving") return;
   }
   const std::string last = FurthestPhase(a->ranks);
-  if (last != "weights" && last != "kv_pool" && last != "graphs") return;
+  // A server's log that stops before any rank loaded weights (its last lines
+  // the ranks' set-up: TensorRT-LLM's 'MPI size: N ... rank: R', 'Rank R is
+  // using GPU G', distributed init) never finished its first phase either
+  // (fresh set 7, trtllm-9680: a TP 4 start that hung after these lines).
+  // Only when no line of the run, ranked or not, is of a later phase or says
+  // the engine was up (an offline run's rank-less progress and shutdown).
+  const bool setting_up =
+      (last.empty() || last == "init" || last == "dist_init") && memory::IsKnownServer(a->run.framework) &&
+      std::none_of(events.begin(), events.end(), [](const Event& e) {
+        const EventKind* k = FindEventKind(e.kind);
+        return e.kind == "engine_ready" ||
+               (k != nullptr && !k->phase.empty() && k->phase != "init" && k->phase != "dist_init");
+      });
+  if (last != "weights" && last != "kv_pool" && last != "graphs" && !setting_up) return;
   // The engine said it was up (vLLM's "init engine ... took", Triton's
   // "successfully loaded '<model>'"): only the server's own ready line is missing.
   if (std::any_of(events.begin(), events.end(), [](const Event& e) { return e.kind == "engine_ready"; })) {
     a->verdict += "; but the log stops after the engine reported ready, before the server said it was serving: "
                   "whether it started is not in these lines";
+    return;
+  }
+  if (setting_up) {
+    a->verdict += std::string("; but the log stops ") +
+                  (last == "dist_init" && PhaseFinished(events, last) ? "after" : "while") +
+                  " setting up its ranks (GPUs, distributed init), before any weights loaded or the server said "
+                  "it was ready: whether it started is not in these lines";
     return;
   }
   const std::string what = last == "weights" ? "loading the weights" : last == "kv_pool" ? "sizing the KV pool" : "capturing CUDA graphs";

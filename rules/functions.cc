@@ -14,6 +14,7 @@
 
 #include "base/strings.h"
 #include "memory/memory_model.h"
+#include "parser/values.h"
 #include "rules/frame_stage.h"
 #include "rules/run_index.h"
 #include "rules/terminal.h"
@@ -421,6 +422,54 @@ Value ExtractFn(const RunScope&, const Args& a) {
   return Extract(a[0].ToString(), Text(a, 1));
 }
 
+// oom_process_bytes(text, 'others' | 'own'): the processes torch's OOM
+// message lists on the card, one 'Process <pid> has <size> memory in use.'
+// each and 'Including non-PyTorch memory, this process has <size> ...' for
+// the failing one when NVML's pid is its own (c10/cuda/CUDACachingAllocator.cpp
+// reportProcessMemoryInfo, torch >= 2.1; sizes as format_size prints them).
+// In a container every process is a 'Process <pid>': the largest is taken as
+// the failing one, and a process whose pid is within 64 of it as started with
+// it (a sibling rank or worker of the same launch: spawned together, adjacent
+// pids), not as another's. 'own': the failing process's bytes; 'others': the
+// rest's. Null when the text lists no process.
+Value OomProcessBytes(const RunScope&, const Args& a) {
+  if (a.size() < 2 || a[0].is_null()) return Value();
+  static const RE2 proc("Process (\\d+) has ([\\d.]+) ((?:[KMGT]i)?B|bytes) memory in use");
+  static const RE2 self("this process has ([\\d.]+) ((?:[KMGT]i)?B|bytes) memory in use");
+  auto bytes = [](re2::StringPiece n, re2::StringPiece u) -> double {
+    auto v = ConvertField(std::string_view(n.data(), n.size()), "bytes", std::string_view(u.data(), u.size()), false);
+    return v.ok() && v->is_number() ? v->get<double>() : 0;
+  };
+  const std::string text = a[0].ToString();
+  struct Proc {
+    long long pid;
+    double bytes;
+  };
+  std::vector<Proc> procs;
+  re2::StringPiece rest(text), pid, n, u;
+  while (RE2::FindAndConsume(&rest, proc, &pid, &n, &u))
+    procs.push_back({std::atoll(std::string(pid).c_str()), bytes(n, u)});
+  double own = -1;
+  if (RE2::PartialMatch(text, self, &n, &u)) own = bytes(n, u);
+  if (procs.empty() && own < 0) return Value();
+  const bool want_own = Text(a, 1) == "own";
+  if (own >= 0) {  // the failing process named itself: every listed pid is another
+    if (want_own) return Value(own);
+    double sum = 0;
+    for (const Proc& p : procs) sum += p.bytes;
+    return Value(sum);
+  }
+  const Proc* mine = &procs.front();
+  for (const Proc& p : procs)
+    if (p.bytes > mine->bytes) mine = &p;
+  if (want_own) return Value(mine->bytes);
+  constexpr long long kSiblingPids = 64;
+  double sum = 0;
+  for (const Proc& p : procs)
+    if (&p != mine && std::llabs(p.pid - mine->pid) > kSiblingPids) sum += p.bytes;
+  return Value(sum);
+}
+
 Value Num(const RunScope&, const Args& a) {
   if (a.empty() || a[0].is_null()) return Value();
   if (a[0].is_number()) return a[0];
@@ -613,6 +662,7 @@ const std::vector<FunctionDef>& Table() {
       // Text and values.
       {"contains", 2, 2, Contains}, {"matches", 2, 2, Matches}, {"any_text", 1, 1, AnyText},
       {"find_text", 1, 1, FindText}, {"extract", 2, 2, ExtractFn}, {"lower", 1, 1, LowerFn}, {"num", 1, 1, Num},
+      {"oom_process_bytes", 2, 2, OomProcessBytes},
       {"concat", 1, kAny, Concat}, {"choose", 3, 3, Choose}, {"ceil_pow2", 1, 1, CeilPow2},
       {"env_match", 1, 1, EnvMatch},
       // The run.

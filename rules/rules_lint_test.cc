@@ -267,5 +267,40 @@ TEST(RulesLintTest, AllReduceFusionPassFailureLeadsWithThePassSwitch) {
   EXPECT_EQ(d.remedy.front().value, "false");
 }
 
+// vLLM's sampler warm-up OOM names the knob itself ('when warming up sampler
+// with N dummy requests. Please try lowering `max_num_seqs`',
+// gpu_model_runner.py _dummy_sampler_run): the Fix is --max-num-seqs below N,
+// not --max-num-batched-tokens (fresh set 7, vllm-26278).
+TEST(RulesLintTest, SamplerWarmupOomLowersMaxNumSeqs) {
+  Diagnosis d = PrimaryOf("oom_warmup", "pos_vllm_sampler_warmup_max_num_seqs.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--max-num-seqs");
+  EXPECT_EQ(d.remedy.front().value, "256");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--max-num-batched-tokens") << r.why;
+}
+
+// Torch's OOM lists every process on the card; when others hold a large share
+// (here 7.70 GiB of 39.39 GiB in a container, all as 'Process N'), the cause is
+// the memory they hold: the Fix frees the card first and sizes vLLM to what is
+// left, (39.39 - 7.70) / 39.39 = 0.80 (fresh set 7, qwenvl-1224).
+TEST(RulesLintTest, OomWhileOthersHoldTheCardSizesToWhatIsLeft) {
+  Diagnosis d = PrimaryOf("oom_others_hold_memory", "pos_vllm_v1_container_shared_card.log");
+  ASSERT_GE(d.remedy.size(), 2u);
+  EXPECT_EQ(d.remedy[0].flag, "nvidia-smi");
+  EXPECT_EQ(d.remedy[1].flag, "--gpu-memory-utilization");
+  EXPECT_EQ(d.remedy[1].value, "0.80");
+}
+
+// TensorRT-LLM's engine path refusing an architecture
+// (tensorrt_llm/models/automodel.py: '... is not supported in TRT-LLM yet')
+// names its way out: the PyTorch backend, which has a model registry of its
+// own, not a generic 'change the argument' (fresh set 7, trtllm-2845).
+TEST(RulesLintTest, TrtllmEnginePathArchitectureNamesThePytorchBackend) {
+  Diagnosis d = PrimaryOf("terminal_config_error", "pos_trtllm_engine_path_architecture.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--backend");
+  EXPECT_EQ(d.remedy.front().value, "pytorch");
+}
+
 }  // namespace
 }  // namespace tpt

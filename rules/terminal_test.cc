@@ -328,6 +328,17 @@ TEST(FrameStage, EachFrameworksFramesGiveTheirStage) {
         "/opt/conda/lib/python3.10/site-packages/torch/cuda/graphs.py::capture_end"},
        "graphs"},
       {{"/app/train.py::main", "/opt/conda/lib/python3.10/site-packages/torch/_tensor.py::backward"}, "serving"},
+      // `with torch.device(d):` around model construction (vLLM base_loader.py,
+      // SGLang loader.py): its __torch_function__ alone is the weights stage
+      // (fresh set 7, sglang-10736), but any frame naming another stage wins.
+      {{"/usr/local/lib/python3.12/dist-packages/torch/utils/_device.py::__torch_function__"}, "weights"},
+      {{s + "model_executor/cuda_graph_runner.py::capture",
+        "/usr/local/lib/python3.12/dist-packages/torch/utils/_device.py::__torch_function__"},
+       "graphs"},
+      {{s + "managers/scheduler.py::run_batch",
+        "/usr/local/lib/python3.12/dist-packages/torch/utils/_device.py::__torch_function__"},
+       "serving"},
+      {{s + "model_executor/model_runner.py::load_model", s + "model_loader/__init__.py::get_model"}, "weights"},
   };
   for (const Case& c : cases) EXPECT_EQ(StageOfFrames(c.frames), c.stage) << c.frames.back();
   EXPECT_EQ(StageOfFrames({"/app/main.py::main", "/app/util.py::helper"}), "");

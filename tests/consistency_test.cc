@@ -536,22 +536,43 @@ std::string HealthyVllmStart() {
 // A log that stops while the server was still starting (weights loading, no
 // failure line) stays `none` (exit 0), but its verdict says where it stops and
 // that the start is not in the lines; a start that reached ready says nothing of it.
+// The verdict of a log written to a temporary file `name`, which must be
+// healthy (`none`, exit 0).
+std::string HealthyVerdictOf(const char* name, const std::string& text) {
+  Result r = Analyze("--format json '" + WriteTemp(name, text) + "'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_EQ(j["root_cause"], "none") << r.out;
+  return j["verdict"].is_string() ? j["verdict"].get<std::string>() : "";
+}
+
 TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsBeforeReady) {
-  std::string cut = WriteTemp(
+  std::string v = HealthyVerdictOf(
       "tpt_cut_at_weights.log",
       "[2025-03-07 23:50:27 TP0] Init torch distributed begin.\n"
       "[2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB\n"
       "[2025-03-07 23:50:28 TP0] Using model weights format ['*.safetensors']\n"
       "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:00<00:00,  2.85it/s]\n");
-  Result r = Analyze("--format json '" + cut + "'");
-  EXPECT_EQ(r.rc, 0) << r.out;
-  json j = json::parse(r.out, nullptr, false);
-  EXPECT_EQ(j["root_cause"], "none");
-  EXPECT_NE(j["verdict"].get<std::string>().find("stops while loading the weights"), std::string::npos) << j["verdict"];
+  EXPECT_NE(v.find("stops while loading the weights"), std::string::npos) << v;
   Result whole = Analyze("--format json " + Sample("logs/vllm-v1-tp2-healthy.log"));
   json w = json::parse(whole.out, nullptr, false);
   EXPECT_EQ(w["root_cause"], "none");
   EXPECT_EQ(w["verdict"].get<std::string>().find("stops while"), std::string::npos) << w["verdict"];
+}
+
+// A server's log that stops while its ranks were being set up (TensorRT-LLM's
+// MPI ranks picking their GPUs, nothing after) never finished its first
+// phase: still `none`, but the verdict says it stops there (fresh set 7,
+// trtllm-9680, a TP 4 start that hung after these lines).
+TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsWhileRanksAreSetUp) {
+  std::string v = HealthyVerdictOf("tpt_cut_at_rank_setup.log",
+                                   "[TensorRT-LLM][INFO] Refreshed the MPI local session\n"
+                                   "[TensorRT-LLM][INFO] MPI size: 2, MPI local size: 2, rank: 1\n"
+                                   "[TensorRT-LLM][INFO] Refreshed the MPI local session\n"
+                                   "[TensorRT-LLM][INFO] MPI size: 2, MPI local size: 2, rank: 0\n"
+                                   "[TensorRT-LLM][INFO] Rank 1 is using GPU 1\n"
+                                   "[TensorRT-LLM][INFO] Rank 0 is using GPU 0\n");
+  EXPECT_NE(v.find("stops while setting up its ranks"), std::string::npos) << v;
 }
 
 // A log cut after the capture's end line (SGLang's "Capture cuda graph end",
