@@ -188,7 +188,7 @@ Status UnpasteSource::Pull() {
     // with one never takes the untouched path above.)
     if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);
     if (quote_ > 0) StripQuote(&text, quote_);
-    if (indent_ > 0) StripIndent(&text, indent_);
+    if (indent_ > 0) StripIndent(&text, indent_, indent_char_);
     // Bars inside the block's quote or indent ('> ▎ ', '    ▎ '): a quoted quote.
     if (quote_ > 0 || indent_ > 0) {
       if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);
@@ -284,7 +284,15 @@ void UnpasteSource::Learn() {
   };
   if (size_t depth = least(QuoteDepth); depth != std::string::npos && depth > 0) rewrite(StripQuote, quote_ = depth);
   size_t indent = least([](std::string_view t) { return t.find_first_not_of(' '); });
-  if (indent != std::string::npos && indent >= 4) rewrite(StripIndent, indent_ = indent);
+  if (indent != std::string::npos && (indent >= 4 || (indent >= 2 && IndentIsAdded(indent)))) {
+    rewrite([](std::string* line, size_t n) { StripIndent(line, n, ' '); }, indent_ = indent);
+  } else if (size_t tabs = least([](std::string_view t) { return t.find_first_not_of('\t'); });
+             tabs != std::string::npos && tabs > 0) {
+    // Every line opens with a tab (a mail's or an editor's indented block):
+    // no log opens its own lines so.
+    indent_char_ = '\t';
+    rewrite([](std::string* line, size_t n) { StripIndent(line, n, '\t'); }, indent_ = tabs);
+  }
   // A terminal cuts every long line at one width: several lines of exactly
   // that length, none longer, several different ones.
   std::map<size_t, std::set<std::string_view>> by_len;
@@ -312,6 +320,18 @@ void UnpasteSource::Learn() {
   }
   if (needed == 2 && continued == 2 && with_next == 2) width_ = longest;
   if (continued >= 3 && continued * 5 >= with_next * 4) width_ = longest;
+}
+
+// Two or three spaces before every line: a paste indented as a block (a list
+// item's code, a form's field) when a line at that indent is not a traceback
+// frame ('  File "...'), which is where an excerpt of frames alone starts.
+bool UnpasteSource::IndentIsAdded(size_t indent) const {
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    std::string_view t = Text(lines_[i]);
+    if (t.size() <= indent || t.find_first_not_of(' ') != indent) continue;
+    if (!StartsWith(t.substr(indent), "File \"")) return true;
+  }
+  return false;
 }
 
 bool UnpasteSource::HasOwnStart(std::string_view line) const {

@@ -58,8 +58,9 @@ class FormatSet;
 bool DecodeHtmlEntities(std::string* line);
 bool StripLiteralAnsi(std::string* line);
 bool IsFenceOrElision(std::string_view line);
-// `indent` leading spaces removed from a line that has them (a block indent).
-void StripIndent(std::string* line, size_t indent);
+// `indent` leading spaces (or tabs, `ch`) removed from a line that has them
+// (a block indent).
+void StripIndent(std::string* line, size_t indent, char ch = ' ');
 // Quote marks a line starts with, and the first `depth` of them removed: a
 // Markdown '>' or a quote bar, each with one space after it. A quote bar is
 // what chat and forum tools draw before a quoted line (Slack, Discord, GitHub
@@ -139,6 +140,7 @@ class UnpasteSource : public ByteSource {
     return l.own ? std::string_view(l.text) : std::string_view(raw_.get() + l.off, l.len);
   }
   std::string& Own(Line& l) const;  // the line's text as its own copy, to rewrite
+  bool IndentIsAdded(size_t indent) const;
   bool HasOwnStart(std::string_view line) const;
   bool ContinuesWrapped(std::string_view line) const;
   bool ContinuesWrapped(Line& line) const;  // the same, remembered in the line
@@ -166,7 +168,8 @@ class UnpasteSource : public ByteSource {
   size_t out_pos_ = 0;
   bool learned_ = false;
   size_t width_ = 0;        // terminal width the file is cut at (0: none)
-  size_t indent_ = 0;       // spaces every line of the paste is indented by (0: none)
+  size_t indent_ = 0;       // spaces (or tabs) every line of the paste is indented by (0: none)
+  char indent_char_ = ' ';  // ' ' or '\t'
   size_t quote_ = 0;        // quote marks every line of the paste starts with (0: none)
   bool gutter_ = false;     // a line-number gutter was seen
   long last_gutter_ = -2;

@@ -165,9 +165,9 @@ void StripQuote(std::string* line, size_t depth) {
   line->erase(0, i);
 }
 
-void StripIndent(std::string* line, size_t indent) {
+void StripIndent(std::string* line, size_t indent, char ch) {
   size_t n = 0;
-  while (n < indent && n < line->size() && (*line)[n] == ' ') ++n;
+  while (n < indent && n < line->size() && (*line)[n] == ch) ++n;
   if (n == indent) line->erase(0, n);
 }
 

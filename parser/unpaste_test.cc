@@ -240,6 +240,52 @@ TEST(Unpaste, BlockIndentIsRemovedAndALogsOwnIndentationKept) {
   EXPECT_EQ(two, "  a\n");
 }
 
+// The same paste indented by two spaces (a list item's code block, a form's
+// field) or by a tab (a mail's or an editor's indented block), and hard
+// wrapped before it was indented: the indent goes, then the wrap joins.
+TEST(Unpaste, TwoSpaceAndTabBlockIndentsAreRemoved) {
+  const std::string log =
+      "(EngineCore_DP0 pid=1454) INFO 05-28 14:45:27 [shm_broadcast.py:681] No available shared memory broadcast block found in 60 seconds.\n"
+      "(EngineCore_DP0 pid=1454) ERROR 05-28 14:45:28 [core.py:700] EngineCore encountered a fatal error while it served the requests.\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/x/vllm/v1/engine/core.py\", line 10, in run\n"
+      "    self.step()\n"
+      "\n"
+      "RuntimeError: boom\n";
+  auto indent = [](const std::string& text, const std::string& by) {
+    std::string out;
+    for (size_t p = 0, q; p < text.size(); p = q + 1) {
+      q = text.find('\n', p);
+      std::string l = text.substr(p, q - p);
+      out += (l.empty() ? "" : by) + l + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(ReadAll(indent(log, "  "), Formats()), log);
+  EXPECT_EQ(ReadAll(indent(log, "   "), Formats()), log);
+  EXPECT_EQ(ReadAll(indent(log, "\t"), Formats()), log);
+  // Wrapped at 80 columns, then indented: the same log's lines come back.
+  std::string wrapped;
+  for (size_t p = 0, q; p < log.size(); p = q + 1) {
+    q = log.find('\n', p);
+    std::string l = log.substr(p, q - p);
+    for (size_t i = 0; i < l.size(); i += 80) wrapped += l.substr(i, 80) + "\n";
+    if (l.empty()) wrapped += "\n";
+  }
+  ASSERT_GT(Lines(wrapped), Lines(log));
+  const std::string unwrapped = ReadAll(indent(wrapped, "  "), Formats());
+  for (size_t p = 0, q; p < log.size(); p = q + 1) {
+    q = log.find('\n', p);
+    EXPECT_NE(unwrapped.find(log.substr(p, q - p + 1)), std::string::npos) << log.substr(p, q - p) << "\n" << unwrapped;
+  }
+  // Frames alone at 2 (an excerpt with no header or exception line) keep it.
+  const std::string frames = "  File \"/x/a.py\", line 1, in f\n    g()\n  File \"/x/b.py\", line 2, in g\n    h()\n";
+  EXPECT_EQ(ReadAll(frames, Formats()), frames);
+  std::string tab = "\t\ta\n";
+  StripIndent(&tab, 1, '\t');
+  EXPECT_EQ(tab, "\ta\n");
+}
+
 // A paste quoted as a block ('> ' before every line, '>' alone on a blank
 // one): unquoted before the other transforms (a frame keeps its indentation,
 // a line cut before its function is joined).
