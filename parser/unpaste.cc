@@ -87,6 +87,13 @@ Bytes BytesOf(std::string_view s) {
   return b;
 }
 
+// The widths terminals, mailers and paste tools cut lines at.
+bool IsWrapWidth(size_t n) {
+  for (size_t w : {72, 76, 78, 79, 80, 100, 120, 132, 140, 150, 160, 200})
+    if (n == w) return true;
+  return false;
+}
+
 }  // namespace
 
 UnpasteSource::UnpasteSource(std::unique_ptr<ByteSource> inner, const FormatSet* formats)
@@ -186,7 +193,11 @@ Status UnpasteSource::Pull() {
     // The quote bars, the block's quote marks and indent first: what they
     // hold is the paste. (A bar's first byte is 0xE2, so a line opening
     // with one never takes the untouched path above.)
-    if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);
+    size_t front = 0;
+    if (size_t bars = QuoteBarLength(text)) {
+      front = Utf8Length(std::string_view(text).substr(0, bars));
+      text.erase(0, bars);
+    }
     if (quote_ > 0) StripQuote(&text, quote_);
     if (indent_ > 0) StripIndent(&text, indent_, indent_char_);
     // Bars inside the block's quote or indent ('> ▎ ', '    ▎ '): a quoted quote.
@@ -228,6 +239,7 @@ Status UnpasteSource::Pull() {
     if (b.box) UnboxRichLine(&text);
     Line& l = lines_.PushBack();
     l.newline = newline;
+    l.front = static_cast<uint8_t>(std::min<size_t>(front, 255));
     l.text.swap(text);  // the slot's old memory serves the next line
     for (; record_pieces_ > 1; --record_pieces_) lines_.PushBack();
     record_pieces_ = 0;
@@ -299,7 +311,7 @@ void UnpasteSource::Learn() {
   size_t longest = 0, counted = 0;
   for (size_t i = 0; i < lines_.size(); ++i) {
     const Line& l = lines_[i];
-    size_t n = Utf8Length(Text(l));
+    size_t n = Utf8Length(Text(l)) + l.front;  // as the terminal counted it
     if (!l.newline) continue;  // a cut last line says nothing
     longest = std::max(longest, n);
     if (n >= 40 && by_len[n].size() < 8) by_len[n].insert(Text(l));
@@ -308,15 +320,26 @@ void UnpasteSource::Learn() {
   // A short paste (a line or two of error wrapped) may hold only two lines of
   // that width; both must then go on in a line with no start of its own.
   const size_t needed = counted < 20 && longest >= 60 ? 2 : 3;
+  // A few lines with one of them cut (a line or two of error pasted through a
+  // terminal or a mail): one line at a width terminals and mailers cut at,
+  // going on in a line with no start of its own.
+  if (counted < 20 && by_len.count(longest) && by_len[longest].size() == 1 && IsWrapWidth(longest)) {
+    for (size_t i = 0; i + 1 < lines_.size(); ++i) {
+      if (!lines_[i].newline || Utf8Length(Text(lines_[i])) + lines_[i].front != longest) continue;
+      if (ContinuesWrapped(Text(lines_[i + 1]))) width_ = longest;
+      break;
+    }
+    return;
+  }
   if (longest < 40 || !by_len.count(longest) || by_len[longest].size() < needed) return;
   // And the lines of that length go on in a line with no start of its own
   // (a log whose lines merely share one length, `[time TP0] Decode batch ...`,
   // goes on in its next record).
   size_t with_next = 0, continued = 0;
   for (size_t i = 0; i + 1 < lines_.size() && with_next < 64; ++i) {
-    if (!lines_[i].newline || Utf8Length(Text(lines_[i])) != longest) continue;
+    if (!lines_[i].newline || Utf8Length(Text(lines_[i])) + lines_[i].front != longest) continue;
     ++with_next;
-    continued += !HasOwnStart(Text(lines_[i + 1]));
+    continued += !StartsOwnLine(Text(lines_[i]), Text(lines_[i + 1]));
   }
   if (needed == 2 && continued == 2 && with_next == 2) width_ = longest;
   if (continued >= 3 && continued * 5 >= with_next * 4) width_ = longest;
@@ -336,6 +359,21 @@ bool UnpasteSource::IndentIsAdded(size_t indent) const {
 
 bool UnpasteSource::HasOwnStart(std::string_view line) const {
   return formats_ && formats_->HasLineStart(line);
+}
+
+// Does `next`, after a line cut at the width, start a line of its own? Not
+// when its start is the rest of a token the cut went through: NCCL's
+// `host:pid:tid [dev]` cut inside the host name leaves a line that opens with
+// the host's tail (`98ff:1439:1439 [0] NCCL INFO`), which reads as a start on
+// its own and also with the cut line's last word before it.
+bool UnpasteSource::StartsOwnLine(std::string_view cut, std::string_view next) const {
+  if (!HasOwnStart(next)) return false;
+  if (cut.empty() || next.empty() || cut.back() == ' ' || next[0] == ' ') return true;
+  const size_t space = cut.find_last_of(" \t");
+  std::string joined(cut.substr(space == std::string_view::npos ? 0 : space + 1));
+  if (joined.size() < 3) return true;
+  joined += next.substr(0, std::min<size_t>(next.size(), 256));
+  return !HasOwnStart(joined);
 }
 
 // Could `line` be the rest of a line the author wrapped between words? Not a
@@ -477,6 +515,7 @@ UnpasteSource::Line& UnpasteSource::LineQueue::PushBack() {
   l.own = true;
   l.newline = true;
   l.continues = -1;
+  l.front = 0;
   return l;
 }
 
@@ -490,6 +529,7 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
     first.ascii = front.ascii;
     if (front.own) first.text.swap(front.text);
     first.newline = front.newline;
+    first.front = front.front;
   }
   lines_.pop_front();
   size_t took = 0;
@@ -506,7 +546,7 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
   auto chars = [](const Line& l, std::string_view t) { return !l.own && l.ascii ? t.size() : Utf8Length(t); };
   // 1. A terminal's wrap: a line of exactly the width goes on in the next.
   while (width_ && took < 64 && !lines_.empty() && Text(first).size() < kMaxJoinedBytes &&
-         chars(first, Text(first)) == width_ * (took + 1) && !HasOwnStart(Text(lines_.front()))) {
+         chars(first, Text(first)) + first.front == width_ * (took + 1) && !StartsOwnLine(Text(first), Text(lines_.front()))) {
     take("");
   }
   // 2. A traceback frame cut before its function name, or inside it: Python
@@ -545,10 +585,17 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
     return s;
   };
   std::vector<int> hit;
-  if (took == 0 && !lines_.empty() && Text(first).size() >= kMinWrapped &&
+  // (Also after a terminal's wrap was joined: a paste wrapped by its author
+  // between words, then cut again at a width, needs both; a piece cut at the
+  // width goes on with no space.)
+  auto cut_at_width = [&](const Line& l, size_t pieces) {
+    return width_ && chars(l, Text(l)) + l.front == width_ * pieces;
+  };
+  if (!lines_.empty() && Text(first).size() >= kMinWrapped &&
       !same_start(Text(first), Text(lines_.front())) && ((!first.own && first.ascii) || Utf8LengthAtLeast(Text(first), kMinWrapped)) &&
       ContinuesWrapped(lines_.front()) &&
-      LiteralHits(cat(cat(Text(first), " ", Text(lines_.front())), lines_.size() > 1 ? " " : "",
+      LiteralHits(cat(cat(Text(first), cut_at_width(first, took + 1) ? "" : " ", Text(lines_.front())),
+                      lines_.size() < 2 ? "" : cut_at_width(lines_[0], 1) ? "" : " ",
                       lines_.size() > 1 ? Text(lines_[1]) : std::string_view()),
                   &hit)) {
     // The patterns whose literal is on the first three lines (a literal only on a
@@ -571,6 +618,7 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
       std::string best, joined(Text(first));
       size_t best_took = 0;
       int best_gain = 0;
+      bool prev_cut = cut_at_width(first, took + 1);
       for (size_t k = 0; k < n; ++k) {
         for (const char* sep : {" ", ""}) {
           std::string cand = cat(joined, sep, Text(lines_[k]));
@@ -583,15 +631,17 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
             best_took = k + 1;
           }
         }
-        joined += ' ';
+        // (After a piece the terminal cut at its width the next goes on with no space.)
+        if (!prev_cut) joined += ' ';
         joined += Text(lines_[k]);
+        prev_cut = cut_at_width(lines_[k], 1);
       }
       if (best_took > 0) {
         first.newline = lines_[best_took - 1].newline;
         for (size_t k = 0; k < best_took; ++k) lines_.pop_front();
         first.text = std::move(best);
         first.own = true;
-        took = best_took;
+        took += best_took;
       }
     }
   }

@@ -105,6 +105,9 @@ class UnpasteSource : public ByteSource {
     bool own = true;
     bool ascii = false;   // (not own) every byte under 0x80
     bool newline = true;  // ended with '\n' (the last line of a cut log may not)
+    // Characters of quote bars removed from its front ('▎ '): a terminal or a
+    // paste tool that cut the line at a width counted them.
+    uint8_t front = 0;
     // ContinuesWrapped(text), asked once a line (a line is asked again for
     // every earlier line whose window it is in): -1 not yet asked.
     int8_t continues = -1;
@@ -142,6 +145,7 @@ class UnpasteSource : public ByteSource {
   std::string& Own(Line& l) const;  // the line's text as its own copy, to rewrite
   bool IndentIsAdded(size_t indent) const;
   bool HasOwnStart(std::string_view line) const;
+  bool StartsOwnLine(std::string_view cut, std::string_view next) const;
   bool ContinuesWrapped(std::string_view line) const;
   bool ContinuesWrapped(Line& line) const;  // the same, remembered in the line
   // Best (fields + 1) of the patterns in `hit` (filled with those whose literal

@@ -381,6 +381,68 @@ TEST(Unpaste, AShortPasteWrappedAtOneWidthIsJoined) {
   EXPECT_EQ(ReadAll(two, Formats()), two);
 }
 
+// One line of an error cut at a width terminals and mailers cut at (80),
+// going on in a line with no start of its own: joined even alone in a short
+// paste. A line of another length is not taken for a cut.
+TEST(Unpaste, AShortPasteWithOneLineCutAtACommonWidthIsJoined) {
+  const std::string line =
+      "Exception: Capture cuda graph failed: [/x/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.0.0.2]:1234";
+  const std::string in = line.substr(0, 80) + "\n" + line.substr(80) + "\n";
+  EXPECT_EQ(ReadAll(in, Formats()), line + "\n\n");
+  const std::string odd = line.substr(0, 83) + "\n" + line.substr(83) + "\n";
+  EXPECT_EQ(ReadAll(odd, Formats()), odd);
+}
+
+// A message its author wrapped between words, quoted with chat bars ('▎ '),
+// then cut at 80 columns counting the bars: the cuts go on with no space, the
+// author's wraps with one, and the message comes back whole.
+TEST(Unpaste, BarQuotedWordWrappedMessageCutAtAWidthIsJoined) {
+  const std::string msg[] = {
+      "ValueError: To serve at least one request with the model's max seq len (131072),",
+      "18.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.75 GiB).",
+      "Based on the available memory, the estimated maximum model length is 70976."};
+  std::string in = "Our 2-node run died while the KV cache was sized; the launch used the recipe's stock values, nothing else.\n";
+  for (const std::string& m : msg) in += "\xE2\x96\x8E " + m + "\n";
+  std::string cut;
+  for (size_t p = 0, q; p < in.size(); p = q + 1) {
+    q = in.find('\n', p);
+    std::string l = in.substr(p, q - p);
+    // 80 columns: the bar is one column of three bytes.
+    size_t cols = 0, start = 0;
+    for (size_t i = 0; i < l.size(); ++i) {
+      if ((static_cast<unsigned char>(l[i]) & 0xC0) == 0x80) continue;
+      if (cols == 80) {
+        cut += l.substr(start, i - start) + "\n";
+        start = i;
+        cols = 0;
+      }
+      ++cols;
+    }
+    cut += l.substr(start) + "\n";
+  }
+  ASSERT_GT(Lines(cut), Lines(in));
+  const std::string out = ReadAll(cut, Formats());
+  EXPECT_NE(out.find(msg[0] + " " + msg[1] + " " + msg[2]), std::string::npos) << out;
+}
+
+// NCCL's `host:pid:tid [dev]` cut inside the host name: the rest of the line
+// reads as a start of its own (`1f0e:812:812 [0] NCCL INFO`), but also with the
+// cut line's last word before it, so it goes on the cut line.
+TEST(Unpaste, NcclLineCutInsideItsHostNameIsJoined) {
+  std::string log;
+  for (int i = 0; i < 4; ++i)
+    log += "(RayWorker pid=812) ip-10-0-0-12-gpu-node-0c41f0e:812:812 [" + std::to_string(i) +
+           "] NCCL INFO NCCL_SOCKET_IFNAME set by environment to ^lo,docker\n";
+  std::string wrapped;
+  for (size_t p = 0, q; p < log.size(); p = q + 1) {
+    q = log.find('\n', p);
+    std::string l = log.substr(p, q - p);
+    for (size_t i = 0; i < l.size(); i += 40) wrapped += l.substr(i, 40) + "\n";
+  }
+  const std::string out = ReadAll(wrapped, Formats());
+  EXPECT_NE(out.find(log.substr(0, log.find('\n') + 1)), std::string::npos) << out;
+}
+
 TEST(Unpaste, WordWrapJoinedOnlyWhenAPatternMatchesBetter) {
   std::string in =
       "[2025-06-10 10:01:11 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16,\n"
