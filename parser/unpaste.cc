@@ -610,10 +610,20 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
     }
     {
       // Per pattern: its best score on any one line of the window alone.
+      // (A line cut at the width is scored as it is and with the pieces it goes on in.)
       std::vector<int> alone = Scores(Text(first), hit);
-      for (size_t k = 0; k < n; ++k) {
-        std::vector<int> v = Scores(Text(lines_[k]), hit);
+      auto keep_best = [&](std::string_view line) {
+        std::vector<int> v = Scores(line, hit);
         for (size_t p = 0; p < v.size(); ++p) alone[p] = std::max(alone[p], v[p]);
+      };
+      for (size_t k = 0; k < n; ++k) {
+        keep_best(Text(lines_[k]));
+        std::string line(Text(lines_[k]));
+        size_t pieces = 1;
+        for (size_t j = k + 1; j < n && width_ && Utf8Length(line) + lines_[k].front == width_ * pieces; ++j, ++pieces) {
+          line += Text(lines_[j]);
+        }
+        if (pieces > 1) keep_best(line);
       }
       std::string best, joined(Text(first));
       size_t best_took = 0;
@@ -647,7 +657,14 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
   }
   // The input's last line: cut by the log's end, or by whoever pasted the
   // excerpt (a newline after the cut is no sign it is whole).
-  if (!first.newline || (inner_done_ && lines_.empty())) TrimPartialTail(&Own(first));
+  // (Lines after it that hold nothing, once a block quote or indent is taken
+  // off, do not make it whole: '> ' after the last line of a quoted paste.)
+  auto rest_blank = [&] {
+    for (size_t i = 0; i < lines_.size(); ++i)
+      if (Text(lines_[i]).find_first_not_of(" \t") != std::string_view::npos) return false;
+    return true;
+  };
+  if (!first.newline || (inner_done_ && rest_blank())) TrimPartialTail(&Own(first));
   // The line, then a newline for itself (when it had one) and one for each
   // line it took (their numbers kept; a cut log's last line stays unterminated).
   const std::string_view text = Text(first);

@@ -425,6 +425,25 @@ TEST(Unpaste, BarQuotedWordWrappedMessageCutAtAWidthIsJoined) {
   EXPECT_NE(out.find(msg[0] + " " + msg[1] + " " + msg[2]), std::string::npos) << out;
 }
 
+// A whole line, then a line of its own cut at the same width (a Ray worker's
+// line whose colour codes lost their ESC on the way): the cut line's first
+// piece alone half-matches a pattern, but it goes on in its own pieces, not on
+// the line before it.
+TEST(Unpaste, ALineCutAtTheWidthIsNotPulledIntoTheLineBefore) {
+  const std::string stats =
+      "INFO 07-14 09:02:11 metrics.py:341] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 1.2 tokens/s, "
+      "Running: 2 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.4%, CPU KV cache usage: 0.0%";
+  const std::string watchdog =
+      " [36m(RayWorkerWrapper pid=7731) [0m [E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=911, OpType=ALLREDUCE, NumelIn=8192, NumelOut=8192, Timeout(ms)=600000) ran for "
+      "600412 milliseconds before timing out.";
+  std::string cut;
+  for (const std::string& l : {stats, stats, watchdog})
+    for (size_t i = 0; i < l.size(); i += 100) cut += l.substr(i, 100) + "\n";
+  const std::string out = ReadAll(cut, Formats());
+  EXPECT_NE(out.find("\n" + watchdog + "\n"), std::string::npos) << out;
+}
+
 // NCCL's `host:pid:tid [dev]` cut inside the host name: the rest of the line
 // reads as a start of its own (`1f0e:812:812 [0] NCCL INFO`), but also with the
 // cut line's last word before it, so it goes on the cut line.
@@ -508,6 +527,12 @@ TEST(Unpaste, CutLastLineDropsAPartialValue) {
             "WorkNCCL(SeqNum=4021, OpType=ALLR\nnext line\n");  // not the last line: left alone
   EXPECT_EQ(ReadAll("x\nChild process unexpectedly failed with an exit code 9. pid=4121", nullptr),
             "x\nChild process unexpectedly failed with an exit code 9. pid=4121");
+  // Quoted or indented as a block, the paste's own last line is '> ' or
+  // blank: the line before it is still the last, and still cut.
+  const std::string quoted = "> a\n> WorkNCCL(SeqNum=4021, OpType=ALLR\n> ";
+  EXPECT_EQ(ReadAll(quoted, Formats()), "a\nWorkNCCL(SeqNum=4021, OpType=\n");
+  const std::string indented = "    a\n    WorkNCCL(SeqNum=4021, OpType=ALLR\n    ";
+  EXPECT_EQ(ReadAll(indented, Formats()), "a\nWorkNCCL(SeqNum=4021, OpType=\n");
 }
 }  // namespace
 }  // namespace tpt
