@@ -247,9 +247,12 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     // Qwen3-VL's deepstack buffers (qwen3_vl.py, qwen3_vl_moe.py Qwen3VL(Moe)ForConditionalGeneration
     // __init__, 0.11.0-0.21.0): one max_num_batched_tokens x text hidden tensor per deepstack
     // level, allocated with the model (torch.zeros under the loader's device and dtype), on
-    // every rank: "Model loading took" counts them. 0.11.0 leaves them out with the tower
-    // when --limit-mm-per-prompt turns images and videos off.
-    const bool towerless = in.mm_limits && in.mm_limits->given && in.mm_limits->image == 0 && in.mm_limits->video == 0;
+    // every rank: "Model loading took" counts them. 0.11.0-0.14.1 leave them out with the
+    // tower when --limit-mm-per-prompt turns images and videos off (`if self.use_deepstack
+    // and self.visual is not None`); from 0.16.0 they are made whatever the limits (0.15 not
+    // read, taken as 0.14).
+    const bool towerless = in.mm_limits && in.mm_limits->given && in.mm_limits->image == 0 &&
+                           in.mm_limits->video == 0 && VersionBefore(in.version, {0, 16});
     if (weights_from_config && in.model && in.model->vit_qwen3 && in.model->vit_deepstack > 0 && !towerless &&
         !VersionBefore(in.version, {0, 11})) {
       const double buffers = static_cast<double>(in.model->vit_deepstack) *

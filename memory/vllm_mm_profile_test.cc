@@ -334,8 +334,9 @@ TEST(VllmEncoderProfileTest, Qwen3VlFrom012) {
 
 // Qwen3-VL's deepstack buffers (qwen3_vl.py / qwen3_vl_moe.py __init__, vLLM 0.11.0-0.21.0):
 // three max_num_batched_tokens x hidden tensors allocated with the model on every rank, so
-// the weights a rank holds grow with --max-num-batched-tokens; none with the tower left out
-// (--limit-mm-per-prompt image=0,video=0) and none for a model without deepstack mergers.
+// the weights a rank holds grow with --max-num-batched-tokens; before 0.16 none with the
+// tower left out (--limit-mm-per-prompt image=0,video=0), and none for a model without
+// deepstack mergers.
 TEST(VllmEncoderProfileTest, Qwen3VlDeepstackBuffersAreWeights) {
   auto m = LoadModel(WriteModelDir("qwen3vl-deepstack", {{"config.json", kQwen3VlConfig}}));
   ASSERT_TRUE(m.ok()) << m.status().ToString();
@@ -359,6 +360,10 @@ TEST(VllmEncoderProfileTest, Qwen3VlDeepstackBuffersAreWeights) {
   PlanInput towerless = in;
   towerless.mm_limits = VllmMmLimits{0, 0, true};
   EXPECT_DOUBLE_EQ(weights(in) - weights(towerless), 3 * 8192.0 * 2048 * 2);
+  // From 0.16 the buffers are made whatever the limits.
+  in.version = towerless.version = "0.16.0";
+  EXPECT_DOUBLE_EQ(weights(in), weights(towerless));
+  in.version = "0.11.0";
   PlanInput flat = in;
   flat.model->vit_deepstack = 0;
   EXPECT_DOUBLE_EQ(weights(in) - weights(flat), 3 * 8192.0 * 2048 * 2);
