@@ -45,7 +45,11 @@
 // Beside the layer: the pixel values in float32 (P x 1176 x 4) and the dtype copy the
 // model encodes (pixel_values.type(self.visual.dtype)).
 //
-// Gemma-3 (gemma3_mm.py, siglip.py; 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 read): image only
+// Gemma-3 (gemma3_mm.py, siglip.py; 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 read, and on through
+// 0.21.0: the same SiglipEncoderLayer / SiglipEncoder forwards, MultiHeadAttention (0.12-0.13)
+// and MMEncoderAttention (0.14.1-0.21.0) viewing the qkv chunks for flash-attn's varlen
+// kernel with no copy, _image_pixels_to_features with no cast, and the 256-token item from
+// the dummy image's embeds; from 0.13 the outputs are not padded, as for Qwen3-VL): image only
 // (get_supported_mm_limits), the dummy item is one image of 256 soft tokens (no crops), the
 // pixel values the HF processor's float32 at 896 x 896 (3 x 14 x 14 values a patch). Held
 // beside every layer after the first: the embeddings (SiglipVisionTransformer.forward's
@@ -221,8 +225,8 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
                                         int64_t max_model_len, const VllmMmLimits& limits) {
   VllmEncoderProfile p;
   auto v = ParseVersion(version);
-  // Qwen3-VL is read through 0.21.0 (below); the other towers through 0.11.
-  const auto last = m.vit_qwen3 ? std::vector<int>{0, 22} : std::vector<int>{0, 12};
+  // Qwen3-VL and Gemma-3's SigLIP are read through 0.21.0 (below); Qwen2/2.5-VL through 0.11.
+  const auto last = m.vit_qwen3 || m.vit_siglip ? std::vector<int>{0, 22} : std::vector<int>{0, 12};
   if (m.vit_width <= 0 || m.mm_item_tokens <= 0 || m.vision_patch_elems <= 0 || !v.ok() ||
       CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, last) >= 0) {
     return p;

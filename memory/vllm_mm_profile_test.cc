@@ -151,7 +151,7 @@ TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
   EXPECT_TRUE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
   auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
   ASSERT_TRUE(gemma.ok());
-  EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.12.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.22.0", 1, 8192, 1024, 8192, {}).modelled);
   // A SigLIP tower whose pooled tokens are not a square of the patch grid is not Gemma-3's.
   ModelConfig odd = *gemma;
   odd.vit_width = odd.vit_heads = odd.vit_mlp = 0;
@@ -195,6 +195,16 @@ TEST(VllmEncoderProfileTest, Gemma3SiglipTower) {
   EXPECT_DOUBLE_EQ(v011.held, pixels + 32 * 8192.0 * 5376 * 2);
   EXPECT_NEAR(v011.held / kGiB, 2.92, 0.01);
 
+  // 0.12.0 still pads them; from 0.13.0 to 0.21.0 they are kept as they are (the same
+  // SigLIP forward and item, read in 0.12.0-0.21.0: vllm_mm_profile.cc).
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(*m, "0.12.0", 1, 8192, 1024, 32768, {}).held, v011.held);
+  for (const char* v : {"0.13.0", "0.16.0", "0.19.0", "0.21.0"}) {
+    VllmEncoderProfile later = VllmV1EncoderProfile(*m, v, 1, 8192, 1024, 32768, {});
+    ASSERT_TRUE(later.modelled) << v;
+    EXPECT_EQ(later.items, 32) << v;
+    EXPECT_DOUBLE_EQ(later.held, pixels + 32 * 256.0 * 5376 * 2) << v;
+    EXPECT_DOUBLE_EQ(later.encoder_peak, p.encoder_peak) << v;
+  }
   // 0.9.2 rounds the budget up (cdiv) and takes the limit per prompt: 2,048 / 256 = 8.
   EXPECT_EQ(VllmV1EncoderProfile(*m, "0.9.2", 1, 2048, 256, 32768, {}).items, 8);
   // Images off: nothing to encode.
