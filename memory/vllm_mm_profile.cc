@@ -2,9 +2,10 @@
 // the 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 sdists (0.9.0 read for the rotary change, 0.10.0
 // for the item count; 0.10.1's vision block fuses norm2 with the residual add, in place,
 // and 0.11's merges gate and up, which leaves the MLP phase below as it was; 0.11's
-// changes are marked where they apply). Qwen3-VL is read on through 0.21 (the 0.12.0,
-// 0.13.0, 0.14.1, 0.16.0, 0.18.1, 0.20.2 and 0.21.0 sdists; Qwen3VitLayerPeak and the
-// version checks in VllmV1EncoderProfile say what changed):
+// changes are marked where they apply). Read on through 0.21 for every tower here (the 0.12.0,
+// 0.13.0, 0.14.1, 0.16.0, 0.18.1, 0.20.2 and 0.21.0 sdists; QwenVitLayerPeakFrom012 and the
+// version checks in VllmV1EncoderProfile say what changed; Qwen2-VL's processing info, its
+// dummy video's frames against max_model_len at most 14, is 0.11's throughout):
 //
 // profile_run (v1/worker/gpu_model_runner.py): the modality with the most tokens per item
 // (MULTIMODAL_REGISTRY.get_max_tokens_per_item_by_nonzero_modality, at max_model_len,
@@ -158,28 +159,36 @@ QwenVitPeak SiglipLayerPeak(const ModelConfig& m, int64_t patches, int tp) {
   return q;
 }
 
-// Qwen3-VL's block from 0.12 (Qwen2_5_VisionAttention, qwen2_5_vl.py 0.12.0-0.21.0): no
-// all-gather (each rank keeps its heads: qkv 3X/tp), the rotary kernel once over q and k in
-// the model dtype (its output 2X/tp; vllm_flash_attn apply_rotary_emb, no float32 copy:
-// ApplyRotaryEmb's enable_fp32_compute is off), and from 0.13 the `.contiguous()` copy of the
-// strided q/k slice it reads (2X/tp; 0.12 passes the strided view); the attention's output
-// (X/tp, a view when rearranged for one item) and the projection's X while they are all
-// still referenced, beside the layer's input and normed input (2X): 3X + 6X/tp (0.12) or
-// 3X + 8X/tp. The MLP as before: fc1 and its GELU, then the GELU and fc2's output.
-QwenVitPeak Qwen3VitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std::string_view version) {
+// The Qwen vision blocks from 0.12 (qwen2_5_vl.py Qwen2_5_VisionAttention, shared by
+// Qwen2.5-VL and Qwen3-VL; qwen2_vl.py Qwen2VisionAttention; 0.12.0-0.21.0): the rotary
+// kernel over q and k in the model dtype (its output 2X/tp; vllm_flash_attn apply_rotary_emb,
+// no float32 copy: ApplyRotaryEmb's enable_fp32_compute is off), the attention's output (X/tp,
+// a view when rearranged for one item) and the projection's X while they are all still
+// referenced, beside the layer's input and normed input: 3X + qkv 3X/tp + rotary 2X/tp +
+// output X/tp + what q/k take first: Qwen2_5_VisionAttention keeps each rank's heads (no
+// all-gather) and from 0.13 copies the strided q/k slice (`.contiguous()`, 2X/tp; 0.12 passes
+// the view): 3X + 6X/tp (0.12) or 3X + 8X/tp. Qwen2VisionAttention concatenates q and k
+// (torch.cat, 2X/tp): 3X + 8X/tp, and from 0.13 all-gathers qkv again at TP > 1 (split_qkv,
+// 3X; 0.12 has no gather). The MLPs as before: Qwen2.5-VL's gate_up (kept by its local),
+// SiluAndMul and down, 3X + 3M/tp (the fused add-RMSNorm works in place); fc1 and its GELU,
+// then the GELU and fc2's output, max(3X + 2M/tp, 4X + M/tp).
+QwenVitPeak QwenVitLayerPeakFrom012(const ModelConfig& m, int64_t patches, int tp, std::string_view version) {
   QwenVitPeak q;
   const double e = m.dtype_bytes, P = static_cast<double>(patches);
   const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
-  const bool qk_copy = !VersionBefore(version, {0, 13});
-  const double attn = 3 * X + (qk_copy ? 8.0 : 6.0) * X / tp;
-  const double mlp = std::max(3 * X + 2 * M / tp, 4 * X + M / tp);
+  const bool qwen2 = !m.vit_qwen3 && !m.vit_mlp_gated;  // Qwen2VisionAttention
+  const bool v013 = !VersionBefore(version, {0, 13});
+  const double per_rank = qwen2 || v013 ? 8.0 : 6.0;
+  const double gathered = qwen2 && v013 && tp > 1 ? 3 * X : 0;
+  const double attn = 3 * X + gathered + per_rank * X / tp;
+  const double mlp = m.vit_mlp_gated ? 3 * X + 3 * M / tp : std::max(3 * X + 2 * M / tp, 4 * X + M / tp);
   q.layer = std::max(attn, mlp);
   q.arithmetic = internal::WithCommas(patches) + " patches x width " + std::to_string(m.vit_width) + " = " +
                  FormatGiB(X) + " a tensor; encoder layer peak " + FormatGiB(q.layer) +
-                 " (attention: input, normed input and projection " + FormatGiB(3 * X) + " + qkv, " +
-                 (qk_copy ? "q/k copy, " : "") + "rotary output and attention output " +
-                 FormatGiB((qk_copy ? 8.0 : 6.0) * X / tp) + " (>= 0.12, no float32 rotary, no all-gather); MLP " +
-                 FormatGiB(mlp) + ")";
+                 " (attention: input, normed input and projection " + FormatGiB(3 * X) +
+                 (gathered > 0 ? " + gathered qkv " + FormatGiB(gathered) : "") + " + qkv, " +
+                 (qwen2 ? "q/k concatenated, " : v013 ? "q/k copy, " : "") + "rotary output and attention output " +
+                 FormatGiB(per_rank * X / tp) + " (>= 0.12, no float32 rotary); MLP " + FormatGiB(mlp) + ")";
   return q;
 }
 
@@ -197,7 +206,7 @@ QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std:
   // The rotary embedding's temporaries: before 0.9 the torch path on q, then on k (8X);
   // 0.9-0.10 the kernel on q, then on k (5X: the float32 copy, its output, the cast back);
   // 0.11 the kernel once over torch.cat([q, k]) (12X: the concatenation 2X, then 4X, 4X, 2X).
-  if (m.vit_qwen3 && !VersionBefore(version, {0, 12})) return Qwen3VitLayerPeak(m, patches, tp, version);
+  if (!VersionBefore(version, {0, 12})) return QwenVitLayerPeakFrom012(m, patches, std::max(tp, 1), version);
   const bool torch_rotary = VersionBefore(version, {0, 9});
   const bool concat_rotary = !VersionBefore(version, {0, 11});
   const double rotary = (torch_rotary ? 8.0 : concat_rotary ? 12.0 : 5.0) * X / tp;
@@ -225,10 +234,9 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
                                         int64_t max_model_len, const VllmMmLimits& limits) {
   VllmEncoderProfile p;
   auto v = ParseVersion(version);
-  // Qwen3-VL and Gemma-3's SigLIP are read through 0.21.0 (below); Qwen2/2.5-VL through 0.11.
-  const auto last = m.vit_qwen3 || m.vit_siglip ? std::vector<int>{0, 22} : std::vector<int>{0, 12};
+  // Read through 0.21.0 for every tower priced here (below); 0.22 on is not read.
   if (m.vit_width <= 0 || m.mm_item_tokens <= 0 || m.vision_patch_elems <= 0 || !v.ok() ||
-      CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, last) >= 0) {
+      CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, {0, 22}) >= 0) {
     return p;
   }
   p.modelled = true;

@@ -146,7 +146,8 @@ TEST(VllmEncoderProfileTest, ItemTokensFromOneItemOfEachModalityFrom09) {
 TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
   const ModelConfig m = Qwen25Vl7b();
   EXPECT_FALSE(VllmV1EncoderProfile(m, "0.7.3", 1, 8192, 1024, 8192, {}).modelled);
-  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.12.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.22.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_TRUE(VllmV1EncoderProfile(m, "0.21.0", 1, 8192, 1024, 8192, {}).modelled);
   EXPECT_TRUE(VllmV1EncoderProfile(m, "0.10.2", 1, 8192, 1024, 8192, {}).modelled);
   EXPECT_TRUE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
   auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
@@ -304,7 +305,6 @@ TEST(VllmEncoderProfileTest, Qwen3VlFrom012) {
     EXPECT_TRUE(VllmV1EncoderProfile(*m, v, 4, 2048, 256, 65536, def).modelled) << v;
   }
   EXPECT_FALSE(VllmV1EncoderProfile(*m, "0.22.0", 4, 2048, 256, 65536, def).modelled);
-  EXPECT_FALSE(VllmV1EncoderProfile(Qwen25Vl7b(), "0.13.0", 1, 8192, 1024, 8192, def).modelled);
 
   // 0.12.0: the video of 153,600 tokens, padded outputs, 3X + 6X/4 = 4.5X < the MLP's 4X + M/4.
   VllmEncoderProfile v012 = VllmV1EncoderProfile(*m, "0.12.0", 4, 2048, 256, 65536, def);
@@ -415,6 +415,39 @@ TEST(VllmEncoderProfileTest, Qwen2VlTower) {
   EXPECT_DOUBLE_EQ(p.encoder_peak, 16 * X + 65536.0 * 1176 * 6);
   // Two TP ranks: attention 2X + 3X + 3X + 4X = 12X; the MLP max(2X + 4X, 3X + 2X) = 6X.
   EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.8.2").layer, 12 * X);
+  // From 0.12 (qwen2_vl.py Qwen2VisionAttention 0.12.0-0.21.0): input, normed input and
+  // projection 3X, qkv, the q/k concatenation, the rotary output (model dtype) and the
+  // attention's output 8X/tp; 0.12 keeps each rank's heads, 0.13 on all-gathers qkv (3X).
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 1, "0.12.0").layer, 11 * X);
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.12.0").layer, 7 * X);
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.13.0").layer, 10 * X);
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.21.0").layer, 10 * X);
+  // The image's profile on 0.20.2: no cast kept (the transformer's own x.to(dtype) is gone
+  // after patch_embed), the outputs unpadded.
+  VllmEncoderProfile v020 = VllmV1EncoderProfile(*m, "0.20.2", 1, 8192, 1024, 8192, {1, 0});
+  ASSERT_TRUE(v020.modelled);
+  EXPECT_DOUBLE_EQ(v020.encoder_peak, 11 * X + 65536.0 * 1176 * 4);
+  EXPECT_DOUBLE_EQ(v020.held, 65536.0 * 1176 * 4 + 16384.0 * 3584 * 2);
+}
+
+// Qwen2.5-VL from 0.12 (qwen2_5_vl.py 0.12.0-0.21.0): Qwen3-VL's attention (3X + 6X/tp in
+// 0.12, 3X + 8X/tp with 0.13's q/k copy), the gated MLP 3X + 3M/tp beside the in-place fused
+// add-RMSNorm; the image of 16,384 tokens, unpadded outputs from 0.13.
+TEST(VllmEncoderProfileTest, Qwen25VlFrom012) {
+  const ModelConfig m = Qwen25Vl7b();
+  const double X = 65536.0 * 1280 * 2, M = 65536.0 * 3420 * 2, pixels = 65536.0 * 1176 * 4;
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 1, "0.12.0").layer, std::max(9 * X, 3 * X + 3 * M));
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 4, "0.12.0").layer, std::max(4.5 * X, 3 * X + 0.75 * M));
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 4, "0.13.0").layer, std::max(5 * X, 3 * X + 0.75 * M));
+  VllmEncoderProfile p = VllmV1EncoderProfile(m, "0.16.0", 4, 8192, 1024, 8192, {1, 0});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_DOUBLE_EQ(p.encoder_peak, std::max(5 * X, 3 * X + 0.75 * M) + pixels);
+  EXPECT_DOUBLE_EQ(p.held, pixels + 16384.0 * 3584 * 2);
+  // 0.12.0 still pads the output to the budget (16,384 rows here: the item is the budget).
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.12.0", 4, 8192, 1024, 8192, {1, 0}).held, p.held);
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.12.0", 4, 32768, 1024, 32768, {1, 0}).held,
+                   2 * pixels + 2 * 32768.0 * 3584 * 2);
 }
 
 TEST(VllmEncoderProfileTest, ParsesLimitMmPerPrompt) {
