@@ -661,7 +661,7 @@ StatusOr<Plan> Run(const PlanInput& user) {
     // encoder budget max(max_num_batched_tokens, the item's tokens) holds, each at the
     // processor's largest size unless --limit-mm-per-prompt / --mm-processor-kwargs say
     // otherwise; v0.11.0), and keeps their outputs in the encoder cache: the plan sizes the
-    // dummy prompt for the Qwen-VL processors on V0, and V1 0.8-0.11's encoder batch for
+    // dummy prompt for the Qwen-VL processors on V0, and V1 0.8-0.21's encoder batch for
     // Qwen2-VL / Qwen2.5-VL / Qwen3-VL / Gemma-3 (vllm_mm_profile.cc); other towers and
     // versions land here.
     p->input.encoder_profile_unmodelled = true;
@@ -669,8 +669,8 @@ StatusOr<Plan> Run(const PlanInput& user) {
         "encoder profiling not modelled for " + (in->model ? in->model->architecture : std::string("this model")) +
         " on vLLM " + in->version + ": the dummy images/videos the profiling run encodes (the processor's largest item, --limit-mm-per-prompt, "
         "--mm-processor-kwargs) and the encoder's activations are a rough estimate; the range below widens the "
-        "activation peak to x0.5-x3 (the encoder batch is priced for Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Gemma-3 "
-        "on vLLM V1 0.8-0.11 only); pass --activation-peak from a launch's log (V1: 'torch peak memory "
+        "activation peak to x0.5-x3 (the encoder batch is priced for Qwen2-VL, Qwen2.5-VL, Qwen3-VL and "
+        "Gemma-3 on vLLM V1 0.8-0.21); pass --activation-peak from a launch's log (V1: 'torch peak memory "
         "increase', V0: 'activation peak memory takes')");
   }
   if (in->flashinfer_probs_peak_bytes > 0) {

@@ -135,6 +135,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                            std::optional<WeightEstimate>& west) {
   PlanInput in = user;
   const bool vllm = in.framework == "vllm";
+  bool weights_from_config = false;
+  size_t weights_assumption = 0;  // where the weights' line is, to restate it with the buffers below
   if (in.model) {
     for (const auto& n : in.model->notes) assumptions.push_back("config: " + n);
     if (in.weight_dtype_given) ApplyDtypeFlag(in, assumptions);
@@ -154,7 +156,9 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       auto w = WeightsPerRank(m, s);
       if (!w.ok()) return w.status();
       west = *w;
+      weights_from_config = true;
       in.weights_bytes = w->per_rank_bytes;
+      weights_assumption = assumptions.size();
       assumptions.push_back("weights " + FormatGiB(w->per_rank_bytes) + " per rank from " + w->source + " (" +
                             (m.quant.method.empty() ? m.torch_dtype : m.quant.scheme) + ")");
       if (in.draft_weights_bytes) {
@@ -238,6 +242,30 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       // "Chunked prefill is enabled with max_num_batched_tokens=2048").
       if (!v1 && in.model && in.model->vision_params > 0) {
         in.max_num_batched_tokens = std::max<int64_t>(*in.max_num_batched_tokens, 5120);
+      }
+    }
+    // Qwen3-VL's deepstack buffers (qwen3_vl.py, qwen3_vl_moe.py Qwen3VL(Moe)ForConditionalGeneration
+    // __init__, 0.11.0-0.21.0): one max_num_batched_tokens x text hidden tensor per deepstack
+    // level, allocated with the model (torch.zeros under the loader's device and dtype), on
+    // every rank: "Model loading took" counts them. 0.11.0-0.14.1 leave them out with the
+    // tower when --limit-mm-per-prompt turns images and videos off (`if self.use_deepstack
+    // and self.visual is not None`); from 0.16.0 they are made whatever the limits (0.15 not
+    // read, taken as 0.14).
+    const bool towerless = in.mm_limits && in.mm_limits->given && in.mm_limits->image == 0 &&
+                           in.mm_limits->video == 0 && VersionBefore(in.version, {0, 16});
+    if (weights_from_config && in.model && in.model->vit_qwen3 && in.model->vit_deepstack > 0 && !towerless &&
+        !VersionBefore(in.version, {0, 11})) {
+      const double buffers = static_cast<double>(in.model->vit_deepstack) *
+                             static_cast<double>(*in.max_num_batched_tokens) * in.model->hidden * in.model->dtype_bytes;
+      in.weights_bytes = *in.weights_bytes + buffers;
+      west->per_rank_bytes += buffers;
+      const std::string what = "Qwen3-VL's deepstack buffers, " + std::to_string(in.model->vit_deepstack) + " x " +
+                               std::to_string(*in.max_num_batched_tokens) + " batched tokens x hidden " +
+                               std::to_string(in.model->hidden) + ": " + FormatGiB(buffers) +
+                               " a rank, allocated with the model";
+      west->notes.push_back(what);
+      if (weights_assumption < assumptions.size()) {
+        assumptions[weights_assumption] += " + " + what + " = " + FormatGiB(*in.weights_bytes);
       }
     }
     // V1's max_num_seqs (above; EngineArgs.__post_init__ "256 if not envs.VLLM_USE_V1 else

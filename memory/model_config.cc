@@ -394,6 +394,26 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
   }
   m.mtp_layers = Num<int>(t, {"num_nextn_predict_layers"}).value_or(0);
   TPT_RETURN_IF_ERROR(ReadVisionTowers(j, t, src, m));
+  // M-RoPE: the language model's rope_scaling (transformers <= 4.x) or rope_parameters
+  // (5.x) with an mrope_section, in text_config or at the top level; vLLM builds
+  // MRotaryEmbedding for it (get_rope: "mrope_section" in the rope parameters).
+  for (const json* c : {&t, &j}) {
+    for (const char* k : {"rope_scaling", "rope_parameters"}) {
+      auto it = c->find(k);
+      if (it != c->end() && it->is_object() && it->contains("mrope_section")) m.mrope = true;
+    }
+  }
+  if (!m.mrope) {
+    static const char* kMropeArchs[] = {"Qwen2VLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",
+                                        "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"};
+    for (const char* a : kMropeArchs) {
+      if (m.architecture == a) {
+        m.mrope = true;
+        m.notes.push_back(where + "rope_scaling.mrope_section not in config.json: M-RoPE taken for " + m.architecture +
+                          " (the published checkpoints carry it; the servers position its images and videos in 3-D)");
+      }
+    }
+  }
   // Quantization: quantization_config (text first: some VLMs nest it) or compression_config.
   const json* qc = nullptr;
   for (const json* c : {&j, &t}) {

@@ -56,6 +56,10 @@ struct ModelConfig {
   bool tied_known = false;       // the config (or the index) said; otherwise assumed untied
   bool qkv_bias = false, o_bias = false;
   int64_t max_position = 0;
+  // M-RoPE: rope_scaling / rope_parameters carry mrope_section (Qwen2-VL, Qwen2.5-VL,
+  // Qwen3-VL), or the architecture is one of those whose checkpoints all do (a note says
+  // so). vLLM's MRotaryEmbedding sizes its cos/sin cache for 4 x max_position (model_weights.cc).
+  bool mrope = false;
   // MLA (DeepSeek V2/V3/R1, Kimi K2, GLM-4.5+ MLA variants)
   int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0;
   // MoE
@@ -108,6 +112,7 @@ struct ModelConfig {
   // x12.5 for the timestamps each row is formatted with (mm_video_token_scale).
   bool vit_qwen3 = false;
   int vit_patch = 0, vit_out_width = 0, vit_deepstack_width = 0;
+  int vit_deepstack = 0;  // deepstack_visual_indexes' count (the deepstack mergers)
   int64_t mm_video_rows = 0;
   double mm_video_token_scale = 1.0;
   std::string vision_note;

@@ -17,9 +17,11 @@ ModelConfig Load(const std::string& name) {
   return m.ok() ? *m : ModelConfig();
 }
 
-double PerRank(const ModelConfig& m, int tp, int pp = 1, int ep = 1, const std::string& fw = "vllm") {
+double PerRank(const ModelConfig& m, int tp, int pp = 1, int ep = 1, const std::string& fw = "vllm",
+               const std::string& version = "") {
   Sharding s;
   s.framework = fw;
+  s.version = version;
   s.tp = tp;
   s.pp = pp;
   s.ep = ep;
@@ -170,6 +172,34 @@ TEST(ModelConfigTest, IndexTotalIsTheTruthAndRotaryCacheIsAdded) {
   bool warned = false;
   for (const auto& n : w2->notes) warned = warned || n.find("disagree") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+// vLLM's MRotaryEmbedding sizes its cos/sin cache for 4 x max_position_embeddings
+// (rotary_embedding.py 0.7.3, rotary_embedding/mrope.py 0.10.1.1-0.21.0); 0.7.0's and
+// SGLang's are priced at max_position. Qwen2.5-VL-7B: 128,000 x 4 x 128 x 2 B, on every rank.
+TEST(ModelConfigTest, VllmMropeCacheIsFourTimesMaxPosition) {
+  ModelConfig m = Load("qwen2.5-vl-7b-instruct");
+  EXPECT_TRUE(m.mrope);  // the architecture's checkpoints carry rope_scaling.mrope_section
+  bool noted = false;
+  for (const auto& n : m.notes) noted = noted || n.find("M-RoPE taken for Qwen2_5_VL") != std::string::npos;
+  EXPECT_TRUE(noted);
+  auto at = [&](const std::string& version, int tp) { return PerRank(m, tp, 1, 1, "vllm", version); };
+  const double cache = 128000.0 * 128 * 2;
+  EXPECT_NEAR(at("0.11.0", 1) - at("0.7.0", 1), 3 * cache, 1);
+  EXPECT_NEAR(at("0.7.3", 4) - at("0.7.0", 4), 3 * cache, 1);  // whole on every rank
+  EXPECT_NEAR(at("0.21.0", 1) - at("0.7.0", 1), 3 * cache, 1);
+  // A language model without M-RoPE keeps max_position's cache.
+  ModelConfig text = Load("qwen3-32b");
+  EXPECT_FALSE(text.mrope);
+  EXPECT_DOUBLE_EQ(PerRank(text, 1, 1, 1, "vllm", "0.11.0"), PerRank(text, 1, 1, 1, "vllm", "0.7.0"));
+  // rope_scaling.mrope_section names it whatever the architecture.
+  auto j = nlohmann::json::parse(R"({"architectures": ["SomeVLForCausalLM"], "model_type": "qwen2",
+      "hidden_size": 1024, "intermediate_size": 2816, "num_hidden_layers": 2, "num_attention_heads": 8,
+      "num_key_value_heads": 8, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}})");
+  auto parsed = ParseModelConfig(j, "mrope.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_TRUE(parsed->mrope);
 }
 
 TEST(ModelConfigTest, TensorParallelShardingKeepsReplicatedParts) {

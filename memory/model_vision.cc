@@ -124,6 +124,7 @@ Status ReadVisionTowers(const json& j, const json& t, const std::string& src, Mo
           }
           m.vit_out_width = out * (1 + deepstack);
           m.vit_deepstack_width = out * deepstack;
+          m.vit_deepstack = deepstack;
           m.mm_video_token_scale = 12.5;
           SetQwenProcessorMaxPixels(m, 16777216, 25165824);
           if (m.vit_width <= 0 || m.vit_heads <= 0 || m.vit_mlp <= 0) m.vit_width = m.vit_heads = m.vit_mlp = 0;

@@ -265,8 +265,21 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
   // The rotary embedding's cos/sin cache (one per model, on every rank, not in the
   // checkpoint): max_position x rotary dim in the model dtype. vLLM's Llama-3.1-8B
   // "Model loading took 14.9888 GiB" is its 16,060,522,496 checkpoint bytes plus this 32 MiB.
-  const double rotary = static_cast<double>(std::min<int64_t>(m.max_position, 1 << 20)) *
+  // vLLM's M-RoPE (MRotaryEmbedding) sizes that cache for 4 x max_position ("the maximum
+  // index value is related to the duration of the input video. We enlarge
+  // max_position_embeddings to 4 times"; rotary_embedding.py 0.7.3-0.10.0,
+  // rotary_embedding/mrope.py 0.10.1.1-0.21.0, in the model dtype; 0.7.0 sizes it by
+  // max_position, 0.7.1-0.7.2 not read): Qwen3-VL's 262,144 positions x 128 hold 256 MiB,
+  // not 64 (Qwen3-VL-30B-A3B at TP 4 on vLLM 0.11.0 logs 14.7708 GiB a rank: the config's
+  // tensors, this cache and the deepstack buffers, launch_plan_derive.cc).
+  const bool mrope4 = m.mrope && s.framework == "vllm" && !VersionBefore(s.version, {0, 7, 3});
+  const double rotary = static_cast<double>(std::min<int64_t>(m.max_position, 1 << 20)) * (mrope4 ? 4 : 1) *
                         (m.IsMla() ? m.qk_rope_head_dim : m.head_dim) * m.dtype_bytes;
+  if (mrope4 && m.max_position > 0) {
+    w.notes.push_back("vLLM's M-RoPE cos/sin cache holds 4 x max_position_embeddings (" +
+                      std::to_string(4 * std::min<int64_t>(m.max_position, 1 << 20)) + " positions): " +
+                      FormatGiB(rotary));
+  }
   if (m.index_total_bytes) {
     // Checkpoint extras the servers do not load by default: MTP layers (DeepSeek's
     // num_nextn_predict_layers) are in the index but not in the served model.

@@ -2,7 +2,10 @@
 // the 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 sdists (0.9.0 read for the rotary change, 0.10.0
 // for the item count; 0.10.1's vision block fuses norm2 with the residual add, in place,
 // and 0.11's merges gate and up, which leaves the MLP phase below as it was; 0.11's
-// changes are marked where they apply):
+// changes are marked where they apply). Read on through 0.21 for every tower here (the 0.12.0,
+// 0.13.0, 0.14.1, 0.16.0, 0.18.1, 0.20.2 and 0.21.0 sdists; QwenVitLayerPeakFrom012 and the
+// version checks in VllmV1EncoderProfile say what changed; Qwen2-VL's processing info, its
+// dummy video's frames against max_model_len at most 14, is 0.11's throughout):
 //
 // profile_run (v1/worker/gpu_model_runner.py): the modality with the most tokens per item
 // (MULTIMODAL_REGISTRY.get_max_tokens_per_item_by_nonzero_modality, at max_model_len,
@@ -43,7 +46,11 @@
 // Beside the layer: the pixel values in float32 (P x 1176 x 4) and the dtype copy the
 // model encodes (pixel_values.type(self.visual.dtype)).
 //
-// Gemma-3 (gemma3_mm.py, siglip.py; 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 read): image only
+// Gemma-3 (gemma3_mm.py, siglip.py; 0.8.2, 0.9.2, 0.10.1.1 and 0.11.0 read, and on through
+// 0.21.0: the same SiglipEncoderLayer / SiglipEncoder forwards, MultiHeadAttention (0.12-0.13)
+// and MMEncoderAttention (0.14.1-0.21.0) viewing the qkv chunks for flash-attn's varlen
+// kernel with no copy, _image_pixels_to_features with no cast, and the 256-token item from
+// the dummy image's embeds; from 0.13 the outputs are not padded, as for Qwen3-VL): image only
 // (get_supported_mm_limits), the dummy item is one image of 256 soft tokens (no crops), the
 // pixel values the HF processor's float32 at 896 x 896 (3 x 14 x 14 values a patch). Held
 // beside every layer after the first: the embeddings (SiglipVisionTransformer.forward's
@@ -152,6 +159,39 @@ QwenVitPeak SiglipLayerPeak(const ModelConfig& m, int64_t patches, int tp) {
   return q;
 }
 
+// The Qwen vision blocks from 0.12 (qwen2_5_vl.py Qwen2_5_VisionAttention, shared by
+// Qwen2.5-VL and Qwen3-VL; qwen2_vl.py Qwen2VisionAttention; 0.12.0-0.21.0): the rotary
+// kernel over q and k in the model dtype (its output 2X/tp; vllm_flash_attn apply_rotary_emb,
+// no float32 copy: ApplyRotaryEmb's enable_fp32_compute is off), the attention's output (X/tp,
+// a view when rearranged for one item) and the projection's X while they are all still
+// referenced, beside the layer's input and normed input: 3X + qkv 3X/tp + rotary 2X/tp +
+// output X/tp + what q/k take first: Qwen2_5_VisionAttention keeps each rank's heads (no
+// all-gather) and from 0.13 copies the strided q/k slice (`.contiguous()`, 2X/tp; 0.12 passes
+// the view): 3X + 6X/tp (0.12) or 3X + 8X/tp. Qwen2VisionAttention concatenates q and k
+// (torch.cat, 2X/tp): 3X + 8X/tp, and from 0.13 all-gathers qkv again at TP > 1 (split_qkv,
+// 3X; 0.12 has no gather). The MLPs as before: Qwen2.5-VL's gate_up (kept by its local),
+// SiluAndMul and down, 3X + 3M/tp (the fused add-RMSNorm works in place); fc1 and its GELU,
+// then the GELU and fc2's output, max(3X + 2M/tp, 4X + M/tp).
+QwenVitPeak QwenVitLayerPeakFrom012(const ModelConfig& m, int64_t patches, int tp, std::string_view version) {
+  QwenVitPeak q;
+  const double e = m.dtype_bytes, P = static_cast<double>(patches);
+  const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
+  const bool qwen2 = !m.vit_qwen3 && !m.vit_mlp_gated;  // Qwen2VisionAttention
+  const bool v013 = !VersionBefore(version, {0, 13});
+  const double per_rank = qwen2 || v013 ? 8.0 : 6.0;
+  const double gathered = qwen2 && v013 && tp > 1 ? 3 * X : 0;
+  const double attn = 3 * X + gathered + per_rank * X / tp;
+  const double mlp = m.vit_mlp_gated ? 3 * X + 3 * M / tp : std::max(3 * X + 2 * M / tp, 4 * X + M / tp);
+  q.layer = std::max(attn, mlp);
+  q.arithmetic = internal::WithCommas(patches) + " patches x width " + std::to_string(m.vit_width) + " = " +
+                 FormatGiB(X) + " a tensor; encoder layer peak " + FormatGiB(q.layer) +
+                 " (attention: input, normed input and projection " + FormatGiB(3 * X) +
+                 (gathered > 0 ? " + gathered qkv " + FormatGiB(gathered) : "") + " + qkv, " +
+                 (qwen2 ? "q/k concatenated, " : v013 ? "q/k copy, " : "") + "rotary output and attention output " +
+                 FormatGiB(per_rank * X / tp) + " (>= 0.12, no float32 rotary); MLP " + FormatGiB(mlp) + ")";
+  return q;
+}
+
 }  // namespace
 
 QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std::string_view version) {
@@ -166,6 +206,7 @@ QwenVitPeak QwenVitLayerPeak(const ModelConfig& m, int64_t patches, int tp, std:
   // The rotary embedding's temporaries: before 0.9 the torch path on q, then on k (8X);
   // 0.9-0.10 the kernel on q, then on k (5X: the float32 copy, its output, the cast back);
   // 0.11 the kernel once over torch.cat([q, k]) (12X: the concatenation 2X, then 4X, 4X, 2X).
+  if (!VersionBefore(version, {0, 12})) return QwenVitLayerPeakFrom012(m, patches, std::max(tp, 1), version);
   const bool torch_rotary = VersionBefore(version, {0, 9});
   const bool concat_rotary = !VersionBefore(version, {0, 11});
   const double rotary = (torch_rotary ? 8.0 : concat_rotary ? 12.0 : 5.0) * X / tp;
@@ -193,8 +234,9 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
                                         int64_t max_model_len, const VllmMmLimits& limits) {
   VllmEncoderProfile p;
   auto v = ParseVersion(version);
+  // Read through 0.21.0 for every tower priced here (below); 0.22 on is not read.
   if (m.vit_width <= 0 || m.mm_item_tokens <= 0 || m.vision_patch_elems <= 0 || !v.ok() ||
-      CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, {0, 12}) >= 0) {
+      CompareVersions(*v, {0, 8}) < 0 || CompareVersions(*v, {0, 22}) >= 0) {
     return p;
   }
   p.modelled = true;
@@ -214,8 +256,11 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   if (video_limit > 0 && m.mm_video && m.mm_video_rows > 0) {
     // Qwen3-VL: the video processor's max pixels over all frames, whatever the frames;
     // each row formatted with its timestamp, x12.5 (qwen3_vl.py get_max_video_tokens).
+    // From 0.13 get_max_video_tokens counts the rows alone (0.13.0 drops the x12.5; 0.16
+    // on, 2 frames at the video's max pixels / temporal patch: the same rows).
     video_rows = m.mm_video_rows;
-    video_tokens = static_cast<int64_t>(static_cast<double>(video_rows) * m.mm_video_token_scale);
+    const double scale = CompareVersions(*v, {0, 13}) < 0 ? m.mm_video_token_scale : 1.0;
+    video_tokens = static_cast<int64_t>(static_cast<double>(video_rows) * scale);
   } else if (video_limit > 0 && m.mm_video) {
     // _get_max_video_frames(max_model_len - image tokens x image limit), per video, capped.
     // 0.11 counts the frames against max_model_len alone (get_num_frames_with_most_features).
@@ -227,7 +272,12 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
     video_tokens = VideoTokens(frames, temporal, image_tokens);
     video_rows = video_tokens;
   }
-  if (image_limit > 0 && (video_limit <= 0 || !m.mm_video || image_tokens >= video_tokens)) {
+  // A tie keeps the first (image) through 0.16; from 0.18 the larger name (video) wins it
+  // (multimodal/encoder_budget.py get_modality_with_max_tokens: key=(tokens, modality) in
+  // 0.18.1, key=tokens in 0.16.0; 0.17 not read, taken as 0.18).
+  const bool video_wins_tie = CompareVersions(*v, {0, 17}) >= 0;
+  const bool image_first = video_wins_tie ? image_tokens > video_tokens : image_tokens >= video_tokens;
+  if (image_limit > 0 && (video_limit <= 0 || !m.mm_video || image_first)) {
     p.modality = "image";
     p.item_tokens = image_tokens;
   } else if (video_limit > 0 && m.mm_video) {
@@ -264,12 +314,17 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
   // _process_image_input / _process_video_input still cast into a local.
   const double pixels_cast =
       (v011 && !m.vit_qwen3) || m.vit_siglip ? 0 : P * static_cast<double>(m.vision_patch_elems) * e;
-  // Qwen3-VL's deepstack mergers keep their outputs from their layers to the end.
+  // Qwen3-VL's deepstack mergers keep their outputs from their layers to the end, and the
+  // interpolated position embeddings (pos_embeds, P x width) stay referenced by the
+  // transformer's forward through every layer (Qwen3_VisionTransformer.forward 0.11.0-0.21.0).
   const double deepstack = static_cast<double>(p.items) * static_cast<double>(rows) * m.vit_deepstack_width * e;
-  p.encoder_peak = vit.layer + pixels32 + pixels_cast + deepstack;
-  // 0.11 pads each dummy output to the encoder budget (output.new_zeros((budget, width))):
-  // the language model's hidden, or Qwen3-VL's merger and deepstack rows side by side.
-  const int64_t kept = v011 ? std::max(budget, rows) : rows;
+  const double pos_embeds = m.vit_qwen3 ? P * m.vit_width * e : 0;
+  p.encoder_peak = vit.layer + pixels32 + pixels_cast + deepstack + pos_embeds;
+  // 0.11-0.12 pad each dummy output to the encoder budget (output.new_zeros((budget,
+  // width))): the language model's hidden, or Qwen3-VL's merger and deepstack rows side by
+  // side; from 0.13 profile_run keeps the outputs as they are (encoder_cache[f"tmp_{i}"]).
+  const bool padded = v011 && CompareVersions(*v, {0, 13}) < 0;
+  const int64_t kept = padded ? std::max(budget, rows) : rows;
   const int width = m.vit_out_width > 0 ? m.vit_out_width : m.hidden;
   const double outputs = static_cast<double>(p.items) * static_cast<double>(kept) * width * e;
   p.held = pixels32 + outputs;
@@ -283,7 +338,8 @@ VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view v
                  (rows != p.item_tokens ? "; " + internal::WithCommas(rows) + " encoder rows an item" : "") +
                  "): " + vit.arithmetic + " + pixel values " + FormatGiB(pixels32) + " float32 + " +
                  FormatGiB(pixels_cast) + " cast" +
-                 (deepstack > 0 ? " + deepstack outputs " + FormatGiB(deepstack) : "") + " = " +
+                 (deepstack > 0 ? " + deepstack outputs " + FormatGiB(deepstack) : "") +
+                 (pos_embeds > 0 ? " + position embeddings " + FormatGiB(pos_embeds) : "") + " = " +
                  FormatGiB(p.encoder_peak) +
                  "; held through the language model's run: pixel values " + FormatGiB(pixels32) +
                  " + encoder outputs " + FormatGiB(outputs) + " = " + FormatGiB(p.held);

@@ -52,9 +52,9 @@ struct VllmEncoderProfile {
   std::string arithmetic;  // the figures above, for plan's output
 };
 
-// Qwen2-VL, Qwen2.5-VL and Gemma-3 (ModelConfig::vit_*) on vLLM V1 0.8.0-0.11.x (0.11.1+ taken as
-// 0.11.0, inferred); otherwise
-// `modelled` is false. max_model_len decides the dummy video's frames, as vLLM's
+// Qwen2-VL, Qwen2.5-VL and Gemma-3 (ModelConfig::vit_*) on vLLM V1 0.8.0-0.21.x, Qwen3-VL on
+// 0.11.0-0.21.x (0.8.2-0.11.0 and 0.12.0, 0.13.0, 0.14.1, 0.16.0, 0.18.1, 0.20.2, 0.21.0
+// read; 0.11.1-0.11.2 taken as 0.11.0, inferred); otherwise `modelled` is false. max_model_len decides the dummy video's frames, as vLLM's
 // get_max_tokens_per_item_by_modality does.
 VllmEncoderProfile VllmV1EncoderProfile(const ModelConfig& m, std::string_view version, int tp,
                                         int64_t max_num_batched_tokens, int64_t max_num_seqs,

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "memory/launch_plan.h"
 #include "memory/model_config.h"
 
 namespace tpt::memory {
@@ -144,12 +146,13 @@ TEST(VllmEncoderProfileTest, ItemTokensFromOneItemOfEachModalityFrom09) {
 TEST(VllmEncoderProfileTest, OnlyTheVersionsAndTowersRead) {
   const ModelConfig m = Qwen25Vl7b();
   EXPECT_FALSE(VllmV1EncoderProfile(m, "0.7.3", 1, 8192, 1024, 8192, {}).modelled);
-  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.12.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_FALSE(VllmV1EncoderProfile(m, "0.22.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_TRUE(VllmV1EncoderProfile(m, "0.21.0", 1, 8192, 1024, 8192, {}).modelled);
   EXPECT_TRUE(VllmV1EncoderProfile(m, "0.10.2", 1, 8192, 1024, 8192, {}).modelled);
   EXPECT_TRUE(VllmV1EncoderProfile(m, "0.11.0", 1, 8192, 1024, 8192, {}).modelled);
   auto gemma = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/gemma-3-27b");
   ASSERT_TRUE(gemma.ok());
-  EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.12.0", 1, 8192, 1024, 8192, {}).modelled);
+  EXPECT_FALSE(VllmV1EncoderProfile(*gemma, "0.22.0", 1, 8192, 1024, 8192, {}).modelled);
   // A SigLIP tower whose pooled tokens are not a square of the patch grid is not Gemma-3's.
   ModelConfig odd = *gemma;
   odd.vit_width = odd.vit_heads = odd.vit_mlp = 0;
@@ -193,6 +196,16 @@ TEST(VllmEncoderProfileTest, Gemma3SiglipTower) {
   EXPECT_DOUBLE_EQ(v011.held, pixels + 32 * 8192.0 * 5376 * 2);
   EXPECT_NEAR(v011.held / kGiB, 2.92, 0.01);
 
+  // 0.12.0 still pads them; from 0.13.0 to 0.21.0 they are kept as they are (the same
+  // SigLIP forward and item, read in 0.12.0-0.21.0: vllm_mm_profile.cc).
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(*m, "0.12.0", 1, 8192, 1024, 32768, {}).held, v011.held);
+  for (const char* v : {"0.13.0", "0.16.0", "0.19.0", "0.21.0"}) {
+    VllmEncoderProfile later = VllmV1EncoderProfile(*m, v, 1, 8192, 1024, 32768, {});
+    ASSERT_TRUE(later.modelled) << v;
+    EXPECT_EQ(later.items, 32) << v;
+    EXPECT_DOUBLE_EQ(later.held, pixels + 32 * 256.0 * 5376 * 2) << v;
+    EXPECT_DOUBLE_EQ(later.encoder_peak, p.encoder_peak) << v;
+  }
   // 0.9.2 rounds the budget up (cdiv) and takes the limit per prompt: 2,048 / 256 = 8.
   EXPECT_EQ(VllmV1EncoderProfile(*m, "0.9.2", 1, 2048, 256, 32768, {}).items, 8);
   // Images off: nothing to encode.
@@ -251,11 +264,12 @@ TEST(VllmEncoderProfileTest, Qwen3VlVideo) {
   const double P = 49152, pixels = P * 1536 * 4;
   EXPECT_DOUBLE_EQ(p.held, pixels + 153600.0 * 8192 * 2);
   EXPECT_NEAR(p.held / kGiB, 2.62, 0.01);
-  // The encoder: the 0.11 attention at TP 4 (2X + gathered 3X + 6X/4 + 12X/4), the float32
-  // pixels and their bf16 cast (qwen3_vl.py _process_video_input keeps it), and the three
-  // deepstack outputs of 12,288 x 2,048.
+  // The encoder: the 0.11 attention at TP 4 (2X + gathered 3X + 6X/4 + 12X/4), the
+  // interpolated position embeddings the forward keeps (X), the float32 pixels and their
+  // bf16 cast (qwen3_vl.py _process_video_input keeps it), and the three deepstack outputs
+  // of 12,288 x 2,048.
   const double X = P * 1152 * 2;
-  EXPECT_DOUBLE_EQ(p.encoder_peak, 9.5 * X + pixels + P * 1536 * 2 + 3 * 12288.0 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(p.encoder_peak, 10.5 * X + pixels + P * 1536 * 2 + 3 * 12288.0 * 2048 * 2);
   // Video off: the 16,384-token image.
   VllmEncoderProfile image = VllmV1EncoderProfile(*m, "0.11.0", 4, 2048, 256, 65536, {1, 0});
   EXPECT_EQ(image.modality, "image");
@@ -275,6 +289,100 @@ TEST(VllmEncoderProfileTest, Qwen3VlVideo) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("video_preprocessor_config.json"), std::string::npos)
       << bad.status().message();
+}
+
+// Qwen3-VL from vLLM 0.12 to 0.21 (qwen3_vl.py, qwen2_5_vl.py, gpu_model_runner.py
+// profile_run, multimodal/encoder_budget.py at 0.12.0, 0.13.0, 0.16.0, 0.18.1, 0.20.2,
+// 0.21.0): 0.12 still counts a video's rows x12.5 and pads the outputs to the budget;
+// 0.13.0 counts the rows (12,288 < the image's 16,384: the image is encoded) and keeps the
+// outputs as they are. The block has no all-gather from 0.12, and no float32 rotary: at TP 4
+// the attention holds 3X + 6X/4 (0.12) or 3X + 8X/4 with 0.13's q/k copy, the MLP 4X + M/4.
+TEST(VllmEncoderProfileTest, Qwen3VlFrom012) {
+  auto m = LoadModel(WriteModelDir("qwen3vl-012", {{"config.json", kQwen3VlConfig}}));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const auto def = VllmMmLimits::Default();
+  for (const char* v : {"0.12.0", "0.13.0", "0.14.1", "0.16.0", "0.18.1", "0.20.2", "0.21.0"}) {
+    EXPECT_TRUE(VllmV1EncoderProfile(*m, v, 4, 2048, 256, 65536, def).modelled) << v;
+  }
+  EXPECT_FALSE(VllmV1EncoderProfile(*m, "0.22.0", 4, 2048, 256, 65536, def).modelled);
+
+  // 0.12.0: the video of 153,600 tokens, padded outputs, 3X + 6X/4 = 4.5X < the MLP's 4X + M/4.
+  VllmEncoderProfile v012 = VllmV1EncoderProfile(*m, "0.12.0", 4, 2048, 256, 65536, def);
+  EXPECT_EQ(v012.modality, "video");
+  EXPECT_EQ(v012.item_tokens, 153600);
+  EXPECT_EQ(v012.patches, 49152);
+  const double Pv = 49152, Xv = Pv * 1152 * 2, Mv = Pv * 4304 * 2, pixels_v = Pv * 1536 * 4;
+  const double deep_v = 3 * 12288.0 * 2048 * 2;
+  EXPECT_DOUBLE_EQ(v012.encoder_peak, std::max(4.5 * Xv, std::max(3 * Xv + Mv / 2, 4 * Xv + Mv / 4)) + Xv +
+                                          pixels_v + Pv * 1536 * 2 + deep_v);
+  EXPECT_DOUBLE_EQ(v012.held, pixels_v + 153600.0 * 8192 * 2);
+
+  // 0.13.0: the image of 16,384 tokens (65,536 patches), outputs of 16,384 rows.
+  VllmEncoderProfile v013 = VllmV1EncoderProfile(*m, "0.13.0", 4, 2048, 256, 65536, def);
+  EXPECT_EQ(v013.modality, "image");
+  EXPECT_EQ(v013.item_tokens, 16384);
+  EXPECT_EQ(v013.items, 1);
+  EXPECT_EQ(v013.patches, 65536);
+  const double P = 65536, X = P * 1152 * 2, M = P * 4304 * 2, pixels = P * 1536 * 4;
+  const double layer = std::max(3 * X + 8 * X / 4, std::max(3 * X + 2 * M / 4, 4 * X + M / 4));
+  EXPECT_DOUBLE_EQ(layer, 5 * X);  // the attention, with its q/k copy
+  EXPECT_DOUBLE_EQ(v013.encoder_peak, layer + X + pixels + P * 1536 * 2 + 3 * 16384.0 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(v013.held, pixels + 16384.0 * 8192 * 2);
+  EXPECT_NE(v013.arithmetic.find("a video would be 12,288"), std::string::npos) << v013.arithmetic;
+  // 0.20.2 and 0.21.0 profile the same.
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(*m, "0.21.0", 4, 2048, 256, 65536, def).held, v013.held);
+
+  // A tie (an image processor of 12,582,912 px: 12,288 tokens, the video's rows) keeps the
+  // image through 0.16 (key=tokens) and goes to the video from 0.18 (key=(tokens, modality)).
+  auto tie = LoadModel(WriteModelDir(
+      "qwen3vl-tie", {{"config.json", kQwen3VlConfig},
+                      {"preprocessor_config.json", R"({"size": {"longest_edge": 12582912}})"}}));
+  ASSERT_TRUE(tie.ok()) << tie.status().ToString();
+  EXPECT_EQ(VllmV1EncoderProfile(*tie, "0.16.0", 1, 8192, 256, 65536, def).modality, "image");
+  EXPECT_EQ(VllmV1EncoderProfile(*tie, "0.18.1", 1, 8192, 256, 65536, def).modality, "video");
+}
+
+// Qwen3-VL's deepstack buffers (qwen3_vl.py / qwen3_vl_moe.py __init__, vLLM 0.11.0-0.21.0):
+// three max_num_batched_tokens x hidden tensors allocated with the model on every rank, so
+// the weights a rank holds grow with --max-num-batched-tokens; before 0.16 none with the
+// tower left out (--limit-mm-per-prompt image=0,video=0), and none for a model without
+// deepstack mergers.
+TEST(VllmEncoderProfileTest, Qwen3VlDeepstackBuffersAreWeights) {
+  auto m = LoadModel(WriteModelDir("qwen3vl-deepstack", {{"config.json", kQwen3VlConfig}}));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.11.0";
+  in.total_bytes = 23.57 * kGiB;
+  in.gpu_arch = "ampere";
+  in.tp = 4;
+  in.context_length = 65536;
+  in.model = *m;
+  auto weights = [&](const PlanInput& x) {
+    auto p = MakePlan(x);
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    return p.ok() ? p->row.weights_bytes : 0.0;
+  };
+  in.max_num_batched_tokens = 2048;
+  const double at2048 = weights(in);
+  in.max_num_batched_tokens = 8192;
+  EXPECT_DOUBLE_EQ(weights(in) - at2048, 3 * 6144.0 * 2048 * 2);
+  PlanInput towerless = in;
+  towerless.mm_limits = VllmMmLimits{0, 0, true};
+  EXPECT_DOUBLE_EQ(weights(in) - weights(towerless), 3 * 8192.0 * 2048 * 2);
+  // From 0.16 the buffers are made whatever the limits.
+  in.version = towerless.version = "0.16.0";
+  EXPECT_DOUBLE_EQ(weights(in), weights(towerless));
+  in.version = "0.11.0";
+  PlanInput flat = in;
+  flat.model->vit_deepstack = 0;
+  EXPECT_DOUBLE_EQ(weights(in) - weights(flat), 3 * 8192.0 * 2048 * 2);
+  // The text is said once, with the sum.
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok());
+  bool said = false;
+  for (const auto& a : p->assumptions) said = said || a.find("deepstack buffers, 3 x 8192") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 // Qwen2-VL's tower: embed_dim wide (hidden_size is the merger's output), a plain
@@ -307,6 +415,39 @@ TEST(VllmEncoderProfileTest, Qwen2VlTower) {
   EXPECT_DOUBLE_EQ(p.encoder_peak, 16 * X + 65536.0 * 1176 * 6);
   // Two TP ranks: attention 2X + 3X + 3X + 4X = 12X; the MLP max(2X + 4X, 3X + 2X) = 6X.
   EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.8.2").layer, 12 * X);
+  // From 0.12 (qwen2_vl.py Qwen2VisionAttention 0.12.0-0.21.0): input, normed input and
+  // projection 3X, qkv, the q/k concatenation, the rotary output (model dtype) and the
+  // attention's output 8X/tp; 0.12 keeps each rank's heads, 0.13 on all-gathers qkv (3X).
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 1, "0.12.0").layer, 11 * X);
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.12.0").layer, 7 * X);
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.13.0").layer, 10 * X);
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(*m, 65536, 2, "0.21.0").layer, 10 * X);
+  // The image's profile on 0.20.2: no cast kept (the transformer's own x.to(dtype) is gone
+  // after patch_embed), the outputs unpadded.
+  VllmEncoderProfile v020 = VllmV1EncoderProfile(*m, "0.20.2", 1, 8192, 1024, 8192, {1, 0});
+  ASSERT_TRUE(v020.modelled);
+  EXPECT_DOUBLE_EQ(v020.encoder_peak, 11 * X + 65536.0 * 1176 * 4);
+  EXPECT_DOUBLE_EQ(v020.held, 65536.0 * 1176 * 4 + 16384.0 * 3584 * 2);
+}
+
+// Qwen2.5-VL from 0.12 (qwen2_5_vl.py 0.12.0-0.21.0): Qwen3-VL's attention (3X + 6X/tp in
+// 0.12, 3X + 8X/tp with 0.13's q/k copy), the gated MLP 3X + 3M/tp beside the in-place fused
+// add-RMSNorm; the image of 16,384 tokens, unpadded outputs from 0.13.
+TEST(VllmEncoderProfileTest, Qwen25VlFrom012) {
+  const ModelConfig m = Qwen25Vl7b();
+  const double X = 65536.0 * 1280 * 2, M = 65536.0 * 3420 * 2, pixels = 65536.0 * 1176 * 4;
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 1, "0.12.0").layer, std::max(9 * X, 3 * X + 3 * M));
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 4, "0.12.0").layer, std::max(4.5 * X, 3 * X + 0.75 * M));
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 4, "0.13.0").layer, std::max(5 * X, 3 * X + 0.75 * M));
+  VllmEncoderProfile p = VllmV1EncoderProfile(m, "0.16.0", 4, 8192, 1024, 8192, {1, 0});
+  ASSERT_TRUE(p.modelled);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_DOUBLE_EQ(p.encoder_peak, std::max(5 * X, 3 * X + 0.75 * M) + pixels);
+  EXPECT_DOUBLE_EQ(p.held, pixels + 16384.0 * 3584 * 2);
+  // 0.12.0 still pads the output to the budget (16,384 rows here: the item is the budget).
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.12.0", 4, 8192, 1024, 8192, {1, 0}).held, p.held);
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(m, "0.12.0", 4, 32768, 1024, 32768, {1, 0}).held,
+                   2 * pixels + 2 * 32768.0 * 3584 * 2);
 }
 
 TEST(VllmEncoderProfileTest, ParsesLimitMmPerPrompt) {

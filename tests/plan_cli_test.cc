@@ -196,7 +196,7 @@ TEST(PlanCliTest, VllmV0ProfilesTheMultimodalDummyPrompt) {
 // size for every tower (gpu_model_runner.py profile_run): plan says so under `unknown:` and
 // widens the activation peak's range to x3, and stays quiet where it is known: a peak given
 // from a log, a text-only model, or the Qwen-VL processor on V0 (whose dummy prompt is
-// modelled) and V1 0.8-0.10 (the next test).
+// modelled) and V1 0.8-0.21 (the next test).
 TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
   auto model = [](const std::string& name) {
     return std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/" + name + "' ";
@@ -206,8 +206,8 @@ TEST(PlanCliTest, MultimodalEncoderProfilingNotModelledIsSaid) {
     return j["unknowns"];
   };
   const std::string v011 = "--framework vllm --server-version 0.11.0 --gpu H100 --max-model-len 8192 ";
-  // Gemma-3's SigLIP is read for 0.8-0.11 (vllm_mm_profile.cc); 0.12's profile is not.
-  const std::string v012 = "--framework vllm --server-version 0.12.0 --gpu H100 --max-model-len 8192 ";
+  // Gemma-3's SigLIP is read for 0.8-0.21 (vllm_mm_profile.cc); 0.22's profile is not.
+  const std::string v012 = "--framework vllm --server-version 0.22.0 --gpu H100 --max-model-len 8192 ";
   PlanRun read = Plan(model("gemma-3-27b") + v011 + "--format json");
   ASSERT_TRUE(read.rc == 0 || read.rc == 1) << read.out;
   EXPECT_TRUE(unknowns(read).empty()) << read.out;
@@ -270,8 +270,19 @@ TEST(PlanCliTest, VllmV1EncoderProfilingOfQwenVl) {
   EXPECT_TRUE(said(v, "V1 encodes 1 dummy video of 98,304 tokens")) << video.out;
   EXPECT_TRUE(said(v, "the peak is the encoder's")) << video.out;
   EXPECT_LT(v["kv_tokens"].get<int64_t>(), r["kv_tokens"].get<int64_t>());
-  // 0.12 is not read: the rough estimate and its unknown stay.
-  auto newer = nlohmann::json::parse(Plan(model + "--framework vllm --server-version 0.12.0 --gpu H100 --format json").out);
+  // 0.12-0.21 are read (the same mechanism, vllm_mm_profile.cc): the batch is priced, no
+  // unknown for it; 0.21's default of 8,192 tokens on an H100 holds the 16,384-token image.
+  for (const char* version : {"0.12.0", "0.16.0", "0.21.0"}) {
+    auto read = nlohmann::json::parse(
+        Plan(model + "--framework vllm --server-version " + version + " --gpu H100 --max-model-len 32768 --format json")
+            .out);
+    for (const auto& u : read["unknowns"]) {
+      EXPECT_EQ(u.get<std::string>().find("encoder profiling not modelled"), std::string::npos) << version;
+    }
+    EXPECT_TRUE(said(read, "V1 encodes 1 dummy")) << version << read.dump();
+  }
+  // 0.22 is not read: the rough estimate and its unknown stay.
+  auto newer = nlohmann::json::parse(Plan(model + "--framework vllm --server-version 0.22.0 --gpu H100 --format json").out);
   ASSERT_EQ(newer["unknowns"].size(), 1u);
   EXPECT_EQ(newer["unknowns"][0].get<std::string>().rfind("encoder profiling not modelled", 0), 0u);
   // V1 on an L4 (0.9.2): 2048 batched tokens and 256 sequences; V0 raises the budget to 5120.
