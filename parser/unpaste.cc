@@ -343,6 +343,42 @@ void UnpasteSource::Learn() {
   }
   if (needed == 2 && continued == 2 && with_next == 2) width_ = longest;
   if (continued >= 3 && continued * 5 >= with_next * 4) width_ = longest;
+  if (width_) LearnSecondWidth(needed);
+}
+
+// A paste cut at one width that was already cut at a wider one (a log wrapped
+// by the terminal it was copied from, then by a mailer or a narrower window):
+// the lines as joined at the first width show the second the same way, several
+// of exactly that length, none longer, going on in a line with no start.
+void UnpasteSource::LearnSecondWidth(size_t needed) {
+  struct Logical {
+    size_t chars;
+    size_t next;  // index of its next logical line's first piece
+    bool newline;
+  };
+  std::vector<Logical> logical;
+  for (size_t i = 0; i < lines_.size();) {
+    size_t n = Utf8Length(Text(lines_[i])) + lines_[i].front, j = i, pieces = 1;
+    while (j + 1 < lines_.size() && lines_[j].newline && n == width_ * pieces &&
+           !StartsOwnLine(Text(lines_[j]), Text(lines_[j + 1]))) {
+      ++j;
+      ++pieces;
+      n += Utf8Length(Text(lines_[j]));
+    }
+    logical.push_back({n, j + 1, lines_[j].newline});
+    i = j + 1;
+  }
+  size_t longest = 0;
+  for (const Logical& l : logical)
+    if (l.newline) longest = std::max(longest, l.chars);
+  if (longest <= width_) return;
+  size_t with_next = 0, continued = 0;
+  for (const Logical& l : logical) {
+    if (!l.newline || l.chars != longest || l.next >= lines_.size()) continue;
+    ++with_next;
+    continued += !HasOwnStart(Text(lines_[l.next]));
+  }
+  if (with_next >= needed && continued >= needed && continued * 5 >= with_next * 4) width2_ = longest;
 }
 
 // Two or three spaces before every line: a paste indented as a block (a list
@@ -545,8 +581,21 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
   // (A line read as it was, all ASCII: as many characters as bytes.)
   auto chars = [](const Line& l, std::string_view t) { return !l.own && l.ascii ? t.size() : Utf8Length(t); };
   // 1. A terminal's wrap: a line of exactly the width goes on in the next.
-  while (width_ && took < 64 && !lines_.empty() && Text(first).size() < kMaxJoinedBytes &&
-         chars(first, Text(first)) + first.front == width_ * (took + 1) && !StartsOwnLine(Text(first), Text(lines_.front()))) {
+  //    Cut again at a narrower width (width_ inside width2_): a run of pieces
+  //    at width_ makes a line of exactly width2_, which goes on in the next run.
+  for (size_t run_begin = 0, run_pieces = 1, groups = 1;
+       width_ && took < 64 && !lines_.empty() && Text(first).size() < kMaxJoinedBytes;) {
+    const size_t total = chars(first, Text(first)) + first.front;
+    const bool cut = total - run_begin == width_ * run_pieces;
+    const bool cut2 = !cut && width2_ && total == width2_ * groups;
+    if (!(cut || cut2) || StartsOwnLine(Text(first), Text(lines_.front()))) break;
+    if (cut) {
+      ++run_pieces;
+    } else {
+      ++groups;
+      run_begin = total;
+      run_pieces = 1;
+    }
     take("");
   }
   // 2. A traceback frame cut before its function name, or inside it: Python

@@ -144,6 +144,7 @@ class UnpasteSource : public ByteSource {
   }
   std::string& Own(Line& l) const;  // the line's text as its own copy, to rewrite
   bool IndentIsAdded(size_t indent) const;
+  void LearnSecondWidth(size_t needed);
   bool HasOwnStart(std::string_view line) const;
   bool StartsOwnLine(std::string_view cut, std::string_view next) const;
   bool ContinuesWrapped(std::string_view line) const;
@@ -172,6 +173,7 @@ class UnpasteSource : public ByteSource {
   size_t out_pos_ = 0;
   bool learned_ = false;
   size_t width_ = 0;        // terminal width the file is cut at (0: none)
+  size_t width2_ = 0;       // a wider width it was cut at before (0: none)
   size_t indent_ = 0;       // spaces (or tabs) every line of the paste is indented by (0: none)
   char indent_char_ = ' ';  // ' ' or '\t'
   size_t quote_ = 0;        // quote marks every line of the paste starts with (0: none)

@@ -444,6 +444,36 @@ TEST(Unpaste, ALineCutAtTheWidthIsNotPulledIntoTheLineBefore) {
   EXPECT_NE(out.find("\n" + watchdog + "\n"), std::string::npos) << out;
 }
 
+// A log cut at 136 columns by the terminal it was copied from, then at 100 by
+// the window it was pasted through: both widths are learned and each line
+// comes back whole (its pieces' numbers kept as empty lines).
+TEST(Unpaste, ALogCutAtTwoWidthsIsJoinedAtBoth) {
+  std::string log;
+  for (int i = 0; i < 6; ++i) {
+    log += "(Worker_TP" + std::to_string(i) + " pid=40" + std::to_string(i) +
+           ") ERROR 11-02 10:14:0" + std::to_string(i) +
+           " [multiproc_executor.py:671] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU " +
+           std::to_string(i) + " has a total capacity of 79.19 GiB of which 612.00 MiB is free. Including non-PyTorch "
+           "memory, this process has 78.58 GiB memory in use.\n";
+  }
+  auto cut_at = [](const std::string& text, size_t width) {
+    std::string out;
+    for (size_t p = 0, q; p < text.size(); p = q + 1) {
+      q = text.find('\n', p);
+      std::string l = text.substr(p, q - p);
+      for (size_t i = 0; i < l.size(); i += width) out += l.substr(i, width) + "\n";
+    }
+    return out;
+  };
+  const std::string twice = cut_at(cut_at(log, 136), 100);
+  ASSERT_GT(Lines(twice), Lines(cut_at(log, 136)));
+  const std::string out = ReadAll(twice, Formats());
+  for (size_t p = 0, q; p < log.size(); p = q + 1) {
+    q = log.find('\n', p);
+    EXPECT_NE(out.find(log.substr(p, q - p + 1)), std::string::npos) << log.substr(p, q - p) << "\n" << out;
+  }
+}
+
 // NCCL's `host:pid:tid [dev]` cut inside the host name: the rest of the line
 // reads as a start of its own (`1f0e:812:812 [0] NCCL INFO`), but also with the
 // cut line's last word before it, so it goes on the cut line.
