@@ -202,7 +202,10 @@ Status UnpasteSource::Pull() {
     if (indent_ > 0) StripIndent(&text, indent_, indent_char_);
     // Bars inside the block's quote or indent ('> ▎ ', '    ▎ '): a quoted quote.
     if (quote_ > 0 || indent_ > 0) {
-      if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);
+      if (size_t bars = QuoteBarLength(text)) {
+        front += Utf8Length(std::string_view(text).substr(0, bars));
+        text.erase(0, bars);
+      }
     }
     bool ends = true;
     bool record = !text.empty() && text[0] == '{' && UnwrapContainerRecord(&text, &ends);
@@ -289,7 +292,10 @@ void UnpasteSource::Learn() {
     for (size_t i = 0; i < lines_.size(); ++i) {
       std::string& text = Own(lines_[i]);
       strip(&text, n);
-      if (size_t bars = QuoteBarLength(text)) text.erase(0, bars);  // a quoted quote ('> ▎ ')
+      if (size_t bars = QuoteBarLength(text)) {  // a quoted quote ('> ▎ ')
+        lines_[i].front = static_cast<uint8_t>(std::min<size_t>(lines_[i].front + Utf8Length(std::string_view(text).substr(0, bars)), 255));
+        text.erase(0, bars);
+      }
       if (IsFenceOrElision(text)) text.clear();  // '> ```' fenced the quoted block
       lines_[i].continues = -1;
     }
@@ -308,6 +314,7 @@ void UnpasteSource::Learn() {
   // A terminal cuts every long line at one width: several lines of exactly
   // that length, none longer, several different ones.
   std::map<size_t, std::set<std::string_view>> by_len;
+  std::map<size_t, size_t> at_len;
   size_t longest = 0, counted = 0;
   for (size_t i = 0; i < lines_.size(); ++i) {
     const Line& l = lines_[i];
@@ -315,6 +322,7 @@ void UnpasteSource::Learn() {
     if (!l.newline) continue;  // a cut last line says nothing
     longest = std::max(longest, n);
     if (n >= 40 && by_len[n].size() < 8) by_len[n].insert(Text(l));
+    ++at_len[n];
     ++counted;
   }
   // A short paste (a line or two of error wrapped) may hold only two lines of
@@ -331,7 +339,12 @@ void UnpasteSource::Learn() {
     }
     return;
   }
-  if (longest < 40 || !by_len.count(longest) || by_len[longest].size() < needed) return;
+  // (An excerpt pasted twice holds the same cut lines twice: two different
+  // ones, as many lines as needed.)
+  if (longest < 40 || !by_len.count(longest) || by_len[longest].size() < std::min<size_t>(needed, 2) ||
+      at_len[longest] < needed) {
+    return;
+  }
   // And the lines of that length go on in a line with no start of its own
   // (a log whose lines merely share one length, `[time TP0] Decode batch ...`,
   // goes on in its next record).

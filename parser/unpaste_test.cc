@@ -423,6 +423,14 @@ TEST(Unpaste, BarQuotedWordWrappedMessageCutAtAWidthIsJoined) {
   ASSERT_GT(Lines(cut), Lines(in));
   const std::string out = ReadAll(cut, Formats());
   EXPECT_NE(out.find(msg[0] + " " + msg[1] + " " + msg[2]), std::string::npos) << out;
+  // The same, quoted again as a Markdown block after it was cut.
+  std::string quoted;
+  for (size_t p = 0, q; p < cut.size(); p = q + 1) {
+    q = cut.find('\n', p);
+    quoted += "> " + cut.substr(p, q - p) + "\n";
+  }
+  const std::string out2 = ReadAll(quoted, Formats());
+  EXPECT_NE(out2.find(msg[0] + " " + msg[1] + " " + msg[2]), std::string::npos) << out2;
 }
 
 // A whole line, then a line of its own cut at the same width (a Ray worker's
@@ -472,6 +480,19 @@ TEST(Unpaste, ALogCutAtTwoWidthsIsJoinedAtBoth) {
     q = log.find('\n', p);
     EXPECT_NE(out.find(log.substr(p, q - p + 1)), std::string::npos) << log.substr(p, q - p) << "\n" << out;
   }
+}
+
+// An excerpt pasted twice (the same run shown two ways) holds each cut line
+// twice: two different lines of the width, four in all, still teach it.
+TEST(Unpaste, RepeatedCutLinesTeachTheWidth) {
+  const std::string a = "nThread 1 nGpus 4 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20 check: 1";
+  const std::string b = "Cuda failure common.cu:1012 'CUDA driver version is insufficient for CUDA runtime version'";
+  std::string in;
+  for (int i = 0; i < 2; ++i) in += a.substr(0, 80) + "\n" + a.substr(80) + "\n" + b.substr(0, 80) + "\n" + b.substr(80) + "\n";
+  for (int i = 0; i < 20; ++i) in += "|   " + std::to_string(i % 4) + "  Tesla V100-SXM2...  Off  | 0000000" + std::to_string(i % 4) + ":06:00.0 Off |\n";
+  const std::string out = ReadAll(in, Formats());
+  EXPECT_NE(out.find(b + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(a + "\n"), std::string::npos) << out;
 }
 
 // NCCL's `host:pid:tid [dev]` cut inside the host name: the rest of the line
