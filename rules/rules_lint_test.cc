@@ -123,6 +123,36 @@ TEST(RulesLintTest, RemediesSpeakTheRunsServer) {
   EXPECT_GT(checked, 100);  // the samples of five servers, most with remedies
 }
 
+// A remedy names one server flag, so the engine can word it for the run's
+// server (memory/server_flags.h SpellForServer) or leave it out where that
+// server has none: a flag text that joins two servers' spellings of one knob
+// ("--enforce-eager / --disable-cuda-graph") passes through unworded and tells
+// a TensorRT-LLM run to pass vLLM's flag. Checked over every rule's remedies.
+TEST(RulesLintTest, EveryRemedyNamesOneServerFlag) {
+  std::set<std::string> server_flags;
+  for (const char* s : {"sglang", "vllm", "tgi", "trtllm", "lmdeploy"}) {
+    memory::ServerFlags f = memory::FlagsOf(s);
+    for (const std::string& x : {f.fraction, f.tp, f.context, f.kv8_flag, f.fp8_weights_flag, f.eager_flag})
+      if (!x.empty()) server_flags.insert(x);
+  }
+  int checked = 0;
+  for (const Rule& r : TheAnalyzer().rules().rules())
+    for (const auto& rem : r.remedy) {
+      std::istringstream words(rem.flag);
+      std::string w;
+      int flags = 0;
+      bool server = false;
+      while (words >> w) {
+        if (w.rfind("-", 0) == 0) ++flags;
+        server |= server_flags.count(w) > 0;
+      }
+      EXPECT_FALSE(server && flags > 1) << r.id << ": remedy '" << rem.flag
+                                        << "' joins several flags, one of them a server's own: give each its own remedy";
+      ++checked;
+    }
+  EXPECT_GT(checked, 100);
+}
+
 // The rank each listed sample's primary diagnosis blames, as read off the log
 // by hand (samples/rules/expected_ranks.json). Every positive sample of a rule
 // that names a suspect (`suspect_rank`) is listed, so each path of each
