@@ -297,6 +297,32 @@ TEST(RulesLintTest, AllReduceFusionPassFailureLeadsWithThePassSwitch) {
   EXPECT_EQ(d.remedy.front().value, "false");
 }
 
+// An OOM while vLLM allocates the KV cache tensors it sized after profiling
+// (gpu_model_runner.py initialize_kv_cache_tensors -> _allocate_kv_cache_tensors)
+// is fixed by a smaller gpu_memory_utilization budget, by at least the failing
+// tensor's share of the card (2.50 of 44.53 GiB: 0.06 off the 0.93 in use), not
+// by --max-num-batched-tokens, which sizes the profiling batch that passed
+// (fresh set 8, vllm-42147).
+TEST(RulesLintTest, KvTensorAllocOomLowersTheUtilizationBudget) {
+  Diagnosis d = PrimaryOf("oom_warmup", "pos_vllm_kv_tensor_alloc_after_profile.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--gpu-memory-utilization");
+  EXPECT_EQ(d.remedy.front().value, "0.87");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--max-num-batched-tokens") << r.why;
+}
+
+// A port clash on a KV connector's ZMQ side channel (pyzmq's 'Address already
+// in use (addr=tcp://host:port)') names that port and the setting that owns it,
+// the Mooncake connector's kv_port, not the API server's --port or torch's
+// MASTER_PORT (fresh set 8, vllm-ascend-8938).
+TEST(RulesLintTest, KvConnectorPortClashNamesThePortAndItsSetting) {
+  Diagnosis d = PrimaryOf("port_in_use", "pos_mooncake_kv_handshake_zmq.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag.rfind("kv_port", 0), 0u) << d.remedy.front().flag;
+  EXPECT_NE(d.remedy.front().why.find("36503"), std::string::npos) << d.remedy.front().why;
+  for (const auto& r : d.remedy) EXPECT_EQ(r.flag.find("MASTER_PORT"), std::string::npos) << r.flag;
+}
+
 // vLLM's sampler warm-up OOM names the knob itself ('when warming up sampler
 // with N dummy requests. Please try lowering `max_num_seqs`',
 // gpu_model_runner.py _dummy_sampler_run): the Fix is --max-num-seqs below N,
