@@ -323,6 +323,18 @@ TEST(RulesLintTest, KvConnectorPortClashNamesThePortAndItsSetting) {
   for (const auto& r : d.remedy) EXPECT_EQ(r.flag.find("MASTER_PORT"), std::string::npos) << r.flag;
 }
 
+// vLLM's 'Tensor parallel size (4) cannot be larger than the number of
+// available GPUs (2)' asks for the GPUs the size needs, with the figures of the
+// line, rather than "change the argument the error names" (fresh set 8,
+// dynamo-4934).
+TEST(RulesLintTest, TensorParallelAboveVisibleGpusAsksForThoseGpus) {
+  Diagnosis d = PrimaryOf("config_error", "pos_vllm_tp_larger_than_gpus.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().value, "4") << d.remedy.front().flag;
+  EXPECT_NE(d.remedy.front().why.find("there are 2"), std::string::npos) << d.remedy.front().why;
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "configuration") << r.why;
+}
+
 // vLLM's sampler warm-up OOM names the knob itself ('when warming up sampler
 // with N dummy requests. Please try lowering `max_num_seqs`',
 // gpu_model_runner.py _dummy_sampler_run): the Fix is --max-num-seqs below N,
