@@ -1,6 +1,7 @@
 // unpaste_lines.cc: the paste layer's line transforms, one line at a time
 // (unpaste.h); the window that calls them is unpaste.cc.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -183,6 +184,32 @@ bool IsFenceOrElision(std::string_view line) {
   if (t == "[...]" || t == "(...)" || t == "<snip>" || t == "[snip]" || t == "\xE2\x80\xA6" /* … */) return true;
   if (t.size() >= 3 && t.find_first_not_of('.') == std::string_view::npos) return true;
   return false;
+}
+
+bool IsViewerRecordLine(std::string_view line) {
+  // YYYY-MM-DD HH:MM:SS[.fff]  NAME  : the date and time, two spaces or more,
+  // one name (a pod's or container's: letters, digits, . _ -), then only spaces.
+  std::string_view t = line;
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  static constexpr std::string_view kShape = "dddd-dd-dd dd:dd:dd";
+  if (t.size() < kShape.size() + 3) return false;
+  for (size_t i = 0; i < kShape.size(); ++i) {
+    char c = t[i];
+    if (kShape[i] == 'd' ? !IsDigit(c) : (i == 10 ? (c != ' ' && c != 'T') : c != kShape[i])) return false;
+  }
+  size_t i = kShape.size();
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    while (i < t.size() && IsDigit(t[i])) ++i;
+  }
+  size_t spaces = i;
+  while (i < t.size() && t[i] == ' ') ++i;
+  if (i - spaces < 2 || i >= t.size()) return false;
+  for (; i < t.size(); ++i) {
+    char c = t[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+  }
+  return true;
 }
 
 long GutterNumber(std::string_view line, size_t* text_start) {
