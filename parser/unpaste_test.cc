@@ -140,6 +140,21 @@ TEST(Unpaste, RichBox) {
   EXPECT_EQ(Lines(out), Lines(in));
 }
 
+// A terminal UI's log pane (k9s, lazydocker) draws a box around each line,
+// padded to the pane's width: the rows are the log's lines (their own leading
+// spaces kept), not a rich traceback to blank (fresh set 8, a k9s paste).
+TEST(Unpaste, LogPaneRowsInABoxKeepTheirText) {
+  const std::string pad(40, ' ');
+  std::string in =
+      "│ INFO 11-02 08:01:12 [worker.py:267] Memory profiling takes 21.40 seconds" + pad + "│\n"
+      "│ 2025-11-02 08:01:13,004 ERROR boom" + pad + "│\n"
+      "│   File \"/app/serve.py\", line 4, in main" + pad + "│\n";
+  EXPECT_EQ(ReadAll(in, nullptr),
+            "INFO 11-02 08:01:12 [worker.py:267] Memory profiling takes 21.40 seconds\n"
+            "2025-11-02 08:01:13,004 ERROR boom\n"
+            "  File \"/app/serve.py\", line 4, in main\n");
+}
+
 // Docker's json-file records (moby jsonfilelog): the line each holds, with
 // JSON escapes decoded (a real ESC from \u001b, quotes, tabs); a JSON log of an
 // application that merely has a "log" key stays as it is.
