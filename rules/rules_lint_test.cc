@@ -335,6 +335,30 @@ TEST(RulesLintTest, TensorParallelAboveVisibleGpusAsksForThoseGpus) {
   for (const auto& r : d.remedy) EXPECT_NE(r.flag, "configuration") << r.why;
 }
 
+// Every rank timed out in the first collective of its group (SeqNum 1): no
+// byte ever moved, so the next step tests the transport (NCCL_P2P_DISABLE=1)
+// before a flight-recorder dump, which would show every rank at that same call
+// (fresh set 8, tgi-1838).
+TEST(RulesLintTest, FirstCollectiveTimeoutTestsPeerToPeerFirst) {
+  Diagnosis d = PrimaryOf("nccl_timeout_hang", "pos_first_collective_seq1_every_rank.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "NCCL_P2P_DISABLE");
+  EXPECT_EQ(d.remedy.front().kind, "next_step");
+  // A rank behind in the sequence is not the transport: the dump leads there.
+  Diagnosis behind = PrimaryOf("nccl_timeout_hang", "pos_two_ranks_seq_behind.log");
+  for (const auto& r : behind.remedy) EXPECT_NE(r.flag, "NCCL_P2P_DISABLE") << r.why;
+}
+
+// Ranks that reached one SeqNum in different collectives (REDUCE here,
+// ALLREDUCE there) are fixed in the program, which the Fix says; the dump
+// stays the next step (fresh set 8, milabench-269).
+TEST(RulesLintTest, DesyncAtOneSeqNumLeadsWithMatchingTheCalls) {
+  Diagnosis d = PrimaryOf("collective_desync_watchdog", "pos_same_seq_other_op.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_NE(d.remedy.front().kind, "next_step");
+  EXPECT_NE(d.remedy.front().why.find("same collectives in the same order"), std::string::npos) << d.remedy.front().why;
+}
+
 // vLLM's sampler warm-up OOM names the knob itself ('when warming up sampler
 // with N dummy requests. Please try lowering `max_num_seqs`',
 // gpu_model_runner.py _dummy_sampler_run): the Fix is --max-num-seqs below N,
