@@ -45,7 +45,6 @@ bool IsKnownServer(const std::string& framework) {
 }
 
 Spelling SpellForServer(const std::string& framework, std::string* flag, std::string* value) {
-  if (!IsKnownServer(framework)) return Spelling::kKept;
   // A flag this server has under the same name with a meaning of its own: SGLang's
   // --max-total-tokens caps its KV pool, TGI's is a request's context.
   if (framework == "sglang" && *flag == "--max-total-tokens") return Spelling::kKept;
@@ -65,6 +64,20 @@ Spelling SpellForServer(const std::string& framework, std::string* flag, std::st
     else if (is(o.eager_flag)) knob = kEager;
   }
   if (knob == kNone) return Spelling::kKept;
+  // A run whose server the log does not name (a bare CUDA or torch traceback, a
+  // condensed one): a flag only one server spells so is that server's, maybe not
+  // the one that ran (vLLM's --enforce-eager told to a TensorRT-LLM run); one that
+  // several servers spell alike (--quantization: vLLM's and SGLang's) is kept.
+  if (!IsKnownServer(framework)) {
+    int spelled = 0;
+    for (std::string_view s : kServers) {
+      const ServerFlags o = FlagsOf(std::string(s));
+      const std::string* theirs[] = {&o.fraction, &o.tp, &o.context, &o.kv8_flag, &o.fp8_weights_flag, &o.eager_flag};
+      std::string_view want = *theirs[knob];
+      if (!want.empty() && *flag == want) ++spelled;
+    }
+    return spelled >= 2 ? Spelling::kKept : Spelling::kNoSuchFlag;
+  }
   const ServerFlags mine = FlagsOf(framework);
   std::string want, want_value = *value;
   switch (knob) {

@@ -32,9 +32,11 @@ bool IsKnownServer(const std::string& framework);
 // no CUDA graphs) is rewritten to this server's spelling; a memory fraction to
 // this server's fraction flag without the value (the fractions measure
 // different things); kNoSuchFlag when this server has no flag for that knob
-// (the remedy cannot be copied there). Flags of no knob above, a flag the
-// server has under that name with its own meaning, and runs of an unknown
-// server are kept as they are.
+// (the remedy cannot be copied there). Flags of no knob above and a flag the
+// server has under that name with its own meaning are kept as they are. For a
+// run of an unknown server (a bare CUDA or torch traceback), a knob's flag is
+// kept only when two servers or more spell it so (--quantization,
+// --kv-cache-dtype); one server's own (--enforce-eager) is kNoSuchFlag.
 enum class Spelling { kKept, kRespelled, kNoSuchFlag };
 Spelling SpellForServer(const std::string& framework, std::string* flag, std::string* value);
 

@@ -75,13 +75,28 @@ TEST(ServerFlags, AMemoryFractionIsTheServersFlagWithoutTheValue) {
   EXPECT_EQ(For("vllm", "--gpu-memory-utilization", "0.95").how, Spelling::kKept);
 }
 
-TEST(ServerFlags, OtherFlagsAndUnknownServersAreKept) {
+TEST(ServerFlags, OtherFlagsAreKept) {
   // SGLang's own --max-total-tokens (its pool's cap) is not TGI's context flag.
   EXPECT_EQ(For("sglang", "--max-total-tokens", "32768").how, Spelling::kKept);
   EXPECT_EQ(For("vllm", "--max-total-tokens", "32768").flag, "--max-model-len");
   EXPECT_EQ(For("vllm", "--disable-custom-all-reduce", "").how, Spelling::kKept);
-  EXPECT_EQ(For("generic", "--tensor-parallel-size", "2").how, Spelling::kKept);
-  EXPECT_EQ(For("", "--quantization", "fp8").how, Spelling::kKept);
+  EXPECT_EQ(For("generic", "--disable-custom-all-reduce", "").how, Spelling::kKept);
+}
+
+// A run whose server the log does not name: a flag several servers spell alike
+// is kept, one only a single server spells so is nobody's to give (vLLM's
+// --enforce-eager to what may be a TensorRT-LLM run).
+TEST(ServerFlags, UnknownServersGetOnlyFlagsSeveralServersSpellAlike) {
+  EXPECT_EQ(For("", "--quantization", "fp8").how, Spelling::kKept);           // vLLM, SGLang
+  EXPECT_EQ(For("cuda", "--kv-cache-dtype", "fp8_e4m3").how, Spelling::kKept);  // vLLM, SGLang, TGI
+  EXPECT_EQ(For("cuda", "--enforce-eager", "").how, Spelling::kNoSuchFlag);
+  EXPECT_EQ(For("torch", "--disable-cuda-graph", "").how, Spelling::kNoSuchFlag);
+  EXPECT_EQ(For("generic", "--tensor-parallel-size", "2").how, Spelling::kNoSuchFlag);
+  EXPECT_EQ(For("", "--gpu-memory-utilization", "0.8").how, Spelling::kNoSuchFlag);
+  // The same flags for a server that has them stay.
+  EXPECT_EQ(For("vllm", "--enforce-eager", "").how, Spelling::kKept);
+  EXPECT_EQ(For("sglang", "--enforce-eager", "").flag, "--disable-cuda-graph");
+  EXPECT_EQ(For("trtllm", "--enforce-eager", "").how, Spelling::kNoSuchFlag);
 }
 
 }  // namespace

@@ -169,7 +169,7 @@ Status UnpasteSource::Pull() {
     Bytes b;
     size_t start = 0;
     bool cri_ends = true;
-    if (quote_ == 0 && indent_ == 0 && record_head_.empty() && record_pieces_ == 0 &&
+    if (quote_ == 0 && indent_ == 0 && !viewer_lines_ && record_head_.empty() && record_pieces_ == 0 &&
         (view.empty() || view[0] != '{') && !CriRecord(view, &start, &cri_ends)) {
       if (clean) {
         b.high = unread.high;  // (a line of all-ASCII bytes: none of them high)
@@ -239,6 +239,7 @@ Status UnpasteSource::Pull() {
     last_gutter_ = g;
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
+    if (viewer_lines_ && IsViewerRecordLine(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
     Line& l = lines_.PushBack();
     l.newline = newline;
@@ -310,6 +311,25 @@ void UnpasteSource::Learn() {
     // no log opens its own lines so.
     indent_char_ = '\t';
     rewrite([](std::string* line, size_t n) { StripIndent(line, n, '\t'); }, indent_ = tabs);
+  }
+  // A log viewer's export that follows each record with a line of its own
+  // (date, time, pod name): three or more, a third of the lines or more.
+  {
+    size_t viewer = 0, nonblank = 0;
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      std::string_view t = Text(lines_[i]);
+      if (t.find_first_not_of(' ') == std::string_view::npos) continue;
+      ++nonblank;
+      viewer += IsViewerRecordLine(t);
+    }
+    if (viewer >= 3 && viewer * 3 >= nonblank && viewer < nonblank) {
+      viewer_lines_ = true;
+      for (size_t i = 0; i < lines_.size(); ++i)
+        if (IsViewerRecordLine(Text(lines_[i]))) {
+          Own(lines_[i]).clear();
+          lines_[i].continues = -1;
+        }
+    }
   }
   // A terminal cuts every long line at one width: several lines of exactly
   // that length, none longer, several different ones.

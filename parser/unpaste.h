@@ -13,6 +13,8 @@
 //   - `&lt;` `&gt;` `&amp;` `&quot;` `&#39;` decoded;
 //   - literal caret/escaped colour codes (`^[[0;36m`, `\033[0m`, `\x1b[1m`) removed;
 //   - code-fence lines (```` ``` ````, `~~~`) and elision lines (`....`, `[...]`) blank;
+//   - a log viewer's own line after each record (`2026-09-06 15:46:07  pod-name  `,
+//     learned when they are a third of the lines or more) blank;
 //   - quote bars (`▎ `, `│ `: chat and forum tools' quote) removed from the
 //     start of any line;
 //   - a paste quoted or indented as a block (every non-blank line of the
@@ -74,6 +76,11 @@ void StripQuote(std::string* line, size_t depth);
 // to open its own line, so the paste layer removes them from any line, in a
 // paste that quotes only part of the log too (its wrapped lines then join).
 size_t QuoteBarLength(std::string_view line);
+// A log viewer's line of its own after each record (a Kubernetes dashboard's
+// export: `2026-09-06 15:46:07  my-pod-7f9c-worker-0  `): the date, time and a
+// pod or container name, nothing else. Blanked when the paste has them as
+// every other line (UnpasteSource learns it), so the records they split join.
+bool IsViewerRecordLine(std::string_view line);
 // `  12 | text`, `12\ttext`, `  12 │ text`: the number, and where the text starts;
 // -1 when the line has no gutter.
 long GutterNumber(std::string_view line, size_t* text_start);
@@ -178,6 +185,7 @@ class UnpasteSource : public ByteSource {
   char indent_char_ = ' ';  // ' ' or '\t'
   size_t quote_ = 0;        // quote marks every line of the paste starts with (0: none)
   bool gutter_ = false;     // a line-number gutter was seen
+  bool viewer_lines_ = false;  // a log viewer's date + pod line follows each record (blanked)
   long last_gutter_ = -2;
   size_t line_bytes_limit_ = 1 << 20;
   size_t held_ = 0;

@@ -1,6 +1,7 @@
 // unpaste_lines.cc: the paste layer's line transforms, one line at a time
 // (unpaste.h); the window that calls them is unpaste.cc.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -185,6 +186,32 @@ bool IsFenceOrElision(std::string_view line) {
   return false;
 }
 
+bool IsViewerRecordLine(std::string_view line) {
+  // YYYY-MM-DD HH:MM:SS[.fff]  NAME  : the date and time, two spaces or more,
+  // one name (a pod's or container's: letters, digits, . _ -), then only spaces.
+  std::string_view t = line;
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  static constexpr std::string_view kShape = "dddd-dd-dd dd:dd:dd";
+  if (t.size() < kShape.size() + 3) return false;
+  for (size_t i = 0; i < kShape.size(); ++i) {
+    char c = t[i];
+    if (kShape[i] == 'd' ? !IsDigit(c) : (i == 10 ? (c != ' ' && c != 'T') : c != kShape[i])) return false;
+  }
+  size_t i = kShape.size();
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    while (i < t.size() && IsDigit(t[i])) ++i;
+  }
+  size_t spaces = i;
+  while (i < t.size() && t[i] == ' ') ++i;
+  if (i - spaces < 2 || i >= t.size()) return false;
+  for (; i < t.size(); ++i) {
+    char c = t[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
 long GutterNumber(std::string_view line, size_t* text_start) {
   size_t i = 0;
   while (i < line.size() && i < 8 && line[i] == ' ') ++i;
@@ -237,9 +264,10 @@ bool UnboxRichLine(std::string* line) {
     c = Trim(c.substr(d));
     while (StartsWith(c, kBar)) c = Trim(c.substr(3));
     out += "    " + std::string(c);
-  } else if (!inner.empty() && !StartsWith(inner, kBar) && !IsDigit(inner[0])) {
+  } else if (!inner.empty() && !StartsWith(inner, kBar)) {
     // `/path/file.py:312 in init_memory_pool`
-    size_t in = inner.rfind(" in ");
+    bool frame = false;
+    size_t in = IsDigit(inner[0]) ? std::string_view::npos : inner.rfind(" in ");
     size_t colon = in == std::string_view::npos ? in : inner.rfind(':', in);
     if (in != std::string_view::npos && colon != std::string_view::npos && colon > 0) {
       std::string_view num = inner.substr(colon + 1, in - colon - 1);
@@ -247,7 +275,23 @@ bool UnboxRichLine(std::string* line) {
       std::string_view fn = Trim(inner.substr(in + 4));
       if (digits && !fn.empty() && fn.find(' ') == std::string_view::npos) {
         out += "  File \"" + std::string(inner.substr(0, colon)) + "\", line " + std::string(num) + ", in " + std::string(fn);
+        frame = true;
       }
+    }
+    // Any other row is a line a terminal UI drew a box around (k9s' or
+    // lazydocker's log pane: `│ INFO 03-21 20:15:44 [worker.py:267] ... │`,
+    // padded to the pane's width): its text, with its own leading spaces,
+    // without the borders and the padding. Not rich's code rows (`309 │ ...`),
+    // whose number and bar start them.
+    size_t d = 0;
+    while (d < inner.size() && IsDigit(inner[d])) ++d;
+    const bool code_row = d > 0 && StartsWith(Trim(inner.substr(d)), kBar);
+    if (!frame && !code_row) {
+      std::string_view row = std::string_view(*line).substr(bar + 3);
+      if (!row.empty() && row[0] == ' ') row.remove_prefix(1);
+      row = row.substr(0, row.rfind(kBar));
+      while (!row.empty() && row.back() == ' ') row.remove_suffix(1);
+      out += std::string(row);
     }
   }
   *line = out;

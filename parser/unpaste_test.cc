@@ -140,6 +140,21 @@ TEST(Unpaste, RichBox) {
   EXPECT_EQ(Lines(out), Lines(in));
 }
 
+// A terminal UI's log pane (k9s, lazydocker) draws a box around each line,
+// padded to the pane's width: the rows are the log's lines (their own leading
+// spaces kept), not a rich traceback to blank (fresh set 8, a k9s paste).
+TEST(Unpaste, LogPaneRowsInABoxKeepTheirText) {
+  const std::string pad(40, ' ');
+  std::string in =
+      "│ INFO 11-02 08:01:12 [worker.py:267] Memory profiling takes 21.40 seconds" + pad + "│\n"
+      "│ 2025-11-02 08:01:13,004 ERROR boom" + pad + "│\n"
+      "│   File \"/app/serve.py\", line 4, in main" + pad + "│\n";
+  EXPECT_EQ(ReadAll(in, nullptr),
+            "INFO 11-02 08:01:12 [worker.py:267] Memory profiling takes 21.40 seconds\n"
+            "2025-11-02 08:01:13,004 ERROR boom\n"
+            "  File \"/app/serve.py\", line 4, in main\n");
+}
+
 // Docker's json-file records (moby jsonfilelog): the line each holds, with
 // JSON escapes decoded (a real ESC from \u001b, quotes, tabs); a JSON log of an
 // application that merely has a "log" key stays as it is.
@@ -622,6 +637,34 @@ namespace tpt {
 namespace {
 // The source blanks a paste's fence and elision lines (they keep their line
 // numbers) and leaves a line that only mentions dots or backticks alone.
+// A Kubernetes log viewer's export follows each record with a line of its own
+// (the date and time of the viewer's clock, the pod's name): blanked once they
+// are a third of the lines, so a traceback they split reads as printed (line
+// numbers kept); the same line alone in a log stays.
+TEST(Unpaste, LogViewerPodLinesAfterEachRecordAreBlanked) {
+  EXPECT_TRUE(IsViewerRecordLine("2026-05-02 09:12:44  infer-7c9d-worker-1  "));
+  EXPECT_TRUE(IsViewerRecordLine("2026-05-02T09:12:44.120  gateway_0"));
+  EXPECT_FALSE(IsViewerRecordLine("2026-05-02 09:12:44  Loading weights took 3.1 s"));
+  EXPECT_FALSE(IsViewerRecordLine("2026-05-02 09:12:44 infer-7c9d-worker-1"));  // one space: a log's own line
+  const std::string pod = "2026-05-02 09:12:44  infer-7c9d-worker-1  \n";
+  const std::string log =
+      "[2026-05-02 01:12:40 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "  File \"/sgl/python/sglang/srt/managers/scheduler.py\", line 2410, in run_scheduler_process\n"
+      "    scheduler = Scheduler(\n"
+      "  File \"/sgl/python/sglang/srt/model_executor/model_runner.py\", line 1702, in init_memory_pool\n"
+      "    self.req_to_token_pool = ReqToTokenPool(\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+  std::string exported, blanked;
+  for (size_t p = 0, q; p < log.size(); p = q + 1) {
+    q = log.find('\n', p);
+    exported += log.substr(p, q - p + 1) + pod;
+    blanked += log.substr(p, q - p + 1) + "\n";
+  }
+  EXPECT_EQ(ReadAll(exported, Formats()), blanked);
+  const std::string one = "2026-05-02 09:12:44  infer-7c9d-worker-1\nINFO started\nINFO ready\nINFO serving\n";
+  EXPECT_EQ(ReadAll(one, Formats()), one);
+}
+
 TEST(Unpaste, FenceAndElisionLinesComeOutBlank) {
   const std::string in = "```text\n[2025-06-10 10:01:11 TP0] Loading...\n....\n[...]\n  ```\n`a` and ```b```\nend\n";
   EXPECT_EQ(ReadAll(in, nullptr), "\n[2025-06-10 10:01:11 TP0] Loading...\n\n\n\n`a` and ```b```\nend\n");

@@ -123,6 +123,36 @@ TEST(RulesLintTest, RemediesSpeakTheRunsServer) {
   EXPECT_GT(checked, 100);  // the samples of five servers, most with remedies
 }
 
+// A remedy names one server flag, so the engine can word it for the run's
+// server (memory/server_flags.h SpellForServer) or leave it out where that
+// server has none: a flag text that joins two servers' spellings of one knob
+// ("--enforce-eager / --disable-cuda-graph") passes through unworded and tells
+// a TensorRT-LLM run to pass vLLM's flag. Checked over every rule's remedies.
+TEST(RulesLintTest, EveryRemedyNamesOneServerFlag) {
+  std::set<std::string> server_flags;
+  for (const char* s : {"sglang", "vllm", "tgi", "trtllm", "lmdeploy"}) {
+    memory::ServerFlags f = memory::FlagsOf(s);
+    for (const std::string& x : {f.fraction, f.tp, f.context, f.kv8_flag, f.fp8_weights_flag, f.eager_flag})
+      if (!x.empty()) server_flags.insert(x);
+  }
+  int checked = 0;
+  for (const Rule& r : TheAnalyzer().rules().rules())
+    for (const auto& rem : r.remedy) {
+      std::istringstream words(rem.flag);
+      std::string w;
+      int flags = 0;
+      bool server = false;
+      while (words >> w) {
+        if (w.rfind("-", 0) == 0) ++flags;
+        server |= server_flags.count(w) > 0;
+      }
+      EXPECT_FALSE(server && flags > 1) << r.id << ": remedy '" << rem.flag
+                                        << "' joins several flags, one of them a server's own: give each its own remedy";
+      ++checked;
+    }
+  EXPECT_GT(checked, 100);
+}
+
 // The rank each listed sample's primary diagnosis blames, as read off the log
 // by hand (samples/rules/expected_ranks.json). Every positive sample of a rule
 // that names a suspect (`suspect_rank`) is listed, so each path of each
@@ -265,6 +295,68 @@ TEST(RulesLintTest, AllReduceFusionPassFailureLeadsWithThePassSwitch) {
   ASSERT_FALSE(d.remedy.empty());
   EXPECT_EQ(d.remedy.front().flag, "--compilation-config.pass_config.fuse_allreduce_rms");
   EXPECT_EQ(d.remedy.front().value, "false");
+}
+
+// An OOM while vLLM allocates the KV cache tensors it sized after profiling
+// (gpu_model_runner.py initialize_kv_cache_tensors -> _allocate_kv_cache_tensors)
+// is fixed by a smaller gpu_memory_utilization budget, by at least the failing
+// tensor's share of the card (2.50 of 44.53 GiB: 0.06 off the 0.93 in use), not
+// by --max-num-batched-tokens, which sizes the profiling batch that passed
+// (fresh set 8, vllm-42147).
+TEST(RulesLintTest, KvTensorAllocOomLowersTheUtilizationBudget) {
+  Diagnosis d = PrimaryOf("oom_warmup", "pos_vllm_kv_tensor_alloc_after_profile.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--gpu-memory-utilization");
+  EXPECT_EQ(d.remedy.front().value, "0.87");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--max-num-batched-tokens") << r.why;
+}
+
+// A port clash on a KV connector's ZMQ side channel (pyzmq's 'Address already
+// in use (addr=tcp://host:port)') names that port and the setting that owns it,
+// the Mooncake connector's kv_port, not the API server's --port or torch's
+// MASTER_PORT (fresh set 8, vllm-ascend-8938).
+TEST(RulesLintTest, KvConnectorPortClashNamesThePortAndItsSetting) {
+  Diagnosis d = PrimaryOf("port_in_use", "pos_mooncake_kv_handshake_zmq.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag.rfind("kv_port", 0), 0u) << d.remedy.front().flag;
+  EXPECT_NE(d.remedy.front().why.find("36503"), std::string::npos) << d.remedy.front().why;
+  for (const auto& r : d.remedy) EXPECT_EQ(r.flag.find("MASTER_PORT"), std::string::npos) << r.flag;
+}
+
+// vLLM's 'Tensor parallel size (4) cannot be larger than the number of
+// available GPUs (2)' asks for the GPUs the size needs, with the figures of the
+// line, rather than "change the argument the error names" (fresh set 8,
+// dynamo-4934).
+TEST(RulesLintTest, TensorParallelAboveVisibleGpusAsksForThoseGpus) {
+  Diagnosis d = PrimaryOf("config_error", "pos_vllm_tp_larger_than_gpus.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().value, "4") << d.remedy.front().flag;
+  EXPECT_NE(d.remedy.front().why.find("there are 2"), std::string::npos) << d.remedy.front().why;
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "configuration") << r.why;
+}
+
+// Every rank timed out in the first collective of its group (SeqNum 1): no
+// byte ever moved, so the next step tests the transport (NCCL_P2P_DISABLE=1)
+// before a flight-recorder dump, which would show every rank at that same call
+// (fresh set 8, tgi-1838).
+TEST(RulesLintTest, FirstCollectiveTimeoutTestsPeerToPeerFirst) {
+  Diagnosis d = PrimaryOf("nccl_timeout_hang", "pos_first_collective_seq1_every_rank.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "NCCL_P2P_DISABLE");
+  EXPECT_EQ(d.remedy.front().kind, "next_step");
+  // A rank behind in the sequence is not the transport: the dump leads there.
+  Diagnosis behind = PrimaryOf("nccl_timeout_hang", "pos_two_ranks_seq_behind.log");
+  for (const auto& r : behind.remedy) EXPECT_NE(r.flag, "NCCL_P2P_DISABLE") << r.why;
+}
+
+// Ranks that reached one SeqNum in different collectives (REDUCE here,
+// ALLREDUCE there) are fixed in the program, which the Fix says; the dump
+// stays the next step (fresh set 8, milabench-269).
+TEST(RulesLintTest, DesyncAtOneSeqNumLeadsWithMatchingTheCalls) {
+  Diagnosis d = PrimaryOf("collective_desync_watchdog", "pos_same_seq_other_op.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_NE(d.remedy.front().kind, "next_step");
+  EXPECT_NE(d.remedy.front().why.find("same collectives in the same order"), std::string::npos) << d.remedy.front().why;
 }
 
 // vLLM's sampler warm-up OOM names the knob itself ('when warming up sampler
