@@ -431,6 +431,10 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   kv.pp = in.pp;
   kv.max_model_len = in.context_length;
   auto ver = ParseVersion(in.version);
+  // One request's worth of blocks times the requests the pool holds, from 0.20.1
+  // (vllm_model.cc VllmKvSizeFromConcurrency); the same as blocks x block for one group
+  // unless max_model_len ends inside a block.
+  kv.kv_size_from_concurrency = IsV1Era(*era) && VllmKvSizeFromConcurrency(in.version);
   if (in.model && !in.cell_bytes && in.pp == 1 && IsV1Era(*era) && ver.ok() && CompareVersions(*ver, {0, 10}) >= 0 &&
       (in.model->SlidingLayers() > 0 || in.model->LinearLayers() > 0)) {
     // The hybrid KV cache manager (0.10.0+): sliding-window and mamba layers get their own
@@ -440,14 +444,33 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     kv.sliding_layers = m.SlidingLayers();
     kv.mamba_layers = m.LinearLayers();
     kv.sliding_window = m.sliding_window;
-    kv.max_num_batched_tokens = in.max_num_batched_tokens.value_or(8192);
-    // vLLM keeps the mamba state in the model dtype unless --mamba-ssm-cache-dtype says otherwise.
-    kv.mamba_bytes_per_request = MambaStateBytesPerRequest(m, in.tp, 2);
-    p.assumptions.push_back("vLLM's hybrid KV cache groups: " + std::to_string(kv.full_layers) + " full, " +
-                            std::to_string(kv.sliding_layers) + " sliding-window (" + std::to_string(m.sliding_window) +
-                            "), " + std::to_string(kv.mamba_layers) +
-                            " mamba layers; the logged pool is blocks // groups x block size, a request needs full "
-                            "layers for its length and sliding layers for the window only");
+    const int64_t batched = in.max_num_batched_tokens.value_or(8192);
+    kv.max_num_batched_tokens = VllmSlidingReserveTokens(in.version, batched);
+    // vLLM keeps the mamba state in the model dtype (--mamba-ssm-cache-dtype auto), but
+    // Qwen3.5's recurrent state in its config's mamba_ssm_dtype (float32 in Qwen's configs):
+    // qwen3_5.py read hf_text_config.mamba_ssm_dtype, and from vllm#34489 (2026-02-12)
+    // models/config.py Qwen3_5ForConditionalGenerationConfig sets the cache dtype from it.
+    const bool qwen35 = m.architecture.rfind("Qwen3_5", 0) == 0;
+    const bool fp32_state = qwen35 && m.mamba_ssm_dtype == "float32";
+    kv.mamba_bytes_per_request = MambaStateBytesPerRequest(m, in.tp, fp32_state ? 4 : 2);
+    p.assumptions.push_back(
+        "vLLM's hybrid KV cache groups: " + std::to_string(kv.full_layers) + " full, " +
+        std::to_string(kv.sliding_layers) + " sliding-window (" + std::to_string(m.sliding_window) + "), " +
+        std::to_string(kv.mamba_layers) + " mamba layers" +
+        (kv.mamba_layers > 0 ? std::string(" (recurrent state in ") +
+                                   (fp32_state ? "float32, the config's mamba_ssm_dtype" : "the model dtype") + ")"
+                             : std::string()) +
+        "; a request needs full layers for its length, sliding layers for the window - 1 + " +
+        std::to_string(kv.max_num_batched_tokens) +
+        (kv.max_num_batched_tokens != batched ? " in-flight tokens (2 batches of max_num_batched_tokens under async "
+                                                "scheduling, 0.26 on)"
+                                              : std::string(" tokens (max_num_batched_tokens)")) +
+        ", mamba layers one state; " +
+        (kv.kv_size_from_concurrency
+             ? "the logged \"GPU KV cache size\" is max concurrency x max_model_len (vLLM 0.20.1 on, "
+               "kv_cache_utils.py _report_kv_cache_config), the pool read as full attention is blocks // groups x "
+               "block size (pool_tokens)"
+             : "the logged \"GPU KV cache size\" is blocks // groups x block size (before 0.20.1)"));
   }
   const bool v1 = internal::IsVllmV1(in);
   if (in.model && v1 && ver.ok() && CompareVersions(*ver, {0, 8}) >= 0 && in.max_num_seqs && in.max_num_batched_tokens) {
@@ -483,6 +506,7 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   // A pool shorter than max_model_len exists (vLLM prints it in the error); no pool otherwise.
   p.kv_tokens = r->no_cache_blocks || r->startup_check_fails ? 0 : r->kv_tokens;
   const bool weights_oom = !r->startup_check_fails && p.weights_bytes + p.non_torch_bytes > p.free_at_init_bytes;
+  if (r->pool_tokens != r->kv_tokens) p.figures["pool_tokens"] = r->pool_tokens;
   if (r->group_size > 0) {
     p.figures["max_concurrency"] = r->max_concurrency;
     p.figures["kv_cache_groups"] = r->kv_cache_groups;

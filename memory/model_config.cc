@@ -383,6 +383,7 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
       m.gdn_key_dim = Num<int>(t, {"linear_key_head_dim"}).value_or(128);
       m.gdn_value_dim = Num<int>(t, {"linear_value_head_dim"}).value_or(128);
       m.mamba_conv_kernel = Num<int>(t, {"linear_conv_kernel_dim"}).value_or(4);
+      m.mamba_ssm_dtype = Str(t, "mamba_ssm_dtype");
     } else if (auto nh = Num<int>(t, {"mamba_num_heads", "mamba_n_heads"})) {  // Mamba2: Nemotron-H, Falcon-H1
       m.mamba_kind = "mamba2";
       m.mamba_heads = *nh;

@@ -72,6 +72,9 @@ struct ModelConfig {
   std::string mamba_kind;
   int mamba_heads = 0, mamba_head_dim = 0, mamba_state = 0, mamba_groups = 0, mamba_conv_kernel = 4;
   int gdn_key_heads = 0, gdn_key_dim = 0, gdn_value_heads = 0, gdn_value_dim = 0;
+  // The text config's mamba_ssm_dtype ("float32" in Qwen3.5's): the recurrent state's dtype
+  // vLLM keeps for Qwen3.5 (models/config.py Qwen3_5ForConditionalGenerationConfig); "" absent.
+  std::string mamba_ssm_dtype;
   int mtp_layers = 0;            // num_nextn_predict_layers (checkpoint extras, not loaded by default)
   // Towers
   double vision_params = 0;      // estimated parameter count of the vision/audio encoder + projector

@@ -588,6 +588,43 @@ TEST(PlanCliTest, ModelConfigDrivesWeightsKvAndContext) {
   EXPECT_TRUE(ranged) << "the answer says how much the assumptions move it";
 }
 
+// vLLM's hybrid KV groups (Gemma-3-27B: 10 full + 52 sliding layers, groups of 10): the
+// logged "GPU KV cache size" is num_blocks // groups x block to 0.20.0 and, from 0.20.1
+// (vllm#41069), int(max_concurrency x max_model_len), which counts the sliding groups at
+// their window only; from 0.26 a sliding group holds window - 1 + 2 batches in flight.
+TEST(PlanCliTest, VllmHybridLoggedSizeByVersion) {
+  auto plan = [](const std::string& version, const std::string& format) {
+    return Plan("--model " + ModelDir("gemma-3-27b") + " --framework vllm --server-version " + version +
+                " --gpu H100 --max-model-len 32768 --format " + format);
+  };
+  auto json = [&](const std::string& version) {
+    PlanRun r = plan(version, "json");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    return nlohmann::json::parse(r.out);
+  };
+  auto blocks_of = [](const nlohmann::json& j) { return j["figures"]["num_blocks"].get<int64_t>(); };
+  nlohmann::json old = json("0.20.0");
+  EXPECT_EQ(old["figures"]["kv_cache_groups"], 7);
+  EXPECT_EQ(old["kv_tokens"], blocks_of(old) / 7 * 16);
+  EXPECT_FALSE(old["figures"].contains("pool_tokens"));
+
+  nlohmann::json now = json("0.20.1");
+  const double conc = now["figures"]["max_concurrency"].get<double>();
+  EXPECT_EQ(now["kv_tokens"], static_cast<int64_t>(conc * 32768));
+  EXPECT_EQ(now["figures"]["pool_tokens"], blocks_of(now) / 7 * 16);
+  EXPECT_GT(now["kv_tokens"].get<int64_t>(), 2 * now["figures"]["pool_tokens"].get<int64_t>());
+  PlanRun text = plan("0.20.1", "text");
+  EXPECT_NE(text.out.find("is max concurrency x max_model_len (vLLM 0.20.1 on"), std::string::npos) << text.out;
+
+  // A request at 32,768 tokens (block 16, H100's 8,192 batched tokens): 2,048 full blocks
+  // and 6 sliding groups of cdiv(1023 + reserve, 16) + 1.
+  nlohmann::json v25 = json("0.25.0"), v26 = json("0.26.0");
+  EXPECT_NEAR(v25["figures"]["max_concurrency"].get<double>(),
+              static_cast<double>(blocks_of(v25)) / (2048 + 6 * ((1023 + 8192 + 15) / 16 + 1)), 1e-9);
+  EXPECT_NEAR(v26["figures"]["max_concurrency"].get<double>(),
+              static_cast<double>(blocks_of(v26)) / (2048 + 6 * ((1023 + 16384 + 15) / 16 + 1)), 1e-9);
+}
+
 // --dtype beside --model is used (fp8: on-the-fly FP8, smaller weights) or, when it
 // conflicts with the checkpoint, said; what the config left out is said too.
 TEST(PlanCliTest, DtypeBesideModelIsUsedOrSaid) {
