@@ -373,6 +373,12 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
       }
     }
   }
+  if (auto rs = t.find("rope_scaling"); rs != t.end() && rs->is_object()) {
+    std::string kind = Str(*rs, "rope_type");
+    if (kind.empty()) kind = Str(*rs, "type");
+    auto factor = Num<double>(*rs, {"factor"});
+    if (kind == "linear" && factor && *factor >= 1 && *factor <= 1024) m.rope_linear_factor = *factor;
+  }
   m.layer_kind = LayerKinds(t, arch_type, m.layers, m.sliding_window);
   if (m.LinearLayers() > 0) {
     m.linear_mixer_params = LinearMixerParams(t, m.hidden);

@@ -56,6 +56,9 @@ struct ModelConfig {
   bool tied_known = false;       // the config (or the index) said; otherwise assumed untied
   bool qkv_bias = false, o_bias = false;
   int64_t max_position = 0;
+  // rope_scaling {"rope_type": "linear", "factor": F} (Gemma-3's global layers): vLLM's
+  // LinearScalingRotaryEmbedding caches max_position x F positions. 1 without it.
+  double rope_linear_factor = 1;
   // MLA (DeepSeek V2/V3/R1, Kimi K2, GLM-4.5+ MLA variants)
   int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0;
   // MoE
