@@ -507,6 +507,29 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   p.kv_tokens = r->no_cache_blocks || r->startup_check_fails ? 0 : r->kv_tokens;
   const bool weights_oom = !r->startup_check_fails && p.weights_bytes + p.non_torch_bytes > p.free_at_init_bytes;
   if (r->pool_tokens != r->kv_tokens) p.figures["pool_tokens"] = r->pool_tokens;
+  if (kv.mamba_layers > 0 && r->group_size > 0 && r->max_concurrency > 0 && kv.max_model_len && p.kv_tokens > 0 &&
+      ver.ok() && CompareVersions(*ver, {0, 16}) >= 0) {
+    // With prefix caching a mamba group keeps 2 state pages a request (models/config.py
+    // MambaModelConfig: mamba_cache_mode "align", vllm#30877, main 2026-01-23: 0.16 taken
+    // as the first release with it, inferred; MambaSpec.max_memory_usage_bytes), so a
+    // request needs one more block a mamba group (a v0.20.0 Qwen3.6-35B-A3B launch with it:
+    // 147 blocks / (32 + 3 x 2) = 3.87x). vLLM 0.23's Qwen3.5-4B launch without the flag
+    // shows one page; the plan takes prefix caching off for these models.
+    const double per_request = static_cast<double>(r->num_blocks) / r->max_concurrency;
+    const int64_t mamba_groups = (kv.mamba_layers + r->group_size - 1) / r->group_size;
+    const double align = static_cast<double>(r->num_blocks) / (per_request + static_cast<double>(mamba_groups));
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.2fx", align);
+    p.unknowns.push_back("with --enable-prefix-caching vLLM keeps two state pages a request in each of the " +
+                         std::to_string(mamba_groups) + " mamba groups (mamba_cache_mode 'align'): maximum "
+                         "concurrency " + buf + (kv.kv_size_from_concurrency
+                                                     ? ", a logged GPU KV cache size of " +
+                                                           WithCommas(static_cast<int64_t>(
+                                                               align * static_cast<double>(*kv.max_model_len))) +
+                                                           " tokens"
+                                                     : std::string()) +
+                         "; the plan takes prefix caching off for this hybrid model");
+  }
   if (r->group_size > 0) {
     p.figures["max_concurrency"] = r->max_concurrency;
     p.figures["kv_cache_groups"] = r->kv_cache_groups;

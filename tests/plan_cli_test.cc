@@ -625,6 +625,30 @@ TEST(PlanCliTest, VllmHybridLoggedSizeByVersion) {
               static_cast<double>(blocks_of(v26)) / (2048 + 6 * ((1023 + 16384 + 15) / 16 + 1)), 1e-9);
 }
 
+// A mamba hybrid (Qwen3-Next: 12 full + 36 gated-delta-net layers, groups of 12, 1 + 3):
+// with --enable-prefix-caching each mamba group holds two state pages a request
+// (mamba_cache_mode "align", from 0.16): the plan, which takes it off, says what it gives.
+TEST(PlanCliTest, VllmMambaPrefixCachingAlignIsSaid) {
+  PlanRun r = Plan("--model " + ModelDir("qwen3-next-80b-a3b") +
+                   " --framework vllm --server-version 0.23.0 --gpu H100 --tp 4 --max-model-len 32768 --format json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["figures"]["kv_cache_groups"], 4);
+  const double blocks = j["figures"]["num_blocks"].get<double>();
+  const double align = blocks / (blocks / j["figures"]["max_concurrency"].get<double>() + 3);
+  char conc[32];
+  std::snprintf(conc, sizeof(conc), "maximum concurrency %.2fx", align);
+  std::string said;
+  for (const auto& u : j["unknowns"]) {
+    if (u.get<std::string>().find("--enable-prefix-caching") != std::string::npos) said = u;
+  }
+  EXPECT_NE(said.find(conc), std::string::npos) << said;
+  EXPECT_NE(said.find("of the 3 mamba groups"), std::string::npos) << said;
+  PlanRun old = Plan("--model " + ModelDir("qwen3-next-80b-a3b") +
+                     " --framework vllm --server-version 0.11.0 --gpu H100 --tp 4 --max-model-len 32768");
+  EXPECT_EQ(old.out.find("--enable-prefix-caching"), std::string::npos) << "no align mode before 0.16";
+}
+
 // --dtype beside --model is used (fp8: on-the-fly FP8, smaller weights) or, when it
 // conflicts with the checkpoint, said; what the config left out is said too.
 TEST(PlanCliTest, DtypeBesideModelIsUsedOrSaid) {
