@@ -431,23 +431,12 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   kv.pp = in.pp;
   kv.max_model_len = in.context_length;
   auto ver = ParseVersion(in.version);
-  if (in.model && !in.cell_bytes && in.pp == 1 && IsV1Era(*era) && ver.ok() && CompareVersions(*ver, {0, 10}) >= 0 &&
-      (in.model->SlidingLayers() > 0 || in.model->LinearLayers() > 0)) {
-    // The hybrid KV cache manager (0.10.0+): sliding-window and mamba layers get their own
-    // groups; before it V1 priced every layer as full attention.
-    const ModelConfig& m = *in.model;
-    kv.full_layers = m.FullAttentionLayers();
-    kv.sliding_layers = m.SlidingLayers();
-    kv.mamba_layers = m.LinearLayers();
-    kv.sliding_window = m.sliding_window;
-    kv.max_num_batched_tokens = in.max_num_batched_tokens.value_or(8192);
-    // vLLM keeps the mamba state in the model dtype unless --mamba-ssm-cache-dtype says otherwise.
-    kv.mamba_bytes_per_request = MambaStateBytesPerRequest(m, in.tp, 2);
-    p.assumptions.push_back("vLLM's hybrid KV cache groups: " + std::to_string(kv.full_layers) + " full, " +
-                            std::to_string(kv.sliding_layers) + " sliding-window (" + std::to_string(m.sliding_window) +
-                            "), " + std::to_string(kv.mamba_layers) +
-                            " mamba layers; the logged pool is blocks // groups x block size, a request needs full "
-                            "layers for its length and sliding layers for the window only");
+  // One request's worth of blocks times the requests the pool holds, from 0.20.1
+  // (vllm_model.cc VllmKvSizeFromConcurrency); the same as blocks x block for one group
+  // unless max_model_len ends inside a block.
+  kv.kv_size_from_concurrency = IsV1Era(*era) && VllmKvSizeFromConcurrency(in.version);
+  if (in.model && !in.cell_bytes && in.pp == 1 && IsV1Era(*era) && ver.ok() && CompareVersions(*ver, {0, 10}) >= 0) {
+    internal::SetVllmHybridGroups(in, *in.model, kv, p);  // launch_plan_vllm_hybrid.cc
   }
   const bool v1 = internal::IsVllmV1(in);
   if (in.model && v1 && ver.ok() && CompareVersions(*ver, {0, 8}) >= 0 && in.max_num_seqs && in.max_num_batched_tokens) {
@@ -483,6 +472,8 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   // A pool shorter than max_model_len exists (vLLM prints it in the error); no pool otherwise.
   p.kv_tokens = r->no_cache_blocks || r->startup_check_fails ? 0 : r->kv_tokens;
   const bool weights_oom = !r->startup_check_fails && p.weights_bytes + p.non_torch_bytes > p.free_at_init_bytes;
+  if (r->pool_tokens != r->kv_tokens) p.figures["pool_tokens"] = r->pool_tokens;
+  if (ver.ok() && CompareVersions(*ver, {0, 16}) >= 0) internal::SayVllmMambaPrefixCaching(kv, *r, p);
   if (r->group_size > 0) {
     p.figures["max_concurrency"] = r->max_concurrency;
     p.figures["kv_cache_groups"] = r->kv_cache_groups;

@@ -52,6 +52,13 @@ using ::tpt::memory::FlagsOf;
 using ::tpt::memory::ServerFlags;
 void SetFraction(PlanInput& in, double f);
 
+// vLLM's hybrid KV cache groups (launch_plan_vllm_hybrid.cc): the layers of each kind and
+// what they hold per request at this version, said under `assumed:` (nothing for a model
+// of full attention only); after the pool, what --enable-prefix-caching would give a mamba
+// hybrid (vLLM 0.16 on), under `unknown:`.
+void SetVllmHybridGroups(const PlanInput& in, const ModelConfig& m, VllmKvInput& kv, Plan& p);
+void SayVllmMambaPrefixCaching(const VllmKvInput& kv, const VllmKvResult& r, Plan& p);
+
 // Remedies, each checked by running the plan again with it.
 void AddRemedies(const PlanInput& in, Plan& p);
 // How far each assumed input moves the KV pool (`range:` lines).

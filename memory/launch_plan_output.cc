@@ -188,7 +188,11 @@ std::string PlanToText(const Plan& p) {
   line("  weights            " + gib(p.row.weights_bytes));
   if (p.non_torch_bytes > 0) line("  non-torch          " + gib(p.non_torch_bytes));
   line("  reserved           " + gib(p.row.reserved_bytes));
-  line("  KV pool            " + gib(p.row.kv_pool_bytes) + "   " + WithCommas(p.kv_tokens) + " tokens x " +
+  // The pool's bytes as tokens of the cell; vLLM from 0.20.1 logs its concurrency in
+  // tokens instead (kv_tokens), which for hybrid KV groups is far more (vllm_model.cc).
+  const int64_t pool_tokens =
+      p.figures.contains("pool_tokens") ? p.figures["pool_tokens"].get<int64_t>() : p.kv_tokens;
+  line("  KV pool            " + gib(p.row.kv_pool_bytes) + "   " + WithCommas(pool_tokens) + " tokens x " +
        WithCommas(p.cell_bytes) + " B");
   if (p.row.graphs_bytes > 0) line("  CUDA graphs        " + gib(p.row.graphs_bytes));
   line("  left               " + gib(p.row.left_bytes) + (p.row.left_bytes < 0 ? "   (shortfall)" : ""));

@@ -515,13 +515,12 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     PlanInput lo = in, hi = in;
     lo.weights_bytes = w * (1 + spread);
     hi.weights_bytes = w * (1 - spread);
-    // TGI's defaults before the warm-up (the prefill budget by card, the attention backend,
-    // chunking) come from the model (tgi_launcher.cc): TGI's variants keep it; the weights,
-    // the cell and the activation peak below are given, so it sizes nothing else.
-    if (in.framework != "tgi") {
-      lo.model.reset();
-      hi.model.reset();
-    }
+    // The variants keep the model: what the plan derives from it besides the weights
+    // (TGI's defaults before the warm-up, tgi_launcher.cc; SGLang's mamba state and
+    // hybrid sliding-window pool; vLLM's hybrid KV cache groups) is the point's too, so
+    // only the weights move (a variant without the model priced a hybrid model's pool as
+    // all full attention, and its range missed its own point). The cell and the
+    // activation peak below are given, so it sizes nothing else.
     for (PlanInput* t : {&lo, &hi}) {
       KvDims d = KvDimsOf(*in.model, in.pp);
       if (t->dims.layers == 0) t->dims = d;

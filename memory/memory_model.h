@@ -239,7 +239,12 @@ struct VllmKvInput {
   // Otherwise bytes_per_token covers the full + sliding layers, each alike.
   int full_layers = 0, sliding_layers = 0, mamba_layers = 0;
   int sliding_window = 0;
-  int64_t max_num_batched_tokens = 0;   // sliding layers hold window - 1 + this per request
+  // Sliding layers hold window - 1 + this per request: max_num_batched_tokens, from 0.26
+  // max_in_flight_tokens (VllmSlidingReserveTokens).
+  int64_t max_num_batched_tokens = 0;
+  // The logged "GPU KV cache size": int(max_concurrency x max_model_len) from 0.20.1
+  // (VllmKvSizeFromConcurrency), num_blocks // groups x block before.
+  bool kv_size_from_concurrency = false;
   // V1 from 0.8.0 (gpu_worker.py compile_or_warm_up_model, vllm#13776; read at 0.9.2 and
   // 0.11.0): after the KV cache and the graphs, a dummy run of min(max_num_seqs,
   // max_num_batched_tokens) requests and the sampler over them ("to avoid memory
@@ -255,7 +260,8 @@ struct VllmKvResult {
   double graphs_in_budget_bytes = 0;  // graphs subtracted from the budget (>= 0.21)
   double kv_bytes = 0;             // requested - non_kv - graphs_in_budget (may be < 0)
   int64_t num_blocks = 0;          // >= 0
-  int64_t kv_tokens = 0;           // num_blocks x block_size
+  int64_t kv_tokens = 0;           // the logged "GPU KV cache size" (kv_size_from_concurrency)
+  int64_t pool_tokens = 0;         // num_blocks // groups x block: the pool read as full attention
   bool startup_check_fails = false;  // V1 >= 0.9.1: free_at_init < requested
   bool no_cache_blocks = false;      // "No available memory for the cache blocks"
   bool max_len_too_long = false;     // one max_model_len request does not fit
@@ -270,13 +276,23 @@ struct VllmKvResult {
   double min_util_one_block = 0;                // smallest util leaving >= 1 block
   std::optional<double> min_util_max_model_len; // smallest util holding max_model_len
   double max_util_startup = 1;                  // largest util passing the startup check
-  // Hybrid groups: tokens = num_blocks // groups x block (the logged "GPU KV cache size").
+  // Hybrid groups: pool_tokens = num_blocks // groups x block (the logged "GPU KV cache
+  // size" before 0.20.1).
   int kv_cache_groups = 1, group_size = 0, hybrid_block_size = 0;
   // max_model_len requests the pool holds at once (get_max_concurrency_for_kv_cache_config:
   // num_blocks / the blocks one request needs over the groups); 0 without max_model_len.
   double max_concurrency = 0;
 };
 StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in);
+// V1 from 0.20.1 (vllm#41069, v1/core/kv_cache_utils.py _report_kv_cache_config) logs
+// "GPU KV cache size" as int(max_concurrency x max_model_len); before, as num_blocks //
+// len(kv_cache_groups) x the smallest block size. Versions it cannot parse: false.
+bool VllmKvSizeFromConcurrency(std::string_view version);
+// What a sliding-window layer reserves per request beyond its window (SlidingWindowSpec
+// max_admission_blocks_per_request): max_num_batched_tokens, from 0.26 the engine's
+// max_in_flight_tokens, max_concurrent_batches (2 under async scheduling, on by default
+// from 0.14 at PP 1, the only case the plan's hybrid groups take) x max_num_batched_tokens.
+int64_t VllmSlidingReserveTokens(std::string_view version, int64_t max_num_batched_tokens);
 
 // ---------------------------------------------------------------------------
 // TGI (text-generation-inference), LMDeploy, TensorRT-LLM: their start-up KV

@@ -373,6 +373,12 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
       }
     }
   }
+  if (auto rs = t.find("rope_scaling"); rs != t.end() && rs->is_object()) {
+    std::string kind = Str(*rs, "rope_type");
+    if (kind.empty()) kind = Str(*rs, "type");
+    auto factor = Num<double>(*rs, {"factor"});
+    if (kind == "linear" && factor && *factor >= 1 && *factor <= 1024) m.rope_linear_factor = *factor;
+  }
   m.layer_kind = LayerKinds(t, arch_type, m.layers, m.sliding_window);
   if (m.LinearLayers() > 0) {
     m.linear_mixer_params = LinearMixerParams(t, m.hidden);
@@ -383,6 +389,7 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
       m.gdn_key_dim = Num<int>(t, {"linear_key_head_dim"}).value_or(128);
       m.gdn_value_dim = Num<int>(t, {"linear_value_head_dim"}).value_or(128);
       m.mamba_conv_kernel = Num<int>(t, {"linear_conv_kernel_dim"}).value_or(4);
+      m.mamba_ssm_dtype = Str(t, "mamba_ssm_dtype");
     } else if (auto nh = Num<int>(t, {"mamba_num_heads", "mamba_n_heads"})) {  // Mamba2: Nemotron-H, Falcon-H1
       m.mamba_kind = "mamba2";
       m.mamba_heads = *nh;

@@ -60,6 +60,9 @@ struct ModelConfig {
   // Qwen3-VL), or the architecture is one of those whose checkpoints all do (a note says
   // so). vLLM's MRotaryEmbedding sizes its cos/sin cache for 4 x max_position (model_weights.cc).
   bool mrope = false;
+  // rope_scaling {"rope_type": "linear", "factor": F} (Gemma-3's global layers): vLLM's
+  // LinearScalingRotaryEmbedding caches max_position x F positions. 1 without it.
+  double rope_linear_factor = 1;
   // MLA (DeepSeek V2/V3/R1, Kimi K2, GLM-4.5+ MLA variants)
   int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0;
   // MoE
@@ -76,6 +79,9 @@ struct ModelConfig {
   std::string mamba_kind;
   int mamba_heads = 0, mamba_head_dim = 0, mamba_state = 0, mamba_groups = 0, mamba_conv_kernel = 4;
   int gdn_key_heads = 0, gdn_key_dim = 0, gdn_value_heads = 0, gdn_value_dim = 0;
+  // The text config's mamba_ssm_dtype ("float32" in Qwen3.5's): the recurrent state's dtype
+  // vLLM keeps for Qwen3.5 (models/config.py Qwen3_5ForConditionalGenerationConfig); "" absent.
+  std::string mamba_ssm_dtype;
   int mtp_layers = 0;            // num_nextn_predict_layers (checkpoint extras, not loaded by default)
   // Towers
   double vision_params = 0;      // estimated parameter count of the vision/audio encoder + projector

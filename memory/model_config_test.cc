@@ -280,6 +280,29 @@ TEST(ModelConfigTest, QuantizedCheckpoints) {
   EXPECT_NEAR(m->quant.linear_bytes, 0.5 + 4.0 / 64, 1e-12);
 }
 
+// vLLM keeps one rotary cache per distinct rope: Gemma-3's global layers scale linearly by
+// 8 (131,072 x 8 positions x 128 x 2 B = 256 MiB) and its sliding layers have their own
+// unscaled one (32 MiB); SGLang's loads hold the one cache (its Gemma-3-4B launch logs
+// 8.13 GiB, a 4B model with the 512 MiB scaled cache would load 8.6).
+TEST(ModelConfigTest, VllmRotaryCachesOfGemma3) {
+  // What a rank loads beyond the checkpoint's tensors at TP 1 (TGI: its one cache).
+  auto beyond = [](const ModelConfig& m, const std::string& fw) {
+    Sharding s;
+    s.framework = fw;
+    auto w = WeightsPerRank(m, s);
+    EXPECT_TRUE(w.ok());
+    return w.ok() ? w->per_rank_bytes - w->config_total_bytes : 0;
+  };
+  const double mib = 1024.0 * 1024;
+  ModelConfig gemma = Load("gemma-3-27b");
+  EXPECT_DOUBLE_EQ(gemma.rope_linear_factor, 8.0);
+  EXPECT_NEAR(beyond(gemma, "vllm"), 288 * mib, 1.0);
+  EXPECT_NEAR(beyond(gemma, "tgi"), 32 * mib, 1.0);
+  ModelConfig qwen = Load("qwen3-32b");  // no linear scaling, no sliding layers: one cache
+  EXPECT_DOUBLE_EQ(qwen.rope_linear_factor, 1.0);
+  EXPECT_NEAR(beyond(qwen, "vllm"), 40960.0 * 128 * 2, 1.0);
+}
+
 TEST(ModelConfigTest, SlidingAndHybridLayers) {
   ModelConfig gemma = Load("gemma-3-27b");
   EXPECT_EQ(gemma.layers, 62);  // from text_config

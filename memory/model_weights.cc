@@ -273,12 +273,26 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
   // not 64 (Qwen3-VL-30B-A3B at TP 4 on vLLM 0.11.0 logs 14.7708 GiB a rank: the config's
   // tensors, this cache and the deepstack buffers, launch_plan_derive.cc).
   const bool mrope4 = m.mrope && s.framework == "vllm" && !VersionBefore(s.version, {0, 7, 3});
-  const double rotary = static_cast<double>(std::min<int64_t>(m.max_position, 1 << 20)) * (mrope4 ? 4 : 1) *
-                        (m.IsMla() ? m.qk_rope_head_dim : m.head_dim) * m.dtype_bytes;
+  const double rotary_dim = m.IsMla() ? m.qk_rope_head_dim : m.head_dim;
+  double rotary = static_cast<double>(std::min<int64_t>(m.max_position, 1 << 20)) * (mrope4 ? 4 : 1) * rotary_dim *
+                  m.dtype_bytes;
   if (mrope4 && m.max_position > 0) {
     w.notes.push_back("vLLM's M-RoPE cos/sin cache holds 4 x max_position_embeddings (" +
                       std::to_string(4 * std::min<int64_t>(m.max_position, 1 << 20)) + " positions): " +
                       FormatGiB(rotary));
+  }
+  if (s.framework == "vllm" && !mrope4) {
+    // vLLM's get_rope keeps one cache per distinct rope (rotary_embedding/__init__.py
+    // _ROPE_DICT): a linear rope_scaling caches max_position x factor positions
+    // (LinearScalingRotaryEmbedding, linear_scaling_rope.py), and Gemma-3's sliding layers
+    // take a second, unscaled one of rope_local_base_freq (gemma3.py Gemma3Attention; read
+    // at 4ff865c3, 2026-05). Gemma-3-27B: 256 + 32 MiB, not 32 (its launches on 0.19.0 and
+    // 0.26.0 load 0.33 and 0.92 GiB more than the config's tensors and one cache).
+    const bool gemma3 = m.model_type == "gemma3" || m.model_type == "gemma3_text";
+    const double positions = std::min(static_cast<double>(m.max_position) * m.rope_linear_factor, 16777216.0);
+    rotary = positions * rotary_dim * m.dtype_bytes +
+             (gemma3 && m.SlidingLayers() > 0 ? std::min<int64_t>(m.max_position, 1 << 20) * rotary_dim * m.dtype_bytes
+                                              : 0.0);
   }
   if (m.index_total_bytes) {
     // Checkpoint extras the servers do not load by default: MTP layers (DeepSeek's

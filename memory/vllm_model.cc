@@ -136,7 +136,7 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
   if (in.era == VllmEra::kV1GraphsInBudget) r.graphs_in_budget_bytes = in.cuda_graph_bytes;
   r.kv_bytes = r.requested_bytes - r.non_kv_bytes - r.graphs_in_budget_bytes;
   r.num_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / block_bytes)) : 0;
-  r.kv_tokens = r.num_blocks * in.block_size;
+  r.kv_tokens = r.pool_tokens = r.num_blocks * in.block_size;
 
   // Max model length the pool can hold: V0 block_size x (blocks // pp) (§1.6); V1
   // cdiv(len, block) x block_bytes <= available.
@@ -179,7 +179,7 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
     r.group_size = gs;
     r.hybrid_block_size = bs;
     r.num_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / (page * gs))) : 0;
-    r.kv_tokens = r.num_blocks / groups * bs;
+    r.kv_tokens = r.pool_tokens = r.num_blocks / groups * bs;
     one_block_bytes = page * gs * groups;
     // Per layer: full cdiv(len, bs) pages; sliding (cdiv(min(window - 1 +
     // max_num_batched_tokens, len), bs) + 1) pages (SlidingWindowSpec); mamba one page.
@@ -208,6 +208,13 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
 
   if (!hybrid && in.max_model_len && *in.max_model_len > 0) {
     r.max_concurrency = static_cast<double>(r.num_blocks) / CeilDiv(*in.max_model_len, in.block_size);
+  }
+  // From 0.20.1 the logged size is the concurrency in tokens (_report_kv_cache_config:
+  // num_tokens = int(max_concurrency * max_model_len), vllm#41069): for hybrid groups far
+  // above num_blocks // groups x block (a sliding or mamba group needs only its window or
+  // state per request); for one group the same up to the last block's rounding.
+  if (in.kv_size_from_concurrency && in.max_model_len && *in.max_model_len > 0) {
+    r.kv_tokens = static_cast<int64_t>(std::floor(r.max_concurrency * static_cast<double>(*in.max_model_len)));
   }
 
   // Remedies. One block: util x total >= non_kv + graphs + block.
@@ -289,6 +296,26 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
     }
   }
   return r;
+}
+
+bool VllmKvSizeFromConcurrency(std::string_view version) {
+  // vllm#41069 (e68fa1b9, main 2026-04-28): a v0.20.0 launch still logs 36 blocks x 2096
+  // (75,456 tokens, 3.87x of 65,536) for Qwen3.6-35B-A3B, a v0.20.2 one 286,007 tokens =
+  // 1.12x of 256,000 for Gemma-4; 0.20.1 is taken as the first with it (inferred).
+  auto v = ParseVersion(version);
+  return v.ok() && CompareVersions(*v, {0, 20, 1}) >= 0;
+}
+
+int64_t VllmSlidingReserveTokens(std::string_view version, int64_t max_num_batched_tokens) {
+  // SlidingWindowSpec.max_admission_blocks_per_request(max_in_flight_tokens, max_model_len)
+  // with VllmConfig.max_in_flight_tokens = max_concurrent_batches x max_num_batched_tokens
+  // (vllm#47728, merged 2026-07; 0.26.0 taken as the first release with it, inferred: the
+  // MedGemma-27B launch on 0.26.0 logs 188,347 tokens = 17,307 blocks / 6,022 a request at
+  // 65,536, i.e. cdiv(1023 + 4096, 16) + 1 blocks a sliding group, 4,096 = 2 x 2,048).
+  // Before: window - 1 + max_num_batched_tokens (kv_cache_interface.py at 4ff865c3, 2026-05).
+  auto v = ParseVersion(version);
+  const bool in_flight = v.ok() && CompareVersions(*v, {0, 26}) >= 0;
+  return in_flight ? 2 * max_num_batched_tokens : max_num_batched_tokens;
 }
 
 }  // namespace tpt::memory

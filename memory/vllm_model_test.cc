@@ -349,5 +349,92 @@ TEST(VllmKvPoolTest, MambaLayersWidenTheAttentionBlock) {
   EXPECT_EQ(r->kv_tokens, static_cast<int64_t>(32 * kGiB / (1024.0 * bs * 12)) / 4 * bs);
 }
 
+// From 0.20.1 (vllm#41069, _report_kv_cache_config) "GPU KV cache size" is
+// int(max_concurrency x max_model_len); before, num_blocks // groups x block. Two logged
+// launches, from the pool their logs state:
+// - Qwen3.5-4B on vLLM 0.23.0 (datawhalechina/self-llm, RTX 4090 D, max_model_len 4096):
+//   8 full + 24 gated-delta-net layers, the recurrent state in float32 (the config's
+//   mamba_ssm_dtype): 2,146,304 B a layer -> blocks of 528 tokens, groups of 8 (1 + 3);
+//   "Available KV cache memory: 10.21 GiB" = 633 blocks; a request: 8 + 3 = 11
+//   blocks at 4,096 -> 57.55x, "GPU KV cache size: 235,706 tokens".
+// - MedGemma-27B (Gemma-3) on vLLM 0.26.0, FP8 KV, L40S, max_model_len 65,536: 10 full +
+//   52 sliding (1024) layers, groups of 10 (1 + 6); 17,307 blocks ("10.56 GiB"); a request
+//   4,096 + 6 x (cdiv(1023 + 4,096, 16) + 1) = 6,022 blocks -> 2.87x, "188,347 tokens".
+TEST(VllmKvPoolTest, LoggedSizeIsConcurrencyTimesLenFrom0201) {
+  EXPECT_FALSE(VllmKvSizeFromConcurrency("0.20.0"));
+  EXPECT_TRUE(VllmKvSizeFromConcurrency("0.20.1"));
+  EXPECT_TRUE(VllmKvSizeFromConcurrency("0.23.0"));
+  EXPECT_FALSE(VllmKvSizeFromConcurrency("not a version"));
+  EXPECT_EQ(VllmSlidingReserveTokens("0.25.1", 2048), 2048);
+  EXPECT_EQ(VllmSlidingReserveTokens("0.26.0", 2048), 4096);
+
+  VllmKvInput q;
+  q.era = VllmEra::kV1StartupCheck;
+  q.total_bytes = 24 * kGiB;
+  q.gpu_memory_utilization = 0.9;
+  q.weights_bytes = 21.6 * kGiB - 10.21 * kGiB;
+  q.bytes_per_token = 8 * 2 * 4 * 256 * 2;
+  q.full_layers = 8;
+  q.mamba_layers = 24;
+  q.mamba_bytes_per_request = 24.0 * ((2 * 16 * 128 + 32 * 128) * 3 * 2 + 32 * 128 * 128 * 4);
+  q.max_model_len = 4096;
+  q.max_num_batched_tokens = 2048;
+  q.kv_size_from_concurrency = true;
+  auto r = VllmKvPool(q);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->hybrid_block_size, 528);
+  EXPECT_EQ(r->kv_cache_groups, 4);
+  EXPECT_EQ(r->num_blocks, 633);
+  EXPECT_EQ(r->kv_tokens, 235706);
+  EXPECT_EQ(r->pool_tokens, 633 / 4 * 528);
+  EXPECT_NEAR(r->max_concurrency, 57.55, 0.005);
+  q.kv_size_from_concurrency = false;  // 0.20.0 and before
+  r = VllmKvPool(q);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kv_tokens, 633 / 4 * 528);
+
+  VllmKvInput g;
+  g.era = VllmEra::kV1GraphsInBudget;
+  g.total_bytes = 44 * kGiB;
+  g.gpu_memory_utilization = 1.0;
+  const double page10 = 16.0 * 2 * 16 * 128 * 10;  // one block of a group of 10 fp8 layers
+  g.weights_bytes = 44 * kGiB - 17307.5 * page10;
+  g.bytes_per_token = 62 * 2 * 16 * 128;
+  g.full_layers = 10;
+  g.sliding_layers = 52;
+  g.sliding_window = 1024;
+  g.max_model_len = 65536;
+  g.max_num_batched_tokens = VllmSlidingReserveTokens("0.26.0", 2048);
+  g.kv_size_from_concurrency = true;
+  r = VllmKvPool(g);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_blocks, 17307);
+  EXPECT_EQ(r->kv_tokens, 188347);
+  EXPECT_NEAR(r->max_concurrency, 2.87, 0.005);
+  EXPECT_EQ(r->pool_tokens, 17307 / 7 * 16);
+  // At 0.25 a sliding group holds the window and one batch: 5,254 blocks a request.
+  g.max_num_batched_tokens = VllmSlidingReserveTokens("0.25.0", 2048);
+  r = VllmKvPool(g);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kv_tokens, static_cast<int64_t>(17307.0 / 5254 * 65536));
+
+  // One group: the same figure as blocks x block unless max_model_len ends inside a block.
+  VllmKvInput d;
+  d.era = VllmEra::kV1GraphsInBudget;
+  d.total_bytes = 80 * kGiB;
+  d.weights_bytes = 60 * kGiB;
+  d.bytes_per_token = 131072;
+  d.max_model_len = 32768;
+  d.kv_size_from_concurrency = true;
+  r = VllmKvPool(d);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kv_tokens, r->num_blocks * 16);
+  d.max_model_len = 29000;  // 1,813 blocks hold 29,008 tokens
+  r = VllmKvPool(d);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kv_tokens, static_cast<int64_t>(static_cast<double>(r->num_blocks) / 1813 * 29000));
+  EXPECT_LT(r->kv_tokens, r->pool_tokens);
+}
+
 }  // namespace
 }  // namespace tpt::memory

@@ -599,6 +599,67 @@ TEST(PlanCliTest, ModelConfigDrivesWeightsKvAndContext) {
   EXPECT_TRUE(ranged) << "the answer says how much the assumptions move it";
 }
 
+// vLLM's hybrid KV groups (Gemma-3-27B: 10 full + 52 sliding layers, groups of 10): the
+// logged "GPU KV cache size" is num_blocks // groups x block to 0.20.0 and, from 0.20.1
+// (vllm#41069), int(max_concurrency x max_model_len), which counts the sliding groups at
+// their window only; from 0.26 a sliding group holds window - 1 + 2 batches in flight.
+TEST(PlanCliTest, VllmHybridLoggedSizeByVersion) {
+  auto plan = [](const std::string& version, const std::string& format) {
+    return Plan("--model " + ModelDir("gemma-3-27b") + " --framework vllm --server-version " + version +
+                " --gpu H100 --max-model-len 32768 --format " + format);
+  };
+  auto json = [&](const std::string& version) {
+    PlanRun r = plan(version, "json");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    return nlohmann::json::parse(r.out);
+  };
+  auto blocks_of = [](const nlohmann::json& j) { return j["figures"]["num_blocks"].get<int64_t>(); };
+  nlohmann::json old = json("0.20.0");
+  EXPECT_EQ(old["figures"]["kv_cache_groups"], 7);
+  EXPECT_EQ(old["kv_tokens"], blocks_of(old) / 7 * 16);
+  EXPECT_FALSE(old["figures"].contains("pool_tokens"));
+
+  nlohmann::json now = json("0.20.1");
+  const double conc = now["figures"]["max_concurrency"].get<double>();
+  EXPECT_EQ(now["kv_tokens"], static_cast<int64_t>(conc * 32768));
+  EXPECT_EQ(now["figures"]["pool_tokens"], blocks_of(now) / 7 * 16);
+  EXPECT_GT(now["kv_tokens"].get<int64_t>(), 2 * now["figures"]["pool_tokens"].get<int64_t>());
+  PlanRun text = plan("0.20.1", "text");
+  EXPECT_NE(text.out.find("is max concurrency x max_model_len (vLLM 0.20.1 on"), std::string::npos) << text.out;
+
+  // A request at 32,768 tokens (block 16, H100's 8,192 batched tokens): 2,048 full blocks
+  // and 6 sliding groups of cdiv(1023 + reserve, 16) + 1.
+  nlohmann::json v25 = json("0.25.0"), v26 = json("0.26.0");
+  EXPECT_NEAR(v25["figures"]["max_concurrency"].get<double>(),
+              static_cast<double>(blocks_of(v25)) / (2048 + 6 * ((1023 + 8192 + 15) / 16 + 1)), 1e-9);
+  EXPECT_NEAR(v26["figures"]["max_concurrency"].get<double>(),
+              static_cast<double>(blocks_of(v26)) / (2048 + 6 * ((1023 + 16384 + 15) / 16 + 1)), 1e-9);
+}
+
+// A mamba hybrid (Qwen3-Next: 12 full + 36 gated-delta-net layers, groups of 12, 1 + 3):
+// with --enable-prefix-caching each mamba group holds two state pages a request
+// (mamba_cache_mode "align", from 0.16): the plan, which takes it off, says what it gives.
+TEST(PlanCliTest, VllmMambaPrefixCachingAlignIsSaid) {
+  PlanRun r = Plan("--model " + ModelDir("qwen3-next-80b-a3b") +
+                   " --framework vllm --server-version 0.23.0 --gpu H100 --tp 4 --max-model-len 32768 --format json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["figures"]["kv_cache_groups"], 4);
+  const double blocks = j["figures"]["num_blocks"].get<double>();
+  const double align = blocks / (blocks / j["figures"]["max_concurrency"].get<double>() + 3);
+  char conc[32];
+  std::snprintf(conc, sizeof(conc), "maximum concurrency %.2fx", align);
+  std::string said;
+  for (const auto& u : j["unknowns"]) {
+    if (u.get<std::string>().find("--enable-prefix-caching") != std::string::npos) said = u;
+  }
+  EXPECT_NE(said.find(conc), std::string::npos) << said;
+  EXPECT_NE(said.find("of the 3 mamba groups"), std::string::npos) << said;
+  PlanRun old = Plan("--model " + ModelDir("qwen3-next-80b-a3b") +
+                     " --framework vllm --server-version 0.11.0 --gpu H100 --tp 4 --max-model-len 32768");
+  EXPECT_EQ(old.out.find("--enable-prefix-caching"), std::string::npos) << "no align mode before 0.16";
+}
+
 // --dtype beside --model is used (fp8: on-the-fly FP8, smaller weights) or, when it
 // conflicts with the checkpoint, said; what the config left out is said too.
 TEST(PlanCliTest, DtypeBesideModelIsUsedOrSaid) {
