@@ -87,9 +87,10 @@ Bytes BytesOf(std::string_view s) {
   return b;
 }
 
-// The widths terminals, mailers and paste tools cut lines at.
+// The widths terminals and paste tools cut lines at (a mailer's 72 or 76 is
+// too near the lengths log lines have by themselves to be taken alone).
 bool IsWrapWidth(size_t n) {
-  for (size_t w : {72, 76, 78, 79, 80, 100, 120, 132, 140, 150, 160, 200})
+  for (size_t w : {80, 100, 120, 132, 160, 200})
     if (n == w) return true;
   return false;
 }
@@ -351,7 +352,8 @@ void UnpasteSource::Learn() {
   // A few lines with one of them cut (a line or two of error pasted through a
   // terminal or a mail): one line at a width terminals and mailers cut at,
   // going on in a line with no start of its own.
-  if (counted < 20 && by_len.count(longest) && by_len[longest].size() == 1 && IsWrapWidth(longest)) {
+  // (Only where a line's own start can be told: the next line must have none.)
+  if (formats_ && counted < 20 && by_len.count(longest) && by_len[longest].size() == 1 && IsWrapWidth(longest)) {
     for (size_t i = 0; i + 1 < lines_.size(); ++i) {
       if (!lines_[i].newline || Utf8Length(Text(lines_[i])) + lines_[i].front != longest) continue;
       if (ContinuesWrapped(Text(lines_[i + 1]))) width_ = longest;
