@@ -166,8 +166,8 @@ QwenVitPeak SiglipLayerPeak(const ModelConfig& m, int64_t patches, int tp) {
 // a view when rearranged for one item) and the projection's X while they are all still
 // referenced, beside the layer's input and normed input: 3X + qkv 3X/tp + rotary 2X/tp +
 // output X/tp + what q/k take first: Qwen2_5_VisionAttention keeps each rank's heads (no
-// all-gather) and from 0.13 copies the strided q/k slice (`.contiguous()`, 2X/tp; 0.12 passes
-// the view): 3X + 6X/tp (0.12) or 3X + 8X/tp. Qwen2VisionAttention concatenates q and k
+// all-gather) and from 0.15 copies the strided q/k slice (`.contiguous()`, 2X/tp; 0.12-0.14
+// pass the view): 3X + 6X/tp (0.12-0.14) or 3X + 8X/tp. Qwen2VisionAttention concatenates q and k
 // (torch.cat, 2X/tp): 3X + 8X/tp, and from 0.13 all-gathers qkv again at TP > 1 (split_qkv,
 // 3X; 0.12 has no gather). The MLPs as before: Qwen2.5-VL's gate_up (kept by its local),
 // SiluAndMul and down, 3X + 3M/tp (the fused add-RMSNorm works in place); fc1 and its GELU,
@@ -178,7 +178,12 @@ QwenVitPeak QwenVitLayerPeakFrom012(const ModelConfig& m, int64_t patches, int t
   const double X = P * m.vit_width * e, M = P * m.vit_mlp * e;
   const bool qwen2 = !m.vit_qwen3 && !m.vit_mlp_gated;  // Qwen2VisionAttention
   const bool v013 = !VersionBefore(version, {0, 13});
-  const double per_rank = qwen2 || v013 ? 8.0 : 6.0;
+  // The q/k copy: `qk_reshaped.contiguous()` before the rotary, qwen2_5_vl.py from 0.16.0
+  // (line 378; vllm#32687, merged 2026-01-21, so 0.15 too: it has no sdist to read); 0.13.0
+  // and 0.14.1 hand the rearranged view (one item: (two b) merges with b = 1, no copy) to
+  // the rotary kernel, whose output is the same 2X/tp either way.
+  const bool qk_copy = !VersionBefore(version, {0, 15});
+  const double per_rank = qwen2 || qk_copy ? 8.0 : 6.0;
   const double gathered = qwen2 && v013 && tp > 1 ? 3 * X : 0;
   const double attn = 3 * X + gathered + per_rank * X / tp;
   const double mlp = m.vit_mlp_gated ? 3 * X + 3 * M / tp : std::max(3 * X + 2 * M / tp, 4 * X + M / tp);
@@ -187,7 +192,7 @@ QwenVitPeak QwenVitLayerPeakFrom012(const ModelConfig& m, int64_t patches, int t
                  FormatGiB(X) + " a tensor; encoder layer peak " + FormatGiB(q.layer) +
                  " (attention: input, normed input and projection " + FormatGiB(3 * X) +
                  (gathered > 0 ? " + gathered qkv " + FormatGiB(gathered) : "") + " + qkv, " +
-                 (qwen2 ? "q/k concatenated, " : v013 ? "q/k copy, " : "") + "rotary output and attention output " +
+                 (qwen2 ? "q/k concatenated, " : qk_copy ? "q/k copy, " : "") + "rotary output and attention output " +
                  FormatGiB(per_rank * X / tp) + " (>= 0.12, no float32 rotary); MLP " + FormatGiB(mlp) + ")";
   return q;
 }

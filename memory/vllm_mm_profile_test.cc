@@ -324,10 +324,17 @@ TEST(VllmEncoderProfileTest, Qwen3VlFrom012) {
   EXPECT_EQ(v013.items, 1);
   EXPECT_EQ(v013.patches, 65536);
   const double P = 65536, X = P * 1152 * 2, M = P * 4304 * 2, pixels = P * 1536 * 4;
-  const double layer = std::max(3 * X + 8 * X / 4, std::max(3 * X + 2 * M / 4, 4 * X + M / 4));
-  EXPECT_DOUBLE_EQ(layer, 5 * X);  // the attention, with its q/k copy
+  // 0.13 and 0.14 pass the q/k view to the rotary (qwen2_5_vl.py 0.13.0:382-389): 3X + 6X/4
+  // is below the MLP's 4X + M/4; the copy comes in 0.15/0.16 (qwen2_5_vl.py 0.16.0:378).
+  const double layer = std::max(3 * X + 6 * X / 4, std::max(3 * X + 2 * M / 4, 4 * X + M / 4));
+  EXPECT_DOUBLE_EQ(layer, 4 * X + M / 4);
   EXPECT_DOUBLE_EQ(v013.encoder_peak, layer + X + pixels + P * 1536 * 2 + 3 * 16384.0 * 2048 * 2);
   EXPECT_DOUBLE_EQ(v013.held, pixels + 16384.0 * 8192 * 2);
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(*m, "0.14.1", 4, 2048, 256, 65536, def).encoder_peak, v013.encoder_peak);
+  const double layer016 = std::max(3 * X + 8 * X / 4, std::max(3 * X + 2 * M / 4, 4 * X + M / 4));
+  EXPECT_DOUBLE_EQ(layer016, 5 * X);  // the attention, with its q/k copy
+  EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(*m, "0.16.0", 4, 2048, 256, 65536, def).encoder_peak,
+                   layer016 + X + pixels + P * 1536 * 2 + 3 * 16384.0 * 2048 * 2);
   EXPECT_NE(v013.arithmetic.find("a video would be 12,288"), std::string::npos) << v013.arithmetic;
   // 0.20.2 and 0.21.0 profile the same.
   EXPECT_DOUBLE_EQ(VllmV1EncoderProfile(*m, "0.21.0", 4, 2048, 256, 65536, def).held, v013.held);
@@ -431,14 +438,17 @@ TEST(VllmEncoderProfileTest, Qwen2VlTower) {
 }
 
 // Qwen2.5-VL from 0.12 (qwen2_5_vl.py 0.12.0-0.21.0): Qwen3-VL's attention (3X + 6X/tp in
-// 0.12, 3X + 8X/tp with 0.13's q/k copy), the gated MLP 3X + 3M/tp beside the in-place fused
+// 0.12-0.14, 3X + 8X/tp with the q/k copy of 0.15/0.16), the gated MLP 3X + 3M/tp beside the in-place fused
 // add-RMSNorm; the image of 16,384 tokens, unpadded outputs from 0.13.
 TEST(VllmEncoderProfileTest, Qwen25VlFrom012) {
   const ModelConfig m = Qwen25Vl7b();
   const double X = 65536.0 * 1280 * 2, M = 65536.0 * 3420 * 2, pixels = 65536.0 * 1176 * 4;
   EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 1, "0.12.0").layer, std::max(9 * X, 3 * X + 3 * M));
   EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 4, "0.12.0").layer, std::max(4.5 * X, 3 * X + 0.75 * M));
-  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 4, "0.13.0").layer, std::max(5 * X, 3 * X + 0.75 * M));
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 4, "0.13.0").layer, std::max(4.5 * X, 3 * X + 0.75 * M));
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 1, "0.14.1").layer, std::max(9 * X, 3 * X + 3 * M));
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 1, "0.16.0").layer, std::max(11 * X, 3 * X + 3 * M));
+  EXPECT_DOUBLE_EQ(QwenVitLayerPeak(m, 65536, 4, "0.16.0").layer, std::max(5 * X, 3 * X + 0.75 * M));
   VllmEncoderProfile p = VllmV1EncoderProfile(m, "0.16.0", 4, 8192, 1024, 8192, {1, 0});
   ASSERT_TRUE(p.modelled);
   EXPECT_EQ(p.items, 1);
