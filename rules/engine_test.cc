@@ -458,6 +458,34 @@ TEST(RunScopeTest, TracebackFramesOfTheAnchorOrTheNearestTraceback) {
   EXPECT_EQ(at_wrapped.Call("stage", {}).str(), "weights");
 }
 
+// A log printed a traceback a line an event (vLLM's `ERROR ... [core.py:842]   File ...`),
+// and a terminal cut every line of the paste: the joined lines keep their numbers, so the
+// frame naming the stage sits 16 lines below the OOM with three lines of events between.
+// Near by the lines events sit on (4), not by the blank ones the joins left; far when the
+// events between are as many as a real gap.
+TEST(RunScopeTest, FramesNearTheAnchorInAPasteCutByATerminal) {
+  auto at = [](const char* kind, uint64_t line, const std::string& text) {
+    Event e = Ev(kind, 0);
+    e.line = line;
+    e.text = text;
+    return e;
+  };
+  const std::string frame =
+      "  File \"/x/vllm/v1/worker/gpu_worker.py\", line 507, in compile_or_warm_up_model";
+  std::vector<Event> cut = {at("cuda_oom", 6, "torch.OutOfMemoryError: CUDA out of memory."),
+                            at("error_line", 14, "ERROR 11"), at("error_line", 17, "^^^^^^^^"),
+                            at("error_line", 19, "ERROR 11-19 12:16:36 [core.py:842]   File \"/x/torch/_contextlib.py\""),
+                            at("error_line", 22, frame)};
+  RunIndex run(cut);
+  EXPECT_EQ(RunScope(run, 0).Call("stage", {}).str(), "warmup");
+  // The same frame 16 lines below with more events between than a traceback's reach: not near.
+  std::vector<Event> far = {at("cuda_oom", 6, "torch.OutOfMemoryError: CUDA out of memory.")};
+  for (uint64_t l = 7; l < 22; ++l) far.push_back(at("error_line", l, "ERROR something else " + std::to_string(l)));
+  far.push_back(at("error_line", 22, frame));
+  RunIndex run_far(far);
+  EXPECT_TRUE(RunScope(run_far, 0).Call("stage", {}).is_null() || RunScope(run_far, 0).Call("stage", {}).str() != "warmup");
+}
+
 TEST(RunScopeTest, RanksWhereCountsRanksNotLines) {
   std::vector<Event> ev = {Ev("watchdog_timeout", 0, {{"seq", 7}}), Ev("watchdog_timeout", 0, {{"seq", 7}}),
                            Ev("watchdog_timeout", 1, {{"seq", 7}}), Ev("watchdog_timeout", 2, {{"seq", 6}})};

@@ -274,7 +274,21 @@ std::vector<Frame> AnchorFrames(const RunScope& s) {
     // A traceback spans its frames: before its exception line (the event's line), or
     // after its 'Traceback' line when it was cut.
     const uint64_t reach = kLines + e.extra_lines.size() + 1;
-    return (e.line > a.line ? e.line - a.line : a.line - e.line) <= reach;
+    const uint64_t lines = e.line > a.line ? e.line - a.line : a.line - e.line;
+    if (lines <= reach) return true;
+    // A paste whose lines a terminal cut keeps their numbers: each joined line is
+    // followed by empty ones, so the same traceback spans up to 4x the lines (a
+    // 320-column line cut at 80). Counted then in the lines events sit on between them.
+    if (lines > 4 * reach) return false;
+    const uint64_t from = std::min(a.line, e.line), to = std::max(a.line, e.line);
+    uint64_t with_events = 0, last = from;
+    for (size_t j = std::min(i, an) + 1; j < std::max(i, an); ++j) {
+      const Event& b = evs[j];
+      if (b.source != a.source || b.line <= last || b.line >= to) continue;
+      ++with_events;
+      last = b.line;
+    }
+    return with_events + 1 <= reach;
   };
   for (size_t i : order) {
     if (i != an && (!s.SameRank(evs[i]) || !near(i))) continue;
