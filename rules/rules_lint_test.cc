@@ -460,5 +460,17 @@ TEST(RulesLintTest, SamplerWarmupOomWithoutItsMessageLowersTheBudget) {
   for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--max-num-batched-tokens") << r.why;
 }
 
+// TensorRT-LLM's PyTorch attention module asserting the backend a feature
+// needs ('Attention sinks are only supported for TRTLLM backend.',
+// tensorrt_llm/_torch/modules/attention.py) names the LLM API setting and its
+// value, attn_backend TRTLLM, not 'change the argument' (fresh set 9,
+// trtllm-13156).
+TEST(RulesLintTest, TrtllmAttentionBackendAssertNamesAttnBackend) {
+  Diagnosis d = PrimaryOf("terminal_config_error", "pos_trtllm_attention_sinks_other_backend.log");
+  ASSERT_EQ(d.remedy.size(), 1u);
+  EXPECT_EQ(d.remedy.front().flag, "attn_backend");
+  EXPECT_EQ(d.remedy.front().value, "TRTLLM");
+}
+
 }  // namespace
 }  // namespace tpt
