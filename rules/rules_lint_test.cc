@@ -472,5 +472,16 @@ TEST(RulesLintTest, TrtllmAttentionBackendAssertNamesAttnBackend) {
   EXPECT_EQ(d.remedy.front().value, "TRTLLM");
 }
 
+// Rust tracing-subscriber's 'STAMP LEVEL target: ' layout is printed by every
+// Rust program: NVIDIA Dynamo running vLLM is not TGI. The framework comes
+// from the vLLM frames (tgi.json tgi_tracing needs a text_generation_ crate;
+// generic.json rust_tracing takes the rest) (fresh set 9, dynamo-1229).
+TEST(RulesLintTest, DynamoRustTracingLinesAreNotTgi) {
+  auto a = TheAnalyzer().Run(
+      {(SamplesDir() / "custom_allreduce_failure" / "pos_dynamo_vllm_rust_tracing_peer_access.log").string()});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->run.framework, "vllm");
+}
+
 }  // namespace
 }  // namespace tpt
