@@ -391,6 +391,31 @@ Value Seen(const RunScope& s, const Args& a) {
   return false;
 }
 
+// Some process of the run printed a start-up phase line after the anchor
+// (parser/events.json `phase`, before serving): whatever step the anchor's
+// process waited on ended. Any rank or process counts, since the line that
+// waits (vLLM's EngineCore at its broadcast queue, shm_broadcast.py) is not
+// the one doing the work (its Worker compiling, profiling, capturing).
+// Serving lines do not count: vLLM's API server prints its statistics on a
+// timer while the engine hangs. Order as seen_after: the same input stream,
+// or both lines timed.
+Value StartupAfter(const RunScope& s, const Args&) {
+  size_t anchor = s.anchor();
+  if (anchor == RunScope::kNoAnchor) return false;
+  static const int kServing = PhaseIndex("serving");
+  const auto& evs = s.run().events();
+  const Event& an = evs[anchor];
+  for (size_t i = anchor + 1; i < evs.size(); ++i) {
+    const Event& e = evs[i];
+    if (e.source != an.source && (!e.ts || !an.ts)) continue;
+    const EventKind* k = FindEventKind(e.kind);
+    if (k == nullptr || k->phase.empty()) continue;
+    int ph = PhaseIndex(k->phase);
+    if (ph >= 0 && ph < kServing) return true;
+  }
+  return false;
+}
+
 Value CountBefore(const RunScope& s, const Args& a) {
   const std::string kind = Str(a, 0);
   return static_cast<double>(s.anchor() == RunScope::kNoAnchor ? s.run().CountOf(kind)
@@ -671,7 +696,7 @@ const std::vector<FunctionDef>& Table() {
       {"line_failure", 0, 0, LineFailure},
       {"innermost_function", 0, 0, Innermost<&Frame::function>}, {"innermost_code", 0, 0, Innermost<&Frame::code>},
       {"innermost_file", 0, 0, Innermost<&Frame::file>}, {"seen_before", 1, 1, Seen<true>},
-      {"seen_after", 1, 1, Seen<false>}, {"count_before", 1, 1, CountBefore}, {"kind_before", 2, 2, KindBefore},
+      {"seen_after", 1, 1, Seen<false>}, {"startup_after", 0, 0, StartupAfter}, {"count_before", 1, 1, CountBefore}, {"kind_before", 2, 2, KindBefore},
       {"rank_count_before", 1, 1, RankCountBefore}, {"rank_nth", 2, 3, RankNth}, {"phase", 0, 0, Phase},
       // Text and values.
       {"contains", 2, 2, Contains}, {"matches", 2, 2, Matches}, {"any_text", 1, 1, AnyText},

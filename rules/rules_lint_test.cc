@@ -394,5 +394,94 @@ TEST(RulesLintTest, TrtllmEnginePathArchitectureNamesThePytorchBackend) {
   EXPECT_EQ(d.remedy.front().value, "pytorch");
 }
 
+// SGLang's 'Not enough memory. Please try to increase --mem-fraction-static'
+// with no memory figures in the log: the Fix is the flag the server's own
+// message names, with the value it refused, not 'no remedy known' (fresh set
+// 9, gpustack-3831).
+TEST(RulesLintTest, SglangNoRoomWithoutFiguresRaisesTheFractionItNames) {
+  Diagnosis d = PrimaryOf("kv_pool_no_room_sglang", "pos_message_only_low_fraction.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--mem-fraction-static");
+  EXPECT_EQ(d.remedy.front().direction, "increase");
+  EXPECT_NE(d.remedy.front().why.find("0.25"), std::string::npos) << d.remedy.front().why;
+}
+
+// A bind refused with 'Cannot assign requested address' on vLLM's NIXL side
+// channel (pyzmq names the endpoint) is the host setting that owns that
+// listener, VLLM_NIXL_SIDE_CHANNEL_HOST, not an NCCL interface (fresh set 9,
+// dynamo-2706).
+TEST(RulesLintTest, NixlSideChannelBindOnAnotherNodesIpNamesItsHostSetting) {
+  Diagnosis d = PrimaryOf("nccl_network_config", "pos_vllm_nixl_side_channel_other_node_ip.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "VLLM_NIXL_SIDE_CHANNEL_HOST");
+  EXPECT_NE(d.explanation.find("10.0.4.11:5601"), std::string::npos) << d.explanation;
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
+}
+
+// Ray compiled graphs' RayChannelTimeoutError under vLLM's Ray executor is a
+// hang on a worker: the figure is the timeout the log printed
+// (RAY_CGRAPH_get_timeout) and the Fix names that setting (fresh set 9,
+// ray-59249).
+TEST(RulesLintTest, RayChannelTimeoutNamesTheCompiledGraphTimeout) {
+  Diagnosis d = PrimaryOf("ray_cgraph_timeout_hang", "pos_vllm_v1_engine_channel_read_timeout.log");
+  EXPECT_EQ(d.id, "nccl_timeout_hang");
+  EXPECT_EQ(d.figures.value("cgraph_timeout_s", 0.0), 300.0) << d.figures.dump();
+  bool names_timeout = false;
+  for (const auto& r : d.remedy) names_timeout |= r.flag == "RAY_CGRAPH_get_timeout";
+  EXPECT_TRUE(names_timeout);
+}
+
+// A CUDA failure in NCCL's shm path (cudaHostRegister of a segment already
+// created and sized, misc/shmutils.cc) rules /dev/shm's size out: no
+// --shm-size in the Fix (fresh set 9, torchrun-nccl-1518).
+TEST(RulesLintTest, CudaFailureInNcclShmPathIsNotShmSize) {
+  Diagnosis d = PrimaryOf("shm_cuda_register", "pos_nccl_host_register_invalid_argument.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "NCCL_SHM_DISABLE");
+  for (const auto& r : d.remedy) EXPECT_EQ(r.flag.find("shm-size"), std::string::npos) << r.flag;
+  bool rules_out = false;
+  for (const auto& r : d.ruled_out) rules_out |= r.id == "shm_too_small";
+  EXPECT_TRUE(rules_out);
+}
+
+// vLLM's sampler warm-up (gpu_model_runner.py _dummy_sampler_run) running
+// out of memory, its own 'N dummy requests' message not in the paste and
+// every line behind a Logs Explorer prefix (parser/formats/wrappers.json
+// gcp_log_explorer): the run is read as vLLM's and the Fix gives the budget
+// back by the failed allocation's share of the card, 0.90 - ceil(2.00 /
+// 79.19) = 0.87, then --max-num-seqs; not --max-num-batched-tokens, which
+// sizes the profiling batch (fresh set 9, vllm-29049).
+TEST(RulesLintTest, SamplerWarmupOomWithoutItsMessageLowersTheBudget) {
+  Diagnosis d = PrimaryOf("oom_warmup", "pos_vllm_sampler_sort_gke_log_explorer.log");
+  ASSERT_GE(d.remedy.size(), 2u);
+  EXPECT_EQ(d.remedy[0].flag, "--gpu-memory-utilization");
+  EXPECT_EQ(d.remedy[0].value, "0.87");
+  EXPECT_EQ(d.remedy[1].flag, "--max-num-seqs");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--max-num-batched-tokens") << r.why;
+}
+
+// TensorRT-LLM's PyTorch attention module asserting the backend a feature
+// needs ('Attention sinks are only supported for TRTLLM backend.',
+// tensorrt_llm/_torch/modules/attention.py) names the LLM API setting and its
+// value, attn_backend TRTLLM, not 'change the argument' (fresh set 9,
+// trtllm-13156).
+TEST(RulesLintTest, TrtllmAttentionBackendAssertNamesAttnBackend) {
+  Diagnosis d = PrimaryOf("terminal_config_error", "pos_trtllm_attention_sinks_other_backend.log");
+  ASSERT_EQ(d.remedy.size(), 1u);
+  EXPECT_EQ(d.remedy.front().flag, "attn_backend");
+  EXPECT_EQ(d.remedy.front().value, "TRTLLM");
+}
+
+// Rust tracing-subscriber's 'STAMP LEVEL target: ' layout is printed by every
+// Rust program: NVIDIA Dynamo running vLLM is not TGI. The framework comes
+// from the vLLM frames (tgi.json tgi_tracing needs a text_generation_ crate;
+// generic.json rust_tracing takes the rest) (fresh set 9, dynamo-1229).
+TEST(RulesLintTest, DynamoRustTracingLinesAreNotTgi) {
+  auto a = TheAnalyzer().Run(
+      {(SamplesDir() / "custom_allreduce_failure" / "pos_dynamo_vllm_rust_tracing_peer_access.log").string()});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->run.framework, "vllm");
+}
+
 }  // namespace
 }  // namespace tpt
