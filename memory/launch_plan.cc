@@ -230,15 +230,10 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
       kv.max_mamba_cache_size = states.fixed;
       kv.mamba_full_memory_ratio = states.ratio;
       if (kv.mamba_bytes_per_request > 0) {
-        std::string rule = states.fixed ? states.rule
-                                        : "mamba : KV memory = " + Fixed2(kv.mamba_full_memory_ratio) +
-                                              (in.mamba_full_memory_ratio ? " (--mamba-full-memory-ratio)"
-                                                                          : " (--mamba-full-memory-ratio's default)") +
-                                              (states.rule.empty() ? "" : "; " + states.rule);
         p.assumptions.push_back(
             "mamba state " + Fixed2(kv.mamba_bytes_per_request / kMiB) + " MiB per request on each rank (" +
             std::to_string(m.LinearLayers()) + " " + m.mamba_kind + " layers, SSM state in " +
-            (bf16_state ? "bfloat16" : "float32 (--mamba-ssm-dtype)") + "), taken before the KV pool: " + rule +
+            (bf16_state ? "bfloat16" : "float32 (--mamba-ssm-dtype)") + "), taken before the KV pool: " + states.rule +
             "; the KV cell counts the " + std::to_string(m.FullAttentionLayers()) + " full-attention layers");
         if (!states.ignored.empty()) p.assumptions.push_back("ignored by SGLang " + in.version + ": " + states.ignored);
       } else {
@@ -279,16 +274,9 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     p.figures["swa_layer_tokens"] = r->swa_tokens;
   }
   if (in.max_running_requests) {
-    // The running-request cap: the flag // dp with DP attention (managers/tp_worker.py,
-    // 0.5.4), and for a hybrid at most its states // 1 with the radix cache off, // 3 with
-    // it on (init_memory_pool, model_runner_kv_cache_mixin.py 0.5.9; 0.5.15's
-    // _resolve_max_num_reqs the same). The request slots (req_to_token, int32 x context a
-    // request) come out of the reserved part, not the KV pool: a plain model's pool does
-    // not change.
-    int64_t running = *in.max_running_requests / (in.enable_dp_attention ? std::max(1, in.dp) : 1);
-    if (kv.mamba_bytes_per_request > 0 && r->max_mamba_cache_size > 0) {
-      running = std::min<int64_t>(running, r->max_mamba_cache_size / (mamba_radix_off ? 1 : 3));
-    }
+    const int64_t running =
+        SglangRunningRequestCap(*in.max_running_requests, in.enable_dp_attention ? in.dp : 1,
+                                kv.mamba_bytes_per_request > 0 ? r->max_mamba_cache_size : 0, mamba_radix_off);
     p.figures["max_running_requests"] = running;
     if (kv.mamba_bytes_per_request <= 0) {
       p.assumptions.push_back("--max-running-requests " + std::to_string(*in.max_running_requests) +

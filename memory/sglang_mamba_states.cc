@@ -31,6 +31,8 @@
 // the plan (ModelConfig::mamba_kind is "gdn" or "mamba2").
 #include "memory/sglang_mamba_states.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "memory/memory_model.h"
@@ -53,6 +55,10 @@ SglangMambaStates SglangMambaStateCount(const SglangMambaStatesInput& in) {
   const int dp = in.dp_attention_size > 1 ? in.dp_attention_size : 1;
   SglangMambaStates s;
   s.ratio = in.mamba_full_memory_ratio.value_or(Before(v, {0, 5, 3, 3}) ? 0.2 : 0.9);
+  char ratio[96];
+  std::snprintf(ratio, sizeof ratio, "mamba : KV memory = %.2f (--mamba-full-memory-ratio%s)", s.ratio,
+                in.mamba_full_memory_ratio ? "" : "'s default");
+  s.rule = ratio;
 
   // The fixed count of the eras before 0.5.9: given, else --max-running-requests, else 512.
   auto fixed_count = [&](bool divide) {
@@ -112,9 +118,22 @@ SglangMambaStates SglangMambaStateCount(const SglangMambaStatesInput& in) {
     return s;
   }
   if (in.disable_radix_cache) {
-    s.rule = "the radix cache off without --max-running-requests keeps the ratio from SGLang 0.5.9";
+    s.rule += "; the radix cache off without --max-running-requests keeps the ratio from SGLang 0.5.9";
   }
   return s;
+}
+
+// managers/tp_worker.py (0.5.4): min(max_running_requests // (dp_size with DP attention),
+// req_to_token_pool.size); the pool's size is capped at max_mamba_cache_size // ratio,
+// ratio 1 with the radix cache off, MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO = 3 on
+// (init_memory_pool, 0.5.4-0.5.9; _resolve_max_num_reqs, 0.5.12 and 0.5.15). The request
+// slots (req_to_token, int32 x context a request) come out of the reserved part, not the
+// KV pool: a plain model's pool does not change.
+int64_t SglangRunningRequestCap(int64_t max_running_requests, int dp_attention_size, int64_t mamba_states,
+                                bool radix_cache_off) {
+  int64_t running = max_running_requests / std::max(1, dp_attention_size);
+  if (mamba_states > 0) running = std::min<int64_t>(running, mamba_states / (radix_cache_off ? 1 : 3));
+  return running;
 }
 
 }  // namespace tpt::memory

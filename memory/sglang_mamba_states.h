@@ -27,12 +27,17 @@ struct SglangMambaStates {
   std::optional<int64_t> fixed;  // this many states; unset: the ratio split of the rest
   double ratio = 0.9;            // mamba : KV memory when `fixed` is unset
   bool radix_cache_off = false;  // as the version runs it (the flag, or forced for the model)
-  // Where a fixed count comes from, for `assumed:`; with the ratio, a note or "".
-  std::string rule;
+  std::string rule;              // where the count comes from, for `assumed:`
   std::string ignored;           // a flag the version does not act on here ("" when none)
 };
 
 SglangMambaStates SglangMambaStateCount(const SglangMambaStatesInput& in);
+
+// SGLang's cap on running requests from --max-running-requests: the flag // the
+// DP-attention size, and for a hybrid (mamba_states > 0) at most its states // 1 with the
+// radix cache off, // 3 with it on.
+int64_t SglangRunningRequestCap(int64_t max_running_requests, int dp_attention_size, int64_t mamba_states,
+                                bool radix_cache_off);
 
 }  // namespace tpt::memory
 
