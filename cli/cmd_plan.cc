@@ -54,6 +54,8 @@ struct PlanFlags {
   bool enable_prefill_logprobs = false;
   int64_t max_mamba_cache_size = 0;
   std::string mamba_ssm_dtype;
+  int64_t max_running_requests = 0;
+  bool disable_radix_cache = false;
   // TGI, TensorRT-LLM, LMDeploy: their memory knob and their names of shared settings.
   std::string server;
   double cuda_memory_fraction = -1, kv_cache_free_gpu_memory_fraction = -1, cache_max_entry_count = -1;
@@ -148,6 +150,12 @@ po::options_description Options(PlanFlags& f) {
       ("mamba-full-memory-ratio", po::value(&f.mamba_full_memory_ratio),
        "SGLang: mamba state memory / full KV memory (default 0.9)")
       ("mamba-ssm-dtype", po::value(&f.mamba_ssm_dtype), "SGLang: float32 (default) | bfloat16 SSM state")
+      ("max-running-requests", po::value(&f.max_running_requests),
+       "SGLang: running-request cap; for a mamba/linear-attention hybrid the request states it keeps, by version "
+       "(with --disable-radix-cache from 0.5.9); a plain model's KV pool does not change")
+      ("disable-radix-cache", po::bool_switch(&f.disable_radix_cache),
+       "SGLang: no prefix cache; for a mamba/linear-attention hybrid the states are --max-running-requests "
+       "(512 without it before 0.5.9) instead of the ratio split")
       ("cuda-memory-fraction", po::value(&f.cuda_memory_fraction), "TGI: CUDA_MEMORY_FRACTION (default 1.0)")
       ("kv-cache-free-gpu-memory-fraction", po::value(&f.kv_cache_free_gpu_memory_fraction),
        "TensorRT-LLM: free_gpu_memory_fraction of the KV cache (default 0.9)")
@@ -546,6 +554,19 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     return InvalidArgumentError("--mamba-ssm-dtype '" + f.mamba_ssm_dtype + "' is not known; use float32 or bfloat16");
   }
   in.mamba_ssm_dtype = f.mamba_ssm_dtype;
+  if (vm.count("max-running-requests")) {
+    if (fw != "sglang") {
+      return InvalidArgumentError("--max-running-requests is SGLang's; " +
+                                  std::string(fw == "vllm" ? "vLLM's is --max-num-seqs" : "use --max-batch-size"));
+    }
+    TPT_RETURN_IF_ERROR(Positive("max-running-requests", f.max_running_requests));
+    in.max_running_requests = f.max_running_requests;
+  }
+  if (f.disable_radix_cache && fw != "sglang") {
+    return InvalidArgumentError("--disable-radix-cache is SGLang's (vLLM's prefix cache is "
+                                "--enable-prefix-caching / --no-enable-prefix-caching)");
+  }
+  in.disable_radix_cache = f.disable_radix_cache;
   if (f.format != "text" && f.format != "json") {
     return InvalidArgumentError("--format '" + f.format + "' is not known; use text or json");
   }

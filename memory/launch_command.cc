@@ -38,6 +38,9 @@ LaunchLine SglangOrVllm(const LaunchSpec& s, const std::string& model) {
   if (s.enable_dp_attention && sglang) out += " --enable-dp-attention";
   if (s.enable_multimodal && sglang) out += " --enable-multimodal";
   if (!s.speculative_algorithm.empty() && sglang) flag("--speculative-algorithm", "", s.speculative_algorithm);
+  if (sglang && s.max_running_requests) flag("--max-running-requests", "", std::to_string(*s.max_running_requests));
+  if (sglang && s.max_mamba_cache_size) flag("--max-mamba-cache-size", "", std::to_string(*s.max_mamba_cache_size));
+  if (sglang && s.disable_radix_cache) out += " --disable-radix-cache";
   return l;
 }
 

@@ -57,6 +57,9 @@ struct LaunchSpec {
   bool enable_dp_attention = false;            // SGLang
   bool enable_multimodal = false;              // SGLang --enable-multimodal
   std::string speculative_algorithm;           // SGLang
+  // SGLang: what sizes a hybrid model's mamba states (sglang_mamba_states.h), as given.
+  std::optional<int64_t> max_running_requests, max_mamba_cache_size;
+  bool disable_radix_cache = false;
   std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch;
                                                // TensorRT-LLM: tensorrt (an engine) | pytorch
   std::string mm_limits;                       // vLLM --limit-mm-per-prompt, shell-ready ("" when not given)

@@ -13,6 +13,7 @@
 #include "memory/vllm_fi_allreduce.h"
 #include "memory/vllm_graph_capture.h"
 #include "memory/numeric.h"
+#include "memory/sglang_mamba_states.h"
 #include "memory/sglang_multimodal.h"
 #include "memory/unified_memory.h"
 
@@ -195,6 +196,7 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   kv.page_size = in.page_size;
   kv.max_total_tokens = in.max_total_tokens;
   kv.context_length = in.context_length;
+  bool mamba_radix_off = in.disable_radix_cache;
   if (in.model && !in.cell_bytes && in.pp == 1) {
     const ModelConfig& m = *in.model;
     int full = 0, swa = 0;
@@ -215,17 +217,25 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     if (m.LinearLayers() > 0) {
       const bool bf16_state = in.mamba_ssm_dtype == "bfloat16" || in.mamba_ssm_dtype == "bf16";
       kv.mamba_bytes_per_request = MambaStateBytesPerRequest(m, attn_tp, bf16_state ? 2 : 4);
-      kv.max_mamba_cache_size = in.max_mamba_cache_size;
-      kv.mamba_full_memory_ratio = in.mamba_full_memory_ratio.value_or(0.9);
+      SglangMambaStatesInput si;
+      si.version = in.version;
+      si.mamba_kind = m.mamba_kind;
+      si.disable_radix_cache = in.disable_radix_cache;
+      si.max_running_requests = in.max_running_requests;
+      si.max_mamba_cache_size = in.max_mamba_cache_size;
+      si.mamba_full_memory_ratio = in.mamba_full_memory_ratio;
+      si.dp_attention_size = in.enable_dp_attention ? in.dp : 1;
+      const SglangMambaStates states = SglangMambaStateCount(si);
+      mamba_radix_off = states.radix_cache_off;
+      kv.max_mamba_cache_size = states.fixed;
+      kv.mamba_full_memory_ratio = states.ratio;
       if (kv.mamba_bytes_per_request > 0) {
         p.assumptions.push_back(
             "mamba state " + Fixed2(kv.mamba_bytes_per_request / kMiB) + " MiB per request on each rank (" +
             std::to_string(m.LinearLayers()) + " " + m.mamba_kind + " layers, SSM state in " +
-            (bf16_state ? "bfloat16" : "float32 (--mamba-ssm-dtype)") + "), taken before the KV pool: " +
-            (in.max_mamba_cache_size ? std::to_string(*in.max_mamba_cache_size) + " states (--max-mamba-cache-size)"
-                                     : "mamba : KV memory = " + Fixed2(kv.mamba_full_memory_ratio) +
-                                           " (--mamba-full-memory-ratio)") +
+            (bf16_state ? "bfloat16" : "float32 (--mamba-ssm-dtype)") + "), taken before the KV pool: " + states.rule +
             "; the KV cell counts the " + std::to_string(m.FullAttentionLayers()) + " full-attention layers");
+        if (!states.ignored.empty()) p.assumptions.push_back("ignored by SGLang " + in.version + ": " + states.ignored);
       } else {
         p.assumptions.push_back("the linear/mamba layers' state shape is not known: their per-request state is not "
                                 "counted (the pool is optimistic)");
@@ -262,6 +272,17 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   if (kv.full_layers > 0) {
     p.figures["full_layer_tokens"] = r->full_tokens;
     p.figures["swa_layer_tokens"] = r->swa_tokens;
+  }
+  if (in.max_running_requests) {
+    const int64_t running =
+        SglangRunningRequestCap(*in.max_running_requests, in.enable_dp_attention ? in.dp : 1,
+                                kv.mamba_bytes_per_request > 0 ? r->max_mamba_cache_size : 0, mamba_radix_off);
+    p.figures["max_running_requests"] = running;
+    if (kv.mamba_bytes_per_request <= 0) {
+      p.assumptions.push_back("--max-running-requests " + std::to_string(*in.max_running_requests) +
+                              ": SGLang runs at most " + std::to_string(running) +
+                              " requests at once; its request slots are outside the KV pool, which does not change");
+    }
   }
   if (kv.mamba_bytes_per_request > 0) {
     p.figures["max_mamba_cache_size"] = r->max_mamba_cache_size;

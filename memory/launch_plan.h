@@ -102,6 +102,11 @@ struct PlanInput {
   bool sglang_enable_multimodal = false;          // SGLang --enable-multimodal (0.4.6 on)
   bool enforce_eager = false;                     // vLLM --enforce-eager: no CUDA graphs
   std::optional<int64_t> max_mamba_cache_size;    // --max-mamba-cache-size
+  // SGLang --max-running-requests and --disable-radix-cache: a hybrid model's state count
+  // by version (sglang_mamba_states.h) and the running-request cap; a plain model's pool
+  // does not change with them.
+  std::optional<int64_t> max_running_requests;
+  bool disable_radix_cache = false;
   std::optional<double> mamba_full_memory_ratio;  // --mamba-full-memory-ratio (0.9)
   std::string mamba_ssm_dtype;                    // --mamba-ssm-dtype (float32 | bfloat16)
   // Set by the derivation, not by users: vLLM profiles this multimodal model's encoder on

@@ -49,6 +49,9 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
     s.enable_dp_attention = in.enable_dp_attention;
     s.enable_multimodal = in.sglang_enable_multimodal;
     s.speculative_algorithm = in.speculative_algorithm;
+    s.max_running_requests = in.max_running_requests;
+    s.max_mamba_cache_size = in.max_mamba_cache_size;
+    s.disable_radix_cache = in.disable_radix_cache;
   } else if (in.max_num_batched_tokens) {
     s.max_batch_tokens = *in.max_num_batched_tokens;
   }

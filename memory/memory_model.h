@@ -43,6 +43,10 @@ int CompareVersions(const std::vector<int>& a, const std::vector<int>& b);
 // True when `version` reads and is below `at`; an unreadable or empty version counts
 // as the newest (false).
 bool VersionBefore(std::string_view version, const std::vector<int>& at);
+// A version with its .postN as a fourth number, for servers whose behaviour changes
+// between post releases (SGLang): 0.4.4 < 0.4.4.post2 < 0.4.4.post4 < 0.4.5. An
+// unreadable version gives {0, 0, 0, 0}.
+std::vector<int> VersionWithPost(std::string_view version);
 
 // ---------------------------------------------------------------------------
 // KV cache element size.

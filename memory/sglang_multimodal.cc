@@ -41,22 +41,6 @@
 namespace tpt::memory {
 namespace {
 
-// A version with its .postN as a fourth number: 0.4.4 < 0.4.4.post2 < 0.4.4.post4 < 0.4.5.
-std::vector<int> WithPost(std::string_view version) {
-  auto v = ParseVersion(version);
-  std::vector<int> out = v.ok() ? *v : std::vector<int>{};
-  out.resize(3, 0);
-  const size_t at = version.find(".post");
-  int post = 0;
-  if (at != std::string_view::npos) {
-    for (size_t i = at + 5; i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])); ++i) {
-      post = post * 10 + (version[i] - '0');
-    }
-  }
-  out.push_back(post);
-  return out;
-}
-
 bool Before(const std::vector<int>& v, std::vector<int> bound) {
   bound.resize(4, 0);
   return CompareVersions(v, bound) < 0;
@@ -133,7 +117,7 @@ std::string VersionText(const std::vector<int>& v) {
 SglangMultimodalFraction SglangMultimodalFactor(std::string_view version, const ModelConfig& m, bool given,
                                                 double fraction, double gpu_bytes, bool enable_multimodal) {
   SglangMultimodalFraction out;
-  const std::vector<int> v = WithPost(version);
+  const std::vector<int> v = VersionWithPost(version);
   const Arch* arch = nullptr;
   for (const Arch& a : Archs()) {
     if (m.architecture == a.name) arch = &a;

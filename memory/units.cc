@@ -115,4 +115,19 @@ bool VersionBefore(std::string_view version, const std::vector<int>& at) {
   return v.ok() && CompareVersions(*v, at) < 0;
 }
 
+std::vector<int> VersionWithPost(std::string_view version) {
+  auto v = ParseVersion(version);
+  std::vector<int> out = v.ok() ? *v : std::vector<int>{};
+  out.resize(3, 0);
+  const size_t at = version.find(".post");
+  int post = 0;
+  if (at != std::string_view::npos) {
+    for (size_t i = at + 5; i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])); ++i) {
+      post = post * 10 + (version[i] - '0');
+    }
+  }
+  out.push_back(post);
+  return out;
+}
+
 }  // namespace tpt::memory

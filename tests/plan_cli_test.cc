@@ -660,6 +660,81 @@ TEST(PlanCliTest, VllmMambaPrefixCachingAlignIsSaid) {
   EXPECT_EQ(old.out.find("--enable-prefix-caching"), std::string::npos) << "no align mode before 0.16";
 }
 
+// SGLang's --max-running-requests and --disable-radix-cache are taken. A plain model's pool
+// does not change (the request slots sit outside it); the running-request cap is the flag.
+// The flags are SGLang's: vLLM is pointed at its own.
+TEST(PlanCliTest, SglangMaxRunningRequestsAndRadixCacheAreTaken) {
+  const std::string base = "--model " + ModelDir("qwen3-32b") +
+                           " --framework sglang --server-version 0.5.9 --gpu H100 --tp 2 --context-length 32768"
+                           " --format json";
+  PlanRun plain = Plan(base);
+  PlanRun with = Plan(base + " --max-running-requests 64 --disable-radix-cache");
+  ASSERT_EQ(with.rc, 0) << with.out;
+  auto p = nlohmann::json::parse(plain.out), w = nlohmann::json::parse(with.out);
+  EXPECT_EQ(w["kv_tokens"], p["kv_tokens"]);
+  EXPECT_EQ(w["figures"]["max_running_requests"], 64);
+  PlanRun dp = Plan(base + " --max-running-requests 64 --dp 2 --enable-dp-attention");
+  ASSERT_EQ(dp.rc, 0) << dp.out;
+  EXPECT_EQ(nlohmann::json::parse(dp.out)["figures"]["max_running_requests"], 32);  // per DP-attention rank
+
+  PlanRun vllm = Plan("--model " + ModelDir("qwen3-32b") + " --framework vllm --gpu H100 --max-running-requests 8", true);
+  EXPECT_EQ(vllm.rc, 2);
+  EXPECT_NE(vllm.out.find("--max-num-seqs"), std::string::npos) << vllm.out;
+  vllm = Plan("--model " + ModelDir("qwen3-32b") + " --framework vllm --gpu H100 --disable-radix-cache", true);
+  EXPECT_EQ(vllm.rc, 2);
+  EXPECT_NE(vllm.out.find("--disable-radix-cache is SGLang's"), std::string::npos) << vllm.out;
+}
+
+// A GDN hybrid (Qwen3-Next at TP 4): the request states SGLang keeps before the KV pool, by
+// version. From 0.5.9 --disable-radix-cache with --max-running-requests fixes them at the
+// flag (without it, the ratio split stays); 0.5.7-0.5.8.post1 take 512 with the radix cache
+// off and no count; up to 0.5.3.post1 the radix cache is always off (the flag, else 512);
+// 0.5.3.post2-0.5.6.post2 keep the ratio with the radix cache on even when
+// --max-mamba-cache-size is given. Every fixed count leaves rest - states x per-request to KV.
+TEST(PlanCliTest, SglangHybridStatesFollowMaxRunningRequestsByVersion) {
+  auto plan = [](const std::string& version, const std::string& flags) {
+    PlanRun r = Plan("--model " + ModelDir("qwen3-next-80b-a3b") + " --framework sglang --server-version " + version +
+                     " --gpu H100 --tp 4 --context-length 32768 --format json " + flags);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    return nlohmann::json::parse(r.out);
+  };
+  auto states = [](const nlohmann::json& j) { return j["figures"]["max_mamba_cache_size"].get<int64_t>(); };
+  const nlohmann::json ratio = plan("0.5.9", "");
+  const int64_t ratio_states = states(ratio);
+  ASSERT_GT(ratio_states, 512);
+
+  const nlohmann::json off = plan("0.5.9", "--disable-radix-cache --max-running-requests 48");
+  EXPECT_EQ(states(off), 48);
+  EXPECT_EQ(off["figures"]["max_running_requests"], 48);
+  EXPECT_NE(off["launch_command"].get<std::string>().find("--max-running-requests 48 --disable-radix-cache"),
+            std::string::npos)
+      << off["launch_command"];
+  EXPECT_EQ(off["kv_tokens"], plan("0.5.9", "--max-mamba-cache-size 48")["kv_tokens"]);
+  EXPECT_GT(off["kv_tokens"].get<int64_t>(), ratio["kv_tokens"].get<int64_t>());
+  const double per_req = off["figures"]["mamba_bytes_per_request"].get<double>();
+  EXPECT_DOUBLE_EQ(off["figures"]["mamba_bytes"].get<double>(), 48 * per_req);
+  // The rest after the states, in whole cells: the ratio plan's rest is the same bytes.
+  const double rest = ratio["figures"]["rest_bytes"].get<double>();
+  const double cell = (rest - ratio["figures"]["mamba_bytes"].get<double>()) / ratio["kv_tokens"].get<double>();
+  EXPECT_NEAR(off["kv_tokens"].get<double>(), (rest - 48 * per_req) / cell, 2.0);
+
+  EXPECT_EQ(states(plan("0.5.9", "--disable-radix-cache")), ratio_states);   // no count: the ratio
+  EXPECT_EQ(states(plan("0.5.8.post1", "--disable-radix-cache")), 512);       // the earlier rule
+  EXPECT_EQ(states(plan("0.5.8", "--disable-radix-cache --max-running-requests 48")), 48);
+  EXPECT_EQ(states(plan("0.5.9", "--max-running-requests 48")), ratio_states);  // radix cache on
+  EXPECT_EQ(states(plan("0.5.9", "--disable-radix-cache --max-running-requests 48 --dp 2 --enable-dp-attention")), 24);
+
+  EXPECT_EQ(states(plan("0.5.3.post1", "")), 512);
+  EXPECT_EQ(states(plan("0.5.3.post1", "--max-running-requests 48")), 48);
+  const nlohmann::json v054 = plan("0.5.4", "--max-mamba-cache-size 48");
+  EXPECT_EQ(states(v054), ratio_states);
+  bool said = false;
+  for (const auto& a : v054["assumptions"]) said |= a.get<std::string>().find("ignored by SGLang 0.5.4: --max-mamba-cache-size") != std::string::npos;
+  EXPECT_TRUE(said) << v054["assumptions"].dump();
+  // 0.5.3.post2's ratio default is 0.2: fewer states than 0.5.3.post3's 0.9.
+  EXPECT_LT(states(plan("0.5.3.post2", "")), states(plan("0.5.3.post3", "")));
+}
+
 // --dtype beside --model is used (fp8: on-the-fly FP8, smaller weights) or, when it
 // conflicts with the checkpoint, said; what the config left out is said too.
 TEST(PlanCliTest, DtypeBesideModelIsUsedOrSaid) {
