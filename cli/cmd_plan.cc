@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "memory/memory_model.h"
 #include "memory/launch_plan.h"
+#include "memory/server_flags.h"
 
 namespace tpt::cli {
 namespace {
@@ -575,9 +576,57 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
 
 int UsageError(const std::string& message) { return tpt::cli::UsageError("plan", message); }
 
+// A launch line pasted whole: the server's own flags that do not change its memory
+// (memory/server_flags.h NoMemoryEffectFlag) are taken out before parsing and said
+// in the plan; a --host whose value is an address (0.0.0.0, ::, localhost, a dotted
+// name) is the server's bind address. Anything else unknown is still refused by name.
+Args DropServerOnlyFlags(const Args& args, std::vector<std::string>* taken) {
+  std::string framework;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--framework" && i + 1 < args.size()) framework = args[i + 1];
+    if (args[i].rfind("--framework=", 0) == 0) framework = args[i].substr(12);
+  }
+  Args out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    const bool inline_value = eq != std::string::npos;
+    auto value_next = [&] { return !inline_value && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0; };
+    if (name == "--host") {
+      const std::string v = inline_value ? a.substr(eq + 1) : (value_next() ? args[i + 1] : "");
+      // A bind address: an IPv4/IPv6 address, localhost or a dotted host name; a bare
+      // word is plan's OS (an unknown one is refused by plan with the choices).
+      const bool bind = v == "localhost" || v.find(':') != std::string::npos ||
+                        (v.find('.') != std::string::npos && v != "." && v != "..");
+      if (!bind) {
+        out.push_back(a);
+        continue;
+      }
+      taken->push_back("--host " + v);
+      if (!inline_value) ++i;
+      continue;
+    }
+    bool takes_value = false;
+    if (a.rfind("--", 0) != 0 || !memory::NoMemoryEffectFlag(framework, name, &takes_value)) {
+      out.push_back(a);
+      continue;
+    }
+    if (takes_value && value_next()) {
+      taken->push_back(name + " " + args[i + 1]);
+      ++i;
+    } else {
+      taken->push_back(a);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-int RunPlan(const Args& args) {
+int RunPlan(const Args& pasted) {
+  std::vector<std::string> taken;
+  const Args args = DropServerOnlyFlags(pasted, &taken);
   PlanFlags flags;
   po::options_description desc = Options(flags);
   po::variables_map vm;
@@ -587,6 +636,11 @@ int RunPlan(const Args& args) {
   if (!input.ok()) return UsageError(input.status().message());
   auto plan = memory::MakePlan(*input);
   if (!plan.ok()) return UsageError(plan.status().message());
+  if (!taken.empty()) {
+    std::string said;
+    for (const std::string& t : taken) said += (said.empty() ? "" : ", ") + t;
+    plan->assumptions.push_back("taken from the launch line, no effect on the server's memory: " + said);
+  }
   if (flags.format == "json") {
     std::cout << memory::PlanToJson(*plan).dump(2) << "\n";
   } else {

@@ -38,6 +38,48 @@ ServerFlags FlagsOf(const std::string& framework) {
   return f;
 }
 
+namespace {
+struct QuietFlag {
+  const char* framework;  // "" any of the five
+  const char* flag;
+  bool takes_value;
+};
+constexpr QuietFlag kQuietFlags[] = {
+    // vLLM (serve / api_server)
+    {"vllm", "--port", true}, {"vllm", "--served-model-name", true}, {"vllm", "--trust-remote-code", false},
+    {"vllm", "--api-key", true}, {"vllm", "--disable-log-requests", false}, {"vllm", "--disable-log-stats", false},
+    {"vllm", "--seed", true}, {"vllm", "--chat-template", true}, {"vllm", "--download-dir", true},
+    {"vllm", "--uvicorn-log-level", true}, {"vllm", "--enable-auto-tool-choice", false},
+    {"vllm", "--tool-call-parser", true}, {"vllm", "--reasoning-parser", true}, {"vllm", "--revision", true},
+    {"vllm", "--response-role", true}, {"vllm", "--ssl-keyfile", true}, {"vllm", "--ssl-certfile", true},
+    {"vllm", "--allowed-origins", true}, {"vllm", "--tokenizer", true},
+    // SGLang (python -m sglang.launch_server)
+    {"sglang", "--port", true}, {"sglang", "--served-model-name", true}, {"sglang", "--trust-remote-code", false},
+    {"sglang", "--api-key", true}, {"sglang", "--random-seed", true}, {"sglang", "--log-level", true},
+    {"sglang", "--chat-template", true}, {"sglang", "--tokenizer-path", true}, {"sglang", "--download-dir", true},
+    {"sglang", "--tool-call-parser", true}, {"sglang", "--reasoning-parser", true}, {"sglang", "--revision", true},
+    {"sglang", "--log-requests", false}, {"sglang", "--enable-metrics", false},
+    // TGI (text-generation-launcher)
+    {"tgi", "--port", true}, {"tgi", "--hostname", true}, {"tgi", "--revision", true},
+    {"tgi", "--trust-remote-code", false}, {"tgi", "--json-output", false}, {"tgi", "--otlp-endpoint", true},
+    // trtllm-serve
+    {"trtllm", "--port", true}, {"trtllm", "--log_level", true}, {"trtllm", "--trust_remote_code", false},
+    {"trtllm", "--tokenizer", true},
+    // LMDeploy (lmdeploy serve api_server)
+    {"lmdeploy", "--server-port", true}, {"lmdeploy", "--server-name", true}, {"lmdeploy", "--log-level", true},
+    {"lmdeploy", "--model-name", true}, {"lmdeploy", "--api-keys", true},
+};
+}  // namespace
+
+bool NoMemoryEffectFlag(const std::string& framework, const std::string& flag, bool* takes_value) {
+  for (const QuietFlag& q : kQuietFlags) {
+    if (flag != q.flag || (!framework.empty() && framework != q.framework)) continue;
+    if (takes_value) *takes_value = q.takes_value;
+    return true;
+  }
+  return false;
+}
+
 bool IsKnownServer(const std::string& framework) {
   for (std::string_view s : kServers)
     if (framework == s) return true;

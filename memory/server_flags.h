@@ -40,4 +40,15 @@ bool IsKnownServer(const std::string& framework);
 enum class Spelling { kKept, kRespelled, kNoSuchFlag };
 Spelling SpellForServer(const std::string& framework, std::string* flag, std::string* value);
 
+// A flag of `framework`'s own launcher that does not change its memory (where it
+// listens, names, logging, keys, templates, the seed, trusting remote code), so a
+// launch line pasted whole can be planned: `plan` takes them and says so. With no
+// framework, a flag any of the five servers has. `takes_value`: it is followed by
+// a value (`--port 8000`). The servers' bind address `--host` is not listed:
+// plan's own --host names the OS (cli/cmd_plan.cc tells them apart by value).
+// Flags from each launcher's argument parser: vLLM vllm/entrypoints/openai/cli_args.py
+// and engine/arg_utils.py; SGLang srt/server_args.py; TGI launcher/src/main.rs;
+// trtllm-serve tensorrt_llm/commands/serve.py; LMDeploy lmdeploy/cli/serve.py.
+bool NoMemoryEffectFlag(const std::string& framework, const std::string& flag, bool* takes_value);
+
 }  // namespace tpt::memory

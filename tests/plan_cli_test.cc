@@ -663,6 +663,31 @@ TEST(PlanCliTest, VllmMambaPrefixCachingAlignIsSaid) {
 // SGLang's --max-running-requests and --disable-radix-cache are taken. A plain model's pool
 // does not change (the request slots sit outside it); the running-request cap is the flag.
 // The flags are SGLang's: vLLM is pointed at its own.
+// A launch line pasted whole: the server's own flags that do not change its memory
+// (where it listens, names, keys, the seed, trusting remote code) are taken and said,
+// the plan is the same; a --host that is not an OS is the bind address; a flag no
+// server has is still refused by name; one server's flag on another is not taken.
+TEST(PlanCliTest, ServerFlagsWithoutMemoryEffectAreTakenAndSaid) {
+  const std::string base = "--model " + ModelDir("qwen3-32b") + " --gpu H100 --tp 2 --format json";
+  PlanRun plain = Plan(base + " --framework vllm");
+  PlanRun pasted = Plan(base + " --framework vllm --host 0.0.0.0 --port 8000 --trust-remote-code "
+                               "--served-model-name qwen --seed 7 --disable-log-requests");
+  ASSERT_EQ(pasted.rc, plain.rc) << pasted.out;
+  auto p = nlohmann::json::parse(plain.out), w = nlohmann::json::parse(pasted.out);
+  EXPECT_EQ(w["kv_tokens"], p["kv_tokens"]);
+  EXPECT_NE(w.dump().find("no effect on the server's memory: --host 0.0.0.0, --port 8000, --trust-remote-code, "
+                          "--served-model-name qwen, --seed 7, --disable-log-requests"),
+            std::string::npos)
+      << pasted.out;
+  PlanRun sglang = Plan(base + " --framework sglang --port=30000 --random-seed 0 --log-level warning");
+  EXPECT_EQ(sglang.rc, 0) << sglang.out;
+  EXPECT_EQ(Plan(base + " --framework vllm --host wsl").rc, plain.rc);  // plan's own --host
+  PlanRun bogus = Plan(base + " --framework vllm --no-such-flag 1", true);
+  EXPECT_EQ(bogus.rc, 2);
+  EXPECT_NE(bogus.out.find("unknown option '--no-such-flag'"), std::string::npos) << bogus.out;
+  EXPECT_EQ(Plan(base + " --framework vllm --random-seed 0", true).rc, 2);  // SGLang's, not vLLM's
+}
+
 TEST(PlanCliTest, SglangMaxRunningRequestsAndRadixCacheAreTaken) {
   const std::string base = "--model " + ModelDir("qwen3-32b") +
                            " --framework sglang --server-version 0.5.9 --gpu H100 --tp 2 --context-length 32768"
