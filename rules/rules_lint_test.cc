@@ -297,6 +297,28 @@ TEST(RulesLintTest, AllReduceFusionPassFailureLeadsWithThePassSwitch) {
   EXPECT_EQ(d.remedy.front().value, "false");
 }
 
+// TensorRT-LLM has no --disable-custom-all-reduce: an engine whose custom
+// all-reduce workspace cannot open its peers' IPC buffers is rebuilt without
+// it (trtllm-build --use_custom_all_reduce disable, plugin/plugin.py), and the
+// vLLM/SGLang switch is not offered (fresh set holdout22, trtllm-1498).
+TEST(RulesLintTest, TrtllmEngineCustomAllReduceIsDisabledAtBuild) {
+  Diagnosis d = PrimaryOf("custom_allreduce_failure", "pos_trtllm_engine_ipc_workspace.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--use_custom_all_reduce");
+  EXPECT_EQ(d.remedy.front().value, "disable");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--disable-custom-all-reduce") << r.why;
+}
+
+// TensorRT-LLM's PyTorch flow ([TRT-LLM] lines, tensorrt_llm/_torch frames)
+// chooses its all-reduce at run time: allreduce_strategy NCCL (llmapi/llm_args.py).
+TEST(RulesLintTest, TrtllmPytorchFlowCustomAllReduceIsTheStrategy) {
+  Diagnosis d = PrimaryOf("custom_allreduce_failure", "pos_trtllm_pytorch_flow_ipc_open.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "allreduce_strategy");
+  EXPECT_EQ(d.remedy.front().value, "NCCL");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--disable-custom-all-reduce") << r.why;
+}
+
 // An OOM while vLLM allocates the KV cache tensors it sized after profiling
 // (gpu_model_runner.py initialize_kv_cache_tensors -> _allocate_kv_cache_tensors)
 // is fixed by a smaller gpu_memory_utilization budget, by at least the failing
