@@ -297,6 +297,28 @@ TEST(RulesLintTest, AllReduceFusionPassFailureLeadsWithThePassSwitch) {
   EXPECT_EQ(d.remedy.front().value, "false");
 }
 
+// TensorRT-LLM has no --disable-custom-all-reduce. An engine (the C++
+// runtime's log) whose custom all-reduce workspace cannot open its peers' IPC
+// buffers is rebuilt without it (trtllm-build --use_custom_all_reduce disable,
+// plugin/plugin.py); the PyTorch flow ([TRT-LLM] lines, tensorrt_llm/_torch
+// frames) chooses it at run time: allreduce_strategy NCCL (llmapi/llm_args.py).
+// Neither is offered the vLLM/SGLang switch (fresh set holdout22, trtllm-1498).
+TEST(RulesLintTest, TrtllmCustomAllReduceGetsTrtllmsOwnSwitch) {
+  const struct {
+    const char* sample;
+    const char* flag;
+    const char* value;
+  } cases[] = {{"pos_trtllm_engine_ipc_workspace.log", "--use_custom_all_reduce", "disable"},
+               {"pos_trtllm_pytorch_flow_ipc_open.log", "allreduce_strategy", "NCCL"}};
+  for (const auto& c : cases) {
+    Diagnosis d = PrimaryOf("custom_allreduce_failure", c.sample);
+    ASSERT_FALSE(d.remedy.empty()) << c.sample;
+    EXPECT_EQ(d.remedy.front().flag, c.flag) << c.sample;
+    EXPECT_EQ(d.remedy.front().value, c.value) << c.sample;
+    for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--disable-custom-all-reduce") << c.sample << ": " << r.why;
+  }
+}
+
 // An OOM while vLLM allocates the KV cache tensors it sized after profiling
 // (gpu_model_runner.py initialize_kv_cache_tensors -> _allocate_kv_cache_tensors)
 // is fixed by a smaller gpu_memory_utilization budget, by at least the failing
