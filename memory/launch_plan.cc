@@ -12,6 +12,7 @@
 #include "memory/launch_plan_internal.h"
 #include "memory/vllm_fi_allreduce.h"
 #include "memory/vllm_graph_capture.h"
+#include "memory/vllm_runner_v2.h"
 #include "memory/numeric.h"
 #include "memory/sglang_mamba_states.h"
 #include "memory/sglang_multimodal.h"
@@ -711,29 +712,13 @@ StatusOr<Plan> Run(const PlanInput& user) {
       if (!u.empty()) p->unknowns.push_back(u);
     }
   }
-  auto ver = ParseVersion(in->version);
-  // Model Runner V2: chosen for Qwen3 dense models by default from 0.22.0 (its release
-  // notes: "oracle selection for Qwen3 dense by default"), the default for every dense model
-  // from 0.25.0 (its release notes: "Model Runner V2 is now the default for all dense models
-  // (#44443)").
-  const bool mrv2_default =
-      in->framework == "vllm" && in->model && !in->model->IsMoe() && ver.ok() &&
-      (CompareVersions(*ver, {0, 25}) >= 0 || (CompareVersions(*ver, {0, 22}) >= 0 && in->model->model_type == "qwen3"));
-  if (mrv2_default && in->max_num_seqs && !user.activation_peak_bytes) {
-    // Its profile_run samples without top-k/top-p ("the sampler may
-    // skip top_k, top_p, and logprobs", v1/worker/gpu/model_runner.py _dummy_sampler_run:
-    // the logits and their float32 copy, 6 bytes a logit, gpu/sample/sampler.py), and its
-    // profile_cudagraph_memory returned 0 (vllm#49224) until an estimator landed in a
-    // release not read. Which runner a launch takes and whether its estimate is in the
-    // budget are not known here: the plan keeps the legacy runner's figures, and the pool
-    // can be larger by up to the graphs and 8 bytes a logit of the sampler.
-    const double hi = in->cuda_graph_bytes.value_or(0) +
-                      8.0 * static_cast<double>(*in->max_num_seqs) * static_cast<double>(in->model->vocab);
-    p->unknowns.push_back("vLLM " + in->version + " may run this dense model on Model Runner V2 (the default for Qwen3 "
-                          "dense models from 0.22.0, for every dense model from 0.25.0): "
-                          "its profiling samples without top-k/top-p and, until its CUDA-graph estimator, reserves "
-                          "no graphs in the budget; the KV pool can then be 0 to " + FormatGiB(hi) +
-                          " a rank larger than planned (the graphs are then captured after the cache)");
+  // Model Runner V2 (vllm_runner_v2.h): the point is the legacy runner's; the range is two-sided.
+  if (VllmRunnerV2Default(*in) && in->max_num_seqs && !user.activation_peak_bytes) {
+    const double graphs = user.cuda_graph_bytes ? 0.0 : in->cuda_graph_bytes.value_or(0);
+    const auto spread = VllmRunnerV2SpreadOf(*in, in->activation_peak_bytes.value_or(0), graphs);
+    p->unknowns.push_back(VllmRunnerV2Unknown(*in, spread));
+    p->figures["mrv2_smaller_bytes"] = spread.smaller_bytes;  // AddSensitivity's range
+    p->figures["mrv2_sampler_bytes"] = spread.larger_bytes - graphs;
   }
   // A context nobody asked for: none given, or the model's own carried by a sensitivity variant.
   const bool context_unasked = !user.context_length || user.context_from_model;

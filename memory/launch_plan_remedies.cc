@@ -578,6 +578,19 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
                   : "activation peak x0.5-x1.5 (profiling run estimate)",
          lo, hi);
   }
+  if (p.figures.contains("mrv2_smaller_bytes") && p.figures.contains("activation_peak_bytes")) {
+    // vLLM's Model Runner V2, the default runner here (unknown: in Run, vllm_runner_v2.h):
+    // its execute_model profile up to twice the legacy estimate, or no graphs in its budget
+    // and a sampler without top-k/top-p.
+    const double a = p.figures["activation_peak_bytes"].get<double>();
+    PlanInput lo = in, hi = in;
+    lo.activation_peak_bytes = a + p.figures["mrv2_smaller_bytes"].get<double>();
+    hi.activation_peak_bytes = std::max(a - p.figures["mrv2_sampler_bytes"].get<double>(), 0.0);
+    if (!in.cuda_graph_bytes) hi.cuda_graph_bytes = 0.0;
+    vary("Model Runner V2 (the default runner): its profile up to twice the legacy estimate, or no CUDA graphs in "
+         "its budget and a sampler without top-k/top-p",
+         lo, hi);
+  }
   if (p.input.flashinfer_probs_peak_bytes > 0 && !in.activation_peak_bytes) {
     // vLLM V1 0.8.x with an older FlashInfer installed samples without the sort (unknown:
     // in Run; model_config.h kFlashInferProbs).

@@ -524,5 +524,41 @@ TEST(PlanModelTest, VllmModelRunnerV2IsAnUnknownForDenseModelsByVersion) {
   EXPECT_FALSE(says("0.28.0"));
 }
 
+// Model Runner V2 moves the pool both ways from the legacy runner's point (vllm_runner_v2.h):
+// Qwen2.5-7B-Instruct-AWQ on an L4 at 0.60 with vLLM 0.28.0 logged 123,664 tokens, 8% under the
+// legacy point, its profile peak 1.04 GiB against the legacy estimate's 0.52; vllm#50159 logged
+// an MRV2 pool 0.89 GiB over MRv1's. The range line runs from the profile at twice the
+// estimate to no graphs and the lighter sampler, and holds the point.
+TEST(PlanModelTest, VllmModelRunnerV2RangeIsTwoSided) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.28.0";
+  in.total_bytes = 22.05 * kGiB;
+  in.gpu_arch = "ada";
+  in.gpu_interconnect = "pcie";
+  in.gpu_name = "L4 24GB";
+  in.gpu_memory_utilization = 0.60;
+  in.context_length = 32768;
+  in.model = SampleModel("qwen2.5-7b-instruct-awq");
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const Sensitivity* mrv2 = nullptr;
+  for (const auto& s : p->sensitivity) {
+    if (s.assumption.find("Model Runner V2") != std::string::npos) mrv2 = &s;
+  }
+  ASSERT_NE(mrv2, nullptr) << "no Model Runner V2 range line";
+  const double a = p->figures["activation_peak_bytes"].get<double>();
+  const double cell = static_cast<double>(p->cell_bytes);
+  EXPECT_LT(mrv2->kv_tokens_low, p->kv_tokens);
+  EXPECT_GT(mrv2->kv_tokens_high, p->kv_tokens);
+  // The low end is the pool with the profile at twice the estimate: a tokens fewer.
+  EXPECT_NEAR(static_cast<double>(p->kv_tokens - mrv2->kv_tokens_low), a / cell, 64);
+  // A MoE model keeps the legacy runner: no such line.
+  in.model = SampleModel("qwen3-30b-a3b");
+  auto moe = MakePlan(in);
+  ASSERT_TRUE(moe.ok()) << moe.status().ToString();
+  for (const auto& s : moe->sensitivity) EXPECT_EQ(s.assumption.find("Model Runner V2"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tpt::memory

@@ -1,0 +1,52 @@
+// vllm_runner_v2.cc: see vllm_runner_v2.h.
+//
+// Sources (vLLM, read 2026-12-06): v1/worker/gpu/model_runner.py `_dummy_run` builds a dummy
+// SchedulerOutput of min(num_tokens, max_num_reqs) requests and calls `execute_model(...,
+// dummy_run=True, skip_attn_for_dummy_run=...)`; `_dummy_sampler_run` says "the sampler may
+// skip top_k, top_p, and logprobs, using less GPU memory than what is possible during actual
+// execution"; gpu/sample/sampler.py copies the logits to float32 and samples by Gumbel-max
+// (gumbel.py: two small per-block buffers). vllm#49224: MRV2's profile_cudagraph_memory
+// returned 0. Logged: two MRV2 launches of Qwen2.5-7B-Instruct-AWQ (0.26.0 on an RTX 4080,
+// 0.28.0 on an L4; profile 2,048 tokens, 256 rows) report a 1.04 GiB activation peak where
+// the legacy runner's estimate is 0.52 GiB, and their pools equal the budget less weights,
+// that peak and non-torch memory, with no graphs (captured after: 0.48 and 0.53 GiB);
+// vllm#50159 (0.26.0, Gemma-4-31B AWQ at TP 2) logged MRV2's pool 0.89 GiB larger than
+// MRv1's for the same command. So the runner moves the pool both ways by up to about the
+// activation peak, and the plan keeps MRv1's point with a two-sided range.
+#include "memory/vllm_runner_v2.h"
+
+#include <algorithm>
+
+#include "memory/memory_model.h"
+
+namespace tpt::memory {
+
+bool VllmRunnerV2Default(const PlanInput& in) {
+  if (in.framework != "vllm" || !in.model || in.model->IsMoe()) return false;
+  auto ver = ParseVersion(in.version);
+  if (!ver.ok()) return false;
+  return CompareVersions(*ver, {0, 25}) >= 0 ||
+         (CompareVersions(*ver, {0, 22}) >= 0 && in.model->model_type == "qwen3");
+}
+
+VllmRunnerV2Spread VllmRunnerV2SpreadOf(const PlanInput& in, double activation_peak_bytes, double cuda_graph_bytes) {
+  VllmRunnerV2Spread s;
+  s.smaller_bytes = std::max(activation_peak_bytes, 0.0);
+  const double rows = static_cast<double>(in.max_num_seqs.value_or(0));
+  const double vocab = in.model ? static_cast<double>(in.model->vocab) : 0.0;
+  s.larger_bytes = std::max(cuda_graph_bytes, 0.0) + 8.0 * rows * vocab;
+  return s;
+}
+
+std::string VllmRunnerV2Unknown(const PlanInput& in, const VllmRunnerV2Spread& s) {
+  return "vLLM " + in.version +
+         " runs this dense model on Model Runner V2 by default (for Qwen3 dense models from 0.22.0, for every dense "
+         "model from 0.25.0); the point above is the legacy runner's (set VLLM_USE_V2_MODEL_RUNNER=0 to get it). "
+         "MRV2 profiles its dummy batch through the whole execute_model step, whose peak is not sized here (two "
+         "logged 0.26/0.28 launches: twice the legacy estimate), and leaves its CUDA graphs and top-k/top-p out of "
+         "the budget (vllm#49224; vllm#50159 logged its pool 0.89 GiB larger than the legacy runner's): the KV pool "
+         "can be " + FormatGiB(s.smaller_bytes) + " a rank smaller to " + FormatGiB(s.larger_bytes) +
+         " larger than planned (the range below)";
+}
+
+}  // namespace tpt::memory
