@@ -24,13 +24,13 @@ bin="$build/tptriage"
 readelf -h "$bin" | grep -q 'AArch64' || fail "$bin is not an aarch64 binary"
 needed=$(readelf -d "$bin" | grep NEEDED | grep -o '\[.*\]' | tr '\n' ' ')
 echo "aarch64: $(stat -c %s "$bin") B, needs $needed"
-echo "$needed" | grep -qE 'libre2|libhs|libboost|libz\.|libstdc|libarchive|liblzma|libzstd|libnettle|libbz2' && fail "not one file: needs $needed"
+grep -qE 'libre2|libhs|libboost|libz\.|libstdc|libarchive|liblzma|libzstd|libnettle|libbz2' <<<"$needed" && fail "not one file: needs $needed"
 run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$bin" "$@"; }
 run --version | grep -q '^tptriage ' || fail "--version under qemu"
 out=$(run analyze "$src/samples/founding/sglang-tp8-rtxpro6000-mfs050.log" --format json); code=$?
 [ "$code" -eq 1 ] || fail "analyze under qemu: exit $code"
-echo "$out" | grep -q '"root_cause": "kv_pool_no_room"' || fail "analyze under qemu: wrong root cause"
-echo "$out" | grep -q '"min_viable_mem_fraction_static": 0.77' || fail "analyze under qemu: wrong figures"
+grep -q '"root_cause": "kv_pool_no_room"' <<<"$out" || fail "analyze under qemu: wrong root cause"
+grep -q '"min_viable_mem_fraction_static": 0.77' <<<"$out" || fail "analyze under qemu: wrong figures"
 # Inputs as they come, decoded by the static libarchive/liblzma/libzstd.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 log="$src/samples/founding/sglang-tp8-rtxpro6000-mfs050.log"
@@ -40,6 +40,6 @@ open(sys.argv[2] + "/run.log.xz", "wb").write(lzma.compress(d))
 with zipfile.ZipFile(sys.argv[2] + "/logs.zip", "w", zipfile.ZIP_DEFLATED) as z: z.writestr("serve/2_Run server.txt", d)' "$log" "$work"
 for in in "$work/run.log.xz" "$work/logs.zip"; do
   out=$(run analyze "$in" --format json); code=$?
-  [ "$code" -eq 1 ] && echo "$out" | grep -q '"root_cause": "kv_pool_no_room"' || fail "analyze $(basename "$in") under qemu: exit $code"
+  [ "$code" -eq 1 ] && grep -q '"root_cause": "kv_pool_no_room"' <<<"$out" || fail "analyze $(basename "$in") under qemu: exit $code"
 done
 echo "aarch64: ok"

@@ -76,7 +76,7 @@ with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z: z.write(sys.a
     size=$(stat -c %s "$a"); head -c $((size * 6 / 10)) "$a" > "part-$a"
   done
   err=$("$bin" analyze part-cut.zip 2>&1 >/dev/null)
-  echo "$err" | grep -q 'part-cut.zip.*truncated or corrupt' || fail "truncated .zip: no warning naming it: $err"
+  grep -q 'part-cut.zip.*truncated or corrupt' <<<"$err" || fail "truncated .zip: no warning naming it: $err"
   json=$("$bin" analyze --format json part-cut.zip 2>/dev/null)
   grep -q 'truncated or corrupt' <<< "$json" || fail "truncated .zip: no warning in the JSON"
   [ "$(verdict part-cut.zip)" = "$(verdict part-cut.log.gz)" ] \
@@ -107,5 +107,5 @@ done
 # A zip on stdin: refused, naming what to do.
 out=$("$bin" analyze - < logs_7.zip 2>&1); code=$?
 [ "$code" -eq 2 ] || fail "a .zip on stdin: exit $code"
-echo "$out" | grep -q 'pass it as a file' || fail "a .zip on stdin: $out"
+grep -q 'pass it as a file' <<<"$out" || fail "a .zip on stdin: $out"
 echo "archive inputs: ok"

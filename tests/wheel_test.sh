@@ -65,10 +65,10 @@ echo "wheel: offline install into a fresh venv took $(echo "$end - $start" | bc 
 "$work/venv/bin/tptriage" --version | grep -q '^tptriage ' || fail "venv tptriage --version"
 out=$(PATH="$work/venv/bin:/usr/bin:/bin" tptriage analyze "$sample" --format json); code=$?
 [ "$code" -eq 1 ] || fail "tptriage from PATH: exit $code"
-echo "$out" | grep -q '"root_cause": "kv_pool_no_room"' || fail "tptriage from PATH: wrong answer"
+grep -q '"root_cause": "kv_pool_no_room"' <<<"$out" || fail "tptriage from PATH: wrong answer"
 out=$("$work/venv/bin/python" -m tptriage analyze "$sample" --format json); code=$?
 [ "$code" -eq 1 ] || fail "python -m tptriage: exit $code"
-echo "$out" | grep -q '"root_cause": "kv_pool_no_room"' || fail "python -m tptriage: wrong answer"
+grep -q '"root_cause": "kv_pool_no_room"' <<<"$out" || fail "python -m tptriage: wrong answer"
 # Nothing but the launcher is Python.
 n=$(python3 -c 'import sys,zipfile; print(sum(n.endswith(".py") for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$whl")
 [ "$n" -eq 2 ] || fail "the wheel holds $n Python files; expected __init__.py and __main__.py"
