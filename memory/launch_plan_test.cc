@@ -551,8 +551,13 @@ TEST(PlanModelTest, VllmModelRunnerV2RangeIsTwoSided) {
   const double cell = static_cast<double>(p->cell_bytes);
   EXPECT_LT(mrv2->kv_tokens_low, p->kv_tokens);
   EXPECT_GT(mrv2->kv_tokens_high, p->kv_tokens);
-  // The low end is the pool with the profile at twice the estimate: a tokens fewer.
-  EXPECT_NEAR(static_cast<double>(p->kv_tokens - mrv2->kv_tokens_low), a / cell, 64);
+  // The low end is the pool with the profile at twice the estimate and the weights at the
+  // top of their +/-3% line (the profile's second half is not explained by MRV2's source).
+  const double w = p->weights_bytes;
+  EXPECT_NEAR(static_cast<double>(p->kv_tokens - mrv2->kv_tokens_low), (a + 0.03 * w) / cell, 64);
+  // The logged launch at 0.60 (vLLM 0.28.0, 123,664 tokens; samples/models/evidence.json,
+  // a known miss) lies inside it.
+  EXPECT_LE(mrv2->kv_tokens_low, 123664);
   // A MoE model keeps the legacy runner: no such line.
   in.model = SampleModel("qwen3-30b-a3b");
   auto moe = MakePlan(in);

@@ -20,9 +20,9 @@ bool VllmRunnerV2Default(const PlanInput& derived);
 
 // How far MRV2 moves the pool from the legacy runner's point, per rank.
 struct VllmRunnerV2Spread {
-  // Smaller: MRV2 runs its profiling batch through the whole execute_model step
-  // (_dummy_run -> execute_model(dummy_run=True)), whose peak is not sized here; two
-  // logged MRV2 launches (0.26.0, 0.28.0) measured twice the legacy estimate.
+  // Smaller: two logged MRV2 launches (0.26.0, 0.28.0) measured twice the legacy
+  // estimate, which its source does not explain (read at 0.28.0: the same forward, a
+  // lighter sampler; vllm_runner_v2.cc), while three Qwen3-14B 0.28.0 launches matched it.
   double smaller_bytes = 0;
   // Larger: no CUDA graphs in its budget (its profile_cudagraph_memory returned 0,
   // vllm#49224; the graphs are captured after the pool) and a sampler run without
