@@ -14,6 +14,7 @@ namespace {
 
 struct Compiled {
   std::string stage;
+  bool whole_stack;
   std::unique_ptr<re2::RE2> re;
 };
 
@@ -27,7 +28,7 @@ const std::vector<Compiled>& Patterns() {
                      re->error().c_str());
         continue;
       }
-      out.push_back({s.stage, std::move(re)});
+      out.push_back({s.stage, s.whole_stack, std::move(re)});
     }
     return out;
   }();
@@ -36,10 +37,12 @@ const std::vector<Compiled>& Patterns() {
 
 }  // namespace
 
-std::string StageOfFrames(const std::vector<std::string>& frames) {
-  for (const Compiled& p : Patterns())
+std::string StageOfFrames(const std::vector<std::string>& frames, bool cut) {
+  for (const Compiled& p : Patterns()) {
+    if (cut && p.whole_stack) continue;
     for (auto it = frames.rbegin(); it != frames.rend(); ++it)
       if (re2::RE2::PartialMatch(*it, *p.re)) return p.stage;
+  }
   return "";
 }
 

@@ -15,7 +15,9 @@ namespace tpt {
 
 // `frames`: "FILE::FUNCTION", outermost first. The stage of the first entry
 // of rules/stages.json that matches a frame (innermost frame tried first);
-// "" when none does.
-std::string StageOfFrames(const std::vector<std::string>& frames);
+// "" when none does. `cut`: the traceback lost its outermost frames (no
+// "Traceback" line: a paste or a log cut it), so the entries that hold only
+// when no frame further out names a stage (whole_stack) are not tried.
+std::string StageOfFrames(const std::vector<std::string>& frames, bool cut = false);
 
 }  // namespace tpt

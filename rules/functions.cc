@@ -253,7 +253,9 @@ Value NearText(const RunScope& s, const Args& a) {
 // the lines a traceback spans in the same input (one line can be several
 // events: vLLM's 'ERROR ... OOM' line, then 'EngineCore failed to start.' and
 // its traceback, each line also a line that says error).
-std::vector<Frame> AnchorFrames(const RunScope& s) {
+// `cut`, when given: whether that traceback lost its outermost frames (the
+// parser's `headerless`: no "Traceback" line above them).
+std::vector<Frame> AnchorFrames(const RunScope& s, bool* cut = nullptr) {
   size_t an = s.anchor();
   if (an == RunScope::kNoAnchor) return {};
   const auto& evs = s.run().events();
@@ -293,7 +295,9 @@ std::vector<Frame> AnchorFrames(const RunScope& s) {
   for (size_t i : order) {
     if (i != an && (!s.SameRank(evs[i]) || !near(i))) continue;
     std::vector<Frame> fr = FramesOf(FullText(evs[i]));
-    if (!fr.empty()) return fr;
+    if (fr.empty()) continue;
+    if (cut) *cut = evs[i].Get("headerless").boolean();
+    return fr;
   }
   return {};
 }
@@ -317,8 +321,9 @@ Value Terminal(const RunScope& s, const Args&) {
 // its frames; null without frames or when no frame names a stage.
 Value Stage(const RunScope& s, const Args&) {
   std::vector<std::string> frames;
-  for (const Frame& f : AnchorFrames(s)) frames.push_back(f.file + "::" + f.function);
-  std::string stage = StageOfFrames(frames);
+  bool cut = false;
+  for (const Frame& f : AnchorFrames(s, &cut)) frames.push_back(f.file + "::" + f.function);
+  std::string stage = StageOfFrames(frames, cut);
   return stage.empty() ? Value() : Value(stage);
 }
 

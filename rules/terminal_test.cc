@@ -343,6 +343,20 @@ TEST(FrameStage, EachFrameworksFramesGiveTheirStage) {
   for (const Case& c : cases) EXPECT_EQ(StageOfFrames(c.frames), c.stage) << c.frames.back();
   EXPECT_EQ(StageOfFrames({"/app/main.py::main", "/app/util.py::helper"}), "");
   EXPECT_EQ(StageOfFrames({}), "");
+
+  // A cut traceback (no "Traceback" line) lost its outermost frames: the
+  // entries that hold only when nothing further out names a stage (vLLM's
+  // CUDAGraphWrapper, on every serving forward too) are not tried; the others
+  // are (`with torch.device` alone stays weights: servers enter it to build
+  // the model, the pasted-one-frame case above).
+  const std::string vl = "/usr/local/lib/python3.12/dist-packages/vllm/";
+  const std::vector<std::string> wrapper = {vl + "compilation/cuda_graph.py::__call__",
+                                            vl + "model_executor/models/llama.py::forward"};
+  EXPECT_EQ(StageOfFrames(wrapper), "graphs");
+  EXPECT_EQ(StageOfFrames(wrapper, /*cut=*/true), "");
+  EXPECT_EQ(StageOfFrames({"/usr/lib/python3/dist-packages/torch/utils/_device.py::__torch_function__"}, true), "weights");
+  EXPECT_EQ(StageOfFrames({vl + "v1/worker/gpu_model_runner.py::_capture_cudagraphs", wrapper[0]}, true), "graphs");
+  EXPECT_EQ(StageOfFrames({vl + "v1/worker/gpu_model_runner.py::execute_model", wrapper[0]}, true), "serving");
 }
 
 }  // namespace

@@ -102,7 +102,8 @@ const std::vector<FrameStage>& FrameStages() {
     std::vector<FrameStage> out;
     nlohmann::json j = Embedded("rules/stages.json");
     for (const auto& row : j.value("stages", nlohmann::json::array()))
-      out.push_back({row.value("stage", ""), row.value("framework", ""), row.value("match", "")});
+      out.push_back({row.value("stage", ""), row.value("framework", ""), row.value("match", ""),
+                     row.value("whole_stack", false)});
     return out;
   }();
   return stages;

@@ -62,6 +62,9 @@ int PhaseIndex(std::string_view phase);  // -1 when not a phase
 struct FrameStage {
   std::string stage, framework;
   std::string match;  // RE2 over "FILE::FUNCTION"
+  // Holds only when no frame further out names another stage: needs the
+  // traceback's outermost frames (its "Traceback" line), not a cut one.
+  bool whole_stack = false;
 };
 const std::vector<FrameStage>& FrameStages();  // in file order: the first that matches wins
 
