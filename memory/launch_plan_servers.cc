@@ -517,16 +517,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
                               "launched with --enable-prefill-logprobs, so its lm_head runs on one token a request");
     }
   }
-  if (!in.activation_peak_bytes) {
-    // Measured on logged launches, not sized by TGI's source (tgi_warmup_held.cc).
-    p.unknowns.push_back(
-        "what TGI's process holds at its free-memory read beyond what its source allocates: 0.15 to 1.87 GiB a rank on "
-        "the logged launches the plan is checked on (1.87 on 2.2.0 with an A10G, outside PyTorch's allocator and still "
-        "held after start; the CUDA context, the kernels and libraries the image loads, the allocator's segments), "
-        "following no version, card or model size; the point takes " + FormatGiB(TgiUnexplainedHeldBytes()) +
-        " of it so as not to promise a pool the server may not have, the range runs to none of it; pass "
-        "--activation-peak from a launch of the same model, card and image for a point without it");
-  }
+  if (!in.activation_peak_bytes) p.unknowns.push_back(TgiUnexplainedUnknown());
   if (TgiWarmupReportsEveryError(in.version)) {
     p.unknowns.push_back(
         "TGI before v1.1.1 reports any exception in its warm-up as \"Not enough memory to handle ...\" (flash_causal_lm.py "
@@ -544,22 +535,14 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   }
   // What the read sees held: both phases, or the larger one when the allocator must give the
   // forward's cached blocks back for the logits, and what no source sizes (tgi_warmup_held.cc).
-  const double after_weights = p.free_at_init_bytes - p.weights_bytes;
-  TgiWarmupHeldInput hin;
-  hin.room_bytes = after_weights - warm_kv - workspace;
-  hin.forward_bytes = act;
-  hin.logits_bytes = logits;
-  hin.estimated = !in.activation_peak_bytes;
-  const TgiWarmupHeld held = TgiHeldAtRead(hin);
+  const double room = p.free_at_init_bytes - p.weights_bytes - warm_kv - workspace;
+  const TgiWarmupHeld held = TgiHeldAtRead({room, act, logits, !in.activation_peak_bytes});
   const double free_after_warmup = held.free_bytes;
   p.figures["warmup_prefill_tokens"] = prefill;
   p.figures["warmup_blocks"] = warm_blocks;
   p.figures["activation_peak_bytes"] = held.held_bytes;
   p.figures["tgi_least_held_bytes"] = held.least_held_bytes;
-  if (held.unexplained_bytes > 0) {
-    p.assumptions.push_back(FormatGiB(held.unexplained_bytes) + " held at the warm-up's read beyond what TGI's "
-                            "source allocates (the most measured on logged launches; unknown: below)");
-  }
+  if (held.unexplained_bytes > 0 || held.released) p.assumptions.push_back(TgiHeldAssumption(held, act, logits));
   if (!held.fits) {
     p.fits = false;
     p.failure = "warmup_oom";
@@ -568,14 +551,6 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
     p.kv_tokens = 0;
     Ledger(in, p, warm_kv + held.held_bytes, 0);
     return p;
-  }
-  if (held.released) {
-    p.assumptions.push_back(
-        "the warm-up's two phases (forward " + FormatGiB(act) + ", logits " + FormatGiB(logits) +
-        ") do not fit together: when cudaMalloc fails for the logits, PyTorch's caching allocator gives the "
-        "forward's cached blocks back and retries (release_cached_blocks, CUDACachingAllocator.cpp), so the warm-up "
-        "passes and the point leaves nothing free at the read: TGI's pool is then its warm-up batch's blocks (what the "
-        "release left over depends on the blocks' sizes: the range)");
   }
   TgiKvInput kv;
   kv.version = in.version;

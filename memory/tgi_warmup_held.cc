@@ -62,4 +62,31 @@ TgiWarmupHeld TgiHeldAtRead(const TgiWarmupHeldInput& in) {
   return r;
 }
 
+std::string TgiHeldAssumption(const TgiWarmupHeld& held, double forward_bytes, double logits_bytes) {
+  std::string s;
+  if (held.unexplained_bytes > 0) {
+    s = FormatGiB(held.unexplained_bytes) + " held at the warm-up's read beyond what TGI's source allocates (the most "
+        "measured on logged launches; unknown: below)";
+  }
+  if (held.released) {
+    s += std::string(s.empty() ? "" : "; ") + "the warm-up's two phases (forward " + FormatGiB(forward_bytes) +
+         ", logits " + FormatGiB(logits_bytes) +
+         ") do not fit together: when cudaMalloc fails for the logits, PyTorch's caching allocator gives the "
+         "forward's cached blocks back and retries (release_cached_blocks, CUDACachingAllocator.cpp), so the warm-up "
+         "passes and the point leaves nothing free at the read: TGI's pool is then its warm-up batch's blocks (what "
+         "the release left over depends on the blocks' sizes: the range)";
+  }
+  return s;
+}
+
+std::string TgiUnexplainedUnknown() {
+  return "what TGI's process holds at its free-memory read beyond what its source allocates: 0.15 to 1.87 GiB a rank "
+         "on the logged launches the plan is checked on (1.87 on 2.2.0 with an A10G, outside PyTorch's allocator and "
+         "still held after start; the CUDA context, the kernels and libraries the image loads, the allocator's "
+         "segments), following no version, card or model size; the point takes " +
+         FormatGiB(TgiUnexplainedHeldBytes()) +
+         " of it so as not to promise a pool the server may not have, the range runs to none of it; pass "
+         "--activation-peak from a launch of the same model, card and image for a point without it";
+}
+
 }  // namespace tpt::memory

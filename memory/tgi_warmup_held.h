@@ -5,6 +5,8 @@
 #ifndef TPT_MEMORY_TGI_WARMUP_HELD_H_
 #define TPT_MEMORY_TGI_WARMUP_HELD_H_
 
+#include <string>
+
 namespace tpt::memory {
 
 struct TgiWarmupHeldInput {
@@ -28,6 +30,11 @@ struct TgiWarmupHeld {
 double TgiUnexplainedHeldBytes();
 
 TgiWarmupHeld TgiHeldAtRead(const TgiWarmupHeldInput& in);
+
+// What the plan says of it: the unexplained bytes the point holds and, when the phases did not
+// fit together, the allocator's give-back (an assumption); what no source sizes (an unknown).
+std::string TgiHeldAssumption(const TgiWarmupHeld& held, double forward_bytes, double logits_bytes);
+std::string TgiUnexplainedUnknown();
 
 }  // namespace tpt::memory
 
