@@ -557,13 +557,22 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     hi.free_at_init_bytes = std::min(in.total_bytes, p.free_at_init_bytes + 0.25 * kGiB);
     vary("free memory at init -0.5/+0.25 GiB (context, NCCL by GPU and driver)", lo, hi);
   }
-  if (!sglang && !in.activation_peak_bytes) {
+  if (in.framework == "tgi" && !in.activation_peak_bytes && p.figures.contains("tgi_least_held_bytes")) {
+    // TGI's warm-up at its free-memory read (tgi_warmup_held.cc): the point holds both phases
+    // and what no source sizes; the least the read can see is the larger phase alone (the
+    // caching allocator reuses or gives back the other's blocks) with nothing unexplained.
+    PlanInput hi = in;
+    hi.activation_peak_bytes = p.figures["tgi_least_held_bytes"].get<double>();
+    vary("TGI's warm-up at its free-memory read: from the point's (both phases and the unexplained bytes) to the "
+         "larger phase alone",
+         in, hi);
+  } else if (!sglang && !in.activation_peak_bytes) {
     double a = p.figures.contains("activation_peak_bytes") ? p.figures["activation_peak_bytes"].get<double>() : 0;
     PlanInput lo = in, hi = in;
     // A multimodal encoder's profiling the plan does not size (unknown:) can take more
     // than twice the estimate; its range is wider.
     const bool encoder = p.input.encoder_profile_unmodelled;
-    const bool tgi = in.framework == "tgi";  // its warm-up at the free-memory read (unknown:)
+    const bool tgi = in.framework == "tgi";  // without a model: its warm-up at the read (unknown:)
     // A TensorRT engine's activations were sized by TensorRT at build time (the engine path
     // measures no estimation pass): x0.5-x1.5, no PyTorch extras.
     const bool trtllm = in.framework == "trtllm" && !p.figures.contains("runtime_buffers_bytes");

@@ -9,6 +9,7 @@
 #include "memory/launch_plan_internal.h"
 #include "memory/tgi_launcher.h"
 #include "memory/tgi_vlm_warmup.h"
+#include "memory/tgi_warmup_held.h"
 #include "memory/turbomind_startup.h"
 
 namespace tpt::memory::internal {
@@ -477,6 +478,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   }
   const double warm_kv = static_cast<double>(warm_blocks) * block * p.cell_bytes;
   double act = ForwardPeak(in, prefill, requests, "TGI's warm-up prefill", p);
+  double logits = 0;  // the prefill logits, the warm-up's second phase (after the forward)
   if (!in.activation_peak_bytes && in.model) {
     const ModelConfig& m = *in.model;
     const double e = m.dtype_bytes > 0 ? m.dtype_bytes : 2;
@@ -502,25 +504,20 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
       if (!vlm.unknown.empty()) p.unknowns.push_back(vlm.unknown);
     }
     const bool logprobs = TgiPrefillLogprobsByDefault(in.version) || in.tgi_prefill_logprobs;
-    const double logits = logprobs ? TgiPrefillLogitsBytes(in, prefill) : 0;
+    logits = logprobs ? TgiPrefillLogitsBytes(in, prefill) : 0;
     if (logits > 0) {
-      act += logits;
       p.assumptions.push_back(
           "warm-up logits " + FormatGiB(logits) + " on top: TGI's warm-up asks for the log-probabilities of all " +
           std::to_string(prefill) + " prefill tokens (x vocab " + std::to_string(in.model->vocab) +
           (VersionBefore(in.version, {2, 4, 0}) ? ", and log_softmax's copy before v2.4.0" : "") +
-          "), held by the caching allocator when the free memory is read");
+          "), made after the forward's tensors are freed; the caching allocator keeps both phases' blocks at "
+          "the read when they fit");
     } else if (!logprobs) {
       p.assumptions.push_back("no prefill logits in the warm-up: TGI v3 turns the prefill log-probabilities off unless "
                               "launched with --enable-prefill-logprobs, so its lm_head runs on one token a request");
     }
-    // Three logged launches (samples/models) hold more than this sum, none less.
-    p.unknowns.push_back(
-        "TGI's warm-up peak as its free-memory read sees it: three logged launches imply x1.2 (2.0.0, A100), "
-        "x1.4 (3.0.1, TP 2) and x1.7 (2.2.0, A10G) of the estimate, all more held than TGI's source allocates (CUDA "
-        "context and kernels loaded in the warm-up, allocator segments are not sized from the config); the range below "
-        "widens it to x0.5-x2; pass --activation-peak from a launch of the same model and card");
   }
+  if (!in.activation_peak_bytes) p.unknowns.push_back(TgiUnexplainedUnknown());
   if (TgiWarmupReportsEveryError(in.version)) {
     p.unknowns.push_back(
         "TGI before v1.1.1 reports any exception in its warm-up as \"Not enough memory to handle ...\" (flash_causal_lm.py "
@@ -528,7 +525,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
         "sync, a tokenizer error) reads the same and is not predicted; its \"N prefill tokens\" counts the batch's "
         "input_ids when it failed: the prefill's tokens before the forward, one a request after it");
   }
-  if (*total > 0) return TgiAskedWarmup(in, std::move(p), *total, prefill, act);
+  if (*total > 0) return TgiAskedWarmup(in, std::move(p), *total, prefill, act + logits);
   // v3's flashinfer buffers, allocated with the model, held at the read.
   const double workspace = attention == "flashinfer" ? TgiAttentionWorkspaceBytes(in.version) : 0;
   if (workspace > 0) {
@@ -536,18 +533,23 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
                             " held at the warm-up's read (a 128 MiB workspace and three 8 MiB ones, v3's default "
                             "attention; layers/attention/flashinfer.py)");
   }
-  const double after_weights = p.free_at_init_bytes - p.weights_bytes;
-  const double free_after_warmup = after_weights - warm_kv - act - workspace;
+  // What the read sees held: both phases, or the larger one when the allocator must give the
+  // forward's cached blocks back for the logits, and what no source sizes (tgi_warmup_held.cc).
+  const double room = p.free_at_init_bytes - p.weights_bytes - warm_kv - workspace;
+  const TgiWarmupHeld held = TgiHeldAtRead({room, act, logits, !in.activation_peak_bytes});
+  const double free_after_warmup = held.free_bytes;
   p.figures["warmup_prefill_tokens"] = prefill;
   p.figures["warmup_blocks"] = warm_blocks;
-  p.figures["activation_peak_bytes"] = act;
-  if (free_after_warmup < 0) {
+  p.figures["activation_peak_bytes"] = held.held_bytes;
+  p.figures["tgi_least_held_bytes"] = held.least_held_bytes;
+  if (held.unexplained_bytes > 0 || held.released) p.assumptions.push_back(TgiHeldAssumption(held, act, logits));
+  if (!held.fits) {
     p.fits = false;
     p.failure = "warmup_oom";
     p.error = "Not enough memory to handle " + std::to_string(prefill) +
               " prefill tokens. You need to decrease `--max-batch-prefill-tokens`";
     p.kv_tokens = 0;
-    Ledger(in, p, warm_kv + act, 0);
+    Ledger(in, p, warm_kv + held.held_bytes, 0);
     return p;
   }
   TgiKvInput kv;

@@ -2,6 +2,7 @@
 // a configuration that fits exits 0 with the server's own launch line (each default it
 // leaves said once); one that does not exits 1 with remedies in the server's own flags,
 // and planning again with the first remedy fits.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -17,6 +18,10 @@ namespace {
 
 using tpt::test::CmdResult;
 using tpt::test::Quote;
+
+// What the plan's TGI point holds at the warm-up's read beyond what TGI's source allocates:
+// the most measured on the logged launches (memory/tgi_warmup_held.cc).
+constexpr double kTgiUnexplained = 1.9 * 1024.0 * 1024.0 * 1024.0;
 
 std::string Model(const std::string& name) { return Quote(std::string(TPT_SOURCE_DIR) + "/samples/models/" + name); }
 
@@ -35,6 +40,13 @@ std::vector<std::string> RemedyFlags(const nlohmann::json& j) {
   std::vector<std::string> out;
   for (const auto& r : j["remedy"]) out.push_back(r["flag"].get<std::string>());
   return out;
+}
+
+// The top of the plan's stated range: the point or the highest range line.
+int64_t RangeHigh(const nlohmann::json& j) {
+  int64_t high = j["kv_tokens"].get<int64_t>();
+  for (const auto& s : j["sensitivity"]) high = std::max(high, s["kv_tokens_high"].get<int64_t>());
+  return high;
 }
 
 bool Has(const std::vector<std::string>& v, const std::string& s) {
@@ -116,8 +128,10 @@ TEST(PlanServersCliTest, TgiWarmupPricesThePrefillLogits) {
 // (backends/v3 grpc_client.rs warmup, v3.0.1). Llama-3.3-70B AWQ on 2 x RTX 3090
 // (tgi#2842) starts; planning the warm-up over max_position_embeddings (131,071 blocks of
 // 160 KiB) predicted warmup_oom. Asked for the full 131,072-token context it does not fit.
-// The warm-up's peak is uncertain (the logged launches hold more than the source prices):
-// said, range widened.
+// What the read holds beyond TGI's source is not sized by any config: said, the point takes
+// the most measured (1.9 GiB a rank), which on these two 24 GB cards leaves the cache only
+// the warm-up's own blocks (the launch logged 13,807: the point is pessimistic here), and
+// the range runs to none of it with the smaller warm-up phase released.
 TEST(PlanServersCliTest, TgiV3WithoutMaxTotalTokensWarmsUpOnThePrefill) {
   const std::string base = "--server tgi --server-version 3.0.1 --model " + Model("llama-3.1-70b-instruct-awq") +
                            " --gpu RTX-3090 --num-shard 2 ";
@@ -125,14 +139,17 @@ TEST(PlanServersCliTest, TgiV3WithoutMaxTotalTokensWarmsUpOnThePrefill) {
   ASSERT_EQ(r.rc, 0) << r.out;
   auto j = Json(r);
   EXPECT_EQ(j["figures"]["warmup_blocks"].get<int64_t>(), 4096) << j["figures"].dump();
-  EXPECT_GT(j["kv_tokens"].get<int64_t>(), 4096);
+  EXPECT_GE(j["kv_tokens"].get<int64_t>(), 4096);
   ASSERT_FALSE(j["warnings"].empty());
   EXPECT_NE(j["warnings"][0].get<std::string>().find("TGI v3 sets --max-total-tokens"), std::string::npos);
   ASSERT_EQ(j["unknowns"].size(), 1u) << j.dump(1);
-  EXPECT_NE(j["unknowns"][0].get<std::string>().find("TGI's warm-up peak"), std::string::npos);
-  bool wide = false;
-  for (const auto& s : j["sensitivity"]) wide = wide || s["assumption"].get<std::string>().find("x0.5-x2 (TGI") != std::string::npos;
-  EXPECT_TRUE(wide) << j["sensitivity"].dump(1);
+  EXPECT_NE(j["unknowns"][0].get<std::string>().find("beyond what its source allocates"), std::string::npos);
+  bool said = false;
+  for (const auto& s : j["sensitivity"]) {
+    said = said || s["assumption"].get<std::string>().find("TGI's warm-up at its free-memory read") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << j["sensitivity"].dump(1);
+  EXPECT_GT(RangeHigh(j), 13807) << j["sensitivity"].dump(1);
   CmdResult asked = Plan(base + "--context-length 131072");
   EXPECT_EQ(asked.rc, 1) << asked.out;
   EXPECT_GT(Json(asked)["figures"]["warmup_blocks"].get<int64_t>(), 100000);
@@ -163,11 +180,12 @@ TEST(PlanServersCliTest, TgiV3WarmUpHasNoPrefillLogitsUnlessAsked) {
   EXPECT_NEAR(jon["figures"]["activation_peak_bytes"].get<double>() - joff["figures"]["activation_peak_bytes"].get<double>(),
               logits, 1);
   EXPECT_NEAR(static_cast<double>(joff["kv_tokens"].get<int64_t>() - jon["kv_tokens"].get<int64_t>()), logits / 163840, 1.5);
-  // On tgi#2842's two RTX 3090s the logits (2.45 GiB a rank) would leave the cache only the
-  // warm-up's own 4,096 blocks; without them it holds more than three times that.
+  // On tgi#2842's two RTX 3090s the logits (2.45 GiB a rank) leave the cache little beyond the
+  // warm-up's own 4,096 blocks even at the range's top (the point, which holds the unexplained
+  // bytes too, does not warm up); without them the range's top holds more than three times that.
   auto small = Json(Plan(base + "--gpu RTX-3090 --enable-prefill-logprobs"));
-  EXPECT_EQ(small["kv_tokens"].get<int64_t>(), 4096) << small["figures"].dump();
-  EXPECT_GT(Json(Plan(base + "--gpu RTX-3090"))["kv_tokens"].get<int64_t>(), 3 * 4096);
+  EXPECT_LT(RangeHigh(small), 2 * 4096) << small.dump(1);
+  EXPECT_GT(RangeHigh(Json(Plan(base + "--gpu RTX-3090"))), 3 * 4096);
   bool said = false;
   for (const auto& a : joff["assumptions"]) said = said || a.get<std::string>().find("no prefill logits") != std::string::npos;
   EXPECT_TRUE(said) << joff["assumptions"].dump(1);
@@ -199,7 +217,8 @@ TEST(PlanServersCliTest, TgiWarmUpPricesItsEagerDecoderLayer) {
   auto j = Json(r);
   const double layer = 32768.0 * (7 * 4096 + 4 * 14336) * 2;
   const double logits = 2 * 32768.0 * 32000 * 2;
-  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits, 1) << j["figures"].dump();
+  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits + kTgiUnexplained, 1)
+      << j["figures"].dump();
   // v2.0's BaseFlashMistral caps each warm-up request at the sliding window's 256 blocks
   // (flash_mistral.py v2.0.0): 5 requests of up to 8,000 tokens x 256, not x 532; from v2.1
   // uncapped.
@@ -219,6 +238,55 @@ TEST(PlanServersCliTest, TgiWarmUpPricesItsEagerDecoderLayer) {
   EXPECT_TRUE(estimated) << moe["assumptions"].dump(1);
 }
 
+// TGI's warm-up prefill has two phases: the forward, whose tensors are freed, then the
+// prefill logits. When both do not fit, cudaMalloc fails for the logits and PyTorch's caching
+// allocator gives the forward's cached blocks back and retries (release_cached_blocks,
+// c10/cuda/CUDACachingAllocator.cpp), so TGI fails only when the larger phase does not fit.
+// Mixtral-8x22B over 4 x H100 warmed up on 35,000 tokens (tgi#2083, TGI 2.0.4, 'Setting max
+// batch total tokens to 42768'): the forward's 3.60 GiB and the logits' 6.94 GiB do not fit
+// together beside 65.5 GiB of weights and 1.97 GiB of warm-up blocks, the logits do; the
+// plan said warmup_oom. It starts, the point leaving nothing free at the read (the warm-up
+// batch's 2,304 blocks of 16: pessimistic, never more than the logged pool), the range's top
+// with the forward's blocks all given back. Twice the prefill's logits alone do not fit.
+TEST(PlanServersCliTest, TgiWarmupGivesTheForwardsBlocksBackToTheLogits) {
+  const std::string base = "--server tgi --server-version 2.0.4 --model " + Model("mixtral-8x22b-instruct-v0.1") +
+                           " --gpu H100 --num-shard 4 ";
+  CmdResult r = Plan(base + "--max-input-length 35000 --context-length 36864 --max-batch-prefill-tokens 35000");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  EXPECT_TRUE(j["fits"].get<bool>()) << j.dump(1);
+  EXPECT_EQ(j["kv_tokens"].get<int64_t>(), j["figures"]["warmup_blocks"].get<int64_t>() * 16) << j["figures"].dump();
+  EXPECT_LE(j["kv_tokens"].get<int64_t>(), 42768);
+  EXPECT_GE(RangeHigh(j), 42768) << j["sensitivity"].dump(1);
+  bool said = false;
+  for (const auto& a : j["assumptions"]) said = said || a.get<std::string>().find("gives the forward's cached blocks back") != std::string::npos;
+  EXPECT_TRUE(said) << j["assumptions"].dump(1);
+  auto twice = Json(Plan(base + "--max-input-length 70000 --context-length 70001 --max-batch-prefill-tokens 70000"));
+  EXPECT_EQ(twice["failure"], "warmup_oom") << twice.dump(1);
+}
+
+// What TGI's process holds at its read beyond what its source allocates is not sized by any
+// config; on TGI 2.2.0 with Llama-3.1-8B on one A10G (logged 'Setting max batch total tokens
+// to 19056' at the launcher's defaults) it was 1.87 GiB, outside PyTorch's allocator and still
+// there after start. The point holds the most measured, 1.9 GiB, so that it does not promise
+// 33,600 tokens (the plan before: +76%); the range runs to none of it. A peak given from a
+// launch of the same model, card and image is taken as it is, with nothing added.
+TEST(PlanServersCliTest, TgiPointHoldsWhatTheSourceDoesNotSize) {
+  const std::string base = "--server tgi --server-version 2.2.0 --model " + Model("llama-3.1-8b-instruct") +
+                           " --gpu A10G --context-length 4096 ";
+  auto j = Json(Plan(base));
+  ASSERT_TRUE(j["fits"].get<bool>()) << j.dump(1);
+  EXPECT_LE(j["kv_tokens"].get<int64_t>(), 19056 * 105 / 100);
+  EXPECT_GE(j["kv_tokens"].get<int64_t>(), 19056 * 95 / 100);
+  EXPECT_GT(RangeHigh(j), 33000) << j["sensitivity"].dump(1);
+  const double held = j["figures"]["activation_peak_bytes"].get<double>();
+  char given[64];
+  std::snprintf(given, sizeof(given), "--activation-peak %.6fGiB ", held / (1024.0 * 1024 * 1024));
+  auto same = Json(Plan(base + given));
+  EXPECT_NEAR(static_cast<double>(same["kv_tokens"].get<int64_t>()), static_cast<double>(j["kv_tokens"].get<int64_t>()), 16);
+  EXPECT_NEAR(same["figures"]["activation_peak_bytes"].get<double>(), held, 4096);
+}
+
 // At TP > 1 the unquantized head all-gathers into a vocab-major buffer and returns its
 // transpose; log_softmax copies that to a contiguous tensor before its own output
 // (layers/tensor_parallel.py v2.2.0, pytorch SoftMax.cu host_softmax). Llama-3.1-70B over
@@ -232,7 +300,8 @@ TEST(PlanServersCliTest, TgiPrefillLogitsAtTpTwoAreGatheredThenCopied) {
   auto j = Json(r);
   const double layer = 4145.0 * 2 * (7 * 8192 + 4 * 14336);
   const double logits = 4145.0 * 128256 * 2 * 3.5;
-  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits, 1) << j["figures"].dump();
+  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + logits + kTgiUnexplained, 1)
+      << j["figures"].dump();
 }
 
 // v3's flashinfer (its default attention) builds its wrappers with the model: a 128 MiB
@@ -328,7 +397,7 @@ TEST(PlanServersCliTest, TgiV3GemmaThreeVlmWarmUp) {
   // The text phase: the eager layer at 8000 tokens plus 10 B x 8000^2 of masks, more than the
   // tower's 1 GiB.
   const double layer = 8000.0 * 2 * (7 * 5376 + 4 * 10752);
-  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + 10.0 * 8000 * 8000, 1);
+  EXPECT_NEAR(j["figures"]["activation_peak_bytes"].get<double>(), layer + 10.0 * 8000 * 8000 + kTgiUnexplained, 1);
   bool tower = false, total = false;
   for (const auto& a : j["assumptions"]) {
     const std::string s = a.get<std::string>();
