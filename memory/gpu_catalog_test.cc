@@ -40,6 +40,10 @@ TEST(GpuCatalogTest, LookupByAliasAndDeviceString) {
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3050 6GB")->name, "RTX 3050 6GB");
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3050 6GB")->arch, "ampere");
   EXPECT_EQ(FindGpu("GeForce RTX 3050")->name, "RTX 3050 8GB");
+  // The A10's total is torch's (QwenLM/Qwen3#1387: "GPU 1 has a total capacity of 21.99
+  // GiB"), not the A10G's 22.19 it was taken to share.
+  EXPECT_NEAR(FindGpu("NVIDIA A10")->memory_bytes, 21.99 * kGiB, 0.005 * kGiB);
+  EXPECT_NEAR(FindGpu("A10G")->memory_bytes, 22.19 * kGiB, 0.005 * kGiB);
   auto none = FindGpu("Voodoo 3");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("--gpu-mem"), std::string::npos);
