@@ -709,7 +709,10 @@ StatusOr<Plan> Run(const PlanInput& user) {
       const std::string u =
           VllmV1CaptureUnknown(in->version, *in->max_num_batched_tokens, in->model->layers, in->tp,
                                CustomAllReduceOn(in->gpu_interconnect, in->tp), left, *in->cuda_graph_bytes);
-      if (!u.empty()) p->unknowns.push_back(u);
+      if (!u.empty()) {
+        p->unknowns.push_back(u);
+        p->figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
+      }
     }
   }
   // Model Runner V2 (vllm_runner_v2.h): the point is the legacy runner's; the range is two-sided.

@@ -532,6 +532,36 @@ TEST(PlanCliTest, VllmV1CaptureOfNcclCollectivesIsSaid) {
   EXPECT_EQ(capture_unknown("--server-version 0.21.0 --gpu A10 --tp 4"), "") << "graphs inside the budget from 0.21";
 }
 
+// The same capture as a range: the pool is the same either way, and the outcome turns on
+// what the NCCL all-reduces hold, from the estimate to more than the room the pool leaves
+// (QwenLM/Qwen3-30B-A3B at 0.8.5 on 4 x A10, vllm#17469: the pool allocated, the capture
+// ran out of memory). A user's --cuda-graph-mem is a measure: no such line then.
+TEST(PlanCliTest, VllmV1CaptureOfNcclCollectivesIsRangedWithItsOutcome) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-30b-a3b' ";
+  auto graph_line = [&](const std::string& args) -> nlohmann::json {
+    PlanRun r = Plan(model + "--framework vllm --max-model-len 8192 --format json " + args);
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& s : j["sensitivity"]) {
+      if (s["assumption"].get<std::string>().rfind("CUDA graphs with NCCL all-reduces", 0) == 0) {
+        nlohmann::json out = s;
+        out["point"] = j["kv_tokens"];
+        out["fits"] = j["fits"];
+        return out;
+      }
+    }
+    return nullptr;
+  };
+  const auto a10 = graph_line("--server-version 0.8.5 --gpu A10 --tp 4");
+  ASSERT_FALSE(a10.is_null());
+  EXPECT_EQ(a10["kv_tokens_low"], a10["point"]);
+  EXPECT_EQ(a10["kv_tokens_high"], a10["point"]);
+  EXPECT_TRUE(a10["fits"].get<bool>());
+  EXPECT_NE(a10["fits_low"].get<bool>(), a10["fits_high"].get<bool>()) << a10.dump();
+  EXPECT_TRUE(graph_line("--server-version 0.8.5 --gpu A10 --tp 4 --cuda-graph-mem 0.3GiB").is_null());
+  EXPECT_TRUE(graph_line("--server-version 0.8.5 --gpu H100 --tp 4").is_null()) << "custom all-reduce on NVLink";
+  EXPECT_TRUE(graph_line("--server-version 0.21.0 --gpu A10 --tp 4").is_null()) << "graphs inside the budget";
+}
+
 TEST(PlanCliTest, TextOutputShowsTheLedger) {
   PlanRun r = Plan(
       "--framework sglang --version 0.5.3 --gpu-mem 95GiB --free-at-init 94GiB --avail-after-weights 21.7GiB "
