@@ -562,6 +562,43 @@ TEST(PlanCliTest, VllmV1CaptureOfNcclCollectivesIsRangedWithItsOutcome) {
   EXPECT_TRUE(graph_line("--server-version 0.21.0 --gpu A10 --tp 4").is_null()) << "graphs inside the budget";
 }
 
+TEST(PlanCliTest, VllmV0CaptureOfNcclCollectivesIsRangedWithItsOutcome) {
+  // vllm#7593: Gemma 2 9B on 8 x L4, 0.5.4 (V0): the pool is sized, then "cuda oom when
+  // capturing cuda graphs". V0 captures one graph a batch size (1, 2, 4, 8..256 up to
+  // max_num_seqs padded) after the pool, with NCCL all-reduces on PCIe at TP > 2.
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/llama-3.1-8b-instruct' ";
+  auto run = [&](const std::string& args) {
+    PlanRun r = Plan(model + "--framework vllm --server-version 0.5.4 --max-model-len 8192 --format json " + args);
+    return nlohmann::json::parse(r.out);
+  };
+  auto graph_line = [](const nlohmann::json& j) -> nlohmann::json {
+    for (const auto& s : j["sensitivity"]) {
+      if (s["assumption"].get<std::string>().rfind("CUDA graphs with NCCL all-reduces", 0) == 0) return s;
+    }
+    return nullptr;
+  };
+  const auto l4 = run("--gpu L4 --tp 8");
+  const auto line = graph_line(l4);
+  ASSERT_FALSE(line.is_null()) << l4.dump();
+  EXPECT_EQ(line["kv_tokens_low"], l4["kv_tokens"]);
+  EXPECT_TRUE(l4["fits"].get<bool>());
+  EXPECT_NE(line["fits_low"].get<bool>(), line["fits_high"].get<bool>()) << line.dump();
+  bool said = false;
+  for (const auto& u : l4["unknowns"]) said |= u.get<std::string>().find("(V0) captures CUDA graphs") != std::string::npos &&
+                                             u.get<std::string>().find("35 batch sizes (1-256)") != std::string::npos;
+  EXPECT_TRUE(said) << l4["unknowns"].dump();
+  bool three = false;
+  const auto padded = run("--gpu L4 --tp 4 --max-num-seqs 3");
+  for (const auto& u : padded["unknowns"]) {
+    three |= u.get<std::string>().find("3 batch sizes (1-4)") != std::string::npos;
+  }
+  EXPECT_TRUE(three) << "max_num_seqs 3 pads to 4: sizes 1, 2, 4";
+  EXPECT_TRUE(graph_line(run("--gpu L4 --tp 8 --enforce-eager")).is_null());
+  EXPECT_TRUE(graph_line(run("--gpu L4 --tp 8 --cuda-graph-mem 0.5GiB")).is_null());
+  EXPECT_TRUE(graph_line(run("--gpu H100 --tp 4")).is_null()) << "custom all-reduce on NVLink";
+  EXPECT_TRUE(graph_line(run("--gpu L4 --tp 1")).is_null()) << "no collectives";
+}
+
 TEST(PlanCliTest, TextOutputShowsTheLedger) {
   PlanRun r = Plan(
       "--framework sglang --version 0.5.3 --gpu-mem 95GiB --free-at-init 94GiB --avail-after-weights 21.7GiB "
