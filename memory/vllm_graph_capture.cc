@@ -51,10 +51,13 @@ std::string VllmV0CaptureUnknown(const std::string& version, int64_t max_num_seq
   for (int64_t b : {1, 2, 4}) {
     if (b <= padded) ++sizes, largest = b;
   }
-  for (int64_t b = 8; b <= 256 && b <= padded; b += 8) ++sizes, largest = b;
+  // 0.5.x lists 8..256; later V0 lists 8..8192, both cut at the padded max_num_seqs.
+  for (int64_t b = 8; b <= 8192 && b <= padded; b += 8) ++sizes, largest = b;
   const int64_t collectives = static_cast<int64_t>(sizes) * layers * 2;
   return "vLLM " + version + " (V0) captures CUDA graphs after the KV cache, outside the budget: " +
-         std::to_string(sizes) + " batch sizes (1-" + std::to_string(largest) + "), one graph each, from the " +
+         std::to_string(sizes) + " batch sizes (1-" + std::to_string(largest) + ")" +
+         (largest > 256 ? " (releases that list sizes only to 256, 0.5.x, stop there)" : "") +
+         ", one graph each, from the " +
          FormatGiB(std::max(left_bytes, 0.0)) + " a rank the pool leaves (\"CUDA graphs can take additional 1~3 GiB "
          "memory per GPU\", model_runner.py); at TP " + std::to_string(tp) + " without the custom all-reduce they capture " +
          std::to_string(collectives) + " NCCL all-reduces, whose memory in CUDA graphs is not sized from vLLM's source "
