@@ -219,6 +219,8 @@ StatusOr<GpuInfo> FindGpu(std::string_view name) {
   if (key.empty()) return InvalidArgumentError("GPU name is empty; give a name like H100, H200, L4 or A100-40G");
   const GpuInfo* best = nullptr;
   size_t best_len = 0;
+  const GpuInfo* whole = nullptr;  // a contained name whose number is not cut short
+  size_t whole_len = 0;
   for (const auto& g : GpuCatalog()) {
     std::vector<std::string> names = g.aliases;
     names.push_back(g.name);
@@ -227,12 +229,19 @@ StatusOr<GpuInfo> FindGpu(std::string_view name) {
       if (nn == key) return g;
       // A longer device string ("NVIDIA H100 80GB HBM3 (SXM)") that contains a known
       // name: take the longest contained name so "h100pcie" beats "h100".
-      if (nn.size() >= 3 && key.find(nn) != std::string::npos && nn.size() > best_len) {
-        best = &g;
-        best_len = nn.size();
+      if (nn.size() < 3) continue;
+      for (size_t at = key.find(nn); at != std::string::npos; at = key.find(nn, at + 1)) {
+        if (nn.size() > best_len) best = &g, best_len = nn.size();
+        // "nvidia a10" inside "nvidiaa100pcie40gb" (torch's "NVIDIA A100-PCIE-40GB") ends
+        // in the middle of a model number: prefer a name that ends where the number does.
+        const size_t end = at + nn.size();
+        const bool cut = std::isdigit(static_cast<unsigned char>(nn.back())) && end < key.size() &&
+                         std::isdigit(static_cast<unsigned char>(key[end]));
+        if (!cut && nn.size() > whole_len) whole = &g, whole_len = nn.size();
       }
     }
   }
+  if (whole) return *whole;
   if (best) return *best;
   // The first names of the catalog (a merged catalog may hold thousands).
   constexpr size_t kNamesShown = 40;

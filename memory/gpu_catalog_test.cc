@@ -40,6 +40,24 @@ TEST(GpuCatalogTest, LookupByAliasAndDeviceString) {
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3050 6GB")->name, "RTX 3050 6GB");
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3050 6GB")->arch, "ampere");
   EXPECT_EQ(FindGpu("GeForce RTX 3050")->name, "RTX 3050 8GB");
+  // The A10's total is torch's (QwenLM/Qwen3#1387: "GPU 1 has a total capacity of 21.99
+  // GiB"), not the A10G's 22.19 it was taken to share.
+  EXPECT_NEAR(FindGpu("NVIDIA A10")->memory_bytes, 21.99 * kGiB, 0.005 * kGiB);
+  EXPECT_NEAR(FindGpu("A10G")->memory_bytes, 22.19 * kGiB, 0.005 * kGiB);
+  // torch's device names: "NVIDIA A100-PCIE-40GB" holds "nvidia a10" (longer than "a100")
+  // cut in the middle of its number; it is the 40 GB PCIe A100 (vllm#16570), not an A10.
+  EXPECT_EQ(FindGpu("NVIDIA A100-PCIE-40GB")->name, "A100 PCIe 40GB");
+  EXPECT_EQ(FindGpu("NVIDIA A100-PCIE-40GB")->interconnect, "pcie");
+  EXPECT_EQ(FindGpu("A100-PCIE-40GB")->name, "A100 PCIe 40GB");
+  EXPECT_EQ(FindGpu("NVIDIA A100 80GB PCIe")->name, "A100 PCIe 80GB");
+  EXPECT_EQ(FindGpu("NVIDIA A10")->name, "A10 24GB");
+  EXPECT_EQ(FindGpu("NVIDIA H100 80GB HBM3")->name, "H100 SXM 80GB");
+  EXPECT_EQ(FindGpu("Tesla V100-PCIE-32GB")->name, "V100 PCIe 32GB");
+  EXPECT_EQ(FindGpu("Tesla V100S-PCIE-32GB")->name, "V100 PCIe 32GB");
+  EXPECT_EQ(FindGpu("Tesla V100-PCIE-16GB")->interconnect, "pcie");
+  EXPECT_EQ(FindGpu("NVIDIA A800-SXM4-40GB")->name, "A800 SXM 40GB");
+  EXPECT_EQ(FindGpu("NVIDIA A800 80GB PCIe")->interconnect, "pcie");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 4090 D")->name, "RTX 4090 24GB");
   auto none = FindGpu("Voodoo 3");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("--gpu-mem"), std::string::npos);

@@ -709,7 +709,22 @@ StatusOr<Plan> Run(const PlanInput& user) {
       const std::string u =
           VllmV1CaptureUnknown(in->version, *in->max_num_batched_tokens, in->model->layers, in->tp,
                                CustomAllReduceOn(in->gpu_interconnect, in->tp), left, *in->cuda_graph_bytes);
-      if (!u.empty()) p->unknowns.push_back(u);
+      if (!u.empty()) {
+        p->unknowns.push_back(u);
+        p->figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
+      }
+    }
+  }
+  if (in->framework == "vllm" && !IsVllmV1(*in) && in->model && !in->enforce_eager && !user.cuda_graph_bytes &&
+      p->kv_tokens > 0) {
+    // V0 captures its graphs after the pool too (vllm_graph_capture.h), priced at none.
+    const double left = p->free_at_init_bytes - p->weights_bytes - p->non_torch_bytes -
+                        static_cast<double>(p->kv_tokens) * static_cast<double>(p->cell_bytes);
+    const std::string u = VllmV0CaptureUnknown(in->version, in->max_num_seqs.value_or(256), in->model->layers, in->tp,
+                                               CustomAllReduceOn(in->gpu_interconnect, in->tp), left);
+    if (!u.empty()) {
+      p->unknowns.push_back(u);
+      p->figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
     }
   }
   // Model Runner V2 (vllm_runner_v2.h): the point is the legacy runner's; the range is two-sided.

@@ -590,6 +590,18 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
                   : "activation peak x0.5-x1.5 (profiling run estimate)",
          lo, hi);
   }
+  if (p.figures.contains("nccl_graph_room_bytes") && !in.cuda_graph_bytes) {
+    // vLLM V1 before 0.21 at TP > 1 without the custom all-reduce: its graphs, captured
+    // after the KV cache outside the budget, hold NCCL all-reduces whose memory nothing in
+    // vLLM's source sizes (unknown: in Run, vllm_graph_capture.h). The pool is the same
+    // either way; what the capture needs runs from the plan's estimate to more than the
+    // room the pool leaves, and the outcome with it.
+    PlanInput lo = in;
+    lo.cuda_graph_bytes = std::max(p.figures["nccl_graph_room_bytes"].get<double>(), 0.0) + 1024.0 * 1024.0;
+    vary("CUDA graphs with NCCL all-reduces, captured after the KV cache: the estimate to more than the room the "
+         "pool leaves (not sized by vLLM's source)",
+         lo, in);
+  }
   if (p.figures.contains("mrv2_smaller_bytes") && p.figures.contains("activation_peak_bytes")) {
     // vLLM's Model Runner V2, the default runner here (unknown: in Run, vllm_runner_v2.h):
     // its profile up to twice the legacy estimate, which its source does not explain, so

@@ -19,7 +19,7 @@
 //    barriers (4096 x local heads int) and split_cnt (4096 int) (unified_attention_layer.h/.cc
 //    v0.7.2, v0.9.2). The sampling layers' buffers are max_batch_size scalars (small).
 //
-// 2. torch's cache after the export (v0.7.0 - v0.8.x). export_weight stages every tensor on
+// 2. torch's cache after the export (v0.6.2 - v0.8.x). export_weight stages every tensor on
 //    the current (first) GPU, `param.cuda().contiguous()`, copies it into each rank's
 //    TurboMind tensor and drops it; nothing calls torch.cuda.empty_cache for a safetensors
 //    checkpoint (only the meta reader's clean-up does: target_model/base.py v0.7.2), so the
@@ -41,6 +41,11 @@
 //    ("perform torch.cuda.empty_cache() after conversion", v0.9.0, source_model/llama.py
 //    readers) frees it: "the first GPU takes up more memory after startup". The read is the
 //    minimum over ranks, so the first GPU's cache costs every rank.
+//    v0.6.2 is the first release with this path (deploy/module.py, deploy/loader.py; its
+//    Ffn._export pads, save_split and export_weight's `param.cuda().contiguous()` are the
+//    0.7.0 code, read at v0.6.2 and v0.6.4); v0.6.0-v0.6.1 export through exporter.py, not
+//    read (said). lmdeploy#2731 (0.6.x, RTX 3090): a Qwen2.5-32B AWQ that started before
+//    0.6.0 runs out of memory at start-up from 0.6.0 on.
 //
 // 3. The weights' pool (v0.8.0 on). LlamaWeight allocates from core::Allocator{stream,
 //    false}: a pool of its own whose release threshold is UINT64_MAX (core/allocator.cc
@@ -98,7 +103,12 @@ StatusOr<TurbomindHeld> TurbomindHeldBeforeRead(const TurbomindStartupInput& in)
                       "are not sized; only LlamaV2's buffers are counted");
     return h;
   }
-  if (!VersionBefore(in.version, {0, 7, 0}) && VersionBefore(in.version, {0, 9, 0})) {
+  if (!VersionBefore(in.version, {0, 6, 0}) && VersionBefore(in.version, {0, 6, 2})) {
+    h.notes.push_back("TurboMind " + in.version + " exports the weights through exporter.py, whose staging on the "
+                      "first GPU was not read (from 0.6.2 torch keeps a layer's staging and the embedding's: "
+                      "module.py, target_model/base.py)");
+  }
+  if (!VersionBefore(in.version, {0, 6, 2}) && VersionBefore(in.version, {0, 9, 0})) {
     const double staged = in.int4 ? 1.0 : in.elem_bytes;  // int4 unpacked to a byte an element
     const double q = static_cast<double>(in.heads) * in.head_dim, kv = static_cast<double>(in.kv_heads) * in.head_dim;
     const double attn = hidden * (2 * q + 2 * kv + q + 2 * kv) * staged;

@@ -33,7 +33,7 @@ struct TurbomindHeld {
   // (UnifiedAttentionLayer: kMaxWorkspaceTokens rows).
   double engine_buffers_bytes = 0;
   // torch's caching allocator after the export staged each weight on the first GPU and no
-  // empty_cache ran (v0.7.x-0.8.x): a layer's attention and MLP staging plus the embedding's.
+  // empty_cache ran (v0.6.2-0.8.x): a layer's attention and MLP staging plus the embedding's.
   double export_cache_bytes = 0;
   // The weights' own CUDA memory pool, never released (v0.8.0 on): the high-water of
   // LlamaWeight::prepare's conversion, one layer's fused gate/up and its temporaries.

@@ -1,5 +1,5 @@
 // turbomind_startup_test.cc: what TurboMind holds before its free-memory read, by version
-// (turbomind_startup.cc): the export's torch cache only in 0.7.x-0.8.x, the weights' pool
+// (turbomind_startup.cc): the export's torch cache only in 0.6.2-0.8.x, the weights' pool
 // from 0.8.0, LlamaV2's buffers from 0.6.0.
 #include "memory/turbomind_startup.h"
 
@@ -40,6 +40,25 @@ TEST(TurbomindStartupTest, BuffersBeforeTheReadAreTheGemmWorkspaceAndTheSplitKPa
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old->engine_buffers_bytes, 0);  // no GEMM workspace before 0.6.0: not read, said
   EXPECT_FALSE(old->notes.empty());
+}
+
+// v0.6.2 brought the module.py/loader.py export whose staging 0.7.0 keeps unchanged
+// (export_weight's param.cuda(), Ffn._export's zero-pad clones, read at v0.6.2): torch's
+// cache holds the same layer and embedding there. 0.6.0-0.6.1's exporter.py is not read:
+// nothing counted, said. lmdeploy#2731: a 4-bit Qwen2.5-32B that started on 0.5 runs out
+// of memory at start-up on 0.6 on an RTX 3090.
+TEST(TurbomindStartupTest, TorchKeepsTheExportsStagingFrom062) {
+  auto h062 = TurbomindHeldBeforeRead(Internlm2("0.6.2"));
+  auto h072 = TurbomindHeldBeforeRead(Internlm2("0.7.2"));
+  ASSERT_TRUE(h062.ok() && h072.ok());
+  EXPECT_GT(h062->export_cache_bytes, 0);
+  EXPECT_DOUBLE_EQ(h062->export_cache_bytes, h072->export_cache_bytes);
+  auto h061 = TurbomindHeldBeforeRead(Internlm2("0.6.1"));
+  ASSERT_TRUE(h061.ok());
+  EXPECT_EQ(h061->export_cache_bytes, 0);
+  bool said = false;
+  for (const auto& n : h061->notes) said = said || n.find("exporter.py") != std::string::npos;
+  EXPECT_TRUE(said) << "0.6.0-0.6.1's export is not read and the plan says so";
 }
 
 TEST(TurbomindStartupTest, TorchKeepsTheExportsStagingUntil090) {

@@ -532,6 +532,73 @@ TEST(PlanCliTest, VllmV1CaptureOfNcclCollectivesIsSaid) {
   EXPECT_EQ(capture_unknown("--server-version 0.21.0 --gpu A10 --tp 4"), "") << "graphs inside the budget from 0.21";
 }
 
+// The same capture as a range: the pool is the same either way, and the outcome turns on
+// what the NCCL all-reduces hold, from the estimate to more than the room the pool leaves
+// (QwenLM/Qwen3-30B-A3B at 0.8.5 on 4 x A10, vllm#17469: the pool allocated, the capture
+// ran out of memory). A user's --cuda-graph-mem is a measure: no such line then.
+TEST(PlanCliTest, VllmV1CaptureOfNcclCollectivesIsRangedWithItsOutcome) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-30b-a3b' ";
+  auto graph_line = [&](const std::string& args) -> nlohmann::json {
+    PlanRun r = Plan(model + "--framework vllm --max-model-len 8192 --format json " + args);
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& s : j["sensitivity"]) {
+      if (s["assumption"].get<std::string>().rfind("CUDA graphs with NCCL all-reduces", 0) == 0) {
+        nlohmann::json out = s;
+        out["point"] = j["kv_tokens"];
+        out["fits"] = j["fits"];
+        return out;
+      }
+    }
+    return nullptr;
+  };
+  const auto a10 = graph_line("--server-version 0.8.5 --gpu A10 --tp 4");
+  ASSERT_FALSE(a10.is_null());
+  EXPECT_EQ(a10["kv_tokens_low"], a10["point"]);
+  EXPECT_EQ(a10["kv_tokens_high"], a10["point"]);
+  EXPECT_TRUE(a10["fits"].get<bool>());
+  EXPECT_NE(a10["fits_low"].get<bool>(), a10["fits_high"].get<bool>()) << a10.dump();
+  EXPECT_TRUE(graph_line("--server-version 0.8.5 --gpu A10 --tp 4 --cuda-graph-mem 0.3GiB").is_null());
+  EXPECT_TRUE(graph_line("--server-version 0.8.5 --gpu H100 --tp 4").is_null()) << "custom all-reduce on NVLink";
+  EXPECT_TRUE(graph_line("--server-version 0.21.0 --gpu A10 --tp 4").is_null()) << "graphs inside the budget";
+}
+
+TEST(PlanCliTest, VllmV0CaptureOfNcclCollectivesIsRangedWithItsOutcome) {
+  // vllm#7593: Gemma 2 9B on 8 x L4, 0.5.4 (V0): the pool is sized, then "cuda oom when
+  // capturing cuda graphs". V0 captures one graph a batch size (1, 2, 4, 8..256 up to
+  // max_num_seqs padded) after the pool, with NCCL all-reduces on PCIe at TP > 2.
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/llama-3.1-8b-instruct' ";
+  auto run = [&](const std::string& args) {
+    PlanRun r = Plan(model + "--framework vllm --server-version 0.5.4 --max-model-len 8192 --format json " + args);
+    return nlohmann::json::parse(r.out);
+  };
+  auto graph_line = [](const nlohmann::json& j) -> nlohmann::json {
+    for (const auto& s : j["sensitivity"]) {
+      if (s["assumption"].get<std::string>().rfind("CUDA graphs with NCCL all-reduces", 0) == 0) return s;
+    }
+    return nullptr;
+  };
+  const auto l4 = run("--gpu L4 --tp 8");
+  const auto line = graph_line(l4);
+  ASSERT_FALSE(line.is_null()) << l4.dump();
+  EXPECT_EQ(line["kv_tokens_low"], l4["kv_tokens"]);
+  EXPECT_TRUE(l4["fits"].get<bool>());
+  EXPECT_NE(line["fits_low"].get<bool>(), line["fits_high"].get<bool>()) << line.dump();
+  bool said = false;
+  for (const auto& u : l4["unknowns"]) said |= u.get<std::string>().find("(V0) captures CUDA graphs") != std::string::npos &&
+                                             u.get<std::string>().find("35 batch sizes (1-256)") != std::string::npos;
+  EXPECT_TRUE(said) << l4["unknowns"].dump();
+  bool three = false;
+  const auto padded = run("--gpu L4 --tp 4 --max-num-seqs 3");
+  for (const auto& u : padded["unknowns"]) {
+    three |= u.get<std::string>().find("3 batch sizes (1-4)") != std::string::npos;
+  }
+  EXPECT_TRUE(three) << "max_num_seqs 3 pads to 4: sizes 1, 2, 4";
+  EXPECT_TRUE(graph_line(run("--gpu L4 --tp 8 --enforce-eager")).is_null());
+  EXPECT_TRUE(graph_line(run("--gpu L4 --tp 8 --cuda-graph-mem 0.5GiB")).is_null());
+  EXPECT_TRUE(graph_line(run("--gpu H100 --tp 4")).is_null()) << "custom all-reduce on NVLink";
+  EXPECT_TRUE(graph_line(run("--gpu L4 --tp 1")).is_null()) << "no collectives";
+}
+
 TEST(PlanCliTest, TextOutputShowsTheLedger) {
   PlanRun r = Plan(
       "--framework sglang --version 0.5.3 --gpu-mem 95GiB --free-at-init 94GiB --avail-after-weights 21.7GiB "
