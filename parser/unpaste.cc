@@ -89,6 +89,11 @@ Bytes BytesOf(std::string_view s) {
 
 // The widths terminals and paste tools cut lines at (a mailer's 72 or 76 is
 // too near the lengths log lines have by themselves to be taken alone).
+bool CodeSpanLine(std::string_view line) {
+  size_t front = 0, back = 0;
+  return CodeSpanMarks(line, &front, &back);
+}
+
 bool IsWrapWidth(size_t n) {
   for (size_t w : {80, 100, 120, 132, 160, 200})
     if (n == w) return true;
@@ -178,7 +183,7 @@ Status UnpasteSource::Pull() {
         b = BytesOf(view);
       }
       if (!b.amp && !b.esc && !b.box && GutterNumber(view, &start) < 0 &&
-          !((b.fence || view.size() <= 8) && IsFenceOrElision(view))) {
+          !((b.fence || view.size() <= 8) && IsFenceOrElision(view)) && !(b.fence && CodeSpanLine(view))) {
         last_gutter_ = -1;
         Line& l = lines_.PushBack();
         l.own = false;
@@ -240,6 +245,7 @@ Status UnpasteSource::Pull() {
     last_gutter_ = g;
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
+    if (b.fence) StripCodeSpan(&text);
     if (viewer_lines_ && IsViewerRecordLine(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
     Line& l = lines_.PushBack();
@@ -299,6 +305,7 @@ void UnpasteSource::Learn() {
         text.erase(0, bars);
       }
       if (IsFenceOrElision(text)) text.clear();  // '> ```' fenced the quoted block
+      StripCodeSpan(&text);                      // '> `RuntimeError: ...`'
       lines_[i].continues = -1;
     }
   };
