@@ -703,6 +703,16 @@ TEST(ConsistencyRemedy, NcclDebugIsNotAskedForWhenTheLogHoldsNcclOutput) {
   }
 }
 
+// A TGI router that can no longer reach a shard's socket is a dead shard
+// (process_crashed), and the next step is the shard's own stderr, which the
+// launcher prints; not dmesg first.
+TEST(ConsistencyRemedy, TgiRouterLosingAShardPointsAtTheShardStderr) {
+  json j = json::parse(Analyze("--format json " + Sample("rules/process_crashed/pos_tgi_router_cannot_reach_dead_shard.log")).out,
+                       nullptr, false);
+  EXPECT_EQ(j["root_cause"], "process_crashed") << j.dump(1);
+  EXPECT_EQ(j["fix"]["flag"], "Shard complete standard error output") << j.dump(1);
+}
+
 // A line that says "error" which no rule explains is `unknown`, the line
 // quoted; never healthy. An error the server went on after (a
 // request's) did not end the run; an INFO line naming the word is no error.
