@@ -89,11 +89,6 @@ Bytes BytesOf(std::string_view s) {
 
 // The widths terminals and paste tools cut lines at (a mailer's 72 or 76 is
 // too near the lengths log lines have by themselves to be taken alone).
-bool CodeSpanLine(std::string_view line) {
-  size_t front = 0, back = 0;
-  return CodeSpanMarks(line, &front, &back);
-}
-
 bool IsWrapWidth(size_t n) {
   for (size_t w : {80, 100, 120, 132, 160, 200})
     if (n == w) return true;
@@ -183,7 +178,7 @@ Status UnpasteSource::Pull() {
         b = BytesOf(view);
       }
       if (!b.amp && !b.esc && !b.box && GutterNumber(view, &start) < 0 &&
-          !((b.fence || view.size() <= 8) && IsFenceOrElision(view)) && !(b.fence && CodeSpanLine(view))) {
+          !((b.fence || view.size() <= 8) && IsFenceOrElision(view)) && !(b.fence && IsCodeSpanLine(view))) {
         last_gutter_ = -1;
         Line& l = lines_.PushBack();
         l.own = false;

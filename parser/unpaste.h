@@ -68,6 +68,7 @@ bool IsFenceOrElision(std::string_view line);
 // up inside it: "`torch_dtype` is deprecated" (a program's own quoting) is
 // left alone. CodeSpanMarks says which bytes go: `front` and `back` are 0 or 1.
 bool CodeSpanMarks(std::string_view line, size_t* front, size_t* back);
+bool IsCodeSpanLine(std::string_view line);
 bool StripCodeSpan(std::string* line);
 // `indent` leading spaces (or tabs, `ch`) removed from a line that has them
 // (a block indent).

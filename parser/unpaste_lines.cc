@@ -210,6 +210,11 @@ bool CodeSpanMarks(std::string_view line, size_t* front, size_t* back) {
   return *front + *back > 0;
 }
 
+bool IsCodeSpanLine(std::string_view line) {
+  size_t front = 0, back = 0;
+  return CodeSpanMarks(line, &front, &back);
+}
+
 bool StripCodeSpan(std::string* line) {
   size_t front = 0, back = 0;
   if (!CodeSpanMarks(*line, &front, &back)) return false;
