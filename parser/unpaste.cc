@@ -178,7 +178,7 @@ Status UnpasteSource::Pull() {
         b = BytesOf(view);
       }
       if (!b.amp && !b.esc && !b.box && GutterNumber(view, &start) < 0 &&
-          !((b.fence || view.size() <= 8) && IsFenceOrElision(view))) {
+          !((b.fence || view.size() <= 8) && IsFenceOrElision(view)) && !(b.fence && IsCodeSpanLine(view))) {
         last_gutter_ = -1;
         Line& l = lines_.PushBack();
         l.own = false;
@@ -240,6 +240,7 @@ Status UnpasteSource::Pull() {
     last_gutter_ = g;
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
+    if (b.fence) StripCodeSpan(&text);
     if (viewer_lines_ && IsViewerRecordLine(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
     Line& l = lines_.PushBack();
@@ -299,6 +300,7 @@ void UnpasteSource::Learn() {
         text.erase(0, bars);
       }
       if (IsFenceOrElision(text)) text.clear();  // '> ```' fenced the quoted block
+      StripCodeSpan(&text);                      // '> `RuntimeError: ...`'
       lines_[i].continues = -1;
     }
   };

@@ -13,6 +13,7 @@
 //   - `&lt;` `&gt;` `&amp;` `&quot;` `&#39;` decoded;
 //   - literal caret/escaped colour codes (`^[[0;36m`, `\033[0m`, `\x1b[1m`) removed;
 //   - code-fence lines (```` ``` ````, `~~~`) and elision lines (`....`, `[...]`) blank;
+//   - the backticks of a Markdown code span typed around a pasted line removed;
 //   - a log viewer's own line after each record (`2026-09-06 15:46:07  pod-name  `,
 //     learned when they are a third of the lines or more) blank;
 //   - quote bars (`▎ `, `│ `: chat and forum tools' quote) removed from the
@@ -60,6 +61,15 @@ class FormatSet;
 bool DecodeHtmlEntities(std::string* line);
 bool StripLiteralAnsi(std::string* line);
 bool IsFenceOrElision(std::string_view line);
+// The backticks of a Markdown code span an author typed around a pasted line,
+// removed: "`ValueError: ...`" (the span on one line), "`ValueError: ..."
+// (it opens here and closes on a later line), a lone "`" (it closes here).
+// A backtick is a span's mark only when the line's backticks do not pair
+// up inside it: "`torch_dtype` is deprecated" (a program's own quoting) is
+// left alone. CodeSpanMarks says which bytes go: `front` and `back` are 0 or 1.
+bool CodeSpanMarks(std::string_view line, size_t* front, size_t* back);
+bool IsCodeSpanLine(std::string_view line);
+bool StripCodeSpan(std::string* line);
 // `indent` leading spaces (or tabs, `ch`) removed from a line that has them
 // (a block indent).
 void StripIndent(std::string* line, size_t indent, char ch = ' ');

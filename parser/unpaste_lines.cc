@@ -186,6 +186,43 @@ bool IsFenceOrElision(std::string_view line) {
   return false;
 }
 
+bool CodeSpanMarks(std::string_view line, size_t* front, size_t* back) {
+  *front = *back = 0;
+  size_t ticks = 0;
+  for (char c : line) ticks += c == '`';
+  if (ticks == 0 || ticks > 3) return false;
+  if (line == "`") {  // the span's closing mark alone on its line
+    *front = 1;
+    return true;
+  }
+  const size_t n = line.size();
+  // A mark opens a span at the first byte only when text follows it at once,
+  // and closes one at the last byte only when text precedes it.
+  const bool opens = n >= 2 && line[0] == '`' && line[1] != '`' && line[1] != ' ';
+  const bool closes = n >= 2 && line[n - 1] == '`' && line[n - 2] != '`' && line[n - 2] != ' ';
+  if (ticks == 2 && opens && closes && n > 2) {
+    *front = *back = 1;  // `...`: one span, the whole line
+  } else if (ticks % 2 == 1 && opens) {
+    *front = 1;  // `... (and a pair inside): the span closes on a later line
+  } else if (ticks == 1 && closes) {
+    *back = 1;  // ...`: the span opened on an earlier line
+  }
+  return *front + *back > 0;
+}
+
+bool IsCodeSpanLine(std::string_view line) {
+  size_t front = 0, back = 0;
+  return CodeSpanMarks(line, &front, &back);
+}
+
+bool StripCodeSpan(std::string* line) {
+  size_t front = 0, back = 0;
+  if (!CodeSpanMarks(*line, &front, &back)) return false;
+  line->erase(line->size() - back);
+  line->erase(0, front);
+  return true;
+}
+
 bool IsViewerRecordLine(std::string_view line) {
   // YYYY-MM-DD HH:MM:SS[.fff]  NAME  : the date and time, two spaces or more,
   // one name (a pod's or container's: letters, digits, . _ -), then only spaces.

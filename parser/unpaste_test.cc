@@ -109,6 +109,45 @@ TEST(Unpaste, FencesAndElisions) {
   EXPECT_FALSE(IsFenceOrElision(""));
 }
 
+// An author's code span around a pasted line (GitHub issues quote a bare
+// exception line so): its marks go, a program's own backticks stay.
+TEST(Unpaste, CodeSpans) {
+  auto strip = [](std::string l) {
+    StripCodeSpan(&l);
+    return l;
+  };
+  EXPECT_EQ(strip("`RuntimeError: boom`"), "RuntimeError: boom");
+  EXPECT_EQ(strip("`ValueError: leak detected! available_size=644"), "ValueError: leak detected! available_size=644");
+  EXPECT_EQ(strip("`"), "");
+  EXPECT_EQ(strip("protected_size=0`"), "protected_size=0");
+  // The span opens here and a pair of the author's own marks sits inside it.
+  EXPECT_EQ(strip("`RuntimeError: set a smaller `--max-running-requests`. n=2,"),
+            "RuntimeError: set a smaller `--max-running-requests`. n=2,");
+  // A program's own quoting, and text that is not a span.
+  for (const char* keep : {"`torch_dtype` is deprecated! Use `dtype` instead!", "`torch_dtype` is deprecated!",
+                           "ERROR x `y` z", "` not a span`", "```", "use ``x``", "plain line"}) {
+    std::string l = keep;
+    EXPECT_FALSE(StripCodeSpan(&l)) << keep;
+    EXPECT_EQ(l, keep);
+  }
+}
+
+TEST(Unpaste, CodeSpanLinesThroughTheSource) {
+  const std::string in =
+      "[2025-10-22 20:21:39] Load weight begin. avail mem=94.69 GB\n"
+      "`ValueError: token_to_kv_pool_allocator memory leak detected! available_size=644\n"
+      "`\n"
+      "`torch_dtype` is deprecated! Use `dtype` instead!\n";
+  const std::string out =
+      "[2025-10-22 20:21:39] Load weight begin. avail mem=94.69 GB\n"
+      "ValueError: token_to_kv_pool_allocator memory leak detected! available_size=644\n"
+      "\n"
+      "`torch_dtype` is deprecated! Use `dtype` instead!\n";
+  EXPECT_EQ(ReadAll(in, nullptr), out);
+  EXPECT_EQ(ReadAll(in, Formats()), out);
+  EXPECT_EQ(ReadAll("> `RuntimeError: boom`\n> next\n", Formats()), "RuntimeError: boom\nnext\n");
+}
+
 TEST(Unpaste, Gutter) {
   size_t at = 0;
   EXPECT_EQ(GutterNumber("  12 | text", &at), 12);

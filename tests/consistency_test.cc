@@ -686,6 +686,33 @@ TEST(ConsistencyEvidence, SpecDecodeAccessFaultLeadsWithTurningItOff) {
   EXPECT_EQ(other.out.find("speculative"), std::string::npos) << other.out;
 }
 
+// NCCL_DEBUG=INFO is no next step for a log that already holds NCCL's INFO
+// or WARN lines; a communicator set-up that the device refuses ('operation not
+// supported' from init.cc: NCCL >= 2.23 creates a CUDA memory pool per
+// communicator) names an NCCL before the pool instead.
+TEST(ConsistencyRemedy, NcclDebugIsNotAskedForWhenTheLogHoldsNcclOutput) {
+  json pool = json::parse(Analyze("--format json " + Sample("rules/nccl_error/pos_init_memory_pool_not_supported.log")).out,
+                          nullptr, false);
+  EXPECT_EQ(pool["root_cause"], "nccl_error") << pool.dump(1);
+  EXPECT_EQ(pool["fix"]["flag"], "nvidia-nccl-cu12") << pool.dump(1);
+  EXPECT_EQ(pool["fix"]["value"], "2.21.5") << pool.dump(1);
+  for (const char* rel : {"rules/nccl_error/pos_init_memory_pool_not_supported.log",
+                          "rules/nccl_network_config/pos_nccl224_connect_retries_exceeded.log"}) {
+    json j = json::parse(Analyze("--format json " + Sample(rel)).out, nullptr, false);
+    for (const auto& remedy : j["diagnoses"][0]["remedy"]) EXPECT_NE(remedy["flag"], "NCCL_DEBUG") << rel << "\n" << j.dump(1);
+  }
+}
+
+// A TGI router that can no longer reach a shard's socket is a dead shard
+// (process_crashed), and the next step is the shard's own stderr, which the
+// launcher prints; not dmesg first.
+TEST(ConsistencyRemedy, TgiRouterLosingAShardPointsAtTheShardStderr) {
+  json j = json::parse(Analyze("--format json " + Sample("rules/process_crashed/pos_tgi_router_cannot_reach_dead_shard.log")).out,
+                       nullptr, false);
+  EXPECT_EQ(j["root_cause"], "process_crashed") << j.dump(1);
+  EXPECT_EQ(j["fix"]["flag"], "Shard complete standard error output") << j.dump(1);
+}
+
 // A line that says "error" which no rule explains is `unknown`, the line
 // quoted; never healthy. An error the server went on after (a
 // request's) did not end the run; an INFO line naming the word is no error.

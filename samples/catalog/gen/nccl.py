@@ -53,6 +53,22 @@ entries = [
       warn("socketStartConnect: Connect to 172.17.0.2<35413> failed : Software caused connection abort", src="misc/socket.cc:484") +
       "\n" + info("misc/socket.cc:565 -> 2"),
       "network_error", "nccl_network_config", "src/misc/socket.cc", "socketStartConnect", "NCCL 2.18+", level="WARN", context=INIT[:2]),
+    E("nccl.socket_connect_retries_exceeded_2_24",
+      "\n".join(info(f"socketPollConnect: connect returned No route to host, retrying ({i}/34) after sleep for {i * 100} msec")
+                for i in (33, 34)) + "\n" +
+      warn("socketPollConnect: connect returned No route to host, exceeded error retry count (35)", src="misc/socket.cc:544",
+           ts="2025-05-13 17:49:52") + "\n" + info("bootstrap.cc:605 -> 6"),
+      "network_error", "nccl_network_config", "src/misc/socket.cc", "socketConnectCheck", "NCCL 2.24-2.26", level="WARN",
+      context=INIT[:2], note="the retries (INFO, one per attempt) are notices; the WARN after NCCL_SOCKET_RETRY_CNT is the failure"),
+    E("nccl.socket_connect_retries_exceeded_2_27",
+      warn("socketStartConnect: connect to 10.29.224.148<52333> returned Connection refused, exceeded error retry count after 35 attempts",
+           src="misc/socket.cc:577"),
+      "network_error", "nccl_network_config", "src/misc/socket.cc (2.29: src/os/linux.cc)", "socketConnectCheck", "NCCL 2.27+",
+      level="WARN", context=INIT[:2]),
+    E("nccl.socket_connect_retry_counted_then_init",
+      info("socketPollConnect: connect to 10.0.0.12<46021> returned Connection refused, retrying (2/34) after sleep for 200 msec"),
+      "nccl_net", "none", "src/misc/socket.cc", "socketConnectCheck", "NCCL 2.27+", level="INFO", context=INIT[:2],
+      after=INIT_OK[2:], note="a peer's listener not up yet: the communicator then comes up"),
     E("nccl.no_socket_interface",
       warn("Bootstrap : no socket interface found", src="bootstrap.cc:45"),
       "network_error", "nccl_network_config", "src/bootstrap.cc", "bootstrapNetInit", "NCCL 2.x", level="WARN", context=INIT[:1]),

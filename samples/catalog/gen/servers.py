@@ -57,6 +57,12 @@ entries = [
       'Error: WebServer(Axum(Os { code: 98, kind: AddrInUse, message: "Address already in use" }))',
       "address_in_use", "port_in_use", "router/src/server.rs (axum bind)", "run", "TGI 1.x-2.x", level="Result::Err",
       context=TGI_READY),
+    E("tgi.router_shard_socket_gone",
+      tgi("ERROR", "Request failed during generation: Server error: error trying to connect: No such file or directory (os error 2)",
+          span="chat_completions:generate:generate_stream:schedule:infer:send_error: ", target="text_generation_router_v3::backend"),
+      "worker_died", "process_crashed", "backends/v3/src/client/grpc_client.rs (connect_uds)", "ShardedClient", "TGI 3.x",
+      level="tracing::error", context=TGI_SERVE,
+      note="the router cannot open the shard's Unix socket ({shard_uds_path}-{rank}): the shard's server is gone"),
     E("tgi.serving_cuda_oom",
       tgi("ERROR", "Server error: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 79.15 GiB of which "
           "512.00 MiB is free.", span="batch{batch_size=16}:decode:decode{size=16}:decode{size=16}: text_generation_client: "
