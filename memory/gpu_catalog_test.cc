@@ -73,7 +73,8 @@ TEST(GpuCatalogTest, MatchesWholeModelTokensOnly) {
                             "NVIDIA GeForce RTX 5080 Laptop GPU",
                             // Not in the catalog (no cited total): unknown, not the card
                             // whose name they hold.
-                            "NVIDIA GeForce RTX 4070", "NVIDIA GeForce RTX 4070 Ti SUPER", "NVIDIA GeForce RTX 3070 Ti"}) {
+                            "NVIDIA GeForce RTX 4070", "NVIDIA GeForce RTX 4070 Ti SUPER", "NVIDIA GeForce RTX 3070 Ti",
+                            "NVIDIA GeForce RTX 5070 Ti"}) {
     auto g = FindGpu(other);
     EXPECT_FALSE(g.ok()) << other << " took " << (g.ok() ? g->name : "");
     if (!g.ok()) {
@@ -92,6 +93,7 @@ TEST(GpuCatalogTest, MatchesWholeModelTokensOnly) {
   // The laptop 5090 is its own 24 GB card (vllm#57475: 22.36 GiB), not the desktop's 32.
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5090 Laptop GPU")->name, "RTX 5090 Laptop 24GB");
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5090")->name, "RTX 5090 32GB");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5070")->name, "RTX 5070 12GB");
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 4070 SUPER")->name, "RTX 4070 SUPER 12GB");
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3090")->name, "RTX 3090 24GB");
   // Punctuation ends a token too; a name may lie anywhere on token edges.
