@@ -94,6 +94,7 @@ TEST(GpuCatalogTest, MatchesWholeModelTokensOnly) {
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5090 Laptop GPU")->name, "RTX 5090 Laptop 24GB");
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5090")->name, "RTX 5090 32GB");
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5070")->name, "RTX 5070 12GB");
+  EXPECT_EQ(FindGpu("NVIDIA RTX A5000")->sm, 86);
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 4070 SUPER")->name, "RTX 4070 SUPER 12GB");
   EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3090")->name, "RTX 3090 24GB");
   // Punctuation ends a token too; a name may lie anywhere on token edges.
