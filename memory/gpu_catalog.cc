@@ -8,6 +8,9 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -214,34 +217,100 @@ Status LoadUserGpuCatalog(const std::string& flag) {
   return st;
 }
 
+namespace {
+
+// Where model tokens begin and end in Normalize(s): edge[p] is true between
+// text[p-1] and text[p] when a separator was dropped there, when either side is
+// punctuation ("(", "/", "."), and at both ends. "NVIDIA RTX A4000" ->
+// "nvidiartxa4000" with edges at 0, 6, 9, 14.
+struct Tokens {
+  std::string text;
+  std::vector<bool> edge;
+};
+
+Tokens Tokenize(std::string_view s) {
+  Tokens t;
+  t.edge.push_back(true);
+  for (char c : s) {
+    if (c == ' ' || c == '-' || c == '_' || c == '\t') {
+      t.edge.back() = true;
+      continue;
+    }
+    const bool alnum = std::isalnum(static_cast<unsigned char>(c)) != 0;
+    if (!alnum) t.edge.back() = true;
+    t.text.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    t.edge.push_back(!alnum);
+  }
+  t.edge.back() = true;
+  return t;
+}
+
+// Words that, right after a model number, name another card: "RTX 4070 Ti" is not the
+// 4070, "RTX 4090 Laptop GPU" has 16 GB, not 24, "RTX 5090 D v2" has 24 GB, not 32.
+// A catalog name that holds the word itself ("4070 ti") is matched whole, past it.
+bool IsVariantWord(std::string_view w) {
+  static constexpr std::string_view kWords[] = {"ti", "super", "d", "v2", "laptop", "mobile", "max", "xt", "xtx"};
+  return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
+}
+
+// `name` (normalized) lies in `key` at `at` on whole tokens and no variant word follows.
+bool WholeTokenMatch(const Tokens& key, size_t at, size_t len) {
+  const size_t end = at + len;
+  if (!key.edge[at] || !key.edge[end]) return false;
+  size_t next = end;  // the next token, past punctuation
+  while (next < key.text.size() && !std::isalnum(static_cast<unsigned char>(key.text[next]))) ++next;
+  if (next == key.text.size()) return true;
+  size_t stop = next + 1;
+  while (!key.edge[stop]) ++stop;  // edge[size] is true
+  return !IsVariantWord(std::string_view(key.text).substr(next, stop - next));
+}
+
+// How much of a card a normalized name tells: its length less a leading vendor or
+// product-line word ("nvidia", "geforce", ...), so "h20 141gb" (8) is more specific than
+// "nvidia h20" (3) inside "NVIDIA H20 141GB".
+size_t Specificity(std::string_view nn) {
+  static constexpr std::string_view kVendors[] = {"nvidia", "geforce", "tesla", "quadro", "amd", "instinct"};
+  size_t stripped = 0;
+  for (bool again = true; again;) {
+    again = false;
+    for (std::string_view v : kVendors) {
+      if (nn.substr(stripped).starts_with(v)) {
+        stripped += v.size();
+        again = true;
+      }
+    }
+  }
+  return nn.size() - stripped;
+}
+
+}  // namespace
+
 StatusOr<GpuInfo> FindGpu(std::string_view name) {
   const std::string key = Normalize(name);
   if (key.empty()) return InvalidArgumentError("GPU name is empty; give a name like H100, H200, L4 or A100-40G");
+  const Tokens tokens = Tokenize(name);
+  // A longer device string ("NVIDIA H100 80GB HBM3") that holds a known name on whole
+  // model tokens: the most specific such name, so "h100pcie" beats "h100". A name that ends or
+  // starts inside a model number ("a40" in "RTX A4000", "h20" in "GH200") or is followed
+  // by a variant word ("4070" in "4070 Ti") is another card: no match, never a guess.
   const GpuInfo* best = nullptr;
-  size_t best_len = 0;
-  const GpuInfo* whole = nullptr;  // a contained name whose number is not cut short
-  size_t whole_len = 0;
+  std::pair<size_t, size_t> best_score{0, 0};  // (specificity, length)
   for (const auto& g : GpuCatalog()) {
     std::vector<std::string> names = g.aliases;
     names.push_back(g.name);
     for (const auto& n : names) {
       std::string nn = Normalize(n);
       if (nn == key) return g;
-      // A longer device string ("NVIDIA H100 80GB HBM3 (SXM)") that contains a known
-      // name: take the longest contained name so "h100pcie" beats "h100".
-      if (nn.size() < 3) continue;
-      for (size_t at = key.find(nn); at != std::string::npos; at = key.find(nn, at + 1)) {
-        if (nn.size() > best_len) best = &g, best_len = nn.size();
-        // "nvidia a10" inside "nvidiaa100pcie40gb" (torch's "NVIDIA A100-PCIE-40GB") ends
-        // in the middle of a model number: prefer a name that ends where the number does.
-        const size_t end = at + nn.size();
-        const bool cut = std::isdigit(static_cast<unsigned char>(nn.back())) && end < key.size() &&
-                         std::isdigit(static_cast<unsigned char>(key[end]));
-        if (!cut && nn.size() > whole_len) whole = &g, whole_len = nn.size();
+      const std::pair<size_t, size_t> score{Specificity(nn), nn.size()};
+      if (nn.empty() || score <= best_score) continue;
+      for (size_t at = tokens.text.find(nn); at != std::string::npos; at = tokens.text.find(nn, at + 1)) {
+        if (WholeTokenMatch(tokens, at, nn.size())) {
+          best = &g, best_score = score;
+          break;
+        }
       }
     }
   }
-  if (whole) return *whole;
   if (best) return *best;
   // The first names of the catalog (a merged catalog may hold thousands).
   constexpr size_t kNamesShown = 40;
@@ -250,7 +319,8 @@ StatusOr<GpuInfo> FindGpu(std::string_view name) {
   for (size_t i = 0; i < all.size() && i < kNamesShown; ++i) known += (known.empty() ? "" : ", ") + all[i].name;
   if (all.size() > kNamesShown) known += " and " + std::to_string(all.size() - kNamesShown) + " more";
   return NotFoundError("GPU '" + std::string(name) + "' is not in the catalog; known: " + known +
-                       ". Give its memory with --gpu-mem instead (e.g. --gpu-mem 94GiB)");
+                       ". Give its memory with --gpu-mem instead (e.g. --gpu-mem 94GiB), or add it to a "
+                       "--gpu-catalog file");
 }
 
 }  // namespace tpt::memory

@@ -64,6 +64,48 @@ TEST(GpuCatalogTest, LookupByAliasAndDeviceString) {
   EXPECT_FALSE(FindGpu("").ok());
 }
 
+// issue #31: a catalog name matches a device string on whole model tokens only. Before,
+// "NVIDIA RTX A4000" (16 GB) took the A40 48GB and "NVIDIA RTX A1000" the A100 80GB: the
+// only contained names, cut inside the model number, were taken anyway.
+TEST(GpuCatalogTest, MatchesWholeModelTokensOnly) {
+  for (const char* other : {"NVIDIA RTX A1000", "NVIDIA RTX A400", "Quadro GV100", "AMD Instinct MI300A",
+                            "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA GeForce RTX 5090 D v2",
+                            "NVIDIA GeForce RTX 5080 Laptop GPU",
+                            // Not in the catalog (no cited total): unknown, not the card
+                            // whose name they hold.
+                            "NVIDIA GeForce RTX 4070", "NVIDIA GeForce RTX 4070 Ti SUPER", "NVIDIA GeForce RTX 3070 Ti",
+                            "NVIDIA GeForce RTX 5070 Ti"}) {
+    auto g = FindGpu(other);
+    EXPECT_FALSE(g.ok()) << other << " took " << (g.ok() ? g->name : "");
+    if (!g.ok()) {
+      EXPECT_NE(g.status().message().find(std::string("'") + other + "'"), std::string::npos);
+      EXPECT_NE(g.status().message().find("--gpu-mem"), std::string::npos);
+    }
+  }
+  // A model number followed by a variant word is the variant's entry, never the base card.
+  EXPECT_EQ(FindGpu("NVIDIA RTX A4000")->name, "RTX A4000 16GB");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3090 Ti")->name, "RTX 3090 Ti 24GB");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 4070 Ti")->name, "RTX 4070 Ti 12GB");
+  EXPECT_NEAR(FindGpu("NVIDIA RTX A4000")->memory_bytes, 15.61 * kGiB, 0.005 * kGiB);  // not the A40's 44.35
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3070")->name, "RTX 3070 8GB");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 2080 Ti")->sm, 75);
+  EXPECT_EQ(FindGpu("Quadro RTX 8000")->name, "Quadro RTX 8000 48GB");
+  // The laptop 5090 is its own 24 GB card (vllm#57475: 22.36 GiB), not the desktop's 32.
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5090 Laptop GPU")->name, "RTX 5090 Laptop 24GB");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5090")->name, "RTX 5090 32GB");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 5070")->name, "RTX 5070 12GB");
+  EXPECT_EQ(FindGpu("NVIDIA RTX A5000")->sm, 86);
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 4070 SUPER")->name, "RTX 4070 SUPER 12GB");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 3090")->name, "RTX 3090 24GB");
+  // Punctuation ends a token too; a name may lie anywhere on token edges.
+  EXPECT_EQ(FindGpu("NVIDIA H100 (80GB HBM3)")->name, "H100 SXM 80GB");
+  EXPECT_EQ(FindGpu("NVIDIA GH200 480GB")->name, "GH200 96GB");
+  EXPECT_EQ(FindGpu("Tesla V100-SXM2-32GB")->name, "V100 SXM2 32GB");
+  EXPECT_EQ(FindGpu("NVIDIA L4")->name, "L4 24GB");
+  // The most specific name wins, not the longest: "nvidia h20" is longer than "h20 141gb".
+  EXPECT_EQ(FindGpu("NVIDIA H20 141GB")->name, "H20 141GB");
+}
+
 TEST(GpuCatalogTest, RejectsBrokenCatalogsNamingThePath) {
   auto bad = ParseGpuCatalog("{", "x.json");
   ASSERT_FALSE(bad.ok());

@@ -50,8 +50,11 @@ void CompleteFigures(const nlohmann::json& run, bool from_log, Plan* p) {
     }
   }
   if (p->card_total_bytes <= 0) {
-    // Nothing names the card: the free memory at init, if known, plus what a
-    // context and NCCL take; else the commonest card of these servers.
+    // Nothing names a card the catalog knows (FindGpu takes no card whose name only
+    // holds a known one: "RTX A4000" is not the A40): the free memory at init, if
+    // known, plus what a context and NCCL take; else the commonest card of these servers.
+    const std::string why = p->gpu.empty() ? std::string("the log names no GPU")
+                                           : "the log's GPU '" + p->gpu + "' is not in the GPU catalog";
     const int64_t free0 = FreeAtInit(*p, 0);
     if (free0 > 0) {
       p->card_total_bytes = free0 + kContextAndNcclBytes;
@@ -59,9 +62,10 @@ void CompleteFigures(const nlohmann::json& run, bool from_log, Plan* p) {
     } else {
       auto g = memory::FindGpu("H100");
       p->card_total_bytes = g.ok() ? static_cast<int64_t>(g->memory_bytes) : 80 * kGiB;
-      p->sources["card_total_bytes"] = std::string(kFromAssumed) + ": the log names no GPU; an H100 80GB";
+      p->sources["card_total_bytes"] = std::string(kFromAssumed) + ": " + why + "; an H100 80GB";
     }
-    p->asked.push_back("--target-gpu-mem " + FormatBytes(p->card_total_bytes) + " (assumed: the log names no GPU and prints no total)");
+    p->asked.push_back("--target-gpu-mem " + FormatBytes(p->card_total_bytes) + " (assumed: " + why +
+                       " and the log prints no total)");
   }
 
   // TGI, LMDeploy, TensorRT-LLM (and warm-up OOMs): their failing point's free

@@ -37,6 +37,21 @@ TEST(PlanFigures, TheCardFromTheCatalogueWhenTheLogNamesIt) {
   EXPECT_TRUE(ValidatePlan(*p).ok());
 }
 
+// issue #31: a card the catalog does not know ("NVIDIA RTX A4000" once took the A40's
+// 48 GB) is said to be unknown, by name, and its total is asked for.
+TEST(PlanFigures, ACardTheCatalogueLacksIsNamedAndAskedFor) {
+  auto p = PlanFromJson(Analysis("vllm", "kv_pool_no_room", {{"gpu", "NVIDIA RTX A1000"}},
+                                 {{"weights_bytes_per_rank", 6ll << 30}}),
+                        "t");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_TRUE(StartsWith(p->sources["card_total_bytes"], kFromAssumed)) << p->sources["card_total_bytes"];
+  EXPECT_NE(p->sources["card_total_bytes"].find("'NVIDIA RTX A1000' is not in the GPU catalog"), std::string::npos)
+      << p->sources["card_total_bytes"];
+  ASSERT_FALSE(p->asked.empty());
+  EXPECT_TRUE(StartsWith(p->asked[0], "--target-gpu-mem ")) << p->asked[0];
+  EXPECT_NE(p->asked[0].find("NVIDIA RTX A1000"), std::string::npos) << p->asked[0];
+}
+
 TEST(PlanFigures, ADumpsTotalBeforeTheCatalogue) {
   auto p = PlanFromJson(Analysis("vllm", "kv_pool_no_room",
                                  {{"gpu", "H100"}, {"gpu_memory_bytes", 81559ll << 20}, {"environment", {"smi.txt"}}},
