@@ -56,7 +56,7 @@ using namespace tpt::repro;
 
 struct ReproConfig {
   std::vector<std::string> inputs;
-  bool help = false, dry_run = false, no_fix = false, force = false, colocated = false, bench = false;
+  bool help = false, dry_run = false, no_fix = false, force = false, colocated = false, bench = false, scale_to_fit = false;
   std::string backend = "cuda";
   std::string format = "text";
   double deadline_s = 60;
@@ -594,6 +594,8 @@ int RunRepro(const Args& args) {
       ("no-fix", po::bool_switch(&c.no_fix), "do not run the fix check")
       ("colocated", po::bool_switch(&c.colocated), "all ranks on GPU 0 even when there are enough GPUs")
       ("force", po::bool_switch(&c.force), "run even if other processes hold GPU memory")
+      ("scale-to-fit", po::bool_switch(&c.scale_to_fit),
+       "on a GPU with less free memory than the log's card: replay every figure of the card times one factor (the KV formulas are linear in them; graphs, context and buffers are not scaled), said in the verdict")
       ("deadline", po::value(&c.deadline_s)->default_value(60), "seconds any one wait may take")
       ("shm-needed", opt_str(&c.shm_needed), "shm_too_small: /dev/shm the ranks need, e.g. 160MiB (default: NCCL's segments)")
       ("port", opt_int(&c.port), "port_in_use: the port the server bound")
@@ -697,6 +699,7 @@ int RunRepro(const Args& args) {
   ReproOptions opt;
   opt.check_fix = !c.no_fix;
   opt.force = c.force;
+  opt.scale_to_fit = c.scale_to_fit;
   opt.step_deadline_s = c.deadline_s;
   if (!layout->colocated && world > 1) StartWatchdog(*layout, c.format);
   ReproReport rep = Reproduce(*plan, *be, *layout, opt);

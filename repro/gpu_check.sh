@@ -115,6 +115,9 @@ box vllm-weights $R/oom_weights/pos_vllm_executor_init.log
 # The founding case: one process per GPU when there are 8, else co-located.
 for f in 0.50 0.55; do run founding-$f 120 "$T" repro "$SAMPLE" --mem-fraction-static $f; done
 run founding-0.50-json 120 "$T" repro "$SAMPLE" --format json
+# On a card with less than the log's 94 GiB free: the same figures scaled (plan_scale.h).
+run founding-log-scaled 120 "$T" repro samples/founding/sglang-tp8-rtxpro6000-mfs055.log --scale-to-fit
+box sglang-tp2-scaled samples/repro/analysis_kv_no_room.json --scale-to-fit
 
 # GPU_CHECK_QUICK=1: the unit tests, the box checks and the founding case only
 # (the launcher, kill and benchmark runs below take minutes).

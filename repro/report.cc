@@ -151,6 +151,7 @@ nlohmann::json RenderJson(const ReproReport& r) {
                       {"verdict", {{"outcome", r.verdict.outcome}, {"reason", r.verdict.reason},
                                    {"fix_outcome", r.verdict.fix_outcome}, {"fix_reason", r.verdict.fix_reason}}},
                       {"time_to_verdict_s", r.time_to_verdict_s},
+                      {"scale", r.scale},
                       {"notes", r.notes}};
   if (r.fix) j["fix"] = RunJson(*r.fix);
   return j;

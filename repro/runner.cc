@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "memory/memory_model.h"
+#include "repro/plan_scale.h"
 #include "repro/startup_servers.h"
 
 namespace tpt::repro {
@@ -239,11 +240,17 @@ RunResult RunPlan(const Plan& plan, DeviceBackend& be, const RankLayout& layout,
   if (!run.Step(kStepBallast, [&](StepRecord& rec) {
         auto m = be.GetMemInfo();
         if (!m.ok()) return m.status();
+        auto mn = be.AllReduceMin(m->free_bytes);  // every rank reads it: a scaled replay needs one factor
+        if (!mn.ok()) return mn.status();
+        out.free_before_ballast = std::min(*mn, m->free_bytes);
         int64_t ballast = m->free_bytes - target_free;
         if (ballast < 0 && ballast >= -opt.ballast_tolerance) ballast = 0;  // already there (2 MiB granularity)
         if (ballast < 0) {
+          const double s = FitScale(out.free_before_ballast, plan);
+          char hint[160] = "";
+          if (s >= kMinScale) std::snprintf(hint, sizeof hint, "; --scale-to-fit replays the log's figures at %.2fx", s);
           return UnavailableError("this GPU has " + FormatBytes(m->free_bytes) + " free but the original card had " +
-                                  FormatBytes(target_free) + " at init: cannot emulate it (needs a larger GPU)");
+                                  FormatBytes(target_free) + " at init: cannot emulate it (needs a larger GPU" + hint + ")");
         }
         rec.note = "ballast " + FormatBytes(ballast) + " so free = the log's free at init (" + FormatBytes(target_free) + ")";
         Status s = be.Allocate("ballast", ballast, /*touch=*/false);
@@ -475,15 +482,30 @@ ReproReport Reproduce(const Plan& plan, DeviceBackend& be, const RankLayout& lay
   rep.original = RunPlan(plan, be, layout, opt, /*first=*/true);
   rep.banner = be.Banner();
   be.Release();
+  // A GPU smaller than the log's card: the same figures times one factor (plan_scale.h).
+  Plan scaled;
+  const Plan* run_plan = &plan;
+  if (opt.scale_to_fit && rep.original.tool_error && rep.original.failed_step == kStepBallast &&
+      !CancelFlag().load() && !be.Stuck()) {
+    const double s = FitScale(rep.original.free_before_ballast, plan);
+    if (s >= kMinScale && s < 1) {
+      scaled = ScalePlan(plan, s);
+      run_plan = &scaled;
+      rep.scale = s;
+      rep.original = RunPlan(scaled, be, layout, opt, /*first=*/false);
+      be.Release();
+    }
+  }
   const bool can_fix = !rep.original.tool_error || rep.original.failed_step != kStepContext;
   if (opt.check_fix && !plan.fix.empty() && can_fix && !CancelFlag().load() && !be.Stuck()) {
-    Plan fixed = WithFix(plan);
+    Plan fixed = WithFix(*run_plan);
     RunResult r = RunPlan(fixed, be, layout, opt, /*first=*/rep.original.steps.size() < 2);
     r.label = FixLabel(plan);
     rep.fix = std::move(r);
     be.Release();
   }
-  rep.verdict = Judge(plan, rep.original, rep.fix ? &*rep.fix : nullptr);
+  rep.verdict = Judge(*run_plan, rep.original, rep.fix ? &*rep.fix : nullptr);
+  if (rep.scale < 1) ScaledVerdict(*run_plan, rep);
   if (!rep.fix && opt.check_fix && !plan.fix.empty() && !CancelFlag().load()) {
     rep.verdict.fix_reason = "not run: the run as logged was stopped at " + rep.original.failed_step +
                              (rep.original.failed_step == kStepContext ? " (no GPU to run it on)" : "");

@@ -65,6 +65,7 @@ struct RunResult {
   bool tool_error = false;          // stopped for a reason that is not the server's
   KvFigures kv;
   std::optional<GraphResult> graphs;
+  int64_t free_before_ballast = 0;  // min over the real ranks (0: the step did not read it)
   double seconds = 0;
 };
 
@@ -81,6 +82,7 @@ struct ReproOptions {
   int64_t foreign_memory_limit = 2ll << 30;  // refuse above this much used right after our context
   double step_deadline_s = 60;
   int64_t ballast_tolerance = 64ll << 20;  // free at init must match the log within this
+  bool scale_to_fit = false;  // a GPU smaller than the log's free at init replays the figures scaled (plan_scale.h)
 };
 
 struct ReproReport {
@@ -91,6 +93,7 @@ struct ReproReport {
   std::optional<RunResult> fix;
   Verdict verdict;
   double time_to_verdict_s = 0;
+  double scale = 1;  // the factor the log's figures were replayed at (plan_scale.h)
   std::vector<std::string> notes;  // what was measured and what was emulated
 };
 
