@@ -601,6 +601,12 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
                             (in.gpu_arch.empty() ? std::string("an unknown GPU family (Hopper figures)") : in.gpu_arch) +
                             (in.gpu_interconnect.empty() ? "" : ", " + in.gpu_interconnect) + ", tp " +
                             std::to_string(in.tp) + "); pass --free-at-init from the log to override");
+    // A Windows or WSL2 host's OS and desktop hold part of the card before the launch: the
+    // point takes the share measured on such hosts (host_platform.cc); the range the rest.
+    if (auto host = HostUnsizedMemory(in.host, in.total_bytes)) {
+      p.free_at_init_bytes -= host->point_bytes;
+      p.assumptions.push_back(host->point_why);
+    }
   }
   if (p.free_at_init_bytes > in.total_bytes) {
     return InvalidArgumentError("--free-at-init (" + FormatGiB(p.free_at_init_bytes) + ") is more than the GPU memory (" +

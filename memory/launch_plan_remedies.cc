@@ -680,10 +680,14 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
   }
   if (auto u = HostUnsizedMemory(in.host, in.total_bytes); u && !in.free_at_init_bytes) {
     // What a Windows/WSL2 host's OS and desktop hold (unknown: in Run, host_platform.cc).
-    PlanInput lo = in;
-    lo.free_at_init_bytes = p.free_at_init_bytes - u->high_bytes;
-    vary("host " + HostPlatformName(in.host) + ": its OS, desktop and other programs' memory, up to 15% of the card",
-         lo, in);
+    // The point took u->point_bytes (Run); the range runs from none (the Linux arithmetic) to
+    // u->high_bytes.
+    PlanInput lo = in, hi = in;
+    lo.free_at_init_bytes = p.free_at_init_bytes + u->point_bytes - u->high_bytes;
+    hi.free_at_init_bytes = p.free_at_init_bytes + u->point_bytes;
+    vary("host " + HostPlatformName(in.host) + ": its OS, desktop and other programs' memory, none to 15% of the "
+         "card (the point takes " + FormatGiB(u->point_bytes) + ")",
+         lo, hi);
   }
   if (in.version_assumed) {
     std::vector<std::string> others = sglang                        ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}
