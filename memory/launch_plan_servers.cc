@@ -11,6 +11,7 @@
 #include "memory/tgi_vlm_warmup.h"
 #include "memory/tgi_warmup_held.h"
 #include "memory/turbomind_startup.h"
+#include "memory/turbomind_tuning.h"
 
 namespace tpt::memory::internal {
 namespace {
@@ -734,6 +735,35 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
         "TurboMind's allocations before its free-memory read beyond those sized (" + FormatGiB(held) +
         ": LlamaV2's buffers, torch's cache of the weight export, the weights' pool) are not logged; the range "
         "below takes up to 2 GiB more");
+  }
+  // What TurboMind allocates after the cache: the start-up GEMM tuning pass's buffers where the
+  // version's were read (turbomind_tuning.cc); otherwise nothing is checked, and that is said.
+  double runtime = 0;
+  if (tm && in.model) {
+    TurbomindTuningInput tt;
+    tt.version = in.version;
+    tt.tp = in.tp;
+    tt.hidden = in.model->hidden;
+    tt.intermediate = in.model->intermediate;
+    tt.heads = in.model->heads;
+    tt.kv_heads = in.model->kv_heads;
+    tt.head_dim = in.model->head_dim;
+    tt.vocab = in.model->vocab;
+    if (in.max_num_batched_tokens) tt.max_prefill_token_num = *in.max_num_batched_tokens;
+    tt.max_batch_size = in.max_num_seqs ? *in.max_num_seqs : LmdeployDefaultMaxBatchSize(in.gpu_name);
+    tt.session_len = in.context_length.value_or(0);
+    auto t = TurbomindTuningPeak(tt);
+    if (t.ok() && t->runs) {
+      runtime = t->bytes;
+      p.figures["turbomind_tuning_bytes"] = runtime;
+      p.assumptions.push_back(t->note);
+    } else if (t.ok()) {
+      p.assumptions.push_back(t->note);
+    } else {
+      p.assumptions.push_back(t.status().message() + ": the tuning pass after the cache is not checked");
+    }
+  }
+  if (tm && !(runtime > 0)) {
     p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what it leaves (" +
                             (of_total ? std::string("the free memory less ") + Fixed2(p.fraction) + " of the card"
                                       : Fixed2(1 - p.fraction) + " of the free memory") +
@@ -755,6 +785,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   kv.vocab_size = in.model ? in.model->vocab : 0;
   if (in.max_num_batched_tokens) kv.max_prefill_token_num = *in.max_num_batched_tokens;
   if (in.max_num_seqs) kv.max_batches = *in.max_num_seqs;
+  kv.runtime_bytes = runtime;
   if (!tm && !in.model) p.assumptions.push_back("vocabulary unknown without --model: the runtime reserve is taken as 0");
   auto r = LmdeployKvBlocks(kv);
   if (!r.ok()) return r.status();
@@ -762,7 +793,12 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   p.figures["num_blocks"] = r->num_blocks;
   p.figures["runtime_reserve_bytes"] = r->runtime_reserve_bytes;
   Ledger(in, p, after_weights - r->kv_bytes, r->kv_bytes);
-  if (r->fails || r->num_blocks <= 0) {
+  if (r->runtime_oom) {
+    p.fits = false;
+    p.failure = "warmup_oom";
+    p.error = r->error + ": the start-up GEMM tuning pass needs " + FormatGiB(runtime) + " after the cache, which left " +
+              FormatGiB(r->left_after_cache_bytes);
+  } else if (r->fails || r->num_blocks <= 0) {
     p.fits = false;
     p.failure = "kv_pool_no_room";
     p.error = r->error.empty() ? "no KV blocks" : r->error;

@@ -1009,6 +1009,28 @@ TEST(PlanServersCliTest, WindowsAndWslHostsTakeTheMeasuredShareAndWidenTheRange)
   EXPECT_NE(bad.out.find("--host 'macos' is not known; use linux, windows or wsl"), std::string::npos) << bad.out;
 }
 
+// lmdeploy#2731 (RTX 3090, Qwen2.5-32B AWQ, `lmdeploy serve api_server ... --session-len 100`):
+// it started before 0.6.0 and runs out of memory at start-up from 0.6.0 on. TurboMind 0.6.x runs a
+// GEMM tuning forward of max_prefill_token_num + max_batch_size tokens after its cache
+// (LlamaBatch::tune, turbomind_tuning.cc), and the 0.2 of the free memory the cache leaves does
+// not hold its buffers, whatever the session length; 0.5.x had no such pass.
+TEST(PlanServersCliTest, LmdeployTuningPassAfterTheCacheFailsAsLogged) {
+  const std::string base = "--server lmdeploy --model " + Model("qwen2.5-32b-instruct-awq") +
+                           " --gpu RTX-3090 --session-len 100 ";
+  CmdResult r = Plan(base + "--server-version 0.6.2");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  auto j = Json(r);
+  EXPECT_FALSE(j["fits"].get<bool>());
+  EXPECT_EQ(j["failure"], "warmup_oom");
+  EXPECT_NE(j["error"].get<std::string>().find("tuning pass"), std::string::npos) << j["error"];
+  EXPECT_GT(j["figures"]["turbomind_tuning_bytes"].get<double>(), 1.3 * 1024 * 1024 * 1024);
+  bool prefill = false;
+  for (const auto& m : j["remedy"]) prefill |= m["flag"] == "--max-prefill-token-num";
+  EXPECT_TRUE(prefill) << j["remedy"].dump(1);
+  auto before = Json(Plan(base + "--server-version 0.5.3"));
+  EXPECT_TRUE(before["fits"].get<bool>()) << before.dump(1);
+}
+
 // samples/models r1distill-qwen7b-sglang0422-3090-wsl (jerryzsj/my-deepseek-r1, Docker Desktop
 // on WSL2, RTX 3090, SGLang 0.4.2.post2 at its defaults) logged max_total_num_tokens=105531;
 // with the Linux free memory the plan promised 115,696 (+9.6%). SGLang sizes its pool from the
