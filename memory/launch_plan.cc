@@ -601,6 +601,7 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
                             (in.gpu_arch.empty() ? std::string("an unknown GPU family (Hopper figures)") : in.gpu_arch) +
                             (in.gpu_interconnect.empty() ? "" : ", " + in.gpu_interconnect) + ", tp " +
                             std::to_string(in.tp) + "); pass --free-at-init from the log to override");
+    internal::TakeHostShare(in, p);  // a Windows/WSL2 host's measured share (launch_plan_host.cc)
   }
   if (p.free_at_init_bytes > in.total_bytes) {
     return InvalidArgumentError("--free-at-init (" + FormatGiB(p.free_at_init_bytes) + ") is more than the GPU memory (" +
@@ -774,15 +775,7 @@ StatusOr<Plan> Run(const PlanInput& user) {
     ui.logged_peak = in->peak_from_log;
     if (auto u = UnifiedMemoryHostUse(ui)) p->unknowns.push_back(u->why);
   }
-  if (auto u = HostUnsizedMemory(user.host, in->total_bytes)) {
-    if (user.free_at_init_bytes) {
-      p->assumptions.push_back("host " + HostPlatformName(user.host) + ": --free-at-init is taken as CUDA's free "
-                               "memory measured on this host, with what its OS and desktop hold");
-    } else {
-      p->point_estimate_reliable = false;
-      p->unknowns.push_back(u->why);
-    }
-  }
+  SayHostReliability(user, in->total_bytes, *p);  // launch_plan_host.cc
   p->usable_tokens = p->kv_tokens;
   if (p->input.context_length && *p->input.context_length > 0) {
     p->max_concurrency = static_cast<double>(p->kv_tokens) / static_cast<double>(*p->input.context_length);

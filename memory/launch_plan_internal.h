@@ -47,6 +47,17 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p);
 StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p);
 std::string ShortensContext(const std::string& framework, const std::string& version, int64_t pool, int64_t context);
 
+// TurboMind around its cache (launch_plan_turbomind.cc): what it holds before its free-memory
+// read and what its start-up tuning pass keeps after the cache, bytes a rank (0 when not
+// sized, said under `assumed:`).
+double TurbomindHeldForPlan(const PlanInput& in, Plan& p);
+double TurbomindAfterCacheForPlan(const PlanInput& in, Plan& p);
+
+// A Windows/WSL2 host (launch_plan_host.cc): its measured share off the free memory at init,
+// and the answer's word on the point (not reliable, or --free-at-init taken as measured).
+void TakeHostShare(const PlanInput& in, Plan& p);
+void SayHostReliability(const PlanInput& user, double total_bytes, Plan& p);
+
 // Each server's own flags for what the remedies change: memory/server_flags.h.
 using ::tpt::memory::FlagsOf;
 using ::tpt::memory::ServerFlags;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
@@ -182,6 +183,33 @@ void AddRemedies(const PlanInput& in, Plan& p) {
 }
 
 namespace {
+// A warm-up after the cache did not fit: the largest halving of `value` (down to `least`) whose
+// plan fits and holds `useful` tokens, then the largest smaller fraction that does; each
+// re-planned. Empty when neither helps.
+std::vector<Remedy> WarmupAfterCacheRemedies(const PlanInput& in, const Plan& p, int64_t useful,
+                                             const std::string& useful_what, const std::string& fraction_flag,
+                                             const std::string& warmup, const std::string& value_flag, int64_t value,
+                                             int64_t least, const std::function<void(PlanInput&, int64_t)>& set,
+                                             const std::function<std::string(int64_t)>& why) {
+  std::vector<Remedy> out;
+  for (int64_t n = value / 2; n >= least; n /= 2) {
+    PlanInput t = in;
+    set(t, n);
+    auto q = Run(t);
+    if (!q.ok() || !q->fits || q->usable_tokens < useful) continue;
+    out.push_back(MakeRemedy(value_flag, std::to_string(n), "decrease",
+                             why(n) + ", with a pool of " + WithCommas(q->kv_tokens) + " tokens (checked with this plan)"));
+    break;
+  }
+  if (auto lower = SmallestFraction(in, 0.01, p.fraction - 0.01, useful, /*largest=*/true)) {
+    out.push_back(MakeRemedy(fraction_flag, Fixed2(lower->first), "decrease",
+                             "leaves room for " + warmup + " after the cache: a pool of " +
+                                 WithCommas(lower->second.kv_tokens) + " tokens, holding " + useful_what +
+                                 " (checked with this plan)"));
+  }
+  return out;
+}
+
 void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
   if (p.fits || p.failure == "cuda_graph_capture_oom") return;  // graphs: the core's bs/fraction remedies
   const bool sglang = in.framework == "sglang";
@@ -267,30 +295,28 @@ void AddFractionTpQuantContextRemedies(const PlanInput& in, Plan& p) {
       }
     }
   }
-  // vLLM's sampler warm-up after the cache did not fit: fewer dummy requests (the
-  // largest power-of-two --max-num-seqs below the one in use), or less for the cache.
-  if (p.failure == "warmup_oom" && in.framework == "vllm" && p.figures.contains("sampler_warmup_bytes")) {
+  // A warm-up after the cache that did not fit: TurboMind's start-up GEMM tuning pass
+  // (turbomind_tuning.cc; its forward runs max_prefill_token_num + max_batch_size tokens) or
+  // vLLM's sampler warm-up (the largest power-of-two --max-num-seqs below the one in use).
+  if (p.failure == "warmup_oom" && in.framework == "lmdeploy" && p.figures.contains("turbomind_tuning_bytes")) {
+    out = WarmupAfterCacheRemedies(
+        in, p, useful, useful_what, flag, "the tuning pass", "--max-prefill-token-num",
+        in.max_num_batched_tokens.value_or(8192), 256, [](PlanInput& t, int64_t n) { t.max_num_batched_tokens = n; },
+        [](int64_t) { return std::string("the tuning pass's forward shrinks with it and fits in what the KV cache leaves"); });
+    if (!out.empty()) {
+      p.remedies = out;
+      return;
+    }
+  } else if (p.failure == "warmup_oom" && in.framework == "vllm" && p.figures.contains("sampler_warmup_bytes")) {
     // The requests the warm-up ran (the version's and card's default when not given).
     const int64_t seqs = in.max_num_seqs.value_or(0) > 0 ? *in.max_num_seqs
                          : p.figures.contains("sampler_warmup_requests")
                              ? p.figures["sampler_warmup_requests"].get<int64_t>()
                              : 1024;
-    for (int64_t n = seqs / 2; n >= 1; n /= 2) {
-      PlanInput t = in;
-      t.max_num_seqs = n;
-      auto q = Run(t);
-      if (!q.ok() || !q->fits || q->usable_tokens < useful) continue;
-      out.push_back(MakeRemedy("--max-num-seqs", std::to_string(n), "decrease",
-                               "the sampler warm-up of " + std::to_string(n) + " requests fits in what the KV cache "
-                               "leaves, with a pool of " + WithCommas(q->kv_tokens) + " tokens (checked with this plan)"));
-      break;
-    }
-    if (auto lower = SmallestFraction(in, 0.01, p.fraction - 0.01, useful, /*largest=*/true)) {
-      out.push_back(MakeRemedy(flag, Fixed2(lower->first), "decrease",
-                               "leaves room for the sampler warm-up after the cache: a pool of " +
-                                   WithCommas(lower->second.kv_tokens) + " tokens, holding " + useful_what +
-                                   " (checked with this plan)"));
-    }
+    out = WarmupAfterCacheRemedies(
+        in, p, useful, useful_what, flag, "the sampler warm-up", "--max-num-seqs", seqs, 1,
+        [](PlanInput& t, int64_t n) { t.max_num_seqs = n; },
+        [](int64_t n) { return "the sampler warm-up of " + std::to_string(n) + " requests fits in what the KV cache leaves"; });
     if (!out.empty()) {
       p.remedies = out;
       return;
@@ -680,10 +706,14 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
   }
   if (auto u = HostUnsizedMemory(in.host, in.total_bytes); u && !in.free_at_init_bytes) {
     // What a Windows/WSL2 host's OS and desktop hold (unknown: in Run, host_platform.cc).
-    PlanInput lo = in;
-    lo.free_at_init_bytes = p.free_at_init_bytes - u->high_bytes;
-    vary("host " + HostPlatformName(in.host) + ": its OS, desktop and other programs' memory, up to 15% of the card",
-         lo, in);
+    // The point took u->point_bytes (Run); the range runs from none (the Linux arithmetic) to
+    // u->high_bytes.
+    PlanInput lo = in, hi = in;
+    lo.free_at_init_bytes = p.free_at_init_bytes + u->point_bytes - u->high_bytes;
+    hi.free_at_init_bytes = p.free_at_init_bytes + u->point_bytes;
+    vary("host " + HostPlatformName(in.host) + ": its OS, desktop and other programs' memory, none to 15% of the "
+         "card (the point takes " + FormatGiB(u->point_bytes) + ")",
+         lo, hi);
   }
   if (in.version_assumed) {
     std::vector<std::string> others = sglang                        ? std::vector<std::string>{"0.4.6", "0.5.3", "0.5.9"}

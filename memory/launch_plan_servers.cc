@@ -10,7 +10,6 @@
 #include "memory/tgi_launcher.h"
 #include "memory/tgi_vlm_warmup.h"
 #include "memory/tgi_warmup_held.h"
-#include "memory/turbomind_startup.h"
 
 namespace tpt::memory::internal {
 namespace {
@@ -694,39 +693,8 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   p.assumptions.push_back("KV blocks of " + std::to_string(block_tokens) + " tokens (" +
                           (tm ? "TurboMind's cache_block_seq_len" : "the PyTorch engine's block_size") + ")");
   // What TurboMind holds between its weights and LlamaBatch's cudaMemGetInfo, by version
-  // (turbomind_startup.cc: LlamaV2's buffers, torch's cache of the export before 0.9.0, the
-  // weights' pool that never releases from 0.8.0); needs the model's shapes.
-  double held = 0;
-  if (tm && in.turbomind_held_bytes) {
-    held = *in.turbomind_held_bytes;
-  } else if (tm && in.model) {
-    TurbomindStartupInput ts;
-    ts.version = in.version;
-    ts.tp = in.tp;
-    ts.layers = in.model->layers;
-    ts.hidden = in.model->hidden;
-    ts.intermediate = in.model->intermediate;
-    ts.heads = in.model->heads;
-    ts.kv_heads = in.model->kv_heads;
-    ts.head_dim = in.model->head_dim;
-    ts.vocab = in.model->vocab;
-    ts.elem_bytes = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
-    ts.moe = in.model->IsMoe();
-    const auto& q = in.model->quant;
-    ts.int4 = (q.method == "awq" || q.method == "gptq") && q.linear_bytes > 0 && q.linear_bytes < 1;
-    auto h = TurbomindHeldBeforeRead(ts);
-    if (h.ok()) {
-      held = h->total_bytes();
-      p.figures["turbomind_held_bytes"] = held;
-      p.figures["turbomind_held_upper_bytes"] = h->upper_bytes();
-      for (const auto& n : h->notes) p.assumptions.push_back(n);
-    } else {
-      p.assumptions.push_back(h.status().message() + ": nothing counted before the free-memory read");
-    }
-  } else if (tm) {
-    p.assumptions.push_back("TurboMind's buffers before its free-memory read need the model's shapes (--model): "
-                            "nothing counted");
-  }
+  // (launch_plan_turbomind.cc, turbomind_startup.cc); needs the model's shapes.
+  const double held = tm ? TurbomindHeldForPlan(in, p) : 0;
   if (tm) {
     // What the source does not size: the caching allocator's fragmentation, cuBLAS/cuBLASLt
     // handles, a VLM's tower in torch beyond its weights, the pool's reuse across layers.
@@ -734,6 +702,11 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
         "TurboMind's allocations before its free-memory read beyond those sized (" + FormatGiB(held) +
         ": LlamaV2's buffers, torch's cache of the weight export, the weights' pool) are not logged; the range "
         "below takes up to 2 GiB more");
+  }
+  // What TurboMind allocates after the cache: the start-up GEMM tuning pass's buffers where the
+  // version's were read (launch_plan_turbomind.cc, turbomind_tuning.cc); else nothing, said.
+  const double runtime = tm ? TurbomindAfterCacheForPlan(in, p) : 0;
+  if (tm && !(runtime > 0)) {
     p.assumptions.push_back("TurboMind's run-time buffers come after the cache from what it leaves (" +
                             (of_total ? std::string("the free memory less ") + Fixed2(p.fraction) + " of the card"
                                       : Fixed2(1 - p.fraction) + " of the free memory") +
@@ -755,6 +728,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   kv.vocab_size = in.model ? in.model->vocab : 0;
   if (in.max_num_batched_tokens) kv.max_prefill_token_num = *in.max_num_batched_tokens;
   if (in.max_num_seqs) kv.max_batches = *in.max_num_seqs;
+  kv.runtime_bytes = runtime;
   if (!tm && !in.model) p.assumptions.push_back("vocabulary unknown without --model: the runtime reserve is taken as 0");
   auto r = LmdeployKvBlocks(kv);
   if (!r.ok()) return r.status();
@@ -762,7 +736,12 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   p.figures["num_blocks"] = r->num_blocks;
   p.figures["runtime_reserve_bytes"] = r->runtime_reserve_bytes;
   Ledger(in, p, after_weights - r->kv_bytes, r->kv_bytes);
-  if (r->fails || r->num_blocks <= 0) {
+  if (r->runtime_oom) {
+    p.fits = false;
+    p.failure = "warmup_oom";
+    p.error = r->error + ": the start-up GEMM tuning pass needs " + FormatGiB(runtime) + " after the cache, which left " +
+              FormatGiB(r->left_after_cache_bytes);
+  } else if (r->fails || r->num_blocks <= 0) {
     p.fits = false;
     p.failure = "kv_pool_no_room";
     p.error = r->error.empty() ? "no KV blocks" : r->error;

@@ -88,6 +88,7 @@ StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in) {
   }
   if (!r.fails && in.runtime_bytes > 0 && in.runtime_bytes > r.left_after_cache_bytes) {
     r.fails = true;
+    r.runtime_oom = true;
     r.error = in.engine == LmdeployEngine::kTurbomind
                   ? "CUDA runtime error: out of memory (TurboMind's allocator, allocating its run-time buffers after the cache)"
                   : "CUDA out of memory after the KV cache was allocated";

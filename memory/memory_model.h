@@ -393,6 +393,7 @@ struct LmdeployKv : ServerKv {
   double runtime_reserve_bytes = 0;      // PyTorch: reserved before the fraction
   int64_t max_prefill_token_num = 0;     // PyTorch: as halved until >= 16 blocks fit
   double left_after_cache_bytes = 0;     // free after the cache (TurboMind's run-time buffers go here)
+  bool runtime_oom = false;              // failed on the run-time buffers after the cache
 };
 StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in);
 // The cache_max_entry_count that serves after an out-of-memory right after the
