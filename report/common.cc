@@ -504,7 +504,8 @@ Fix FixOf(const Diagnosis& d) {
     for (char& c : key) c = c == '-' ? '_' : c;
     if (auto it = d.figures.find(key); it != d.figures.end() && it->is_number()) {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2f", it->get<double>());
+      double now = it->get<double>();  // a count (--max-num-seqs 1024) prints whole, a fraction to 2 places
+      std::snprintf(buf, sizeof buf, now == std::floor(now) && std::fabs(now) >= 2 ? "%.0f" : "%.2f", now);
       fix.now = buf;
     }
   }

@@ -505,5 +505,40 @@ TEST(RulesLintTest, DynamoRustTracingLinesAreNotTgi) {
   EXPECT_EQ(a->run.framework, "vllm");
 }
 
+// Fresh set 12: the Fix follows from the figures or the message the log
+// itself prints. vLLM's Mamba block check names its bound ('exceeds available
+// Mamba cache blocks (612)'): --max-num-seqs 612, not a larger budget first.
+TEST(RulesLintTest, MambaBlocksShortLowersMaxNumSeqsToTheBlocks) {
+  Diagnosis d = PrimaryOf("kv_pool_too_small_mamba_seqs", "pos_vllm_hybrid_default_seqs.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--max-num-seqs");
+  EXPECT_EQ(d.remedy.front().value, "612");
+}
+
+// An FP8 operand refused by a Triton dot ('Unsupported rhs dtype fp8e5') comes
+// from the KV cache or the weights' quantization: --dtype never makes FP8.
+TEST(RulesLintTest, DtypeAssertOnAnFp8OperandNamesTheKvCacheDtype) {
+  Diagnosis d = PrimaryOf("config_error_dtype_assert", "pos_triton_dot_fp8_operand.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--kv-cache-dtype");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--dtype") << r.why;
+}
+
+// NCCL's IB failures name their own way out: GID index 0 on RoCE (the
+// link-local fe80 GID) -> NCCL_IB_GID_INDEX; a QP that times out moving to
+// RTR on a multi-rail fabric -> NCCL_CROSS_NIC=0; an InfiniBand completion
+// error -> never the socket interface (NCCL_SOCKET_IFNAME).
+TEST(RulesLintTest, NcclIbFailuresNameTheIbSettingNotTheSocketInterface) {
+  Diagnosis gid = PrimaryOf("nccl_network_config", "pos_roce_gid0_link_local_modify_qp.log");
+  ASSERT_FALSE(gid.remedy.empty());
+  EXPECT_EQ(gid.remedy.front().flag, "NCCL_IB_GID_INDEX");
+  Diagnosis rail = PrimaryOf("nccl_network_config", "pos_multirail_modify_qp_rtr_timeout.log");
+  ASSERT_FALSE(rail.remedy.empty());
+  EXPECT_EQ(rail.remedy.front().flag, "NCCL_CROSS_NIC");
+  EXPECT_EQ(rail.remedy.front().value, "0");
+  Diagnosis wc = PrimaryOf("nccl_network_config", "pos_ib_completion_status_number_2x.log");
+  for (const auto& r : wc.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
+}
+
 }  // namespace
 }  // namespace tpt

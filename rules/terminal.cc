@@ -57,10 +57,15 @@ bool WarningLine(const std::vector<Event>& events, size_t i) {
   if (const EventKind* k = FindEventKind(e.kind); k != nullptr && k->warning) return true;  // parser/events.json
   static const re2::RE2 kWarnLevel("^(?:\\S+\\s+){0,3}?(?:\\[?(?:WARNING|WARN)\\b|\\[W\\d{4}\\s)");
   if (re2::RE2::PartialMatch(e.text, kWarnLevel)) return true;
+  // A line the server itself reads as "going on without it": a component's
+  // fallback, or a custom all-reduce that disabled itself (SGLang's 'Setup
+  // Custom allreduce failed with <error>. To silence this warning', whose
+  // error is caught in GroupCoordinator.__init__).
+  auto goes_on = [](const Event& x) { return x.kind == "fallback" || x.kind == "custom_ar_disabled"; };
   for (size_t j = i; j < events.size() && events[j].source == e.source && events[j].line == e.line; ++j)
-    if (events[j].kind == "fallback") return true;
+    if (goes_on(events[j])) return true;
   for (size_t j = i; j-- > 0 && events[j].source == e.source && events[j].line == e.line;)
-    if (events[j].kind == "fallback") return true;
+    if (goes_on(events[j])) return true;
   return false;
 }
 
