@@ -471,27 +471,12 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   }
   auto r = VllmKvPool(kv);
   if (!r.ok()) return r.status();
-  if (r->startup_check_fails && in.gpu_arch.empty() && !in.free_at_init_bytes) {
-    // The startup check (gpu_worker.py init_device, 0.9.1 on: free memory < util x total is
-    // an error) against the free memory of a card given only by its size: the plan's
-    // context figure is the largest family's (InitOverheadBytes), an Ampere/Ada PCIe card's
-    // is about 0.32 GiB less. Where that decides the check, the plan does not call a
-    // failure: it sizes the pool (the budget's; free memory only decides the check) and says so.
-    VllmKvInput least = kv;
-    least.free_at_init_bytes = in.total_bytes - InitOverheadBytes("ampere", in.gpu_interconnect, in.tp);
-    if (least.free_at_init_bytes >= r->requested_bytes) {
-      auto q = VllmKvPool(least);
-      if (!q.ok()) return q.status();
-      p.unknowns.push_back(
-          "vLLM " + in.version + "'s startup check needs " + FormatGiB(r->requested_bytes) + " free at init (" +
-          internal::PyFloat(p.fraction) + " x " + FormatGiB(in.total_bytes) + "): the CUDA context, NCCL and the custom "
-          "all-reduce may take " + FormatGiB(in.total_bytes - r->requested_bytes) + " at most; a card of unknown "
-          "family is priced at " + FormatGiB(in.total_bytes - p.free_at_init_bytes) + " (Hopper's figures), an "
-          "Ampere/Ada card takes about " + FormatGiB(in.total_bytes - least.free_at_init_bytes) +
-          ": the plan sizes the pool and cannot say the check passes; give --gpu NAME or --free-at-init from a log");
-      p.outcome_certain = false;
-      r = std::move(q);
-    }
+  if (r->startup_check_fails) {
+    // On a card known only by its size the check may pass (launch_plan_vllm_uncertain.cc).
+    const double least_free = in.total_bytes - InitOverheadBytes("ampere", in.gpu_interconnect, in.tp);
+    auto q = internal::VllmStartupCheckOnUnknownFamily(in, kv, *r, least_free, p);
+    if (!q.ok()) return q.status();
+    if (*q) r = std::move(**q);
   }
 
   const bool graphs_in_budget = *era == VllmEra::kV1GraphsInBudget;
@@ -674,20 +659,6 @@ double InitOverheadBytes(std::string_view arch, std::string_view interconnect, i
 }
 
 
-namespace {
-// A start the plan cannot vouch for (vllm_graph_capture.h): not "fits", and not a
-// confident failure either; the capture remedies make it certain (launch_plan_remedies.cc).
-void SayCaptureMayFail(const VllmCaptureRisk& risk, Plan& p) {
-  if (!risk.may_fail || !p.fits) return;
-  p.fits = false;
-  p.outcome_certain = false;
-  p.failure = "cuda_graph_capture_oom";
-  p.error = risk.text;
-  p.figures["capture_need_low_bytes"] = risk.need_low_bytes;
-  p.figures["capture_need_high_bytes"] = risk.need_high_bytes;
-}
-}  // namespace
-
 namespace internal {
 
 StatusOr<Plan> Run(const PlanInput& user) {
@@ -733,38 +704,10 @@ StatusOr<Plan> Run(const PlanInput& user) {
         FormatGiB(in->flashinfer_probs_peak_bytes) + " and the pool larger (the range below); pass --activation-peak "
         "from a launch's log");
   }
-  {
-    // V1 before 0.21 captures its graphs after the pool; at TP > 1 without the custom
-    // all-reduce they capture NCCL collectives (vllm_graph_capture.h).
-    auto era = VllmEraForVersion(in->version, in->vllm_engine);
-    const bool outside = era.ok() && (*era == VllmEra::kV1StartupCheck || *era == VllmEra::kV0NonTorchWholeGpu);
-    if (in->framework == "vllm" && IsVllmV1(*in) && outside && in->model && !in->enforce_eager &&
-        !user.cuda_graph_bytes && in->cuda_graph_bytes && in->max_num_batched_tokens && p->kv_tokens > 0) {
-      const double left = p->free_at_init_bytes - p->weights_bytes - p->non_torch_bytes -
-                          static_cast<double>(p->kv_tokens) * static_cast<double>(p->cell_bytes);
-      const std::string u =
-          VllmV1CaptureUnknown(in->version, *in->max_num_batched_tokens, in->model->layers, in->tp,
-                               CustomAllReduceOn(in->gpu_interconnect, in->tp), left, *in->cuda_graph_bytes);
-      if (!u.empty()) {
-        p->unknowns.push_back(u);
-        p->figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
-        const double after = p->figures.value("sampler_warmup_bytes", 0.0);
-        SayCaptureMayFail(VllmNcclCaptureRisk(left, *in->cuda_graph_bytes, after), *p);
-      }
-    }
-  }
-  if (in->framework == "vllm" && !IsVllmV1(*in) && in->model && !in->enforce_eager && !user.cuda_graph_bytes &&
-      p->kv_tokens > 0) {
-    // V0 captures its graphs after the pool too (vllm_graph_capture.h), priced at none.
-    const double left = p->free_at_init_bytes - p->weights_bytes - p->non_torch_bytes -
-                        static_cast<double>(p->kv_tokens) * static_cast<double>(p->cell_bytes);
-    const std::string u = VllmV0CaptureUnknown(in->version, in->max_num_seqs.value_or(256), in->model->layers, in->tp,
-                                               CustomAllReduceOn(in->gpu_interconnect, in->tp), left);
-    if (!u.empty()) {
-      p->unknowns.push_back(u);
-      p->figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
-      SayCaptureMayFail(VllmNcclCaptureRisk(left, 0, 0), *p);
-    }
+  // The graphs captured after the pool (V0, V1 < 0.21): said, and "may fail" where the
+  // capture of NCCL collectives may not fit (launch_plan_vllm_uncertain.cc).
+  if (in->framework == "vllm") {
+    internal::SayVllmCaptureAfterPool(*in, user, CustomAllReduceOn(in->gpu_interconnect, in->tp), *p);
   }
   // Model Runner V2 (vllm_runner_v2.h): the point is the legacy runner's; the range is two-sided.
   if (VllmRunnerV2Default(*in) && in->max_num_seqs && !user.activation_peak_bytes) {
