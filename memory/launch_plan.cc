@@ -471,6 +471,13 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   }
   auto r = VllmKvPool(kv);
   if (!r.ok()) return r.status();
+  if (r->startup_check_fails) {
+    // On a card known only by its size the check may pass (launch_plan_vllm_uncertain.cc).
+    const double least_free = in.total_bytes - InitOverheadBytes("ampere", in.gpu_interconnect, in.tp);
+    auto q = internal::VllmStartupCheckOnUnknownFamily(in, kv, *r, least_free, p);
+    if (!q.ok()) return q.status();
+    if (*q) r = std::move(**q);
+  }
 
   const bool graphs_in_budget = *era == VllmEra::kV1GraphsInBudget;
   RankMemory m;
@@ -698,35 +705,10 @@ StatusOr<Plan> Run(const PlanInput& user) {
         FormatGiB(in->flashinfer_probs_peak_bytes) + " and the pool larger (the range below); pass --activation-peak "
         "from a launch's log");
   }
-  {
-    // V1 before 0.21 captures its graphs after the pool; at TP > 1 without the custom
-    // all-reduce they capture NCCL collectives (vllm_graph_capture.h).
-    auto era = VllmEraForVersion(in->version, in->vllm_engine);
-    const bool outside = era.ok() && (*era == VllmEra::kV1StartupCheck || *era == VllmEra::kV0NonTorchWholeGpu);
-    if (in->framework == "vllm" && IsVllmV1(*in) && outside && in->model && !in->enforce_eager &&
-        !user.cuda_graph_bytes && in->cuda_graph_bytes && in->max_num_batched_tokens && p->kv_tokens > 0) {
-      const double left = p->free_at_init_bytes - p->weights_bytes - p->non_torch_bytes -
-                          static_cast<double>(p->kv_tokens) * static_cast<double>(p->cell_bytes);
-      const std::string u =
-          VllmV1CaptureUnknown(in->version, *in->max_num_batched_tokens, in->model->layers, in->tp,
-                               CustomAllReduceOn(in->gpu_interconnect, in->tp), left, *in->cuda_graph_bytes);
-      if (!u.empty()) {
-        p->unknowns.push_back(u);
-        p->figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
-      }
-    }
-  }
-  if (in->framework == "vllm" && !IsVllmV1(*in) && in->model && !in->enforce_eager && !user.cuda_graph_bytes &&
-      p->kv_tokens > 0) {
-    // V0 captures its graphs after the pool too (vllm_graph_capture.h), priced at none.
-    const double left = p->free_at_init_bytes - p->weights_bytes - p->non_torch_bytes -
-                        static_cast<double>(p->kv_tokens) * static_cast<double>(p->cell_bytes);
-    const std::string u = VllmV0CaptureUnknown(in->version, in->max_num_seqs.value_or(256), in->model->layers, in->tp,
-                                               CustomAllReduceOn(in->gpu_interconnect, in->tp), left);
-    if (!u.empty()) {
-      p->unknowns.push_back(u);
-      p->figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
-    }
+  // The graphs captured after the pool (V0, V1 < 0.21): said, and "may fail" where the
+  // capture of NCCL collectives may not fit (launch_plan_vllm_uncertain.cc).
+  if (in->framework == "vllm") {
+    internal::SayVllmCaptureAfterPool(*in, user, CustomAllReduceOn(in->gpu_interconnect, in->tp), *p);
   }
   // Model Runner V2 (vllm_runner_v2.h): the point is the legacy runner's; the range is two-sided.
   if (VllmRunnerV2Default(*in) && in->max_num_seqs && !user.activation_peak_bytes) {

@@ -178,6 +178,11 @@ struct Plan {
   // False when an input the plan cannot size moves the pool by more than its ranges say
   // (a Windows or WSL2 host without a measured --free-at-init): text and JSON say so.
   bool point_estimate_reliable = true;
+  // False when the verdict rests on what no input sizes, and text and JSON say so: a
+  // CUDA-graph capture of NCCL collectives whose room lies between the priced and the
+  // measured high end (`fits` false with the failure it may meet: "may fail"), or vLLM's
+  // startup check on a card known only by its size (`fits` true: "fits, not certain").
+  bool outcome_certain = true;
 };
 
 // The launch command of a configuration that fits; every value the plan used

@@ -69,6 +69,16 @@ void SetFraction(PlanInput& in, double f);
 // hybrid (vLLM 0.16 on), under `unknown:`.
 void SetVllmHybridGroups(const PlanInput& in, const ModelConfig& m, VllmKvInput& kv, Plan& p);
 void SayVllmMambaPrefixCaching(const VllmKvInput& kv, const VllmKvResult& r, Plan& p);
+// launch_plan_vllm_uncertain.cc: verdicts that rest on what no input sizes (outcome_certain).
+// The startup check on a card known only by its size: the pool planned past a check the
+// card's family may pass (`least_free_bytes`: the free memory at init with the smallest
+// family's context, InitOverheadBytes), or nullopt where it fails whatever the family.
+StatusOr<std::optional<VllmKvResult>> VllmStartupCheckOnUnknownFamily(const PlanInput& in, const VllmKvInput& kv,
+                                                                       const VllmKvResult& r, double least_free_bytes,
+                                                                       Plan& p);
+// The graphs captured after the pool (V0, V1 < 0.21): the `unknown:` line where they capture
+// NCCL collectives, and "may fail" where the room holds the priced end but not the high end.
+void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool custom_all_reduce, Plan& p);
 
 // Remedies, each checked by running the plan again with it.
 void AddRemedies(const PlanInput& in, Plan& p);

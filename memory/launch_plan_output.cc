@@ -142,6 +142,7 @@ nlohmann::json PlanToJson(const Plan& p) {
   j["unknowns"] = p.unknowns;
   j["host"] = HostPlatformName(p.input.host);
   j["point_estimate_reliable"] = p.point_estimate_reliable;
+  j["outcome_certain"] = p.outcome_certain;
   j["context_length"] = p.input.context_length ? nlohmann::json(*p.input.context_length) : nlohmann::json();
   j["max_concurrency"] = p.max_concurrency;
   j["sensitivity"] = nlohmann::json::array();
@@ -214,11 +215,12 @@ std::string PlanToText(const Plan& p) {
                              : fw == "tgi"      ? "TGI's max_batch_total_tokens"
                              : fw == "trtllm"   ? "TensorRT-LLM's max tokens in the paged KV cache"
                                                 : "LMDeploy's max_block_count x block tokens";
-    line("fits: a KV pool of " + WithCommas(p.kv_tokens) + " tokens (" + pool + ")" + conc);
+    line(std::string(p.outcome_certain ? "fits: " : "fits, not certain (unknown: below): ") + "a KV pool of " +
+         WithCommas(p.kv_tokens) + " tokens (" + pool + ")" + conc);
     for (const auto& w : p.warnings) line("warning: " + w);
     if (!p.launch_command.empty()) line("launch: " + p.launch_command);
   } else {
-    line("predicted failure: " + p.failure);
+    line((p.outcome_certain ? "predicted failure: " : "may fail: ") + p.failure);
     if (!p.error.empty()) line("  " + p.error);
   }
   if (!p.point_estimate_reliable) {

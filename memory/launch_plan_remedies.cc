@@ -622,11 +622,13 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     // vLLM's source sizes (unknown: in Run, vllm_graph_capture.h). The pool is the same
     // either way; what the capture needs runs from the plan's estimate to more than the
     // room the pool leaves, and the outcome with it.
-    PlanInput lo = in;
+    // The high end is the estimate taken as measured (no "may fail" on it, vllm_graph_capture.h).
+    PlanInput lo = in, hi = in;
     lo.cuda_graph_bytes = std::max(p.figures["nccl_graph_room_bytes"].get<double>(), 0.0) + 1024.0 * 1024.0;
+    hi.cuda_graph_bytes = p.figures.value("cuda_graph_bytes", 0.0);
     vary("CUDA graphs with NCCL all-reduces, captured after the KV cache: the estimate to more than the room the "
          "pool leaves (not sized by vLLM's source)",
-         lo, in);
+         lo, hi);
   }
   if (p.figures.contains("mrv2_smaller_bytes") && p.figures.contains("activation_peak_bytes")) {
     // vLLM's Model Runner V2, the default runner here (unknown: in Run, vllm_runner_v2.h):

@@ -112,6 +112,43 @@ TEST(PlanTest, SglangGraphsLargerThanReservedSlice) {
   EXPECT_TRUE(bs_remedy);
 }
 
+TEST(PlanTest, VllmStartupCheckOnACardOfUnknownFamilyIsNoConfidentFailure) {
+  // LMCache/LMCache#3430: an RTX A5000 given by its size (23.56 GiB), vLLM 0.21.0 at
+  // --gpu-memory-utilization 0.9764: the check needs 23.00 GiB free. Hopper's context
+  // figure (0.61 GiB) fails it, an Ampere card's (0.29) passes; the server started with a
+  // 46,368-token pool. The plan sizes the pool and says the check is not certain.
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.21.0";
+  in.total_bytes = 23.56 * kGiB;
+  in.gpu_memory_utilization = 0.9764;
+  in.weights_bytes = 15.27 * kGiB;
+  in.activation_peak_bytes = 0.6 * kGiB;
+  in.dims.layers = 36;
+  in.dims.kv_heads = 8;
+  in.dims.head_dim = 128;
+  in.context_length = 16384;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_TRUE(p->fits) << p->failure;
+  EXPECT_FALSE(p->outcome_certain);
+  EXPECT_GT(p->kv_tokens, 40000);
+  bool said = false;
+  for (const auto& u : p->unknowns) said |= u.find("startup check needs 23.00 GiB") != std::string::npos;
+  EXPECT_TRUE(said);
+  // A card whose family is known keeps its figure, and a measured free memory decides.
+  in.gpu_arch = "hopper";
+  auto hopper = MakePlan(in);
+  ASSERT_TRUE(hopper.ok());
+  EXPECT_EQ(hopper->failure, "startup_free_memory_short");
+  in.gpu_arch.clear();
+  in.free_at_init_bytes = 22.9 * kGiB;
+  auto measured = MakePlan(in);
+  ASSERT_TRUE(measured.ok());
+  EXPECT_EQ(measured->failure, "startup_free_memory_short");
+  EXPECT_TRUE(measured->outcome_certain);
+}
+
 TEST(PlanTest, VllmStartupCheckAndRemedy) {
   PlanInput in;
   in.framework = "vllm";

@@ -3,6 +3,7 @@
 #include "memory/vllm_graph_capture.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "memory/memory_model.h"
 
@@ -63,6 +64,23 @@ std::string VllmV0CaptureUnknown(const std::string& version, int64_t max_num_seq
          std::to_string(collectives) + " NCCL all-reduces, whose memory in CUDA graphs is not sized from vLLM's source "
          "(NVIDIA/nccl#1234): the plan prices none; a capture that runs out of memory is served by --enforce-eager or a "
          "lower --gpu-memory-utilization; pass --cuda-graph-mem from a launch's log";
+}
+
+VllmCaptureRisk VllmNcclCaptureRisk(double room_bytes, double priced_bytes, double after_bytes) {
+  VllmCaptureRisk r;
+  r.need_low_bytes = priced_bytes + after_bytes;
+  r.need_high_bytes = std::max(priced_bytes, kVllmNcclCaptureHighBytes) + after_bytes;
+  if (!(room_bytes >= r.need_low_bytes) || room_bytes >= r.need_high_bytes) return r;
+  r.may_fail = true;
+  char need[64];
+  std::snprintf(need, sizeof need, "%.2f-%.2f GiB", r.need_low_bytes / kGiB, r.need_high_bytes / kGiB);
+  r.text = std::string("capture may fail: the CUDA graphs with NCCL all-reduces need ") + need + " a rank" +
+           (after_bytes > 0 ? " with the sampler warm-up after them (" + FormatGiB(after_bytes) + ")" : "") +
+           ", the KV cache leaves " + FormatGiB(room_bytes) +
+           " (vllm#5517: 3.81 GiB of graphs a rank on A10G/L4 with CUDA drivers before 12.4, 1.14 GiB from 12.4; "
+           "the driver, NCCL and topology decide, and no input gives them): not a confident start; "
+           "--enforce-eager or a lower --gpu-memory-utilization makes it one";
+  return r;
 }
 
 }  // namespace tpt::memory

@@ -40,4 +40,25 @@ std::string VllmV1CaptureUnknown(const std::string& version, int64_t max_num_bat
 std::string VllmV0CaptureUnknown(const std::string& version, int64_t max_num_seqs, int layers, int tp,
                                  bool custom_all_reduce, double left_bytes);
 
+// What a capture of NCCL collectives (either engine, above) can take: vllm#5517 measured
+// the graphs of one model and TP size with the custom all-reduce off at 3.81 GiB a rank on
+// A10G and L4 with CUDA drivers 12.2 and 12.3 and at 1.14 GiB from 12.4 (the driver, not the
+// model, moved it); elsewhere 0.06-0.36 GiB is logged. The driver, NCCL and topology are no
+// input a plan has, so up to this much is possible on any launch that captures them.
+inline constexpr double kVllmNcclCaptureHighBytes = 3.8086 * 1024.0 * 1024.0 * 1024.0;
+
+// The capture's risk once the KV cache is allocated: `room_bytes` is what the pool leaves
+// (free at init - weights - non-torch - KV), `priced_bytes` the graphs the plan prices,
+// `after_bytes` what must still fit after them (V1's sampler warm-up, 0.8 on). may_fail is
+// set when the room holds the priced end but not the high end: the plan cannot say the
+// server starts, nor that it fails; `text` says what it needs, what is left and what makes
+// the launch certain.
+struct VllmCaptureRisk {
+  bool may_fail = false;
+  double need_low_bytes = 0;
+  double need_high_bytes = 0;
+  std::string text;
+};
+VllmCaptureRisk VllmNcclCaptureRisk(double room_bytes, double priced_bytes, double after_bytes);
+
 }  // namespace tpt::memory

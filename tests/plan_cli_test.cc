@@ -476,7 +476,8 @@ TEST(PlanCliTest, VllmV1EarlyFlashInferSamplerIsSaidAndRanged) {
   auto plan = [&](const std::string& version) {
     PlanRun r = Plan(model + "--framework vllm --server-version " + version +
                      " --gpu A10 --tp 4 --max-model-len 8192 --format json");
-    EXPECT_EQ(r.rc, 0) << r.out;
+    // 0 or 1: the capture of NCCL all-reduces on these cards may fail (the test below).
+    EXPECT_LE(r.rc, 1) << r.out;
     return nlohmann::json::parse(r.out);
   };
   auto flashinfer_range = [](const nlohmann::json& j) -> const nlohmann::json* {
@@ -555,8 +556,13 @@ TEST(PlanCliTest, VllmV1CaptureOfNcclCollectivesIsRangedWithItsOutcome) {
   ASSERT_FALSE(a10.is_null());
   EXPECT_EQ(a10["kv_tokens_low"], a10["point"]);
   EXPECT_EQ(a10["kv_tokens_high"], a10["point"]);
-  EXPECT_TRUE(a10["fits"].get<bool>());
-  EXPECT_NE(a10["fits_low"].get<bool>(), a10["fits_high"].get<bool>()) << a10.dump();
+  // vllm#17469: the capture ran out of memory. The room (3.58 GiB) holds the priced graphs
+  // and the sampler warm-up, not the high end vllm#5517 measured: "may fail", no start.
+  EXPECT_FALSE(a10["fits"].get<bool>());
+  // On L40S cards the same launch leaves room for the high end: a start.
+  const auto l40s = graph_line("--server-version 0.8.5 --gpu L40S --tp 4");
+  ASSERT_FALSE(l40s.is_null());
+  EXPECT_TRUE(l40s["fits"].get<bool>()) << l40s.dump();
   EXPECT_TRUE(graph_line("--server-version 0.8.5 --gpu A10 --tp 4 --cuda-graph-mem 0.3GiB").is_null());
   EXPECT_TRUE(graph_line("--server-version 0.8.5 --gpu H100 --tp 4").is_null()) << "custom all-reduce on NVLink";
   EXPECT_TRUE(graph_line("--server-version 0.21.0 --gpu A10 --tp 4").is_null()) << "graphs inside the budget";
@@ -581,7 +587,6 @@ TEST(PlanCliTest, VllmV0CaptureOfNcclCollectivesIsRangedWithItsOutcome) {
   const auto line = graph_line(l4);
   ASSERT_FALSE(line.is_null()) << l4.dump();
   EXPECT_EQ(line["kv_tokens_low"], l4["kv_tokens"]);
-  EXPECT_TRUE(l4["fits"].get<bool>());
   EXPECT_NE(line["fits_low"].get<bool>(), line["fits_high"].get<bool>()) << line.dump();
   bool said = false;
   for (const auto& u : l4["unknowns"]) said |= u.get<std::string>().find("(V0) captures CUDA graphs") != std::string::npos &&
@@ -597,6 +602,37 @@ TEST(PlanCliTest, VllmV0CaptureOfNcclCollectivesIsRangedWithItsOutcome) {
   EXPECT_TRUE(graph_line(run("--gpu L4 --tp 8 --cuda-graph-mem 0.5GiB")).is_null());
   EXPECT_TRUE(graph_line(run("--gpu H100 --tp 4")).is_null()) << "custom all-reduce on NVLink";
   EXPECT_TRUE(graph_line(run("--gpu L4 --tp 1")).is_null()) << "no collectives";
+}
+
+TEST(PlanCliTest, VllmCaptureOfNcclCollectivesMayFailIsNoConfidentStart) {
+  // vllm#17469 (0.8.5, Qwen3-30B-A3B, TP 4 on four A10s, no custom all-reduce on more than
+  // two PCIe GPUs): the pool was sized, then capture_model ran out of memory. What NCCL's
+  // captured all-reduces take depends on the driver (vllm#5517: 3.81 GiB a rank before CUDA
+  // 12.4, 1.14 from 12.4), which no input gives: the plan says "may fail", exit 1, with the
+  // remedies that make the start certain, each planned again.
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-30b-a3b' ";
+  const std::string args = "--framework vllm --server-version 0.8.5 --gpu A10 --tp 4 --max-model-len 8192 ";
+  PlanRun r = Plan(model + args + "--format json");
+  ASSERT_EQ(r.rc, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["fits"].get<bool>());
+  EXPECT_FALSE(j["outcome_certain"].get<bool>());
+  EXPECT_EQ(j["failure"], "cuda_graph_capture_oom");
+  EXPECT_NE(j["error"].get<std::string>().find("capture may fail"), std::string::npos) << j["error"];
+  EXPECT_GT(j["kv_tokens"].get<int64_t>(), 0) << "the pool is still sized";
+  bool eager = false, lower = false;
+  for (const auto& m : j["remedy"]) {
+    eager |= m["flag"] == "--enforce-eager";
+    lower |= m["flag"] == "--gpu-memory-utilization" && m["direction"] == "decrease";
+  }
+  EXPECT_TRUE(eager && lower) << j["remedy"].dump();
+  PlanRun text = Plan(model + args);
+  EXPECT_NE(text.out.find("may fail: cuda_graph_capture_oom"), std::string::npos) << text.out;
+  auto certain = nlohmann::json::parse(Plan(model + args + "--enforce-eager --format json").out);
+  EXPECT_TRUE(certain["fits"].get<bool>());
+  EXPECT_TRUE(certain["outcome_certain"].get<bool>());
+  auto measured = nlohmann::json::parse(Plan(model + args + "--cuda-graph-mem 0.3GiB --format json").out);
+  EXPECT_TRUE(measured["fits"].get<bool>()) << "a measured capture is no unknown";
 }
 
 TEST(PlanCliTest, TextOutputShowsTheLedger) {
