@@ -113,7 +113,8 @@ std::pair<int, int> SglangCapacityDefaults(std::string_view version, double gpu_
 
 double SglangReserveMb(const SglangDefaultsInput& in, int cps, int bs, double gpu_mb, double graphs_mb) {
   double reserved = 512;                              // constant metadata
-  reserved += std::max(cps, 2048) * 1.5;              // activations
+  // Activations; chunked prefill off (<= 0): max_prefill_tokens, 16384 by default.
+  reserved += (cps > 0 ? std::max(cps, 2048) : 16384) * 1.5;
   reserved += bs * 2.0;                               // cuda graphs
   reserved += in.tp * in.pp / 8.0 * 1024;             // large parallel sizes
   if (in.enable_dp_attention) {

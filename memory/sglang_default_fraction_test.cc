@@ -82,6 +82,12 @@ TEST(SglangDefaultFractionTest, V053TakesSixteenGraphsOnSmallCardsUntil054Post1)
   EXPECT_DOUBLE_EQ(Default("0.5.4", kRtx4090, 1), 0.848);
   EXPECT_DOUBLE_EQ(Default("0.5.4.post1", kRtx4090, 1), 0.847);  // + 16 MB
   EXPECT_DOUBLE_EQ(Default("0.5.9", kRtx4090, 1), 0.847);
+  // --chunked-prefill-size -1: the activations of max_prefill_tokens (16384).
+  SglangDefaultsInput in;
+  in.version = "0.5.9";
+  in.gpu_capacity_bytes = kH100;
+  in.chunked_prefill_size = -1;
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFraction(in)->mem_fraction_static, 0.685);  // 512 + 24576 + 512 + 128
 }
 
 // 0.5.10: piecewise prefill graphs on by default, 8 MB for each of the 42 sizes up to 2048
