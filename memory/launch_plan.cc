@@ -96,6 +96,16 @@ SglangDefaultsInput SglangDefaultsOf(const PlanInput& in) {
   d.chunked_prefill_size = in.chunked_prefill_size;
   d.cuda_graph_max_bs = in.cuda_graph_max_bs;
   d.speculative_algorithm = in.speculative_algorithm;
+  d.context_length = in.context_length;
+  d.max_running_requests = in.max_running_requests;
+  if (in.model) {
+    d.mla = in.model->IsMla();
+    // SGLang's own multimodal test (its default lowered for the model) turns the piecewise graphs off.
+    const auto mm = SglangMultimodalFactor(in.version, *in.model, false, 0.88, in.total_bytes, in.sglang_enable_multimodal);
+    d.multimodal = mm.factor != 1.0 || !mm.unknown.empty();
+  } else if (in.sglang_multimodal_factor) {
+    d.multimodal = *in.sglang_multimodal_factor != 1.0;
+  }
   return d;
 }
 }  // namespace internal

@@ -158,8 +158,9 @@ StatusOr<SglangKvResult> SglangKvPool(const SglangKvInput& in);
 double SglangMinMemFraction(double free_at_init_bytes, double avail_after_weights_bytes,
                             int64_t cell_bytes = 0, int64_t tokens = 0);
 
-// Default --mem-fraction-static by version, GPU capacity and parallelism
-// (sglang-source.md §1.4).
+// Default --mem-fraction-static by release (post releases count: 0.4.6.post2, 0.4.7.post1
+// and 0.5.4.post1 changed it), GPU capacity and parallelism; sglang_default_fraction.cc,
+// the table in memory/README.md.
 struct SglangDefaultsInput {
   std::string version;           // decides the table/heuristic
   double gpu_capacity_bytes = 0; // device total (get_device_memory_capacity); 0 = unknown
@@ -168,6 +169,13 @@ struct SglangDefaultsInput {
   std::optional<int> chunked_prefill_size;  // unset: the capacity-based default
   std::optional<int> cuda_graph_max_bs;     // unset: the capacity-based default
   std::string speculative_algorithm;        // "", "EAGLE", "EAGLE3", "STANDALONE", "NGRAM"
+  // From 0.5.10 the piecewise prefill graphs' reserve: 1.5 GiB for an MLA model, else 8 MB
+  // a captured size (up to the chunked prefill, capped by the context length from 0.5.13);
+  // none for a multimodal model (SGLang turns them off for it).
+  bool mla = false;
+  bool multimodal = false;
+  std::optional<int64_t> context_length;
+  std::optional<int64_t> max_running_requests;  // 0.5.22 on: caps the default cuda_graph_max_bs
 };
 struct SglangDefaults {
   double mem_fraction_static = 0;

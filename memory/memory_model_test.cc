@@ -323,7 +323,7 @@ TEST(SglangEraTest, VersionsMapToEras) {
 // §1.4 worked example: H100 80 GB (81,920 MB), TP8, defaults -> 14,848 MB reserved, 0.819.
 TEST(SglangDefaultsTest, Post7054HeuristicWorkedExample) {
   SglangDefaultsInput in;
-  in.version = "0.5.2";
+  in.version = "0.5.5";
   in.gpu_capacity_bytes = 80 * kGiB;
   in.tp = 8;
   auto d = SglangDefaultMemFraction(in);

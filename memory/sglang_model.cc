@@ -1,12 +1,14 @@
 // sglang_model.cc: SGLang's KV pool sizing (profile_max_num_token) by era, the
-// "Not enough memory" failure, the minimum viable --mem-fraction-static, and the
-// default fraction. Every formula cites docs/knowledge/sglang-source.md.
+// "Not enough memory" failure, the minimum viable --mem-fraction-static and the value
+// that serves (the default fraction: sglang_default_fraction.cc). Every formula cites
+// docs/knowledge/sglang-source.md.
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "memory/memory_model.h"
 #include "memory/numeric.h"
+#include "memory/sglang_default_fraction.h"
 
 namespace tpt::memory {
 namespace {
@@ -240,49 +242,23 @@ StatusOr<SglangKvResult> SglangKvPool(const SglangKvInput& in) {
   return r;
 }
 
-namespace {
-
-// §1.4 post-#7054: what _handle_gpu_memory_settings keeps back (MB).
-double ReservedMb(const SglangDefaultsInput& in, int cps, int bs, double gpu_mb) {
-  double reserved = 512;                              // constant metadata
-  reserved += std::max(cps, 2048) * 1.5;              // activations
-  reserved += bs * 2.0;                               // cuda graphs
-  reserved += in.tp * in.pp / 8.0 * 1024;             // large parallel sizes
-  if (in.enable_dp_attention) {
-    reserved += bs * in.dp * 3.0;
-    if (bs > 300) reserved += bs * in.dp * 1.5;
-  }
-  if (gpu_mb > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
-  if (in.speculative_algorithm == "STANDALONE") {
-    reserved += 6 * 1024;
-  } else if (!in.speculative_algorithm.empty() && in.speculative_algorithm != "NGRAM") {
-    reserved += 2 * 1024;
-  }
-  return reserved;
-}
-
-// §1.4: chunked_prefill_size / cuda_graph_max_bs by capacity (MB; <= 0 unknown).
-std::pair<int, int> CapacityDefaults(double gpu_mb, int tp) {
-  if (!(gpu_mb > 0)) return {4096, 160};
-  if (gpu_mb < 20 * 1024) return {2048, 8};
-  if (gpu_mb < 35 * 1024) return {2048, tp < 4 ? 24 : 80};
-  if (gpu_mb < 60 * 1024) return {4096, tp < 4 ? 32 : 160};
-  if (gpu_mb < 160 * 1024) return {8192, tp < 4 ? 256 : 512};
-  return {16384, 512};
-}
-
-}  // namespace
-
 StatusOr<SglangServing> SglangServingFraction(double free_at_init, double avail, const SglangDefaultsInput& in,
                                               int64_t cell_bytes, int64_t context_length) {
   if (!(free_at_init > 0)) return InvalidArgumentError("SGLang: free memory at init must be > 0");
   if (in.tp <= 0 || in.pp <= 0 || in.dp <= 0) return InvalidArgumentError("SGLang: tp, pp and dp must be > 0");
   double gpu_mb = (in.gpu_capacity_bytes > 0 ? in.gpu_capacity_bytes : free_at_init) / kMiB;
-  auto [cps, bs] = CapacityDefaults(gpu_mb, in.tp);
+  auto [cps, bs] = internal::SglangCapacityDefaults(in.version, gpu_mb, in.tp);
   if (in.chunked_prefill_size && *in.chunked_prefill_size > 0) cps = *in.chunked_prefill_size;
   if (in.cuda_graph_max_bs && *in.cuda_graph_max_bs > 0) bs = *in.cuda_graph_max_bs;
   SglangServing out;
-  out.headroom_bytes = ReservedMb(in, cps, bs, gpu_mb) * kMiB;
+  // SGLang's own headroom: the 0.5.3-0.5.9 reserve (a draft +2 GiB, STANDALONE +6).
+  double reserve = internal::SglangReserveMb(in, cps, bs, gpu_mb, 0);
+  if (in.speculative_algorithm == "STANDALONE") {
+    reserve += 6 * 1024;
+  } else if (!in.speculative_algorithm.empty() && in.speculative_algorithm != "NGRAM") {
+    reserve += 2 * 1024;
+  }
+  out.headroom_bytes = reserve * kMiB;
   out.bytes_per_step = free_at_init * 0.01;
   out.floor = SglangMinMemFraction(free_at_init, avail);
   // The largest f whose reserved slice (1 - f) x free still holds the headroom.
@@ -301,52 +277,6 @@ StatusOr<SglangServing> SglangServingFraction(double free_at_init, double avail,
   f = std::min(f, 0.99);
   out.mem_fraction_static = std::round(f * 100.0) / 100.0;
   out.kv_pool_bytes = avail - free_at_init * (1.0 - out.mem_fraction_static);
-  return out;
-}
-
-StatusOr<SglangDefaults> SglangDefaultMemFraction(const SglangDefaultsInput& in) {
-  auto v = ParseVersion(in.version);
-  if (!v.ok()) return v.status();
-  if (in.tp <= 0 || in.pp <= 0 || in.dp <= 0) return InvalidArgumentError("SGLang defaults: tp, pp and dp must be > 0");
-  SglangDefaults out;
-  // §1.4, first rows: <= v0.1.13 a flat 0.9 (issue #322).
-  if (CompareVersions(*v, {0, 1, 14}) < 0) {
-    out.mem_fraction_static = 0.9;
-    out.rule = "v0.1.13 and older: fixed 0.9";
-    return out;
-  }
-  // §1.4: tp table, mid 2024 .. June 2025. tp>=8 moved 0.83 -> 0.81 in "early 2025";
-  // v0.4.2 (Jan 2025) is our reading of that date. PR #7054 (2025-06-10) replaced the
-  // table; v0.4.8 is the first release certainly after it.
-  if (CompareVersions(*v, {0, 4, 8}) < 0) {
-    bool late = CompareVersions(*v, {0, 4, 2}) >= 0;
-    int tp = in.tp;
-    if (tp >= 16) out.mem_fraction_static = 0.79;
-    else if (tp >= 8) out.mem_fraction_static = late ? 0.81 : 0.83;
-    else if (tp >= 4) out.mem_fraction_static = 0.85;
-    else if (tp >= 2) out.mem_fraction_static = 0.87;
-    else out.mem_fraction_static = 0.88;
-    out.rule = late ? "tp table (early 2025 - v0.4.7): tp>=16 0.79, >=8 0.81, >=4 0.85, >=2 0.87, else 0.88"
-                    : "tp table (mid 2024 - early 2025): tp>=16 0.79, >=8 0.83, >=4 0.85, >=2 0.87, else 0.88";
-    return out;
-  }
-  // §1.4 post-#7054 heuristic (_handle_gpu_memory_settings); the 2026 refactor keeps its shape.
-  double gpu_mb = in.gpu_capacity_bytes / kMiB;
-  auto [cps, bs] = CapacityDefaults(gpu_mb, in.tp);
-  if (in.chunked_prefill_size) cps = *in.chunked_prefill_size;
-  if (in.cuda_graph_max_bs) bs = *in.cuda_graph_max_bs;
-  out.chunked_prefill_size = cps;
-  out.cuda_graph_max_bs = bs;
-  if (!(gpu_mb > 0)) {
-    out.mem_fraction_static = 0.88;
-    out.rule = "SGLang's default (2025 builds on) without a known GPU capacity: 0.88";
-    return out;
-  }
-  double reserved = ReservedMb(in, cps, bs, gpu_mb);
-  out.reserved_mb = reserved;
-  out.mem_fraction_static = std::round((gpu_mb - reserved) / gpu_mb * 1000.0) / 1000.0;
-  out.rule = "SGLang's default (2025 builds on): (gpu_mem - reserved) / gpu_mem, reserved = 512 + max(chunked_prefill,2048)x1.5 "
-             "+ cuda_graph_max_bs x2 + tp x pp/8 x 1024 MB (>= 10 GiB above 60 GiB)";
   return out;
 }
 

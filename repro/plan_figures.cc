@@ -101,15 +101,16 @@ void CompleteFigures(const nlohmann::json& run, bool from_log, Plan* p) {
     auto d = memory::SglangDefaultMemFraction(in);
     const bool known = d.ok();
     if (!known) {
-      // No readable version: v0.5's heuristic (the current shape), asked for.
-      in.version = "0.5.0";
+      // No readable version: v0.5's _handle_gpu_memory_settings without the piecewise graphs
+      // of 0.5.10 on (0.5.9, what this took before the default was read by release), asked for.
+      in.version = "0.5.9";
       d = memory::SglangDefaultMemFraction(in);
     }
     if (d.ok() && d->mem_fraction_static > 0) {
       p->mem_fraction_static = d->mem_fraction_static;
       p->sources["mem_fraction_static"] =
           known ? std::string(kFromDefault) + ": SGLang " + p->version + " at TP " + std::to_string(p->tp) + " (" + d->rule + ")"
-                : std::string(kFromAssumed) + ": SGLang's default of v0.5 (the log names no version) at TP " +
+                : std::string(kFromAssumed) + ": SGLang's default of v0.5.9 (the log names no version) at TP " +
                       std::to_string(p->tp) + " (" + d->rule + ")";
       if (!known) {
         char b[64];

@@ -1136,8 +1136,10 @@ namespace {
 // --concurrency is a requirement: Llama-3.1-70B at TP 4 on H100 holds about 12
 // requests of 32,768 tokens (408,310 KV tokens); asking 40 fails the plan (exit
 // 1) with remedies that meet it, asking 8 passes with the command line to launch.
+// SGLang 0.5.3: the default 0.82 of _handle_gpu_memory_settings (0.5.2 keeps 11.5 GiB
+// back by PR #7054's capacity buckets, 0.856: memory/README.md).
 TEST(PlanCliTest, ConcurrencyIsARequirementAndAMetPlanPrintsTheLaunchCommand) {
-  const std::string base = "--framework sglang --server-version 0.5.2 --gpu H100 --tp 4 --model " +
+  const std::string base = "--framework sglang --server-version 0.5.3 --gpu H100 --tp 4 --model " +
                            ModelDir("llama-3.1-70b-instruct") + " --context-length 32768 --format json";
   PlanRun no = Plan(base + " --concurrency 40");
   ASSERT_EQ(no.rc, 1) << no.out;
