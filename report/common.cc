@@ -286,11 +286,13 @@ int SilentBlamedRank(const Analysis& a, bool* seen) {
 
 const RankState* ShownFirstRank(const Analysis& a) {
   bool seen = false;
+  if (a.root_cause == "none") return nullptr;  // healthy: an error line the run went on after failed nothing
   return SilentBlamedRank(a, &seen) >= 0 ? nullptr : FirstFailingRank(a);
 }
 
 std::string RankNote(const Analysis& a) {
   bool seen = false;
+  if (a.root_cause == "none") return "";
   if (int blamed = SilentBlamedRank(a, &seen); blamed >= 0) {
     return "rank " + std::to_string(blamed) + " blamed (" +
            (seen ? "it logged no error" : "no line of it in the log") + ")";

@@ -31,6 +31,20 @@ Report One(Analysis a) {
   return MakeReport(std::move(runs), false, "0.1.0");
 }
 
+// A healthy verdict names no rank as "failed first", though a rank logged an
+// error line the run went on after (SGLang's caught custom all-reduce setup).
+TEST(Renderers, HealthyRunNamesNoFailedRank) {
+  Analysis a = testing::KvNoRoom({.seed = 1});
+  ASSERT_NE(Render(Format::kText, One(a)).find("failed first"), std::string::npos);
+  a.diagnoses.clear();
+  a.root_cause = "none";
+  EXPECT_EQ(RankNote(a), "");
+  EXPECT_EQ(ShownFirstRank(a), nullptr);
+  for (Format f : {Format::kText, Format::kMarkdown, Format::kHtml}) {
+    EXPECT_EQ(Render(f, One(a)).find("failed first"), std::string::npos) << FormatName(f);
+  }
+}
+
 Report Many() {
   std::vector<RunResult> runs;
   runs.push_back(AsRun("r1", testing::KvNoRoom({.seed = 1})));
