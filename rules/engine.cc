@@ -528,11 +528,13 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   // Cause before surface (rules/taxonomy.json `outranks`): of two adjacent
   // root causes read from one run, the cause leads (an illegal address before
   // the graph capture it broke, a platform without P2P before the custom
-  // all-reduce that needed it).
+  // all-reduce that needed it). A surface read by the rule written
+  // for its being the cause (taxonomy `unless_rule`) keeps its place.
   auto outranks = [](const Diagnosis& x, const Diagnosis& y) {
     const RootCause* rc = FindRootCause(x.id);
-    return rc != nullptr && std::any_of(rc->outranks.begin(), rc->outranks.end(),
-                                        [&](const Outranks& o) { return o.id == y.id; });
+    return rc != nullptr && std::any_of(rc->outranks.begin(), rc->outranks.end(), [&](const Outranks& o) {
+             return o.id == y.id && (o.unless_rule.empty() || o.unless_rule != y.rule);
+           });
   };
   for (size_t i = 0; i < a.diagnoses.size(); ++i) {
     for (size_t j = i + 1; j < a.diagnoses.size(); ++j) {

@@ -286,6 +286,50 @@ TEST(RulesLintTest, NoKernelImageInANonAttentionOpNamesTheOpNotAnAttentionBacken
   for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--attention-backend") << r.why;
 }
 
+// An illegal memory access in a run with the fused all-reduce + RMSNorm kernel
+// on (vLLM's fuse_allreduce_rms pass, SGLang's --enable-flashinfer-allreduce-fusion)
+// names the fusion below kSureEnough, with the illegal access as the runner-up
+// and turning the fusion off as the test and the workaround: the taxonomy's
+// "illegal access before the all-reduce it surfaced in" gives way to the rule
+// written for that kernel (outranks.unless_rule). Fresh check: corpus
+// jupiter-gh200-fuse-allreduce-rms-ima, whose fix was turning the fusion off.
+TEST(RulesLintTest, IllegalAccessWithTheFusedAllReduceOnNamesTheFusionBelowSure) {
+  const struct {
+    const char* sample;
+    const char* flag;
+  } cases[] = {{"pos_vllm_fusion_warmup_ima.log", "--compilation-config.pass_config.fuse_allreduce_rms"},
+               {"pos_sglang_fusion_decode_ima.log", "--enable-flashinfer-allreduce-fusion"}};
+  for (const auto& c : cases) {
+    auto run = TheAnalyzer().Run({(SamplesDir() / "fused_allreduce_illegal_access" / c.sample).string()});
+    ASSERT_TRUE(run.ok()) << c.sample;
+    const Analysis& a = *run;
+    ASSERT_GE(a.diagnoses.size(), 2u) << c.sample;
+    EXPECT_EQ(a.diagnoses[0].rule, "fused_allreduce_illegal_access") << c.sample;
+    EXPECT_LT(a.diagnoses[0].confidence, kSureEnough) << c.sample;
+    EXPECT_EQ(a.diagnoses[1].id, "illegal_memory_access") << c.sample;
+    EXPECT_EQ(a.verdict.rfind("Possible: ", 0), 0u) << a.verdict;
+    ASSERT_FALSE(a.diagnoses[0].remedy.empty()) << c.sample;
+    EXPECT_EQ(a.diagnoses[0].remedy.front().flag, c.flag) << c.sample;
+  }
+}
+
+// Every outranks.unless_rule names a built-in rule of the surface's root cause
+// (a misspelt name would silently keep the cause ahead).
+TEST(RulesLintTest, OutranksUnlessRuleNamesARuleOfTheSurface) {
+  int named = 0;
+  for (const RootCause& rc : RootCauses())
+    for (const Outranks& o : rc.outranks) {
+      if (o.unless_rule.empty()) continue;
+      ++named;
+      const Rule* found = nullptr;
+      for (const Rule& r : TheAnalyzer().rules().rules())
+        if (r.id == o.unless_rule) found = &r;
+      ASSERT_NE(found, nullptr) << rc.id << " outranks " << o.id << " unless_rule " << o.unless_rule;
+      EXPECT_EQ(found->root_cause, o.id) << o.unless_rule;
+    }
+  EXPECT_GE(named, 1);
+}
+
 // vLLM's all-reduce + RMSNorm fusion pass (vllm/compilation/collective_fusion.py)
 // failing to create FlashInfer's workspace is fixed by turning that pass off
 // (pass_config.fuse_allreduce_rms), which --disable-custom-all-reduce does

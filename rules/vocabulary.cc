@@ -86,7 +86,7 @@ const Taxonomy& TheTaxonomy() {
     for (const auto& row : rows) {
       RootCause rc{row.value("id", ""), row.value("title", ""), row.value("repro_step", "")};
       for (const auto& o : row.value("outranks", nlohmann::json::array()))
-        rc.outranks.push_back({o.value("id", ""), o.value("why", "")});
+        rc.outranks.push_back({o.value("id", ""), o.value("why", ""), o.value("unless_rule", "")});
       out.by_id.emplace(rc.id, out.causes.size());
       out.causes.push_back(std::move(rc));
     }

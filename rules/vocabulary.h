@@ -40,6 +40,10 @@ struct EventKind {
 struct Outranks {
   std::string id;   // the adjacent root cause this one comes before
   std::string why;  // the cause, and the surface it showed on
+  // A rule of the surface's root cause written for the case where the surface
+  // is itself the cause (it names the kernel behind the fault): its diagnosis
+  // is not put after this one. "" none.
+  std::string unless_rule;
 };
 
 struct RootCause {
