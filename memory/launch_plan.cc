@@ -766,6 +766,9 @@ StatusOr<Plan> Run(const PlanInput& user) {
     ui.checkpoint_bytes = p->weights_bytes;
     ui.logged_peak = in->peak_from_log;
     if (auto u = UnifiedMemoryHostUse(ui)) p->unknowns.push_back(u->why);
+    // What the OS and other programs hold is the device's memory there and nothing sizes it;
+    // the free memory measured just before the launch (--free-at-init) does.
+    if (!user.free_at_init_bytes) p->point_estimate_reliable = false;
   }
   SayHostReliability(user, in->total_bytes, *p);  // launch_plan_host.cc
   p->usable_tokens = p->kv_tokens;

@@ -223,7 +223,11 @@ std::string PlanToText(const Plan& p) {
     line((p.outcome_certain ? "predicted failure: " : "may fail: ") + p.failure);
     if (!p.error.empty()) line("  " + p.error);
   }
-  if (!p.point_estimate_reliable) {
+  if (!p.point_estimate_reliable && p.input.unified_memory && p.input.host == HostPlatform::kLinux) {
+    line("not reliable: the KV figure above assumes nothing else holds this unified-memory device's memory (the "
+         "OS, other programs); pass --free-at-init with the free memory measured just before the launch (unknown: "
+         "below)");
+  } else if (!p.point_estimate_reliable) {
     line("not reliable: the KV figure above assumes a Linux host; on this " + HostPlatformName(p.input.host) +
          " host the OS holds memory no input sizes (unknown: below)");
   }

@@ -698,6 +698,10 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
         hi.unified_memory = false;
       } else if (in.framework == "vllm") {
         lo.non_torch_bytes = p.non_torch_bytes + u->range_bytes;
+      } else if (in.framework == "sglang") {
+        // Read after the weights: the free memory after them loses the cache in full
+        // (unified_memory.cc), the reserve taken from the free memory at init does not.
+        lo.avail_after_weights_bytes = p.free_at_init_bytes - p.weights_bytes - u->range_bytes;
       } else {
         lo.free_at_init_bytes = p.free_at_init_bytes - u->range_bytes;
       }

@@ -32,9 +32,16 @@
 //     Jetson Orin 32GB launch in samples/models logged -0.05 GiB non-torch), one read by this
 //     launch counts as it stays cached; the point stays, the range takes the checkpoint.
 //     From 0.11.1 psutil's available (above) counts the cache as free: no range from it.
-//   SGLang: get_available_gpu_memory takes psutil.virtual_memory().available when the device
-//     `is_integrated` (srt/utils/common.py, 2025-2026; ../shared/knowledge sglang-source.md
-//     1.3): the cache counts as free.
+//   SGLang from 0.5.3: get_available_gpu_memory takes psutil.virtual_memory().available when
+//     the device `is_integrated` (srt/utils/common.py, 2026, search-index file id 51788431665;
+//     proposed for Orin, Thor and Spark in sgl-project/sglang#10075, 2025-09-05; 0.5.3, the
+//     first release after it, assumed): the cache counts as free.
+//   SGLang before it: torch.cuda.mem_get_info on every CUDA device (srt/utils.py
+//     get_available_gpu_memory at commit 0094528c, mid-2025, no integrated branch). Its pool is
+//     relative (model_runner.py profile_max_num_token: rest = free after the weights - free at
+//     init x (1 - mem_fraction_static)), so a checkpoint this launch reads and keeps cached
+//     comes out of the pool in full, one cached before the launch by the fraction's share: the
+//     point leaves it out (as vLLM before 0.11.1), the range takes the checkpoint.
 //   TGI (warmup: torch.cuda.mem_get_info after the warm-up) and LMDeploy's TurboMind
 //     (cudaMemGetInfo in LlamaBatch) read the free memory as TensorRT-LLM does; no launch of
 //     either on such a device was read, so their point is left as is and the range takes the
@@ -79,6 +86,13 @@ std::optional<UnifiedHostUse> UnifiedMemoryHostUse(const UnifiedMemoryInput& in)
     u.why = cache + "; vLLM before 0.11.1 counts what grows after its start snapshot as non-torch memory: the point "
                     "takes a checkpoint already cached before the launch (none counted), the range one this launch "
                     "reads and keeps cached" + others;
+  } else if (fw == "sglang" && !in.version.empty() && VersionBefore(in.version, {0, 5, 3})) {
+    u.range_bytes = c;
+    u.why = cache + "; SGLang before 0.5.3 reads that free memory too (torch.cuda.mem_get_info in "
+                    "get_available_gpu_memory; psutil's available from 0.5.3, sglang#10075): its pool is the free "
+                    "memory after the weights less (1 - fraction) of the free memory at init, so the point takes a "
+                    "checkpoint already cached before the launch (none counted), the range one this launch reads and "
+                    "keeps cached" + others;
   } else if (fw == "vllm" || fw == "sglang") {
     u.why = cache + "; " + (fw == "vllm" ? std::string("vLLM from 0.11.1 (MemorySnapshot)") : std::string("SGLang")) +
             " reads psutil's available memory there instead, which counts the cache as free" + others;

@@ -1058,11 +1058,17 @@ namespace {
 // page cache, so the checkpoint just read counts as used where the server reads it absolutely
 // (TensorRT-LLM's KvCacheCreator: total - free - torch's; unified_memory.cc). The twin is
 // the same card from a user catalog without the mark.
-class PlanUnifiedMemoryTest : public tpt::test::TempDirTest {};
+class PlanUnifiedMemoryTest : public tpt::test::TempDirTest {
+ protected:
+  // The GB10 from a user catalog without the unified-memory mark.
+  std::string DiscreteTwin() {
+    return Write("gpus.json", R"j({"gpus": [{"name": "GB10 128GB (DGX Spark)", "aliases": ["gb10"],
+      "memory_gib": 119.7, "arch": "blackwell", "sm": 121, "interconnect": "pcie", "unified_memory": false}]})j");
+  }
+};
 
 TEST_F(PlanUnifiedMemoryTest, TensorrtLlmCountsTheCheckpointsPageCacheAndVllmSglangDoNot) {
-  const std::string twin = Write("gpus.json", R"j({"gpus": [{"name": "GB10 128GB (DGX Spark)", "aliases": ["gb10"],
-    "memory_gib": 119.7, "arch": "blackwell", "sm": 121, "interconnect": "pcie", "unified_memory": false}]})j");
+  const std::string twin = DiscreteTwin();
   const std::string trt = "--server trtllm --server-version 1.1.0 --backend pytorch --model " + Model("gpt-oss-120b") +
                           " --gpu GB10 --max-batch-size 64 --max_num_tokens 8192 ";
   auto spark = Json(Plan(trt));
@@ -1124,6 +1130,43 @@ TEST_F(PlanUnifiedMemoryTest, TensorrtLlmCountsTheCheckpointsPageCacheAndVllmSgl
     for (const auto& u : j["unknowns"]) free |= u.get<std::string>().find("counts the cache as free") != std::string::npos;
     EXPECT_TRUE(free) << j["unknowns"].dump(1);
   }
+}
+
+// SGLang before 0.5.3 reads torch.cuda.mem_get_info on a unified-memory device too (psutil's
+// available came with sglang#10075): its pool is the free memory after the weights less
+// (1 - fraction) of the free memory at init, so a checkpoint this launch reads and keeps cached
+// comes out of the pool in full. The point is the discrete twin's, the range takes the
+// checkpoint (cell bytes each); and the OS and other programs hold the device's memory
+// unsized, so without --free-at-init the point is said not to be reliable (a Jetson AGX Orin
+// launch of SGLang 0.4.1.post7 with Ollama beside it logged a third of the unshared pool).
+TEST_F(PlanUnifiedMemoryTest, SglangBefore053CountsACheckpointReadByTheLaunchAndSaysThePointIsUnsized) {
+  const std::string twin = DiscreteTwin();
+  const std::string sg = "--server sglang --server-version 0.4.1.post7 --model " + Model("llama-3.1-8b-instruct") +
+                         " --gpu GB10 --context-length 8192 --mem-fraction-static 0.5 ";
+  auto spark = Json(Plan(sg));
+  auto discrete = Json(Plan(sg + "--gpu-catalog " + Quote(twin)));
+  ASSERT_TRUE(spark.is_object() && discrete.is_object());
+  EXPECT_EQ(spark["kv_tokens"], discrete["kv_tokens"]);
+  const double cell = static_cast<double>(spark["cell_bytes"].get<int64_t>());
+  const double weights = spark["ledger"][0]["weights_bytes"].get<double>();
+  int64_t low = -1;
+  for (const auto& s : spark["sensitivity"]) {
+    if (s["assumption"].get<std::string>().rfind("unified memory", 0) == 0) low = s["kv_tokens_low"];
+  }
+  ASSERT_GE(low, 0) << spark["sensitivity"].dump(1);
+  EXPECT_NEAR(static_cast<double>(spark["kv_tokens"].get<int64_t>() - low), weights / cell, 2.0);
+  EXPECT_FALSE(spark["point_estimate_reliable"].get<bool>());
+  EXPECT_TRUE(discrete["point_estimate_reliable"].get<bool>());
+  bool said = false;
+  for (const auto& u : spark["unknowns"]) said |= u.get<std::string>().find("before 0.5.3") != std::string::npos;
+  EXPECT_TRUE(said) << spark["unknowns"].dump(1);
+  EXPECT_NE(tpt::test::Tptriage("plan " + sg, false)
+                .out.find("not reliable: the KV figure above assumes nothing else holds this unified-memory"),
+            std::string::npos);
+  // Measured just before the launch, the free memory is taken as given.
+  auto measured = Json(Plan(sg + "--free-at-init 40GiB"));
+  ASSERT_TRUE(measured.is_object());
+  EXPECT_TRUE(measured["point_estimate_reliable"].get<bool>());
 }
 
 }  // namespace
