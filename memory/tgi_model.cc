@@ -127,15 +127,16 @@ double TgiDenseLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediat
 // log_softmax over them are never computed in the warm-up.
 bool TgiPrefillLogprobsByDefault(std::string_view version) { return VersionBefore(version, {3, 0, 0}); }
 
-// v3 defaults to flashinfer (launcher/src/main.rs resolve_attention v3.0.1, sm80 and
-// newer, head_dim 64/128/256). FlashCausalLM.__init__ (flash_causal_lm.py v3.0.1) builds
+// From v2.3.0 the launcher defaults to flashinfer (launcher/src/main.rs resolve_attention
+// v2.3.0-v3.3.7, head_dim 64/128/256; TgiLauncherAttention). FlashCausalLM.__init__
+// (flash_causal_lm.py v2.3.0, v2.4.0, v3.0.1; the same at v2.3.1, v2.4.1) builds
 // create_prefill_state, create_prefill_with_paged_kv_state and create_decode_state after
 // the model's weights; they share get_workspace()'s 128 MiB float workspace
 // (layers/attention/flashinfer.py v3.0.1), and each flashinfer 0.1.x wrapper
 // (server/Makefile-flashinfer: flashinfer 0.1.6) allocates an 8 MiB integer workspace on
 // the device. All of it is held when the warm-up reads the free memory.
 double TgiAttentionWorkspaceBytes(std::string_view version) {
-  if (VersionBefore(version, {3, 0, 0})) return 0;
+  if (VersionBefore(version, {2, 3, 0})) return 0;
   constexpr double kMiB = 1024.0 * 1024.0;
   return 128 * kMiB + 3 * 8 * kMiB;
 }
