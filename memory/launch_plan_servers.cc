@@ -338,9 +338,10 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
     return InvalidArgumentError("--enable-prefill-logprobs came with TGI v3.0.0; before it the prefill log-probabilities "
                                 "are always computed (drop the flag)");
   }
-  // BLOCK_SIZE (models/globals.py): v3's launcher picks flashinfer (1 token a block) unless
-  // the head dim or the model needs its fallback: flashdecoding (256) or, below sm 8.0,
-  // paged (16) (TgiV3Attention, tgi_launcher.cc); before v3 paged attention (16).
+  // BLOCK_SIZE (models/globals.py): from v2.3.0 the launcher picks flashinfer (1 token a
+  // block) unless the head dim or the model needs its fallback: flashdecoding (256) or,
+  // below sm 8.0, paged (16) (TgiLauncherAttention, tgi_launcher.cc); before v2.3.0 paged
+  // attention (16).
   const ModelConfig* model = in.model ? &*in.model : nullptr;
   // The catalog's card (cmd_plan appends " [assumed: ...]" to an ambiguous name).
   const std::string card = in.gpu_name.substr(0, in.gpu_name.find(" ["));
@@ -348,20 +349,15 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   if (!card.empty()) {
     if (auto g = FindGpu(card); g.ok()) sm = g->sm;
   }
-  const std::string attention = v3 ? TgiV3Attention(in.version, model, sm) : "paged";
-  if (!VersionBefore(in.version, {2, 3, 0}) && !v3) {
-    // Read but not modelled: resolve_attention defaults to flashinfer from v2.3.0
-    // (launcher/src/main.rs v2.3.0 l.114, blocks of 1 token), and v2.4.1 leaves
-    // max_input_tokens / max_total_tokens to the server's warm-up (flash_causal_lm.py v2.4.1
-    // warmup l.1559-1575: the pool or the warm-up's tokens) with a prefill budget of
-    // min(4096, the capped max_position_embeddings) (main.rs v2.4.1 l.1735).
-    p.unknowns.push_back("TGI " + in.version + " is planned as v2.2 (paged attention, blocks of 16; " +
-                         (VersionBefore(in.version, {2, 4, 1})
-                              ? std::string("the launcher's limits")
-                              : std::string("the launcher's limits, where v2.4.1 lets the server set them after "
-                                            "its warm-up and budgets 4096 prefill tokens")) +
-                         "): from v2.3.0 its default attention is flashinfer (blocks of 1 token); the pool can be "
-                         "off by the warm-up's blocks and the block rounding, and the outcome by the limits");
+  const std::string attention = TgiLauncherAttention(in.version, model, sm);
+  if (!VersionBefore(in.version, {2, 4, 1}) && !v3) {
+    // Read but not modelled: v2.4.1 leaves max_input_tokens / max_total_tokens to the
+    // server's warm-up (flash_causal_lm.py v2.4.1 warmup l.1559-1575: the pool or the
+    // warm-up's tokens) with a prefill budget of min(4096, the capped max_position_embeddings)
+    // (main.rs v2.4.1 l.1735).
+    p.unknowns.push_back("TGI " + in.version + " takes the launcher's limits as v2.4.0 does; v2.4.1 lets the server "
+                         "set them after its warm-up and budgets 4096 prefill tokens: the outcome can be off by "
+                         "the limits");
   }
   const int block = TgiBlockSize(attention);
   // The launcher's --max-total-tokens default: 2048 before v2.0 (launcher/src/main.rs
@@ -447,10 +443,10 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   auto total = TgiAskedBatchTotal(in, prefill, total_tokens, asked_total, p);
   if (!total.ok()) return total.status();
   p.assumptions.push_back("KV blocks of " + std::to_string(block) + " token(s) (" +
-                          (!v3 ? std::string("paged attention")
+                          (VersionBefore(in.version, {2, 3, 0}) ? std::string("paged attention")
                            : attention == "flashinfer"
-                               ? std::string("flashinfer, v3's default attention")
-                               : attention + ", v3's fallback: the head dim or the model rules out flashinfer" +
+                               ? std::string("flashinfer, the launcher's default attention from v2.3.0")
+                               : attention + ", the launcher's fallback: the head dim or the model rules out flashinfer" +
                                      (attention == "paged" ? ", and the card is below sm 8.0" : "") +
                                      " (launcher/src/main.rs resolve_attention)") +
                           ")");
@@ -529,7 +525,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   const double workspace = attention == "flashinfer" ? TgiAttentionWorkspaceBytes(in.version) : 0;
   if (workspace > 0) {
     p.assumptions.push_back("flashinfer buffers " + FormatGiB(workspace) +
-                            " held at the warm-up's read (a 128 MiB workspace and three 8 MiB ones, v3's default "
+                            " held at the warm-up's read (a 128 MiB workspace and three 8 MiB ones, the default "
                             "attention; layers/attention/flashinfer.py)");
   }
   // What the read sees held: both phases, or the larger one when the allocator must give the

@@ -366,8 +366,8 @@ double TgiDenseLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediat
 //   (REQUEST_LOGPROBS, launcher --enable-prefill-logprobs); "" = the newest.
 bool TgiPrefillLogprobsByDefault(std::string_view version);
 // - the attention backend's buffers, allocated when the model is built (after the
-//   weights): v3's flashinfer workspace (128 MiB shared) and its three wrappers' 8 MiB
-//   integer workspaces; 0 for paged attention (before v3).
+//   weights): flashinfer's workspace (128 MiB shared) and its three wrappers' 8 MiB
+//   integer workspaces (flashinfer, the default from v2.3.0); 0 before v2.3.0.
 double TgiAttentionWorkspaceBytes(std::string_view version);
 // Before v1.1.1 the warm-up reports ANY exception as "Not enough memory to handle ...": a
 // failure that is not memory reads the same (except Exception, flash_causal_lm.py v0.9.3-v1.1.0).

@@ -13,6 +13,11 @@ constexpr double kMiBd = 1024.0 * 1024.0;
 TEST(TgiModel, WiggleRoomByVersion) {
   EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("1.0.0"), 1.0);
   EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("2.0.4"), 0.95);
+  EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("2.3.1"), 0.95);
+  // models/globals.py v2.4.0, v2.4.1: os.getenv("TGI_WIGGLE_ROOM", "0.90"), back to 0.95 at v3.0.0.
+  EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("2.4.0"), 0.90);
+  EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("2.4.1"), 0.90);
+  EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("3.0.0"), 0.95);
   EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("3.0.1"), 0.95);
   EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("3.2.0"), 0.93);
   EXPECT_DOUBLE_EQ(TgiDefaultWiggleRoom("3.3.6"), 0.90);

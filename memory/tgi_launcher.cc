@@ -240,11 +240,21 @@ StatusOr<TgiMaxInput> TgiLauncherMaxInput(std::string_view version, const ModelC
   return out;
 }
 
-std::string TgiV3Attention(std::string_view version, const ModelConfig* m, int sm) {
+// resolve_attention (launcher/src/main.rs, read at v2.3.0, v2.3.1, v2.4.0, v2.4.1, v3.0.1-v3.3.7):
+// flashinfer by default from v2.3.0 (before it the server's paged attention); flashdecoding
+// when the head dim is not 64/128/256 or the model is falcon, deepseek_v2 (and gemma2 at
+// v2.3.x: "gemma2 needs bfloat16 which is not supported by flashinfer ?"); from v2.3.1 that
+// fallback is paged on cards below sm 8.0 (get_cuda_capability), and on an unknown card
+// from v3.1.0.
+std::string TgiLauncherAttention(std::string_view version, const ModelConfig* m, int sm) {
+  if (VersionBefore(version, {2, 3, 0})) return "paged";
   if (m == nullptr) return "flashinfer";
   const int64_t hd = LauncherHeadDim(version, *m);
   const bool supported = hd == 64 || hd == 128 || hd == 256;
-  if (supported && m->model_type != "falcon" && m->model_type != "deepseek_v2") return "flashinfer";
+  const bool forced = m->model_type == "falcon" || m->model_type == "deepseek_v2" ||
+                      (m->model_type == "gemma2" && VersionBefore(version, {2, 4, 0}));
+  if (supported && !forced) return "flashinfer";
+  if (VersionBefore(version, {2, 3, 1})) return "flashdecoding";
   const bool unknown_sm = sm <= 0;
   if ((sm > 0 && sm < 80) || (unknown_sm && !VersionBefore(version, {3, 1, 0}))) return "paged";
   return "flashdecoding";

@@ -55,9 +55,10 @@ StatusOr<TgiMaxInput> TgiLauncherMaxInput(std::string_view version, const ModelC
                                           std::optional<int64_t> max_input_tokens,
                                           std::optional<int64_t> max_input_length);
 
-// v3's attention backend: "flashinfer" (blocks of 1 token), "flashdecoding" (256) or "paged"
-// (16); `sm` the card's compute capability x10 (0 unknown).
-std::string TgiV3Attention(std::string_view version, const ModelConfig* m, int sm);
+// The launcher's attention backend (resolve_attention, launcher/src/main.rs from v2.3.0):
+// "flashinfer" (blocks of 1 token), "flashdecoding" (256) or "paged" (16); "paged" before
+// v2.3.0. `sm` the card's compute capability x10 (0 unknown).
+std::string TgiLauncherAttention(std::string_view version, const ModelConfig* m, int sm);
 int TgiBlockSize(std::string_view attention);
 
 // Whether the v3 server chunks prefills for this model: without chunking it sets

@@ -7,10 +7,12 @@
 //     v1.0.0: num_blocks = int(free // total_cache_size) + warm-up blocks, free =
 //             max(0, free - (1 - MEMORY_FRACTION) x total) (no wiggle room);
 //     v1.4.1..v2.2: the same x 0.95 ("Leave 5% for some wiggle room");
-//     v2.3: x TGI_WIGGLE_ROOM (models/globals.py, default 0.95);
+//     v2.3..v2.4.1: x TGI_WIGGLE_ROOM (models/globals.py: default 0.95 at v2.3.0/v2.3.1,
+//             0.90 at v2.4.0/v2.4.1);
 //     v3.0.0..: get_free_memory(device, MEMORY_FRACTION x TGI_WIGGLE_ROOM) =
 //             max(0, free - (1 - fraction x wiggle) x total) (utils/import_utils.py);
-//             TGI_WIGGLE_ROOM 0.95 (v3.0), 0.93 (v3.1, v3.2), 0.90 (v3.3..v3.3.6).
+//             TGI_WIGGLE_ROOM 0.95 (v3.0.0-v3.0.2), 0.93 (v3.1, v3.2), 0.90 (v3.3..v3.3.7).
+//             (globals.py read at every tag from v2.3.0 to v3.3.7.)
 //     total_cache_size = layers x BLOCK_SIZE x kv_heads x head_size x 2 x dtype;
 //     BLOCK_SIZE (globals.py): 16 paged, 256 flashdecoding, 1 flashinfer, 64 ipex.
 //     Its failure: "Not enough memory to handle {N} prefill tokens. You need to
@@ -28,6 +30,8 @@
 namespace tpt::memory {
 double TgiDefaultWiggleRoom(std::string_view version) {
   if (VersionBefore(version, {1, 4, 1})) return 1.0;
+  if (VersionBefore(version, {2, 4, 0})) return 0.95;
+  if (VersionBefore(version, {3, 0, 0})) return 0.90;
   if (VersionBefore(version, {3, 1, 0})) return 0.95;
   if (VersionBefore(version, {3, 3, 0})) return 0.93;
   return 0.90;
@@ -123,15 +127,16 @@ double TgiDenseLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediat
 // log_softmax over them are never computed in the warm-up.
 bool TgiPrefillLogprobsByDefault(std::string_view version) { return VersionBefore(version, {3, 0, 0}); }
 
-// v3 defaults to flashinfer (launcher/src/main.rs resolve_attention v3.0.1, sm80 and
-// newer, head_dim 64/128/256). FlashCausalLM.__init__ (flash_causal_lm.py v3.0.1) builds
+// From v2.3.0 the launcher defaults to flashinfer (launcher/src/main.rs resolve_attention
+// v2.3.0-v3.3.7, head_dim 64/128/256; TgiLauncherAttention). FlashCausalLM.__init__
+// (flash_causal_lm.py v2.3.0, v2.4.0, v3.0.1; the same at v2.3.1, v2.4.1) builds
 // create_prefill_state, create_prefill_with_paged_kv_state and create_decode_state after
 // the model's weights; they share get_workspace()'s 128 MiB float workspace
 // (layers/attention/flashinfer.py v3.0.1), and each flashinfer 0.1.x wrapper
 // (server/Makefile-flashinfer: flashinfer 0.1.6) allocates an 8 MiB integer workspace on
 // the device. All of it is held when the warm-up reads the free memory.
 double TgiAttentionWorkspaceBytes(std::string_view version) {
-  if (VersionBefore(version, {3, 0, 0})) return 0;
+  if (VersionBefore(version, {2, 3, 0})) return 0;
   constexpr double kMiB = 1024.0 * 1024.0;
   return 128 * kMiB + 3 * 8 * kMiB;
 }

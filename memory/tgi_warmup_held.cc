@@ -29,8 +29,13 @@
 // follows no version, card, TP, model size or logits size. The point takes the most
 // measured, rounded up, so that it never promises a pool the server may not have; the
 // range runs to none of it. The aside half: 1.64 GiB (2.0.3, Mistral-7B-v0.3, A10G),
-// 0.03 GiB (2.4.0, Llama-3.1-70B, 2 x A100), inside; 14.1 GiB (1.0.0, Llama-2-70B,
-// 4 x A100, flags partly unstated) outside.
+// -0.22 GiB (2.4.0, Llama-3.1-70B, 2 x A100, with flashinfer's buffers and v2.4's 0.90
+// wiggle room), 0.12 GiB (2.0.3, Swallow-7B, A10), inside; 14.1 GiB (1.0.0, Llama-2-70B,
+// 4 x A100, flags partly unstated) outside. Per launch, with what the source explains and
+// what a replay puts in PyTorch's allocator: memory/README.md, "TGI's pool on every logged
+// launch" (task tgi3). Not in TGI's source, not settled: TGI initializes CUDA at import
+// (import_utils.py's torch.cuda.is_available()) before torch sets CUDA_MODULE_LOADING=LAZY,
+// so the host driver's default may decide whether every kernel image loads eagerly.
 #include "memory/tgi_warmup_held.h"
 
 #include <algorithm>

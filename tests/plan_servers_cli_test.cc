@@ -97,18 +97,26 @@ TEST(PlanServersCliTest, TgiWarmupThatDoesNotFitExitsOneWithItsRemedies) {
 // runs over all of them: T x vocab logits stay reserved when TGI reads the free memory,
 // and before v2.4.0 log_softmax's copy beside them (flash_causal_lm.py; in place from
 // #2661). Llama-3.1-8B on an A10G at the launcher's defaults (4,145 prefill tokens x
-// 128,256): v2.4.0's pool is larger than v2.2.0's by one 0.99 GiB copy x 0.95 wiggle
-// room (about 7,500 tokens of 128 KiB), and neither is the pool without the logits.
+// 128,256): v2.4.0 holds one 0.99 GiB copy less at the read than v2.3.1 (both flashinfer,
+// the same warm-up blocks), and its free memory, before the wiggle room (0.95 at v2.3.1,
+// 0.90 at v2.4.0: models/globals.py), is larger by that copy; neither is the pool without
+// the logits.
 TEST(PlanServersCliTest, TgiWarmupPricesThePrefillLogits) {
   const std::string base = "--server tgi --model " + Model("llama-3.1-8b-instruct") + " --gpu A10G --context-length 4096 ";
   CmdResult v22 = Plan(base + "--server-version 2.2.0");
+  CmdResult v23 = Plan(base + "--server-version 2.3.1");
   CmdResult v24 = Plan(base + "--server-version 2.4.0");
   ASSERT_EQ(v22.rc, 0) << v22.out;
+  ASSERT_EQ(v23.rc, 0) << v23.out;
   ASSERT_EQ(v24.rc, 0) << v24.out;
-  auto j22 = Json(v22), j24 = Json(v24);
-  const int64_t k22 = j22["kv_tokens"].get<int64_t>(), k24 = j24["kv_tokens"].get<int64_t>();
-  const double copy_tokens = 4145.0 * 128256 * 2 * 0.95 / 131072;
-  EXPECT_NEAR(static_cast<double>(k24 - k22), copy_tokens, 32) << k22 << " vs " << k24;
+  auto j22 = Json(v22), j23 = Json(v23), j24 = Json(v24);
+  const double copy_bytes = 4145.0 * 128256 * 2;
+  EXPECT_NEAR(j23["figures"]["activation_peak_bytes"].get<double>() - j24["figures"]["activation_peak_bytes"].get<double>(),
+              copy_bytes, 1.0);
+  EXPECT_NEAR(j24["figures"]["usable_bytes"].get<double>() / 0.90 - j23["figures"]["usable_bytes"].get<double>() / 0.95,
+              copy_bytes, 1.0);
+  const int64_t k22 = j22["kv_tokens"].get<int64_t>();
+  const double copy_tokens = copy_bytes * 0.95 / 131072;
   // The forward alone, given as the activation peak, leaves both copies' room to the pool.
   const double peak = j22["figures"]["activation_peak_bytes"].get<double>();
   const double logits = 2 * 4145.0 * 128256 * 2;
@@ -323,6 +331,31 @@ TEST(PlanServersCliTest, TgiV3HoldsFlashinferBuffersAtTheRead) {
                       " --gpu A10G --context-length 4096"));
   ASSERT_FALSE(v2["assumptions"].empty()) << v2.dump(1);
   for (const auto& a : v2["assumptions"]) EXPECT_EQ(a.get<std::string>().find("flashinfer buffers"), std::string::npos) << a;
+}
+
+// From v2.3.0 TGI's launcher defaults to flashinfer (resolve_attention, launcher/src/main.rs
+// v2.3.0-v2.4.1): KV blocks of 1 token (models/globals.py BLOCK_SIZE), the warm-up's blocks are
+// its tokens, and flashinfer's buffers are built with the model (flash_causal_lm.py v2.4.0).
+// Before v2.3.0 paged attention, blocks of 16. At v2.3.x gemma2 is forced to flashdecoding.
+TEST(PlanServersCliTest, TgiV23OnDefaultsToFlashinfer) {
+  const std::string args = " --model " + Model("llama-3.1-8b-instruct") + " --gpu A100-80G --context-length 4096";
+  auto v24 = Json(Plan("--server tgi --server-version 2.4.0" + args));
+  auto v22 = Json(Plan("--server tgi --server-version 2.2.0" + args));
+  auto said = [](const nlohmann::json& j, const std::string& what) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(said(v24, "KV blocks of 1 token(s) (flashinfer")) << v24["assumptions"].dump(1);
+  EXPECT_TRUE(said(v24, "flashinfer buffers")) << v24["assumptions"].dump(1);
+  EXPECT_TRUE(said(v22, "KV blocks of 16 token(s) (paged attention)")) << v22["assumptions"].dump(1);
+  EXPECT_FALSE(said(v22, "flashinfer buffers"));
+  // Two warm-up requests of 4095 + 1 tokens (max_new_tokens = max_total_tokens - truncate):
+  // 8190 blocks of 1 token, 512 of 16 before v2.3.0.
+  EXPECT_EQ(v24["figures"]["warmup_blocks"].get<int64_t>(), 2 * 4095);
+  EXPECT_EQ(v22["figures"]["warmup_blocks"].get<int64_t>(), 2 * 256);
+  for (const auto& u : v24["unknowns"]) EXPECT_EQ(u.get<std::string>().find("planned as v2.2"), std::string::npos) << u;
 }
 
 // The assumption that says TGI's --max-batch-prefill-tokens default, and its value.
