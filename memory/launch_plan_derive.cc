@@ -126,6 +126,18 @@ void ApplyDtypeFlag(PlanInput& in, std::vector<std::string>& assumptions) {
   in.weight_dtype = "bf16";
 }
 
+// vLLM before 0.6.5 cannot run an interleaved sliding window: for Gemma-2 (model_type gemma2,
+// a sliding_window in its config) ModelConfig.__init__ sets disable_sliding_window and
+// _get_and_verify_max_len caps max_model_len at the window (config.py 0.5.4:163-176,
+// 0.6.0:213, 0.6.3.post1:176-190, 0.6.4.post1:226-240; 0.6.5 keeps the window in the
+// attention layers, interleaved_sliding_window, and caps only under VLLM_ATTENTION_BACKEND=
+// XFORMERS). Gemma-2 arrived in 0.5.1. The cap, or 0 where none applies.
+int64_t VllmInterleavedWindowCap(const PlanInput& in, const ModelConfig& m) {
+  if (in.framework != "vllm" || m.model_type != "gemma2" || m.sliding_window <= 0) return 0;
+  if (in.version.empty() || !VersionBefore(in.version, {0, 6, 5})) return 0;
+  return m.sliding_window;
+}
+
 }  // namespace
 
 namespace internal {
@@ -205,6 +217,26 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                                  : std::string("4096 without a max_position_embeddings at the config's top level")) +
                             ", launcher/src/main.rs get_max_position_embeddings v2.0.0-v2.4.0); pass "
                             "--max-total-tokens and --max-input-tokens for more");
+    } else if (const int64_t cap = VllmInterleavedWindowCap(in, m); cap > 0) {
+      // vLLM 0.5.x-0.6.4 disables Gemma-2's interleaved sliding window and caps max_model_len
+      // at the window (VllmInterleavedWindowCap); a --max-model-len above it is refused.
+      if (in.context_length && *in.context_length > cap) {
+        return InvalidArgumentError(
+            "vLLM " + in.version + " caps " + m.model_type + "'s max_model_len at its sliding window (" +
+            std::to_string(cap) + "): 'has interleaved attention, which is currently not supported by vLLM. "
+            "Disabling sliding window and capping the max length to the sliding window size' (config.py "
+            "ModelConfig, 0.5.4-0.6.4.post1), and --max-model-len " + std::to_string(*in.context_length) +
+            " is refused ('User-specified max_model_len ... is greater than the derived max_model_len'); pass "
+            "--max-model-len " + std::to_string(cap) + " or less, or plan vLLM 0.6.5 or later");
+      }
+      if (!in.context_length) {
+        in.context_length = std::min<int64_t>(cap, m.max_position > 0 ? m.max_position : cap);
+        in.context_from_model = true;
+        assumptions.push_back("context length " + std::to_string(*in.context_length) + ": vLLM " + in.version +
+                              " caps " + m.model_type + "'s max_model_len at its sliding window (" +
+                              std::to_string(cap) +
+                              ", interleaved attention is not supported: config.py ModelConfig, 0.5.4-0.6.4.post1)");
+      }
     } else if (!in.context_length && m.max_position > 0 && !tgi_v1) {
       in.context_length = m.max_position;
       in.context_from_model = true;

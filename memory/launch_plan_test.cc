@@ -368,6 +368,39 @@ TEST(PlanModelTest, VllmV0QwenVlEncoderCanBeThePeak) {
   EXPECT_TRUE(said);
 }
 
+// vLLM 0.5.x-0.6.4 cannot run Gemma-2's interleaved sliding window: it disables the window and
+// caps max_model_len at it (config.py ModelConfig, 0.5.4:163-176); 0.6.5 keeps the model's
+// 8,192. A --max-model-len above the cap is refused by vLLM, and so by the plan.
+TEST(PlanModelTest, VllmBefore065CapsGemma2AtItsSlidingWindow) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.5.4";
+  in.total_bytes = 22.05 * kGiB;
+  in.model = SampleModel("gemma-2b-it");
+  in.model->model_type = "gemma2";
+  in.model->sliding_window = 4096;
+  ASSERT_EQ(in.model->max_position, 8192);
+  auto capped = MakePlan(in);
+  ASSERT_TRUE(capped.ok()) << capped.status().ToString();
+  ASSERT_GT(capped->kv_tokens, 0);
+  EXPECT_NEAR(capped->max_concurrency, static_cast<double>(capped->kv_tokens) / 4096, 1e-6);
+  bool said = false;
+  for (const auto& a : capped->assumptions) said = said || a.find("caps gemma2's max_model_len") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  PlanInput asked = in;
+  asked.context_length = 8192;
+  auto refused = MakePlan(asked);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--max-model-len 4096"), std::string::npos) << refused.status().message();
+
+  in.version = "0.6.5";
+  auto later = MakePlan(in);
+  ASSERT_TRUE(later.ok()) << later.status().ToString();
+  ASSERT_GT(later->kv_tokens, 0);
+  EXPECT_NEAR(later->max_concurrency, static_cast<double>(later->kv_tokens) / 8192, 1e-6);
+}
+
 TEST(PlanModelTest, WeightsOomAndTheSmallestTpThatFits) {
   PlanInput in;
   in.framework = "vllm";

@@ -123,6 +123,14 @@ struct ModelConfig {
   double mm_video_token_scale = 1.0;
   std::string vision_note;
   int vision_heads = 0;            // vision_config.num_attention_heads (eager ViT attention scores)
+  // The parts of an InternVL tower (InternVLChatModel) that vLLM does not split by TP, within
+  // vision_params: the projector mlp1 (nn.Linear, internvl.py _init_mlp1, 0.6.6:561-571),
+  // whole on every rank; the ViT's attention (qkv, proj, q/k norms), whole on every rank
+  // when vision_config.num_attention_heads % tp != 0 (intern_vit.py _init_attn 0.6.6:345-360
+  // falls back to InternSdpaAttention's nn.Linear; later versions set use_data_parallel for
+  // the same test). 0 for every other tower.
+  double vision_whole_params = 0;
+  double vision_attn_params = 0;
   // The top level of config.json as TGI's launcher reads it (launcher/src/main.rs RawConfig
   // -> Config, v3.0.0-v3.3.6): no descent into text_config, so a VLM whose language model is
   // nested has none of these. 0 / false when absent.

@@ -216,6 +216,41 @@ TEST(ModelConfigTest, TensorParallelShardingKeepsReplicatedParts) {
   EXPECT_NEAR(pp2 / one, 0.5, 0.02);
 }
 
+// vLLM's InternVL keeps the projector mlp1 (nn.Linear) whole on every rank, and the ViT's
+// attention too when its heads do not divide by TP (intern_vit.py _init_attn, 0.6.6: 25
+// heads of InternViT-6B at TP 8 fall back to InternSdpaAttention). InternVL3-78B at TP 8
+// with vLLM 0.6.6.post1 logged 21.67 GiB a rank; split like the language model the plan
+// said 18.23.
+TEST(ModelConfigTest, VllmInternVlKeepsProjectorAndIndivisibleViTAttentionWhole) {
+  const int h = 320, text = 512, layers = 4;
+  nlohmann::json j = {
+      {"architectures", {"InternVLChatModel"}},
+      {"downsample_ratio", 0.5},
+      {"llm_config",
+       {{"architectures", {"Qwen2ForCausalLM"}}, {"num_hidden_layers", 2}, {"hidden_size", text},
+        {"intermediate_size", 1024}, {"num_attention_heads", 8}, {"num_key_value_heads", 8}, {"vocab_size", 1000}}},
+      {"vision_config",
+       {{"architectures", {"InternVisionModel"}}, {"hidden_size", h}, {"num_hidden_layers", layers},
+        {"num_attention_heads", 5}, {"intermediate_size", 1280}, {"qkv_bias", false}, {"qk_normalization", true},
+        {"patch_size", 14}, {"image_size", 448}}}};
+  auto parsed = ParseModelConfig(j, "internvl.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const ModelConfig& m = *parsed;
+  const double in = 4.0 * h;  // pixel shuffle at 0.5: 4 x the ViT width
+  const double mlp1 = 2 * in + in * text + text + 1.0 * text * text + text;
+  EXPECT_DOUBLE_EQ(m.vision_whole_params, mlp1);
+  EXPECT_DOUBLE_EQ(m.vision_attn_params, layers * (4.0 * h * h + h + 2.0 * h));
+  const double split = m.vision_params - m.vision_whole_params - m.vision_attn_params;
+  // TP 5 divides the 5 heads: only mlp1 stays whole. TP 2 does not: the attention does too.
+  ModelConfig text_only = m;
+  text_only.vision_params = text_only.vision_whole_params = text_only.vision_attn_params = 0;
+  EXPECT_NEAR(PerRank(m, 5) - PerRank(text_only, 5), ((split + m.vision_attn_params) / 5 + mlp1) * 2, 1);
+  EXPECT_NEAR(PerRank(m, 2) - PerRank(text_only, 2), (split / 2 + m.vision_attn_params + mlp1) * 2, 1);
+  // SGLang's tower is not this code: split by TP as before.
+  EXPECT_NEAR(PerRank(m, 2, 1, 1, "sglang") - PerRank(text_only, 2, 1, 1, "sglang"), m.vision_params / 2 * 2,
+              0.01 * m.vision_params);
+}
+
 TEST(ModelConfigTest, MlaMoeAndFp8Blocks) {
   ModelConfig m = Load("deepseek-v3");
   EXPECT_TRUE(m.IsMla());

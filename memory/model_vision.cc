@@ -61,6 +61,30 @@ void SetQwenProcessorMaxPixels(ModelConfig& m, int64_t image_max_pixels, int64_t
   if (video_max_pixels > 0) m.mm_video_rows = video_max_pixels / (patch_area * std::max(m.vit_temporal, 1) * merge_area);
 }
 
+// InternVL (InternVLChatModel; vLLM models/internvl.py + intern_vit.py, read at 0.6.6): the
+// projector mlp1 is LayerNorm(4h) + Linear(4h, text hidden) + GELU + Linear(text hidden, text
+// hidden) over the pixel-shuffled features (h / downsample_ratio^2 wide, _init_mlp1
+// 0.6.6:561-571), in place of VisionParams' generic projector; the ViT's attention per layer
+// is qkv (h x 3h, bias when qkv_bias), proj (h x h + bias) and the q/k RMSNorms when
+// qk_normalization (InternSdpaAttention / InternParallelAttention, intern_vit.py 0.6.6:126-252).
+void SetInternVlParts(const json& top, const json& v, int text_hidden, ModelConfig& m, double& params) {
+  const int h = Num<int>(v, {"hidden_size"}).value_or(0);
+  const int layers = Num<int>(v, {"num_hidden_layers"}).value_or(0);
+  const double ratio = Num<double>(top, {"downsample_ratio"}).value_or(0.5);
+  if (h <= 0 || layers <= 0 || text_hidden <= 0 || !(ratio > 0 && ratio <= 1)) return;
+  const int shuffle = static_cast<int>(1 / ratio);  // int(1 / self.downsample_ratio)
+  const double in = static_cast<double>(h) * shuffle * shuffle;
+  const double out = text_hidden;
+  const double mlp1 = 2 * in + in * out + out + out * out + out;
+  const int vision_out = Num<int>(v, {"out_hidden_size", "projection_dim"}).value_or(text_hidden);
+  const double generic = static_cast<double>(h) * h + static_cast<double>(h) * std::max(vision_out, 1);
+  params += mlp1 - generic;
+  m.vision_whole_params = mlp1;
+  const bool bias = v.value("qkv_bias", false);
+  const bool qk_norm = v.value("qk_normalization", false);
+  m.vision_attn_params = layers * (4.0 * h * h + (bias ? 3.0 * h : 0.0) + h + (qk_norm ? 2.0 * h : 0.0));
+}
+
 }  // namespace
 
 Status ReadVisionTowers(const json& j, const json& t, const std::string& src, ModelConfig& m) {
@@ -171,6 +195,9 @@ Status ReadVisionTowers(const json& j, const json& t, const std::string& src, Mo
           }
         }
       }
+    }
+    if (p > 0 && m.architecture == "InternVLChatModel" && std::string(k) == "vision_config") {
+      SetInternVlParts(j, *it, m.hidden, m, p);
     }
     if (p > 0) {
       m.vision_params += p;

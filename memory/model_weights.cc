@@ -146,7 +146,16 @@ class WeightCounter {
     }
   }
 
-  void Vision() { Plain(m_.vision_params / tp_); }
+  // The tower split by TP, but for what vLLM keeps whole on every rank (InternVL's projector,
+  // and its ViT attention when the heads do not divide by TP: ModelConfig::vision_whole_params).
+  void Vision(bool vllm) {
+    double whole = 0;
+    if (vllm) {
+      whole = m_.vision_whole_params;
+      if (m_.vision_heads > 0 && m_.vision_heads % tp_ != 0) whole += m_.vision_attn_params;
+    }
+    Plain((m_.vision_params - whole) / tp_ + whole);
+  }
 
 
   void set_linear_mixer_params(double v) { linear_mixer_params_ = v; }
@@ -230,7 +239,7 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
     c.set_linear_mixer_params(mixer);
     for (int i = first; i < last; ++i) c.Layer(i);
     c.Embedding(first_stage, last_stage);
-    if (vision) c.Vision();
+    if (vision) c.Vision(s.framework == "vllm");
     return c.Take();
   };
 
@@ -360,7 +369,21 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
     w.notes.push_back(buf);
   }
   if (m.vision_params > 0) {
-    w.notes.push_back("vision/audio tower " + m.vision_note + ", assumed split by TP like the language model");
+    std::string split = ", assumed split by TP like the language model";
+    if (s.framework == "vllm" && m.vision_whole_params > 0) {
+      auto billions = [](double p) {
+        char b[32];
+        std::snprintf(b, sizeof(b), "%.2fB params", p / 1e9);
+        return std::string(b);
+      };
+      split = ", split by TP but for the projector mlp1 (" + billions(m.vision_whole_params) + ")";
+      if (m.vision_heads > 0 && m.vision_heads % s.tp != 0) {
+        split += " and the ViT attention (" + billions(m.vision_attn_params) + ": " + std::to_string(m.vision_heads) +
+                 " heads do not divide by TP " + std::to_string(s.tp) + ")";
+      }
+      split += ", whole on every rank (vLLM internvl.py _init_mlp1, intern_vit.py _init_attn)";
+    }
+    w.notes.push_back("vision/audio tower " + m.vision_note + split);
   }
   return w;
 }
