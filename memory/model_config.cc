@@ -330,6 +330,14 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     if (auto s = Num<int>(t, {"shared_expert_intermediate_size"}); s && *s > 0) {  // Qwen2-MoE: one wide shared expert
       m.shared_experts = 1;
       m.shared_intermediate = *s;
+    } else if (Bool(t, "residual_moe").value_or(false) && m.intermediate > 0) {
+      // Grok-1/2 (residual_moe): every layer runs a dense MLP of intermediate_size beside its
+      // experts of moe_intermediate_size and averages the two (SGLang srt/models/grok.py
+      // Grok1DecoderLayer: self.mlp = Grok1MLP(intermediate_size=config.intermediate_size,
+      // quant_config), moe_with_rmoe): priced as one shared expert of that width, sharded
+      // and quantized as the experts' MLP is (Grok-2: 51.5B of its 270B parameters).
+      m.shared_experts = 1;
+      m.shared_intermediate = m.intermediate;
     } else {
       m.shared_experts = Num<int>(t, {"n_shared_experts", "num_shared_experts"}).value_or(0);
       if (mt == "llama4_text" || mt == "llama4") m.shared_experts = 1;

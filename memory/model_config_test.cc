@@ -37,6 +37,30 @@ double Params(const ModelConfig& m) {
   return w.ok() ? w->config_total_bytes / m.dtype_bytes : 0;
 }
 
+// Grok-2 (residual_moe: true) runs a dense MLP of intermediate_size beside its 8 experts
+// of moe_intermediate_size in every layer (SGLang grok.py Grok1DecoderLayer.mlp): 270B
+// parameters, not the 218B of the experts and attention alone (launches14: a Grok-2 TP8
+// launch logged 36.73 GiB a rank of fp8 weights; the plan said 25.77 and its pool +40.9%).
+TEST(ModelConfigTest, GrokResidualMoeCountsTheDenseMlpBesideTheExperts) {
+  nlohmann::json c = {{"architectures", {"Grok1ForCausalLM"}}, {"model_type", "git"},  {"vocab_size", 131072},
+                      {"hidden_size", 8192},                   {"intermediate_size", 32768},
+                      {"moe_intermediate_size", 16384},         {"residual_moe", true},
+                      {"num_local_experts", 8},                {"num_experts_per_tok", 2},
+                      {"num_hidden_layers", 64},               {"num_attention_heads", 64},
+                      {"num_key_value_heads", 8},              {"head_dim", 128},
+                      {"max_position_embeddings", 131072},     {"torch_dtype", "bfloat16"}};
+  auto m = ParseModelConfig(c, "grok-2/config.json");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->shared_experts, 1);
+  EXPECT_EQ(m->shared_intermediate, 32768);
+  EXPECT_NEAR(Params(*m) / 1e9, 269.5, 1.5);
+  c["residual_moe"] = false;
+  auto plain = ParseModelConfig(c, "grok-2/config.json");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->shared_experts, 0);
+  EXPECT_NEAR((Params(*m) - Params(*plain)) / 1e9, 64 * 3.0 * 8192 * 32768 / 1e9, 0.1);
+}
+
 TEST(ModelConfigTest, DenseGqaFields) {
   ModelConfig m = Load("qwen3-32b");
   EXPECT_EQ(m.architecture, "Qwen3ForCausalLM");
