@@ -31,6 +31,7 @@ LaunchLine SglangOrVllm(const LaunchSpec& s, const std::string& model) {
   // differs by version and card, and the plan's figures hold for this one.
   if (s.fraction) flag("--mem-fraction-static", "--gpu-memory-utilization", Two(*s.fraction));
   if (s.context_length) flag("--context-length", "--max-model-len", std::to_string(*s.context_length));
+  if (s.quantize_fp8) flag("--quantization", "--quantization", "fp8");  // online FP8 of a 16-bit checkpoint
   if (!AutoKv(s.kv_cache_dtype)) flag("--kv-cache-dtype", "--kv-cache-dtype", s.kv_cache_dtype);
   if (s.max_batch_size && sglang) flag("--cuda-graph-max-bs", "", std::to_string(*s.max_batch_size));
   if (s.max_batch_tokens) flag("--chunked-prefill-size", "--max-num-batched-tokens", std::to_string(*s.max_batch_tokens));
@@ -66,6 +67,7 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
   if (s.max_batch_total_tokens) l.command += " --max-batch-total-tokens " + std::to_string(*s.max_batch_total_tokens);
   if (s.max_batch_size) l.command += " --max-batch-size " + std::to_string(*s.max_batch_size);
   if (s.tgi_prefill_logprobs) l.command += " --enable-prefill-logprobs";
+  if (s.quantize_fp8) l.command += " --quantize fp8";  // the launcher's Quantization::Fp8
   // Before v0.9.4 there is no --cuda-memory-fraction: the KV cache is the total asked.
   if (s.max_batch_total_tokens) {
     l.defaults.push_back("--max-batch-total-tokens is the KV cache before TGI v0.9.4 (no --cuda-memory-fraction)");
@@ -123,6 +125,10 @@ StatusOr<LaunchLine> Trtllm(const LaunchSpec& s, const std::string& model) {
   }
   LaunchLine l;
   l.command = "trtllm-serve " + model + " --backend pytorch";
+  if (s.quantize_fp8) {
+    l.defaults.push_back("weights: trtllm-serve quantizes no checkpoint at load; the plan priced FP8 weights, so "
+                         "quantize the checkpoint to FP8 first (ModelOpt, which writes hf_quant_config.json)");
+  }
   if (s.tp > 1) l.command += " --tp_size " + std::to_string(s.tp);
   if (s.pp > 1) l.command += " --pp_size " + std::to_string(s.pp);
   if (s.context_length) l.command += " --max_seq_len " + std::to_string(*s.context_length);
@@ -146,6 +152,10 @@ StatusOr<LaunchLine> Lmdeploy(const LaunchSpec& s, const std::string& model) {
   if (s.pp > 1) return InvalidArgumentError("lmdeploy serve api_server has no pipeline parallelism; use --tp");
   LaunchLine l;
   l.command = "lmdeploy serve api_server " + model;
+  if (s.quantize_fp8) {
+    l.defaults.push_back("weights: LMDeploy quantizes no weights to FP8 at load; the plan priced FP8 weights, so "
+                         "quantize the checkpoint first (lmdeploy lite)");
+  }
   if (s.backend == "pytorch") l.command += " --backend pytorch";
   else if (!s.backend.empty() && s.backend != "turbomind") {
     return InvalidArgumentError("LMDeploy's --backend is turbomind or pytorch, not " + s.backend);

@@ -95,6 +95,36 @@ TEST(LaunchCommandTest, LmdeployApiServer) {
   EXPECT_FALSE(RenderLaunch(s).ok());
 }
 
+// A plan priced with --dtype fp8 on a 16-bit checkpoint (weights quantized at load) puts
+// the server's own switch on the line: SGLang's and vLLM's --quantization fp8, TGI's
+// --quantize fp8; trtllm-serve and LMDeploy quantize nothing at load, which is said
+// (launches14: a Grok-2 SGLang plan with --dtype fp8 printed a line without it).
+TEST(LaunchCommandTest, WeightsQuantizedAtLoadAreOnTheLineOrSaid) {
+  for (const char* fw : {"sglang", "vllm"}) {
+    LaunchSpec s = Spec(fw);
+    s.quantize_fp8 = true;
+    auto l = RenderLaunch(s);
+    ASSERT_TRUE(l.ok()) << fw;
+    EXPECT_NE(l->command.find(" --quantization fp8"), std::string::npos) << l->command;
+    s.quantize_fp8 = false;
+    EXPECT_EQ(RenderLaunch(s)->command.find("--quantization"), std::string::npos) << fw;
+  }
+  LaunchSpec t = Spec("tgi");
+  t.quantize_fp8 = true;
+  EXPECT_NE(RenderLaunch(t)->command.find(" --quantize fp8"), std::string::npos);
+  for (const char* fw : {"trtllm", "lmdeploy"}) {
+    LaunchSpec s = Spec(fw);
+    s.quantize_fp8 = true;
+    auto l = RenderLaunch(s);
+    ASSERT_TRUE(l.ok()) << fw;
+    EXPECT_EQ(l->command.find("fp8"), std::string::npos) << l->command;
+    EXPECT_TRUE(std::any_of(l->defaults.begin(), l->defaults.end(),
+                            [](const std::string& d) { return d.rfind("weights: ", 0) == 0 && d.find("FP8") != std::string::npos; }))
+        << fw;
+    SaidOnce(*l);
+  }
+}
+
 TEST(LaunchCommandTest, SglangAndVllmKeepTheirFlagsAndUnknownServersAreNamed) {
   auto sg = RenderLaunch(Spec("sglang"));
   ASSERT_TRUE(sg.ok());

@@ -684,6 +684,7 @@ StatusOr<Plan> Run(const PlanInput& user) {
   p->weights = west;
   if (in->context_length) p->input.context_length = in->context_length;
   p->input.context_from_model = in->context_from_model;
+  p->input.quantize_fp8_at_load = in->quantize_fp8_at_load;  // the launch line's --quantization fp8
   p->input.encoder_modality = in->encoder_modality;
   p->input.encoder_peak_bytes = in->encoder_peak_bytes;
   if (in->encoder_profile_unmodelled) {

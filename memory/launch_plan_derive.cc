@@ -119,6 +119,7 @@ void ApplyDtypeFlag(PlanInput& in, std::vector<std::string>& assumptions) {
     assumptions.push_back(flag + ": the " + m.torch_dtype +
                           " linears quantized to FP8 at load (the servers' --quantization fp8, per-tensor scales)");
     in.weight_dtype = "bf16";
+    in.quantize_fp8_at_load = true;
     return;
   }
   assumptions.push_back(flag + " ignored: the checkpoint is " + m.torch_dtype + " and a server cannot load it as " +

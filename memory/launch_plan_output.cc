@@ -24,6 +24,7 @@ LaunchSpec ServerSpecOf(const PlanInput& in) {
   s.pp = in.pp;
   s.dp = in.dp;
   s.kv_cache_dtype = in.kv_cache_dtype;
+  s.quantize_fp8 = in.quantize_fp8_at_load;
   s.backend = in.framework == "trtllm"
                   ? (in.trtllm_backend.empty() ? TrtllmDefaultBackend(in.version) : in.trtllm_backend)
                   : in.lmdeploy_backend;

@@ -878,6 +878,10 @@ TEST(PlanCliTest, DtypeBesideModelIsUsedOrSaid) {
   auto fp8 = nlohmann::json::parse(Plan(base + " --dtype fp8").out);
   EXPECT_LT(fp8["weights"]["per_rank_bytes"].get<double>(), 0.6 * plain["weights"]["per_rank_bytes"].get<double>());
   EXPECT_TRUE(assumed(fp8, "--dtype fp8: the bfloat16 linears quantized to FP8 at load")) << fp8["assumptions"].dump();
+  // The line to launch with quantizes as the plan priced (vLLM's --quantization fp8).
+  EXPECT_NE(fp8["launch_command"].get<std::string>().find(" --quantization fp8"), std::string::npos)
+      << fp8["launch_command"].dump();
+  EXPECT_EQ(plain["launch_command"].get<std::string>().find("--quantization"), std::string::npos);
   auto int4 = nlohmann::json::parse(Plan(base + " --dtype int4").out);
   EXPECT_TRUE(assumed(int4, "--dtype int4 ignored: the checkpoint is bfloat16")) << int4["assumptions"].dump();
   EXPECT_DOUBLE_EQ(int4["weights"]["per_rank_bytes"].get<double>(), plain["weights"]["per_rank_bytes"].get<double>());
