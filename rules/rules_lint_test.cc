@@ -597,5 +597,15 @@ TEST(RulesLintTest, SigillNamesTheCpuInstructionSetNotTheOomKiller) {
   }
 }
 
+// An illegal access inside TensorRT-LLM's TRTLLM-gen block-scale MoE kernels
+// is the MoE backend the run chose (moe backend TRTLLM): the Fix switches the
+// backend to CUTLASS before any next step (holdout30 trtllm-3879).
+TEST(RulesLintTest, IllegalAccessInTrtllmGenMoeKernelsSwitchesTheMoeBackend) {
+  Diagnosis d = PrimaryOf("illegal_memory_access", "pos_trtllm_serve_trtllm_gen_moe_kernel_load.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "moe_config.backend");
+  EXPECT_EQ(d.remedy.front().value, "CUTLASS");
+}
+
 }  // namespace
 }  // namespace tpt
