@@ -169,6 +169,10 @@ TEST(FindingScopeTest, Functions) {
   EXPECT_EQ(EvalExpr(ev, 3, "phase()").str(), "weight loading");
   EXPECT_EQ(EvalExpr(ev, oom, "ceil_pow2(40)").number(), 64);
   EXPECT_EQ(EvalExpr(ev, oom, "ceil_pow2(64)").number(), 64);
+  EXPECT_EQ(EvalExpr(ev, oom, "largest_divisor_at_most(71, 2)").number(), 1) << "71 heads are prime";
+  EXPECT_EQ(EvalExpr(ev, oom, "largest_divisor_at_most(40, 3)").number(), 2);
+  EXPECT_EQ(EvalExpr(ev, oom, "largest_divisor_at_most(64, 8)").number(), 8);
+  EXPECT_TRUE(EvalExpr(ev, oom, "largest_divisor_at_most(0, 8)").is_null());
   EXPECT_EQ(EvalExpr(ev, oom, "choose(1 > 2, 'a', 'b')").str(), "b");
   EXPECT_EQ(EvalExpr(ev, oom, "num('120') + 1").number(), 121);
   EXPECT_TRUE(EvalExpr(ev, oom, "num('12a')").is_null());

@@ -670,6 +670,17 @@ Value CeilPow2(const RunScope&, const Args& a) {
   return p;
 }
 
+// largest_divisor_at_most(n, m): the largest d in [1, m] that divides n (a
+// parallel size that splits n heads evenly); null unless n, m are whole and >= 1.
+Value LargestDivisorAtMost(const RunScope&, const Args& a) {
+  if (a.size() < 2 || !a[0].is_number() || !a[1].is_number()) return Value();
+  double n = a[0].number(), m = a[1].number();
+  if (n < 1 || m < 1 || n > 1e9 || n != static_cast<long long>(n) || m != static_cast<long long>(m)) return Value();
+  for (long long d = std::min<long long>(static_cast<long long>(m), static_cast<long long>(n)); d > 1; --d)
+    if (static_cast<long long>(n) % d == 0) return static_cast<double>(d);
+  return 1.0;
+}
+
 template <bool kSm>
 Value GpuInfo(const RunScope& s, const Args&) {
   if (s.run().gpu().empty()) return Value();
@@ -708,6 +719,7 @@ const std::vector<FunctionDef>& Table() {
       {"find_text", 1, 1, FindText}, {"extract", 2, 2, ExtractFn}, {"lower", 1, 1, LowerFn}, {"num", 1, 1, Num},
       {"oom_process_bytes", 2, 2, OomProcessBytes},
       {"concat", 1, kAny, Concat}, {"choose", 3, 3, Choose}, {"ceil_pow2", 1, 1, CeilPow2},
+      {"largest_divisor_at_most", 2, 2, LargestDivisorAtMost},
       {"env_match", 1, 1, EnvMatch},
       // The run.
       {"version_ge", 1, 1, VersionCompare<true>}, {"version_lt", 1, 1, VersionCompare<false>},

@@ -584,5 +584,28 @@ TEST(RulesLintTest, NcclIbFailuresNameTheIbSettingNotTheSocketInterface) {
   for (const auto& r : wc.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
 }
 
+// A process killed by SIGILL (TGI's 'signaled to shutdown with signal 4', the
+// shell's 'Illegal instruction (core dumped)') is the CPU refusing an
+// instruction of the build: the Fix looks at the CPU's instruction sets, not
+// at dmesg for the OOM killer or a segfault (holdout30 tgi-1627).
+TEST(RulesLintTest, SigillNamesTheCpuInstructionSetNotTheOomKiller) {
+  for (const char* log : {"pos_tgi_shard_signal_4_sigill.log", "pos_shell_illegal_instruction.log"}) {
+    Diagnosis d = PrimaryOf("process_crashed", log);
+    ASSERT_FALSE(d.remedy.empty()) << log;
+    EXPECT_EQ(d.remedy.front().flag, "CPU flags") << log;
+    for (const auto& r : d.remedy) EXPECT_NE(r.flag, "dmesg") << log;
+  }
+}
+
+// An illegal access inside TensorRT-LLM's TRTLLM-gen block-scale MoE kernels
+// is the MoE backend the run chose (moe backend TRTLLM): the Fix switches the
+// backend to CUTLASS before any next step (holdout30 trtllm-3879).
+TEST(RulesLintTest, IllegalAccessInTrtllmGenMoeKernelsSwitchesTheMoeBackend) {
+  Diagnosis d = PrimaryOf("illegal_memory_access", "pos_trtllm_serve_trtllm_gen_moe_kernel_load.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "moe_config.backend");
+  EXPECT_EQ(d.remedy.front().value, "CUTLASS");
+}
+
 }  // namespace
 }  // namespace tpt
