@@ -313,6 +313,27 @@ TEST(RulesLintTest, IllegalAccessWithTheFusedAllReduceOnNamesTheFusionBelowSure)
   }
 }
 
+// A bare 'No space left on device' (no path, no write named) is the disk only
+// likely: ENOSPC is also /dev/shm, a tmpfs or inotify's watches. It reads below
+// kSureEnough with df as the next step; with the path it stays disk_full at 0.85
+// (fresh set 13: a cut of vllm-ascend#10363, a SemLock on a full /dev/shm, read
+// disk_full 0.85 once the SemLock frames were cut away).
+TEST(RulesLintTest, BareEnospcIsADiskOnlyBelowSure) {
+  auto bare = TheAnalyzer().Run({(SamplesDir() / "disk_full_unplaced" / "pos_bare_enospc_engine_core.log").string()});
+  ASSERT_TRUE(bare.ok());
+  ASSERT_FALSE(bare->diagnoses.empty());
+  EXPECT_EQ(bare->root_cause, "disk_full");
+  EXPECT_LT(bare->diagnoses[0].confidence, kSureEnough);
+  ASSERT_FALSE(bare->diagnoses[0].remedy.empty());
+  EXPECT_EQ(bare->diagnoses[0].remedy.front().flag, "df");
+  EXPECT_EQ(bare->diagnoses[0].remedy.front().kind, "next_step");
+  auto placed = TheAnalyzer().Run({(SamplesDir() / "disk_full_unplaced" / "neg_enospc_with_path.log").string()});
+  ASSERT_TRUE(placed.ok());
+  ASSERT_FALSE(placed->diagnoses.empty());
+  EXPECT_EQ(placed->diagnoses[0].rule, "disk_full");
+  EXPECT_GE(placed->diagnoses[0].confidence, kSureEnough);
+}
+
 // Every outranks.unless_rule names a built-in rule of the surface's root cause
 // (a misspelt name would silently keep the cause ahead).
 TEST(RulesLintTest, OutranksUnlessRuleNamesARuleOfTheSurface) {
