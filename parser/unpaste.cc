@@ -170,7 +170,7 @@ Status UnpasteSource::Pull() {
     Bytes b;
     size_t start = 0;
     bool cri_ends = true;
-    if (quote_ == 0 && indent_ == 0 && !viewer_lines_ && record_head_.empty() && record_pieces_ == 0 &&
+    if (quote_ == 0 && indent_ == 0 && !viewer_lines_ && !glued_ && record_head_.empty() && record_pieces_ == 0 &&
         (view.empty() || view[0] != '{') && !CriRecord(view, &start, &cri_ends)) {
       if (clean) {
         b.high = unread.high;  // (a line of all-ASCII bytes: none of them high)
@@ -243,6 +243,12 @@ Status UnpasteSource::Pull() {
     if (b.fence) StripCodeSpan(&text);
     if (viewer_lines_ && IsViewerRecordLine(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
+    if (glued_ && GluedRecords(text, &cuts_)) {
+      PushCutGlued(&text, newline, static_cast<uint8_t>(std::min<size_t>(front, 255)));
+      for (; record_pieces_ > 1; --record_pieces_) lines_.PushBack();
+      record_pieces_ = 0;
+      continue;
+    }
     Line& l = lines_.PushBack();
     l.newline = newline;
     l.front = static_cast<uint8_t>(std::min<size_t>(front, 255));
@@ -315,6 +321,9 @@ void UnpasteSource::Learn() {
     indent_char_ = '\t';
     rewrite([](std::string* line, size_t n) { StripIndent(line, n, '\t'); }, indent_ = tabs);
   }
+  // Records glued onto one line (their newlines lost): cut apart, here and
+  // in every later line.
+  CutGluedInQueue();
   // A log viewer's export that follows each record with a line of its own
   // (date, time, pod name): three or more, a third of the lines or more.
   {
@@ -381,6 +390,49 @@ void UnpasteSource::Learn() {
   if (needed == 2 && continued == 2 && with_next == 2) width_ = longest;
   if (continued >= 3 && continued * 5 >= with_next * 4) width_ = longest;
   if (width_) LearnSecondWidth(needed);
+}
+
+// A line of glued records becomes a line a record. Unlike a join (its
+// pieces keep their numbers), the cut adds lines: the numbers after it move
+// on by as many (a paste that lost its newlines has no numbers to keep).
+void UnpasteSource::PushCutGlued(std::string* text, bool newline, uint8_t front) {
+  size_t from = 0;
+  for (size_t k = 0; k <= cuts_.size(); ++k) {
+    const size_t to = k < cuts_.size() ? cuts_[k] : text->size();
+    Line& l = lines_.PushBack();
+    l.text.assign(*text, from, to - from);
+    l.newline = k < cuts_.size() || newline;
+    if (k == 0) l.front = front;
+    from = to;
+  }
+}
+
+void UnpasteSource::CutGluedInQueue() {
+  bool any = false;
+  for (size_t i = 0; i < lines_.size() && !any; ++i) any = GluedRecords(Text(lines_[i]), &cuts_);
+  if (!any) return;
+  glued_ = true;
+  std::vector<Line> held;
+  held.reserve(lines_.size());
+  while (!lines_.empty()) {
+    Line& l = lines_.front();
+    if (!l.own) {  // (its bytes stay in raw_ until the next Pull: copied now)
+      l.text.assign(Text(l));
+      l.own = true;
+    }
+    held.push_back(std::move(l));
+    lines_.pop_front();
+  }
+  for (Line& l : held) {
+    if (GluedRecords(l.text, &cuts_)) {
+      PushCutGlued(&l.text, l.newline, l.front);
+      continue;
+    }
+    Line& kept = lines_.PushBack();
+    kept.text.swap(l.text);
+    kept.newline = l.newline;
+    kept.front = l.front;
+  }
 }
 
 // A paste cut at one width that was already cut at a wider one (a log wrapped

@@ -91,6 +91,13 @@ size_t QuoteBarLength(std::string_view line);
 // pod or container name, nothing else. Blanked when the paste has them as
 // every other line (UnpasteSource learns it), so the records they split join.
 bool IsViewerRecordLine(std::string_view line);
+// Records glued onto one line, their newlines lost in the paste (a chat tool,
+// a web form, a `tr -d` of CRs gone wrong): two or more process prefixes on
+// one line, vLLM's `(APIServer pid=2960)` or Ray's `(RayWorkerWrapper pid=12,
+// ip=...)` (each process' records open with one). `*cuts`: where each prefix
+// after the line's start begins (the line is cut there into its records).
+// No program prints a second prefix inside its own record.
+bool GluedRecords(std::string_view line, std::vector<size_t>* cuts);
 // `  12 | text`, `12\ttext`, `  12 │ text`: the number, and where the text starts;
 // -1 when the line has no gutter.
 long GutterNumber(std::string_view line, size_t* text_start);
@@ -152,7 +159,11 @@ class UnpasteSource : public ByteSource {
   };
   Status Pull();                 // more raw bytes -> lines_ (normalised)
   void Learn();                  // terminal width from the first lines
-  void FlushRecordHead();        // record_head_ as a line of its own (+ empties for its pieces)
+  void FlushRecordHead();
+  // Lines holding glued records (GluedRecords) cut into one line a record:
+  // the queue's lines once learned, `text` (a line Pull made) from then on.
+  void CutGluedInQueue();
+  void PushCutGlued(std::string* text, bool newline, uint8_t front);        // record_head_ as a line of its own (+ empties for its pieces)
   // The window's first line (joined) -> buf[*filled, cap), what does not fit -> out_.
   void EmitFront(char* buf, size_t cap, size_t* filled);
   // A line's text: its own copy, or its bytes in raw_ (valid until the next Pull).
@@ -196,6 +207,8 @@ class UnpasteSource : public ByteSource {
   size_t quote_ = 0;        // quote marks every line of the paste starts with (0: none)
   bool gutter_ = false;     // a line-number gutter was seen
   bool viewer_lines_ = false;  // a log viewer's date + pod line follows each record (blanked)
+  bool glued_ = false;      // records glued onto one line were seen (each line is cut into its records)
+  std::vector<size_t> cuts_;  // GluedRecords' cuts of the line at hand (its memory kept)
   long last_gutter_ = -2;
   size_t line_bytes_limit_ = 1 << 20;
   size_t held_ = 0;

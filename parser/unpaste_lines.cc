@@ -249,6 +249,50 @@ bool IsViewerRecordLine(std::string_view line) {
   return true;
 }
 
+namespace {
+// The length of a process prefix that starts at `at` ('('), 0 when there is
+// none: vLLM's `(APIServer pid=2960)`, `(EngineCore_DP0 pid=7)`, `(VllmWorker
+// TP0 pid=9)`, `(VllmWorker rank=1 pid=813)` (vllm/utils _add_prefix:
+// "(NAME pid=PID)"), Ray's `(pid=12)` and `(RayWorkerWrapper pid=12, ip=10.0.0.2)`.
+size_t ProcessPrefixLength(std::string_view line, size_t at) {
+  size_t i = at + 1;
+  if (line.substr(i, 4) != "pid=") {  // a name first: a letter, then letters, digits, '_' and spaces
+    if (!std::isalpha(static_cast<unsigned char>(line[i]))) return 0;
+    const size_t name = i;
+    while (i < line.size() && i - name < 48 && !(line[i - 1] == ' ' && line.substr(i, 4) == "pid=") &&
+           (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == ' ' || line[i] == '=' ||
+            line[i] == '-'))
+      ++i;
+    if (i == name || line[i - 1] != ' ') return 0;
+  }
+  if (line.substr(i, 4) != "pid=") return 0;
+  i += 4;
+  const size_t digits = i;
+  while (i < line.size() && IsDigit(line[i])) ++i;
+  if (i == digits) return 0;
+  if (line.substr(i, 5) == ", ip=") {
+    i += 5;
+    while (i < line.size() && (IsDigit(line[i]) || line[i] == '.' || line[i] == ':')) ++i;
+  }
+  return i < line.size() && line[i] == ')' ? i + 1 - at : 0;
+}
+}  // namespace
+
+bool GluedRecords(std::string_view line, std::vector<size_t>* cuts) {
+  cuts->clear();
+  size_t prefixes = 0;
+  for (size_t at = line.find("pid="); at != std::string_view::npos; at = line.find("pid=", at + 4)) {
+    // The '(' that opens it: right before (`(pid=`), or before a name of a few words.
+    size_t open = line.rfind('(', at);
+    if (open == std::string_view::npos || at - open > 49) continue;
+    if (ProcessPrefixLength(line, open) == 0) continue;
+    ++prefixes;
+    if (open > 0) cuts->push_back(open);
+  }
+  if (prefixes < 2) cuts->clear();
+  return !cuts->empty();
+}
+
 long GutterNumber(std::string_view line, size_t* text_start) {
   size_t i = 0;
   while (i < line.size() && i < 8 && line[i] == ' ') ++i;

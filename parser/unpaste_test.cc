@@ -704,6 +704,54 @@ TEST(Unpaste, LogViewerPodLinesAfterEachRecordAreBlanked) {
   EXPECT_EQ(ReadAll(one, Formats()), one);
 }
 
+TEST(Unpaste, GluedRecordsAreFoundByTheirProcessPrefixes) {
+  std::vector<size_t> cuts;
+  EXPECT_TRUE(GluedRecords("(APIServer pid=29) a(APIServer pid=29) b(EngineCore_DP0 pid=7) c", &cuts));
+  EXPECT_EQ(cuts, (std::vector<size_t>{20, 40}));
+  EXPECT_TRUE(GluedRecords("x(pid=12) y(RayWorkerWrapper pid=13, ip=10.0.0.2) z", &cuts));
+  EXPECT_EQ(cuts, (std::vector<size_t>{1, 11}));
+  EXPECT_TRUE(GluedRecords("(prefill_worker pid=3) a(VllmWorker TP0 pid=9) b", &cuts));
+  EXPECT_EQ(cuts, (std::vector<size_t>{24}));
+  EXPECT_TRUE(GluedRecords("INFO x(VllmWorker rank=0 pid=812) INFO y(VllmWorker rank=1 pid=813) ERROR z", &cuts));
+  EXPECT_EQ(cuts, (std::vector<size_t>{6, 40}));
+  // One prefix, at the start or after a compose service's bar: a record as printed.
+  EXPECT_FALSE(GluedRecords("(APIServer pid=29) INFO 10-02 09:00:01 [api_server.py:1805] vLLM API server", &cuts));
+  EXPECT_FALSE(GluedRecords("vllm-1  | (APIServer pid=1) INFO 10-02 09:00:01 started", &cuts));
+  // Not a prefix: a pid in a message, a name that is not one, no closing parenthesis.
+  EXPECT_FALSE(GluedRecords("Killed process (pid=12) and (pid=13", &cuts));
+  EXPECT_FALSE(GluedRecords("worker (rank 0, pid=12) and (rank 1, pid=13)", &cuts));
+  EXPECT_FALSE(GluedRecords("(1 pid=2) (3 pid=4)", &cuts));
+}
+
+TEST(Unpaste, GluedRecordsAreCutIntoTheirLines) {
+  const std::string glued =
+      "(APIServer pid=2960) Traceback (most recent call last):(APIServer pid=2960)   File \"/v/vllm/cli/main.py\", "
+      "line 73, in main(APIServer pid=2960)     args.dispatch_function(args)(APIServer pid=2960)(APIServer pid=2960) "
+      "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error.\nnext line\n";
+  const std::string lines =
+      "(APIServer pid=2960) Traceback (most recent call last):\n(APIServer pid=2960)   File \"/v/vllm/cli/main.py\", "
+      "line 73, in main\n(APIServer pid=2960)     args.dispatch_function(args)\n(APIServer pid=2960)\n(APIServer pid=2960) "
+      "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error.\nnext line\n";
+  EXPECT_EQ(ReadAll(glued, nullptr), lines);
+  EXPECT_EQ(ReadAll(glued, Formats()), lines);
+  EXPECT_EQ(ReadAll("> " + glued.substr(0, glued.find('\n')) + "\n> next line\n", nullptr), lines);  // quoted, then cut
+  // Past the bytes learned from (1 MiB), a glued line is cut too once the
+  // paste has shown one; a log that shows none is read untouched.
+  std::string filler;
+  for (int i = 0; filler.size() < (1u << 20) + (256u << 10); ++i)
+    filler += "(APIServer pid=1) INFO 10-02 09:00:01 [loader.py:12] shard " + std::to_string(i) + " loaded\n";
+  std::string got = ReadAll(glued + filler + glued, Formats(), 65536);
+  EXPECT_TRUE(got == lines + filler + lines) << got.size() << " bytes, not " << (lines + filler + lines).size();
+  got = ReadAll(filler + glued, Formats(), 65536);
+  {
+    const std::string want = filler + glued;
+    size_t d = 0;
+    while (d < got.size() && d < want.size() && got[d] == want[d]) ++d;
+    EXPECT_TRUE(got == want) << got.size() << " bytes, not " << want.size() << "; from byte " << d << ": "
+                             << got.substr(d > 40 ? d - 40 : 0, 160);
+  }
+}
+
 TEST(Unpaste, FenceAndElisionLinesComeOutBlank) {
   const std::string in = "```text\n[2025-06-10 10:01:11 TP0] Loading...\n....\n[...]\n  ```\n`a` and ```b```\nend\n";
   EXPECT_EQ(ReadAll(in, nullptr), "\n[2025-06-10 10:01:11 TP0] Loading...\n\n\n\n`a` and ```b```\nend\n");
