@@ -254,6 +254,20 @@ bool GotSomewhere(const RunIndex& run) {
   return false;
 }
 
+// A healthy run whose server stopped in order (parser/events.json
+// server_stopped: uvicorn's "Shutting down" after SIGTERM or SIGINT) was
+// stopped from outside: said with the line, since "why did it stop" is the
+// question a user brings such a log with and the log cannot answer it.
+std::string StoppedInOrder(const RunIndex& run) {
+  const auto& stops = run.OfKind("server_stopped");
+  if (stops.empty()) return "";
+  const Event& e = run.events()[stops.front()];
+  return "; the server stopped in order at " + e.file + ":" + std::to_string(e.line) +
+         " (uvicorn's shutdown: it was asked to stop by SIGTERM or SIGINT: an orchestrator, `docker stop`, "
+         "systemd, Ctrl-C, or its parent exiting). The log does not say who: if it was not you, look there "
+         "(kubectl describe pod: Killing, liveness probe failed, OOMKilled; docker inspect .State; journalctl)";
+}
+
 Value CallBuiltinOr(const Scope& s, std::string_view name, const std::vector<Value>& args) {
   Value out;
   if (CallBuiltin(name, args, &out)) return out;
@@ -645,7 +659,8 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   } else {
     a.root_cause = "none";
     a.verdict = "healthy: no failure seen in " + std::to_string(run.total_events()) + " events" +
-                (run.rank_count() == 0 ? std::string() : " from " + std::to_string(run.rank_count()) + " ranks");
+                (run.rank_count() == 0 ? std::string() : " from " + std::to_string(run.rank_count()) + " ranks") +
+                StoppedInOrder(run);
   }
   return a;
 }

@@ -235,21 +235,29 @@ TEST(ConsistencyEvidence, NothingUnderstoodIsNoEvidenceNotHealthy) {
 }
 
 // A version banner is printed as a server starts, before anything that can fail: a log
-// whose only understood line is the banner (here a paste whose newlines were lost, the
-// traceback glued after it) shows no run that got somewhere, so it is no evidence.
+// whose only understood line is the banner shows no run that got somewhere, so it is no
+// evidence. The same paste with its newlines lost (the traceback glued after the banner)
+// is cut into its records (parser/unpaste.h GluedRecords) and reads as the error it holds.
 TEST(ConsistencyEvidence, AVersionBannerAloneIsNotARunThatGotSomewhere) {
-  std::string glued = WriteTemp(
-      "tpt_glued.log",
+  const std::string banner =
       "(APIServer pid=7) INFO 03-06 01:34:33 [utils.py:287]  \u2584\u2584 \u2584\u2588 \u2588     \u2588     \u2588 "
-      "\u2580\u2584\u2580 \u2588  version 0.16.0(APIServer pid=7) Traceback (most recent "
-      "call last):(APIServer pid=7)   File \"/usr/local/bin/vllm\", line 10, in <module>(APIServer pid=7) OSError: "
-      "org/model is not a local folder and is not a valid model identifier\n");
-  Result r = Analyze("--format json '" + glued + "'");
+      "\u2580\u2584\u2580 \u2588  version 0.16.0";
+  std::string alone = WriteTemp("tpt_banner.log", banner + "\nthe rest of the log was not pasted\n");
+  Result r = Analyze("--format json '" + alone + "'");
   json j = json::parse(r.out, nullptr, false);
   EXPECT_EQ(j["root_cause"], "no_evidence") << r.out;
   // The banner was read (one event): the verdict is about what it shows, not an empty read.
   EXPECT_NE(j["verdict"].get<std::string>().find("1 line(s) understood"), std::string::npos) << r.out;
   EXPECT_NE(r.rc, 0) << r.out;
+
+  std::string glued = WriteTemp(
+      "tpt_glued.log", banner +
+                           "(APIServer pid=7) Traceback (most recent call last):(APIServer pid=7)   File "
+                           "\"/usr/local/bin/vllm\", line 10, in <module>(APIServer pid=7) OSError: org/model is not a "
+                           "local folder and is not a valid model identifier\n");
+  r = Analyze("--format json '" + glued + "'");
+  j = json::parse(r.out, nullptr, false);
+  EXPECT_EQ(j["root_cause"], "model_files_unavailable") << r.out;
 }
 
 // Two runs are never merged into one verdict.
@@ -792,6 +800,7 @@ TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
       {"logs/sglang-tp4-healthy.log", "none", -2, "", "", "", "from 4 ranks"},
       {"logs/sglang-tp2-not-enough-memory.log", "kv_pool_no_room", -2, "2 of 2", "--mem-fraction-static", "0.91", "-1.6 GiB"},
       {"logs/vllm-v1-tp2-healthy.log", "none", -2, "", "", "", "from 2 ranks"},
+      {"logs/vllm-v1-tp2-stopped-in-order.log", "none", -2, "", "", "", "stopped-in-order.log:37 (uvicorn"},
       {"logs/vllm-v1-tp2-kv-too-small.log", "kv_pool_too_small", -2, "", "--max-model-len", "60944", "3.72 GiB"},
       {"logs/nccl-warn-hang-tp4.log", "nccl_timeout_hang", 2, "", "TORCH_NCCL_DUMP_ON_TIMEOUT", "1", "rank 2 logged no timeout"},
       {"logs/torch-childfailed-oom-rank1.log", "runtime_oom", 1, "", "", "", "1.95 GiB with 1.21 GiB free"},
