@@ -280,6 +280,7 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
                {"min_viable_mem_fraction_static", r->min_viable_mem_fraction_static}};
   if (r->mem_fraction_for_context) p.figures["mem_fraction_for_context"] = *r->mem_fraction_for_context;
   if (mm.factor != 1.0) p.figures["sglang_multimodal_factor"] = mm.factor;
+  p.figures["sglang_fraction_in_force"] = effective;  // what the pool is sized at (launch_plan_remedies.cc)
   if (kv.full_layers > 0) {
     p.figures["full_layer_tokens"] = r->full_tokens;
     p.figures["swa_layer_tokens"] = r->swa_tokens;

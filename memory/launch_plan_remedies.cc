@@ -710,6 +710,27 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
            lo, hi);
     }
   }
+  if (in.unified_memory && sglang && !in.free_at_init_bytes && !in.avail_after_weights_bytes &&
+      p.figures.contains("sglang_fraction_in_force")) {
+    // What other programs and the OS hold on a unified-memory device (unknown: in Run): SGLang
+    // reads it in both of its free-memory figures (model_runner.py profile_max_num_token: rest
+    // = free after the weights - free at init x (1 - fraction)), so H held takes fraction x H
+    // from the pool, and nothing bounds H before the launch: the range runs down to the H that
+    // leaves no pool ("Not enough memory"). The Jetson AGX Orin launch beside Ollama (the
+    // launches13 set) lost about 39 GiB of its 61 that way.
+    const double f = p.figures["sglang_fraction_in_force"].get<double>();
+    const double held = f > 0 ? p.free_at_init_bytes - w / f : 0.0;
+    if (held > 0 && p.cell_bytes > 0) {
+      PlanInput lo = in;
+      lo.free_at_init_bytes = p.free_at_init_bytes - held;
+      char per[64];
+      std::snprintf(per, sizeof(per), "%.2f GiB (%s tokens)", f,
+                    WithCommas(static_cast<int64_t>(f * kGiB / static_cast<double>(p.cell_bytes))).c_str());
+      vary("other programs and the OS on this unified-memory device, not sized before the launch: each GiB they "
+           "hold takes " + std::string(per) + " from the pool, none is left at " + FormatGiB(held),
+           lo, in);
+    }
+  }
   if (auto u = HostUnsizedMemory(in.host, in.total_bytes); u && !in.free_at_init_bytes) {
     // What a Windows/WSL2 host's OS and desktop hold (unknown: in Run, host_platform.cc).
     // The point took u->point_bytes (Run); the range runs from none (the Linux arithmetic) to

@@ -149,6 +149,26 @@ double LinearMixerParams(const json& t, int hidden) {
   return 4.0 * hidden * hidden;  // unknown mixer: attention-sized
 }
 
+// Grok-1/2 with a top-level rope_type (xai-org/grok-2: "original", original_max_position_
+// embeddings 8192, scaling_factor 16): SGLang's grok.py (0.5.1-0.5.x, get_rope_scaling)
+// builds a ScalingRotaryEmbedding in every Grok1Attention instead of taking get_rope's shared
+// cache; its cos/sin cache holds original_max_position_embeddings x scaling_factor positions
+// x the rotary dim (head_dim, half with rope_rotate_half_dims). Without both numbers the
+// server cannot build it; nothing is counted then.
+void GrokLayerRope(const json& t, ModelConfig* m) {
+  if (Str(t, "rope_type").empty()) return;
+  auto original = Num<double>(t, {"original_max_position_embeddings"});
+  auto factor = Num<double>(t, {"scaling_factor"});
+  if (!original || !factor || *original <= 0 || *factor <= 0) {
+    m->notes.push_back("rope_type '" + Str(t, "rope_type") +
+                       "' without original_max_position_embeddings and scaling_factor: SGLang's per-layer rotary "
+                       "caches (grok.py ScalingRotaryEmbedding) not counted");
+    return;
+  }
+  m->layer_rope_positions = static_cast<int64_t>(std::min(*original * *factor, 16777216.0));
+  m->layer_rope_dim = Bool(t, "rope_rotate_half_dims").value_or(false) ? m->head_dim / 2 : m->head_dim;
+}
+
 }  // namespace
 
 int ModelConfig::AttentionLayers() const { return FullAttentionLayers() + SlidingLayers(); }
@@ -387,6 +407,7 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     auto factor = Num<double>(*rs, {"factor"});
     if (kind == "linear" && factor && *factor >= 1 && *factor <= 1024) m.rope_linear_factor = *factor;
   }
+  if (m.architecture == "Grok1ForCausalLM") GrokLayerRope(t, &m);
   m.layer_kind = LayerKinds(t, arch_type, m.layers, m.sliding_window);
   if (m.LinearLayers() > 0) {
     m.linear_mixer_params = LinearMixerParams(t, m.hidden);

@@ -63,6 +63,11 @@ struct ModelConfig {
   // rope_scaling {"rope_type": "linear", "factor": F} (Gemma-3's global layers): vLLM's
   // LinearScalingRotaryEmbedding caches max_position x F positions. 1 without it.
   double rope_linear_factor = 1;
+  // A cos/sin cache built in every attention layer rather than shared through get_rope's
+  // cache: Grok-1/2 with a top-level rope_type (SGLang grok.py Grok1Attention makes a
+  // ScalingRotaryEmbedding per layer). Positions and rotary dim of one such cache; 0 = none.
+  int64_t layer_rope_positions = 0;
+  int layer_rope_dim = 0;
   // MLA (DeepSeek V2/V3/R1, Kimi K2, GLM-4.5+ MLA variants)
   int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0;
   // MoE

@@ -37,18 +37,23 @@ double Params(const ModelConfig& m) {
   return w.ok() ? w->config_total_bytes / m.dtype_bytes : 0;
 }
 
+// xai-org/grok-2's config.json, less its rope fields.
+nlohmann::json Grok2Config() {
+  return {{"architectures", {"Grok1ForCausalLM"}}, {"model_type", "git"},  {"vocab_size", 131072},
+          {"hidden_size", 8192},                   {"intermediate_size", 32768},
+          {"moe_intermediate_size", 16384},         {"residual_moe", true},
+          {"num_local_experts", 8},                {"num_experts_per_tok", 2},
+          {"num_hidden_layers", 64},               {"num_attention_heads", 64},
+          {"num_key_value_heads", 8},              {"head_dim", 128},
+          {"max_position_embeddings", 131072},     {"torch_dtype", "bfloat16"}};
+}
+
 // Grok-2 (residual_moe: true) runs a dense MLP of intermediate_size beside its 8 experts
 // of moe_intermediate_size in every layer (SGLang grok.py Grok1DecoderLayer.mlp): 270B
 // parameters, not the 218B of the experts and attention alone (launches14: a Grok-2 TP8
 // launch logged 36.73 GiB a rank of fp8 weights; the plan said 25.77 and its pool +40.9%).
 TEST(ModelConfigTest, GrokResidualMoeCountsTheDenseMlpBesideTheExperts) {
-  nlohmann::json c = {{"architectures", {"Grok1ForCausalLM"}}, {"model_type", "git"},  {"vocab_size", 131072},
-                      {"hidden_size", 8192},                   {"intermediate_size", 32768},
-                      {"moe_intermediate_size", 16384},         {"residual_moe", true},
-                      {"num_local_experts", 8},                {"num_experts_per_tok", 2},
-                      {"num_hidden_layers", 64},               {"num_attention_heads", 64},
-                      {"num_key_value_heads", 8},              {"head_dim", 128},
-                      {"max_position_embeddings", 131072},     {"torch_dtype", "bfloat16"}};
+  nlohmann::json c = Grok2Config();
   auto m = ParseModelConfig(c, "grok-2/config.json");
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->shared_experts, 1);
@@ -59,6 +64,36 @@ TEST(ModelConfigTest, GrokResidualMoeCountsTheDenseMlpBesideTheExperts) {
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->shared_experts, 0);
   EXPECT_NEAR((Params(*m) - Params(*plain)) / 1e9, 64 * 3.0 * 8192 * 32768 / 1e9, 0.1);
+}
+
+// Grok-2's published config carries a top-level rope_type ("original", 8192 x 16 positions):
+// SGLang's grok.py (0.5.1+) then builds a ScalingRotaryEmbedding in every attention layer,
+// each with its own fp32 cos/sin cache on CUDA (rotary_embedding.py), 64 MiB a layer, 4 GiB a
+// rank whatever the TP size. launches14's Grok-2 TP8 fp8 launch logged 36.73 GiB a rank of
+// weights; the tensors alone are 31.8.
+TEST(ModelConfigTest, GrokRopeTypeBuildsACosSinCachePerLayerOnSglang) {
+  nlohmann::json c = Grok2Config();
+  auto plain = ParseModelConfig(c, "grok-2/config.json");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->layer_rope_positions, 0);
+  c["rope_type"] = "original";
+  c["original_max_position_embeddings"] = 8192;
+  c["scaling_factor"] = 16.0;
+  auto m = ParseModelConfig(c, "grok-2/config.json");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->layer_rope_positions, 131072);
+  EXPECT_EQ(m->layer_rope_dim, 128);
+  constexpr double kGiB = 1 << 30;
+  EXPECT_NEAR((PerRank(*m, 8, 1, 1, "sglang") - PerRank(*plain, 8, 1, 1, "sglang")) / kGiB, 4.0, 1e-6);
+  // Half the layers a rank, half the caches.
+  EXPECT_NEAR((PerRank(*m, 8, 2, 1, "sglang") - PerRank(*plain, 8, 2, 1, "sglang")) / kGiB, 2.0, 1e-6);
+  // Counted for SGLang only: its grok.py is the one read.
+  EXPECT_NEAR(PerRank(*m, 8), PerRank(*plain, 8), 1.0);
+  // A rope_type without the two numbers the cache needs: said, not counted.
+  c.erase("scaling_factor");
+  auto partial = ParseModelConfig(c, "grok-2/config.json");
+  ASSERT_TRUE(partial.ok());
+  EXPECT_EQ(partial->layer_rope_positions, 0);
 }
 
 TEST(ModelConfigTest, DenseGqaFields) {

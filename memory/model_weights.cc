@@ -353,6 +353,19 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
                         "(or a quantization it does not state); the index is taken as the truth");
     }
   }
+  if (sglang && m.layer_rope_positions > 0 && m.layer_rope_dim > 0) {
+    // One cos/sin cache per attention layer on this rank (Grok: ModelConfig::layer_rope_*),
+    // kept in fp32 on CUDA (SGLang rotary_embedding.py RotaryEmbedding.__init__, 0.4.x-0.5.x:
+    // "NOTE(ByronHsu): cache needs to be in FP32 for numerical stability / if not _is_cuda:
+    // cache = cache.to(dtype)"). Grok-2: 64 x 131,072 x 128 x 4 B = 4 GiB a rank, allocated in
+    // the model's __init__, so inside SGLang's "mem usage" of the weights.
+    const int layers_here = s.pp == 1 ? m.layers : per_stage;
+    const double caches = static_cast<double>(layers_here) * m.layer_rope_positions * m.layer_rope_dim * 4.0;
+    rotary += caches;
+    w.notes.push_back("SGLang grok.py builds a rotary cache in each of " + std::to_string(layers_here) +
+                      " layers (" + std::to_string(m.layer_rope_positions) + " positions x " +
+                      std::to_string(m.layer_rope_dim) + ", fp32): " + FormatGiB(caches));
+  }
   w.per_rank_bytes += rotary;
   w.loaded_total_bytes += rotary;
   if (sglang) {

@@ -47,7 +47,8 @@
 //     either on such a device was read, so their point is left as is and the range takes the
 //     checkpoint.
 // Every server: what other programs and the OS hold on the device's memory is the host's and
-// not sized (a desktop on a Jetson or a Spark, other processes).
+// not sized (a desktop on a Jetson or a Spark, other processes). For SGLang, whose pool loses
+// fraction x what they hold, the plan's range runs down to no pool (launch_plan_remedies.cc).
 #include "memory/unified_memory.h"
 
 #include "memory/memory_model.h"

@@ -1202,4 +1202,38 @@ TEST_F(PlanUnifiedMemoryTest, SglangBefore053CountsACheckpointReadByTheLaunchAnd
   EXPECT_TRUE(measured["point_estimate_reliable"].get<bool>());
 }
 
+// What other programs hold on a unified-memory device comes out of both of SGLang's free-memory
+// reads (profile_max_num_token: free after the weights - free at init x (1 - fraction)): H held
+// takes fraction x H from the pool, and nothing bounds H before the launch, so the range runs
+// down to no pool at all, where the start fails. The Jetson AGX Orin launch with Ollama beside it
+// (SGLang 0.4.1.post7, 0.5) logged 420,200 tokens where the plan's range had stopped at 1.25M.
+// Every SGLang version: psutil's available (0.5.3 on) leaves other programs out too. Measured
+// just before the launch (--free-at-init), the range goes.
+TEST_F(PlanUnifiedMemoryTest, SglangRangeRunsToNoPoolForWhatOtherProgramsHold) {
+  for (const std::string version : {"0.4.1.post7", "0.5.3"}) {
+    const std::string sg = "--server sglang --server-version " + version + " --model " +
+                           Model("llama-3.1-8b-instruct") + " --gpu GB10 --context-length 8192 --mem-fraction-static 0.5 ";
+    auto spark = Json(Plan(sg));
+    ASSERT_TRUE(spark.is_object());
+    const nlohmann::json* others = nullptr;
+    for (const auto& s : spark["sensitivity"]) {
+      if (s["assumption"].get<std::string>().rfind("other programs and the OS", 0) == 0) others = &s;
+    }
+    ASSERT_NE(others, nullptr) << version << ": " << spark["sensitivity"].dump(1);
+    EXPECT_EQ((*others)["kv_tokens_low"], 0);
+    EXPECT_FALSE((*others)["fits_low"].get<bool>());
+    EXPECT_EQ((*others)["kv_tokens_high"], spark["kv_tokens"]);
+    // The slope at 0.5: half a GiB of pool for each GiB held.
+    const double cell = static_cast<double>(spark["cell_bytes"].get<int64_t>());
+    std::string per = std::to_string(static_cast<int64_t>(0.5 * (1 << 30) / cell));
+    for (int i = static_cast<int>(per.size()) - 3; i > 0; i -= 3) per.insert(static_cast<size_t>(i), ",");
+    EXPECT_NE((*others)["assumption"].get<std::string>().find("0.50 GiB (" + per + " tokens)"), std::string::npos)
+        << (*others)["assumption"];
+    auto measured = Json(Plan(sg + "--free-at-init 40GiB"));
+    for (const auto& s : measured["sensitivity"]) {
+      EXPECT_NE(s["assumption"].get<std::string>().rfind("other programs and the OS", 0), 0u) << version;
+    }
+  }
+}
+
 }  // namespace
