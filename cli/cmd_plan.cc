@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -85,7 +86,9 @@ po::options_description Options(PlanFlags& f) {
       ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
       ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
       ("gpu-catalog", po::value(&f.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
-      ("gpu-mem", po::value(&f.gpu_mem), "GPU memory total instead of --gpu, e.g. 96GiB (a size needs a unit)")
+      ("gpu-mem", po::value(&f.gpu_mem),
+       "GPU memory total, e.g. 96GiB (a size needs a unit): instead of --gpu, or beside it for the total this host "
+       "reports (GeForce cards report all their memory on Windows and WSL2, a few hundred MiB less on Linux)")
       ("host", po::value(&f.host),
        "linux (default) | windows | wsl: the OS the server runs on; on Windows (WDDM) and WSL2 the OS and desktop "
        "hold memory no input sizes, so the range widens and the KV figure is said not to be reliable")
@@ -251,25 +254,32 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
   in.vllm_engine = f.vllm_engine;
   if (!f.vllm_engine.empty() && f.framework != "vllm") return InvalidArgumentError("--vllm-engine applies to vllm only");
 
-  if (vm.count("gpu") && vm.count("gpu-mem")) return InvalidArgumentError("give --gpu or --gpu-mem, not both");
-  if (vm.count("gpu")) {
-    auto g = mem::FindGpu(f.gpu);
-    if (!g.ok()) return InvalidArgumentError("--gpu: " + g.status().message());
-    in.gpu_name = g->name;
-    in.total_bytes = g->memory_bytes;
-    in.gpu_arch = g->arch;
-    in.gpu_interconnect = g->interconnect;
-    in.gpu_sm = g->sm;
-    in.unified_memory = g->unified_memory;
-    if (auto alt = mem::GpuAmbiguity(f.gpu); !alt.empty()) in.gpu_name += " [assumed: " + alt + "]";
-  } else if (vm.count("gpu-mem")) {
+  // --gpu-mem: the total this host reports, alone or beside --gpu (whose other traits stay:
+  // GeForce cards report their whole memory on Windows and WSL2, a few hundred MiB less on
+  // Linux, and the catalog holds Linux's figure).
+  std::optional<double> gpu_mem;
+  if (vm.count("gpu-mem")) {
     auto b = Size("gpu-mem", f.gpu_mem);
     if (!b.ok()) return b.status();
     // A real card's memory: no inf reaches the plan, nor a total below what the CUDA context takes.
     if (!(*b >= 1024.0 * 1024 * 1024) || !(*b <= 16384.0 * 1024 * 1024 * 1024)) {
       return InvalidArgumentError("--gpu-mem " + f.gpu_mem + ": expected a GPU's memory from 1GiB to 16TiB");
     }
-    in.total_bytes = *b;
+    gpu_mem = *b;
+  }
+  if (vm.count("gpu")) {
+    auto g = mem::FindGpu(f.gpu);
+    if (!g.ok()) return InvalidArgumentError("--gpu: " + g.status().message());
+    in.gpu_name = g->name;
+    in.total_bytes = gpu_mem.value_or(g->memory_bytes);
+    in.gpu_arch = g->arch;
+    in.gpu_interconnect = g->interconnect;
+    in.gpu_sm = g->sm;
+    in.unified_memory = g->unified_memory;
+    if (auto alt = mem::GpuAmbiguity(f.gpu); !alt.empty()) in.gpu_name += " [assumed: " + alt + "]";
+    if (gpu_mem) in.gpu_name += " [total " + f.gpu_mem + " from --gpu-mem]";
+  } else if (gpu_mem) {
+    in.total_bytes = *gpu_mem;
   } else {
     return InvalidArgumentError("the GPU is unknown: give --gpu NAME (e.g. H100) or --gpu-mem SIZE (e.g. 80GiB)");
   }

@@ -174,6 +174,28 @@ TEST(PlanCliTest, GpuCatalogFileAddsCards) {
   EXPECT_NE(b.out.find(bad + ": /gpus/0/memory_gib"), std::string::npos) << b.out;
 }
 
+// The catalog holds the total Linux reports (RTX 5090: 31.36 GiB, vLLM's "Free memory on
+// device (30.86/31.36 GiB)"); a host that reports another (Windows and WSL2: all 32,607 MiB,
+// 31.84 GiB) gives it with --gpu-mem beside --gpu, which keeps the card's other traits.
+TEST(PlanCliTest, GpuMemBesideGpuOverridesTheTotalOnly) {
+  const std::string args = "--framework vllm --server-version 0.11.0 --params 8B --dtype bf16 --layers 32 "
+                           "--kv-heads 8 --head-dim 128 --max-model-len 8192 --format json ";
+  PlanRun linux_run = Plan(args + "--gpu RTX-5090");
+  ASSERT_EQ(linux_run.rc, 0) << linux_run.out;
+  auto l = nlohmann::json::parse(linux_run.out);
+  EXPECT_NEAR(l["gpu"]["total_bytes"].get<double>() / kGiB, 31.36, 0.005);
+  PlanRun wsl = Plan(args + "--gpu RTX-5090 --gpu-mem 31.84GiB");
+  ASSERT_EQ(wsl.rc, 0) << wsl.out;
+  auto w = nlohmann::json::parse(wsl.out);
+  EXPECT_NEAR(w["gpu"]["total_bytes"].get<double>() / kGiB, 31.84, 0.005);
+  EXPECT_NE(w["gpu"]["name"].get<std::string>().find("RTX 5090"), std::string::npos) << wsl.out;
+  EXPECT_NE(w["gpu"]["name"].get<std::string>().find("from --gpu-mem"), std::string::npos) << wsl.out;
+  // The 0.48 GiB more at 0.9 goes to the pool.
+  EXPECT_GT(w["kv_tokens"].get<int64_t>(), l["kv_tokens"].get<int64_t>());
+  PlanRun bad = Plan(args + "--gpu RTX-5090 --gpu-mem 31.84");
+  EXPECT_EQ(bad.rc, 2) << bad.out;  // a size needs a unit, beside --gpu too
+}
+
 // vLLM V0 profiles a multimodal model on a dummy prompt holding its largest image and a
 // video (Qwen2.5-VL: 16,384 + 16,384 tokens) however short max_model_len is, so the
 // language model's activation peak is that of 32,768 tokens: 4.92 GiB logged on a

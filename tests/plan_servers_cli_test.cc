@@ -632,10 +632,11 @@ TEST(PlanServersCliTest, TensorRtLlmBackendDefaultsByVersion) {
 // engine's activations and its runtime and decoder buffers leave after the weights; those
 // buffers are float32 planes of max_batch_size x vocab (the runtime's logits, the penalty
 // layer's logits and counts, top-P's sorted probabilities and ids: five), so they follow
-// --max-batch-size, and a log's figure (--runtime-buffers) replaces them.
+// --max-batch-size, and a log's figure (--runtime-buffers) replaces them. The log's host
+// reported the card's whole 31.84 GiB (Windows/WSL2; Linux reports 31.36): --gpu-mem.
 TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave) {
   const std::string base = "--server trtllm --server-version 0.19.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
-                           " --gpu RTX-5090 --max_num_tokens 1024 --max_seq_len 2048 --kv-cache-dtype fp8 ";
+                           " --gpu RTX-5090 --gpu-mem 31.84GiB --max_num_tokens 1024 --max_seq_len 2048 --kv-cache-dtype fp8 ";
   CmdResult r = Plan(base + "--max-batch-size 2048");
   ASSERT_EQ(r.rc, 0) << r.out;
   auto j = Json(r);
