@@ -655,7 +655,15 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     // in Run; model_config.h kFlashInferProbs).
     PlanInput hi = in;
     hi.activation_peak_bytes = p.input.flashinfer_probs_peak_bytes;
+    const size_t before = p.sensitivity.size();
     vary("sampler: FlashInfer's (installed, older than 0.2.3) instead of the sort", in, hi);
+    // Which sampler profiles is the install's (the images carry FlashInfer, pip does not),
+    // which no input says: where it decides the outcome, the plan cannot call a failure
+    // ("may fail"; an unfitted A100-40G launch from a vllm/vllm-openai image started with
+    // the pool FlashInfer's sampler leaves).
+    if (p.sensitivity.size() > before && p.sensitivity.back().fits_low != p.sensitivity.back().fits_high) {
+      p.outcome_certain = false;
+    }
   }
   if (p.figures.contains("sampling_workspace_bytes") && !in.runtime_buffers_bytes) {
     // A TensorRT engine's decoder: top-P's workspace from none (deferred) to all of it

@@ -525,6 +525,28 @@ TEST(PlanCliTest, VllmV1EarlyFlashInferSamplerIsSaidAndRanged) {
   EXPECT_EQ(flashinfer_range(nlohmann::json::parse(given.out)), nullptr) << given.out;
 }
 
+// Where the sampler decides the outcome, the plan does not call a failure: Llama-3.1-8B on
+// an A100 40GB at vLLM 0.8.2's defaults fails the 131,072-token check with the sort's
+// profile (4.66 GiB) and passes with FlashInfer's (the vllm/vllm-openai images), which no
+// input says: "may fail" (outcome_certain false); a logged activation peak decides it.
+TEST(PlanCliTest, VllmV1EarlySamplerThatDecidesTheOutcomeIsNotAFailure) {
+  const std::string args = std::string("--model '") + TPT_SOURCE_DIR +
+                           "/samples/models/llama-3.1-8b-instruct' --framework vllm --server-version 0.8.2 "
+                           "--gpu A100-40G --format json";
+  PlanRun r = Plan(args);
+  EXPECT_EQ(r.rc, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["fits"].get<bool>());
+  EXPECT_FALSE(j["outcome_certain"].get<bool>()) << r.out;
+  PlanRun text = Plan(std::string("--model '") + TPT_SOURCE_DIR +
+                      "/samples/models/llama-3.1-8b-instruct' --framework vllm --server-version 0.8.2 --gpu A100-40G");
+  EXPECT_NE(text.out.find("may fail: kv_pool_too_small"), std::string::npos) << text.out;
+  PlanRun measured = Plan(args + " --activation-peak 4.66GiB");
+  auto m = nlohmann::json::parse(measured.out);
+  EXPECT_FALSE(m["fits"].get<bool>());
+  EXPECT_TRUE(m["outcome_certain"].get<bool>()) << measured.out;
+}
+
 // V1 before 0.21 captures its graphs after the pool; at TP > 1 without the custom
 // all-reduce (more than two PCIe GPUs) every captured all-reduce is NCCL's, whose memory
 // in graphs is not sized from vLLM's source: said under `unknown:` with what the pool
