@@ -89,16 +89,17 @@ void SetInternVitProfile(const json& top, const json& v, double ratio, ModelConf
   take("downsample_ratio", "0.5");
   const int select = Num<int>(top, {"select_layer"}).value_or(-1);
   t.layers = select < 0 ? layers + select + 1 : select + 1;
-  const bool dynamic = top.value("dynamic_image_size", false);
+  const bool dynamic = Bool(top, "dynamic_image_size").value_or(false);
   int tiles = dynamic ? Num<int>(top, {"max_dynamic_patch"}).value_or(6) : 1;
-  if (top.value("use_thumbnail", false) && tiles > 1) ++tiles;
+  if (Bool(top, "use_thumbnail").value_or(false) && tiles > 1) ++tiles;
   t.tiles = std::max(tiles, 1);
   const int side = image / patch;
+  if (side > 4096 || tiles > 4096) return;  // no real tower; keeps the products below in range
   t.tile_patches = side * side + 1;
   t.tile_tokens = static_cast<int>(side * side * ratio * ratio);
   t.channels = Num<int>(v, {"num_channels"}).value_or(3);
   t.image_size = image;
-  t.qk_norm = v.value("qk_normalization", false);
+  t.qk_norm = Bool(v, "qk_normalization").value_or(false);
   t.defaults = defaults;
   if (t.layers <= 0 || t.tile_tokens <= 0) return;
   m.intern_vit = t;
