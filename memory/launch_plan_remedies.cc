@@ -621,9 +621,13 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     // default's one image a prompt to the most a prompt of the context can carry.
     PlanInput lo = in;
     lo.mm_limits = VllmMmLimits{static_cast<int>(p.input.mm_images_worst), 1, true};
-    vary("--limit-mm-per-prompt images 1 (the default) to " + std::to_string(p.input.mm_images_worst) +
-             " (the most a prompt of the context carries)",
-         lo, in);
+    const std::string what = "--limit-mm-per-prompt images 1 (the default) to " +
+                             std::to_string(p.input.mm_images_worst) + " (the most a prompt of the context carries)";
+    vary(what, lo, in);
+    // A start that a launch setting the flag would not have: not vouched for (unknown: above).
+    if (p.fits && !p.sensitivity.empty() && p.sensitivity.back().assumption == what && !p.sensitivity.back().fits_low) {
+      p.outcome_certain = false;
+    }
   }
   if (p.figures.contains("nccl_graph_room_bytes") && !in.cuda_graph_bytes) {
     // vLLM V1 before 0.21 at TP > 1 without the custom all-reduce: its graphs, captured

@@ -237,6 +237,10 @@ TEST(PlanCliTest, VllmV0ProfilesInternVlImagesThroughTheWholeTower) {
     ranged = s["kv_tokens_high"] == u["kv_tokens"] && s["kv_tokens_low"].get<int64_t>() < 81040 && s["fits_low"] == false;
   }
   EXPECT_TRUE(ranged) << unsaid.out;
+  // Its start is not vouched for: 32 images a prompt would not start (fits, not certain).
+  EXPECT_EQ(u["fits"], true);
+  EXPECT_EQ(u["outcome_certain"], false) << unsaid.out;
+  EXPECT_EQ(j["outcome_certain"], true) << given.out;
 }
 
 // vLLM V1 profiles a multimodal model's encoder on dummy images/videos the plan does not
