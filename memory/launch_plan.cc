@@ -706,6 +706,18 @@ StatusOr<Plan> Run(const PlanInput& user) {
         "Gemma-3 on vLLM V1 0.8-0.21); pass --activation-peak from a launch's log (V1: 'torch peak memory "
         "increase', V0: 'activation peak memory takes')");
   }
+  if (in->mm_images_worst > 1) {
+    // vLLM V0's InternVL dummy (vllm_v0_internvl.h): the images are the flag's, which the
+    // launch does not give; the point is the default, the range runs to the worst case.
+    p->input.mm_images_worst = in->mm_images_worst;
+    p->unknowns.push_back(
+        "--limit-mm-per-prompt not given: vLLM " + in->version + " (V0) profiles InternVL with 1 image a prompt by "
+        "default (multimodal/registry.py init_mm_limits_per_prompt), each of the config's largest tiling; a launch "
+        "that sets it (LLM(limit_mm_per_prompt=...) in a script too) profiles that many images a sequence through "
+        "the whole vision tower, up to " + std::to_string(in->mm_images_worst) +
+        " that a prompt of the context can carry at one tile each (the range below); "
+        "--mm-processor-kwargs max_dynamic_patch changes the tiles and is not read; pass --limit-mm-per-prompt");
+  }
   if (in->flashinfer_probs_peak_bytes > 0) {
     // V1 0.8.x: FlashInfer's sampler where FlashInfer older than 0.2.3 is installed
     // (topk_topp_sampler.py 0.8.2-0.8.5; model_config.h kFlashInferProbs).

@@ -118,6 +118,10 @@ struct PlanInput {
   // "" when not modelled or none), and its encoder peak in bytes (vllm_mm_profile.h).
   std::string encoder_modality;
   double encoder_peak_bytes = 0;
+  // Set by the derivation: vLLM V0 profiles InternVL with --limit-mm-per-prompt's images
+  // (vllm_v0_internvl.h); without the flag the point takes the default (1) and this is the
+  // most images a prompt of the context can carry, the range's worst case. 0 otherwise.
+  int64_t mm_images_worst = 0;
   // Set by the derivation: vLLM V1 0.8.x's profiling peak had FlashInfer (older than 0.2.3)
   // been installed (its images) and sampled instead of the sort the plan prices (a pip
   // install); the pool's range and `unknown:` say so. 0 when it does not apply.

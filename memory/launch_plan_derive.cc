@@ -9,6 +9,7 @@
 #include "memory/launch_plan_internal.h"
 #include "memory/tgi_launcher.h"
 #include "memory/vllm_fused_moe.h"
+#include "memory/vllm_v0_internvl.h"
 
 namespace tpt::memory {
 namespace {
@@ -322,7 +323,24 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       double held = 0;
       std::string mm_note;
       double v0_encoder_phase = 0;  // V0: the encoder's call inside the forward, with what is held
-      if (!v1 && in.model->mm_item_tokens > 0 && !in.model->vit_siglip) {  // V0: the Qwen processors read
+      // V0 InternVL (vllm_v0_internvl.h): the dummy images from --limit-mm-per-prompt (1 by
+      // default), InternViT over all their tiles before the language model's run.
+      const VllmV0InternVlProfile ivl =
+          v1 ? VllmV0InternVlProfile{}
+             : VllmV0InternVl(*in.model, in.version, in.tp, tokens, *in.max_num_seqs,
+                              in.mm_limits && in.mm_limits->given ? in.mm_limits->image : 1);
+      if (ivl.modelled) {
+        if (!(in.mm_limits && in.mm_limits->given)) {
+          in.mm_images_worst = InternVlMostImagesAPrompt(*in.model, in.context_length.value_or(in.model->max_position));
+        }
+        tokens = ivl.lm_tokens;
+        seqs = ivl.seqs;
+        held = ivl.held;
+        v0_encoder_phase = ivl.vit_peak;
+        mm_note = "; " + ivl.arithmetic + (ivl.tiles > 0 ? ", beside the images' float32 pixels and embeddings (" +
+                                                               FormatGiB(ivl.held) + ")"
+                                                         : "");
+      } else if (!v1 && in.model->mm_item_tokens > 0 && !in.model->vit_siglip) {  // V0: the Qwen processors read
         const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
         tokens = d.lm_tokens;
         seqs = d.seqs;
@@ -370,7 +388,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       }
       ModelConfig text_only;
       const ModelConfig* lm = &*in.model;
-      if (enc.modelled || v0_encoder_phase > 0) {
+      if (enc.modelled || v0_encoder_phase > 0 || ivl.modelled) {
         text_only = *in.model;
         text_only.vision_max_patches = 0;  // the encoder is priced above, not by the rough term
         lm = &text_only;
@@ -428,7 +446,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       in.activation_peak_bytes = peak;
       in.flashinfer_probs_peak_bytes = fi_peak < peak ? fi_peak : 0;
       in.encoder_profile_unmodelled =
-          in.model->vision_params > 0 && (v1 ? !enc.modelled : in.model->mm_item_tokens == 0 || in.model->vit_siglip);
+          in.model->vision_params > 0 &&
+          (v1 ? !enc.modelled : !ivl.modelled && (in.model->mm_item_tokens == 0 || in.model->vit_siglip));
       assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
                             std::to_string(*in.max_num_batched_tokens) + " tokens and " +
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +

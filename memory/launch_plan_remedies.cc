@@ -616,6 +616,19 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
                   : "activation peak x0.5-x1.5 (profiling run estimate)",
          lo, hi);
   }
+  if (p.input.mm_images_worst > 1 && !in.activation_peak_bytes) {
+    // vLLM V0's InternVL profiling without --limit-mm-per-prompt (unknown: in Run): from the
+    // default's one image a prompt to the most a prompt of the context can carry.
+    PlanInput lo = in;
+    lo.mm_limits = VllmMmLimits{static_cast<int>(p.input.mm_images_worst), 1, true};
+    const std::string what = "--limit-mm-per-prompt images 1 (the default) to " +
+                             std::to_string(p.input.mm_images_worst) + " (the most a prompt of the context carries)";
+    vary(what, lo, in);
+    // A start that a launch setting the flag would not have: not vouched for (unknown: above).
+    if (p.fits && !p.sensitivity.empty() && p.sensitivity.back().assumption == what && !p.sensitivity.back().fits_low) {
+      p.outcome_certain = false;
+    }
+  }
   if (p.figures.contains("nccl_graph_room_bytes") && !in.cuda_graph_bytes) {
     // vLLM V1 before 0.21 at TP > 1 without the custom all-reduce: its graphs, captured
     // after the KV cache outside the budget, hold NCCL all-reduces whose memory nothing in

@@ -136,6 +136,17 @@ struct ModelConfig {
   // the same test). 0 for every other tower.
   double vision_whole_params = 0;
   double vision_attn_params = 0;
+  // InternVL's InternViT as vLLM V0 profiles it (vllm_v0_internvl.h, read at 0.6.5-0.7.0):
+  // tiles = 0 for every other tower.
+  struct InternVit {
+    int width = 0, heads = 0, mlp = 0, layers = 0;  // layers run: num_hidden_layers + select_layer + 1
+    int tiles = 0;             // the dummy image's tiles: max_dynamic_patch (+1 thumbnail), or 1
+    int tile_patches = 0;      // rows a tile takes through the ViT: (image_size / patch)^2 + the class token
+    int tile_tokens = 0;       // language-model tokens a tile becomes: (image_size / patch)^2 x downsample^2
+    int channels = 3, image_size = 0;
+    bool qk_norm = false;
+    std::string defaults;      // the InternVLChatConfig defaults taken for fields config.json lacks ("" none)
+  } intern_vit;
   // The top level of config.json as TGI's launcher reads it (launcher/src/main.rs RawConfig
   // -> Config, v3.0.0-v3.3.6): no descent into text_config, so a VLM whose language model is
   // nested has none of these. 0 / false when absent.

@@ -61,6 +61,50 @@ void SetQwenProcessorMaxPixels(ModelConfig& m, int64_t image_max_pixels, int64_t
   if (video_max_pixels > 0) m.mm_video_rows = video_max_pixels / (patch_area * std::max(m.vit_temporal, 1) * merge_area);
 }
 
+// What vLLM V0 profiles InternViT from (vllm_v0_internvl.h): the dummy image's tiles and
+// each tile's rows, from config.json. internvl.py 0.6.6: get_max_internvl_image_tokens (the
+// tiles: max_dynamic_patch, +1 thumbnail when use_thumbnail and more than one, 1 without
+// dynamic_image_size), num_image_token ((force_image_size or image_size) // patch)^2 x
+// downsample_ratio^2, _init_vision_model (num_hidden_layers + select_layer + 1 layers run);
+// intern_vit.py InternVisionEmbeddings (a class token before the patches). Fields the
+// checkpoint's InternVLChatConfig leaves out take that class's defaults (said); without the
+// tower's own sizes nothing is set.
+void SetInternVitProfile(const json& top, const json& v, double ratio, ModelConfig& m) {
+  ModelConfig::InternVit t;
+  t.width = Num<int>(v, {"hidden_size"}).value_or(0);
+  t.heads = Num<int>(v, {"num_attention_heads"}).value_or(0);
+  t.mlp = Num<int>(v, {"intermediate_size"}).value_or(0);
+  const int patch = Num<int>(v, {"patch_size"}).value_or(0);
+  const int image = Num<int>(top, {"force_image_size"}).value_or(Num<int>(v, {"image_size"}).value_or(0));
+  const int layers = Num<int>(v, {"num_hidden_layers"}).value_or(0);
+  if (t.width <= 0 || t.heads <= 0 || t.mlp <= 0 || patch <= 0 || image < patch || layers <= 0) return;
+  std::string defaults;
+  auto take = [&](const char* key, const std::string& value) {
+    if (!top.contains(key)) defaults += std::string(defaults.empty() ? "" : ", ") + key + " " + value;
+  };
+  take("select_layer", "-1");
+  take("dynamic_image_size", "false");
+  take("use_thumbnail", "false");
+  take("max_dynamic_patch", "6");
+  take("downsample_ratio", "0.5");
+  const int select = Num<int>(top, {"select_layer"}).value_or(-1);
+  t.layers = select < 0 ? layers + select + 1 : select + 1;
+  const bool dynamic = Bool(top, "dynamic_image_size").value_or(false);
+  int tiles = dynamic ? Num<int>(top, {"max_dynamic_patch"}).value_or(6) : 1;
+  if (Bool(top, "use_thumbnail").value_or(false) && tiles > 1) ++tiles;
+  t.tiles = std::max(tiles, 1);
+  const int side = image / patch;
+  if (side > 4096 || tiles > 4096) return;  // no real tower; keeps the products below in range
+  t.tile_patches = side * side + 1;
+  t.tile_tokens = static_cast<int>(side * side * ratio * ratio);
+  t.channels = Num<int>(v, {"num_channels"}).value_or(3);
+  t.image_size = image;
+  t.qk_norm = Bool(v, "qk_normalization").value_or(false);
+  t.defaults = defaults;
+  if (t.layers <= 0 || t.tile_tokens <= 0) return;
+  m.intern_vit = t;
+}
+
 // InternVL (InternVLChatModel; vLLM models/internvl.py + intern_vit.py, read at 0.6.6): the
 // projector mlp1 is LayerNorm(4h) + Linear(4h, text hidden) + GELU + Linear(text hidden, text
 // hidden) over the pixel-shuffled features (h / downsample_ratio^2 wide, _init_mlp1
@@ -83,6 +127,7 @@ void SetInternVlParts(const json& top, const json& v, int text_hidden, ModelConf
   const bool bias = v.value("qkv_bias", false);
   const bool qk_norm = v.value("qk_normalization", false);
   m.vision_attn_params = layers * (4.0 * h * h + (bias ? 3.0 * h : 0.0) + h + (qk_norm ? 2.0 * h : 0.0));
+  SetInternVitProfile(top, v, ratio, m);
 }
 
 }  // namespace

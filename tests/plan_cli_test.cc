@@ -214,6 +214,57 @@ TEST(PlanCliTest, VllmV0ProfilesTheMultimodalDummyPrompt) {
   EXPECT_TRUE(said) << r.out;
 }
 
+// vLLM V0 (0.6.5-0.7.0) profiles InternVL with --limit-mm-per-prompt's images in one
+// dummy sequence, each of max_dynamic_patch + thumbnail tiles, all through InternViT at once
+// (vllm_v0_internvl.cc). InternVL3-78B at TP 8 on L40S, 0.6.6.post1, 16 images (the log's
+// "8192 // 53248"): 208 tiles, InternViT-6B's attention whole on every rank (25 heads),
+// 14.45 GiB priced against the 15.73 GiB logged; the language model runs over the 53,248
+// image tokens. Without the flag the point takes the default (1 image) and says so, with a
+// range to the 32 images a prompt of 8,192 tokens can carry.
+TEST(PlanCliTest, VllmV0ProfilesInternVlImagesThroughTheWholeTower) {
+  const std::string dir = testing::TempDir() + "/tpt_internvl3_78b";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/config.json") << R"({"architectures": ["InternVLChatModel"], "model_type": "internvl_chat",
+    "downsample_ratio": 0.5, "dynamic_image_size": true, "force_image_size": 448, "max_dynamic_patch": 12,
+    "min_dynamic_patch": 1, "ps_version": "v2", "select_layer": -1, "torch_dtype": "bfloat16", "use_thumbnail": true,
+    "llm_config": {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_act": "silu",
+      "hidden_size": 8192, "intermediate_size": 29568, "max_position_embeddings": 32768, "num_attention_heads": 64,
+      "num_hidden_layers": 80, "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 1000000.0,
+      "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 151674},
+    "vision_config": {"architectures": ["InternVisionModel"], "model_type": "intern_vit_6b", "hidden_act": "gelu",
+      "hidden_size": 3200, "image_size": 448, "intermediate_size": 12800, "norm_type": "rms_norm",
+      "num_attention_heads": 25, "num_channels": 3, "num_hidden_layers": 45, "patch_size": 14,
+      "qk_normalization": true, "qkv_bias": false, "torch_dtype": "bfloat16"}})";
+  const std::string args = "--model '" + dir + "' --framework vllm --server-version 0.6.6.post1 --gpu L40S --tp 8 "
+                           "--max-model-len 8192 --gpu-memory-utilization 0.92 --format json ";
+  PlanRun given = Plan(args + "--limit-mm-per-prompt image=16");
+  ASSERT_EQ(given.rc, 0) << given.out;
+  auto j = nlohmann::json::parse(given.out);
+  const double peak = j["figures"]["activation_peak_bytes"].get<double>() / kGiB;
+  EXPECT_NEAR(peak, 14.45, 0.02);  // 11 x 208 x 1025 x 3200 x 2 B + 208 tiles' float32 pixels
+  EXPECT_GT(peak, 15.73 * 0.9);    // logged
+  std::string said;
+  for (const auto& a : j["assumptions"]) said += a.get<std::string>() + "\n";
+  EXPECT_NE(said.find("InternViT runs over 208 tiles x 1025 rows"), std::string::npos) << said;
+  EXPECT_NE(said.find("the language model runs over 53248 tokens"), std::string::npos) << said;
+  for (const auto& x : j["unknowns"]) EXPECT_EQ(x.get<std::string>().find("--limit-mm-per-prompt"), std::string::npos);
+  PlanRun unsaid = Plan(args);
+  ASSERT_EQ(unsaid.rc, 0) << unsaid.out;
+  auto u = nlohmann::json::parse(unsaid.out);
+  ASSERT_EQ(u["unknowns"].size(), 2u) << unsaid.out;  // the flag, and V0's graphs of NCCL all-reduces
+  EXPECT_EQ(u["unknowns"][0].get<std::string>().rfind("--limit-mm-per-prompt not given", 0), 0u) << unsaid.out;
+  bool ranged = false;
+  for (const auto& s : u["sensitivity"]) {
+    if (s["assumption"].get<std::string>().find("images 1 (the default) to 32") == std::string::npos) continue;
+    ranged = s["kv_tokens_high"] == u["kv_tokens"] && s["kv_tokens_low"].get<int64_t>() < 81040 && s["fits_low"] == false;
+  }
+  EXPECT_TRUE(ranged) << unsaid.out;
+  // Its start is not vouched for: 32 images a prompt would not start (fits, not certain).
+  EXPECT_EQ(u["fits"], true);
+  EXPECT_EQ(u["outcome_certain"], false) << unsaid.out;
+  EXPECT_EQ(j["outcome_certain"], true) << given.out;
+}
+
 // vLLM V1 profiles a multimodal model's encoder on dummy images/videos the plan does not
 // size for every tower (gpu_model_runner.py profile_run): plan says so under `unknown:` and
 // widens the activation peak's range to x3, and stays quiet where it is known: a peak given
