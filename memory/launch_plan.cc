@@ -640,37 +640,6 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
 
 }  // namespace
 
-double NcclCommBytes(std::string_view arch, std::string_view interconnect) {
-  // 558 MiB on NVLink Hopper/Blackwell (NVLS, more channels), 0.13 GiB elsewhere (L4 TP4,
-  // "Init torch distributed ends. mem usage=0.13 GB").
-  const bool big = arch.empty() || arch == "hopper" || arch == "blackwell";
-  const bool nvlink = interconnect.empty() || interconnect == "nvlink";
-  return nvlink && big ? kNcclCommBytes : 0.13 * kGiB;
-}
-
-bool CustomAllReduceOn(std::string_view interconnect, int tp) {
-  // vLLM/SGLang custom_all_reduce.py: world sizes 2, 4, 6, 8 only, and "Custom allreduce
-  // is disabled because it's not supported on more than two PCIe-only GPUs" (world_size
-  // > 2 and not fully_connected; vLLM 0.10.1.1 and 0.11.0 read).
-  const bool nvlink = interconnect.empty() || interconnect == "nvlink";
-  return (tp == 2 || tp == 4 || tp == 6 || tp == 8) && (nvlink || tp == 2);
-}
-
-double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp) {
-  // CUDA context + torch: 620.8 MiB measured on H200 (Hopper/Blackwell data-centre parts);
-  // about 0.29 GiB on Ada/Ampere PCIe cards (L4: 22.05 total - 21.63 free - 0.13 NCCL).
-  // NCCL and the custom all-reduce (24 MiB when on): NcclCommBytes, CustomAllReduceOn.
-  // ROCm (MI300X): 9.35 GiB between the card's 191.98 GiB and "Load weight begin. avail
-  // mem=182.63" (corpus).
-  if (arch == "cdna3") return 9.35 * kGiB;
-  const bool big = arch.empty() || arch == "hopper" || arch == "blackwell";
-  double bytes = big ? kTorchContextBytes : 0.29 * kGiB;
-  if (tp > 1) bytes += NcclCommBytes(arch, interconnect);
-  if (CustomAllReduceOn(interconnect, tp)) bytes += kCustomAllReduceBytes;
-  return bytes;
-}
-
-
 namespace internal {
 
 StatusOr<Plan> Run(const PlanInput& user) {
