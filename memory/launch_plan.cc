@@ -10,6 +10,7 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/vllm_cold_compile.h"
 #include "memory/vllm_fi_allreduce.h"
 #include "memory/vllm_graph_capture.h"
 #include "memory/vllm_runner_v2.h"
@@ -710,6 +711,11 @@ StatusOr<Plan> Run(const PlanInput& user) {
     p->unknowns.push_back(VllmRunnerV2Unknown(*in, spread));
     p->figures["mrv2_smaller_bytes"] = spread.smaller_bytes;  // AddSensitivity's range
     p->figures["mrv2_sampler_bytes"] = spread.larger_bytes - graphs;
+  }
+  // A first start compiles inside the profile (vllm_cold_compile.h): the point is a warm start's.
+  if (VllmProfileCompiles(*in) && !user.activation_peak_bytes && p->kv_tokens > 0) {
+    p->unknowns.push_back(VllmColdCompileUnknown(*in));
+    p->figures["cold_compile_bytes"] = kVllmColdCompileHighBytes;  // AddSensitivity's range
   }
   // A context nobody asked for: none given, or the model's own carried by a sensitivity variant.
   const bool context_unasked = !user.context_length || user.context_from_model;

@@ -663,6 +663,16 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
                              "top-k/top-p",
          lo, hi);
   }
+  if (p.figures.contains("cold_compile_bytes") && p.figures.contains("activation_peak_bytes")) {
+    // vLLM V1's first start compiles inside its memory profile (unknown: in Run,
+    // vllm_cold_compile.h): a warm start's point down to the most a cold compile was logged to
+    // charge; a start the low end does not have is not vouched for.
+    PlanInput lo = in;
+    lo.activation_peak_bytes = p.figures["activation_peak_bytes"].get<double>() + p.figures["cold_compile_bytes"].get<double>();
+    vary("compile cache: warm (the point) to a first start's cold compile inside the profile", lo, in);
+    if (p.fits && !p.sensitivity.empty() && p.sensitivity.back().assumption.starts_with("compile cache") &&
+        !p.sensitivity.back().fits_low) p.outcome_certain = false;
+  }
   if (p.input.flashinfer_probs_peak_bytes > 0 && !in.activation_peak_bytes) {
     // vLLM V1 0.8.x with an older FlashInfer installed samples without the sort (unknown:
     // in Run; model_config.h kFlashInferProbs).

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "memory/launch_plan.h"
+#include "memory/vllm_cold_compile.h"
 #include "memory/vllm_fi_allreduce.h"
 
 namespace tpt::memory {
@@ -594,12 +595,9 @@ TEST(PlanModelTest, VllmModelRunnerV2IsAnUnknownForDenseModelsByVersion) {
   EXPECT_FALSE(says("0.28.0"));
 }
 
-// Model Runner V2 moves the pool both ways from the legacy runner's point (vllm_runner_v2.h):
-// Qwen2.5-7B-Instruct-AWQ on an L4 at 0.60 with vLLM 0.28.0 logged 123,664 tokens, 8% under the
-// legacy point, its profile peak 1.04 GiB against the legacy estimate's 0.52; vllm#50159 logged
-// an MRV2 pool 0.89 GiB over MRv1's. The range line runs from the profile at twice the
-// estimate to no graphs and the lighter sampler, and holds the point.
-TEST(PlanModelTest, VllmModelRunnerV2RangeIsTwoSided) {
+// Qwen2.5-7B-Instruct-AWQ on one L4 at 0.60 with vLLM 0.28.0 and a 32k window: a logged
+// launch of samples/models (123,664 tokens), a dense model on Model Runner V2 by default.
+PlanInput Qwen25AwqOnL4Vllm028() {
   PlanInput in;
   in.framework = "vllm";
   in.version = "0.28.0";
@@ -610,6 +608,16 @@ TEST(PlanModelTest, VllmModelRunnerV2RangeIsTwoSided) {
   in.gpu_memory_utilization = 0.60;
   in.context_length = 32768;
   in.model = SampleModel("qwen2.5-7b-instruct-awq");
+  return in;
+}
+
+// Model Runner V2 moves the pool both ways from the legacy runner's point (vllm_runner_v2.h):
+// Qwen2.5-7B-Instruct-AWQ on an L4 at 0.60 with vLLM 0.28.0 logged 123,664 tokens, 8% under the
+// legacy point, its profile peak 1.04 GiB against the legacy estimate's 0.52; vllm#50159 logged
+// an MRV2 pool 0.89 GiB over MRv1's. The range line runs from the profile at twice the
+// estimate to no graphs and the lighter sampler, and holds the point.
+TEST(PlanModelTest, VllmModelRunnerV2RangeIsTwoSided) {
+  PlanInput in = Qwen25AwqOnL4Vllm028();
   auto p = MakePlan(in);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   const Sensitivity* mrv2 = nullptr;
@@ -633,6 +641,58 @@ TEST(PlanModelTest, VllmModelRunnerV2RangeIsTwoSided) {
   auto moe = MakePlan(in);
   ASSERT_TRUE(moe.ok()) << moe.status().ToString();
   for (const auto& s : moe->sensitivity) EXPECT_EQ(s.assumption.find("Model Runner V2"), std::string::npos);
+}
+
+// vLLM V1 compiles the model inside the memory profile that sizes the KV cache
+// (vllm_cold_compile.h): a first start with a cold compile cache is charged the compiler's
+// scratch and kernels, which no input sizes. The point stays a warm start's; a range line runs
+// down to kVllmColdCompileHighBytes less a rank, and a start that its low end does not have
+// is not vouched for. Without torch.compile (--enforce-eager, V0) there is no such line.
+TEST(PlanModelTest, VllmColdCompileIsARangeNotAPoint) {
+  PlanInput in = Qwen25AwqOnL4Vllm028();
+  auto cold_line = [](const Plan& p) -> const Sensitivity* {
+    for (const auto& s : p.sensitivity) {
+      if (s.assumption.starts_with("compile cache")) return &s;
+    }
+    return nullptr;
+  };
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const Sensitivity* cold = cold_line(*p);
+  ASSERT_NE(cold, nullptr) << "no compile-cache range line";
+  EXPECT_EQ(cold->kv_tokens_high, p->kv_tokens);
+  EXPECT_NEAR(static_cast<double>(p->kv_tokens - cold->kv_tokens_low),
+              kVllmColdCompileHighBytes / static_cast<double>(p->cell_bytes), 64);
+  // The logged launch (vLLM 0.28.0 at 0.60 on an L4: 123,664 tokens, samples/models) lies in it.
+  EXPECT_LE(cold->kv_tokens_low, 123664);
+  bool said = false;
+  for (const auto& u : p->unknowns) said = said || u.find("compiles the model inside the memory profile") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(p->fits);
+  EXPECT_TRUE(p->outcome_certain);  // a cold start still holds a request of 32,768 tokens
+  // Where only a warm start holds one request, the start is not vouched for (fits stays the point's).
+  bool found = false;
+  for (double u = 0.36; u < 0.60 && !found; u += 0.01) {
+    in.gpu_memory_utilization = u;
+    auto q = MakePlan(in);
+    ASSERT_TRUE(q.ok()) << q.status().ToString();
+    const Sensitivity* c = cold_line(*q);
+    if (!q->fits || c == nullptr || c->fits_low) continue;
+    found = true;
+    EXPECT_FALSE(q->outcome_certain) << "at " << u;
+  }
+  EXPECT_TRUE(found) << "no utilisation where only a warm start holds one request";
+  in.gpu_memory_utilization = 0.60;
+  // No torch.compile: --enforce-eager, or the V0 engine.
+  in.enforce_eager = true;
+  auto eager = MakePlan(in);
+  ASSERT_TRUE(eager.ok()) << eager.status().ToString();
+  EXPECT_EQ(cold_line(*eager), nullptr);
+  in.enforce_eager = false;
+  in.version = "0.6.4.post1";
+  auto v0 = MakePlan(in);
+  ASSERT_TRUE(v0.ok()) << v0.status().ToString();
+  EXPECT_EQ(cold_line(*v0), nullptr);
 }
 
 }  // namespace
