@@ -90,6 +90,7 @@ class Checker {
     if (step == kCheckArch) return Arch();
     if (step == kCheckNvml) return Nvml();
     if (step == kCheckPort) return Port();
+    if (step == kCheckFabric) return Fabric();
     return {false, "a step this tptriage does not know: " + step, ""};
   }
 
@@ -275,6 +276,10 @@ class Checker {
   }
 
   Outcome Collective() {
+    if (p_.root_cause == "nvls_fabric_manager" && !fix_) {
+      return {false, "", "not run as logged: the log's collective went through NVLS, which repro never turns on "
+                         "(NCCL_NVLS_ENABLE=0 always); the fix run runs it without NVLS"};
+    }
     const int gpus = GpuCount();
     const int ranks = std::min(p_.world, gpus);
     if (ranks < 2) {
@@ -364,6 +369,55 @@ class Checker {
       o.shows = o.shows || !bad.empty();
     }
     if (!found) o.missing = "the log's GPU (PCI " + p_.bus_id + ") is not on this box: run repro on the host that logged it";
+    return o;
+  }
+
+  // Every GPU's registration with the NVLink fabric, as NVML reads it (what
+  // `nvidia-smi -q` shows under Fabric): NVLS needs all of them registered.
+  Outcome Fabric() {
+    if (fix_) return {false, "", "not used with the fix (NCCL_NVLS_ENABLE=0: NCCL asks the fabric for no multicast)"};
+    auto h = probe_.Health();
+    if (!h.ok()) return {false, h.status().message(), ""};
+    if (h->empty()) return {false, "no GPU on this box", ""};
+    static constexpr const char* kState[] = {"not supported", "not started", "in progress", "completed"};
+    Outcome o;
+    int unknown = 0, unsupported = 0;
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // what NVML says -> the GPUs saying it
+    for (const auto& g : *h) {
+      const int s = g.fabric_state;
+      std::string said = "fabric ";
+      if (s < 0 || s > kFabricCompleted) {
+        ++unknown;
+        said += "unknown";
+      } else {
+        said += kState[s];
+        if (s == kFabricNotSupported) ++unsupported;
+        if (s == kFabricNotStarted || s == kFabricInProgress) {
+          o.shows = true;
+          said += " (the fabric manager has not registered it)";
+        } else if (s == kFabricCompleted && g.fabric_status != 0) {
+          o.shows = true;
+          said += " with error " + std::to_string(g.fabric_status) + " (registration failed)";
+        }
+      }
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == said; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {said, {}});
+      it->second.push_back(g.bus_id + (g.name.empty() ? "" : " " + g.name));
+    }
+    for (const auto& [said, gpus] : groups) {
+      o.note += (o.note.empty() ? "" : " | ") + (gpus.size() == 1 ? gpus[0] : std::to_string(gpus.size()) + " GPUs (" + Join(gpus) + ")") + ": " + said;
+    }
+    const int n = static_cast<int>(h->size());
+    if (!o.shows && unknown == n) {
+      o.missing = "NVML does not report the fabric (nvmlDeviceGetGpuFabricInfo needs driver R550 or later): read "
+                  "`nvidia-smi -q | grep -A3 Fabric` and `systemctl status nvidia-fabricmanager` on the failing host";
+    } else if (!o.shows && unsupported + unknown == n) {
+      o.missing = "this box has no NVLink fabric (NVML: not supported), so NCCL offers no NVLS here: run repro on the "
+                  "NVSwitch host that logged it";
+    } else if (!o.shows) {
+      o.note += ": every GPU registered now; an NVLS failure on a registered fabric is a fabric manager restarted "
+                "under running processes (NVIDIA/nccl#976): reset the GPUs or reboot";
+    }
     return o;
   }
 

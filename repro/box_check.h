@@ -49,7 +49,16 @@ struct GpuHealth {
   int retired_pending = -1;           // pages waiting for retirement (pre-Ampere)
   int remap_pending = -1, remap_failure = -1;  // row remapping (Ampere and later)
   int pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;
+  // The GPU's registration with the NVLink fabric (nvmlDeviceGetGpuFabricInfo, R550 on): what
+  // `nvidia-smi -q` prints under Fabric. kFabric*; -1: NVML could not say.
+  int fabric_state = -1;
+  int fabric_status = 0;  // its nvmlReturn_t once completed (0: success)
 };
+// nvmlGpuFabricState_t (nvml.h): NVLS needs every GPU registered by the fabric manager.
+inline constexpr int kFabricNotSupported = 0;  // no NVLink fabric (PCIe, or NVLink without NVSwitch)
+inline constexpr int kFabricNotStarted = 1;
+inline constexpr int kFabricInProgress = 2;
+inline constexpr int kFabricCompleted = 3;
 
 struct CollectiveRun {
   bool completed = false;
@@ -108,6 +117,8 @@ struct SimulatedBox {
   int64_t ecc_uncorrected = 0;
   int remap_pending = 0;
   int pcie_width = 16;
+  int fabric_state = -1;       // GpuHealth's, on every GPU
+  int fabric_status = 0;
   bool p2p_broken = false;     // peer copies come back wrong
   bool collective_hangs = false;
   bool port_taken = false;

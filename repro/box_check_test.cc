@@ -346,6 +346,44 @@ TEST(HardwareCheck, NvmlCountersOfTheGpuTheLogNames) {
   EXPECT_NE(elsewhere.verdict.reason.find("not on this box"), std::string::npos);
 }
 
+TEST(FabricCheck, EveryGpusRegistrationThenNcclWithoutNvls) {
+  BoxPlan p = MustPlan(Analysis("nvls_fabric_manager", {{"tp", 2}}), json::array());
+  EXPECT_EQ(p.steps, (std::vector<std::string>{kCheckFabric, kCheckCollective}));
+  EXPECT_EQ(p.fix_env.at("NCCL_NVLS_ENABLE"), "0");
+  EXPECT_TRUE(p.asked.empty());
+  SimulatedBox unregistered;
+  unregistered.gpus = 2;
+  unregistered.fabric_state = kFabricNotStarted;
+  BoxReport r = Check(p, unregistered);
+  EXPECT_EQ(r.verdict.outcome, "reproduced");
+  EXPECT_NE(r.verdict.reason.find("fabric not started"), std::string::npos) << r.verdict.reason;
+  EXPECT_NE(r.verdict.reason.find("2 GPUs ("), std::string::npos) << r.verdict.reason;
+  // As logged the collective went through NVLS: not run; the fix runs it without.
+  ASSERT_EQ(r.original.steps.size(), 2u);
+  EXPECT_TRUE(r.original.steps[1].ok);
+  EXPECT_NE(r.original.steps[1].note.find("never turns on"), std::string::npos);
+  EXPECT_EQ(r.verdict.fix_outcome, "passes") << r.verdict.fix_reason;
+  EXPECT_NE(r.verdict.fix_reason.find("completed"), std::string::npos) << r.verdict.fix_reason;
+  SimulatedBox failed = unregistered;
+  failed.fabric_state = kFabricCompleted;
+  failed.fabric_status = 999;
+  EXPECT_NE(Check(p, failed).verdict.reason.find("registration failed"), std::string::npos);
+  SimulatedBox registered = unregistered;
+  registered.fabric_state = kFabricCompleted;
+  BoxReport ok = Check(p, registered);
+  EXPECT_EQ(ok.verdict.outcome, "not reproduced");
+  EXPECT_NE(ok.original.steps[0].note.find("reset the GPUs or reboot"), std::string::npos);
+  // A box with no NVLink fabric, or a driver that does not report it, cannot say.
+  SimulatedBox pcie = unregistered;
+  pcie.fabric_state = kFabricNotSupported;
+  BoxReport here = Check(p, pcie);
+  EXPECT_EQ(here.verdict.outcome, "inconclusive");
+  EXPECT_NE(here.verdict.reason.find("no NVLink fabric"), std::string::npos);
+  SimulatedBox old_driver = unregistered;
+  old_driver.fabric_state = -1;
+  EXPECT_NE(Check(p, old_driver).verdict.reason.find("R550"), std::string::npos);
+}
+
 TEST(PortCheck, ThePortTakenHereAndAFreeOne) {
   json ev = json::array({Event("address_in_use", {{"port", 30000}})});
   BoxPlan p = MustPlan(Analysis("port_in_use"), ev);

@@ -434,6 +434,23 @@ void PlanHardware(const Events& ev, BoxPlan* p) {
   p->fix = "none on the box: drain the node, `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`, reset or RMA";
 }
 
+// NCCL's NVLS transport (transport/nvls.cc) needs multicast objects the fabric
+// manager grants: a GPU the fabric has not registered, or one left behind by
+// a fabric manager restarted under running processes (NVIDIA/nccl#976,
+// #1338), fails there with 'invalid argument'. repro reads the registration
+// (NVML, read only) and never turns NVLS on; the fix run is NCCL without it.
+void PlanNvls(BoxPlan* p) {
+  Add(p, "transport", "NVLS (NVLink SHARP multicast)", std::string(kFromLog) + ": transport/nvls.cc");
+  p->collective = "all_reduce";
+  p->collective_bytes = 64 * kMiB;
+  Add(p, "fix run's collective", "all_reduce of " + FormatBytes(p->collective_bytes),
+      std::string(kFromDefault) + ": nccl-tests' usual message (it checks NCCL without NVLS, not a size)");
+  p->steps = {kCheckFabric, kCheckCollective};
+  p->fix_env = {{"NCCL_NVLS_ENABLE", "0"}};
+  p->fix = "NCCL_NVLS_ENABLE=0 (ring/tree instead); to have NVLS back: nvidia-fabricmanager running at the "
+           "driver's version, the GPUs reset after it (re)starts, or a reboot";
+}
+
 void PlanPort(const Events& ev, const json& run, BoxPlan* p) {
   double port = ev.Number("address_in_use", "port");
   if (port <= 0) {
@@ -589,11 +606,13 @@ StatusOr<BoxPlan> BoxPlanFromAnalysis(const json& a, const json& events, const s
     PlanHardware(ev, &p);
   } else if (rc == "port_in_use") {
     PlanPort(ev, run, &p);
+  } else if (rc == "nvls_fabric_manager") {
+    PlanNvls(&p);
   }
   // Only the checks that build a communicator depend on the rank count.
   const bool uses_world = rc == "shm_too_small" || rc == "duplicate_gpu" || rc == "nccl_timeout_hang" ||
                           rc == "collective_desync" || rc == "nccl_error" || rc == "custom_allreduce_failure" ||
-                          rc == "p2p_topology_problem";
+                          rc == "p2p_topology_problem" || rc == "nvls_fabric_manager";
   if (world_assumed && uses_world) p.asked.insert(p.asked.begin(), "--tp 2 (assumed: the log names no rank count)");
   return p;
 }

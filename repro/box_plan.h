@@ -2,7 +2,8 @@
 // without replaying the server's memory (checkability.h kBoxCheck):
 // shm_too_small, nccl_network_config, duplicate_gpu, custom_allreduce_failure,
 // p2p_topology_problem, nccl_timeout_hang, collective_desync, nccl_error,
-// cuda_driver_mismatch, unsupported_gpu_arch, hardware_fault, port_in_use.
+// cuda_driver_mismatch, unsupported_gpu_arch, hardware_fault, port_in_use,
+// nvls_fabric_manager.
 // Every figure says where it came from: the log, an environment dump, the
 // GPU catalogue, NCCL's or the server's default, or assumed (then the flag
 // that sets it is named once, in `asked`).
@@ -40,6 +41,7 @@ inline constexpr const char* kCheckDriver = "driver_cuda";
 inline constexpr const char* kCheckArch = "compute_capability";
 inline constexpr const char* kCheckNvml = "nvml_health";
 inline constexpr const char* kCheckPort = "port_bind";
+inline constexpr const char* kCheckFabric = "nvlink_fabric";
 
 struct BoxPlan {
   std::string source;      // input name

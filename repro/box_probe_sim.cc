@@ -48,6 +48,8 @@ class SimulatedProbe : public BoxProbe {
       h.remap_pending = b_.remap_pending;
       h.remap_failure = 0;
       h.pcie_gen = 5, h.pcie_gen_max = 5, h.pcie_width = b_.pcie_width, h.pcie_width_max = 16;
+      h.fabric_state = b_.fabric_state;
+      h.fabric_status = b_.fabric_status;
       out.push_back(h);
     }
     return out;
@@ -121,6 +123,8 @@ Status SimulatedBoxFromJson(const std::string& text, SimulatedBox* b) {
     if (j.contains("ecc_uncorrected")) b->ecc_uncorrected = j["ecc_uncorrected"].get<int64_t>();
     if (j.contains("remap_pending")) b->remap_pending = j["remap_pending"].get<int>();
     if (j.contains("pcie_width")) b->pcie_width = j["pcie_width"].get<int>();
+    if (j.contains("fabric_state")) b->fabric_state = j["fabric_state"].get<int>();
+    if (j.contains("fabric_status")) b->fabric_status = j["fabric_status"].get<int>();
     if (j.contains("p2p_broken")) b->p2p_broken = j["p2p_broken"].get<bool>();
     if (j.contains("collective_hangs")) b->collective_hangs = j["collective_hangs"].get<bool>();
     if (j.contains("port_taken")) b->port_taken = j["port_taken"].get<bool>();

@@ -45,9 +45,9 @@ const std::vector<Checkability>& CheckabilityTable() {
       {"shm_too_small", K::kBoxCheck,
        "the shared-memory segments NCCL's SHM transport creates for the rank count, created in /dev/shm with "
        "posix_fallocate as NCCL does; size needed against size there"},
-      {"nvls_fabric_manager", K::kNotCheckable,
-       "repro keeps NCCL_NVLS_ENABLE=0 and never touches NVLink SHARP or the fabric manager (read-only rule); check "
-       "`nvidia-smi -q` (Fabric) and the nvidia-fabricmanager service"},
+      {"nvls_fabric_manager", K::kBoxCheck,
+       "every GPU's registration with the NVLink fabric, read from NVML (what `nvidia-smi -q` shows under Fabric; "
+       "repro never turns NVLS on nor touches the fabric manager); fix: the collective with NCCL_NVLS_ENABLE=0"},
       {"duplicate_gpu", K::kBoxCheck,
        "two ranks of one communicator on one device from the log's CUDA_VISIBLE_DEVICES / local-rank mapping: NCCL's "
        "own refusal; fix: one GPU a rank (needs as many GPUs)"},

@@ -23,6 +23,13 @@ struct PciInfo {  // nvmlPciInfo_t (v3 layout, NVML >= R450)
   char bus_id[32];
 };
 
+struct FabricInfo {  // nvmlGpuFabricInfo_t (nvml.h, R550 on)
+  unsigned char cluster_uuid[16];  // NVML_GPU_FABRIC_UUID_LEN
+  nvmlReturn_t status;
+  unsigned int clique_id;
+  unsigned char state;             // nvmlGpuFabricState_t
+};
+
 struct Nvml {
   void* handle = nullptr;
   std::string error;
@@ -40,6 +47,7 @@ struct Nvml {
   nvmlReturn_t (*width)(nvmlDevice_t, unsigned int*) = nullptr;
   nvmlReturn_t (*width_max)(nvmlDevice_t, unsigned int*) = nullptr;
   nvmlReturn_t (*cuda_version)(int*) = nullptr;
+  nvmlReturn_t (*fabric)(nvmlDevice_t, FabricInfo*) = nullptr;
 };
 
 template <typename F>
@@ -70,6 +78,7 @@ Nvml& Load() {
     Bind(n.handle, "nvmlDeviceGetCurrPcieLinkWidth", &n.width);
     Bind(n.handle, "nvmlDeviceGetMaxPcieLinkWidth", &n.width_max);
     Bind(n.handle, "nvmlSystemGetCudaDriverVersion_v2", &n.cuda_version);
+    Bind(n.handle, "nvmlDeviceGetGpuFabricInfo", &n.fabric);
     if (!n.init || !n.shutdown || !n.count || !n.by_index) {
       n.error = "NVML loaded but lacks nvmlInit_v2/nvmlDeviceGetCount_v2 (a driver older than R450?)";
       n.handle = nullptr;
@@ -110,6 +119,11 @@ StatusOr<std::vector<GpuHealth>> NvmlHealthOfAll() {
     if (n.gen_max && n.gen_max(d, &x) == kNvmlSuccess) h.pcie_gen_max = static_cast<int>(x);
     if (n.width && n.width(d, &x) == kNvmlSuccess) h.pcie_width = static_cast<int>(x);
     if (n.width_max && n.width_max(d, &x) == kNvmlSuccess) h.pcie_width_max = static_cast<int>(x);
+    FabricInfo f{};
+    if (n.fabric && n.fabric(d, &f) == kNvmlSuccess) {
+      h.fabric_state = f.state;
+      h.fabric_status = f.status;
+    }
     out.push_back(h);
   }
   n.shutdown();

@@ -1,7 +1,8 @@
 // nvml_dl.h: NVML loaded with dlopen at run time (libnvidia-ml.so.1, which
 // the driver installs), read only: the few queries hardware_fault's check
-// needs. No NVML header: the entry points are declared here with the
-// driver's ABI (nvml.h of CUDA 12/13; the functions are stable since R450).
+// and nvls_fabric_manager's (the GPUs' fabric registration) need. No NVML
+// header: the entry points are declared here with the driver's ABI (nvml.h
+// of CUDA 12/13; stable since R450, the fabric query since R550).
 //
 //   auto gpus = tpt::repro::NvmlHealthOfAll();   // UNAVAILABLE without a driver
 #pragma once
