@@ -68,7 +68,7 @@ struct ReproConfig {
   int bench_iters = 20;
   std::string gpu_catalog;  // a GPU catalog file merged over the built-in one
   // Box checks (repro/box_plan.h): figures a log may lack.
-  std::optional<std::string> shm_needed, bus_id, required_cuda, built_archs;
+  std::optional<std::string> shm_needed, bus_id, disk_path, required_cuda, built_archs;
   std::optional<int> port;
 };
 
@@ -506,6 +506,7 @@ int RunBoxRepro(const ReproConfig& c, const Input& in) {
   o.world = c.tp;
   o.port = c.port;
   o.bus_id = c.bus_id;
+  o.disk_path = c.disk_path;
   if (c.shm_needed) {
     auto b = ParseSize(*c.shm_needed, BareNumber::kNeedsUnit);
     if (!b.ok()) return Fail("--shm-needed: " + b.status().message());
@@ -600,6 +601,7 @@ int RunRepro(const Args& args) {
       ("shm-needed", opt_str(&c.shm_needed), "shm_too_small: /dev/shm the ranks need, e.g. 160MiB (default: NCCL's segments)")
       ("port", opt_int(&c.port), "port_in_use: the port the server bound")
       ("bus-id", opt_str(&c.bus_id), "hardware_fault: the GPU's PCI bus id, e.g. 0000:3b:00.0")
+      ("disk-path", opt_str(&c.disk_path), "disk_full: the path the write failed on, e.g. ~/.cache/huggingface")
       ("required-cuda", opt_str(&c.required_cuda), "cuda_driver_mismatch: the CUDA the runtime or wheel needs, e.g. 12.8")
       ("built-archs", opt_str(&c.built_archs), "unsupported_gpu_arch: architectures built for, e.g. 80,86,90")
       ("bench-allreduce", po::bool_switch(&c.bench), "benchmark custom one-/two-shot against NCCL in CUDA graphs")

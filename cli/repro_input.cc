@@ -35,7 +35,7 @@ bool LooksLikeJson(const std::string& path) {
 const std::vector<std::string> kBoxEventKinds = {
     "env_var", "nccl_net", "nccl_comm_init", "rank_assignment", "duplicate_gpu", "unsupported_arch", "no_kernel_image",
     "driver_mismatch", "framework_version", "gpu_info", "xid", "ecc_error", "shm_error", "address_in_use",
-    "watchdog_timeout", "p2p_error", "custom_ar_error", "network_error", "nccl_version", "nccl_transport"};
+    "watchdog_timeout", "p2p_error", "custom_ar_error", "network_error", "nccl_version", "nccl_transport", "disk_full"};
 
 }  // namespace
 

@@ -91,6 +91,7 @@ class Checker {
     if (step == kCheckNvml) return Nvml();
     if (step == kCheckPort) return Port();
     if (step == kCheckFabric) return Fabric();
+    if (step == kCheckDisk) return Disk();
     return {false, "a step this tptriage does not know: " + step, ""};
   }
 
@@ -417,6 +418,35 @@ class Checker {
     } else if (!o.shows) {
       o.note += ": every GPU registered now; an NVLS failure on a registered fabric is a fabric manager restarted "
                 "under running processes (NVIDIA/nccl#976): reset the GPUs or reboot";
+    }
+    return o;
+  }
+
+  // The filesystem of the log's path: no room (or no inodes) left shows the
+  // failure; a quota (EDQUOT) is the user's, which statvfs does not read.
+  Outcome Disk() {
+    auto s = probe_.Space(p_.disk_path);
+    if (!s.ok()) return {false, s.status().message(), ""};
+    if (s->checked == "/" && p_.disk_path != "/" && p_.disk_path.find('/', 1) != std::string::npos &&
+        p_.disk_path.rfind("/", 0) == 0) {
+      return {false, "the log's path (" + p_.disk_path + ") is not on this box: run repro on the host that logged it", ""};
+    }
+    constexpr int64_t kLittle = 64ll << 20;  // below one compiled kernel cache or a weight shard's write
+    Outcome o;
+    o.note = s->checked + (s->checked == p_.disk_path ? "" : " (the nearest directory of " + p_.disk_path + " here)") +
+             ": " + FormatBytes(s->avail_bytes) + " free of " + FormatBytes(s->total_bytes);
+    if (s->total_inodes > 0) o.note += ", " + std::to_string(s->avail_inodes) + " inodes free";
+    if (s->avail_bytes < kLittle) {
+      o.shows = true;
+      o.note += ": no room (under " + FormatBytes(kLittle) + ")";
+    } else if (s->total_inodes > 0 && s->avail_inodes == 0) {
+      o.shows = true;
+      o.note += ": no inodes left (a file cannot be created whatever the free bytes)";
+    } else if (p_.disk_errno == 122) {
+      o.missing = "the log's error is a quota (EDQUOT): " + o.note + " is the filesystem's room, not the user's quota; "
+                  "read `quota -s` (or `lfs quota -u $USER " + p_.disk_path + "` on Lustre) as the user that ran the server";
+    } else {
+      o.note += ": room here now";
     }
     return o;
   }

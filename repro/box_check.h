@@ -68,6 +68,14 @@ struct CollectiveRun {
   std::string note;
 };
 
+// A filesystem as statvfs reads it, for the nearest directory of a path this
+// box has.
+struct DiskSpace {
+  std::string checked;  // the path read: the one asked for, or its nearest ancestor here
+  int64_t avail_bytes = 0, total_bytes = 0;
+  int64_t avail_inodes = 0, total_inodes = 0;  // total 0: the filesystem counts none (btrfs)
+};
+
 // The machine, as the checks see it.
 class BoxProbe {
  public:
@@ -77,6 +85,8 @@ class BoxProbe {
   virtual std::vector<std::string> IbDevices() = 0;  // /sys/class/infiniband
   // Free bytes of /dev/shm (statvfs).
   virtual StatusOr<int64_t> ShmFreeBytes() = 0;
+  // statvfs of `path`, or of its nearest ancestor that exists here.
+  virtual StatusOr<DiskSpace> Space(const std::string& path) = 0;
   // Creates `n` segments of `bytes` in /dev/shm as NCCL does (open, posix_fallocate,
   // mmap) and removes them all; the error names the segment that failed.
   virtual Status CreateShmSegments(int n, int64_t bytes) = 0;
@@ -119,6 +129,9 @@ struct SimulatedBox {
   int pcie_width = 16;
   int fabric_state = -1;       // GpuHealth's, on every GPU
   int fabric_status = 0;
+  int64_t disk_free_bytes = 100ll << 30;  // every path's filesystem
+  int64_t disk_free_inodes = 1 << 20;
+  bool disk_path_missing = false;  // the path is not on this box (its nearest ancestor: /)
   bool p2p_broken = false;     // peer copies come back wrong
   bool collective_hangs = false;
   bool port_taken = false;

@@ -384,6 +384,45 @@ TEST(FabricCheck, EveryGpusRegistrationThenNcclWithoutNvls) {
   EXPECT_NE(Check(p, old_driver).verdict.reason.find("R550"), std::string::npos);
 }
 
+TEST(DiskCheck, TheFilesystemOfTheLogsPathOnThisBox) {
+  json ev = json::array({Event("disk_full", {{"errno", 28}, {"message", "No space left on device"},
+                                             {"path", "/root/.cache/huggingface/hub/tmpx"}})});
+  BoxPlan p = MustPlan(Analysis("disk_full"), ev);
+  EXPECT_EQ(p.steps, std::vector<std::string>{kCheckDisk});
+  EXPECT_EQ(p.disk_path, "/root/.cache/huggingface/hub/tmpx");
+  EXPECT_TRUE(p.asked.empty());
+  SimulatedBox full;
+  full.disk_free_bytes = 12ll << 20;
+  BoxReport r = Check(p, full);
+  EXPECT_EQ(r.verdict.outcome, "reproduced");
+  EXPECT_NE(r.verdict.reason.find("no room"), std::string::npos) << r.verdict.reason;
+  EXPECT_EQ(r.verdict.fix_outcome, "not checked");  // freeing space or moving caches is the user's to do
+  SimulatedBox no_inodes;
+  no_inodes.disk_free_inodes = 0;
+  EXPECT_NE(Check(p, no_inodes).verdict.reason.find("no inodes left"), std::string::npos);
+  EXPECT_EQ(Check(p, SimulatedBox{}).verdict.outcome, "not reproduced");
+  SimulatedBox elsewhere;
+  elsewhere.disk_path_missing = true;
+  BoxReport away = Check(p, elsewhere);
+  EXPECT_EQ(away.verdict.outcome, "inconclusive");
+  EXPECT_NE(away.verdict.reason.find("not on this box"), std::string::npos);
+  // A quota: statvfs shows the filesystem's room, not the user's.
+  json quota = json::array({Event("disk_full", {{"errno", 122}, {"message", "Disk quota exceeded"}, {"path", "/home/u/.cache/vllm/x"}})});
+  BoxReport q = Check(MustPlan(Analysis("disk_full"), quota), SimulatedBox{});
+  EXPECT_EQ(q.verdict.outcome, "inconclusive");
+  EXPECT_NE(q.verdict.reason.find("quota -s"), std::string::npos) << q.verdict.reason;
+  // No path in the log: ~/.cache, asked for.
+  BoxPlan none = MustPlan(Analysis("disk_full"), json::array());
+  EXPECT_NE(none.disk_path.find("/.cache"), std::string::npos);
+  ASSERT_FALSE(none.asked.empty());
+  EXPECT_EQ(Check(none, SimulatedBox{}).verdict.outcome, "inconclusive");
+  BoxOverrides o;
+  o.disk_path = "/data/hf";
+  ApplyBoxOverrides(o, &none);
+  EXPECT_EQ(none.disk_path, "/data/hf");
+  EXPECT_TRUE(none.asked.empty());
+}
+
 TEST(PortCheck, ThePortTakenHereAndAFreeOne) {
   json ev = json::array({Event("address_in_use", {{"port", 30000}})});
   BoxPlan p = MustPlan(Analysis("port_in_use"), ev);

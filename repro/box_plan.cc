@@ -451,6 +451,28 @@ void PlanNvls(BoxPlan* p) {
            "driver's version, the GPUs reset after it (re)starts, or a reboot";
 }
 
+// A write that found no room (ENOSPC) or the user's quota spent (EDQUOT):
+// the filesystem of the path the log names, read on this box (statvfs).
+void PlanDisk(const Events& ev, BoxPlan* p) {
+  p->disk_path = ev.Field("disk_full", "path");
+  p->disk_errno = static_cast<int>(ev.Number("disk_full", "errno"));
+  if (!p->disk_path.empty()) {
+    Add(p, "path", p->disk_path, std::string(kFromLog) + ": the failed write");
+  } else {
+    const char* home = std::getenv("HOME");
+    p->disk_path = std::string(home != nullptr && *home != '\0' ? home : "/root") + "/.cache";
+    Add(p, "path", p->disk_path,
+        std::string(kFromAssumed) + ": the log names no path; the caches servers write (Hugging Face, vLLM, Triton, "
+                                    "Inductor) default to ~/.cache");
+    p->asked.push_back("--disk-path PATH (assumed ~/.cache: the log names no path)");
+  }
+  if (p->disk_errno == 122) Add(p, "error", "EDQUOT (Disk quota exceeded): the user's quota, not the disk", kFromLog);
+  if (p->disk_errno == 28) Add(p, "error", "ENOSPC (No space left on device)", kFromLog);
+  p->steps = {kCheckDisk};
+  p->fix = "free space there, or point the caches at a filesystem with room (HF_HOME, VLLM_CACHE_ROOT, "
+           "TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR)";
+}
+
 void PlanPort(const Events& ev, const json& run, BoxPlan* p) {
   double port = ev.Number("address_in_use", "port");
   if (port <= 0) {
@@ -608,6 +630,8 @@ StatusOr<BoxPlan> BoxPlanFromAnalysis(const json& a, const json& events, const s
     PlanPort(ev, run, &p);
   } else if (rc == "nvls_fabric_manager") {
     PlanNvls(&p);
+  } else if (rc == "disk_full") {
+    PlanDisk(ev, &p);
   }
   // Only the checks that build a communicator depend on the rank count.
   const bool uses_world = rc == "shm_too_small" || rc == "duplicate_gpu" || rc == "nccl_timeout_hang" ||
@@ -645,6 +669,12 @@ void ApplyBoxOverrides(const BoxOverrides& o, BoxPlan* p) {
   if (o.port) {
     p->port = *o.port;
     set("port", std::to_string(*o.port));
+  }
+  if (o.disk_path) {
+    p->disk_path = *o.disk_path;
+    set("path", *o.disk_path);
+    p->asked.erase(std::remove_if(p->asked.begin(), p->asked.end(), [](const std::string& a) { return a.rfind("--disk-path", 0) == 0; }),
+                   p->asked.end());
   }
   if (o.bus_id) {
     p->bus_id = *o.bus_id;

@@ -3,7 +3,7 @@
 // shm_too_small, nccl_network_config, duplicate_gpu, custom_allreduce_failure,
 // p2p_topology_problem, nccl_timeout_hang, collective_desync, nccl_error,
 // cuda_driver_mismatch, unsupported_gpu_arch, hardware_fault, port_in_use,
-// nvls_fabric_manager.
+// nvls_fabric_manager, disk_full.
 // Every figure says where it came from: the log, an environment dump, the
 // GPU catalogue, NCCL's or the server's default, or assumed (then the flag
 // that sets it is named once, in `asked`).
@@ -42,6 +42,7 @@ inline constexpr const char* kCheckArch = "compute_capability";
 inline constexpr const char* kCheckNvml = "nvml_health";
 inline constexpr const char* kCheckPort = "port_bind";
 inline constexpr const char* kCheckFabric = "nvlink_fabric";
+inline constexpr const char* kCheckDisk = "disk_space";
 
 struct BoxPlan {
   std::string source;      // input name
@@ -69,6 +70,8 @@ struct BoxPlan {
   int log_driver_cuda = 0;        // the driver's CUDA version the log shows (same encoding)
   std::string bus_id;             // the GPU the log names (hardware_fault)
   int port = 0;                   // port_in_use
+  std::string disk_path;          // disk_full: the path the write failed on
+  int disk_errno = 0;             // 28 ENOSPC, 122 EDQUOT (a quota statvfs does not show)
   std::string collective = "all_reduce";
   int64_t collective_bytes = 0;
   double deadline_s = 60;
@@ -86,6 +89,7 @@ struct BoxOverrides {
   std::optional<int64_t> shm_needed_bytes;
   std::optional<int> port;
   std::optional<std::string> bus_id;
+  std::optional<std::string> disk_path;
   std::optional<int> required_cuda;            // 12080
   std::optional<std::vector<int>> built_archs;  // 80, 90
 };

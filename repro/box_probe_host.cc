@@ -1,5 +1,5 @@
 // box_probe_host.cc: the real box: network interfaces (getifaddrs), HCAs
-// (/sys/class/infiniband), /dev/shm (statvfs; segments made as NCCL's
+// (/sys/class/infiniband), /dev/shm and a log's path (statvfs; segments made as NCCL's
 // shmutils makes them), NVML read only (nvml_dl.h), ports (bind), and the
 // GPU checks of gpu_checks.h.
 #include <arpa/inet.h>
@@ -60,6 +60,18 @@ class HostProbe : public BoxProbe {
     struct statvfs s {};
     if (statvfs("/dev/shm", &s) != 0) return UnavailableError(std::string("statvfs /dev/shm: ") + std::strerror(errno));
     return static_cast<int64_t>(s.f_bavail) * static_cast<int64_t>(s.f_frsize);
+  }
+
+  StatusOr<DiskSpace> Space(const std::string& path) override {
+    std::filesystem::path p(path);
+    std::error_code ec;
+    while (!p.empty() && !std::filesystem::exists(p, ec) && p != p.root_path()) p = p.parent_path();
+    if (p.empty()) p = ".";
+    struct statvfs s {};
+    if (statvfs(p.c_str(), &s) != 0) return UnavailableError("statvfs " + p.string() + ": " + std::strerror(errno));
+    const int64_t frag = static_cast<int64_t>(s.f_frsize);
+    return DiskSpace{p.string(), static_cast<int64_t>(s.f_bavail) * frag, static_cast<int64_t>(s.f_blocks) * frag,
+                     static_cast<int64_t>(s.f_favail), static_cast<int64_t>(s.f_files)};
   }
 
   // As NCCL's shmutils: a file in /dev/shm, posix_fallocate to its size (a

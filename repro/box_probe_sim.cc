@@ -26,6 +26,9 @@ class SimulatedProbe : public BoxProbe {
     }
     return OkStatus();
   }
+  StatusOr<DiskSpace> Space(const std::string& path) override {
+    return DiskSpace{b_.disk_path_missing ? "/" : path, b_.disk_free_bytes, 1ll << 40, b_.disk_free_inodes, 1 << 24};
+  }
   StatusOr<int> DriverCudaVersion() override { return b_.driver_cuda; }
   StatusOr<std::vector<GpuFacts>> Gpus() override {
     std::vector<GpuFacts> g;
@@ -125,6 +128,9 @@ Status SimulatedBoxFromJson(const std::string& text, SimulatedBox* b) {
     if (j.contains("pcie_width")) b->pcie_width = j["pcie_width"].get<int>();
     if (j.contains("fabric_state")) b->fabric_state = j["fabric_state"].get<int>();
     if (j.contains("fabric_status")) b->fabric_status = j["fabric_status"].get<int>();
+    if (j.contains("disk_free_bytes")) b->disk_free_bytes = j["disk_free_bytes"].get<int64_t>();
+    if (j.contains("disk_free_inodes")) b->disk_free_inodes = j["disk_free_inodes"].get<int64_t>();
+    if (j.contains("disk_path_missing")) b->disk_path_missing = j["disk_path_missing"].get<bool>();
     if (j.contains("p2p_broken")) b->p2p_broken = j["p2p_broken"].get<bool>();
     if (j.contains("collective_hangs")) b->collective_hangs = j["collective_hangs"].get<bool>();
     if (j.contains("port_taken")) b->port_taken = j["port_taken"].get<bool>();

@@ -67,7 +67,9 @@ const std::vector<Checkability>& CheckabilityTable() {
       {"process_crashed", K::kNotCheckable, "the log names no mechanism for a box to check"},
       {"port_in_use", K::kBoxCheck, "binds the log's port on this box, as the server did; fix: a free port"},
       {"config_error", K::kNotCheckable, "the server refused its own flags or model; re-run the server with the fix"},
-      {"disk_full", K::kNotCheckable, "the original box's disk at that time; `df -h` on it"},
+      {"disk_full", K::kBoxCheck,
+       "the filesystem of the path the log's write failed on (statvfs: bytes and inodes free), on the host that logged "
+       "it; a quota (EDQUOT) is the user's: `quota -s`"},
       {"host_oom", K::kNotCheckable,
        "the original host's RAM and its other tenants at that time; the kernel log (`dmesg -T | grep -i oom`) "
        "settles it"},
