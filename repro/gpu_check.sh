@@ -101,6 +101,7 @@ box nvml-log $R/hardware_fault/pos_xid79.log
 box nvml-this $R/hardware_fault/pos_xid79.log --bus-id "$BUS"
 box port $R/port_in_use/pos_uvicorn_bind.log
 box nvls-fabric $R/nvls_fabric_manager/pos_nvls_invalid_argument.log
+box disk $R/disk_full/pos_inductor_cache.log
 box sglang-tp2 samples/repro/analysis_kv_no_room.json
 box vllm-kv $R/kv_pool_no_room_vllm/pos_v066_negative_kv.log
 box tgi-warmup-plan samples/repro/tgi_warmup_oom.json
