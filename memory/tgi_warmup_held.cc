@@ -23,10 +23,13 @@
 // pool on every logged launch"), a rank, split by what the version's server imports at start:
 // - v2.2.x imports fbgemm_gpu.experimental.gen_ai at module import (layers/fp8.py v2.2.0, l.17-25,
 //   imported by flash_llama_modeling.py l.52 and layers/marlin.py; the image builds it from
-//   server/Makefile-fbgemm for sm_80 and sm_90a: CUTLASS FP8 GEMMs, a large kernel library). No
-//   other tag imports it at start: v2.1.x does not install it (server/Makefile install-cuda),
-//   v2.3.x only looks it up (importlib.util.find_spec, layers/fp8.py v2.3.0 l.22-31) and v2.4.0
-//   on drop it. The one 2.2.0 launch (Llama-3.1-8B, one A10G) held 1.87 GiB outside PyTorch's
+//   server/Makefile-fbgemm for sm_80 and sm_90a: CUTLASS FP8 GEMMs, a large kernel library).
+//   v2.3.x still installs it and looks it up at import (importlib.util.find_spec(
+//   "fbgemm_gpu.experimental.gen_ai"), layers/fp8.py v2.3.0 l.22-31), which imports the parent
+//   packages: fbgemm_gpu/__init__.py load_library's fbgemm_gpu_py.so when the build has it
+//   (pytorch/FBGEMM, fbgemm_gpu/__init__.py of that era); no 2.3.x launch was read, so it takes
+//   v2.2's figure. v2.1.x does not install it (server/Makefile install-cuda) and v2.4.0 on drop
+//   it. The one 2.2.0 launch (Llama-3.1-8B, one A10G) held 1.87 GiB outside PyTorch's
 //   allocator, still held after start (its nvidia-smi: 19,880 MiB used with a 2.33 GiB pool; a
 //   torch replay of its warm-up held 2.84 GiB of allocator at the read). The point takes 1.9.
 //   How much of it the library's kernel images are depends on the module-loading mode (eager
@@ -52,11 +55,11 @@
 namespace tpt::memory {
 
 bool TgiImportsFbgemmAtStart(const std::string& version) {
-  return !version.empty() && !VersionBefore(version, {2, 2, 0}) && VersionBefore(version, {2, 3, 0});
+  return !version.empty() && !VersionBefore(version, {2, 2, 0}) && VersionBefore(version, {2, 4, 0});
 }
 
 double TgiUnexplainedHeldBytes(const std::string& version) {
-  // An unknown version may be v2.2.x: the most measured of all.
+  // An unknown version may be v2.2-v2.3: the most measured of all.
   return (version.empty() || TgiImportsFbgemmAtStart(version) ? 1.9 : 1.05) * kGiB;
 }
 
@@ -102,11 +105,12 @@ std::string TgiUnexplainedUnknown(const std::string& version) {
   return "what TGI's process holds at its free-memory read beyond what its source allocates: -0.41 to 1.87 GiB a "
          "rank on the logged launches the plan is checked on (the CUDA context, the kernels and libraries the image "
          "loads, the allocator's segments): 1.87 on 2.2.0, whose server imports fbgemm_gpu's gen_ai kernels at start "
-         "(layers/fp8.py; outside PyTorch's allocator, still held after start), 1.66 on 2.0.0 with a 32k-token "
-         "warm-up (1.58 of it PyTorch's allocator segments in a replay), at most 1.03 on the others; the point takes " +
+         "(layers/fp8.py; outside PyTorch's allocator, still held after start; v2.3.x imports the package too), "
+         "1.66 on 2.0.0 with a 32k-token warm-up (1.58 of it PyTorch's allocator segments in a replay), at most 1.03 "
+         "on the others; the point takes " +
          FormatGiB(TgiUnexplainedHeldBytes(version)) + " for " +
          (version.empty() ? std::string("an unknown version")
-                          : TgiImportsFbgemmAtStart(version) ? std::string("v2.2.x") : std::string("this version")) +
+                          : TgiImportsFbgemmAtStart(version) ? std::string("v2.2-v2.3") : std::string("this version")) +
          ", the range runs from " + FormatGiB(TgiUnexplainedHeldBytes("")) +
          " to none of it; pass --activation-peak from a launch of the same model, card and image for a point without "
          "it";

@@ -28,13 +28,15 @@ struct TgiWarmupHeld {
 
 // What TGI's process holds at the read beyond what its source allocates, the most measured
 // on the logged launches the plan is checked on, by what the version imports at start
-// (tgi_warmup_held.cc): more at v2.2.x, whose server imports fbgemm_gpu's gen_ai kernels.
+// (tgi_warmup_held.cc): more at v2.2-v2.3, whose images install fbgemm_gpu's gen_ai kernels
+// and import them (v2.2) or their package (v2.3's find_spec) at start.
 //
 //   TgiUnexplainedHeldBytes("2.2.0");  // 1.9 GiB
 //   TgiUnexplainedHeldBytes("2.0.3");  // 1.05 GiB
 double TgiUnexplainedHeldBytes(const std::string& version);
 
-// Whether the version's server imports fbgemm_gpu.experimental.gen_ai at start (v2.2.x).
+// Whether the version's server imports fbgemm_gpu at start (v2.2.x: gen_ai itself; v2.3.x: its
+// package, through find_spec).
 bool TgiImportsFbgemmAtStart(const std::string& version);
 
 TgiWarmupHeld TgiHeldAtRead(const TgiWarmupHeldInput& in);
