@@ -272,6 +272,20 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   m.graphs_bytes = in.cuda_graph_bytes.value_or(0);
   p.row = BuildLedgerRow(m);
   p.kv_tokens = std::max<int64_t>(r->max_total_num_tokens, 0);
+  if (!in.mem_fraction_static && r->max_total_num_tokens > 0 && !in.max_total_tokens) {
+    // The pool follows the flag, and a launch that leaves it out runs at the default: said,
+    // with what 0.01 of it moves (a launch script or container that sets one changes the pool).
+    SglangKvInput less = kv;
+    less.mem_fraction_static = effective - 0.01 * runner_factor;
+    auto r2 = SglangKvPool(less);
+    if (r2.ok() && r2->max_total_num_tokens < r->max_total_num_tokens) {
+      p.assumptions.push_back("--mem-fraction-static not in the launch: SGLang " + in.version + "'s default " +
+                              Fixed2(p.fraction) + " is taken; each 0.01 less takes " +
+                              FormatGiB(r->kv_pool_bytes - r2->kv_pool_bytes) + " (" +
+                              WithCommas(r->max_total_num_tokens - r2->max_total_num_tokens) +
+                              " tokens) a rank from it: pass the value if the launch script or container sets one");
+    }
+  }
 
   p.figures = {{"reserved_bytes", r->reserved_bytes},
                {"rest_bytes", r->rest_bytes},

@@ -8,6 +8,7 @@
 
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
+#include "memory/tgi_warmup_held.h"
 #include "memory/unified_memory.h"
 
 namespace tpt::memory::internal {
@@ -585,13 +586,18 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
   }
   if (in.framework == "tgi" && !in.activation_peak_bytes && p.figures.contains("tgi_least_held_bytes")) {
     // TGI's warm-up at its free-memory read (tgi_warmup_held.cc): the point holds both phases
-    // and what no source sizes; the least the read can see is the larger phase alone (the
-    // caching allocator reuses or gives back the other's blocks) with nothing unexplained.
-    PlanInput hi = in;
+    // and what no source sizes at this version; the most the read can see is both phases and
+    // the most measured on any launch (1.9 GiB), the least the larger phase alone (the caching
+    // allocator reuses or gives back the other's blocks) with nothing unexplained.
+    PlanInput lo = in, hi = in;
+    const double more = p.figures.contains("tgi_more_held_bytes") ? p.figures["tgi_more_held_bytes"].get<double>() : 0;
+    if (more > 0) lo.activation_peak_bytes = p.figures["activation_peak_bytes"].get<double>() + more;
     hi.activation_peak_bytes = p.figures["tgi_least_held_bytes"].get<double>();
-    vary("TGI's warm-up at its free-memory read: from the point's (both phases and the unexplained bytes) to the "
-         "larger phase alone",
-         in, hi);
+    vary(more > 0 ? "TGI's warm-up at its free-memory read: from both phases and the most held beyond them on any "
+                    "logged launch (" + FormatGiB(TgiUnexplainedHeldBytes("")) + ") to the larger phase alone"
+                  : "TGI's warm-up at its free-memory read: from the point's (both phases and the unexplained bytes) "
+                    "to the larger phase alone",
+         lo, hi);
   } else if (!sglang && !in.activation_peak_bytes) {
     double a = p.figures.contains("activation_peak_bytes") ? p.figures["activation_peak_bytes"].get<double>() : 0;
     PlanInput lo = in, hi = in;

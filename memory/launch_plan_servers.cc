@@ -512,7 +512,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
                               "launched with --enable-prefill-logprobs, so its lm_head runs on one token a request");
     }
   }
-  if (!in.activation_peak_bytes) p.unknowns.push_back(TgiUnexplainedUnknown());
+  if (!in.activation_peak_bytes) p.unknowns.push_back(TgiUnexplainedUnknown(in.version));
   if (TgiWarmupReportsEveryError(in.version)) {
     p.unknowns.push_back(
         "TGI before v1.1.1 reports any exception in its warm-up as \"Not enough memory to handle ...\" (flash_causal_lm.py "
@@ -531,12 +531,18 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   // What the read sees held: both phases, or the larger one when the allocator must give the
   // forward's cached blocks back for the logits, and what no source sizes (tgi_warmup_held.cc).
   const double room = p.free_at_init_bytes - p.weights_bytes - warm_kv - workspace;
-  const TgiWarmupHeld held = TgiHeldAtRead({room, act, logits, !in.activation_peak_bytes});
+  const TgiWarmupHeld held = TgiHeldAtRead({room, act, logits, !in.activation_peak_bytes, in.version});
   const double free_after_warmup = held.free_bytes;
   p.figures["warmup_prefill_tokens"] = prefill;
   p.figures["warmup_blocks"] = warm_blocks;
   p.figures["activation_peak_bytes"] = held.held_bytes;
   p.figures["tgi_least_held_bytes"] = held.least_held_bytes;
+  // The range's low end: what the most measured on any launch (TgiUnexplainedHeldBytes of an
+  // unknown version) would hold beyond this version's, as far as the room left goes.
+  if (held.fits && !held.released && held.unexplained_bytes > 0) {
+    p.figures["tgi_more_held_bytes"] =
+        std::min(held.free_bytes, std::max(0.0, TgiUnexplainedHeldBytes("") - held.unexplained_bytes));
+  }
   if (held.unexplained_bytes > 0 || held.released) p.assumptions.push_back(TgiHeldAssumption(held, act, logits));
   if (!held.fits) {
     p.fits = false;

@@ -76,6 +76,36 @@ TEST(PlanTest, SglangDefaultFractionAndModelDims) {
   EXPECT_LT(p->free_at_init_bytes, in.total_bytes);
 }
 
+// A launch without --mem-fraction-static runs at SGLang's default, and the plan says what that
+// choice is worth: v0.2-v0.4's pool is the free memory after the weights less (1 - fraction) x
+// the free memory at init (profile_max_num_token), so 0.01 of the flag moves it by 0.01 x the
+// free memory at init. Given, the flag is the launch's and nothing is said.
+TEST(PlanTest, SglangDefaultFractionSaysWhatEachHundredthMoves) {
+  PlanInput in;
+  in.framework = "sglang";
+  in.version = "0.4.3.post2";
+  in.total_bytes = 79.11 * kGiB;
+  in.free_at_init_bytes = 77.0 * kGiB;
+  in.tp = 16;
+  in.weights_bytes = 40.61 * kGiB;
+  in.dims.layers = 61;
+  in.dims.kv_lora_rank = 512;
+  in.dims.qk_rope_head_dim = 64;
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_DOUBLE_EQ(p->fraction, 0.79);
+  std::string said;
+  for (const auto& a : p->assumptions) {
+    if (a.rfind("--mem-fraction-static not in the launch", 0) == 0) said = a;
+  }
+  EXPECT_NE(said.find("default 0.79 is taken; each 0.01 less takes 0.77 GiB"), std::string::npos) << said;
+  in.mem_fraction_static = 0.79;
+  auto given = MakePlan(in);
+  ASSERT_TRUE(given.ok());
+  EXPECT_EQ(given->kv_tokens, p->kv_tokens);
+  for (const auto& a : given->assumptions) EXPECT_NE(a.rfind("--mem-fraction-static not in the launch", 0), 0u) << a;
+}
+
 TEST(PlanTest, SglangContextTooLong) {
   auto in = FoundingSglang(0.8);
   in.context_length = 131072;

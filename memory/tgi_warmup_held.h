@@ -14,6 +14,7 @@ struct TgiWarmupHeldInput {
   double forward_bytes = 0;  // the prefill forward's peak (eager layer, MoE, a VLM's larger phase)
   double logits_bytes = 0;   // the prefill logits' tensors (0 when the warm-up asks for none)
   bool estimated = true;     // false: the peak was given (--activation-peak), nothing is added to it
+  std::string version;       // TGI's version: what its image imports at start (TgiUnexplainedHeldBytes)
 };
 
 struct TgiWarmupHeld {
@@ -26,15 +27,24 @@ struct TgiWarmupHeld {
 };
 
 // What TGI's process holds at the read beyond what its source allocates, the most measured
-// on the logged launches the plan is checked on (tgi_warmup_held.cc).
-double TgiUnexplainedHeldBytes();
+// on the logged launches the plan is checked on, by what the version imports at start
+// (tgi_warmup_held.cc): more at v2.2-v2.3, whose images install fbgemm_gpu's gen_ai kernels
+// and import them (v2.2) or their package (v2.3's find_spec) at start.
+//
+//   TgiUnexplainedHeldBytes("2.2.0");  // 1.9 GiB
+//   TgiUnexplainedHeldBytes("2.0.3");  // 1.05 GiB
+double TgiUnexplainedHeldBytes(const std::string& version);
+
+// Whether the version's server imports fbgemm_gpu at start (v2.2.x: gen_ai itself; v2.3.x: its
+// package, through find_spec).
+bool TgiImportsFbgemmAtStart(const std::string& version);
 
 TgiWarmupHeld TgiHeldAtRead(const TgiWarmupHeldInput& in);
 
 // What the plan says of it: the unexplained bytes the point holds and, when the phases did not
 // fit together, the allocator's give-back (an assumption); what no source sizes (an unknown).
 std::string TgiHeldAssumption(const TgiWarmupHeld& held, double forward_bytes, double logits_bytes);
-std::string TgiUnexplainedUnknown();
+std::string TgiUnexplainedUnknown(const std::string& version);
 
 }  // namespace tpt::memory
 

@@ -129,9 +129,8 @@ TEST(PlanSamplesTest, PredictedAgainstLogged) {
       if (!known_miss) {
         ++kv_runs;
         if (std::abs(kv / lk - 1) <= 0.05) ++kv_within;
-        if (j["framework"] == "vllm") {
-          EXPECT_LE(kv, lk * 1.05) << "vLLM prediction more than 5% optimistic";
-        }
+        // Never confidently wrong (issue #31): no server's point more than 5% optimistic.
+        EXPECT_LE(kv, lk * 1.05) << j["framework"].get<std::string>() << " prediction more than 5% optimistic";
       }
       kl = std::to_string(static_cast<int64_t>(lk));
       ke = Pct(static_cast<double>(kv), lk);
