@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/lmdeploy_pytorch_weights.h"
 #include "memory/tgi_launcher.h"
 #include "memory/vllm_fused_moe.h"
 #include "memory/vllm_v0_internvl.h"
@@ -176,6 +177,18 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       s.enable_dp_attention = in.enable_dp_attention;
       s.version = in.version;
       s.gpu_arch = in.gpu_arch;
+      if (in.framework == "lmdeploy" && in.lmdeploy_backend == "pytorch") {
+        const LmdeployVocabWhole v = LmdeployPytorchVocab(m, in.version);
+        s.embedding_whole = v.embedding;
+        s.lm_head_whole = v.lm_head;
+        if (in.tp > 1 && (v.embedding || v.lm_head)) {
+          assumptions.push_back(std::string("LMDeploy's PyTorch engine keeps ") +
+                                (v.embedding && v.lm_head ? "the embedding and the LM head"
+                                 : v.embedding            ? "the embedding"
+                                                          : "the LM head") +
+                                " whole on every rank (lmdeploy/pytorch/models, nn/linear.py: not split by TP)");
+        }
+      }
       auto w = WeightsPerRank(m, s);
       if (!w.ok()) return w.status();
       west = *w;

@@ -186,6 +186,9 @@ struct Sharding {
   // Where the MoE kernels pad the experts (vLLM mxfp4): the server version and the GPU
   // family ("hopper", "blackwell", "ampere"...; "" unknown). Empty: no padding modelled.
   std::string version, gpu_arch;
+  // The vocabulary matrices whole on every TP rank instead of split (LMDeploy's PyTorch
+  // engine: lmdeploy_pytorch_weights.h).
+  bool embedding_whole = false, lm_head_whole = false;
 };
 
 // TP must split the attention heads, and the KV heads (kv % tp == 0, or tp % kv == 0
