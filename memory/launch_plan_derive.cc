@@ -9,6 +9,7 @@
 #include "memory/launch_plan_internal.h"
 #include "memory/lmdeploy_pytorch_weights.h"
 #include "memory/tgi_launcher.h"
+#include "memory/vllm_performance_mode.h"
 #include "memory/vllm_fused_moe.h"
 #include "memory/vllm_v0_internvl.h"
 
@@ -331,6 +332,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     if (!in.max_num_seqs) {
       in.max_num_seqs = v1 && (big_defaults || v1_early || (v1_084 && h100_named)) ? 1024 : 256;
     }
+    ApplyVllmPerformanceMode(user, in, assumptions);
     if (!in.activation_peak_bytes && in.model) {
       int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
       double held = 0;
