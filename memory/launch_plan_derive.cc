@@ -179,14 +179,16 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       s.version = in.version;
       s.gpu_arch = in.gpu_arch;
       if (in.framework == "lmdeploy" && in.lmdeploy_backend == "pytorch") {
-        const LmdeployVocabWhole v = LmdeployPytorchVocab(m, in.version);
+        const LmdeployWhole v = LmdeployPytorchWhole(m, in.version);
         s.embedding_whole = v.embedding;
         s.lm_head_whole = v.lm_head;
+        s.vision_merger_whole = v.vision_merger && m.vision_merger_params > 0;
         if (in.tp > 1 && (v.embedding || v.lm_head)) {
           assumptions.push_back(std::string("LMDeploy's PyTorch engine keeps ") +
                                 (v.embedding && v.lm_head ? "the embedding and the LM head"
                                  : v.embedding            ? "the embedding"
                                                           : "the LM head") +
+                                (s.vision_merger_whole ? ", and the vision tower's patch embedding and merger," : "") +
                                 " whole on every rank (lmdeploy/pytorch/models, nn/linear.py: not split by TP)");
         }
       }

@@ -1,9 +1,11 @@
-// lmdeploy_pytorch_weights.h: which vocabulary matrices LMDeploy's PyTorch engine keeps whole
-// on every tensor-parallel rank. Its model files build the attention and MLP linears split by
-// TP and leave the token embedding and the LM head unsplit, so at TP > 1 each rank holds both
-// in full (vLLM, SGLang and TurboMind split them by TP).
+// lmdeploy_pytorch_weights.h: which weights LMDeploy's PyTorch engine keeps whole on every
+// tensor-parallel rank. Its model files build the attention and MLP linears split by TP and
+// leave the token embedding, the LM head and Qwen2-VL / Qwen2.5-VL's patch embedding and
+// merger unsplit, so at TP > 1 each rank holds them in full (vLLM, SGLang and TurboMind split
+// the vocabulary matrices by TP).
 //
-//   Sharding s; ... LmdeployPytorchVocab(model, version) -> s.embedding_whole, s.lm_head_whole
+//   Sharding s; ... LmdeployPytorchWhole(model, version) -> s.embedding_whole, s.lm_head_whole,
+//   s.vision_merger_whole
 #pragma once
 
 #include <string_view>
@@ -12,9 +14,10 @@
 
 namespace tpt::memory {
 
-struct LmdeployVocabWhole {
-  bool embedding = false;  // embed_tokens on every rank in full (vocab x hidden)
-  bool lm_head = false;    // lm_head on every rank in full (hidden x vocab)
+struct LmdeployWhole {
+  bool embedding = false;      // embed_tokens on every rank in full (vocab x hidden)
+  bool lm_head = false;        // lm_head on every rank in full (hidden x vocab)
+  bool vision_merger = false;  // ModelConfig::vision_merger_params on every rank in full
 };
 
 // InternLM/lmdeploy, lmdeploy/pytorch/models/ (read at v0.6.0, v0.7.2, v0.9.2, v0.10.0,
@@ -31,8 +34,11 @@ struct LmdeployVocabWhole {
 //   v0.13.0:147): no model passes is_tp for it at any tag read.
 // - v0.5.x runs transformers' modules patched by lmdeploy: _distribute_partition_fn splits
 //   only the attention and MLP projections (models/llama.py, qwen2.py v0.5.3), the same.
+// - Qwen2-VL / Qwen2.5-VL's tower: PatchEmbed's nn.Conv3d and the PatchMerger's two
+//   nn.Linear (qwen2_vl.py PatchMerger, qwen2_5_vl.py Qwen2_5_VLPatchMerger, v0.7.2, v0.9.2,
+//   v0.12.0, v0.16.0) are whole; its blocks' qkv, proj and MLP pass is_tp=True (split).
 // A tied head shares the embedding's tensor (one whole copy). Empty or unparsable version:
 // the newest read.
-LmdeployVocabWhole LmdeployPytorchVocab(const ModelConfig& m, std::string_view version);
+LmdeployWhole LmdeployPytorchWhole(const ModelConfig& m, std::string_view version);
 
 }  // namespace tpt::memory

@@ -151,8 +151,8 @@ class WeightCounter {
 
   // The tower split by TP, but for what vLLM keeps whole on every rank (InternVL's projector,
   // and its ViT attention when the heads do not divide by TP: ModelConfig::vision_whole_params).
-  void Vision(bool vllm) {
-    double whole = 0;
+  void Vision(bool vllm, bool merger_whole) {
+    double whole = merger_whole ? m_.vision_merger_params : 0;
     if (vllm) {
       whole = m_.vision_whole_params;
       if (m_.vision_heads > 0 && m_.vision_heads % tp_ != 0) whole += m_.vision_attn_params;
@@ -248,7 +248,7 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
     c.set_linear_mixer_params(mixer);
     for (int i = first; i < last; ++i) c.Layer(i);
     c.Embedding(first_stage, last_stage);
-    if (vision) c.Vision(s.framework == "vllm");
+    if (vision) c.Vision(s.framework == "vllm", s.vision_merger_whole);
     return c.Take();
   };
 
@@ -404,6 +404,12 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
                  " heads do not divide by TP " + std::to_string(s.tp) + ")";
       }
       split += ", whole on every rank (vLLM internvl.py _init_mlp1, intern_vit.py _init_attn)";
+    }
+    if (s.vision_merger_whole && s.tp > 1) {
+      char b[32];
+      std::snprintf(b, sizeof(b), "%.3fB params", m.vision_merger_params / 1e9);
+      split = ", split by TP but for the patch embedding and the merger (" + std::string(b) +
+              "), whole on every rank (LMDeploy's PyTorch engine: nn.Conv3d, nn.Linear)";
     }
     w.notes.push_back("vision/audio tower " + m.vision_note + split);
   }
