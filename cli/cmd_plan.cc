@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "memory/memory_model.h"
 #include "memory/launch_plan.h"
+#include "memory/vllm_performance_mode.h"
 #include "memory/server_flags.h"
 
 namespace tpt::cli {
@@ -62,6 +63,7 @@ struct PlanFlags {
   std::string server;
   double cuda_memory_fraction = -1, kv_cache_free_gpu_memory_fraction = -1, cache_max_entry_count = -1;
   std::string backend, runtime_buffers;
+  std::string performance_mode;
   int64_t max_batch_total_tokens = 0;
   int64_t max_input_tokens = 0, max_input_length = 0;
   int64_t session_len = 0, max_seq_len = 0, max_batch_prefill_tokens = 0, max_num_tokens = 0,
@@ -112,6 +114,8 @@ po::options_description Options(PlanFlags& f) {
       ("max-num-batched-tokens", po::value(&f.max_num_batched_tokens),
        "vLLM: tokens of the profiling run (default by version and GPU)")
       ("max-num-seqs", po::value(&f.max_num_seqs), "vLLM: sequences of the profiling sampler run (default by version)")
+      ("performance-mode", po::value(&f.performance_mode),
+       "vLLM 0.17+: balanced (default) | interactivity | throughput (doubles the default batched tokens and sequences)")
       ("limit-mm-per-prompt", po::value(&f.limit_mm_per_prompt),
        "vLLM: multimodal items a prompt may hold, image=10,video=10 or JSON (1 each); decides the encoder's dummy items")
       ("concurrency", po::value(&f.concurrency),
@@ -513,6 +517,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.cuda_graph_max_bs = f.cuda_graph_max_bs;
   }
   in.enforce_eager = f.enforce_eager;
+  if (vm.count("performance-mode")) {
+    TPT_RETURN_IF_ERROR(mem::VllmPerformanceModeOk(f.performance_mode, f.framework, in.version));
+    in.vllm_performance_mode = f.performance_mode;
+  }
   if (f.enforce_eager && f.framework != "vllm") {
     return InvalidArgumentError("--enforce-eager is vLLM's; SGLang uses --disable-cuda-graph (graphs come out of its "
                                 "reserved slice, not the pool)");

@@ -36,6 +36,7 @@ LaunchLine SglangOrVllm(const LaunchSpec& s, const std::string& model) {
   if (s.max_batch_size && sglang) flag("--cuda-graph-max-bs", "", std::to_string(*s.max_batch_size));
   if (s.max_batch_tokens) flag("--chunked-prefill-size", "--max-num-batched-tokens", std::to_string(*s.max_batch_tokens));
   if (!s.mm_limits.empty() && !sglang) out += " --limit-mm-per-prompt " + s.mm_limits;
+  if (!s.performance_mode.empty() && !sglang) out += " --performance-mode " + s.performance_mode;
   if (s.enable_dp_attention && sglang) out += " --enable-dp-attention";
   if (s.enable_multimodal && sglang) out += " --enable-multimodal";
   if (!s.speculative_algorithm.empty() && sglang) flag("--speculative-algorithm", "", s.speculative_algorithm);

@@ -62,6 +62,7 @@ struct LaunchSpec {
   bool disable_radix_cache = false;
   std::string backend;                         // LMDeploy: "" / turbomind (its default) | pytorch;
                                                // TensorRT-LLM: tensorrt (an engine) | pytorch
+  std::string performance_mode;                // vLLM --performance-mode as given ("" when not)
   std::string mm_limits;                       // vLLM --limit-mm-per-prompt, shell-ready ("" when not given)
   std::optional<int64_t> max_batch_total_tokens;  // TGI before v0.9.4: the KV cache's tokens
   bool tgi_input_length = false;               // TGI before v2.0: --max-input-length (not --max-input-tokens)

@@ -102,6 +102,7 @@ struct PlanInput {
   bool disable_hybrid_swa_memory = false;         // --disable-hybrid-swa-memory
   bool sglang_enable_multimodal = false;          // SGLang --enable-multimodal (0.4.6 on)
   bool enforce_eager = false;                     // vLLM --enforce-eager: no CUDA graphs
+  std::string vllm_performance_mode;              // vLLM 0.17+ --performance-mode ("" = balanced)
   std::optional<int64_t> max_mamba_cache_size;    // --max-mamba-cache-size
   // SGLang --max-running-requests and --disable-radix-cache: a hybrid model's state count
   // by version (sglang_mamba_states.h) and the running-request cap; a plain model's pool

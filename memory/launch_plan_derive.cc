@@ -7,7 +7,9 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/lmdeploy_pytorch_weights.h"
 #include "memory/tgi_launcher.h"
+#include "memory/vllm_performance_mode.h"
 #include "memory/vllm_fused_moe.h"
 #include "memory/vllm_v0_internvl.h"
 
@@ -176,6 +178,20 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       s.enable_dp_attention = in.enable_dp_attention;
       s.version = in.version;
       s.gpu_arch = in.gpu_arch;
+      if (in.framework == "lmdeploy" && in.lmdeploy_backend == "pytorch") {
+        const LmdeployWhole v = LmdeployPytorchWhole(m, in.version);
+        s.embedding_whole = v.embedding;
+        s.lm_head_whole = v.lm_head;
+        s.vision_merger_whole = v.vision_merger && m.vision_merger_params > 0;
+        if (in.tp > 1 && (v.embedding || v.lm_head)) {
+          assumptions.push_back(std::string("LMDeploy's PyTorch engine keeps ") +
+                                (v.embedding && v.lm_head ? "the embedding and the LM head"
+                                 : v.embedding            ? "the embedding"
+                                                          : "the LM head") +
+                                (s.vision_merger_whole ? ", and the vision tower's patch embedding and merger," : "") +
+                                " whole on every rank (lmdeploy/pytorch/models, nn/linear.py: not split by TP)");
+        }
+      }
       auto w = WeightsPerRank(m, s);
       if (!w.ok()) return w.status();
       west = *w;
@@ -318,6 +334,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     if (!in.max_num_seqs) {
       in.max_num_seqs = v1 && (big_defaults || v1_early || (v1_084 && h100_named)) ? 1024 : 256;
     }
+    ApplyVllmPerformanceMode(user, in, assumptions);
     if (!in.activation_peak_bytes && in.model) {
       int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
       double held = 0;

@@ -57,6 +57,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
     s.max_batch_tokens = *in.max_num_batched_tokens;
   }
   if (in.framework == "vllm" && in.mm_limits) s.mm_limits = VllmMmLimitsFlag(*in.mm_limits, in.version);
+  if (in.framework == "vllm") s.performance_mode = in.vllm_performance_mode;
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
   if (p.figures.contains("max_batch_total_tokens")) s.max_batch_total_tokens = p.figures["max_batch_total_tokens"].get<int64_t>();
   s.tgi_prefill_logprobs = in.framework == "tgi" && in.tgi_prefill_logprobs;

@@ -135,6 +135,11 @@ struct ModelConfig {
   // falls back to InternSdpaAttention's nn.Linear; later versions set use_data_parallel for
   // the same test). 0 for every other tower.
   double vision_whole_params = 0;
+  // Qwen2-VL / Qwen2.5-VL, within vision_params: the patch embedding (Conv3d, patch x patch x
+  // channels x temporal x width) and the merger (norm, Linear(width x merge^2) twice, the second
+  // to the text width, with biases): what LMDeploy's PyTorch engine keeps whole
+  // (lmdeploy_pytorch_weights.h). 0 for every other tower.
+  double vision_merger_params = 0;
   double vision_attn_params = 0;
   // InternVL's InternViT as vLLM V0 profiles it (vllm_v0_internvl.h, read at 0.6.5-0.7.0):
   // tiles = 0 for every other tower.
@@ -186,6 +191,10 @@ struct Sharding {
   // Where the MoE kernels pad the experts (vLLM mxfp4): the server version and the GPU
   // family ("hopper", "blackwell", "ampere"...; "" unknown). Empty: no padding modelled.
   std::string version, gpu_arch;
+  // The vocabulary matrices whole on every TP rank instead of split (LMDeploy's PyTorch
+  // engine: lmdeploy_pytorch_weights.h).
+  bool embedding_whole = false, lm_head_whole = false;
+  bool vision_merger_whole = false;  // ModelConfig::vision_merger_params on every rank
 };
 
 // TP must split the attention heads, and the KV heads (kv % tp == 0, or tp % kv == 0

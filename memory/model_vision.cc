@@ -209,6 +209,16 @@ Status ReadVisionTowers(const json& j, const json& t, const std::string& src, Mo
           m.vit_mlp_gated = qwen25;
           m.vit_merge = merge;
           m.vit_temporal = temporal;
+          // Qwen2_5_VLPatchMerger / PatchMerger: ln_q (RMSNorm / LayerNorm) and mlp =
+          // Linear(hm, hm) + GELU + Linear(hm, out), hm = width x merge^2, out =
+          // out_hidden_size (2.5) or hidden_size (2); PatchEmbed's Conv3d has no bias.
+          if (m.vit_width > 0) {
+            const double hm = static_cast<double>(m.vit_width) * merge * merge;
+            const double out = qwen25 ? Num<int>(v, {"out_hidden_size"}).value_or(m.hidden)
+                                      : Num<int>(v, {"hidden_size"}).value_or(m.hidden);
+            m.vision_merger_params = (qwen25 ? 1.0 : 2.0) * m.vit_width + hm * hm + hm + hm * out + out +
+                                     static_cast<double>(m.vision_patch_elems) * m.vit_width;
+          }
           if (m.vit_width <= 0 || m.vit_heads <= 0 || m.vit_mlp <= 0) m.vit_width = m.vit_heads = m.vit_mlp = 0;
         }
       } else {

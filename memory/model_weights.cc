@@ -136,20 +136,23 @@ class WeightCounter {
   void Embedding(bool first_stage, bool last_stage) {
     const double padded = static_cast<double>(PadTo(m_.vocab, 64));
     const double per_rank = std::ceil(padded / tp_) * m_.hidden;
-    if (first_stage) Alloc(Plain(per_rank));
+    // Kept whole on every rank (embedding_whole_ / lm_head_whole_): vocab x hidden, unpadded.
+    const double whole = static_cast<double>(m_.vocab) * m_.hidden;
+    if (first_stage) Alloc(Plain(embedding_whole_ ? whole : per_rank));
     if (last_stage) {
       Plain(m_.hidden);  // final norm
       if (!m_.tied_embeddings || !first_stage || head_copies_tied_) {
+        const double head = lm_head_whole_ ? whole : per_rank;
         bool q = m_.quant.method == "compressed-tensors" && !MatchesSkip("lm_head", m_.quant.skip);
-        Alloc(q ? Linear("lm_head", per_rank) : Plain(per_rank));
+        Alloc(q ? Linear("lm_head", head) : Plain(head));
       }
     }
   }
 
   // The tower split by TP, but for what vLLM keeps whole on every rank (InternVL's projector,
   // and its ViT attention when the heads do not divide by TP: ModelConfig::vision_whole_params).
-  void Vision(bool vllm) {
-    double whole = 0;
+  void Vision(bool vllm, bool merger_whole) {
+    double whole = merger_whole ? m_.vision_merger_params : 0;
     if (vllm) {
       whole = m_.vision_whole_params;
       if (m_.vision_heads > 0 && m_.vision_heads % tp_ != 0) whole += m_.vision_attn_params;
@@ -165,6 +168,10 @@ class WeightCounter {
   // tie_word_embeddings; layers/tensor_parallel.py, flash_gemma3_modeling.py,
   // flash_llama_modeling.py v3.3.4): a second copy beside TensorParallelEmbedding's.
   void set_head_copies_tied(bool c) { head_copies_tied_ = c; }
+  void set_vocab_whole(bool embedding, bool lm_head) {
+    embedding_whole_ = embedding;
+    lm_head_whole_ = lm_head;
+  }
   void set_moe_padding(int hidden_multiple, int inter_multiple) {
     moe_pad_hidden_ = hidden_multiple;
     moe_pad_inter_ = inter_multiple;
@@ -182,6 +189,7 @@ class WeightCounter {
   double linear_mixer_params_ = 0;
   bool gated_ = true;
   bool head_copies_tied_ = false;
+  bool embedding_whole_ = false, lm_head_whole_ = false;
   int moe_pad_hidden_ = 0, moe_pad_inter_ = 0;
   Tally t_;
 };
@@ -235,11 +243,12 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
     WeightCounter c(m, tp, atp, mw, sep);
     c.set_gated(gated);
     c.set_head_copies_tied(s.framework == "tgi");
+    c.set_vocab_whole(s.embedding_whole && tp > 1, s.lm_head_whole && tp > 1);
     c.set_moe_padding(pad_hidden, pad_inter);
     c.set_linear_mixer_params(mixer);
     for (int i = first; i < last; ++i) c.Layer(i);
     c.Embedding(first_stage, last_stage);
-    if (vision) c.Vision(s.framework == "vllm");
+    if (vision) c.Vision(s.framework == "vllm", s.vision_merger_whole);
     return c.Take();
   };
 
@@ -395,6 +404,12 @@ StatusOr<WeightEstimate> WeightsPerRank(const ModelConfig& m, const Sharding& s)
                  " heads do not divide by TP " + std::to_string(s.tp) + ")";
       }
       split += ", whole on every rank (vLLM internvl.py _init_mlp1, intern_vit.py _init_attn)";
+    }
+    if (s.vision_merger_whole && s.tp > 1) {
+      char b[32];
+      std::snprintf(b, sizeof(b), "%.3fB params", m.vision_merger_params / 1e9);
+      split = ", split by TP but for the patch embedding and the merger (" + std::string(b) +
+              "), whole on every rank (LMDeploy's PyTorch engine: nn.Conv3d, nn.Linear)";
     }
     w.notes.push_back("vision/audio tower " + m.vision_note + split);
   }

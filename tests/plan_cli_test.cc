@@ -1312,4 +1312,29 @@ TEST(PlanCliTest, SglangMultimodalLowersTheFractionAndEnableMultimodalIsTaken) {
   EXPECT_NE(early.out.find("--enable-multimodal came with SGLang 0.4.6"), std::string::npos) << early.out;
 }
 
+// vLLM 0.17's --performance-mode throughput doubles max_num_batched_tokens and max_num_seqs
+// when each is left to the default (engine/arg_utils.py 0.17.0
+// _set_default_max_num_seqs_and_batched_tokens_args): the profile and the sampler warm-up of
+// 512 sequences on an L40S, as if both were given; a value given stays. 0.16.0 has no such
+// flag.
+TEST(PlanCliTest, VllmThroughputModeDoublesTheDefaultsItLeaves) {
+  const std::string base = std::string("--framework vllm --gpu L40S --max-model-len 8192 --format json --model '") +
+                           TPT_SOURCE_DIR + "/samples/models/qwen3-8b' --server-version ";
+  auto json = [](const PlanRun& r) { return nlohmann::json::parse(r.out, nullptr, false); };
+  auto mode = json(Plan(base + "0.17.0 --performance-mode throughput"));
+  auto given = json(Plan(base + "0.17.0 --max-num-batched-tokens 4096 --max-num-seqs 512"));
+  auto plain = json(Plan(base + "0.17.0"));
+  ASSERT_FALSE(mode.is_discarded() || given.is_discarded() || plain.is_discarded());
+  EXPECT_EQ(mode["kv_tokens"], given["kv_tokens"]);
+  EXPECT_LT(mode["kv_tokens"].get<int64_t>(), plain["kv_tokens"].get<int64_t>());
+  EXPECT_NE(mode["launch_command"].get<std::string>().find(" --performance-mode throughput"), std::string::npos)
+      << mode["launch_command"];
+  auto kept = json(Plan(base + "0.17.0 --performance-mode throughput --max-num-seqs 256"));
+  auto seqs256 = json(Plan(base + "0.17.0 --max-num-batched-tokens 4096 --max-num-seqs 256"));
+  EXPECT_EQ(kept["kv_tokens"], seqs256["kv_tokens"]);
+  PlanRun early = Plan(base + "0.16.0 --performance-mode throughput", true);
+  EXPECT_EQ(early.rc, 2) << early.out;
+  EXPECT_NE(early.out.find("it came with 0.17.0"), std::string::npos) << early.out;
+}
+
 }  // namespace

@@ -976,6 +976,30 @@ TEST(PlanServersCliTest, LmdeployPytorchEngineIsPlannedAndLaunchedAsSuch) {
   EXPECT_LT(pt["kv_tokens"].get<int64_t>(), tm["kv_tokens"].get<int64_t>());
 }
 
+// LMDeploy's PyTorch engine builds the token embedding and the LM head unsplit on every rank
+// (lmdeploy_pytorch_weights.h: nn.Embedding / build_rowwise_linear without is_tp, v0.6.0 to
+// v0.16.0); TurboMind splits both by TP. DeepSeek-V2/V3's embedding is split from v0.12.0
+// (deepseek_v2.py ParallelEmbedding(is_tp=True)); its head stays whole. Qwen2.5-VL's patch
+// embedding (Conv3d) and merger (two nn.Linear) are whole too.
+TEST(PlanServersCliTest, LmdeployPytorchKeepsTheVocabularyWholeOnEveryRank) {
+  auto per_rank = [](const std::string& args) {
+    auto j = Json(Plan("--server lmdeploy " + args));
+    EXPECT_TRUE(j.contains("weights")) << j.dump(1);
+    return j["weights"]["per_rank_bytes"].get<double>();
+  };
+  const std::string llama = "--model " + Model("llama-3.1-8b-instruct") + " --gpu H100 --tp 4 --server-version 0.7.2";
+  const double vocab = 128256.0 * 4096 * 2;  // one vocabulary matrix, bf16
+  EXPECT_NEAR(per_rank(llama + " --backend pytorch") - per_rank(llama), 2 * vocab * 3 / 4, 1e6);
+  const std::string ds = "--backend pytorch --model " + Model("deepseek-v3") + " --gpu H200 --tp 8 --server-version ";
+  EXPECT_NEAR(per_rank(ds + "0.11.0") - per_rank(ds + "0.12.0"), 129280.0 * 7168 * 2 * 7 / 8, 1e6);
+  const std::string vl = "--model " + Model("qwen2.5-vl-7b-instruct") + " --gpu A100-80G --tp 2 --server-version 0.7.2";
+  const double merger = 1280.0 + 5120.0 * 5120 + 5120 + 5120.0 * 3584 + 3584 + 1176.0 * 1280;  // norm, 2 linears, conv
+  EXPECT_NEAR(per_rank(vl + " --backend pytorch") - per_rank(vl), (2 * 152064.0 * 3584 * 2 + merger * 2) / 2, 1e6);
+  // One rank: nothing to split.
+  const std::string one = "--model " + Model("llama-3.1-8b-instruct") + " --gpu H100 --server-version 0.7.2";
+  EXPECT_NEAR(per_rank(one + " --backend pytorch"), per_rank(one), 1e6);
+}
+
 // What TurboMind holds between its weights and the BlockManager's cudaMemGetInfo comes out
 // of the free memory before the ratio (turbomind_startup.cc): at 0.7.2 torch's cache of the
 // weight export (a layer's attention, its MLP with the zero pads' clones, the embedding; no empty_cache before
