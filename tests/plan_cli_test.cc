@@ -43,7 +43,13 @@ PlanRun Plan(const std::string& args, bool with_stderr = false) { return Tpt("pl
 nlohmann::json UnknownsBesidesColdCompile(const nlohmann::json& j) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& u : j["unknowns"]) {
-    if (u.get<std::string>().find("compiles the model inside the memory profile") == std::string::npos) out.push_back(u);
+    const std::string text = u.get<std::string>();
+    // Two unknowns a test of another one leaves aside: a cold compile (vllm_cold_compile.h) and
+    // an outcome the plan's own estimate ranges reach across (launch_plan_output.cc).
+    if (text.find("compiles the model inside the memory profile") == std::string::npos &&
+        text.rfind("the outcome turns on what the plan estimates", 0) != 0) {
+      out.push_back(u);
+    }
   }
   return out;
 }
@@ -261,8 +267,9 @@ TEST(PlanCliTest, VllmV0ProfilesInternVlImagesThroughTheWholeTower) {
   PlanRun unsaid = Plan(args);
   ASSERT_EQ(unsaid.rc, 0) << unsaid.out;
   auto u = nlohmann::json::parse(unsaid.out);
-  ASSERT_EQ(u["unknowns"].size(), 2u) << unsaid.out;  // the flag, and V0's graphs of NCCL all-reduces
-  EXPECT_EQ(u["unknowns"][0].get<std::string>().rfind("--limit-mm-per-prompt not given", 0), 0u) << unsaid.out;
+  const auto uu = UnknownsBesidesColdCompile(u);
+  ASSERT_EQ(uu.size(), 2u) << unsaid.out;  // the flag, and V0's graphs of NCCL all-reduces
+  EXPECT_EQ(uu[0].get<std::string>().rfind("--limit-mm-per-prompt not given", 0), 0u) << unsaid.out;
   bool ranged = false;
   for (const auto& s : u["sensitivity"]) {
     if (s["assumption"].get<std::string>().find("images 1 (the default) to 32") == std::string::npos) continue;
@@ -272,7 +279,11 @@ TEST(PlanCliTest, VllmV0ProfilesInternVlImagesThroughTheWholeTower) {
   // Its start is not vouched for: 32 images a prompt would not start (fits, not certain).
   EXPECT_EQ(u["fits"], true);
   EXPECT_EQ(u["outcome_certain"], false) << unsaid.out;
-  EXPECT_EQ(j["outcome_certain"], true) << given.out;
+  // Given the flag, what is left uncertain is the plan's own estimates, not the images.
+  for (const auto& x : j["unknowns"]) {
+    const std::string t = x.get<std::string>();
+    if (t.rfind("the outcome turns on what the plan estimates", 0) == 0) EXPECT_EQ(t.find("--limit-mm-per-prompt"), std::string::npos) << t;
+  }
 }
 
 // vLLM V1 profiles a multimodal model's encoder on dummy images/videos the plan does not
@@ -1338,3 +1349,32 @@ TEST(PlanCliTest, VllmThroughputModeDoublesTheDefaultsItLeaves) {
 }
 
 }  // namespace
+
+// A start the plan's own estimate ranges reach across (weights +/-3%, the activation peak
+// x0.5-x1.5) is not vouched for: "fits, not certain", with the ranges named under unknown:.
+// A start no range reaches across stays certain. (vLLM 0.8.4 V0, Qwen2.5-VL-7B on one RTX
+// 3090 at 8k: a pool of about 14k tokens whose activation range runs to none; a launch of
+// that kind failed with 2,400 tokens.)
+TEST(PlanCliTest, AStartTheEstimateRangesReachAcrossIsNotCertain) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/";
+  PlanRun tight = Plan(model + "qwen2.5-vl-7b-instruct' --framework vllm --server-version 0.8.4 --vllm-engine v0 "
+                               "--gpu 'RTX 3090' --max-model-len 8192 --gpu-memory-utilization 0.9 --format json");
+  ASSERT_EQ(tight.rc, 0) << tight.out;
+  auto t = nlohmann::json::parse(tight.out);
+  EXPECT_EQ(t["fits"], true);
+  EXPECT_EQ(t["outcome_certain"], false) << tight.out;
+  bool named = false;
+  for (const auto& u : t["unknowns"]) {
+    const std::string s = u.get<std::string>();
+    named = named || (s.rfind("the outcome turns on what the plan estimates", 0) == 0 && s.find("activation peak") != std::string::npos);
+  }
+  EXPECT_TRUE(named) << tight.out;
+  PlanRun text = Plan(model + "qwen2.5-vl-7b-instruct' --framework vllm --server-version 0.8.4 --vllm-engine v0 "
+                              "--gpu 'RTX 3090' --max-model-len 8192 --gpu-memory-utilization 0.9");
+  EXPECT_NE(text.out.find("fits, not certain"), std::string::npos) << text.out;
+  PlanRun roomy = Plan(model + "llama-3.1-8b-instruct' --framework vllm --server-version 0.11.0 --gpu H100 "
+                               "--max-model-len 8192 --format json");
+  ASSERT_EQ(roomy.rc, 0) << roomy.out;
+  auto r = nlohmann::json::parse(roomy.out);
+  EXPECT_EQ(r["outcome_certain"], true) << roomy.out;
+}
