@@ -113,18 +113,6 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
     }
   }
   internal::AddSensitivity(in, *p);
-  // A start (or a failure) that the plan's own stated range does not keep is not vouched for:
-  // the estimates' error bars reach the other outcome.
-  if (p->outcome_certain) {
-    std::string turns;
-    for (const auto& s : p->sensitivity) {
-      if (s.fits_low != p->fits || s.fits_high != p->fits) turns += (turns.empty() ? "" : "; ") + s.assumption;
-    }
-    if (!turns.empty()) {
-      p->outcome_certain = false;
-      p->unknowns.push_back("the outcome turns on what the plan estimates (the range lines below): " + turns);
-    }
-  }
   return p;
 }
 
