@@ -275,6 +275,26 @@ Diagnosis PrimaryOf(const std::string& rule, const std::string& sample) {
   return a->diagnoses.front();
 }
 
+// A quantized weight whose per-rank slice is not whole Marlin tiles (16 x 64:
+// vLLM gptq_marlin_repack.cu 'size_n = N is not divisible by tile_n_size = 64')
+// is the TP size cutting a dimension too finely, not memory: the Fix names the
+// TP size at which the slice is whole tiles (halving TP doubles the slice), or,
+// at TP 1, a checkpoint that does not go through Marlin; never more TP or
+// --quantization fp8 (fresh set 16, GLM-4.5-Air FP8 on 8 x RTX 3090, read
+// weights_oom with both of those as its Fix).
+TEST(RulesLintTest, MarlinTileSliceNamesASmallerTpOrACheckpoint) {
+  Diagnosis d = PrimaryOf("config_error", "pos_vllm_fp8_marlin_tile_slice_tp8.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--tensor-parallel-size");
+  EXPECT_EQ(d.remedy.front().direction, "decrease");
+  EXPECT_EQ(d.remedy.front().value, "4");  // 1408 a rank at TP 8: 2816 = 44 tiles of 64 at TP 4
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--quantization") << r.why;
+  Diagnosis tp1 = PrimaryOf("config_error", "pos_sglang_int4_marlin_tile_tp1.log");
+  ASSERT_FALSE(tp1.remedy.empty());
+  EXPECT_EQ(tp1.remedy.front().flag, "checkpoint");  // TP 1: no smaller TP to take
+  for (const auto& r : tp1.remedy) EXPECT_NE(r.direction, "decrease") << r.flag;
+}
+
 // An op with no kernel for this GPU that is not attention (a quantised GEMM:
 // vLLM's gptq_marlin_gemm through torch.ops._C) is fixed by a build of that op
 // for this architecture, not by another attention backend: the remedy names
