@@ -625,6 +625,20 @@ TEST(RulesLintTest, NcclIbFailuresNameTheIbSettingNotTheSocketInterface) {
   for (const auto& r : wc.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
 }
 
+// The OFI plugin's failed completion (aws-ofi-nccl 'NET/OFI Request 0x...
+// completed with error. RC: 113. Error: 2 (UNDELIVERABLE)', repeated by torch
+// after 'Last error:') is the fabric path or its provider, like NET/IB's: the
+// Fix is NCCL's own all-reduce between two hosts with the same provider, never
+// NCCL_SOCKET_IFNAME (fresh set 16, NVIDIA/nccl#1928, read as a generic
+// nccl_error at 0.60 with NCCL_DEBUG=INFO as its step).
+TEST(RulesLintTest, OfiCompletionErrorNamesTheFabricTestNotTheSocketInterface) {
+  Diagnosis d = PrimaryOf("nccl_network_config", "pos_ofi_request_completed_with_error_efa.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "nccl-tests");
+  EXPECT_NE(d.explanation.find("RC 113 (EHOSTUNREACH"), std::string::npos) << d.explanation;
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
+}
+
 // A process killed by SIGILL (TGI's 'signaled to shutdown with signal 4', the
 // shell's 'Illegal instruction (core dumped)') is the CPU refusing an
 // instruction of the build: the Fix looks at the CPU's instruction sets, not
