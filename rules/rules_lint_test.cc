@@ -639,6 +639,21 @@ TEST(RulesLintTest, OfiCompletionErrorNamesTheFabricTestNotTheSocketInterface) {
   for (const auto& r : d.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
 }
 
+// vLLM V1 dumps the scheduler output of a step whose model execution raised
+// ('Dumping scheduler output for model execution: SchedulerOutput(...)',
+// dump_input.py from EngineCore.execute_model_with_error_logging): an OOM with
+// that dump was in a serving step, not at an unknown stage, and a step of many
+// tokens names a smaller --max-num-batched-tokens (fresh set 16,
+// club-3090#138: read as oom_stage_unknown 0.45 with 'the lines before the
+// error' as its step).
+TEST(RulesLintTest, VllmStepDumpPlacesAnOomInServingAndNamesTheTokenBudget) {
+  Diagnosis d = PrimaryOf("oom_runtime", "pos_vllm_step_dump_prefill_chunk.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--max-num-batched-tokens");
+  EXPECT_EQ(d.remedy.front().direction, "decrease");
+  EXPECT_EQ(d.remedy.front().value, "8192");  // the dumped step scheduled 16384 tokens
+}
+
 // A process killed by SIGILL (TGI's 'signaled to shutdown with signal 4', the
 // shell's 'Illegal instruction (core dumped)') is the CPU refusing an
 // instruction of the build: the Fix looks at the CPU's instruction sets, not
