@@ -654,6 +654,21 @@ TEST(RulesLintTest, VllmStepDumpPlacesAnOomInServingAndNamesTheTokenBudget) {
   EXPECT_EQ(d.remedy.front().value, "8192");  // the dumped step scheduled 16384 tokens
 }
 
+// LMDeploy's TurboMind runs its TP ranks as threads of one process; a
+// pipeline traceback under torchrun's [rankN]: prefixes is several processes
+// each building a whole engine over the same GPUs, so its weight OOM is fixed
+// by one engine process (or one per GPU with tp=1), never by more TP (fresh
+// set 16, lmdeploy#2993: 4 torchrun processes x TP 4 read with 'raise --tp').
+TEST(RulesLintTest, TurbomindPipelineUnderTorchrunNamesOneEngineProcessNotMoreTp) {
+  Diagnosis d = PrimaryOf("oom_weights", "pos_lmdeploy_turbomind_pipeline_under_torchrun.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "one engine process");
+  for (const auto& r : d.remedy) EXPECT_NE(r.direction, "increase") << r.flag;
+  Diagnosis one = PrimaryOf("oom_weights", "pos_lmdeploy_turbomind_memory_utils.log");  // no launcher ranks
+  ASSERT_FALSE(one.remedy.empty());
+  EXPECT_NE(one.remedy.front().flag, "one engine process");
+}
+
 // A process killed by SIGILL (TGI's 'signaled to shutdown with signal 4', the
 // shell's 'Illegal instruction (core dumped)') is the CPU refusing an
 // instruction of the build: the Fix looks at the CPU's instruction sets, not
