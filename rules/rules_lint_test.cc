@@ -275,6 +275,26 @@ Diagnosis PrimaryOf(const std::string& rule, const std::string& sample) {
   return a->diagnoses.front();
 }
 
+// A quantized weight whose per-rank slice is not whole Marlin tiles (16 x 64:
+// vLLM gptq_marlin_repack.cu 'size_n = N is not divisible by tile_n_size = 64')
+// is the TP size cutting a dimension too finely, not memory: the Fix names the
+// TP size at which the slice is whole tiles (halving TP doubles the slice), or,
+// at TP 1, a checkpoint that does not go through Marlin; never more TP or
+// --quantization fp8 (fresh set 16, GLM-4.5-Air FP8 on 8 x RTX 3090, read
+// weights_oom with both of those as its Fix).
+TEST(RulesLintTest, MarlinTileSliceNamesASmallerTpOrACheckpoint) {
+  Diagnosis d = PrimaryOf("config_error", "pos_vllm_fp8_marlin_tile_slice_tp8.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--tensor-parallel-size");
+  EXPECT_EQ(d.remedy.front().direction, "decrease");
+  EXPECT_EQ(d.remedy.front().value, "4");  // 1408 a rank at TP 8: 2816 = 44 tiles of 64 at TP 4
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "--quantization") << r.why;
+  Diagnosis tp1 = PrimaryOf("config_error", "pos_sglang_int4_marlin_tile_tp1.log");
+  ASSERT_FALSE(tp1.remedy.empty());
+  EXPECT_EQ(tp1.remedy.front().flag, "checkpoint");  // TP 1: no smaller TP to take
+  for (const auto& r : tp1.remedy) EXPECT_NE(r.direction, "decrease") << r.flag;
+}
+
 // An op with no kernel for this GPU that is not attention (a quantised GEMM:
 // vLLM's gptq_marlin_gemm through torch.ops._C) is fixed by a build of that op
 // for this architecture, not by another attention backend: the remedy names
@@ -603,6 +623,50 @@ TEST(RulesLintTest, NcclIbFailuresNameTheIbSettingNotTheSocketInterface) {
   EXPECT_EQ(rail.remedy.front().value, "0");
   Diagnosis wc = PrimaryOf("nccl_network_config", "pos_ib_completion_status_number_2x.log");
   for (const auto& r : wc.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
+}
+
+// The OFI plugin's failed completion (aws-ofi-nccl 'NET/OFI Request 0x...
+// completed with error. RC: 113. Error: 2 (UNDELIVERABLE)', repeated by torch
+// after 'Last error:') is the fabric path or its provider, like NET/IB's: the
+// Fix is NCCL's own all-reduce between two hosts with the same provider, never
+// NCCL_SOCKET_IFNAME (fresh set 16, NVIDIA/nccl#1928, read as a generic
+// nccl_error at 0.60 with NCCL_DEBUG=INFO as its step).
+TEST(RulesLintTest, OfiCompletionErrorNamesTheFabricTestNotTheSocketInterface) {
+  Diagnosis d = PrimaryOf("nccl_network_config", "pos_ofi_request_completed_with_error_efa.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "nccl-tests");
+  EXPECT_NE(d.explanation.find("RC 113 (EHOSTUNREACH"), std::string::npos) << d.explanation;
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
+}
+
+// vLLM V1 dumps the scheduler output of a step whose model execution raised
+// ('Dumping scheduler output for model execution: SchedulerOutput(...)',
+// dump_input.py from EngineCore.execute_model_with_error_logging): an OOM with
+// that dump was in a serving step, not at an unknown stage, and a step of many
+// tokens names a smaller --max-num-batched-tokens (fresh set 16,
+// club-3090#138: read as oom_stage_unknown 0.45 with 'the lines before the
+// error' as its step).
+TEST(RulesLintTest, VllmStepDumpPlacesAnOomInServingAndNamesTheTokenBudget) {
+  Diagnosis d = PrimaryOf("oom_runtime", "pos_vllm_step_dump_prefill_chunk.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "--max-num-batched-tokens");
+  EXPECT_EQ(d.remedy.front().direction, "decrease");
+  EXPECT_EQ(d.remedy.front().value, "8192");  // the dumped step scheduled 16384 tokens
+}
+
+// LMDeploy's TurboMind runs its TP ranks as threads of one process; a
+// pipeline traceback under torchrun's [rankN]: prefixes is several processes
+// each building a whole engine over the same GPUs, so its weight OOM is fixed
+// by one engine process (or one per GPU with tp=1), never by more TP (fresh
+// set 16, lmdeploy#2993: 4 torchrun processes x TP 4 read with 'raise --tp').
+TEST(RulesLintTest, TurbomindPipelineUnderTorchrunNamesOneEngineProcessNotMoreTp) {
+  Diagnosis d = PrimaryOf("oom_weights", "pos_lmdeploy_turbomind_pipeline_under_torchrun.log");
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "one engine process");
+  for (const auto& r : d.remedy) EXPECT_NE(r.direction, "increase") << r.flag;
+  Diagnosis one = PrimaryOf("oom_weights", "pos_lmdeploy_turbomind_memory_utils.log");  // no launcher ranks
+  ASSERT_FALSE(one.remedy.empty());
+  EXPECT_NE(one.remedy.front().flag, "one engine process");
 }
 
 // A process killed by SIGILL (TGI's 'signaled to shutdown with signal 4', the
