@@ -192,6 +192,8 @@ FixView DescribeFix(const Analysis& a, const Diagnosis& d) {
       v.label = RemedyLabel(r);
     } else {
       v.kind = fix.refuted ? FixView::kRefuted : FixView::kNone;
+      // No remedy is not a fix: what to do is read the evidence (issue #31: "Fix" only for fixes).
+      if (v.kind == FixView::kNone) v.label = "Next step";
     }
     return v;
   }
@@ -250,7 +252,7 @@ std::string FixEffectText(const FixEffect& e) {
 
 std::string FixSentence(const FixView& v, const Render& code, const Render& prose) {
   switch (v.kind) {
-    case FixView::kNone: return "no remedy known for this cause; the evidence says where to look";
+    case FixView::kNone: return "read the evidence lines below: no remedy is known for this cause, and they say where to look";
     case FixView::kRefuted: return "unknown: the remedy the rule computed contradicts the value in use; see the ledger";
     case FixView::kAdvice: return prose(v.line) + (v.why.empty() ? "" : ": " + prose(v.why));
     case FixView::kLine: break;

@@ -312,8 +312,8 @@ const char* BadgeClass(const RunResult& run) {
 void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   if (d == nullptr) {
     if (a.root_cause == "none") return;
-    out << "<aside class=\"fix none\"><h3>Fix</h3><p>None known: no rule explains this failure. The lines below are "
-           "where it shows.</p></aside>\n";
+    out << "<aside class=\"fix none\"><h3>Next step</h3><p>Read the lines below: no rule explains this failure, and "
+           "they are where it shows.</p></aside>\n";
     return;
   }
   FixView v = DescribeFix(a, *d);
@@ -324,7 +324,7 @@ void WriteFixBox(const Analysis& a, const Diagnosis* d, std::ostream& out) {
     } else if (v.kind == FixView::kRefuted) {
       out << "Unknown: the remedy the rule computed contradicts the value in use.";
     } else {
-      out << "No remedy known for this cause; the evidence says where to look.";
+      out << "Read the evidence lines below: no remedy is known for this cause, and they say where to look.";
     }
     out << "</p></aside>\n";
     return;

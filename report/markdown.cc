@@ -238,7 +238,7 @@ void WriteRun(const RunResult& run, int heading, std::ostream& out) {
     std::snprintf(conf, sizeof conf, "%.0f%%", d->confidence * 100);
     out << "Confidence " << conf << " (`" << d->id << "`) · ";
   } else if (a.root_cause == "unknown") {
-    out << "**Fix:** none known: no rule explains this failure; the lines below are where it shows.\n\n";
+    out << "**Next step:** read the lines below: no rule explains this failure, and they are where it shows.\n\n";
   }
   out << Cell(RunSummary(a.run));
   if (std::string note = RankNote(a); !note.empty()) out << " · " << note;

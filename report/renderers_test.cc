@@ -257,6 +257,24 @@ TEST(TextReporter, NeverLeadsWithARemedyItsFiguresRefute) {
   EXPECT_NE(out.find("\nFix: unknown: the remedy the rule computed contradicts"), std::string::npos) << out;
 }
 
+// A diagnosis without a remedy, and a run no rule explains, lead with a next step, never
+// with "Fix:" (issue #31: "Fix" only for fixes), in every format that writes the line.
+TEST(TextReporter, NoRemedyIsANextStepNotAFix) {
+  Analysis a = testing::NcclTimeout(3);
+  a.diagnoses.front().remedy.clear();
+  std::string out = Render(Format::kText, One(a));
+  EXPECT_EQ(out.find("\nFix:"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nNext step: read the evidence lines below: no remedy is known for this cause"), std::string::npos) << out;
+  EXPECT_NE(Render(Format::kMarkdown, One(a)).find("**Next step:** read the evidence lines below"), std::string::npos);
+  EXPECT_NE(Render(Format::kHtml, One(a)).find("<h3>Next step</h3><p>Read the evidence lines below"), std::string::npos);
+  Analysis unknown = testing::NcclTimeout(3);
+  unknown.root_cause = "unknown";
+  unknown.diagnoses.clear();
+  out = Render(Format::kText, One(unknown));
+  EXPECT_EQ(out.find("\nFix:"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nNext step: read the lines below: no rule explains this failure"), std::string::npos) << out;
+}
+
 TEST(TextReporter, ReproOnlyWhenReproSupportsTheRun) {
   Analysis a = testing::KvNoRoom({.seed = 1});
   a.diagnoses.front().repro = {{"framework", "torch"}, {"tp", 4}};  // repro knows sglang and vllm only

@@ -70,7 +70,7 @@ void WriteAnswer(const Analysis& a, const Diagnosis* d, std::ostream& out) {
   std::string ranks = RankNote(a);
   if (!ranks.empty()) ranks = " · " + ranks;
   if (d == nullptr) {
-    if (a.root_cause == "unknown") out << "Fix: none known: no rule explains this failure; read the lines below\n";
+    if (a.root_cause == "unknown") out << "Next step: read the lines below: no rule explains this failure, and they are where it shows\n";
     out << "Run: " << Clean(RunSummary(a.run)) << ranks << "\n";
     return;
   }
