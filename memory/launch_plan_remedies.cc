@@ -8,8 +8,6 @@
 
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
-#include "memory/tgi_warmup_held.h"
-#include "memory/unified_memory.h"
 
 namespace tpt::memory::internal {
 namespace {
