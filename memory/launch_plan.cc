@@ -570,6 +570,9 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     } else {
       no_util_fits(Fixed2(lo));
     }
+  } else if (r->profile_oom) {
+    p.fits = false;
+    p.failure = "warmup_oom";
   } else if (r->no_cache_blocks) {
     p.fits = false;
     p.failure = "kv_pool_no_room";
@@ -588,6 +591,16 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     }
     p.remedies.push_back(MakeRemedy("--max-model-len", std::to_string(r->estimated_max_model_len), "decrease",
                                     "the longest request the predicted pool can hold"));
+  } else if (r->kv_alloc_oom) {
+    p.fits = false;
+    p.failure = "startup_free_memory_short";
+    if (r->max_util_physical >= lo) {
+      p.remedies.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(r->max_util_physical), "decrease",
+                                      "largest value whose KV cache fits in the " + FormatGiB(p.free_at_init_bytes) +
+                                          " free at init"));
+    } else {
+      no_util_fits(Fixed2(lo));
+    }
   } else if (r->graphs_overflow) {
     // What the KV cache leaves physically free (vllm_model.cc): in the whole-GPU era the
     // budget's own remainder (m.reserved_bytes) is smaller by what was in use before.

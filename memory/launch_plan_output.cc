@@ -113,6 +113,7 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
     }
   }
   internal::AddSensitivity(in, *p);
+  internal::SayCoTenantMargin(in, *p);
   return p;
 }
 
