@@ -692,5 +692,23 @@ TEST(RulesLintTest, IllegalAccessInTrtllmGenMoeKernelsSwitchesTheMoeBackend) {
   EXPECT_EQ(d.remedy.front().value, "CUTLASS");
 }
 
+// NCCL's duplicate-GPU check (src/init.cc initTransportsRank: same hostHash
+// and busId for two ranks of one communicator -> ncclInvalidUsage) can be read
+// from the ranks' 'ncclCommInitRank ... busId B commId C - Init START' lines
+// when the WARN line is not in the log (fresh set 17, TensorRT-LLM#9263 read
+// nccl_error 0.60): the ranks and the bus id are named; the same bus id on two
+// hosts, or one process in two communicators, is not a duplicate.
+TEST(RulesLintTest, DuplicateGpuReadFromInitLines) {
+  Diagnosis d = PrimaryOf("duplicate_gpu_init_lines", "pos_torch_two_containers_renumbered.log");
+  EXPECT_EQ(d.id, "duplicate_gpu");
+  EXPECT_NE(d.explanation.find("ranks 1 and 2"), std::string::npos) << d.explanation;
+  EXPECT_NE(d.explanation.find("62000"), std::string::npos) << d.explanation;
+  for (const char* neg : {"neg_two_hosts_same_bus_version_mismatch.log", "neg_one_process_two_communicators.log"}) {
+    auto a = TheAnalyzer().Run({(SamplesDir() / "duplicate_gpu_init_lines" / neg).string()});
+    ASSERT_TRUE(a.ok()) << neg;
+    EXPECT_NE(a->root_cause, "duplicate_gpu") << neg << ": " << Summary(*a);
+  }
+}
+
 }  // namespace
 }  // namespace tpt
