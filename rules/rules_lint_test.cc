@@ -710,5 +710,19 @@ TEST(RulesLintTest, DuplicateGpuReadFromInitLines) {
   }
 }
 
+// A store wait on a connected socket (torch socket.cpp waitForInput with
+// 'remote=[S]:Q') says this rank reached the store and another rank never
+// wrote its key: unreachable is one reading, a peer stuck in start-up another
+// (fresh set 17, vLLM#52907 read nccl_network_config 0.80 with
+// NCCL_SOCKET_IFNAME as its Fix). Below 0.7, a next step that names the store,
+// and no NCCL_SOCKET_IFNAME (the store is torch's TCP, not NCCL's sockets).
+TEST(RulesLintTest, StoreWaitOnAConnectedSocketIsNotSureOfTheNetwork) {
+  Diagnosis d = PrimaryOf("nccl_network_config_store_wait", "pos_vllm_two_nodes_store_wait.log");
+  EXPECT_LT(d.confidence, 0.7);
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().command, "nc -zv gpu-node-b 37511");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
+}
+
 }  // namespace
 }  // namespace tpt
