@@ -724,5 +724,19 @@ TEST(RulesLintTest, StoreWaitOnAConnectedSocketIsNotSureOfTheNetwork) {
   for (const auto& r : d.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
 }
 
+// vLLM's 'Total number of attention heads (H) must be divisible by tensor
+// parallel size (T)' names both numbers: the Fix is a TP size that divides H,
+// the largest power of two up to T (12 heads at TP 8: 4, not 6, which would
+// not split the MLP of such a checkpoint), not 'change the argument' (fresh
+// set 17, FSDrive#21, where the maintainer's fix was 4 GPUs).
+TEST(RulesLintTest, HeadsNotDivisibleNamesATensorParallelSizeThatDividesThem) {
+  for (auto [sample, want] : {std::pair{"pos_vllm_heads_12_tp8.log", "4"}, std::pair{"pos_heads_tp3.log", "2"}}) {
+    Diagnosis d = PrimaryOf("config_error", sample);
+    ASSERT_FALSE(d.remedy.empty()) << sample;
+    EXPECT_EQ(d.remedy.front().flag, "--tensor-parallel-size") << sample;
+    EXPECT_EQ(d.remedy.front().value, want) << sample;
+  }
+}
+
 }  // namespace
 }  // namespace tpt
