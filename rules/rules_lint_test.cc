@@ -738,5 +738,21 @@ TEST(RulesLintTest, HeadsNotDivisibleNamesATensorParallelSizeThatDividesThem) {
   }
 }
 
+// NCCL's 'NET/IB : DEV:PORT Got async error event: port error' (net_ib.cc,
+// IBV_EVENT_PORT_ERR) is a notice NCCL goes on after; when the run then fails
+// and the port did not come back, the link is the lead (fresh set 17,
+// llm-d#191 read unknown): hardware_fault below 0.7, the next step names the
+// NIC; a flap that recovered leaves a healthy run healthy.
+TEST(RulesLintTest, IbPortDownBeforeTheFailureIsTheLead) {
+  Diagnosis d = PrimaryOf("hardware_fault_ib_port_down", "pos_vllm_tp_worker_after_port_error.log");
+  EXPECT_EQ(d.id, "hardware_fault");
+  EXPECT_LT(d.confidence, 0.7);
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().command, "ibstat mlx5_3");
+  auto healthy = TheAnalyzer().Run({(SamplesDir() / "hardware_fault_ib_port_down" / "neg_flap_recovered_healthy.log").string()});
+  ASSERT_TRUE(healthy.ok());
+  EXPECT_EQ(healthy->root_cause, "none") << Summary(*healthy);
+}
+
 }  // namespace
 }  // namespace tpt
