@@ -754,5 +754,21 @@ TEST(RulesLintTest, IbPortDownBeforeTheFailureIsTheLead) {
   EXPECT_EQ(healthy->root_cause, "none") << Summary(*healthy);
 }
 
+// Ray's memory monitor (raylet: 'N Workers ... killed due to memory
+// pressure (OOM)', RAY_memory_usage_threshold) is not the kernel's OOM killer:
+// the Fix speaks of the node's workers, the next step is the raylet's log of
+// that node, not dmesg (fresh set 17, EasyR1#185: the Fix spoke of weights
+// staged while loading, during 'Compute log probs').
+TEST(RulesLintTest, RayMemoryMonitorKillPointsAtTheRayletNotDmesg) {
+  Diagnosis d = PrimaryOf("host_oom", "pos_ray_memory_pressure_kill.log");
+  ASSERT_GE(d.remedy.size(), 2u);
+  EXPECT_EQ(d.remedy[0].flag, "node memory for Ray's workers");
+  EXPECT_EQ(d.remedy[1].command.rfind("ray logs raylet.out -ip ", 0), 0u) << d.remedy[1].command;
+  for (const auto& r : d.remedy) EXPECT_EQ(r.command.find("dmesg"), std::string::npos) << r.command;
+  Diagnosis kernel = PrimaryOf("host_oom", "pos_kernel_oom_killer_sglang.log");
+  ASSERT_FALSE(kernel.remedy.empty());
+  EXPECT_EQ(kernel.remedy[0].flag, "container / host memory limit");
+}
+
 }  // namespace
 }  // namespace tpt
