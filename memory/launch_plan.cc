@@ -38,8 +38,6 @@ std::string Fixed3(double v) {
   return b;
 }
 
-// cuBLAS handle state outside torch's allocator (anchors-allreduce.md §4.1, lazy loading).
-constexpr double kCublasBytes = 66.0 * kMiB;
 // More than any card has (a bound for a catalog or flag typo, not a figure).
 constexpr double kMaxGpuMemoryBytes = 16384.0 * kGiB;
 
@@ -385,91 +383,7 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   p.fraction = in.gpu_memory_utilization.value_or(0.9);
   p.fraction_source = in.gpu_memory_utilization ? "flag" : "default: 0.9 (vLLM's default in every version)";
 
-  if (in.non_torch_bytes) {
-    p.non_torch_bytes = *in.non_torch_bytes;
-  } else {
-    // cuBLAS + custom all-reduce, and the NCCL communicator where the baseline snapshot is
-    // taken before distributed init (vllm-source.md §1.3(f): after it from 0.11; 0.10.1.1's
-    // gpu_worker.py takes MemorySnapshot() before init_worker_distributed_environment,
-    // 0.11.0's after). Each communicator is sized for the card and link (NcclCommBytes:
-    // 558 MiB on NVLink Hopper, 0.13 GiB on PCIe), and the custom all-reduce is off on
-    // more than two PCIe GPUs (CustomAllReduceOn). A vLLM 0.10.2 TP 8 launch on PCIe L40S
-    // logs 0.21 GiB of non-torch memory, where two NVLink-sized communicators were 1.18.
-    auto v = ParseVersion(in.version);
-    // Before 0.3.1 and in 0.6.4-0.6.5 / V1 before 0.9.1 the budget counts the whole GPU's
-    // non-torch memory once (worker/worker.py, v1/worker/gpu_worker.py 0.8.5
-    // determine_available_memory: total - free - torch's allocated), which the plan splits
-    // into what was in use at init and this increase (vllm_model.cc): the default free at
-    // init already holds PyNccl's communicator and the custom all-reduce
-    // (InitOverheadBytes), so the increase leaves them out; a measured --free-at-init is
-    // read before the launch and does not hold them.
-    const bool whole_gpu = *era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0NonTorchWholeGpu;
-    const bool init_holds_comm = whole_gpu && !in.free_at_init_bytes;
-    bool nccl_in_increase = in.tp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0 && !init_holds_comm;
-    // V1 all-gathers the profiling run's logits through torch.distributed on the TP
-    // device group (platforms/interface.py use_all_gather; base_device_communicator.py
-    // all_gather -> dist.all_gather_into_tensor(group=self.device_group)); vLLM never
-    // gives init_process_group a device_id, so torch creates that group's NCCL
-    // communicator there, inside the profiling window, beside PyNccl's (0.9.2 and
-    // 0.11.0 read). One communicator's measured size (anchors-allreduce.md §4.1).
-    const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!v.ok() || CompareVersions(*v, {0, 8}) >= 0));
-    bool gather_comm = in.tp > 1 && v1;
-    const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp) && !init_holds_comm;
-    const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
-    // Each communicator's ring and tree buffers where NCCL connects at creation (before 0.10.2,
-    // vllm_nccl_connect.h), and MRV2's per-request state from 0.27 (vllm_runner_v2.h).
-    const double conn = VllmNcclConnectBytes({in.version, in.tp, in.gpu_name});
-    const double mrv2 = VllmRunnerV2PersistentBytes(in);
-    p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm + conn : 0) +
-                        (gather_comm ? comm + conn : 0) + mrv2;
-    // 0.16 on: FlashInfer's all-reduce fusion workspace at TP > 1 (vllm_fi_allreduce.h).
-    VllmFiArWorkspace fi_ar;
-    if (in.model && v1) {
-      VllmFiArWorkspaceInput w;
-      w.version = in.version;
-      w.tp = in.tp;
-      w.pp = in.pp;
-      w.dp = in.dp;
-      w.gpu_sm = in.gpu_sm;
-      w.gpu_name = in.gpu_name;
-      w.gpu_interconnect = in.gpu_interconnect;
-      w.hidden = in.model->hidden;
-      w.dtype_bytes = in.model->dtype_bytes;
-      w.max_num_batched_tokens = in.max_num_batched_tokens.value_or(8192);
-      w.enforce_eager = in.enforce_eager;
-      fi_ar = VllmFlashInferAllReduceWorkspace(w);
-      p.non_torch_bytes += fi_ar.bytes;
-      if (fi_ar.created) p.figures["fi_allreduce_workspace_bytes"] = fi_ar.bytes;
-    }
-    p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) + " (cuBLAS" +
-                            std::string(car ? ", custom all-reduce" : "") +
-                            std::string(nccl_in_increase ? ", PyNccl's communicator" : "") +
-                            std::string(gather_comm ? ", the NCCL communicator torch creates for V1's logits all-gather "
-                                                      "in the profiling run"
-                                                    : "") +
-                            std::string(in.tp > 1 ? ", " + FormatGiB(comm) + " a communicator on this link" : "") +
-                            (conn > 0 ? " + " + FormatGiB(conn) + " of NCCL ring and tree buffers connected at its creation (" +
-                                            std::to_string(VllmNcclChannels(in.gpu_name)) + " channels)" : std::string()) +
-                            (mrv2 > 0 ? ", " + FormatGiB(mrv2) + " of Model Runner V2's sampling state (max_num_seqs x vocab)"
-                                      : std::string()) +
-                            std::string(in.tp > 2 && !CustomAllReduceOn(in.gpu_interconnect, in.tp)
-                                            ? "; no custom all-reduce on more than two PCIe GPUs"
-                                            : "") +
-                            std::string(init_holds_comm && in.tp > 1
-                                            ? "; PyNccl's communicator and the custom all-reduce are in the free "
-                                              "memory at init, which this version's budget counts with it"
-                                            : "") +
-                            (fi_ar.created ? "; " + fi_ar.arithmetic : std::string()) +
-                            "); pass --non-torch from the log to override");
-    if (fi_ar.created && fi_ar.bytes > fi_ar.bytes_min) {
-      p.unknowns.push_back("vLLM " + in.version + "'s FlashInfer all-reduce workspace is rounded to the driver's "
-                           "recommended multicast granularity, which no source gives: priced at " +
-                           FormatGiB(kVllmMulticastGranularityBytes) + " a buffer (" + FormatGiB(fi_ar.bytes) +
-                           " a rank), " + FormatGiB(fi_ar.bytes_min) + " at the 2 MiB minimum: the KV pool can be up "
-                           "to " + FormatGiB(fi_ar.bytes - fi_ar.bytes_min) + " a rank larger; pass --non-torch "
-                           "from the log ('non-torch forward increase memory')");
-    }
-  }
+  internal::SetVllmNonTorch(in, *era, p);  // launch_plan_vllm_non_torch.cc
   if (!in.activation_peak_bytes) {
     p.assumptions.push_back("activation peak not given: 0 assumed; pass --activation-peak (vLLM logs \"PyTorch "
                             "activation peak memory takes X\")");

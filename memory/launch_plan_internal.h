@@ -58,7 +58,8 @@ double TurbomindAfterCacheForPlan(const PlanInput& in, Plan& p);
 void TakeHostShare(const PlanInput& in, Plan& p);
 void SayHostReliability(const PlanInput& user, double total_bytes, Plan& p);
 // How much of each GPU another process may hold before the start the plan calls fails (said
-// under `assumed:`, figure co_tenant_margin_bytes); nothing when --free-at-init was measured.
+// under `assumed:`, figure co_tenant_margin_bytes; launch_plan_co_tenant.cc); nothing when
+// --free-at-init was measured.
 void SayCoTenantMargin(const PlanInput& in, Plan& p);
 
 // Each server's own flags for what the remedies change: memory/server_flags.h.
@@ -82,6 +83,10 @@ StatusOr<std::optional<VllmKvResult>> VllmStartupCheckOnUnknownFamily(const Plan
 // The graphs captured after the pool (V0, V1 < 0.21): the `unknown:` line where they capture
 // NCCL collectives, and "may fail" where the room holds the priced end but not the high end.
 void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool custom_all_reduce, Plan& p);
+
+// vLLM's non-torch memory inside the profiling window (launch_plan_vllm_non_torch.cc): the
+// measured --non-torch, or what the version creates there, said under `assumed:`.
+void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p);
 
 // Remedies, each checked by running the plan again with it.
 void AddRemedies(const PlanInput& in, Plan& p);
