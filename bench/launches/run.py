@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""run.py BIN EVIDENCE_JSON [MODELS_DIR]: tptriage plan on each launch of an
+evidence.json (samples/models format); prints a row per launch and the summary:
+outcomes right, KV within 5%, > 5% optimistic, wrong outcome called certain."""
+import json, os, shlex, subprocess, sys
+binp, evp = sys.argv[1], sys.argv[2]
+mdir = sys.argv[3] if len(sys.argv) > 3 else os.path.dirname(os.path.abspath(evp))
+ev = json.load(open(evp))
+n = ok = kvn = kvw = opt = wc = rc_ = 0
+for r in ev["runs"]:
+    n += 1
+    args = ["plan", "--model", os.path.join(mdir, r["model"])] + shlex.split(r["args"]) + ["--format", "json"]
+    p = subprocess.run([binp] + args, capture_output=True, text=True)
+    lg = r["logged"]; out = lg["outcome"]
+    if out == "refused":
+        good = p.returncode == 2
+        ok += good
+        print(f"{r['id']:48s} refused  rc={p.returncode} {'ok' if good else 'WRONG'}")
+        continue
+    if p.returncode not in (0, 1):
+        print(f"{r['id']:48s} NO ANSWER rc={p.returncode} {p.stdout[-300:]} {p.stderr[-300:]}")
+        continue
+    j = json.loads(p.stdout)
+    fits = j["fits"]; fail = j.get("failure", "")
+    certain = j.get("outcome_certain", True)
+    if out == "starts": good = fits
+    elif out == "fails": good = not fits
+    elif out == "loads": good = fail != "weights_oom"
+    else: good = False
+    ok += good
+    if not good and certain: wc += 1
+    if good and certain: rc_ += 1
+    kv = j.get("kv_tokens", 0); s = ""
+    if "kv_tokens" in lg:
+        lk = lg["kv_tokens"]; kvn += 1
+        e = (kv / lk - 1) * 100 if lk else 0
+        if abs(e) <= 5: kvw += 1
+        if e > 5: opt += 1
+        s = f"kv {kv} vs {lk} ({e:+.1f}%)" + (" [known miss]" if r.get("known_miss") else "")
+    w = j["ledger"][0]["weights_bytes"] / 2**30 if j.get("ledger") else 0
+    ws = f"w {w:.2f}" + (f" vs {lg['weights_per_rank_gib']:.2f}" if "weights_per_rank_gib" in lg else "")
+    print(f"{r['id']:48s} {'fits' if fits else 'fails('+fail+')'}{'' if certain else '?'} vs {out} {'ok' if good else 'WRONG'}  {ws}  {s}")
+print(f"SUMMARY launches {n}: outcomes right {ok}/{n}; KV within 5% {kvw}/{kvn}; >5% optimistic {opt}; wrong&certain {wc}; right&certain {rc_}")
