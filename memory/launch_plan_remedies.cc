@@ -174,6 +174,7 @@ void AddVllmCaptureRemedies(const PlanInput& in, Plan& p) {
 
 void AddRemedies(const PlanInput& in, Plan& p) {
   if (!p.fits && p.failure == "cuda_graph_capture_oom" && in.framework == "vllm") AddVllmCaptureRemedies(in, p);
+  if (!p.fits && p.failure == "cuda_graph_capture_oom" && in.framework == "tgi") AddTgiCaptureRemedies(in, p);
   if (p.fits || p.failure == "cuda_graph_capture_oom") return;
   AddFractionTpQuantContextRemedies(in, p);
   if (auto r = VideoOffRemedy(in, p, UsefulTokens(in, p))) {
