@@ -13,6 +13,7 @@
 #include "memory/vllm_cold_compile.h"
 #include "memory/vllm_fi_allreduce.h"
 #include "memory/vllm_graph_capture.h"
+#include "memory/vllm_nccl_connect.h"
 #include "memory/vllm_runner_v2.h"
 #include "memory/numeric.h"
 #include "memory/sglang_mamba_states.h"
@@ -415,8 +416,12 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     bool gather_comm = in.tp > 1 && v1;
     const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp) && !init_holds_comm;
     const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
-    p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm : 0) +
-                        (gather_comm ? comm : 0);
+    // Each communicator's ring and tree buffers where NCCL connects at creation (before 0.10.2,
+    // vllm_nccl_connect.h), and MRV2's per-request state from 0.27 (vllm_runner_v2.h).
+    const double conn = VllmNcclConnectBytes({in.version, in.tp, in.gpu_name});
+    const double mrv2 = VllmRunnerV2PersistentBytes(in);
+    p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm + conn : 0) +
+                        (gather_comm ? comm + conn : 0) + mrv2;
     // 0.16 on: FlashInfer's all-reduce fusion workspace at TP > 1 (vllm_fi_allreduce.h).
     VllmFiArWorkspace fi_ar;
     if (in.model && v1) {
@@ -443,6 +448,10 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
                                                       "in the profiling run"
                                                     : "") +
                             std::string(in.tp > 1 ? ", " + FormatGiB(comm) + " a communicator on this link" : "") +
+                            (conn > 0 ? " + " + FormatGiB(conn) + " of NCCL ring and tree buffers connected at its creation (" +
+                                            std::to_string(VllmNcclChannels(in.gpu_name)) + " channels)" : std::string()) +
+                            (mrv2 > 0 ? ", " + FormatGiB(mrv2) + " of Model Runner V2's sampling state (max_num_seqs x vocab)"
+                                      : std::string()) +
                             std::string(in.tp > 2 && !CustomAllReduceOn(in.gpu_interconnect, in.tp)
                                             ? "; no custom all-reduce on more than two PCIe GPUs"
                                             : "") +
@@ -570,6 +579,9 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     } else {
       no_util_fits(Fixed2(lo));
     }
+  } else if (r->profile_oom) {
+    p.fits = false;
+    p.failure = "warmup_oom";
   } else if (r->no_cache_blocks) {
     p.fits = false;
     p.failure = "kv_pool_no_room";
@@ -588,6 +600,16 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     }
     p.remedies.push_back(MakeRemedy("--max-model-len", std::to_string(r->estimated_max_model_len), "decrease",
                                     "the longest request the predicted pool can hold"));
+  } else if (r->kv_alloc_oom) {
+    p.fits = false;
+    p.failure = "startup_free_memory_short";
+    if (r->max_util_physical >= lo) {
+      p.remedies.push_back(MakeRemedy("--gpu-memory-utilization", Fixed2(r->max_util_physical), "decrease",
+                                      "largest value whose KV cache fits in the " + FormatGiB(p.free_at_init_bytes) +
+                                          " free at init"));
+    } else {
+      no_util_fits(Fixed2(lo));
+    }
   } else if (r->graphs_overflow) {
     // What the KV cache leaves physically free (vllm_model.cc): in the whole-GPU era the
     // budget's own remainder (m.reserved_bytes) is smaller by what was in use before.

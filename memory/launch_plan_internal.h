@@ -57,6 +57,9 @@ double TurbomindAfterCacheForPlan(const PlanInput& in, Plan& p);
 // and the answer's word on the point (not reliable, or --free-at-init taken as measured).
 void TakeHostShare(const PlanInput& in, Plan& p);
 void SayHostReliability(const PlanInput& user, double total_bytes, Plan& p);
+// How much of each GPU another process may hold before the start the plan calls fails (said
+// under `assumed:`, figure co_tenant_margin_bytes); nothing when --free-at-init was measured.
+void SayCoTenantMargin(const PlanInput& in, Plan& p);
 
 // Each server's own flags for what the remedies change: memory/server_flags.h.
 using ::tpt::memory::FlagsOf;

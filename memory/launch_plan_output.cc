@@ -115,6 +115,7 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
     }
   }
   internal::AddSensitivity(in, *p);
+  internal::SayCoTenantMargin(in, *p);
   return p;
 }
 

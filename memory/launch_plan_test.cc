@@ -4,6 +4,8 @@
 #include "memory/launch_plan.h"
 #include "memory/vllm_cold_compile.h"
 #include "memory/vllm_fi_allreduce.h"
+#include "memory/vllm_nccl_connect.h"
+#include "memory/vllm_runner_v2.h"
 
 namespace tpt::memory {
 namespace {
@@ -560,15 +562,21 @@ TEST(PlanModelTest, VllmFlashInferAllReduceWorkspaceFrom016) {
 // PCIe GPUs (custom_all_reduce.py), and a communicator on a PCIe card is 0.13 GiB, not
 // NVLink Hopper's 558 MiB. 0.10.2 counts PyNccl's and torch's gather communicators (the
 // snapshot precedes distributed init), 0.28 only torch's.
-TEST(PlanModelTest, VllmNonTorchAtTpOnPcie) {
+PlanInput VllmAtTp(const std::string& version, double total_gib, const std::string& arch, const std::string& link,
+                   int tp, const std::string& model) {
   PlanInput in;
   in.framework = "vllm";
-  in.version = "0.10.2";
-  in.total_bytes = 44.39 * kGiB;
-  in.gpu_arch = "ada";
-  in.gpu_interconnect = "pcie";
-  in.tp = 8;
-  in.model = SampleModel("qwen3-235b-a22b-fp8");
+  in.version = version;
+  in.total_bytes = total_gib * kGiB;
+  in.gpu_arch = arch;
+  in.gpu_interconnect = link;
+  in.tp = tp;
+  in.model = SampleModel(model);
+  return in;
+}
+
+TEST(PlanModelTest, VllmNonTorchAtTpOnPcie) {
+  PlanInput in = VllmAtTp("0.10.2", 44.39, "ada", "pcie", 8, "qwen3-235b-a22b-fp8");
   auto tp8 = MakePlan(in);
   ASSERT_TRUE(tp8.ok()) << tp8.status().ToString();
   const double cublas = 66.0 * kMiB, comm = 0.13 * kGiB;
@@ -583,7 +591,8 @@ TEST(PlanModelTest, VllmNonTorchAtTpOnPcie) {
   in.model = SampleModel("qwen3-8b-awq");
   auto tp2 = MakePlan(in);
   ASSERT_TRUE(tp2.ok()) << tp2.status().ToString();
-  EXPECT_NEAR(tp2->non_torch_bytes, cublas + kCustomAllReduceBytes + comm, 1.0);
+  // (plus Model Runner V2's sampling state from 0.27: 256 rows x (vocab + two vocab/32 masks) int32)
+  EXPECT_NEAR(tp2->non_torch_bytes, cublas + kCustomAllReduceBytes + comm + 4.0 * 256 * (151936 + 2 * 4748), 1.0);
   // NVLink Hopper keeps its measured communicator and the all-reduce at TP 8.
   in.version = "0.10.2";
   in.tp = 8;
@@ -594,6 +603,26 @@ TEST(PlanModelTest, VllmNonTorchAtTpOnPcie) {
   auto h100 = MakePlan(in);
   ASSERT_TRUE(h100.ok()) << h100.status().ToString();
   EXPECT_NEAR(h100->non_torch_bytes, cublas + kCustomAllReduceBytes + 2 * kNcclCommBytes, 1.0);
+}
+
+// Before 0.10.2 vLLM sets NCCL_CUMEM_ENABLE=0, so NCCL connects every channel's ring and tree
+// when a communicator is created (vllm_nccl_connect.h): on an H100 SXM, 24 channels of 24 MiB
+// on a middle rank of the chain (12 MiB at TP 2), in each communicator of the profile window.
+// Qwen3-235B-A22B-FP8 at TP 4 on vLLM 0.9.2 (vllm#21348, samples/models) logged 178,880 tokens.
+TEST(PlanModelTest, VllmNcclBuffersConnectedAtCreationBefore0102) {
+  EXPECT_NEAR(VllmNcclConnectBytes({"0.9.2", 4, "H100 SXM 80GB"}), 576.0 * kMiB, 1.0);
+  EXPECT_NEAR(VllmNcclConnectBytes({"0.9.2", 2, "H200 141GB"}), 288.0 * kMiB, 1.0);
+  EXPECT_EQ(VllmNcclConnectBytes({"0.10.2", 4, "H100 SXM 80GB"}), 0.0);  // runtime connect (cuMem on)
+  EXPECT_EQ(VllmNcclConnectBytes({"0.9.2", 4, "H100 NVL 94GB"}), 0.0);   // bridges: not derived
+  EXPECT_EQ(VllmNcclConnectBytes({"0.9.2", 1, "H100 SXM 80GB"}), 0.0);
+  PlanInput in = VllmAtTp("0.9.2", 79.11, "hopper", "nvlink", 4, "qwen3-235b-a22b-fp8");
+  in.gpu_name = "H100 SXM 80GB [assumed: H100 SXM 80GB (H100 NVL has 94 GB: --gpu H100-NVL)]";  // the CLI's --gpu H100
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  // PyNccl's and the logits all-gather's communicators are both created after 0.9.2's snapshot.
+  EXPECT_NEAR(p->non_torch_bytes, 66.0 * kMiB + kCustomAllReduceBytes + 2 * (kNcclCommBytes + 576.0 * kMiB), 1.0);
+  EXPECT_NEAR(static_cast<double>(p->kv_tokens), 178880.0, 0.05 * 178880.0);
+  EXPECT_GE(static_cast<double>(p->kv_tokens), 178880.0);  // still the larger side: nothing fitted
 }
 
 // Model Runner V2 (Qwen3 dense from 0.22.0, every dense model from 0.25.0): its profiling samples without top-k/top-p
@@ -671,6 +700,27 @@ TEST(PlanModelTest, VllmModelRunnerV2RangeIsTwoSided) {
   auto moe = MakePlan(in);
   ASSERT_TRUE(moe.ok()) << moe.status().ToString();
   for (const auto& s : moe->sensitivity) EXPECT_EQ(s.assumption.find("Model Runner V2"), std::string::npos);
+}
+
+// Model Runner V2 holds per-request sampling state on the GPU from load_model() on
+// (penalties.py output_bin_counts and prompt_bin_mask, structured_outputs.py grammar_bitmask),
+// which 0.27's memory_profiling charges (total_consumed) and 0.26's does not.
+TEST(PlanModelTest, VllmModelRunnerV2SamplingStateChargedFrom027) {
+  PlanInput in = Qwen25AwqOnL4Vllm028();
+  auto p28 = MakePlan(in);
+  in.version = "0.26.0";
+  auto p26 = MakePlan(in);
+  ASSERT_TRUE(p28.ok() && p26.ok());
+  const double state = 4.0 * 256 * (152064 + 2 * 4752);  // 256 rows, vocab 152,064
+  EXPECT_NEAR(p28->non_torch_bytes - p26->non_torch_bytes, state, 1.0);
+  // The logged launch at 0.60 (123,664 tokens, samples/models) is now within 5%.
+  EXPECT_LE(static_cast<double>(p28->kv_tokens), 1.05 * 123664);
+  // The legacy runner (VLLM_USE_V2_MODEL_RUNNER=0 is not an input; a MoE model) holds none.
+  in.version = "0.28.0";
+  in.max_num_seqs = 256;
+  EXPECT_NEAR(VllmRunnerV2PersistentBytes(in), state, 1.0);
+  in.model = SampleModel("qwen3-30b-a3b");
+  EXPECT_EQ(VllmRunnerV2PersistentBytes(in), 0.0);
 }
 
 // vLLM V1 compiles the model inside the memory profile that sizes the KV cache

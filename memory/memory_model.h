@@ -278,6 +278,13 @@ struct VllmKvResult {
   bool no_cache_blocks = false;      // "No available memory for the cache blocks"
   bool max_len_too_long = false;     // one max_model_len request does not fit
   int64_t estimated_max_model_len = 0;  // what the pool would hold
+  // Physically, in the free memory at init (what another process or the context leaves): the
+  // profiling run (weights + non-torch + its peak) and then the KV cache the budget sized
+  // (weights + non-torch + KV) must fit; only the budget's own share is checked by the eras
+  // whose budget counts this instance alone (V0 0.3.1 on, V1 without its startup check).
+  bool profile_oom = false;          // the memory profiling run runs out of memory
+  bool kv_alloc_oom = false;         // allocating the sized KV cache runs out of memory
+  double max_util_physical = 1;      // largest util whose KV cache fits in the free memory
   bool graphs_overflow = false;      // graphs outside budget exceed the margin (capture OOM risk)
   double left_for_graphs_bytes = 0;  // what the KV cache leaves the graphs outside the budget
   bool sampler_warmup_fails = false; // the sampler warm-up after the cache and graphs does not fit

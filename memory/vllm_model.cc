@@ -237,6 +237,16 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
               PyRound2(r.requested_bytes) +
               " GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.";
   }
+  // The profiling run needs its peak physically free beside the weights before the budget is
+  // read (every era: worker.py / gpu_worker.py profile_run): with less (another process on
+  // the card) it is a CUDA out of memory there, before any pool is sized.
+  const double phys_need = in.weights_bytes + in.non_torch_bytes + in.activation_peak_bytes;
+  if (!r.fails && in.free_at_init_bytes > 0 && phys_need > in.free_at_init_bytes) {
+    r.profile_oom = true;
+    r.fails = true;
+    r.error = "CUDA out of memory in the memory profiling run: the weights, non-torch memory and the profiling "
+              "peak need " + FormatGiB(phys_need) + " a rank, " + FormatGiB(in.free_at_init_bytes) + " is free";
+  }
   if (r.kv_bytes <= 0 || r.num_blocks <= 0) {
     r.no_cache_blocks = true;
     if (!r.fails) {
@@ -270,6 +280,26 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
     if (r.max_len_too_long && !r.fails) {
       r.fails = true;
       r.error = buf;
+    }
+  }
+  // The KV cache is allocated after the sizing checks (V0 initialize_cache -> CacheEngine,
+  // V1 initialize_kv_cache): where the budget counts this instance alone it can ask for more
+  // than is physically free (another process holds the rest; a utilization near 1 on a card
+  // whose context and communicators take more than 1 - util), and torch's allocation runs out
+  // of memory. The whole-GPU eras charge what was in use to the budget, and the startup check
+  // (V1 0.9.1 on) refuses such a budget first.
+  if (in.free_at_init_bytes > 0 && r.kv_bytes > 0) {
+    const double fixed_phys = in.weights_bytes + in.non_torch_bytes;
+    r.max_util_physical =
+        std::min(1.0, FloorHundredths((in.free_at_init_bytes - fixed_phys + r.non_kv_bytes + r.graphs_in_budget_bytes) /
+                                      in.total_bytes));
+    if (!r.fails && fixed_phys + r.kv_bytes > in.free_at_init_bytes) {
+      r.kv_alloc_oom = true;
+      r.fails = true;
+      r.error = "CUDA out of memory allocating the KV cache (" + FormatGiB(r.kv_bytes) + " a rank): the weights and "
+                "non-torch memory leave " + FormatGiB(in.free_at_init_bytes - fixed_phys) + " of the " +
+                FormatGiB(in.free_at_init_bytes) + " free at init; the budget (" + PyFloat(util) +
+                " x total) asks more than the GPU has free";
     }
   }
   // CUDA graphs outside the budget (V0, V1 < 0.21) are captured after the KV cache is

@@ -150,6 +150,47 @@ TEST(VllmKvPoolTest, StartupFreeMemoryCheck) {
   EXPECT_FALSE(VllmKvPool(in)->startup_check_fails);
 }
 
+// Where the budget counts this instance alone (V0 0.3.1 on; V1 has its startup check from
+// 0.9.1), another process on the card leaves the budget's KV cache no physical room: the
+// profiling run or the cache allocation runs out of memory. vllm#17431: Qwen3-8B at 0.4 on an
+// 80 GB card; the whole-GPU eras charge the other process to the budget and size a smaller pool.
+TEST(VllmKvPoolTest, AnotherProcessOnTheCardLeavesTheBudgetNoRoom) {
+  VllmKvInput in;
+  in.era = VllmEra::kV0Profiling;
+  in.total_bytes = 79.15 * kGiB;
+  in.gpu_memory_utilization = 0.4;
+  in.weights_bytes = 15.27 * kGiB;
+  in.non_torch_bytes = 0.06 * kGiB;
+  in.activation_peak_bytes = 1.39 * kGiB;
+  in.bytes_per_token = 147456;
+  in.free_at_init_bytes = 40 * kGiB;  // 39 GiB held by another process: room for it all
+  auto r = VllmKvPool(in);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->fails) << r->error;
+  in.free_at_init_bytes = 20 * kGiB;  // 4.67 GiB after the weights, 14.94 asked
+  r = VllmKvPool(in);
+  EXPECT_TRUE(r->kv_alloc_oom);
+  EXPECT_TRUE(r->fails);
+  EXPECT_FALSE(r->no_cache_blocks);
+  EXPECT_EQ(r->error.rfind("CUDA out of memory allocating the KV cache (14.94 GiB a rank)", 0), 0u) << r->error;
+  // The largest utilization whose cache fits: (20 - 15.33 + 16.72) / 79.15 = 0.2702 -> 0.27.
+  EXPECT_DOUBLE_EQ(r->max_util_physical, 0.27);
+  in.gpu_memory_utilization = 0.27;
+  EXPECT_FALSE(VllmKvPool(in)->kv_alloc_oom);
+  // Less than the weights and the profiling peak: the profile itself runs out of memory first.
+  in.free_at_init_bytes = 16 * kGiB;
+  r = VllmKvPool(in);
+  EXPECT_TRUE(r->profile_oom);
+  EXPECT_FALSE(r->kv_alloc_oom);
+  EXPECT_EQ(r->error.rfind("CUDA out of memory in the memory profiling run", 0), 0u) << r->error;
+  // V1 before 0.9.1 charges the other process to the budget: no pool, not an allocation OOM.
+  in.era = VllmEra::kV0NonTorchWholeGpu;
+  in.free_at_init_bytes = 20 * kGiB;
+  r = VllmKvPool(in);
+  EXPECT_FALSE(r->kv_alloc_oom);
+  EXPECT_TRUE(r->no_cache_blocks);
+}
+
 // V1 from 0.8.0 warms the sampler up after the KV cache and the graphs, from what they
 // leave: free - weights - non-torch - KV - graphs; the profiling peak is released by then.
 TEST(VllmKvPoolTest, SamplerWarmupAfterTheCache) {

@@ -30,9 +30,21 @@
 // of the two Qwen2.5-7B-AWQ launches stays an unexplained miss (known_miss in the evidence),
 // and the range's low end takes the profile at twice the estimate together with the
 // weights' line at its top (both were over on those launches), said as such.
+//
+// Task optimistic17 (0.22.0, 0.25.0-0.28.0 sdists): what MRV2 holds on the GPU from
+// load_model() on and 0.27's budget charges (VllmRunnerV2PersistentBytes): the Sampler's
+// PenaltiesState (gpu/sample/penalties.py) output_bin_counts = torch.zeros(max_num_reqs,
+// vocab_size, int32) and prompt_bin_mask = torch.zeros(max_num_reqs, cdiv(vocab_size, 32),
+// int32), and StructuredOutputsWorker's grammar_bitmask (gpu/structured_outputs.py,
+// max_num_logits = max_num_reqs x decode_query_len rows of cdiv(vocab_size, 32) int32);
+// RequestState.all_token_ids is UVA (host) in 0.28.0. utils/mem_utils.py 0.27.0:317-326:
+// non_kv_cache_memory = total_consumed (before_create.free - after_profile.free) +
+// transient_peak_headroom; 0.26.0:311 still non_torch_increase + torch_peak_increase +
+// weights_memory, which count no torch tensor allocated outside load_model before the profile.
 #include "memory/vllm_runner_v2.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "memory/memory_model.h"
 
@@ -53,6 +65,16 @@ VllmRunnerV2Spread VllmRunnerV2SpreadOf(const PlanInput& in, double activation_p
   const double vocab = in.model ? static_cast<double>(in.model->vocab) : 0.0;
   s.larger_bytes = std::max(cuda_graph_bytes, 0.0) + 8.0 * rows * vocab;
   return s;
+}
+
+double VllmRunnerV2PersistentBytes(const PlanInput& in) {
+  if (!VllmRunnerV2Default(in) || !in.max_num_seqs) return 0;
+  auto ver = ParseVersion(in.version);
+  if (!ver.ok() || CompareVersions(*ver, {0, 27}) < 0) return 0;
+  const double rows = static_cast<double>(*in.max_num_seqs);
+  const double vocab = static_cast<double>(in.model->vocab);
+  const double masks = 2.0 * std::ceil(vocab / 32.0);  // prompt_bin_mask, grammar_bitmask
+  return 4.0 * rows * (vocab + masks);
 }
 
 std::string VllmRunnerV2Unknown(const PlanInput& in, const VllmRunnerV2Spread& s) {

@@ -33,6 +33,18 @@ struct VllmRunnerV2Spread {
 VllmRunnerV2Spread VllmRunnerV2SpreadOf(const PlanInput& derived, double activation_peak_bytes,
                                         double cuda_graph_bytes);
 
+// Model Runner V2's per-request state held on the GPU from load_model() on, counted from
+// 0.27.0 in the figure vLLM logs as "consumed memory (weights + non-torch)": gpu/sample/
+// penalties.py PenaltiesState's output_bin_counts (max_num_seqs x vocab int32) and
+// prompt_bin_mask (max_num_seqs x ceil(vocab / 32) int32), gpu/structured_outputs.py's
+// grammar_bitmask (max_num_seqs x ceil(vocab / 32) int32), all torch.zeros on the device
+// (read in 0.22.0, 0.25.0-0.28.0; all_token_ids is UVA host memory). 0.27.0's and 0.28.0's
+// utils/mem_utils.py memory_profiling charges total_consumed (the free-memory drop since the
+// init snapshot) plus the peak's headroom, so torch memory held before the profile is in the
+// budget; 0.22.0-0.26.0 charge weights (load_model's allocations) + the peak increase + the
+// non-torch increase (cuda used - torch reserved), none of which holds it. 0 elsewhere.
+double VllmRunnerV2PersistentBytes(const PlanInput& derived);
+
 // The `unknown:` line: which runner, and the spread above in GiB.
 std::string VllmRunnerV2Unknown(const PlanInput& derived, const VllmRunnerV2Spread& s);
 

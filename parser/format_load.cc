@@ -109,6 +109,18 @@ Status ParseFields(const std::string& file, const std::string& path, const json&
       return At(file, fpath + ".group", "group '" + fs.group + "' is not captured by the regex (use (?P<" +
                                             fs.group + ">...))");
     }
+    if (f.contains("or_groups")) {
+      const json& alts = f["or_groups"];
+      if (!alts.is_array() || alts.empty()) return At(file, fpath + ".or_groups", "must be a list of group names");
+      for (const json& a : alts) {
+        const int index = a.is_string() ? GroupIndex(re, a.get<std::string>()) : -1;
+        if (index < 0) {
+          return At(file, fpath + ".or_groups",
+                    "'" + (a.is_string() ? a.get<std::string>() : a.dump()) + "' is not a group the regex captures");
+        }
+        fs.or_group_indexes.push_back(index);
+      }
+    }
     if (!fs.unit_group.empty()) {
       fs.unit_group_index = GroupIndex(re, fs.unit_group);
       if (fs.unit_group_index < 0) {

@@ -77,6 +77,30 @@ TEST(FormatSet, RejectsAFieldGroupNotCaptured) {
   ExpectRejected(t, "$.patterns[0].fields.avail_bytes.group", "not captured");
 }
 
+// One field from alternative places in a line: `or_groups` are read in order when
+// `group` took no part in the match (a path printed before or after the message).
+TEST(FormatSet, OrGroupsFillAFieldFromItsAlternativePlaces) {
+  std::string t = R"J({"schema": 1, "family": "demo", "patterns": [{
+    "id": "full", "kind": "disk_full", "literals": ["no space"],
+    "regex": "(?:write (?P<before>/\\S+): )?no space(?:: (?P<after>/\\S+))?",
+    "fields": {"path": {"group": "after", "or_groups": ["before"], "type": "string", "optional": true}},
+    "samples": [{"line": "write /a/b: no space", "fields": {"path": "/a/b"}},
+                {"line": "no space: /c/d", "fields": {"path": "/c/d"}}],
+    "near_misses": ["no room"]}]})J";
+  auto fs = LoadOne(t);
+  ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+  Event e;
+  std::string err;
+  ASSERT_TRUE(fs->MatchPattern(fs->patterns()[0], "write /x/y: no space", &e, &err));
+  EXPECT_EQ(e.fields()["path"], "/x/y");
+  Event bare;
+  ASSERT_TRUE(fs->MatchPattern(fs->patterns()[0], "no space", &bare, &err));
+  EXPECT_FALSE(bare.fields().contains("path"));
+  std::string bad = t;
+  bad.replace(bad.find("[\"before\"]"), 10, "[\"nope\"]");
+  ExpectRejected(bad, "$.patterns[0].fields.path.or_groups", "'nope' is not a group the regex captures");
+}
+
 TEST(FormatSet, RejectsUnknownTypeAndUnit) {
   std::string t = Family();
   t.replace(t.find("\"type\": \"bytes\""), 15, "\"type\": \"bites\"");

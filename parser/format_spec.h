@@ -31,6 +31,10 @@ struct FieldSpec {
   std::string json_key;    // `,"name":` (json_text.h JsonKey), made at load
   std::string group;       // regex group
   int group_index = -1;
+  // Groups read, in order, when `group` did not take part in the match: one
+  // field from alternative places in the line (a path before or after the
+  // message), since RE2 allows a name once.
+  std::vector<int> or_group_indexes;
   std::string type;        // values.h IsSchemaType
   std::string unit;
   std::string unit_group;

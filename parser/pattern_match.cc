@@ -53,7 +53,8 @@ bool ConvertFields(const std::vector<FieldSpec>& specs, const std::vector<std::s
       }
     }
     std::string_view text = groups[f.group_index];
-    if (text.data() == nullptr) continue;  // group did not participate
+    for (size_t i = 0; text.data() == nullptr && i < f.or_group_indexes.size(); ++i) text = groups[f.or_group_indexes[i]];
+    if (text.data() == nullptr) continue;  // no group of the field took part
     const JsonKey key{f.name, f.json_key};  // the name, with its JSON text made at load
     // Plain numbers (what \d+ and [\d.]+ capture) need no trimming, no
     // separators and no '%': the value ConvertField would give, minus the

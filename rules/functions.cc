@@ -16,6 +16,7 @@
 #include "memory/memory_model.h"
 #include "parser/values.h"
 #include "rules/frame_stage.h"
+#include "rules/functions_groups.h"
 #include "rules/run_index.h"
 #include "rules/terminal.h"
 #include "rules/vocabulary.h"
@@ -706,7 +707,7 @@ const std::vector<FunctionDef>& Table() {
       {"rank_value", 2, 2, FieldOf<Pick::kRank>}, {"argmin_rank", 2, 2, ArgRank<true>},
       {"argmax_rank", 2, 2, ArgRank<false>}, {"count_where", 3, 3, Where<false>}, {"ranks_where", 3, 3, Where<true>},
       {"meanof", 2, 2, Aggregate<Agg::kMean>}, {"meanof_nonzero", 2, 2, Aggregate<Agg::kMeanNonzero>},
-      {"sumof", 2, 2, Aggregate<Agg::kSum>},
+      {"sumof", 2, 2, Aggregate<Agg::kSum>}, {"group_duplicate", 4, 5, GroupDuplicate},
       // Relative to the anchor.
       {"near_text", 1, 1, NearText}, {"frames", 0, 0, Frames}, {"stage", 0, 0, Stage}, {"terminal", 0, 0, Terminal},
       {"line_failure", 0, 0, LineFailure},

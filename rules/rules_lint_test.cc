@@ -692,5 +692,83 @@ TEST(RulesLintTest, IllegalAccessInTrtllmGenMoeKernelsSwitchesTheMoeBackend) {
   EXPECT_EQ(d.remedy.front().value, "CUTLASS");
 }
 
+// NCCL's duplicate-GPU check (src/init.cc initTransportsRank: same hostHash
+// and busId for two ranks of one communicator -> ncclInvalidUsage) can be read
+// from the ranks' 'ncclCommInitRank ... busId B commId C - Init START' lines
+// when the WARN line is not in the log (fresh set 17, TensorRT-LLM#9263 read
+// nccl_error 0.60): the ranks and the bus id are named; the same bus id on two
+// hosts, or one process in two communicators, is not a duplicate.
+TEST(RulesLintTest, DuplicateGpuReadFromInitLines) {
+  Diagnosis d = PrimaryOf("duplicate_gpu_init_lines", "pos_torch_two_containers_renumbered.log");
+  EXPECT_EQ(d.id, "duplicate_gpu");
+  EXPECT_NE(d.explanation.find("ranks 1 and 2"), std::string::npos) << d.explanation;
+  EXPECT_NE(d.explanation.find("62000"), std::string::npos) << d.explanation;
+  for (const char* neg : {"neg_two_hosts_same_bus_version_mismatch.log", "neg_one_process_two_communicators.log"}) {
+    auto a = TheAnalyzer().Run({(SamplesDir() / "duplicate_gpu_init_lines" / neg).string()});
+    ASSERT_TRUE(a.ok()) << neg;
+    EXPECT_NE(a->root_cause, "duplicate_gpu") << neg << ": " << Summary(*a);
+  }
+}
+
+// A store wait on a connected socket (torch socket.cpp waitForInput with
+// 'remote=[S]:Q') says this rank reached the store and another rank never
+// wrote its key: unreachable is one reading, a peer stuck in start-up another
+// (fresh set 17, vLLM#52907 read nccl_network_config 0.80 with
+// NCCL_SOCKET_IFNAME as its Fix). Below 0.7, a next step that names the store,
+// and no NCCL_SOCKET_IFNAME (the store is torch's TCP, not NCCL's sockets).
+TEST(RulesLintTest, StoreWaitOnAConnectedSocketIsNotSureOfTheNetwork) {
+  Diagnosis d = PrimaryOf("nccl_network_config_store_wait", "pos_vllm_two_nodes_store_wait.log");
+  EXPECT_LT(d.confidence, 0.7);
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().command, "nc -zv gpu-node-b 37511");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "NCCL_SOCKET_IFNAME") << r.why;
+}
+
+// vLLM's 'Total number of attention heads (H) must be divisible by tensor
+// parallel size (T)' names both numbers: the Fix is a TP size that divides H,
+// the largest power of two up to T (12 heads at TP 8: 4, not 6, which would
+// not split the MLP of such a checkpoint), not 'change the argument' (fresh
+// set 17, FSDrive#21, where the maintainer's fix was 4 GPUs).
+TEST(RulesLintTest, HeadsNotDivisibleNamesATensorParallelSizeThatDividesThem) {
+  for (auto [sample, want] : {std::pair{"pos_vllm_heads_12_tp8.log", "4"}, std::pair{"pos_heads_tp3.log", "2"}}) {
+    Diagnosis d = PrimaryOf("config_error", sample);
+    ASSERT_FALSE(d.remedy.empty()) << sample;
+    EXPECT_EQ(d.remedy.front().flag, "--tensor-parallel-size") << sample;
+    EXPECT_EQ(d.remedy.front().value, want) << sample;
+  }
+}
+
+// NCCL's 'NET/IB : DEV:PORT Got async error event: port error' (net_ib.cc,
+// IBV_EVENT_PORT_ERR) is a notice NCCL goes on after; when the run then fails
+// and the port did not come back, the link is the lead (fresh set 17,
+// llm-d#191 read unknown): hardware_fault below 0.7, the next step names the
+// NIC; a flap that recovered leaves a healthy run healthy.
+TEST(RulesLintTest, IbPortDownBeforeTheFailureIsTheLead) {
+  Diagnosis d = PrimaryOf("hardware_fault_ib_port_down", "pos_vllm_tp_worker_after_port_error.log");
+  EXPECT_EQ(d.id, "hardware_fault");
+  EXPECT_LT(d.confidence, 0.7);
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().command, "ibstat mlx5_3");
+  auto healthy = TheAnalyzer().Run({(SamplesDir() / "hardware_fault_ib_port_down" / "neg_flap_recovered_healthy.log").string()});
+  ASSERT_TRUE(healthy.ok());
+  EXPECT_EQ(healthy->root_cause, "none") << Summary(*healthy);
+}
+
+// Ray's memory monitor (raylet: 'N Workers ... killed due to memory
+// pressure (OOM)', RAY_memory_usage_threshold) is not the kernel's OOM killer:
+// the Fix speaks of the node's workers, the next step is the raylet's log of
+// that node, not dmesg (fresh set 17, EasyR1#185: the Fix spoke of weights
+// staged while loading, during 'Compute log probs').
+TEST(RulesLintTest, RayMemoryMonitorKillPointsAtTheRayletNotDmesg) {
+  Diagnosis d = PrimaryOf("host_oom", "pos_ray_memory_pressure_kill.log");
+  ASSERT_GE(d.remedy.size(), 2u);
+  EXPECT_EQ(d.remedy[0].flag, "node memory for Ray's workers");
+  EXPECT_EQ(d.remedy[1].command.rfind("ray logs raylet.out -ip ", 0), 0u) << d.remedy[1].command;
+  for (const auto& r : d.remedy) EXPECT_EQ(r.command.find("dmesg"), std::string::npos) << r.command;
+  Diagnosis kernel = PrimaryOf("host_oom", "pos_kernel_oom_killer_sglang.log");
+  ASSERT_FALSE(kernel.remedy.empty());
+  EXPECT_EQ(kernel.remedy[0].flag, "container / host memory limit");
+}
+
 }  // namespace
 }  // namespace tpt

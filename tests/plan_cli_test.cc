@@ -1378,3 +1378,49 @@ TEST(PlanCliTest, AStartTheEstimateRangesReachAcrossIsNotCertain) {
   auto r = nlohmann::json::parse(roomy.out);
   EXPECT_EQ(r["outcome_certain"], true) << roomy.out;
 }
+
+// Another process on the card (issue #31; vllm#17431: the same command starts on vLLM 0.8.5's
+// V0 and fails on its V1 on a shared A800): a start says how much of the GPU another process
+// may hold before it fails, under `assumed:`; V1 before 0.9.1 charges that process to its
+// budget (the margin is the pool's), V0 only needs the cache to fit physically, and a measured
+// --free-at-init below what the budget's cache needs is the allocation's out of memory.
+TEST(PlanCliTest, ASharedCardSaysHowMuchAnotherProcessMayHold) {
+  const std::string base = "--model '" + std::string(TPT_SOURCE_DIR) +
+                           "/samples/models/qwen3-8b' --framework vllm --server-version 0.8.5 --gpu a800-pcie-80gb "
+                           "--gpu-memory-utilization 0.4 --format json ";
+  auto margin = [](const nlohmann::json& j) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().rfind("nothing else on the GPU: another process holding ", 0) == 0) return true;
+    }
+    return false;
+  };
+  PlanRun v1 = Plan(base);
+  ASSERT_EQ(v1.rc, 0) << v1.out;
+  auto j1 = nlohmann::json::parse(v1.out);
+  EXPECT_TRUE(margin(j1)) << v1.out;
+  const double m1 = j1["figures"]["co_tenant_margin_bytes"].get<double>() / kGiB;
+  PlanRun v0 = Plan(base + "--vllm-engine v0");
+  ASSERT_EQ(v0.rc, 0) << v0.out;
+  auto j0 = nlohmann::json::parse(v0.out);
+  const double m0 = j0["figures"]["co_tenant_margin_bytes"].get<double>() / kGiB;
+  // V1 loses its pool to the other process (less than the 10.5 GiB pool); V0 only needs room.
+  EXPECT_LT(m1, 10.5);
+  EXPECT_GT(m0, 3 * m1);
+  // Each margin is where the outcome turns: a little less starts, a little more fails.
+  const double free0 = j0["ledger"][0]["free_at_init_bytes"].get<double>() / kGiB;
+  for (auto [args, m] : {std::pair{base, m1}, std::pair{base + "--vllm-engine v0 ", m0}}) {
+    char below[64], above[64];
+    std::snprintf(below, sizeof(below), "--free-at-init %.2fGiB ", free0 - m + 0.05);
+    std::snprintf(above, sizeof(above), "--free-at-init %.2fGiB ", free0 - m - 0.05);
+    EXPECT_EQ(Plan(args + below).rc, 0) << args << below;
+    PlanRun f = Plan(args + above);
+    EXPECT_EQ(f.rc, 1) << args << above << f.out;
+  }
+  // Measured free memory needs no margin; V0's cache beyond it is the allocation's OOM.
+  PlanRun shared = Plan(base + "--vllm-engine v0 --free-at-init 20GiB");
+  ASSERT_EQ(shared.rc, 1) << shared.out;
+  auto js = nlohmann::json::parse(shared.out);
+  EXPECT_EQ(js["failure"], "startup_free_memory_short");
+  EXPECT_FALSE(margin(js));
+  EXPECT_NE(js["error"].get<std::string>().find("allocating the KV cache"), std::string::npos) << shared.out;
+}

@@ -105,6 +105,23 @@ entries = [
     E("nccl.unhandled_system_error_banner",
       "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
       "nccl_error", "nccl_error", "vllm pynccl / torch (NCCL result 2)", "ncclCommInitRank", "NCCL 2.x", context=INIT[:2]),
+    E("nccl.invalid_usage_two_ranks_one_bus",
+      "RuntimeError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
+      "nccl_error", "duplicate_gpu", "src/init.cc", "initTransportsRank (the WARN filtered out)", "NCCL 2.18+ (commId in the Init START line)",
+      context=INIT[:2] + [info("ncclCommInitRank comm 0x55d1a2c0 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x7c1ee5c2b8d9a1f3 - Init START", dev=0),
+                          info("ncclCommInitRank comm 0x55e3b4d0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x7c1ee5c2b8d9a1f3 - Init START", pid=4101, tid=4101, dev=0)],
+      note="two ranks of one communicator on one host with one busId: NCCL's duplicate-GPU check returns ncclInvalidUsage (rules/defs/duplicate_gpu_init_lines.json)", batch=2),
+    E("nccl.ib_async_port_error_recovered",
+      warn("NET/IB : mlx5_0:1 Got async error event: port error", src="transport/net_ib.cc:199", tid=4180) + "\n" +
+      warn("NET/IB : mlx5_0:1 Got async error event: port active", src="transport/net_ib.cc:199", tid=4180),
+      "nccl_net", "none", "src/transport/net_ib.cc", "ncclIbAsyncThreadMain", "NCCL 2.19+", level="WARN", context=INIT_OK, after=TRAINING[len(INIT_OK):],
+      note="NCCL calls the port events non-fatal: a link that flapped and came back leaves a healthy run healthy", batch=2),
+    E("nccl.ib_async_port_error_then_abort",
+      warn("NET/IB : mlx5_0:1 Got async error event: port error", src="transport/net_ib.cc:199", tid=4180),
+      "nccl_net", "hardware_fault", "src/transport/net_ib.cc", "ncclIbAsyncThreadMain", "NCCL 2.19+", level="WARN", context=TRAINING,
+      after=["[rank1]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:328, remote process exited or there was a network error, NCCL version 2.21.5",
+             "[rank1]: ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely."],
+      note="the port went down and did not come back before the run failed (rules/defs/hardware_fault_ib_port_down.json)", batch=2),
 ]
 
 
