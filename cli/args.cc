@@ -40,7 +40,7 @@ const std::map<std::string, std::string>& PlaceholderTable() {
       {"bench-max", "SIZE"},
       {"mem-fraction-static", "FRACTION"}, {"gpu-memory-utilization", "FRACTION"}, {"fix", "VALUE"},
       {"format", "FORMAT"}, {"fail-on", "OUTCOME"}, {"color", "WHEN"}, {"kinds", "KIND,..."},
-      {"bench-ranks", "N,..."}, {"cuda-graph-bs", "BS,..."}, {"params", "COUNT"}, {"model", "DIR|FILE"},
+      {"bench-ranks", "N,..."}, {"cuda-graph-bs", "BS,..."}, {"cuda-graphs", "BS,..."}, {"params", "COUNT"}, {"model", "DIR|FILE"},
   };
   return t;
 }

@@ -6,6 +6,7 @@
 //       --mem-fraction-static 0.85 --format json
 //
 // Exit 0 when it fits, 1 when it predicts a failure, 2 on a usage error.
+#include <charconv>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -64,6 +67,7 @@ struct PlanFlags {
   double cuda_memory_fraction = -1, kv_cache_free_gpu_memory_fraction = -1, cache_max_entry_count = -1;
   std::string backend, runtime_buffers;
   std::string performance_mode;
+  std::string cuda_graphs;
   int64_t max_batch_total_tokens = 0;
   int64_t max_input_tokens = 0, max_input_length = 0;
   int64_t session_len = 0, max_seq_len = 0, max_batch_prefill_tokens = 0, max_num_tokens = 0,
@@ -184,6 +188,8 @@ po::options_description Options(PlanFlags& f) {
        "TGI: longest prompt (v2.0 on; the launcher's default before v2.4.1: min(max_position_embeddings, 4096) - 1, "
        "1024 before v2.0); checked as the launcher does against --max-total-tokens and --max-batch-prefill-tokens")
       ("max-input-length", po::value(&f.max_input_length), "TGI: the older name of --max-input-tokens")
+      ("cuda-graphs", po::value(&f.cuda_graphs),
+       "TGI v2.0+: decode batch sizes captured as CUDA graphs after the KV cache (default 1,2,4,8,16,32; 0: none)")
       ("enable-prefill-logprobs", po::bool_switch(&f.enable_prefill_logprobs),
        "TGI v3: prefill log-probabilities on (off by default from v3.0; always on before): the warm-up's lm_head "
        "then runs over every prefill token")
@@ -507,6 +513,22 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     if (fw != "tgi") return InvalidArgumentError("--" + std::string(flag) + " is TGI's; use --context-length");
     TPT_RETURN_IF_ERROR(Positive(flag, v));
     *field = v;
+  }
+  if (vm.count("cuda-graphs")) {
+    if (fw != "tgi") return InvalidArgumentError("--cuda-graphs is TGI's (vLLM: --enforce-eager)");
+    std::vector<int> sizes;
+    std::stringstream ss(f.cuda_graphs);
+    for (std::string item; std::getline(ss, item, ',');) {
+      int v = -1;
+      auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+      if (ec != std::errc() || end != item.data() + item.size() || v < 0) {
+        return InvalidArgumentError("--cuda-graphs takes batch sizes separated by commas, e.g. 1,2,4,8 (0: none); got '" +
+                                    f.cuda_graphs + "'");
+      }
+      sizes.push_back(v);
+    }
+    if (sizes.empty()) return InvalidArgumentError("--cuda-graphs takes batch sizes, e.g. 1,2,4,8 (0: none)");
+    in.tgi_cuda_graphs = sizes;
   }
   if (f.enable_prefill_logprobs) {
     if (fw != "tgi") return InvalidArgumentError("--enable-prefill-logprobs is TGI's");

@@ -68,6 +68,7 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
   if (s.max_batch_total_tokens) l.command += " --max-batch-total-tokens " + std::to_string(*s.max_batch_total_tokens);
   if (s.max_batch_size) l.command += " --max-batch-size " + std::to_string(*s.max_batch_size);
   if (s.tgi_prefill_logprobs) l.command += " --enable-prefill-logprobs";
+  if (!s.tgi_cuda_graphs.empty()) l.command += " --cuda-graphs " + s.tgi_cuda_graphs;
   if (s.quantize_fp8) l.command += " --quantize fp8";  // the launcher's Quantization::Fp8
   // Before v0.9.4 there is no --cuda-memory-fraction: the KV cache is the total asked.
   if (s.max_batch_total_tokens) {

@@ -68,6 +68,7 @@ struct LaunchSpec {
   bool tgi_input_length = false;               // TGI before v2.0: --max-input-length (not --max-input-tokens)
   std::optional<int64_t> max_input_tokens;     // TGI: the longest prompt planned (default: context - 1)
   bool tgi_prefill_logprobs = false;           // TGI v3: --enable-prefill-logprobs
+  std::string tgi_cuda_graphs;                 // TGI --cuda-graphs as planned ("1,2,4", "0"; "" when not given)
   bool quantize_fp8 = false;                   // a 16-bit checkpoint's weights quantized to FP8 at load
 };
 

@@ -697,6 +697,8 @@ StatusOr<Plan> Run(const PlanInput& user) {
       p->remedies.clear();
     }
   }
+  // TGI's decode CUDA graphs, captured after the cache, once the context is settled above.
+  if (in->framework == "tgi") internal::SayTgiCaptureAfterPool(*in, *p);
   if (in->unified_memory) {
     UnifiedMemoryInput ui;
     ui.framework = in->framework;

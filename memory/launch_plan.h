@@ -67,6 +67,9 @@ struct PlanInput {
   bool tgi_prefill_logprobs = false;
   // TGI --max-input-tokens and its older name --max-input-length (the launcher refuses both).
   std::optional<int64_t> tgi_max_input_tokens, tgi_max_input_length;
+  // TGI --cuda-graphs (v2.0.0+): the decode batch sizes captured after the KV cache; {0}: none
+  // (tgi_graph_capture.h; unset: the launcher's default).
+  std::optional<std::vector<int>> tgi_cuda_graphs;
   std::optional<int64_t> context_length;         // SGLang context / vLLM max_model_len
   std::optional<int> cuda_graph_max_bs;
   std::optional<double> cuda_graph_bytes;        // measured graph memory at cuda_graph_max_bs

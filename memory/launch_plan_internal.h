@@ -83,6 +83,13 @@ StatusOr<std::optional<VllmKvResult>> VllmStartupCheckOnUnknownFamily(const Plan
 // The graphs captured after the pool (V0, V1 < 0.21): the `unknown:` line where they capture
 // NCCL collectives, and "may fail" where the room holds the priced end but not the high end.
 void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool custom_all_reduce, Plan& p);
+// TGI's decode CUDA graphs after the KV cache (tgi_graph_capture.cc), from the room PlanTgi
+// records (figures tgi_graph_*): a capture whose NCCL collectives may not fit is "may fail".
+void SayTgiCaptureAfterPool(const PlanInput& in, Plan& p);
+// A capture that may not fit: "may fail" (fits false, not certain, cuda_graph_capture_oom) with
+// what it needs (launch_plan_vllm_uncertain.cc); nothing when the plan does not fit already.
+void SayCaptureMayFail(double need_low_bytes, double need_high_bytes, const std::string& text, Plan& p);
+void AddTgiCaptureRemedies(const PlanInput& in, Plan& p);
 
 // vLLM's non-torch memory inside the profiling window (launch_plan_vllm_non_torch.cc): the
 // measured --non-torch, or what the version creates there, said under `assumed:`.

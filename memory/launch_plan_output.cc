@@ -8,6 +8,7 @@
 #include "memory/launch_command.h"
 #include "memory/launch_plan.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/tgi_graph_capture.h"
 
 namespace tpt::memory {
 
@@ -61,6 +62,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
   if (p.figures.contains("max_batch_total_tokens")) s.max_batch_total_tokens = p.figures["max_batch_total_tokens"].get<int64_t>();
   s.tgi_prefill_logprobs = in.framework == "tgi" && in.tgi_prefill_logprobs;
+  if (in.framework == "tgi" && in.tgi_cuda_graphs) s.tgi_cuda_graphs = TgiCudaGraphsFlag(*in.tgi_cuda_graphs);
   if (in.framework == "tgi" && p.figures.contains("max_input_tokens")) {
     s.max_input_tokens = p.figures["max_input_tokens"].get<int64_t>();
   }

@@ -8,6 +8,7 @@
 
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
+#include "memory/tgi_graph_capture.h"
 
 namespace tpt::memory::internal {
 namespace {
@@ -172,8 +173,37 @@ void AddVllmCaptureRemedies(const PlanInput& in, Plan& p) {
   p.remedies = out;
 }
 
+// TGI's capture that may not fit (tgi_graph_capture.h): the most sizes, smallest first (the
+// batches decoding meets most), whose plan starts with certainty, then none; each planned again.
+void AddTgiCaptureRemedies(const PlanInput& in, Plan& p) {
+  if (!in.model) return;
+  const TgiCudaGraphs g = TgiCudaGraphSizes(in.version, in.tgi_cuda_graphs, in.model->quant.method);
+  std::vector<int> s = g.sizes;
+  std::sort(s.begin(), s.end());
+  // The most sizes (smallest first: the batches decoding meets most) whose plan starts.
+  for (size_t n = s.size(); n-- > 1;) {
+    PlanInput t = in;
+    t.tgi_cuda_graphs = std::vector<int>(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n));
+    auto q = Run(t);
+    if (!q.ok() || !q->fits || !q->outcome_certain) continue;
+    p.remedies.push_back(MakeRemedy("--cuda-graphs", TgiCudaGraphsFlag(*t.tgi_cuda_graphs), "decrease",
+                                    "captures " + std::to_string(n) + " graphs, whose collectives fit the room at the "
+                                    "most measured: a pool of " + WithCommas(q->kv_tokens) +
+                                    " tokens (checked with this plan)"));
+    break;
+  }
+  PlanInput none = in;
+  none.tgi_cuda_graphs = std::vector<int>{0};
+  if (auto q = Run(none); q.ok() && q->fits) {
+    p.remedies.push_back(MakeRemedy("--cuda-graphs", "0", "set",
+                                    "no CUDA graphs (decoding runs eagerly, slower): a pool of " +
+                                        WithCommas(q->kv_tokens) + " tokens (checked with this plan)"));
+  }
+}
+
 void AddRemedies(const PlanInput& in, Plan& p) {
   if (!p.fits && p.failure == "cuda_graph_capture_oom" && in.framework == "vllm") AddVllmCaptureRemedies(in, p);
+  if (!p.fits && p.failure == "cuda_graph_capture_oom" && in.framework == "tgi") AddTgiCaptureRemedies(in, p);
   if (p.fits || p.failure == "cuda_graph_capture_oom") return;
   AddFractionTpQuantContextRemedies(in, p);
   if (auto r = VideoOffRemedy(in, p, UsefulTokens(in, p))) {

@@ -92,6 +92,16 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
                   : "TGI's warm-up at its free-memory read: from the point's (both phases and the unexplained bytes) "
                     "to the larger phase alone",
          lo, hi);
+    if (p.figures.contains("tgi_vlm_unpriced_bytes")) {
+      // A VLM warm-up cost the plan names under `unknown:` and leaves out of its point
+      // (tgi_vlm_warmup.h): held at the read too, it may turn the outcome, which is then not
+      // vouched for (below).
+      const double more_vlm = p.figures["tgi_vlm_unpriced_bytes"].get<double>();
+      PlanInput with = in;
+      with.activation_peak_bytes = p.figures["activation_peak_bytes"].get<double>() + more_vlm;
+      vary("TGI's VLM warm-up: what the plan names under unknown: and does not price, none to " + FormatGiB(more_vlm),
+           with, in);
+    }
   } else if (!sglang && !in.activation_peak_bytes) {
     double a = p.figures.contains("activation_peak_bytes") ? p.figures["activation_peak_bytes"].get<double>() : 0;
     PlanInput lo = in, hi = in;

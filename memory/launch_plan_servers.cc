@@ -334,6 +334,10 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
                                 "--max-batch-total-tokens tokens");
   }
   if (asked_total) p.fraction_source = "not in TGI before v0.9.4: the KV cache is --max-batch-total-tokens";
+  if (in.tgi_cuda_graphs && v1) {
+    return InvalidArgumentError("--cuda-graphs came with TGI v2.0.0 (launcher/src/main.rs); before it CUDA graphs are "
+                                "off unless --enable-cuda-graphs (v1.4.1-v1.4.5)");
+  }
   if (in.tgi_prefill_logprobs && !v3) {
     return InvalidArgumentError("--enable-prefill-logprobs came with TGI v3.0.0; before it the prefill log-probabilities "
                                 "are always computed (drop the flag)");
@@ -497,6 +501,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
         p.assumptions.push_back(vlm.what);
       }
       if (!vlm.unknown.empty()) p.unknowns.push_back(vlm.unknown);
+      if (vlm.unpriced_bytes > 0) p.figures["tgi_vlm_unpriced_bytes"] = vlm.unpriced_bytes;  // the range runs to it
     }
     const bool logprobs = TgiPrefillLogprobsByDefault(in.version) || in.tgi_prefill_logprobs;
     logits = logprobs ? TgiPrefillLogitsBytes(in, prefill) : 0;
@@ -582,6 +587,12 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
   } else if (r->fails) {
     TooSmall(p, in, r->error);
   }
+  // What the KV sizing leaves the decode CUDA graphs captured after it, less what the process
+  // holds outside PyTorch's allocator (tgi_graph_capture.h; SayTgiCaptureAfterPool, once the
+  // context is settled). v2's graphs run over the warm-up batch's blocks, v3's max_total_tokens.
+  p.figures["tgi_graph_room_bytes"] = p.free_at_init_bytes - p.weights_bytes - r->kv_bytes - workspace - held.unexplained_bytes;
+  p.figures["tgi_graph_tokens"] = kv.max_total_tokens;
+  p.figures["tgi_block_size"] = block;
   return p;
 }
 

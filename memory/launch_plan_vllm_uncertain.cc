@@ -13,17 +13,22 @@
 
 namespace tpt::memory::internal {
 
-namespace {
 // A start the plan cannot vouch for: not "fits", and not a confident failure either; the
-// capture remedies make it certain (launch_plan_remedies.cc AddVllmCaptureRemedies).
-void SayCaptureMayFail(const VllmCaptureRisk& risk, Plan& p) {
-  if (!risk.may_fail || !p.fits) return;
+// capture remedies make it certain (launch_plan_remedies.cc AddVllmCaptureRemedies, TGI's in
+// tgi_graph_capture.cc).
+void SayCaptureMayFail(double need_low_bytes, double need_high_bytes, const std::string& text, Plan& p) {
+  if (!p.fits) return;
   p.fits = false;
   p.outcome_certain = false;
   p.failure = "cuda_graph_capture_oom";
-  p.error = risk.text;
-  p.figures["capture_need_low_bytes"] = risk.need_low_bytes;
-  p.figures["capture_need_high_bytes"] = risk.need_high_bytes;
+  p.error = text;
+  p.figures["capture_need_low_bytes"] = need_low_bytes;
+  p.figures["capture_need_high_bytes"] = need_high_bytes;
+}
+
+namespace {
+void SayVllmCaptureMayFail(const VllmCaptureRisk& risk, Plan& p) {
+  if (risk.may_fail) SayCaptureMayFail(risk.need_low_bytes, risk.need_high_bytes, risk.text, p);
 }
 }  // namespace
 
@@ -69,7 +74,7 @@ void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool cu
     p.unknowns.push_back(u);
     p.figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
     // The sampler's warm-up runs after the capture (gpu_worker.py compile_or_warm_up_model).
-    SayCaptureMayFail(VllmNcclCaptureRisk(left, *in.cuda_graph_bytes, p.figures.value("sampler_warmup_bytes", 0.0)),
+    SayVllmCaptureMayFail(VllmNcclCaptureRisk(left, *in.cuda_graph_bytes, p.figures.value("sampler_warmup_bytes", 0.0)),
                       p);
     return;
   }
@@ -79,7 +84,7 @@ void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool cu
   if (u.empty()) return;
   p.unknowns.push_back(u);
   p.figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
-  SayCaptureMayFail(VllmNcclCaptureRisk(left, 0, 0), p);
+  SayVllmCaptureMayFail(VllmNcclCaptureRisk(left, 0, 0), p);
 }
 
 }  // namespace tpt::memory::internal

@@ -47,14 +47,41 @@ TgiVlmWarmup TgiVlmWarmupBytes(std::string_view version, const ModelConfig& m, i
              std::to_string(static_cast<int>(heads)) + " heads a rank x patches^2 x (2 x " +
              std::to_string(static_cast<int>(e)) + " + 4) B; siglip.py)";
     if (VersionBefore(version, {3, 3, 0})) {
-      // v3.2.x builds the masks in FlashGemma3ForConditionalGeneration.forward and runs the
-      // image prefill's attention through SDPA with them (flash_gemma3_modeling.py v3.2.0,
-      // v3.2.3): which SDPA kernel runs, and what it holds, is not sized here.
-      w.what += "; the read sees the larger of it and the text prefill";
+      // v3.2.x (flash_gemma3_modeling.py v3.2.1; v3.2.0-v3.2.3 the same): with the image,
+      // FlashGemma3ForConditionalGeneration.forward builds get_attention_mask (l.703-753) and
+      // keeps through the text model its float32 mask (torch.where with Python scalars, 4 B),
+      // sliding_window_mask (bool) and attention_mask_local (float32, sliced to the whole
+      // length when the batch's tokens exceed the window; l.847-862): 9 B x L^2 a request.
+      // Every layer's prefill then pads q/k/v per request and calls
+      // F.scaled_dot_product_attention(attn_mask=float mask, enable_gqa=heads != kv_heads)
+      // (l.200, 266-293). With a float mask flash attention is out, and torch 2.6 (the
+      // image's, Dockerfile PYTORCH_VERSION) runs GQA only in flash and math, so the math
+      // kernel (aten/.../transformers/attention.cpp _scaled_dot_product_attention_math):
+      // bf16/fp16 upcast to float32 (allow_fp16_bf16_reduction_math_sdp off by default from
+      // torch 2.5), the scores q k^T (4 B), the mask added in place, the softmax into a new
+      // tensor (4 B): 8 B x heads/tp x L^2 a request at its peak, beside the held masks.
+      const double per_head = l * l * static_cast<double>(std::max<int64_t>(requests, 1));
+      const double q_heads = std::max(1, m.heads / ranks);
+      const double held = 0.9 * masks;
+      const double sdpa = 8.0 * q_heads * per_head;
+      if (m.heads > 0 && m.kv_heads > 0 && m.heads != m.kv_heads) {
+        w.text_extra_bytes = held + sdpa;
+        w.what += "; the image prefill's dense masks " + FormatGiB(held) + " held through the text model (9 B x " +
+                  std::to_string(tokens) + "^2 a request: two float32, one bool) and SDPA's math kernel " +
+                  FormatGiB(sdpa) + " (GQA with a float mask: float32 scores and softmax, 8 B x " +
+                  std::to_string(static_cast<int>(q_heads)) + " heads a rank x " + std::to_string(tokens) +
+                  "^2 a request; flash_gemma3_modeling.py v3.2.x, torch 2.6) beside the decoder layer; the read sees "
+                  "the larger";
+        return w;
+      }
+      // Without GQA SDPA may take the memory-efficient kernel: not sized.
+      w.text_extra_bytes = held;
+      w.unpriced_bytes = sdpa;
+      w.what += "; the image prefill's dense masks " + FormatGiB(held) + " held through the text model";
       w.unknown = "TGI " + std::string(version) + " runs Gemma-3's image prefill through SDPA with dense " +
-                  std::to_string(tokens) + "^2 masks (flash_gemma3_modeling.py v3.2.x): at least " +
-                  FormatGiB(0.5 * masks) + " more held (a bool and a float32 mask), more if SDPA falls back to its "
-                  "math kernel; not in the estimate";
+                  std::to_string(tokens) + "^2 masks (flash_gemma3_modeling.py v3.2.x): which kernel runs without "
+                  "GQA is not sized here, up to " + FormatGiB(sdpa) + " more (the math kernel's float32 scores "
+                  "and softmax)";
       return w;
     }
     w.text_extra_bytes = masks;
@@ -69,6 +96,7 @@ TgiVlmWarmup TgiVlmWarmupBytes(std::string_view version, const ModelConfig& m, i
     return w;
   }
   w.vision_max_bytes = eager;
+  w.unpriced_bytes = eager;
   w.unknown = "TGI's warm-up sends one image to this VLM (" + m.model_type +
               "): its vision tower's peak is not sized here; 0 - " + FormatGiB(eager) +
               " more held at the free-memory read (the tower's eager attention at its image_size, " +

@@ -17,6 +17,7 @@ struct TgiVlmWarmup {
   double text_extra_bytes = 0;    // held beside the text model's layer peak (Gemma-3's masks)
   double vision_peak_bytes = 0;   // the vision tower's peak on the warm-up image (priced)
   double vision_max_bytes = 0;    // not priced: the most it could hold (the unknown's range)
+  double unpriced_bytes = 0;      // named under `unknown`, not in the point: the plan's range runs to it
   int64_t vision_tokens = 0;      // patches the tower runs on
   std::string what;               // the assumption line ("" when nothing is priced)
   std::string unknown;            // "" when priced

@@ -3,7 +3,6 @@
 #include "memory/vllm_graph_capture.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "memory/memory_model.h"
 
@@ -68,13 +67,12 @@ std::string VllmV0CaptureUnknown(const std::string& version, int64_t max_num_seq
 
 VllmCaptureRisk VllmNcclCaptureRisk(double room_bytes, double priced_bytes, double after_bytes) {
   VllmCaptureRisk r;
-  r.need_low_bytes = priced_bytes + after_bytes;
-  r.need_high_bytes = std::max(priced_bytes, kVllmNcclCaptureHighBytes) + after_bytes;
+  const NcclCaptureNeed need = NcclCaptureNeedOf(priced_bytes, kNcclCaptureHighBytes, after_bytes);
+  r.need_low_bytes = need.low_bytes;
+  r.need_high_bytes = need.high_bytes;
   if (!(room_bytes >= r.need_low_bytes) || room_bytes >= r.need_high_bytes) return r;
   r.may_fail = true;
-  char need[64];
-  std::snprintf(need, sizeof need, "%.2f-%.2f GiB", r.need_low_bytes / kGiB, r.need_high_bytes / kGiB);
-  r.text = std::string("capture may fail: the CUDA graphs with NCCL all-reduces need ") + need + " a rank" +
+  r.text = "capture may fail: the CUDA graphs with NCCL all-reduces need " + NcclCaptureNeedRange(need) + " a rank" +
            (after_bytes > 0 ? " with the sampler warm-up after them (" + FormatGiB(after_bytes) + ")" : "") +
            ", the KV cache leaves " + FormatGiB(room_bytes) +
            " (vllm#5517: 3.81 GiB of graphs a rank on A10G/L4 with CUDA drivers before 12.4, 1.14 GiB from 12.4; "

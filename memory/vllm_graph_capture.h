@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "memory/nccl_graph_capture.h"
+
 namespace tpt::memory {
 
 // The batch sizes V1 captures by default (config.py VllmConfig._set_cudagraph_sizes):
@@ -40,17 +42,11 @@ std::string VllmV1CaptureUnknown(const std::string& version, int64_t max_num_bat
 std::string VllmV0CaptureUnknown(const std::string& version, int64_t max_num_seqs, int layers, int tp,
                                  bool custom_all_reduce, double left_bytes);
 
-// What a capture of NCCL collectives (either engine, above) can take: vllm#5517 measured
-// the graphs of one model and TP size with the custom all-reduce off at 3.81 GiB a rank on
-// A10G and L4 with CUDA drivers 12.2 and 12.3 and at 1.14 GiB from 12.4 (the driver, not the
-// model, moved it); elsewhere 0.06-0.36 GiB is logged. The driver, NCCL and topology are no
-// input a plan has, so up to this much is possible on any launch that captures them.
-inline constexpr double kVllmNcclCaptureHighBytes = 3.8086 * 1024.0 * 1024.0 * 1024.0;
-
 // The capture's risk once the KV cache is allocated: `room_bytes` is what the pool leaves
 // (free at init - weights - non-torch - KV), `priced_bytes` the graphs the plan prices,
 // `after_bytes` what must still fit after them (V1's sampler warm-up, 0.8 on). may_fail is
-// set when the room holds the priced end but not the high end: the plan cannot say the
+// set when the room holds the priced end but not the measured high end (kNcclCaptureHighBytes,
+// nccl_graph_capture.h): the plan cannot say the
 // server starts, nor that it fails; `text` says what it needs, what is left and what makes
 // the launch certain.
 struct VllmCaptureRisk {
