@@ -973,7 +973,7 @@ TEST(ConsistencyEvidence, WarningTheRunWentOnAfterIsAFindingNotACause) {
 // nccl-tests' closing '# Out of bounds values : 0 OK' (src/common.cu, printed
 // after every communicator is destroyed) is a run that got through: healthy,
 // not 'no evidence' (fresh set 18: NVIDIA/nccl#1706, nccl-tests#119). The
-// FAILED form (wrong values) must never read as healthy.
+// FAILED form (wrong values) is an error line: unknown, never healthy.
 TEST(ConsistencySamples, NcclTestsSummaryOkIsHealthyAndFailedIsNot) {
   Result ok = Analyze("--format json " + Sample("logs/nccl-tests-allreduce-4gpu-healthy.log"));
   json j = json::parse(ok.out, nullptr, false);
@@ -982,7 +982,8 @@ TEST(ConsistencySamples, NcclTestsSummaryOkIsHealthyAndFailedIsNot) {
   Result bad = Analyze("--format json " + Sample("logs/nccl-tests-allreduce-4gpu-wrong-values.log"));
   json b = json::parse(bad.out, nullptr, false);
   ASSERT_FALSE(b.is_discarded()) << bad.out;
-  EXPECT_NE(b["root_cause"], "none");
+  EXPECT_EQ(b["root_cause"], "unknown");
+  EXPECT_NE(std::string(b["verdict"]).find("Out of bounds values : 12 FAILED"), std::string::npos) << b["verdict"];
   EXPECT_NE(bad.rc, 0);
 }
 
