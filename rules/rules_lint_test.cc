@@ -770,5 +770,16 @@ TEST(RulesLintTest, RayMemoryMonitorKillPointsAtTheRayletNotDmesg) {
   EXPECT_EQ(kernel.remedy[0].flag, "container / host memory limit");
 }
 
+// NCCL_NET naming a network no loaded module provides: NCCL's ncclNetInit
+// warns 'Error: network <name> not found.' and returns invalid usage (fresh
+// set 18: GKE A3 Ultra, gIB). The Fix names the network and unsets NCCL_NET.
+TEST(RulesLintTest, NamedNetworkNotFoundIsTheNetPluginFailure) {
+  Diagnosis d = PrimaryOf("nccl_net_plugin_failed", "pos_sglang_named_net_not_found.log");
+  EXPECT_EQ(d.id, "nccl_network_config");
+  EXPECT_NE(d.explanation.find("'gIB'"), std::string::npos) << d.explanation;
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().flag, "NCCL_NET");
+}
+
 }  // namespace
 }  // namespace tpt

@@ -808,6 +808,7 @@ TEST(ConsistencySamples, EverySampleAgreesWithItsReadme) {
       {"logs/trtllm-kv-insufficient-tp2.log", "warmup_oom", 1, "", "--kv_cache_free_gpu_memory_fraction", "0.79", "108.86 GiB of 140.06 GiB"},
       {"logs/lmdeploy-turbomind-oom.log", "warmup_oom", -2, "", "--cache-max-entry-count", "0.60", "5120 blocks (7.50 GiB"},
       {"logs/xid-79-fallen-off-bus.log", "hardware_fault", -2, "", "", "", "0000:81:00"},
+      {"logs/nccl-tests-allreduce-4gpu-healthy.log", "none", -2, "", "", "", "healthy"},
       {"runs/ci/job-1187", "startup_free_memory_short", 2, "", "", "", "39.10 GiB free"},
       {"runs/ci/job-1203", "startup_free_memory_short", 0, "", "", "", "38.45 GiB free"},
       {"runs/ci/job-1240.log", "startup_free_memory_short", 5, "", "", "", "21.70 GiB free"},
@@ -966,6 +967,24 @@ TEST(ConsistencyEvidence, WarningTheRunWentOnAfterIsAFindingNotACause) {
   for (const auto& f : v["findings"]) ids.insert(f["id"]);
   EXPECT_TRUE(ids.count("component_fallback")) << v["findings"].dump(1);
   EXPECT_TRUE(ids.count("unsupported_arch_component")) << v["findings"].dump(1);
+}
+
+
+// nccl-tests' closing '# Out of bounds values : 0 OK' (src/common.cu, printed
+// after every communicator is destroyed) is a run that got through: healthy,
+// not 'no evidence' (fresh set 18: NVIDIA/nccl#1706, nccl-tests#119). The
+// FAILED form (wrong values) is an error line: unknown, never healthy.
+TEST(ConsistencySamples, NcclTestsSummaryOkIsHealthyAndFailedIsNot) {
+  Result ok = Analyze("--format json " + Sample("logs/nccl-tests-allreduce-4gpu-healthy.log"));
+  json j = json::parse(ok.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << ok.out;
+  EXPECT_EQ(j["root_cause"], "none");
+  Result bad = Analyze("--format json " + Sample("logs/nccl-tests-allreduce-4gpu-wrong-values.log"));
+  json b = json::parse(bad.out, nullptr, false);
+  ASSERT_FALSE(b.is_discarded()) << bad.out;
+  EXPECT_EQ(b["root_cause"], "unknown");
+  EXPECT_NE(std::string(b["verdict"]).find("Out of bounds values : 12 FAILED"), std::string::npos) << b["verdict"];
+  EXPECT_NE(bad.rc, 0);
 }
 
 }  // namespace
