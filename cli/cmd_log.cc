@@ -289,11 +289,18 @@ class View : public EventSink {
     return true;
   }
 
-  // --raw: what is left of every file after its last event; then the
-  // artefacts' lines that carry no time, under a rule.
-  void Finish() {
-    if (cfg_.raw && cfg_.kinds.empty() && cfg_.ranks.empty())
+  // --raw: what is left of every file after its last event, and every line of an input
+  // no line of which was understood (no event opened it); then the artefacts' lines that
+  // carry no time, under a rule.
+  void Finish(const std::vector<InputReport>& inputs) {
+    if (cfg_.raw && cfg_.kinds.empty() && cfg_.ranks.empty()) {
       for (auto& [path, f] : raw_) Drain(path, UINT64_MAX);
+      for (const InputReport& in : inputs) {
+        if (in.events == 0 && in.error.empty() && !in.empty && raw_.find(in.path) == raw_.end()) {
+          Drain(in.path, UINT64_MAX);
+        }
+      }
+    }
     if (untimed_.empty()) return;
     Emit(kUntimedRule, false);
     for (const auto& [line, is_evidence] : untimed_) Emit(line, is_evidence);
@@ -499,7 +506,7 @@ int RunLog(const Args& args) {
     std::fprintf(stderr, "tptriage log: %s\n", st.message().c_str());
     return kExitUsage;
   }
-  view.Finish();
+  view.Finish(reports);
   for (const auto& r : reports) {
     if (!r.error.empty()) std::fprintf(stderr, "tptriage log: %s\n", r.error.c_str());
   }

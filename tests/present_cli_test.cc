@@ -416,6 +416,26 @@ TEST(LogView, RawShowsEveryLineOnce) {
   }
 }
 
+// --raw on an input no line of which is understood (a paste of a launcher's
+// output, a log of a tool tptriage has no format for): every line still comes out
+// (it printed nothing and 'no line matched the filters': each file was opened when its
+// first event came, and this one had none).
+TEST(LogView, RawShowsAFileWithNoUnderstoodLine) {
+  const std::string log = ::testing::TempDir() + "/raw_nothing_understood.log";
+  {
+    std::ofstream out(log);
+    out << "starting the job on 4 nodes\nwaiting for the scheduler\nlast words before the cut\n";
+  }
+  auto r = Tpt("log --no-pager --raw '" + log + "' 2>&1");
+  EXPECT_EQ(r.rc, 0);
+  std::vector<std::string> shown = Lines(r.out);
+  ASSERT_EQ(shown.size(), 3u) << r.out;
+  EXPECT_NE(shown[0].find("starting the job on 4 nodes"), std::string::npos) << r.out;
+  EXPECT_NE(shown[2].find("last words before the cut"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no line matched"), std::string::npos) << r.out;
+  std::remove(log.c_str());
+}
+
 // A log of 120,000 lines: every line comes out (the view streams; it used to
 // keep a bounded sample of the events and drop the rest), in bounded memory.
 TEST(LogView, BigInputStreamsEveryLineInBoundedMemory) {
