@@ -25,16 +25,24 @@
 //
 // SGLang, get_context_length (sglang/srt/hf_transformers_utils.py 0.1.14-0.5.2,
 // sglang/srt/utils/hf_transformers_utils.py 0.5.4-0.5.9; read in the 0.1.14, 0.2.0, 0.2.7,
-// 0.2.15, 0.3.0, 0.3.6, 0.4.0, 0.4.3, 0.4.6, 0.4.9, 0.5.2, 0.5.4 and 0.5.9 wheels and
-// sources), on the text config (ModelConfig: get_context_length(self.hf_text_config)):
+// 0.2.15, 0.3.0, 0.3.6, 0.4.0, 0.4.3, 0.4.6, 0.4.9, 0.5.2, 0.5.4, 0.5.9 and 0.5.13.post1
+// wheels and sources; utils/hf_transformers/common.py in 0.5.13.post1), on the text config (ModelConfig: get_context_length(self.hf_text_config)):
 //  - the first present of max_sequence_length, seq_length, max_seq_len, model_max_length,
 //    max_position_embeddings (0.3.6 on; up to 0.3.0 max_position_embeddings came third,
 //    before max_seq_len and model_max_length); 2048 with none.
 //  - times rope_scaling's "factor" (1 when absent), except when rope_scaling carries
 //    original_max_position_embeddings (yarn: the length stays as it is, 0.2.7 on) or its
 //    rope_type is llama3 (0.2.0 on). No model_type is excepted: Gemma-3's linear x8 gives
-//    8 x max_position_embeddings. 0.1.14's unconditional factor and 0.2.0's missing yarn
-//    case are earlier than any launch the plan reads: taken as 0.2.7.
+//    8 x max_position_embeddings (sglang#20387 proposed excepting it; closed, and 0.5.13.post1's
+//    sglang/srt/utils/hf_transformers/common.py is unchanged). 0.1.14's unconditional factor
+//    and 0.2.0's missing yarn case are earlier than any launch the plan reads: taken as 0.2.7.
+//  - from 0.5.10 (its wheel pins transformers 5.3.0; 0.5.11-0.5.12 5.6.0, 0.5.13.post1
+//    5.8.1) config.rope_scaling is rope_parameters (configuration_utils.py, 5.8.1):
+//    standardize_rope_params gives yarn, longrope and llama3 blocks an
+//    original_max_position_embeddings (so none is scaled), and Gemma3TextConfig nests them
+//    per layer type ({"full_attention": ..., "sliding_attention": ...}), whose top level has
+//    no "factor": Gemma-3 is served at max_position_embeddings there (read in 5.8.1, taken
+//    for 5.3-5.6).
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -148,6 +156,18 @@ ServerContext Sglang(const ModelConfig& m, const std::string& version) {
   if (factor != 1 && m.rope_type == "llama3") {
     factor = 1;
     unscaled = " (llama3 rope_scaling is not applied)";
+  }
+  // From 0.5.10 SGLang pins transformers 5, whose rope_scaling is rope_parameters: yarn,
+  // longrope and llama3 blocks get original_max_position_embeddings (standardize_rope_params),
+  // and Gemma-3's is nested per layer type, where .get("factor", 1) finds none.
+  const bool tf5 = !VersionBefore(version, {0, 5, 10});
+  if (tf5 && factor != 1 && (m.rope_type == "yarn" || m.rope_type == "longrope")) {
+    factor = 1;
+    unscaled = " (transformers 5 gives " + m.rope_type + " an original_max_position_embeddings: not applied)";
+  }
+  if (tf5 && factor != 1 && m.model_type.find("gemma3") != std::string::npos) {
+    factor = 1;
+    unscaled = " (transformers 5 nests Gemma-3's rope_parameters per layer type: not applied)";
   }
   ServerContext c;
   c.tokens = static_cast<int64_t>(std::min(static_cast<double>(base) * factor, 1e12));

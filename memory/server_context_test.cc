@@ -117,6 +117,13 @@ TEST(ServerContextTest, NoRopeScalingKeepsTheLengthKeysOwnRules) {
                                 {"rope_scaling", {{"rope_type", "linear"}, {"factor", 8.0}}}});
   EXPECT_EQ(Tokens(g, "vllm", "0.11.0"), 131072);
   EXPECT_EQ(Tokens(g, "sglang", "0.5.2"), 1048576);
+  // From 0.5.10 (transformers 5) SGLang finds no factor in Gemma-3's nested rope_parameters,
+  // and yarn/longrope/llama3 blocks always carry an original length.
+  EXPECT_EQ(Tokens(g, "sglang", "0.5.13.post1"), 131072);
+  const ModelConfig y = Config({{"rope_scaling", {{"type", "yarn"}, {"factor", 2.0}}}});
+  EXPECT_EQ(Tokens(y, "sglang", "0.5.9"), 32768);
+  EXPECT_EQ(Tokens(y, "sglang", "0.5.10"), 16384);
+  EXPECT_EQ(Tokens(Config({{"rope_scaling", {{"type", "linear"}, {"factor", 4.0}}}}), "sglang", "0.5.13.post1"), 65536);
 }
 
 TEST(ServerContextTest, PlanTakesTheDerivedLengthWhenNoneIsPassed) {
