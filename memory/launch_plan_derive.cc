@@ -65,11 +65,16 @@ bool FlashInferSamplerRuns(const PlanInput& in) {
 // prefill", the V0 performance docs) until vllm#10544 (2024-11-21, first in 0.6.5) made
 // it 2048 (_DEFAULT_MAX_NUM_BATCHED_TOKENS). vllm#10517: Llama-3.1-8B on an
 // RTX 3090 at 0.6.4 profiles 20,000 and 29,000 tokens (peaks 2.07 and 2.99 GiB over
-// the weights) but 512 at 35,000 (0.06 GiB), which starts where 29,000 fails.
+// the weights) but 512 at 35,000 (0.06 GiB), which starts where 29,000 fails. The switch
+// (arg_utils.py create_engine_config, use_long_context) is in the 0.5.3 wheel, not in 0.4.3's
+// or 0.5.0's (enable_chunked_prefill defaults to False there, SchedulerConfig takes
+// max(max_model_len, 2048) whatever the length; 0.5.1-0.5.2 not read, taken as 0.5.3): a
+// 65,536-token context profiles 65,536 tokens at 0.4.3 (holdout40 M1).
 int64_t VllmV0BatchedTokens(const PlanInput& in, std::string* why) {
   const int64_t len = in.context_length.value_or(2048);
-  if (len <= 32768) {
-    *why = "V0 without chunked prefill: max(max_model_len, 2048)";
+  if (len <= 32768 || VersionBefore(in.version, {0, 5, 1})) {
+    *why = len <= 32768 ? "V0 without chunked prefill: max(max_model_len, 2048)"
+                        : "V0 before 0.5.1 keeps chunked prefill off at any length: max(max_model_len, 2048)";
     return std::max<int64_t>(len, 2048);
   }
   auto v = ParseVersion(in.version);
@@ -255,6 +260,12 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                               std::to_string(cap) +
                               ", interleaved attention is not supported: config.py ModelConfig, 0.5.4-0.6.4.post1)");
       }
+    } else if (const ServerContext sc = ServerDefaultContext(m, in.framework, in.version);
+               !in.context_length && sc.tokens > 0) {
+      // vLLM and SGLang derive it themselves: length keys and rope_scaling (launch_plan_context.cc).
+      in.context_length = sc.tokens;
+      in.context_from_model = true;
+      assumptions.push_back(sc.why + (vllm ? "; pass --max-model-len" : "; pass --context-length"));
     } else if (!in.context_length && m.max_position > 0 && !tgi_v1) {
       in.context_length = m.max_position;
       in.context_from_model = true;

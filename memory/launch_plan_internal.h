@@ -20,6 +20,15 @@ std::string Fixed2(double v);      // "0.78"
 std::string WithCommas(int64_t v);  // "1,310"
 Remedy MakeRemedy(std::string flag, std::string value, std::string direction, std::string why);
 
+// The context length vLLM or SGLang serves when none is passed, from the model's config.json
+// as each server's source at the version derives it (launch_plan_context.cc): tokens 0 for
+// the other servers and where nothing is derived; `why` is the plan's assumption line.
+struct ServerContext {
+  int64_t tokens = 0;
+  std::string why;
+};
+ServerContext ServerDefaultContext(const ModelConfig& m, const std::string& framework, const std::string& version);
+
 // What SGLang's defaults and its value that serves read from a plan's input.
 SglangDefaultsInput SglangDefaultsOf(const PlanInput& in);
 

@@ -407,6 +407,25 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     auto factor = Num<double>(*rs, {"factor"});
     if (kind == "linear" && factor && *factor >= 1 && *factor <= 1024) m.rope_linear_factor = *factor;
   }
+  // What vLLM and SGLang derive the default context length from (launch_plan_context.cc):
+  // rope_scaling, or transformers 5's flat rope_parameters, of the text config. Lengths
+  // beyond 2^40 are a fuzzed file's, clamped so that they convert.
+  auto length = [](const json& c, const char* k) {
+    return static_cast<int64_t>(std::clamp(Num<double>(c, {k}).value_or(0), 0.0, 1099511627776.0));
+  };
+  for (const char* k : {"rope_scaling", "rope_parameters"}) {
+    auto rs = t.find(k);
+    if (rs == t.end() || !rs->is_object() || !m.rope_type.empty()) continue;
+    m.rope_type = Str(*rs, "rope_type");
+    if (m.rope_type.empty()) m.rope_type = Str(*rs, "type");
+    m.rope_factor = std::clamp(Num<double>(*rs, {"factor"}).value_or(0), 0.0, 1e6);
+    m.rope_original_max = length(*rs, "original_max_position_embeddings");
+  }
+  m.original_max_position = length(t, "original_max_position_embeddings");
+  for (const char* k : {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+                        "max_sequence_length", "max_seq_length", "seq_len"}) {
+    if (const int64_t v = length(t, k); v > 0) m.length_keys.emplace_back(k, v);
+  }
   if (m.architecture == "Grok1ForCausalLM") GrokLayerRope(t, &m);
   m.layer_kind = LayerKinds(t, arch_type, m.layers, m.sliding_window);
   if (m.LinearLayers() > 0) {

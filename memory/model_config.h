@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -63,6 +64,18 @@ struct ModelConfig {
   // rope_scaling {"rope_type": "linear", "factor": F} (Gemma-3's global layers): vLLM's
   // LinearScalingRotaryEmbedding caches max_position x F positions. 1 without it.
   double rope_linear_factor = 1;
+  // What vLLM and SGLang derive the default context length from (ServerDefaultContext,
+  // launch_plan_context.cc): the text config's rope_scaling (rope_parameters in transformers
+  // 5) "rope_type" (else the legacy "type"; empty without one), its "factor" (0 when absent)
+  // and its original_max_position_embeddings (YaRN; 0 when absent), the top-level
+  // original_max_position_embeddings (Phi-3 LongRoPE), and each length key of the text
+  // config the servers read (max_position_embeddings, n_positions, seq_length, ...), in
+  // the file's order.
+  std::string rope_type;
+  double rope_factor = 0;
+  int64_t rope_original_max = 0;
+  int64_t original_max_position = 0;
+  std::vector<std::pair<std::string, int64_t>> length_keys;
   // A cos/sin cache built in every attention layer rather than shared through get_rope's
   // cache: Grok-1/2 with a top-level rope_type (SGLang grok.py Grok1Attention makes a
   // ScalingRotaryEmbedding per layer). Positions and rotary dim of one such cache; 0 = none.

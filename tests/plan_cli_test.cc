@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/temp_dir_test.h"
+
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -1346,6 +1348,67 @@ TEST(PlanCliTest, VllmThroughputModeDoublesTheDefaultsItLeaves) {
   PlanRun early = Plan(base + "0.16.0 --performance-mode throughput", true);
   EXPECT_EQ(early.rc, 2) << early.out;
   EXPECT_NE(early.out.find("it came with 0.17.0"), std::string::npos) << early.out;
+}
+
+// `plan --model DIR` without a context length takes the one the server derives from
+// config.json itself (memory/launch_plan_context.cc): vLLM 0.4.3 scales a linear
+// rope_scaling x4 of 16,384 positions to 65,536 (holdout40 M1, issue #31), a llama3 block
+// stays unscaled, and a --max-model-len passed is kept.
+class PlanContextCli : public tpt::test::TempDirTest {
+ protected:
+  // A 7B-class llama config (ours) with the given rope_scaling; returns its folder.
+  std::string Model(const nlohmann::json& rope_scaling) {
+    nlohmann::json j = {{"model_type", "llama"},
+                        {"architectures", {"LlamaForCausalLM"}},
+                        {"num_hidden_layers", 32},
+                        {"hidden_size", 4096},
+                        {"num_attention_heads", 32},
+                        {"num_key_value_heads", 32},
+                        {"intermediate_size", 11008},
+                        {"vocab_size", 32256},
+                        {"max_position_embeddings", 16384},
+                        {"torch_dtype", "bfloat16"}};
+    if (!rope_scaling.is_null()) j["rope_scaling"] = rope_scaling;
+    Write("m/config.json", j.dump());
+    return Path("m");
+  }
+  nlohmann::json Plan(const std::string& model, const std::string& args) {
+    PlanRun r = ::Plan("--model '" + model + "' " + args + " --format json");
+    EXPECT_TRUE(r.rc == 0 || r.rc == 1) << r.out;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  }
+  static bool Said(const nlohmann::json& j, const std::string& what) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().find(what) != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+TEST_F(PlanContextCli, Vllm043ScalesALinearRopeScaling) {
+  const std::string m = Model({{"type", "linear"}, {"factor", 4.0}});
+  const std::string args = "--framework vllm --server-version 0.4.3 --gpu T4 --tp 2";
+  auto j = Plan(m, args);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["context_length"], 65536);
+  EXPECT_TRUE(Said(j, "context length 65536 = max_position_embeddings 16384 x rope_scaling factor 4 (linear), "
+                      "as vLLM 0.4.3 derives it"))
+      << j["assumptions"].dump(1);
+  // On 2x T4 the 65,536-token request does not fit the pool the 16,384 one did.
+  auto given = Plan(m, args + " --max-model-len 16384");
+  EXPECT_EQ(given["context_length"], 16384);
+  EXPECT_FALSE(j["fits"].get<bool>());
+  EXPECT_EQ(j["failure"], "kv_pool_too_small");
+}
+
+TEST_F(PlanContextCli, Llama3AndNoRopeScalingKeepMaxPositionEmbeddings) {
+  auto llama3 = Plan(Model({{"rope_type", "llama3"}, {"factor", 8.0}, {"original_max_position_embeddings", 8192}}),
+                     "--framework vllm --server-version 0.6.4.post1 --gpu A100-80GB");
+  EXPECT_EQ(llama3["context_length"], 16384);
+  EXPECT_TRUE(Said(llama3, "llama3 rope_scaling is not applied")) << llama3["assumptions"].dump(1);
+  auto plain = Plan(Model(nullptr), "--framework sglang --server-version 0.5.2 --gpu A100-80GB");
+  EXPECT_EQ(plain["context_length"], 16384);
+  EXPECT_TRUE(Said(plain, "as SGLang 0.5.2 derives it")) << plain["assumptions"].dump(1);
 }
 
 }  // namespace
