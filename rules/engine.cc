@@ -427,6 +427,12 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
     d.id = rule.root_cause;
     d.rule = rule.id;
     d.confidence = rule.confidence;
+    for (const auto& [when, value] : rule.confidences) {
+      if (!when || when->Eval(scope).Truthy()) {
+        d.confidence = value;
+        break;
+      }
+    }
     d.title = rule.title;
     d.explanation = FillTemplate(rule.explanation, scope);
     for (const auto& [when, text] : rule.explanations) {

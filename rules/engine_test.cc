@@ -208,6 +208,41 @@ TEST(EngineTest, HangBlamesTheRankBehindOnEveryPath) {
   EXPECT_EQ(noseq.diagnoses[0].rank, -1) << noseq.verdict;
 }
 
+// One rank's watchdog line and nothing from any other rank: a peer that
+// stopped and ranks in different collectives at that SeqNum look the same, so
+// the hang is a possibility, not a verdict; a second rank in the same
+// collective (or a rank that printed but never timed out) makes it one.
+TEST(EngineTest, OneRanksTimeoutAloneIsAPossibleHang) {
+  std::vector<Event> one = {Ev("watchdog_timeout", 7, {{"seq", 80078}, {"op_type", "BROADCAST"}})};
+  Analysis a = Analyze(one, Builtin());
+  ASSERT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;
+  EXPECT_LT(a.diagnoses[0].confidence, kSureEnough);
+  EXPECT_EQ(a.verdict.rfind("Possible: ", 0), 0u) << a.verdict;
+  EXPECT_NE(a.verdict.find("desync"), std::string::npos) << a.verdict;
+  EXPECT_EQ(a.verdict.find("logged no timeout"), std::string::npos) << a.verdict;
+  // What the log shows of the peer decides: a worker that died is why the
+  // collective never completed; SeqNum 1 is the group's first collective,
+  // which every rank reaches through the same setup.
+  std::vector<Event> died = {Ev("worker_died", -1, {{"exit_code", -6}}),
+                             Ev("watchdog_timeout", 0, {{"seq", 2}, {"op_type", "ALLREDUCE"}})};
+  Analysis d = Analyze(died, Builtin());
+  ASSERT_EQ(d.root_cause, "nccl_timeout_hang") << d.verdict;
+  EXPECT_GE(d.diagnoses[0].confidence, kSureEnough) << d.verdict;
+  Analysis first = Analyze({Ev("watchdog_timeout", 0, {{"seq", 1}, {"op_type", "ALLREDUCE"}})}, Builtin());
+  ASSERT_EQ(first.root_cause, "nccl_timeout_hang") << first.verdict;
+  EXPECT_GE(first.diagnoses[0].confidence, kSureEnough) << first.verdict;
+  // Two ranks in the same collective at the same SeqNum: a hang, as sure as before.
+  Analysis two = Timeouts({42, 42}, 0);
+  ASSERT_EQ(two.root_cause, "nccl_timeout_hang") << two.verdict;
+  EXPECT_GE(two.diagnoses[0].confidence, kSureEnough) << two.verdict;
+  // One rank timed out while another printed lines and no timeout: that rank is
+  // the suspect, and the reading stands.
+  Analysis silent = Timeouts({42, -1}, 2);
+  ASSERT_EQ(silent.root_cause, "nccl_timeout_hang") << silent.verdict;
+  EXPECT_GE(silent.diagnoses[0].confidence, kSureEnough) << silent.verdict;
+  EXPECT_EQ(silent.diagnoses[0].rank, 1) << silent.verdict;
+}
+
 TEST(EngineTest, DesyncBlamesTheOddRankOutOnEveryPath) {
   // One rank ahead of three (argmax path): rank 1 at 42.
   Analysis ahead = Timeouts({41, 42, 41, 41}, 4);

@@ -22,9 +22,40 @@ StatusOr<Rule> ParseRule(const std::string& file, const std::string& text) {
   if (FindRootCause(r.root_cause) == nullptr) return c.Error("$.root_cause", "'" + r.root_cause + "' is not a taxonomy id (tptriage help root-causes)");
 
   if (j.contains("confidence")) {
-    if (!j["confidence"].is_number()) return c.Error("$.confidence", "expected a number");
-    r.confidence = j["confidence"].get<double>();
-    if (r.confidence <= 0 || r.confidence > 1) return c.Error("$.confidence", "must be in (0, 1]");
+    const auto& cj = j["confidence"];
+    auto value = [&](const std::string& path, const RuleChecker::ojson& v) -> StatusOr<double> {
+      if (!v.is_number()) return c.Error(path, "expected a number");
+      double x = v.get<double>();
+      if (x <= 0 || x > 1) return c.Error(path, "must be in (0, 1]");
+      return x;
+    };
+    if (cj.is_array()) {
+      if (cj.empty()) return c.Error("$.confidence", "expected a number or a non-empty array of {\"when\", \"value\"}");
+      for (size_t i = 0; i < cj.size(); ++i) {
+        std::string path = "$.confidence[" + std::to_string(i) + "]";
+        if (!cj[i].is_object()) return c.Error(path, "expected {\"when\": ..., \"value\": ...}");
+        for (const auto& [k, v] : cj[i].items())
+          if (k != "when" && k != "value") return c.Error(path + "." + k, "unknown key");
+        if (!cj[i].contains("value")) return c.Error(path, "missing required key \"value\"");
+        auto x = value(path + ".value", cj[i]["value"]);
+        if (!x.ok()) return x.status();
+        ExprPtr when;
+        bool last = i + 1 == cj.size();
+        if (cj[i].contains("when") == last)
+          return c.Error(path, last ? "the last value is the default: it takes no \"when\"" : "missing required key \"when\"");
+        if (!last) {
+          auto e = c.Expr(path + ".when", cj[i]["when"]);
+          if (!e.ok()) return e.status();
+          when = *e;
+        }
+        r.confidences.emplace_back(when, *x);
+      }
+      r.confidence = r.confidences.back().second;
+    } else {
+      auto x = value("$.confidence", cj);
+      if (!x.ok()) return x.status();
+      r.confidence = *x;
+    }
   }
   if (j.contains("priority")) {
     if (!j["priority"].is_number_integer()) return c.Error("$.priority", "expected an integer");

@@ -47,7 +47,10 @@ struct RuledOutDef {
 // diagnosis reports.
 struct Rule : RuleBody {
   std::string root_cause;             // a taxonomy id
-  double confidence = 0.8;
+  double confidence = 0.8;             // the last (default) value of `confidences`
+  // The first whose condition holds is used (the last has no "when"): how sure a
+  // reading is can depend on what the log shows (one rank's view, a cut line).
+  std::vector<std::pair<ExprPtr, double>> confidences;
   Tier tier = Tier::kCause;
   int priority = 0;                   // among rules on the same anchor, higher wins
   std::string explanation;            // the last (default) text of `explanations`

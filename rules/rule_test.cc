@@ -76,6 +76,18 @@ TEST(RuleTest, RejectsBadRulesNamingFileAndPath) {
       {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"evidence\": [{\"kind\": \"cuda_oom\", \"text\": \"x\"}]",
        "$.evidence[0].text: unknown key"},
       {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"severity\": \"info\"", "$.severity: unknown key"},
+      // A confidence list: {"when", "value"} entries, the last one the default.
+      {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"confidence\": [{\"when\": \"tried_gib > 2\", \"value\": 0.5}]",
+       "$.confidence[0]: the last value is the default: it takes no \"when\""},
+      {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"confidence\": [{\"value\": 0.5}, {\"value\": 0.9}]",
+       "$.confidence[0]: missing required key \"when\""},
+      {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"confidence\": [{\"when\": \"tried_gb > 2\", \"value\": 0.5}, {\"value\": 0.9}]",
+       "$.confidence[0].when: unknown name 'tried_gb'"},
+      {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"confidence\": [{\"when\": \"true\", \"value\": 1.5}, {\"value\": 0.9}]",
+       "$.confidence[0].value: must be in (0, 1]"},
+      {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"confidence\": []", "$.confidence: expected a number or a non-empty array"},
+      {"\"anchor\": \"cuda_oom\"", "\"anchor\": \"cuda_oom\", \"confidence\": [{\"value\": 0.9, \"why\": \"x\"}]",
+       "$.confidence[0].why: unknown key"},
   };
   for (const auto& c : cases) {
     std::string text = kGood;
@@ -86,6 +98,21 @@ TEST(RuleTest, RejectsBadRulesNamingFileAndPath) {
     ASSERT_FALSE(r.ok()) << c.to;
     EXPECT_NE(r.status().message().find(c.expect), std::string::npos) << r.status().message();
   }
+}
+
+// How sure a reading is may depend on what the log shows: the first entry
+// whose condition holds gives the confidence; the default is the last.
+TEST(RuleTest, ConfidenceListKeepsOrderAndDefault) {
+  std::string text = kGood;
+  text.replace(text.find("\"anchor\""), 0,
+               "\"confidence\": [{\"when\": \"tried_gib > 2\", \"value\": 0.5}, {\"value\": 0.9}], ");
+  auto r = ParseRule("c.json", text);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->confidences.size(), 2u);
+  EXPECT_NE(r->confidences[0].first, nullptr);
+  EXPECT_DOUBLE_EQ(r->confidences[0].second, 0.5);
+  EXPECT_EQ(r->confidences[1].first, nullptr);
+  EXPECT_DOUBLE_EQ(r->confidence, 0.9);
 }
 
 TEST(RuleTest, RejectsBrokenJsonAndUnknownModel) {
