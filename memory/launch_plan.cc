@@ -642,9 +642,15 @@ StatusOr<Plan> Run(const PlanInput& user) {
     // V1 0.8.x: FlashInfer's sampler where FlashInfer older than 0.2.3 is installed
     // (topk_topp_sampler.py 0.8.2-0.8.5; model_config.h kFlashInferProbs).
     p->input.flashinfer_probs_peak_bytes = in->flashinfer_probs_peak_bytes;
+    // V1 0.9.0-0.11.0: FlashInfer 0.2.3 or newer, on by default where installed
+    // (launch_plan_derive.cc, kFlashInferSampler).
+    const bool fi_new = !VersionBefore(in->version, {0, 9});
     p->unknowns.push_back(
-        "vLLM " + in->version + "'s profiling samples with FlashInfer where FlashInfer older than 0.2.3 is installed "
-        "(the vllm/vllm-openai images) and sorts where it is not (a pip install): the plan prices the sort (" +
+        "vLLM " + in->version + "'s profiling samples with FlashInfer where FlashInfer " +
+        (fi_new ? "0.2.3 or newer is installed (the vllm/vllm-openai images, pip's vllm[flashinfer]; on by default "
+                  "in V1 before 0.11.1)"
+                : "older than 0.2.3 is installed (the vllm/vllm-openai images)") +
+        " and sorts where it is not (a pip install): the plan prices the sort (" +
         FormatGiB(*in->activation_peak_bytes) + "); with FlashInfer the peak is " +
         FormatGiB(in->flashinfer_probs_peak_bytes) + " and the pool larger (the range below); pass --activation-peak "
         "from a launch's log");

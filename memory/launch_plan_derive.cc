@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
+#include "memory/vllm_deepseek_mha.h"
 #include "memory/lmdeploy_pytorch_weights.h"
 #include "memory/tgi_launcher.h"
 #include "memory/vllm_performance_mode.h"
@@ -66,15 +67,16 @@ bool FlashInferSamplerRuns(const PlanInput& in) {
 // it 2048 (_DEFAULT_MAX_NUM_BATCHED_TOKENS). vllm#10517: Llama-3.1-8B on an
 // RTX 3090 at 0.6.4 profiles 20,000 and 29,000 tokens (peaks 2.07 and 2.99 GiB over
 // the weights) but 512 at 35,000 (0.06 GiB), which starts where 29,000 fails. The switch
-// (arg_utils.py create_engine_config, use_long_context) is in the 0.5.3 wheel, not in 0.4.3's
-// or 0.5.0's (enable_chunked_prefill defaults to False there, SchedulerConfig takes
-// max(max_model_len, 2048) whatever the length; 0.5.1-0.5.2 not read, taken as 0.5.3): a
-// 65,536-token context profiles 65,536 tokens at 0.4.3 (holdout40 M1).
+// (arg_utils.py create_engine_config, use_long_context) is in the 0.5.3 wheel, not in 0.4.3's,
+// 0.5.0's, 0.5.1's or 0.5.2's (enable_chunked_prefill defaults to False there, arg_utils.py
+// 0.5.1:82; SchedulerConfig takes max(max_model_len, 2048) whatever the length, config.py
+// 0.5.1:771-785): a 65,536-token context profiles 65,536 tokens at 0.4.3 (holdout40 M1), and
+// DeepSeek-Coder-V2-Lite's 163,840 at 0.5.1 (holdout41, vllm#6156).
 int64_t VllmV0BatchedTokens(const PlanInput& in, std::string* why) {
   const int64_t len = in.context_length.value_or(2048);
-  if (len <= 32768 || VersionBefore(in.version, {0, 5, 1})) {
+  if (len <= 32768 || VersionBefore(in.version, {0, 5, 3})) {
     *why = len <= 32768 ? "V0 without chunked prefill: max(max_model_len, 2048)"
-                        : "V0 before 0.5.1 keeps chunked prefill off at any length: max(max_model_len, 2048)";
+                        : "V0 before 0.5.3 keeps chunked prefill off at any length: max(max_model_len, 2048)";
     return std::max<int64_t>(len, 2048);
   }
   auto v = ParseVersion(in.version);
@@ -212,6 +214,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     }
     if (!in.cell_bytes && in.dims.layers == 0) {
       KvDims d = KvDimsOf(m, in.pp);
+      std::string mha_why;
+      if (in.framework == "vllm" && VllmDeepseekKvAsMha(m, in.version, &d, &mha_why)) assumptions.push_back(mha_why);
       in.dims = d;
       if (m.SlidingLayers() > 0 || m.LinearLayers() > 0) {
         assumptions.push_back("KV cell of " + std::to_string(m.AttentionLayers()) + " attention layers (" +
@@ -427,12 +431,23 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       // V1 0.8.x samples with FlashInfer where an older FlashInfer is installed (its
       // images), with PyTorch's sort where it is not (a pip install): the plan prices the
       // sort and keeps FlashInfer's peak for the range (model_config.h kFlashInferProbs).
+      // 0.9.0-0.11.0 do the same with FlashInfer 0.2.3 or newer (the images; pip's
+      // `flashinfer` extra, METADATA of 0.10.1.1-0.11.0): VLLM_USE_FLASHINFER_SAMPLER unset
+      // means on in V1 (topk_topp_sampler.py 0.9.2:40, 0.10.1.1:43, 0.11.0:46) until
+      // vllm#26859 (0.11.1), and the dummy run's top-k and top-p go to
+      // top_k_top_p_sampling_from_logits (flashinfer_sample, 0.10.1.1:262-296): 14 bytes a
+      // logit (kFlashInferSampler), no sort.
+      const bool fi_new = v.ok() && CompareVersions(*v, {0, 9}) >= 0;
       const bool flashinfer_probs = v1 && logits == VllmLogitsProfile::kSampler && v.ok() &&
-                                    CompareVersions(*v, {0, 8}) >= 0 && CompareVersions(*v, {0, 9}) < 0 &&
+                                    CompareVersions(*v, {0, 8}) >= 0 && CompareVersions(*v, {0, 11, 1}) < 0 &&
                                     FlashInferSamplerRuns(in) && v0_encoder_phase == 0;
       double fi_peak = 0;
       if (flashinfer_probs) {
-        fi_peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, VllmLogitsProfile::kFlashInferProbs, moe_caches) + held;
+        fi_peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs,
+                                          fi_new ? VllmLogitsProfile::kFlashInferSampler
+                                                 : VllmLogitsProfile::kFlashInferProbs,
+                                          moe_caches) +
+                  held;
       }
       if (v0_encoder_phase > 0) {
         mm_note += "; the language model's forward " + FormatGiB(peak) + " (with what is held): the peak is " +

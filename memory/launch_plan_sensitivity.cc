@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "memory/vllm_deepseek_mha.h"
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
 #include "memory/tgi_warmup_held.h"
@@ -47,6 +48,8 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     // activation peak below are given, so it sizes nothing else.
     for (PlanInput* t : {&lo, &hi}) {
       KvDims d = KvDimsOf(*in.model, in.pp);
+      std::string mha_why;  // vLLM before 0.7.1 keeps DeepSeek's KV as padded MHA, as the point does
+      if (in.framework == "vllm") VllmDeepseekKvAsMha(*in.model, in.version, &d, &mha_why);
       if (t->dims.layers == 0) t->dims = d;
       t->context_length = p.input.context_length;
       // Still the model's context (TGI v3 then warms up on the prefill, not on requests of it).
@@ -189,7 +192,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     PlanInput hi = in;
     hi.activation_peak_bytes = p.input.flashinfer_probs_peak_bytes;
     const size_t before = p.sensitivity.size();
-    vary("sampler: FlashInfer's (installed, older than 0.2.3) instead of the sort", in, hi);
+    vary(VersionBefore(in.version, {0, 9}) ? "sampler: FlashInfer's (installed, older than 0.2.3) instead of the sort"
+                                           : "sampler: FlashInfer's (installed) instead of the sort",
+         in, hi);
     // Which sampler profiles is the install's (the images carry FlashInfer, pip does not),
     // which no input says: where it decides the outcome, the plan cannot call a failure
     // ("may fail"; an unfitted A100-40G launch from a vllm/vllm-openai image started with
