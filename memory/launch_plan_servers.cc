@@ -482,13 +482,21 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
     const ModelConfig& m = *in.model;
     const double e = m.dtype_bytes > 0 ? m.dtype_bytes : 2;
     if (m.intermediate > 0 && !m.IsMoe()) {
-      const double layer = TgiDenseLayerPeakBytes(prefill, m.hidden, static_cast<double>(m.intermediate) / std::max(in.tp, 1), e);
+      const double inter = static_cast<double>(m.intermediate) / std::max(in.tp, 1);
+      const bool awq = m.quant.method == "awq" && TgiAwqSplitKGemm(in.version);
+      const double layer = awq ? TgiAwqLayerPeakBytes(prefill, m.hidden, inter, e)
+                               : TgiDenseLayerPeakBytes(prefill, m.hidden, inter, e);
       if (layer > act) {
         act = layer;
-        p.assumptions.push_back("TGI's eager decoder layer holds more than that: " + FormatGiB(layer) + " at the MLP's " +
-                                "product (" + (m.hidden > 8192 ? "5" : "7") +
-                                " x tokens x hidden kept by the layer and its norms, gate_up, act(gate) and the product "
-                                "unfused: 4 x tokens x intermediate per shard; flash_llama_modeling.py)");
+        p.assumptions.push_back(
+            "TGI's eager decoder layer holds more than that: " + FormatGiB(layer) +
+            (awq ? " at the AWQ gate_up GEMM (llm-awq's gemm_forward_cuda with split_k 8 before v2.2.0: eight partial "
+                   "outputs of tokens x 2 x intermediate per shard and their sum beside the layer's "
+                 : " at the MLP's product (") +
+            (m.hidden > 8192 ? "5" : "7") + " x tokens x hidden" +
+            (awq ? "; Marlin from v2.2.0; tgi_model.cc)"
+                 : " kept by the layer and its norms, gate_up, act(gate) and the product unfused: 4 x tokens x "
+                   "intermediate per shard; flash_llama_modeling.py)"));
       }
     }
     // A VLM's warm-up: one image through the vision tower before the text model, and (Gemma-3)

@@ -368,6 +368,11 @@ int64_t TgiPrefillThatFits(int64_t prefill_tokens, double asked_bytes, double fr
 //   stay alive, 7 x tokens x hidden (5 when hidden > 8192, whose norm adds in place), beside
 //   gate_up (2 x intermediate), act(gate) and the product (1 each): 4 x tokens x intermediate.
 double TgiDenseLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediate_per_rank, double elem_bytes);
+// - a 4-bit AWQ checkpoint on TGI v1.1.0-v2.1.x (llm-awq's GEMM; Marlin from v2.2.0): each
+//   linear writes 8 split-k partial outputs, then their sum, so the layer's peak is at gate_up:
+//   7 (5) x tokens x hidden beside 18 x tokens x intermediate (tgi_model.cc).
+bool TgiAwqSplitKGemm(std::string_view version);
+double TgiAwqLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediate_per_rank, double elem_bytes);
 // - the prefill's log-probabilities: asked by every warm-up request (router client), and
 //   computed unless the server turns them off, which it does by default from v3.0.0
 //   (REQUEST_LOGPROBS, launcher --enable-prefill-logprobs); "" = the newest.

@@ -3,6 +3,11 @@
 // worked by hand from the servers' formulas quoted there.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memory/launch_plan.h"
 #include "memory/memory_model.h"
 
 namespace tpt::memory {
@@ -102,6 +107,42 @@ TEST(TgiModel, WarmupHoldsTheEagerLayerTheLogitsByVersionAndFlashinfer) {
   EXPECT_TRUE(TgiWarmupReportsEveryError("0.9.3"));
   EXPECT_TRUE(TgiWarmupReportsEveryError("1.1.0"));
   EXPECT_FALSE(TgiWarmupReportsEveryError("1.1.1"));
+}
+
+TEST(TgiModel, AwqSplitKGemmHoldsEightPartialOutputsBeforeV22) {
+  // llm-awq's GEMM from v1.1.0 (no AWQ before), Marlin from v2.2.0; "" = the newest.
+  const std::vector<std::pair<std::string, bool>> split_k_by_version = {
+      {"1.0.3", false}, {"1.1.0", true}, {"2.1.1", true}, {"2.2.0", false}, {"", false}};
+  for (const auto& [version, split_k] : split_k_by_version) EXPECT_EQ(TgiAwqSplitKGemm(version), split_k) << version;
+  // gemm_forward_cuda(x, ..., 8): eight partial outputs of T x 2I and their sum beside 7 x T x hidden;
+  // a narrow MLP peaks at the down projection instead (eight partials of T x hidden).
+  const double gate_up = 4096.0 * 2 * (7 * 4096 + 18 * 14336), down = 10.0 * 2 * (16 * 4096 + 3 * 2048);
+  EXPECT_DOUBLE_EQ(TgiAwqLayerPeakBytes(4096, 4096, 14336, 2), gate_up);
+  EXPECT_DOUBLE_EQ(TgiAwqLayerPeakBytes(10, 4096, 2048, 2), down);
+  EXPECT_DOUBLE_EQ(TgiAwqLayerPeakBytes(0, 4096, 14336, 2), 0);
+  // The plan (TGI#1856's second launch, a Llama-3-8B AWQ on an RTX 3090 at 1.4.x, logged 104,384
+  // tokens): the warm-up holds the split-k outputs, so the pool is smaller than for the same
+  // 4-bit checkpoint on a kernel without them.
+  auto m = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/qwen2.5-7b-instruct-awq");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  PlanInput in;
+  in.framework = "tgi";
+  in.version = "1.4.5";
+  in.total_bytes = 23.69 * kGiB;
+  in.model = *m;
+  PlanInput other = in;
+  other.model->quant.method = "gptq";
+  auto awq = MakePlan(in), gptq = MakePlan(other);
+  ASSERT_TRUE(awq.ok() && gptq.ok());
+  const double tokens = awq->figures.at("warmup_prefill_tokens").get<double>();
+  EXPECT_NEAR(awq->figures.at("activation_peak_bytes").get<double>() -
+                  gptq->figures.at("activation_peak_bytes").get<double>(),
+              tokens * 2 * 14 * 18944, 1);
+  EXPECT_LT(awq->kv_tokens, gptq->kv_tokens);
+  in.version = other.version = "2.2.0";
+  awq = MakePlan(in), gptq = MakePlan(other);
+  ASSERT_TRUE(awq.ok() && gptq.ok());
+  EXPECT_EQ(awq->kv_tokens, gptq->kv_tokens);
 }
 
 TEST(LmdeployModel, TurbomindRatioOfFreeMemoryAndItsBuffersAfterIt) {

@@ -116,6 +116,33 @@ double TgiDenseLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediat
   return static_cast<double>(tokens) * elem_bytes * (copies * static_cast<double>(hidden) + 4 * intermediate_per_rank);
 }
 
+// A 4-bit AWQ checkpoint's linears (CUDA) run the llm-awq GEMM from v1.1.0 (WQLinear,
+// utils/layers.py v1.1.0 l.26 and l.332; layers/linear.py v2.1.1 l.221-223) to v2.1.x; from
+// v2.2.0 an AWQ checkpoint goes to Marlin on sm 8.0 and up (can_use_gptq_marlin accepts
+// quant_method "awq", layers/marlin.py v2.2.0 l.171-184, called from layers/gptq/__init__.py
+// l.139-144), and the llm-awq kernel's m16n8k16 MMA needs sm 8.0 anyway. WQLinear.forward
+// (utils/awq/quantize/qmodule.py v1.1.0-v2.0.2, layers/awq/quantize/qmodule.py v2.0.4-v2.1.1,
+// l.46) calls gemm_forward_cuda(x, qweight, scales, qzeros, 8), and that kernel
+// (awq/kernels/csrc/quantization/gemm_cuda_gen.cu gemm_forward_cuda at huggingface/llm-awq
+// bd1dc2d5, what server/Makefile-awq builds at v1.4.1-v2.1.1; earlier tags build mit-han-lab's
+// f084f40b, which the fork changes only in the stream, per the Makefile's comment) allocates
+// torch::empty({split_k_iters, M, OC}) in the input's dtype, writes one partial product per
+// split and returns `_out_feats.sum(0)`: eight outputs of T x OC, then the sum's, alive
+// together. In the eager layer the gate_up GEMM (OC = 2 x intermediate per shard) then holds
+// the layer's 7 (5) x T x hidden beside 18 x T x intermediate; the down projection 8 (6) x
+// hidden + 3 x intermediate plus eight partials of T x hidden. Their blocks stay cached to the
+// warm-up's read (tgi_warmup_held.cc).
+bool TgiAwqSplitKGemm(std::string_view version) {
+  return !version.empty() && !VersionBefore(version, {1, 1, 0}) && VersionBefore(version, {2, 2, 0});
+}
+
+double TgiAwqLayerPeakBytes(int64_t tokens, int64_t hidden, double intermediate_per_rank, double elem_bytes) {
+  if (tokens <= 0 || hidden <= 0 || !(intermediate_per_rank > 0) || !(elem_bytes > 0)) return 0;
+  const double copies = hidden > 8192 ? 5 : 7, h = static_cast<double>(hidden), inter = intermediate_per_rank;
+  const double gate_up = copies * h + 18 * inter, down = (copies + 1 + 8) * h + 3 * inter;
+  return static_cast<double>(tokens) * elem_bytes * std::max(gate_up, down);
+}
+
 // The router's warm-up requests ask for prefill_logprobs (router/client/src/client.rs
 // v0.9.3-v2.0.0, router/client/src/v3/client.rs v2.2.0, backends/v3/src/client/
 // grpc_client.rs v3.0.1). From v3.0.0 the server drops the request's flag unless the
