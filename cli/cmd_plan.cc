@@ -35,7 +35,7 @@ namespace mem = tpt::memory;
 
 // Flags as typed on the command line (stage one); ValidatePlanFlags makes a PlanInput.
 struct PlanFlags {
-  std::string framework, version, vllm_engine, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
+  std::string framework, version, vllm_engine, vllm_flashinfer, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
   std::string host = "linux";
   int tp = 1, pp = 1, dp = 1;
   bool enable_dp_attention = false;
@@ -90,6 +90,10 @@ po::options_description Options(PlanFlags& f) {
        "model.safetensors.index.json's total size when present")
       ("speculative-draft-model-path", po::value(&f.draft_model), "draft model directory (its weights are added)")
       ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
+      ("vllm-flashinfer", po::value(&f.vllm_flashinfer),
+       "installed | absent: whether FlashInfer is installed (the vllm/vllm-openai images ship it; pip's vllm "
+       "without the flashinfer extra does not); V1 0.8.0-0.11.0 sample with it where it is, which moves the "
+       "profiling peak (default: unknown, the plan prices the sort and ranges FlashInfer)")
       ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
       ("gpu-catalog", po::value(&f.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("gpu-mem", po::value(&f.gpu_mem),
@@ -263,6 +267,12 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
   in.version = version;
   in.vllm_engine = f.vllm_engine;
   if (!f.vllm_engine.empty() && f.framework != "vllm") return InvalidArgumentError("--vllm-engine applies to vllm only");
+  if (vm.count("vllm-flashinfer")) {
+    if (f.framework != "vllm") return InvalidArgumentError("--vllm-flashinfer applies to vllm only");
+    if (f.vllm_flashinfer != "installed" && f.vllm_flashinfer != "absent")
+      return InvalidArgumentError("--vllm-flashinfer: expected installed or absent, not '" + f.vllm_flashinfer + "'");
+    in.vllm_flashinfer = f.vllm_flashinfer == "installed";
+  }
 
   // --gpu-mem: the total this host reports, alone or beside --gpu (whose other traits stay:
   // GeForce cards report their whole memory on Windows and WSL2, a few hundred MiB less on

@@ -79,6 +79,9 @@ struct PlanInput {
   int block_size = 16;                            // vLLM
   std::optional<int64_t> max_total_tokens;        // SGLang --max-total-tokens
   std::optional<double> activation_peak_bytes;    // vLLM
+  // vLLM --vllm-flashinfer: whether FlashInfer is installed (the vllm/vllm-openai images ship it,
+  // a pip install without the extra does not); decides V1's sampler in the profiling run.
+  std::optional<bool> vllm_flashinfer;
   std::optional<double> non_torch_bytes;          // vLLM
   // From the model's files (--model): weights, KV dims and activations are derived
   // when not given; the context length defaults to max_position_embeddings.

@@ -53,7 +53,9 @@ MmDummy VllmV0MultimodalDummy(const ModelConfig& m, int64_t tokens, int64_t max_
 // only, FlashInferBackend.supports_compute_capability (7.5 to 12.x) and more than 16 SMs
 // ("top-k masking requires more than 16 SMs"); otherwise vLLM falls back to the native
 // path. Jetson AGX Orin has 16 SMs (2,048 CUDA cores; 14 on the 32 GB module).
+// --vllm-flashinfer absent: the package is not there, so the sampler cannot take it.
 bool FlashInferSamplerRuns(const PlanInput& in) {
+  if (in.vllm_flashinfer == false) return false;
   if (in.gpu_arch == "cdna3" || in.gpu_arch == "volta") return false;
   return Lower(in.gpu_name).find("orin") == std::string::npos;
 }
@@ -486,8 +488,14 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       auto era = VllmEraForVersion(in.version, in.vllm_engine);
       const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
       if (reserved) peak *= 1.2;
-      in.activation_peak_bytes = peak;
-      in.flashinfer_probs_peak_bytes = fi_peak < peak ? fi_peak : 0;
+      // --vllm-flashinfer installed: the sampler the version takes with it is the point, not a range.
+      const bool fi_point = in.vllm_flashinfer == true && fi_peak > 0;
+      if (fi_point) {
+        mm_note += "; FlashInfer installed (--vllm-flashinfer): its sampler runs in the profiling, " + FormatGiB(fi_peak) +
+                   " against the sort's " + FormatGiB(peak);
+      }
+      in.activation_peak_bytes = fi_point ? fi_peak : peak;
+      in.flashinfer_probs_peak_bytes = !fi_point && fi_peak < peak ? fi_peak : 0;
       in.encoder_profile_unmodelled =
           in.model->vision_params > 0 &&
           (v1 ? !enc.modelled : !ivl.modelled && (in.model->mm_item_tokens == 0 || in.model->vit_siglip));

@@ -612,6 +612,59 @@ TEST(PlanCliTest, VllmV1EarlyFlashInferSamplerIsSaidAndRanged) {
   EXPECT_EQ(flashinfer_range(nlohmann::json::parse(given.out)), nullptr) << given.out;
 }
 
+// Whether FlashInfer is installed is something the user knows (the image they run):
+// --vllm-flashinfer installed makes FlashInfer's sampler the point (the range's top
+// before), absent the sort with no range and nothing unknown about it; an outcome the
+// sampler decides follows it. Anything else is refused by name.
+TEST(PlanCliTest, VllmFlashInferInstallIsAnInputWhenKnown) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-30b-a3b' ";
+  auto plan = [&](const std::string& extra) {
+    PlanRun r = Plan(model + "--framework vllm --server-version 0.9.2 --gpu A10 --tp 4 --max-model-len 8192 "
+                             "--format json " + extra);
+    EXPECT_LE(r.rc, 1) << r.out;
+    return nlohmann::json::parse(r.out);
+  };
+  auto said = [](const nlohmann::json& j) {
+    for (const auto& u : j["unknowns"])
+      if (u.get<std::string>().find("samples with FlashInfer") != std::string::npos) return true;
+    return false;
+  };
+  auto range_high = [](const nlohmann::json& j) -> int64_t {
+    for (const auto& s : j["sensitivity"])
+      if (s["assumption"].get<std::string>().rfind("sampler: FlashInfer's", 0) == 0) return s["kv_tokens_high"].get<int64_t>();
+    return -1;
+  };
+  const auto unknown = plan("");
+  ASSERT_TRUE(said(unknown));
+  const int64_t high = range_high(unknown);
+  ASSERT_GT(high, unknown["kv_tokens"].get<int64_t>());
+  const auto installed = plan("--vllm-flashinfer installed");
+  EXPECT_FALSE(said(installed)) << installed["unknowns"].dump();
+  EXPECT_EQ(range_high(installed), -1);
+  EXPECT_NEAR(static_cast<double>(installed["kv_tokens"].get<int64_t>()), static_cast<double>(high), 32);
+  const auto absent = plan("--vllm-flashinfer absent");
+  EXPECT_FALSE(said(absent));
+  EXPECT_EQ(range_high(absent), -1);
+  EXPECT_EQ(absent["kv_tokens"].get<int64_t>(), unknown["kv_tokens"].get<int64_t>());
+  // The outcome the sampler decided (Llama-3.1-8B, A100 40GB, 0.8.2's defaults, below) follows
+  // the install once it is known: the sort fails the length check, FlashInfer passes it (whether
+  // the plan vouches for it is the activation estimate's own range, which stays).
+  const std::string llama = std::string("--model '") + TPT_SOURCE_DIR +
+                            "/samples/models/llama-3.1-8b-instruct' --framework vllm --server-version 0.8.2 "
+                            "--gpu A100-40G --format json ";
+  auto sorted = nlohmann::json::parse(Plan(llama + "--vllm-flashinfer absent").out);
+  EXPECT_FALSE(sorted["fits"].get<bool>());
+  EXPECT_FALSE(said(sorted)) << sorted["unknowns"].dump();
+  auto fi = nlohmann::json::parse(Plan(llama + "--vllm-flashinfer installed").out);
+  EXPECT_TRUE(fi["fits"].get<bool>()) << fi.dump();
+  PlanRun bad = Plan(llama + "--vllm-flashinfer yes", /*with_stderr=*/true);
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.out.find("--vllm-flashinfer: expected installed or absent, not 'yes'"), std::string::npos) << bad.out;
+  PlanRun sglang = Plan("--framework sglang --gpu H100 --vllm-flashinfer installed", /*with_stderr=*/true);
+  EXPECT_EQ(sglang.rc, 2);
+  EXPECT_NE(sglang.out.find("--vllm-flashinfer applies to vllm only"), std::string::npos) << sglang.out;
+}
+
 // Where the sampler decides the outcome, the plan does not call a failure: Llama-3.1-8B on
 // an A100 40GB at vLLM 0.8.2's defaults fails the 131,072-token check with the sort's
 // profile (4.66 GiB) and passes with FlashInfer's (the vllm/vllm-openai images), which no
