@@ -130,4 +130,35 @@ TEST(AnalyzeCliTest, AnotherRuleSetIsUsed) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["root_cause"], "unknown");
 }
 
+// The primary diagnosis of a samples/ log, as `analyze --format json` gives it.
+nlohmann::json PrimaryDiagnosis(const std::string& rel) {
+  Result r = RunAnalyzeCmd("--format json " + Sample(rel));
+  auto j = nlohmann::json::parse(r.out);
+  if (j["diagnoses"].empty()) return nlohmann::json::object();
+  return j["diagnoses"][0];
+}
+
+// gloo's device and full-mesh failures name GLOO_SOCKET_IFNAME, with the
+// interface NCCL was told to use when the log names one.
+TEST(AnalyzeFixLinesTest, GlooConnectFailureNamesGlooSocketIfname) {
+  auto d = PrimaryDiagnosis("rules/nccl_network_config_gloo/pos_vllm_ray_two_nodes_connect_full_mesh.log");
+  EXPECT_EQ(d["rule"], "nccl_network_config_gloo") << d.dump(2);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "GLOO_SOCKET_IFNAME");
+  EXPECT_EQ(d["remedy"][0]["value"], "ens6f0");
+  EXPECT_LT(d["confidence"].get<double>(), 0.75);
+  auto n = PrimaryDiagnosis("rules/nccl_network_config_gloo/pos_vllm_v1_numeric_hostname.log");
+  EXPECT_NE(n["explanation"].get<std::string>().find("0.0.7.249"), std::string::npos) << n.dump(2);
+}
+
+// NVSHMEM's queue-pair failure is network configuration, read at a low
+// confidence (a driver or NVSHMEM build mismatch fails the same call).
+TEST(AnalyzeFixLinesTest, NvshmemModifyQpIsALowConfidenceNetworkConfig) {
+  auto d = PrimaryDiagnosis("rules/nccl_network_config_nvshmem/pos_sglang_deepep_roce_modify_qp_einval.log");
+  EXPECT_EQ(d["id"], "nccl_network_config") << d.dump(2);
+  EXPECT_LT(d["confidence"].get<double>(), 0.7);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "NVSHMEM_IB_GID_INDEX");
+}
+
 }  // namespace
