@@ -161,4 +161,16 @@ TEST(AnalyzeFixLinesTest, NvshmemModifyQpIsALowConfidenceNetworkConfig) {
   EXPECT_EQ(d["remedy"][0]["flag"], "NVSHMEM_IB_GID_INDEX");
 }
 
+// A CUDA failure in NCCL's SHM transport (cuMem host buffers, NCCL >= 2.24) is
+// NCCL's, not the custom all-reduce's: the Fix is NCCL_CUMEM_HOST_ENABLE=0,
+// never --disable-custom-all-reduce.
+TEST(AnalyzeFixLinesTest, NcclShmCuMemHostFailureIsNotTheCustomAllReduce) {
+  auto d = PrimaryDiagnosis("rules/nccl_error/pos_shm_cumem_host_peer_access_no_p2p.log");
+  EXPECT_EQ(d["id"], "nccl_error") << d.dump(2);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "NCCL_CUMEM_HOST_ENABLE");
+  EXPECT_EQ(d["remedy"][0]["value"], "0");
+  for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--disable-custom-all-reduce");
+}
+
 }  // namespace
