@@ -138,6 +138,18 @@ nlohmann::json PrimaryDiagnosis(const std::string& rel) {
   return j["diagnoses"][0];
 }
 
+// A ZMQ bind that fails on a KV-event publisher's endpoint is not the server's
+// --port: the Fix names --kv-events-config (fresh set 19, Dynamo + SGLang with
+// TP 2, whose two TP ranks each bound the same publisher port, read --port /
+// MASTER_PORT).
+TEST(AnalyzeFixLinesTest, KvEventPublisherPortNamesTheKvEventsConfig) {
+  auto d = PrimaryDiagnosis("rules/port_in_use/pos_sglang_tp2_kv_event_publishers_same_port.log");
+  EXPECT_EQ(d["id"], "port_in_use") << d.dump(2);
+  ASSERT_FALSE(d["remedy"].empty()) << d.dump(2);
+  EXPECT_EQ(d["remedy"][0]["flag"], "--kv-events-config");
+  for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--port / MASTER_PORT") << d.dump(2);
+}
+
 // gloo's device and full-mesh failures name GLOO_SOCKET_IFNAME, with the
 // interface NCCL was told to use when the log names one.
 TEST(AnalyzeFixLinesTest, GlooConnectFailureNamesGlooSocketIfname) {
