@@ -185,4 +185,16 @@ TEST(AnalyzeFixLinesTest, NcclShmCuMemHostFailureIsNotTheCustomAllReduce) {
   for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--disable-custom-all-reduce");
 }
 
+// A watchdog stuck after every rank warned that destroy_process_group() was
+// not called is a hang in the exit teardown: the Fix is destroying the
+// groups before exit, not only a py-spy dump (fresh set 19, ms-swift Megatron
+// MoE training that finished, then hung in its expert-parallel groups).
+TEST(AnalyzeFixLinesTest, WatchdogStuckAtExitNamesDestroyProcessGroup) {
+  auto d = PrimaryDiagnosis("rules/watchdog_stuck_hang/pos_exit_teardown_without_destroy_process_group.log");
+  EXPECT_EQ(d["rule"], "watchdog_stuck_hang") << d.dump(2);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "torch.distributed.destroy_process_group()");
+  EXPECT_NE(d["explanation"].get<std::string>().find("after the program had ended"), std::string::npos);
+}
+
 }  // namespace
