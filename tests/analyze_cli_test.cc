@@ -148,6 +148,10 @@ TEST(AnalyzeFixLinesTest, KvEventPublisherPortNamesTheKvEventsConfig) {
   ASSERT_FALSE(d["remedy"].empty()) << d.dump(2);
   EXPECT_EQ(d["remedy"][0]["flag"], "--kv-events-config");
   for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--port / MASTER_PORT") << d.dump(2);
+  // No traceback: the publishers' own start lines and the ZMQ endpoint say it.
+  auto bare = PrimaryDiagnosis("rules/port_in_use/pos_kv_publisher_started_on_both_tp_ranks_no_traceback.log");
+  ASSERT_FALSE(bare["remedy"].empty()) << bare.dump(2);
+  EXPECT_EQ(bare["remedy"][0]["flag"], "--kv-events-config");
 }
 
 // gloo's device and full-mesh failures name GLOO_SOCKET_IFNAME, with the
