@@ -130,4 +130,75 @@ TEST(AnalyzeCliTest, AnotherRuleSetIsUsed) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["root_cause"], "unknown");
 }
 
+// The primary diagnosis of a samples/ log, as `analyze --format json` gives it.
+nlohmann::json PrimaryDiagnosis(const std::string& rel) {
+  Result r = RunAnalyzeCmd("--format json " + Sample(rel));
+  auto j = nlohmann::json::parse(r.out);
+  if (j["diagnoses"].empty()) return nlohmann::json::object();
+  return j["diagnoses"][0];
+}
+
+// A ZMQ bind that fails on a KV-event publisher's endpoint is not the server's
+// --port: the Fix names --kv-events-config (fresh set 19, Dynamo + SGLang with
+// TP 2, whose two TP ranks each bound the same publisher port, read --port /
+// MASTER_PORT).
+TEST(AnalyzeFixLinesTest, KvEventPublisherPortNamesTheKvEventsConfig) {
+  auto d = PrimaryDiagnosis("rules/port_in_use/pos_sglang_tp2_kv_event_publishers_same_port.log");
+  EXPECT_EQ(d["id"], "port_in_use") << d.dump(2);
+  ASSERT_FALSE(d["remedy"].empty()) << d.dump(2);
+  EXPECT_EQ(d["remedy"][0]["flag"], "--kv-events-config");
+  for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--port / MASTER_PORT") << d.dump(2);
+  // No traceback: the publishers' own start lines and the ZMQ endpoint say it.
+  auto bare = PrimaryDiagnosis("rules/port_in_use/pos_kv_publisher_started_on_both_tp_ranks_no_traceback.log");
+  ASSERT_FALSE(bare["remedy"].empty()) << bare.dump(2);
+  EXPECT_EQ(bare["remedy"][0]["flag"], "--kv-events-config");
+}
+
+// gloo's device and full-mesh failures name GLOO_SOCKET_IFNAME, with the
+// interface NCCL was told to use when the log names one.
+TEST(AnalyzeFixLinesTest, GlooConnectFailureNamesGlooSocketIfname) {
+  auto d = PrimaryDiagnosis("rules/nccl_network_config_gloo/pos_vllm_ray_two_nodes_connect_full_mesh.log");
+  EXPECT_EQ(d["rule"], "nccl_network_config_gloo") << d.dump(2);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "GLOO_SOCKET_IFNAME");
+  EXPECT_EQ(d["remedy"][0]["value"], "ens6f0");
+  EXPECT_LT(d["confidence"].get<double>(), 0.75);
+  auto n = PrimaryDiagnosis("rules/nccl_network_config_gloo/pos_vllm_v1_numeric_hostname.log");
+  EXPECT_NE(n["explanation"].get<std::string>().find("0.0.7.249"), std::string::npos) << n.dump(2);
+}
+
+// NVSHMEM's queue-pair failure is network configuration, read at a low
+// confidence (a driver or NVSHMEM build mismatch fails the same call).
+TEST(AnalyzeFixLinesTest, NvshmemModifyQpIsALowConfidenceNetworkConfig) {
+  auto d = PrimaryDiagnosis("rules/nccl_network_config_nvshmem/pos_sglang_deepep_roce_modify_qp_einval.log");
+  EXPECT_EQ(d["id"], "nccl_network_config") << d.dump(2);
+  EXPECT_LT(d["confidence"].get<double>(), 0.7);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "NVSHMEM_IB_GID_INDEX");
+}
+
+// A CUDA failure in NCCL's SHM transport (cuMem host buffers, NCCL >= 2.24) is
+// NCCL's, not the custom all-reduce's: the Fix is NCCL_CUMEM_HOST_ENABLE=0,
+// never --disable-custom-all-reduce.
+TEST(AnalyzeFixLinesTest, NcclShmCuMemHostFailureIsNotTheCustomAllReduce) {
+  auto d = PrimaryDiagnosis("rules/nccl_error/pos_shm_cumem_host_peer_access_no_p2p.log");
+  EXPECT_EQ(d["id"], "nccl_error") << d.dump(2);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "NCCL_CUMEM_HOST_ENABLE");
+  EXPECT_EQ(d["remedy"][0]["value"], "0");
+  for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--disable-custom-all-reduce");
+}
+
+// A watchdog stuck after every rank warned that destroy_process_group() was
+// not called is a hang in the exit teardown: the Fix is destroying the
+// groups before exit, not only a py-spy dump (fresh set 19, ms-swift Megatron
+// MoE training that finished, then hung in its expert-parallel groups).
+TEST(AnalyzeFixLinesTest, WatchdogStuckAtExitNamesDestroyProcessGroup) {
+  auto d = PrimaryDiagnosis("rules/watchdog_stuck_hang/pos_exit_teardown_without_destroy_process_group.log");
+  EXPECT_EQ(d["rule"], "watchdog_stuck_hang") << d.dump(2);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "torch.distributed.destroy_process_group()");
+  EXPECT_NE(d["explanation"].get<std::string>().find("after the program had ended"), std::string::npos);
+}
+
 }  // namespace
