@@ -201,4 +201,20 @@ TEST(AnalyzeFixLinesTest, WatchdogStuckAtExitNamesDestroyProcessGroup) {
   EXPECT_NE(d["explanation"].get<std::string>().find("after the program had ended"), std::string::npos);
 }
 
+// vLLM's engine saying it failed to start after its memory profile places an
+// OOM in start-up, not in serving; with the lines that would say which step
+// (KV tensors, graph capture, sampler warm-up) cut from the paste, the reading
+// is a possibility and the Fix is the budget, not the profiling batch.
+TEST(AnalyzeFixLinesTest, VllmOomAfterProfileThatFailedToStartIsNotRuntime) {
+  auto d = PrimaryDiagnosis("rules/oom_warmup/pos_vllm_failed_to_start_after_profile_middle_cut.log");
+  EXPECT_EQ(d["id"], "warmup_oom") << d.dump(2);
+  EXPECT_LT(d["confidence"].get<double>(), 0.7);
+  EXPECT_NE(d["explanation"].get<std::string>().find("capturing the CUDA graphs"), std::string::npos);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "--gpu-memory-utilization");
+  for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--max-num-batched-tokens");
+  auto n = PrimaryDiagnosis("rules/oom_runtime/neg_vllm_failed_to_start_after_profile.log");
+  EXPECT_NE(n["id"], "runtime_oom") << n.dump(2);
+}
+
 }  // namespace
