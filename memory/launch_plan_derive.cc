@@ -429,7 +429,9 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       }
       const VllmLogitsProfile logits = VllmSamplerProfile(in, v1);
       const VllmMoeCaches moe_caches = VllmMoeCachesFor(in.version, *lm);
-      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits, moe_caches) + held;
+      // V1 data parallelism gathers every DP rank's dummy batch into the MoE layers.
+      const int64_t moe_tokens = v1 ? VllmDpMoeTokens(*lm, in.dp, tokens) : tokens;
+      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits, moe_caches, moe_tokens) + held;
       // V1 0.8.x samples with FlashInfer where an older FlashInfer is installed (its
       // images), with PyTorch's sort where it is not (a pip install): the plan prices the
       // sort and keeps FlashInfer's peak for the range (model_config.h kFlashInferProbs).
@@ -448,7 +450,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         fi_peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs,
                                           fi_new ? VllmLogitsProfile::kFlashInferSampler
                                                  : VllmLogitsProfile::kFlashInferProbs,
-                                          moe_caches) +
+                                          moe_caches, moe_tokens) +
                   held;
       }
       if (v0_encoder_phase > 0) {

@@ -51,8 +51,20 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
     // vllm_nccl_connect.h), and MRV2's per-request state from 0.27 (vllm_runner_v2.h).
     const double conn = VllmNcclConnectBytes({in.version, in.tp, in.gpu_name});
     const double mrv2 = VllmRunnerV2PersistentBytes(in);
+    // V1 data parallelism: the DP group of dp ranks gets its own device communicator
+    // (cuda_communicator.py CudaCommunicator: a PyNccl communicator for every group but the EP
+    // group's, "ep does not use pynccl"; the custom all-reduce for the TP group only, "only tp
+    // uses custom allreduce"; read in the 0.9 and 0.10 copies), created at distributed init
+    // and so in the profiling window before 0.11 as the TP group's is. On an MoE model the
+    // naive all2all manager's dispatch broadcasts every rank's tokens on the DP group's torch
+    // device group (vllm_fused_moe.h VllmDpMoeTokens), whose NCCL communicator torch creates
+    // there, in the profiling run.
+    const bool dp_pynccl = v1 && in.dp > 1 && v.ok() && CompareVersions(*v, {0, 11}) < 0 && !init_holds_comm;
+    const bool dp_torch_comm = v1 && in.dp > 1 && in.model && in.model->IsMoe();
+    const double dp_conn = in.dp > 1 ? VllmNcclConnectBytes({in.version, in.dp, in.gpu_name}) : 0;
+    const double dp_comm = (dp_pynccl ? comm + dp_conn : 0) + (dp_torch_comm ? comm + dp_conn : 0);
     p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm + conn : 0) +
-                        (gather_comm ? comm + conn : 0) + mrv2;
+                        (gather_comm ? comm + conn : 0) + dp_comm + mrv2;
     // 0.16 on: FlashInfer's all-reduce fusion workspace at TP > 1 (vllm_fi_allreduce.h).
     VllmFiArWorkspace fi_ar;
     if (in.model && v1) {
@@ -78,7 +90,12 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
                             std::string(gather_comm ? ", the NCCL communicator torch creates for V1's logits all-gather "
                                                       "in the profiling run"
                                                     : "") +
-                            std::string(in.tp > 1 ? ", " + FormatGiB(comm) + " a communicator on this link" : "") +
+                            (dp_comm > 0 ? ", the DP group's " + std::string(dp_pynccl ? "PyNccl communicator" : "") +
+                                               (dp_pynccl && dp_torch_comm ? " and " : "") +
+                                               (dp_torch_comm ? "torch communicator of the MoE dispatch's broadcasts" : "") +
+                                               " over " + std::to_string(in.dp) + " ranks " + FormatGiB(dp_comm)
+                                         : std::string()) +
+                            std::string(in.tp > 1 || dp_comm > 0 ? ", " + FormatGiB(comm) + " a communicator on this link" : "") +
                             (conn > 0 ? " + " + FormatGiB(conn) + " of NCCL ring and tree buffers connected at its creation (" +
                                             std::to_string(VllmNcclChannels(in.gpu_name)) + " channels)" : std::string()) +
                             (mrv2 > 0 ? ", " + FormatGiB(mrv2) + " of Model Runner V2's sampling state (max_num_seqs x vocab)"

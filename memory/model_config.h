@@ -289,9 +289,11 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1);
 // `moe_caches`: how vLLM's fused-MoE path lays out its caches, by version
 // (vllm_fused_moe.h VllmMoeCachesFor; kSeparate, the three caches, for callers outside vLLM).
 enum class VllmMoeCaches { kSeparate, kShared13 };
+// `moe_tokens`: the tokens the MoE layers see when more than `tokens` (vLLM data parallelism
+// gathers every DP rank's batch into them, vllm_fused_moe.h VllmDpMoeTokens); 0 means `tokens`.
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
                                VllmLogitsProfile logits = VllmLogitsProfile::kSampler,
-                               VllmMoeCaches moe_caches = VllmMoeCaches::kSeparate);
+                               VllmMoeCaches moe_caches = VllmMoeCaches::kSeparate, int64_t moe_tokens = 0);
 
 // One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
 std::string DescribeModel(const ModelConfig& m);

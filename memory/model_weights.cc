@@ -487,7 +487,7 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1) {
 }
 
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
-                               VllmLogitsProfile logits, VllmMoeCaches moe_caches) {
+                               VllmLogitsProfile logits, VllmMoeCaches moe_caches, int64_t moe_tokens) {
   const double T = static_cast<double>(tokens), h = m.hidden, e = m.dtype_bytes;
   tp = std::max(tp, 1);
   // Alive across a decoder layer (vLLM's Qwen2/Llama DecoderLayer: the fused
@@ -498,9 +498,12 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // dummy items' embeddings (0.22 GiB) and float32 pixel values (0.57 GiB).
   double residual = 3 * T * h * e;
   double mlp = m.intermediate > 0 ? 3 * T * m.intermediate / tp * e : 0;  // gate_up output + activation
-  // fused_moe's caches by version, chunked at 64K tokens, and fp8's quantized inputs
-  // (vllm_fused_moe.h).
-  const double moe = VllmFusedMoeBytes(m, tp, tokens, moe_caches);
+  // fused_moe's caches by version, chunked at the runtime default (32,768 tokens), and fp8's
+  // quantized inputs (vllm_fused_moe.h); under data parallelism over every DP rank's tokens,
+  // with the gathered hidden states and router logits beside them (VllmDpMoeGatherBytes).
+  const double moe = moe_tokens > tokens ? VllmFusedMoeBytes(m, tp, moe_tokens, moe_caches) +
+                                               VllmDpMoeGatherBytes(m, moe_tokens)
+                                         : VllmFusedMoeBytes(m, tp, tokens, moe_caches);
   double attn_cols = m.IsMla() ? static_cast<double>(m.heads) / tp * (m.qk_nope_head_dim + m.qk_rope_head_dim) * 2 +
                                      m.kv_lora_rank + m.qk_rope_head_dim
                                : (static_cast<double>(m.heads) / tp + 2.0 * KvHeadsPerRank(m.kv_heads, tp)) * m.head_dim +

@@ -31,4 +31,14 @@ double VllmFusedMoeBytes(const ModelConfig& m, int tp, int64_t tokens, VllmMoeCa
   return bytes;
 }
 
+int64_t VllmDpMoeTokens(const ModelConfig& m, int dp, int64_t tokens) {
+  if (!m.IsMoe() || dp <= 1 || tokens <= 0) return tokens;
+  return static_cast<int64_t>(dp) * tokens;
+}
+
+double VllmDpMoeGatherBytes(const ModelConfig& m, int64_t rows) {
+  if (!m.IsMoe() || rows <= 0) return 0;
+  return static_cast<double>(rows) * (m.hidden + m.experts) * m.dtype_bytes;
+}
+
 }  // namespace tpt::memory

@@ -27,8 +27,14 @@ namespace tpt::memory {
 // buffers are not read here: kSeparate, the generic estimate.
 VllmMoeCaches VllmMoeCachesFor(std::string_view version, const ModelConfig& m);
 
-// CHUNK_SIZE = envs.VLLM_FUSED_MOE_CHUNK_SIZE, 64 x 1024 by default (envs.py 0.7.3-0.11.0).
-constexpr int64_t kVllmFusedMoeChunkTokens = 64 * 1024;
+// CHUNK_SIZE = envs.VLLM_FUSED_MOE_CHUNK_SIZE. envs.py's type annotation reads 64 * 1024, but
+// the value read at run time is its environment_variables entry,
+// `lambda: int(os.getenv("VLLM_FUSED_MOE_CHUNK_SIZE", "32768"))` (read in the envs.py that
+// carries VLLM_ALL2ALL_BACKEND "naive" and VLLM_FLASHINFER_MOE_BACKEND, the 0.10 line, and in
+// older copies); newer envs.py copies read str(16 * 1024), from a release not read here, so the
+// plan keeps 32,768. It matters above 32,768 tokens: a --max-num-batched-tokens that large, or
+// the tokens data parallelism gathers (VllmDpMoeTokens).
+constexpr int64_t kVllmFusedMoeChunkTokens = 32768;
 
 // Bytes alive in fused_experts_impl at its second GEMM for `tokens` tokens at TP `tp`
 // (the experts' width split by TP): the caches above, and with fp8 weights the quantized
@@ -36,5 +42,18 @@ constexpr int64_t kVllmFusedMoeChunkTokens = 64 * 1024;
 // element + a float32 scale per 128, for the hidden states and for cache2). The sorted
 // token ids, router logits and top-k tensors are a few bytes a token and left out.
 double VllmFusedMoeBytes(const ModelConfig& m, int tp, int64_t tokens, VllmMoeCaches caches);
+
+// Data parallelism (V1, --data-parallel-size > 1) on an MoE model: FusedMoE.forward_impl
+// dispatches through the EP group's all2all manager before the experts and combines after
+// them; the default backend (VLLM_ALL2ALL_BACKEND "naive", envs.py 0.10) is
+// NaiveAll2AllManager, whose dispatch naive_multicast()s every DP rank's hidden states and
+// router logits into buffers of sum-over-ranks rows (one broadcast per rank on the DP group)
+// and whose combine all-reduces the experts' output over the DP group (all2all.py). In the
+// profiling run every DP rank runs the same dummy batch, so the MoE layers see dp x tokens.
+int64_t VllmDpMoeTokens(const ModelConfig& m, int dp, int64_t tokens);
+
+// The gathered buffers alive beside the experts' caches: hidden states (rows x hidden) and
+// router logits (rows x experts), in the model dtype.
+double VllmDpMoeGatherBytes(const ModelConfig& m, int64_t rows);
 
 }  // namespace tpt::memory
