@@ -196,4 +196,14 @@ TEST(AnalyzeFresh20Test, UnsupportedPtxToolchainIsTheDriver) {
   EXPECT_EQ(d["remedy"][0]["flag"], "driver");
 }
 
+
+// LMDeploy's 'Engine loop failed with error: CUDA out of memory' is the
+// serving loop (lmdeploy/pytorch/engine/request.py _raise_exception_on_finish):
+// a runtime OOM whose remedies include LMDeploy's KV fraction.
+TEST(AnalyzeFresh20Test, LmdeployEngineLoopOomIsRuntimeWithItsKvFraction) {
+  nlohmann::json d = Primary("oom_runtime/pos_lmdeploy_pytorch_engine_loop_oom.log");
+  EXPECT_EQ(d["id"], "runtime_oom") << d.dump(2);
+  EXPECT_TRUE(AnyRemedyFlagHas(d, "--cache-max-entry-count")) << d.dump(2);
+}
+
 }  // namespace
