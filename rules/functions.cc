@@ -220,13 +220,21 @@ Value ArgRank(const RunScope& s, const Args& a) {
 template <bool kRanks>
 Value Where(const RunScope& s, const Args& a) {
   const auto& evs = s.run().events();
-  std::string field = Str(a, 1);
+  // (kind, field, value[, field2, value2]): the events whose field equals the
+  // value, and field2 value2 too when given (both must be present). A null
+  // value2 asks only that field2 be present (count_where(k, 'seq', 7, 'numel',
+  // null): the events of collective 7 whose line still holds its size).
+  auto equal = [&](const auto& ev, size_t f) {
+    FieldValue fv = ev.Get(Str(a, f));
+    if (!fv.present() || a.size() <= f + 1) return false;
+    if (f == 3 && a[f + 1].is_null()) return true;
+    return JsonToValue(fv.json()).ToString() == a[f + 1].ToString();
+  };
   std::set<int> r;
   double n = 0;
   for (size_t i : s.run().OfKind(Str(a, 0))) {
     if (kRanks && evs[i].rank < 0) continue;
-    FieldValue fv = evs[i].Get(field);
-    if (!fv.present() || a.size() <= 2 || JsonToValue(fv.json()).ToString() != a[2].ToString()) continue;
+    if (!equal(evs[i], 1) || (a.size() > 3 && !equal(evs[i], 3))) continue;
     ++n;
     r.insert(evs[i].rank);
   }
@@ -705,7 +713,7 @@ const std::vector<FunctionDef>& Table() {
       {"first_rank", 1, 1, FirstRank}, {"first", 2, 2, FieldOf<Pick::kFirst>}, {"last", 2, 2, FieldOf<Pick::kLast>},
       {"minof", 2, 2, FieldOf<Pick::kMin>}, {"maxof", 2, 2, FieldOf<Pick::kMax>},
       {"rank_value", 2, 2, FieldOf<Pick::kRank>}, {"argmin_rank", 2, 2, ArgRank<true>},
-      {"argmax_rank", 2, 2, ArgRank<false>}, {"count_where", 3, 3, Where<false>}, {"ranks_where", 3, 3, Where<true>},
+      {"argmax_rank", 2, 2, ArgRank<false>}, {"count_where", 3, 5, Where<false>}, {"ranks_where", 3, 5, Where<true>},
       {"meanof", 2, 2, Aggregate<Agg::kMean>}, {"meanof_nonzero", 2, 2, Aggregate<Agg::kMeanNonzero>},
       {"sumof", 2, 2, Aggregate<Agg::kSum>}, {"group_duplicate", 4, 5, GroupDuplicate},
       // Relative to the anchor.

@@ -215,6 +215,81 @@ TEST(AnalyzeFixLinesTest, VllmOomAfterProfileThatFailedToStartIsNotRuntime) {
   for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--max-num-batched-tokens");
   auto n = PrimaryDiagnosis("rules/oom_runtime/neg_vllm_failed_to_start_after_profile.log");
   EXPECT_NE(n["id"], "runtime_oom") << n.dump(2);
+
+
+// The first diagnosis of a rule sample, from the built binary's JSON.
+nlohmann::json Primary(const std::string& rel) {
+  Result r = RunAnalyzeCmd("--format json " + Sample("rules/" + rel));
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  if (j.is_discarded() || !j.contains("diagnoses") || j["diagnoses"].empty()) {
+    ADD_FAILURE() << rel << ": " << r.out;
+    return nlohmann::json::object();
+  }
+  return j["diagnoses"][0];
+}
+
+bool AnyRemedyFlagHas(const nlohmann::json& d, const std::string& part) {
+  for (const auto& r : d["remedy"])
+    if (r["flag"].get<std::string>().find(part) != std::string::npos) return true;
+  return false;
+}
+
+// Two ranks at one SeqNum with different NumelIn, a third rank already further
+// on (holdout45 swift10183): a desync, read below sure since an untagged line
+// of another group could share the number; the Fix is the program's calls.
+TEST(AnalyzeFresh20Test, SameSeqOtherSizeWithARankAheadIsADesyncBelowSure) {
+  nlohmann::json d = Primary("collective_desync_watchdog/pos_same_seq_other_size_one_rank_on.log");
+  EXPECT_EQ(d["id"], "collective_desync") << d.dump(2);
+  EXPECT_LT(d["confidence"].get<double>(), 0.7);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_NE(d["remedy"][0]["why"].get<std::string>().find("same collectives in the same order"), std::string::npos);
+}
+
+// A clash on the server's own message-queue port (shm_broadcast's
+// get_open_port() then bind()) names the base-port setting, not --port.
+TEST(AnalyzeFresh20Test, MessageQueuePortClashNamesTheBasePortNotTheApiPort) {
+  nlohmann::json d = Primary("port_in_use/pos_sglang_shm_broadcast_mq_port_race.log");
+  ASSERT_FALSE(d["remedy"].empty()) << d.dump(2);
+  EXPECT_EQ(d["remedy"][0]["flag"], "SGLANG_PORT / VLLM_PORT");
+  EXPECT_FALSE(AnyRemedyFlagHas(d, "--port")) << d.dump(2);
+}
+
+// NVSHMEM's queue pair that ep_connect could not connect (errno 110) is the
+// RDMA path/addressing: named, with the HCA mapping first, below sure.
+TEST(AnalyzeFresh20Test, NvshmemQueuePairFailureNamesTheHcaMappingBelowSure) {
+  nlohmann::json d = Primary("nccl_network_config_nvshmem/pos_deepep_ibrc_modify_qp_etimedout.log");
+  EXPECT_EQ(d["id"], "nccl_network_config") << d.dump(2);
+  EXPECT_LT(d["confidence"].get<double>(), 0.7);
+  EXPECT_NE(d["explanation"].get<std::string>().find("errno 110"), std::string::npos);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "NVSHMEM_HCA_PE_MAPPING");
+}
+
+// LMDeploy's flash_mla check without its install warning reads as a pre-Hopper
+// GPU, below sure (the excerpt may have lost the warning).
+TEST(AnalyzeFresh20Test, LmdeployFlashMlaWithoutInstallWarningIsAnArchBelowSure) {
+  nlohmann::json d = Primary("unsupported_gpu_arch/pos_lmdeploy_flash_mla_sm80.log");
+  EXPECT_EQ(d["id"], "unsupported_gpu_arch") << d.dump(2);
+  EXPECT_LT(d["confidence"].get<double>(), 0.7);
+}
+
+// PTX from a newer toolchain than the driver's JIT: the driver, said as PTX.
+TEST(AnalyzeFresh20Test, UnsupportedPtxToolchainIsTheDriver) {
+  nlohmann::json d = Primary("cuda_driver_mismatch/pos_vllm_worker_ptx_unsupported_toolchain.log");
+  EXPECT_EQ(d["id"], "cuda_driver_mismatch") << d.dump(2);
+  EXPECT_NE(d["explanation"].get<std::string>().find("PTX"), std::string::npos);
+  ASSERT_FALSE(d["remedy"].empty());
+  EXPECT_EQ(d["remedy"][0]["flag"], "driver");
+}
+
+
+// LMDeploy's 'Engine loop failed with error: CUDA out of memory' is the
+// serving loop (lmdeploy/pytorch/engine/request.py _raise_exception_on_finish):
+// a runtime OOM whose remedies include LMDeploy's KV fraction.
+TEST(AnalyzeFresh20Test, LmdeployEngineLoopOomIsRuntimeWithItsKvFraction) {
+  nlohmann::json d = Primary("oom_runtime/pos_lmdeploy_pytorch_engine_loop_oom.log");
+  EXPECT_EQ(d["id"], "runtime_oom") << d.dump(2);
+  EXPECT_TRUE(AnyRemedyFlagHas(d, "--cache-max-entry-count")) << d.dump(2);
 }
 
 }  // namespace
