@@ -215,7 +215,7 @@ TEST(AnalyzeFixLinesTest, VllmOomAfterProfileThatFailedToStartIsNotRuntime) {
   for (const auto& r : d["remedy"]) EXPECT_NE(r["flag"], "--max-num-batched-tokens");
   auto n = PrimaryDiagnosis("rules/oom_runtime/neg_vllm_failed_to_start_after_profile.log");
   EXPECT_NE(n["id"], "runtime_oom") << n.dump(2);
-
+}
 
 // The first diagnosis of a rule sample, from the built binary's JSON.
 nlohmann::json Primary(const std::string& rel) {
