@@ -11,6 +11,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
 #include <vector>
@@ -597,13 +598,30 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
   auto cut_at_width = [&](const Line& l, size_t pieces) {
     return width_ && chars(l, Text(l)) + l.front == width_ * pieces;
   };
+  // (Where no width was learned, a word cut in two by a wrap at a width the
+  // log shows too few times to learn, 'an illega' + 'l memory access', is
+  // probed joined with no space as well; the scoring below tries both.)
+  auto literal_hits = [&](std::string_view sep, std::vector<int>* out) {
+    return LiteralHits(cat(cat(Text(first), sep, Text(lines_.front())),
+                           lines_.size() < 2 ? "" : cut_at_width(lines_[0], 1) ? "" : " ",
+                           lines_.size() > 1 ? Text(lines_[1]) : std::string_view()),
+                       out);
+  };
+  const bool first_cut = cut_at_width(first, took + 1);
+  // Both probes' patterns, sorted and unique as LiteralHits gives them.
+  auto any_hits = [&] {
+    bool spaced = literal_hits(first_cut ? "" : " ", &hit);
+    if (first_cut) return spaced;
+    std::vector<int> glued;
+    if (!literal_hits("", &glued)) return spaced;
+    std::vector<int> both;
+    std::set_union(hit.begin(), hit.end(), glued.begin(), glued.end(), std::back_inserter(both));
+    hit = std::move(both);
+    return true;
+  };
   if (!lines_.empty() && Text(first).size() >= kMinWrapped &&
       !same_start(Text(first), Text(lines_.front())) && ((!first.own && first.ascii) || Utf8LengthAtLeast(Text(first), kMinWrapped)) &&
-      ContinuesWrapped(lines_.front()) &&
-      LiteralHits(cat(cat(Text(first), cut_at_width(first, took + 1) ? "" : " ", Text(lines_.front())),
-                      lines_.size() < 2 ? "" : cut_at_width(lines_[0], 1) ? "" : " ",
-                      lines_.size() > 1 ? Text(lines_[1]) : std::string_view()),
-                  &hit)) {
+      ContinuesWrapped(lines_.front()) && any_hits()) {
     // The patterns whose literal is on the first three lines (a literal only on a
     // later line belongs to a line of its own) and the lines that could go on.
     size_t n = 0;

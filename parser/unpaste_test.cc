@@ -583,6 +583,27 @@ TEST(Unpaste, WordWrapJoinedOnlyWhenAPatternMatchesBetter) {
   EXPECT_EQ(ReadAll(two, Formats()), two);
 }
 
+// A log whose few long lines were cut at a width it shows too few times to
+// learn: a word cut in two at the error ('an illega' + 'l memory access') is
+// joined with no space when that makes the pattern match; other lines stay.
+TEST(Unpaste, AWordCutByAnUnlearnedWidthIsJoinedWhereAPatternMatches) {
+  std::string in;
+  for (int i = 0; i < 24; ++i) in += "(Worker_TP0 pid=126) INFO 04-17 06:11:" + std::to_string(10 + i) + " [gpu_model_runner.py:2301] step\n";
+  in +=
+      "(Worker_TP0 pid=126) ERROR [multiproc_executor.py:949] torch.AcceleratorError: CUDA error: an illega\n"
+      "l memory access was encount\n"
+      "(Worker_TP0 pid=126) ERROR [multiproc_executor.py:949] Search for `cudaErrorIllegalAddress'\n";
+  const std::string out = ReadAll(in, Formats());
+  EXPECT_NE(out.find("CUDA error: an illegal memory access was encount\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("] step\n(Worker_TP0"), std::string::npos) << out;
+  // Two lines that only happen to spell a literal with no space stay apart when
+  // the second starts a line of its own.
+  std::string own = in.substr(0, in.find("(Worker_TP0 pid=126) ERROR")) +
+                    "(Worker_TP0 pid=126) INFO 04-17 06:12:14 [core.py:1] the engine ran out of m\n"
+                    "(Worker_TP0 pid=126) INFO 04-17 06:12:14 [core.py:1] emory checks passed\n";
+  EXPECT_EQ(ReadAll(own, Formats()), own);
+}
+
 TEST(Unpaste, FrameCutBeforeItsFunction) {
   std::string in =
       "Traceback (most recent call last):\n"
