@@ -40,6 +40,7 @@ struct PlanFlags {
   int tp = 1, pp = 1, dp = 1;
   bool enable_dp_attention = false;
   std::string weights_per_rank, params, dtype = "bf16";
+  std::string quantization;  // SGLang/vLLM --quantization as the launch line spells it
   int layers = 0, kv_heads = 0, head_dim = 0, v_head_dim = 0, kv_lora_rank = 0, qk_rope_head_dim = 0;
   int64_t cell_bytes = 0;
   std::string kv_cache_dtype = "auto";
@@ -131,7 +132,12 @@ po::options_description Options(PlanFlags& f) {
       ("enable-dp-attention", po::bool_switch(&f.enable_dp_attention), "SGLang DP attention (attention TP = tp/dp)")
       ("weights-per-rank", po::value(&f.weights_per_rank), "weights on one rank, e.g. 9.3GiB")
       ("params", po::value(&f.params), "parameter count instead of --weights-per-rank, e.g. 70B")
-      ("dtype", po::value(&f.dtype), "weight dtype for --params: bf16 | fp16 | fp32 | fp8 | int8 | fp4 | int4 | awq | gptq")
+      ("dtype", po::value(&f.dtype),
+       "weight dtype for --params: bf16 | fp16 | fp32 | fp8 | int8 | fp4 | int4 | awq | gptq; with --model: the "
+       "16-bit load dtype, fp32, or fp8 (= --quantization fp8)")
+      ("quantization", po::value(&f.quantization),
+       "SGLang/vLLM --quantization as launched: fp8 quantizes a 16-bit checkpoint's linears at load (as --dtype fp8); "
+       "another method names the kernel of a checkpoint quantized for it")
       ("layers", po::value(&f.layers), "attention layers (on this pipeline stage)")
       ("kv-heads", po::value(&f.kv_heads), "total key/value heads of the model (MHA/GQA)")
       ("head-dim", po::value(&f.head_dim), "head dimension (MHA/GQA)")
@@ -390,6 +396,25 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
   if (!dt.ok()) return InvalidArgumentError("--dtype: " + dt.status().message());
   in.weight_dtype = f.dtype;
   in.weight_dtype_given = vm.count("dtype") > 0;
+  if (vm.count("quantization")) {
+    // The servers' spelling of online FP8 (SGLang and vLLM Fp8Config with a 16-bit checkpoint:
+    // is_checkpoint_fp8_serialized false, the linears quantized after loading); --dtype there is
+    // the activation dtype, so a 16-bit --dtype stays compatible with it.
+    std::string q = f.quantization;
+    for (auto& c : q) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (q == "fp8") {
+      const std::string d = f.dtype;
+      const bool sixteen = d == "bf16" || d == "bfloat16" || d == "fp16" || d == "float16" || d == "half";
+      if (in.weight_dtype_given && !sixteen && d != "fp8") {
+        return InvalidArgumentError("--quantization fp8 with --dtype " + f.dtype +
+                                    ": give one weight format (--quantization fp8 quantizes 16-bit weights to FP8)");
+      }
+      in.weight_dtype = "fp8";
+      in.weight_dtype_given = true;
+    } else {
+      in.quantization_method = q;
+    }
+  }
   if (vm.count("weights-per-rank") && vm.count("params")) {
     return InvalidArgumentError("give --weights-per-rank or --params, not both");
   }

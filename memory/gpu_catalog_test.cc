@@ -33,6 +33,13 @@ TEST(GpuCatalogTest, LookupByAliasAndDeviceString) {
   EXPECT_EQ(FindGpu("NVIDIA H200 141GB HBM3e")->name, "H200 141GB");  // longest contained name wins
   EXPECT_EQ(FindGpu("AMD Instinct MI300X")->arch, "cdna3");
   EXPECT_EQ(FindGpu("GB200")->name, "GB200 186GB");
+  // A GB300 board reports 284,208 MiB, more than a B300 SXM6 AC's 275,040 MiB; the DGX
+  // Station's GB300 (the same device name) 256,703 MiB: its own entry, by alias.
+  EXPECT_NEAR(FindGpu("NVIDIA GB300")->memory_bytes, 277.0 * kGiB, 0.01 * kGiB);
+  EXPECT_GT(FindGpu("NVIDIA GB300")->memory_bytes, 275.75 * kGiB);  // free at load on one (SGLang 0.5.11 log)
+  EXPECT_LT(FindGpu("NVIDIA B300 SXM6 AC")->memory_bytes, 268.6 * kGiB);
+  EXPECT_EQ(FindGpu("DGX Station GB300")->name, "GB300 DGX Station 252GB");
+  EXPECT_NEAR(FindGpu("dgx station")->memory_bytes, 250.1 * kGiB, 0.01 * kGiB);
   EXPECT_FALSE(GpuAmbiguity("A100").empty());
   EXPECT_TRUE(GpuAmbiguity("A100-40G").empty());
   EXPECT_EQ(FindGpu("Tesla T4")->sm, 75);

@@ -45,6 +45,7 @@ struct PlanInput {
   std::string weight_dtype = "bf16";
   bool weight_dtype_given = false;      // --dtype was given: with --model it is used, or said when it conflicts
   bool quantize_fp8_at_load = false;    // --dtype fp8 of a 16-bit checkpoint: the servers' --quantization fp8
+  std::string quantization_method;      // --quantization other than fp8: a quantized checkpoint's kernel
   KvDims dims;                          // dtype_bytes is filled from kv_cache_dtype
   std::optional<int64_t> cell_bytes;    // overrides dims
   std::string kv_cache_dtype = "auto";

@@ -174,6 +174,18 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
   if (in.model) {
     for (const auto& n : in.model->notes) assumptions.push_back("config: " + n);
     if (in.weight_dtype_given) ApplyDtypeFlag(in, assumptions);
+    if (!in.quantization_method.empty()) {
+      // --quantization other than fp8: SGLang and vLLM build that method's config; on a checkpoint
+      // quantized for it the quantization_config sizes the weights (it names the kernel only).
+      const ModelConfig& mq = *in.model;
+      const std::string flag = "--quantization " + in.quantization_method;
+      assumptions.push_back(!mq.quant.method.empty()
+                                ? flag + ": the kernel for the checkpoint's " + mq.quant.scheme +
+                                      " weights; the checkpoint's quantization_config sizes them"
+                                : flag + " not priced: the checkpoint is " + mq.torch_dtype +
+                                      " and its weights are counted so (only fp8 is modelled as quantized at "
+                                      "load); give --weights-per-rank from the log");
+    }
     const ModelConfig& m = *in.model;
     const int attn_tp = !vllm && in.enable_dp_attention ? std::max(1, in.tp / in.dp) : in.tp;
     TPT_RETURN_IF_ERROR(CheckTensorParallel(m, attn_tp, in.framework));

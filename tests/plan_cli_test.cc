@@ -1078,6 +1078,42 @@ TEST(PlanCliTest, DtypeBesideModelIsUsedOrSaid) {
   EXPECT_TRUE(assumed(gptq, "--dtype fp8 ignored: the checkpoint is gptq int4 g128")) << gptq["assumptions"].dump();
 }
 
+// The launch line's own spelling: SGLang's and vLLM's --quantization fp8 (a 16-bit
+// checkpoint's linears quantized at load, Fp8Config with is_checkpoint_fp8_serialized false)
+// is taken as --dtype fp8; another method names a quantized checkpoint's kernel, and on a
+// 16-bit checkpoint it is said not to be priced. Before, the plan answered 'unknown option'.
+TEST(PlanCliTest, QuantizationAsLaunchedIsTaken) {
+  const std::string base = "--model " + ModelDir("qwen3-8b") +
+                           " --framework sglang --server-version 0.5.10.post1 --gpu-mem 16311MiB --tp 1 "
+                           "--mem-fraction-static 0.85 --format json";
+  auto assumed = [](const nlohmann::json& j, const std::string& s) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().find(s) != std::string::npos) return true;
+    }
+    return false;
+  };
+  PlanRun q = Plan(base + " --quantization fp8");
+  ASSERT_EQ(q.rc, 0) << q.out;
+  const auto quant = nlohmann::json::parse(q.out);
+  const auto dtype = nlohmann::json::parse(Plan(base + " --dtype fp8").out);
+  EXPECT_DOUBLE_EQ(quant["weights"]["per_rank_bytes"].get<double>(), dtype["weights"]["per_rank_bytes"].get<double>());
+  EXPECT_LT(quant["weights"]["per_rank_bytes"].get<double>(), 9.5 * kGiB);  // 9.09 GiB logged (SGLang 0.5.10.post1)
+  EXPECT_NE(quant["launch_command"].get<std::string>().find(" --quantization fp8"), std::string::npos);
+  // A 16-bit --dtype is the activation dtype beside it; another weight format conflicts.
+  EXPECT_EQ(Plan(base + " --quantization FP8 --dtype bf16").rc, 0);
+  PlanRun both = Plan(base + " --quantization fp8 --dtype int4", true);
+  EXPECT_EQ(both.rc, 2);
+  EXPECT_NE(both.out.find("--quantization fp8 with --dtype int4"), std::string::npos) << both.out;
+  const auto awq = nlohmann::json::parse(Plan(base + " --quantization awq").out);
+  EXPECT_TRUE(assumed(awq, "--quantization awq not priced: the checkpoint is bfloat16")) << awq["assumptions"].dump();
+  const auto gptq = nlohmann::json::parse(Plan("--model " + ModelDir("mistral-7b-instruct-v0.2-gptq") +
+                                               " --framework vllm --server-version 0.11.0 --gpu H100 "
+                                               "--quantization gptq_marlin --format json")
+                                              .out);
+  EXPECT_TRUE(assumed(gptq, "--quantization gptq_marlin: the kernel for the checkpoint's gptq int4 g128"))
+      << gptq["assumptions"].dump();
+}
+
 TEST(PlanCliTest, TpMustSplitHeadsAndTheUnknownVersionIsSaid) {
   PlanRun r = Plan("--model " + ModelDir("codellama-13b-instruct") + " --framework vllm --gpu A100 --tp 6", true);
   EXPECT_EQ(r.rc, 2);
