@@ -231,6 +231,15 @@ TEST(EngineTest, OneRanksTimeoutAloneIsAPossibleHang) {
   Analysis first = Analyze({Ev("watchdog_timeout", 0, {{"seq", 1}, {"op_type", "ALLREDUCE"}})}, Builtin());
   ASSERT_EQ(first.root_cause, "nccl_timeout_hang") << first.verdict;
   EXPECT_GE(first.diagnoses[0].confidence, kSureEnough) << first.verdict;
+  // Two ranks at different SeqNums and no third in the log: which one left the
+  // common sequence (by lagging, or by calling another collective) needs a
+  // majority, so the hang is a possibility; with two ranks on each side it stands.
+  Analysis apart = Timeouts({42, 41}, 2);
+  ASSERT_EQ(apart.root_cause, "nccl_timeout_hang") << apart.verdict;
+  EXPECT_LT(apart.diagnoses[0].confidence, kSureEnough) << apart.verdict;
+  Analysis pairs = Timeouts({42, 42, 41, 41}, 4);
+  ASSERT_EQ(pairs.root_cause, "nccl_timeout_hang") << pairs.verdict;
+  EXPECT_GE(pairs.diagnoses[0].confidence, kSureEnough) << pairs.verdict;
   // Two ranks in the same collective at the same SeqNum: a hang, as sure as before.
   Analysis two = Timeouts({42, 42}, 0);
   ASSERT_EQ(two.root_cause, "nccl_timeout_hang") << two.verdict;
