@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "memory/launch_plan_internal.h"
+#include "memory/tgi_gptq_kernels.h"
 #include "memory/tgi_launcher.h"
 #include "memory/tgi_vlm_warmup.h"
 #include "memory/tgi_warmup_held.h"
@@ -533,6 +534,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
         "sync, a tokenizer error) reads the same and is not predicted; its \"N prefill tokens\" counts the batch's "
         "input_ids when it failed: the prefill's tokens before the forward, one a request after it");
   }
+  if (in.model) SayTgiGptqWarmupUnvouched(in.version, *in.model, &p.unknowns, &p.outcome_certain);
   if (*total > 0) return TgiAskedWarmup(in, std::move(p), *total, prefill, act + logits);
   // v3's flashinfer buffers, allocated with the model, held at the read.
   const double workspace = attention == "flashinfer" ? TgiAttentionWorkspaceBytes(in.version) : 0;

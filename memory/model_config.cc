@@ -241,7 +241,8 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
   }
   if (m.vocab == 0) missing.push_back(where + "vocab_size");
   TPT_COUNT(m.intermediate, "intermediate_size", false, "intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", "d_ff");
-  TPT_COUNT(m.kv_heads, "num_key_value_heads", false, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", "n_kv_heads");
+  TPT_COUNT(m.kv_heads, "num_key_value_heads", false, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", "n_kv_heads",
+            "n_head_kv");
   TPT_COUNT(m.max_position, "max_position_embeddings", false, "max_position_embeddings", "n_positions", "seq_length", "max_seq_len");
   int64_t head_dim = 0;
   TPT_COUNT(head_dim, "head_dim", false, "head_dim", "kv_channels");
@@ -270,6 +271,17 @@ StatusOr<ModelConfig> ParseModelConfig(const json& j, std::string_view source) {
     return InvalidArgumentError(src + ": missing " + list + " (model_type '" + arch_type +
                                 "'; is this a model's config.json? for multimodal models the language model's "
                                 "numbers are read from text_config/llm_config)");
+  }
+  auto flag = [&](const char* k) {
+    auto it = t.find(k);
+    return it != t.end() && it->is_boolean() && it->get<bool>();
+  };
+  if (m.kv_heads <= 0 && IsFalconFamily(arch_type) && flag("multi_query") && !flag("new_decoder_architecture")) {
+    // Falcon-7B's multi-query attention: one KV head (TGI v1.0.2 flash_rw_modeling.py
+    // RWConfig: n_head_kv = 1 if multi_query else n_head, when neither num_kv_heads nor
+    // n_head_kv is given; transformers' FalconAttention keeps one KV head likewise).
+    m.kv_heads = 1;
+    m.notes.push_back(where + "multi_query: one KV head (Falcon's multi-query attention)");
   }
   if (m.kv_heads <= 0) {
     m.kv_heads = m.heads;

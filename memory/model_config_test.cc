@@ -524,3 +524,35 @@ TEST(ModelConfigTest, BadInputsNameTheFile) {
 
 }  // namespace
 }  // namespace tpt::memory
+
+namespace tpt::memory {
+namespace {
+
+// Falcon's pre-transformers config spellings (model_type "RefinedWeb" for 40B/180B,
+// "RefinedWebModel" for 7B), written here with the published shapes: the MLP is
+// dense_h_to_4h (4 x hidden, not gated), n_head_kv counts the KV heads, and 7B's
+// multi_query means one KV head (TGI v1.0.2 flash_rw_modeling.py RWConfig).
+TEST(ModelConfigTest, FalconRefinedWebConfigsReadTheirOwnFields) {
+  nlohmann::json f40 = {{"architectures", {"RWForCausalLM"}}, {"model_type", "RefinedWeb"}, {"hidden_size", 8192},
+                        {"n_head", 128}, {"n_head_kv", 8}, {"n_layer", 60}, {"vocab_size", 65024},
+                        {"torch_dtype", "bfloat16"}};
+  auto m40 = ParseModelConfig(f40, "falcon-40b/config.json");
+  ASSERT_TRUE(m40.ok()) << m40.status().ToString();
+  EXPECT_EQ(m40->intermediate, 4 * 8192);
+  EXPECT_EQ(m40->kv_heads, 8);
+  // 41.8B parameters: embeddings and lm_head 2 x 65024 x 8192, 60 layers of QKV
+  // 8192 x (128 + 16) x 64, dense 8192^2 and a plain 2 x 8192 x 32768 MLP.
+  EXPECT_NEAR(Params(*m40) / 1e9, 41.8, 0.6);
+
+  nlohmann::json f7 = {{"architectures", {"RWForCausalLM"}}, {"model_type", "RefinedWebModel"}, {"hidden_size", 4544},
+                       {"n_head", 71}, {"n_layer", 32}, {"multi_query", true}, {"vocab_size", 65024},
+                       {"torch_dtype", "bfloat16"}};
+  auto m7 = ParseModelConfig(f7, "falcon-7b/config.json");
+  ASSERT_TRUE(m7.ok()) << m7.status().ToString();
+  EXPECT_EQ(m7->kv_heads, 1);
+  EXPECT_EQ(m7->intermediate, 4 * 4544);
+  EXPECT_NEAR(Params(*m7) / 1e9, 7.2, 0.35);
+}
+
+}  // namespace
+}  // namespace tpt::memory

@@ -49,6 +49,14 @@ std::optional<int64_t> ArchitectureDefault(std::string_view model_type, std::str
   return std::nullopt;
 }
 
+bool IsFalconFamily(std::string_view model_type) {
+  // "RefinedWeb" (Falcon-40B/180B) and "RefinedWebModel" (Falcon-7B) are the custom-code
+  // configs Falcon shipped with before transformers' "falcon"; TGI v1.0.2 serves all three
+  // with flash_rw_modeling.py (models/__init__.py: model_type in ["RefinedWeb",
+  // "RefinedWebModel", "falcon"]), whose MLP is dense_h_to_4h: 4 x hidden_size.
+  return model_type == "falcon" || model_type == "RefinedWeb" || model_type == "RefinedWebModel";
+}
+
 std::optional<int64_t> DefaultMlpWidth(std::string_view model_type, int64_t hidden, double expansion_ratio,
                                        std::string* rule) {
   auto say = [&](const char* s) {
@@ -58,7 +66,7 @@ std::optional<int64_t> DefaultMlpWidth(std::string_view model_type, int64_t hidd
     say("n_inner not set: 4 x n_embd (the class's rule for n_inner None)");
     return 4 * hidden;
   }
-  if (model_type == "falcon") {
+  if (IsFalconFamily(model_type)) {
     say("ffn_hidden_size not set: 4 x hidden_size (FalconConfig's rule for None)");
     return 4 * hidden;
   }

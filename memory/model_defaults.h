@@ -28,6 +28,9 @@ std::optional<int64_t> ArchitectureDefault(std::string_view model_type, std::str
 // (ffn_hidden_size: None means 4 x hidden), BLOOM and GPT-Neo (4 x hidden), MPT
 // (expansion_ratio x d_model, 4 by default). nullopt for any other family. `rule`
 // gets the sentence said in the plan.
+// Falcon under any of its model_type spellings: "falcon", "RefinedWeb", "RefinedWebModel".
+bool IsFalconFamily(std::string_view model_type);
+
 std::optional<int64_t> DefaultMlpWidth(std::string_view model_type, int64_t hidden, double expansion_ratio,
                                        std::string* rule);
 

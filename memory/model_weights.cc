@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "memory/model_config.h"
+#include "memory/model_defaults.h"
 #include "memory/vllm_fused_moe.h"
 
 namespace tpt::memory {
@@ -200,7 +201,8 @@ bool GatedMlp(const std::string& model_type) {
   for (const char* p : kPlain) {
     if (model_type == p) return false;
   }
-  return true;
+  // Falcon's older config spellings: the same dense_h_to_4h / GELU / dense_4h_to_h MLP.
+  return !IsFalconFamily(model_type);
 }
 
 }  // namespace
