@@ -21,6 +21,17 @@ fs::path MakeDir(const std::string& name) {
   return d;
 }
 
+// Removes this process's temporary folder when its tests end (ctest runs each
+// test in a process of its own: hundreds of folders were left in /tmp).
+class RemoveTempDir : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(fs::temp_directory_path() / ("tpt_batch_test_" + std::to_string(::getpid())), ec);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = ::testing::AddGlobalTestEnvironment(new RemoveTempDir);
+
 TEST(ListRuns, EntriesSortedHiddenSkipped) {
   fs::path d = MakeDir("list");
   fs::create_directories(d / "run-b");

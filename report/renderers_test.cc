@@ -74,6 +74,17 @@ std::string TempFile(const std::string& name, const std::string& content) {
   return path;
 }
 
+// Removes this process's temporary folder when its tests end (ctest runs each
+// test in a process of its own: hundreds of folders were left in /tmp).
+class RemoveTempDir : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("tpt_report_test_" + std::to_string(::getpid())), ec);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = ::testing::AddGlobalTestEnvironment(new RemoveTempDir);
+
 int Shell(const std::string& cmd) {
   int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

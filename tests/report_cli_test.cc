@@ -40,6 +40,17 @@ fs::path TempDir() {
   return dir;
 }
 
+// Removes this process's temporary folder when its tests end (ctest runs each
+// test in a process of its own: hundreds of folders were left in /tmp).
+class RemoveTempDir : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(fs::temp_directory_path() / ("tpt_report_cli_" + std::to_string(::getpid())), ec);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = ::testing::AddGlobalTestEnvironment(new RemoveTempDir);
+
 std::string Slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream s;
