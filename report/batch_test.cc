@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/temp_dir_test.h"
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -21,16 +23,8 @@ fs::path MakeDir(const std::string& name) {
   return d;
 }
 
-// Removes this process's temporary folder when its tests end (ctest runs each
-// test in a process of its own: hundreds of folders were left in /tmp).
-class RemoveTempDir : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(fs::temp_directory_path() / ("tpt_batch_test_" + std::to_string(::getpid())), ec);
-  }
-};
-[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = ::testing::AddGlobalTestEnvironment(new RemoveTempDir);
+// The folder goes when this process's tests end (hundreds were left in /tmp).
+[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = tpt::test::RemoveAtExit(fs::temp_directory_path() / ("tpt_batch_test_" + std::to_string(::getpid())));
 
 TEST(ListRuns, EntriesSortedHiddenSkipped) {
   fs::path d = MakeDir("list");

@@ -2,6 +2,8 @@
 // hostile log text, and validates against its published schema.
 #include <gtest/gtest.h>
 
+#include "tests/temp_dir_test.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -74,16 +76,8 @@ std::string TempFile(const std::string& name, const std::string& content) {
   return path;
 }
 
-// Removes this process's temporary folder when its tests end (ctest runs each
-// test in a process of its own: hundreds of folders were left in /tmp).
-class RemoveTempDir : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("tpt_report_test_" + std::to_string(::getpid())), ec);
-  }
-};
-[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = ::testing::AddGlobalTestEnvironment(new RemoveTempDir);
+// The folder goes when this process's tests end (hundreds were left in /tmp).
+[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = tpt::test::RemoveAtExit(std::filesystem::temp_directory_path() / ("tpt_report_test_" + std::to_string(::getpid())));
 
 int Shell(const std::string& cmd) {
   int rc = std::system(cmd.c_str());

@@ -6,6 +6,8 @@
 // Runs build/tptriage on samples/runs/ci (made by samples/runs/make_runs.py):
 // 3 repeats of one startup failure, 2 near-repeats of a serving hang, 1 healthy.
 #include <gtest/gtest.h>
+
+#include "tests/temp_dir_test.h"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -40,16 +42,8 @@ fs::path TempDir() {
   return dir;
 }
 
-// Removes this process's temporary folder when its tests end (ctest runs each
-// test in a process of its own: hundreds of folders were left in /tmp).
-class RemoveTempDir : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(fs::temp_directory_path() / ("tpt_report_cli_" + std::to_string(::getpid())), ec);
-  }
-};
-[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = ::testing::AddGlobalTestEnvironment(new RemoveTempDir);
+// The folder goes when this process's tests end (hundreds were left in /tmp).
+[[maybe_unused]] ::testing::Environment* const kRemoveTempDir = tpt::test::RemoveAtExit(fs::temp_directory_path() / ("tpt_report_cli_" + std::to_string(::getpid())));
 
 std::string Slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -3,6 +3,9 @@
 //
 //   class Hostile : public tpt::test::TempDirTest {};
 //   TEST_F(Hostile, X) { std::string p = Write("a/b.log", "text"); ... Read(p) ... }
+//
+// RemoveAtExit(dir): a folder a test file shares between its tests, removed when
+// the process's tests end (ctest runs each test in a process of its own).
 #pragma once
 
 #include <stdlib.h>
@@ -38,5 +41,21 @@ class TempDirTest : public ::testing::Test {
   }
   std::string dir_;
 };
+
+class RemoveDirAtExit : public ::testing::Environment {
+ public:
+  explicit RemoveDirAtExit(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+inline ::testing::Environment* RemoveAtExit(const std::filesystem::path& dir) {
+  return ::testing::AddGlobalTestEnvironment(new RemoveDirAtExit(dir));
+}
 
 }  // namespace tpt::test
