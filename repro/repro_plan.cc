@@ -126,7 +126,7 @@ std::vector<int> DefaultGraphBatchSizes(const std::string& framework, int max_bs
   return out;
 }
 
-// The names rules/engine.cc (BuildRepro) writes, next to ours.
+// The names rules/repro_params.cc (BuildRepro) writes, next to ours.
 Status ReadAliases(const json& j, const std::string& name, Plan* p) {
   if (p->root_cause.empty()) TPT_RETURN_IF_ERROR(ReadString(j, "scenario", name, &p->root_cause));
   if (p->card_total_bytes == 0) TPT_RETURN_IF_ERROR(ReadSize(j, "total_bytes", name, &p->card_total_bytes));

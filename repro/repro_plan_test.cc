@@ -169,7 +169,7 @@ TEST(Parsers, SizesAndLists) {
 namespace tpt::repro {
 namespace {
 
-// The keys rules/engine.cc (BuildRepro) writes into Diagnosis::repro.
+// The keys rules/repro_params.cc (BuildRepro) writes into Diagnosis::repro.
 TEST(PlanFromJson, ReadsTheRulesEnginesKeyNames) {
   auto p = PlanFromJson(nlohmann::json::parse(R"({
       "scenario": "kv_pool_no_room", "framework": "sglang", "version": "0.4.6", "tp": 8,

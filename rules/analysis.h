@@ -26,7 +26,7 @@ namespace tpt {
 
 inline constexpr int kSchemaVersion = 1;
 // A verdict whose diagnosis is less sure than this reads "Possible: ..." and
-// names the runner-up (rules/engine.cc).
+// names the runner-up (rules/verdict.cc).
 inline constexpr double kSureEnough = 0.7;
 
 struct Evidence {

@@ -12,6 +12,8 @@ std::string EvidenceText(const std::string& text) {
   return text.substr(0, cut) + "...";
 }
 
+Evidence ToEvidence(const Event& e) { return Evidence{e.file, e.line, e.rank, EvidenceText(e.text), {}}; }
+
 std::set<std::string> NamesRead(const Rule& rule, const nlohmann::json& figures) {
   std::vector<std::string> vars, funcs;
   auto add = [&](const ExprPtr& e) {

@@ -28,6 +28,9 @@ namespace tpt {
 inline constexpr size_t kMaxEvidenceBytes = 16 * 1024;
 std::string EvidenceText(const std::string& text);
 
+// An event as a quoted evidence line: its file, line, rank and text (EvidenceText).
+Evidence ToEvidence(const Event& e);
+
 // Names the rule reads: config keys, anchor fields, model inputs, figures.
 std::set<std::string> NamesRead(const Rule& rule, const nlohmann::json& figures);
 

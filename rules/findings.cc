@@ -114,8 +114,6 @@ std::optional<Match> TryAt(const RunIndex& run, const FindingRule& r, size_t anc
   return m;
 }
 
-Evidence ToEvidence(const Event& e) { return Evidence{e.file, e.line, e.rank, EvidenceText(e.text), {}}; }
-
 std::vector<Evidence> Quote(const RunIndex& run, const FindingRule& r, size_t anchor) {
   std::vector<Evidence> out;
   std::set<size_t> used;

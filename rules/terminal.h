@@ -1,5 +1,5 @@
 // terminal.h: what ended each process of a run, and whether a line is tied to
-// that end (rules/engine.cc ranks diagnoses with it).
+// that end (rules/diagnose.cc ranks diagnoses with it).
 //
 // A process is a producer of lines: its rank, else its input file (and its
 // pid where a prefix names one: vLLM V1's `(EngineCore pid=N)` and
