@@ -302,6 +302,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.gpu_interconnect = g->interconnect;
     in.gpu_sm = g->sm;
     in.unified_memory = g->unified_memory;
+    in.gpu_pcie_peer_access = g->pcie_peer_access;
     if (auto alt = mem::GpuAmbiguity(f.gpu); !alt.empty()) in.gpu_name += " [assumed: " + alt + "]";
     if (gpu_mem) in.gpu_name += " [total " + f.gpu_mem + " from --gpu-mem]";
   } else if (gpu_mem) {

@@ -43,7 +43,8 @@ std::string Normalize(std::string_view s) {
 Status Bad(std::string_view source, const std::string& path, const std::string& what) {
   return InvalidArgumentError(std::string(source) + ": " + path + ": " + what +
                               " (each entry: {\"name\", \"aliases\": [..], \"memory_gib\": >0, \"arch\", \"sm\": >0, "
-                              "\"interconnect\": \"nvlink\"|\"pcie\", optionally \"unified_memory\": true|false})");
+                              "\"interconnect\": \"nvlink\"|\"pcie\", optionally \"unified_memory\": true|false, "
+                              "\"pcie_peer_access\": true|false})");
 }
 
 }  // namespace
@@ -104,6 +105,10 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
     if (g.contains("unified_memory")) {
       if (!g["unified_memory"].is_boolean()) return Bad(source, path + "/unified_memory", "not true or false");
       info.unified_memory = g["unified_memory"].get<bool>();
+    }
+    if (g.contains("pcie_peer_access")) {
+      if (!g["pcie_peer_access"].is_boolean()) return Bad(source, path + "/pcie_peer_access", "not true or false");
+      info.pcie_peer_access = g["pcie_peer_access"].get<bool>();
     }
     std::vector<std::string> names = info.aliases;
     names.push_back(info.name);

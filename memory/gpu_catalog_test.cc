@@ -185,5 +185,21 @@ TEST(GpuCatalogTest, UserCatalogMergesOverTheBuiltIn) {
   EXPECT_FALSE(LoadGpuCatalogFile("/nonexistent/gpus.json").ok());
 }
 
+// Which cards have CUDA peer access over PCIe (GpuInfo::pcie_peer_access): GeForce cards do
+// not (sglang#4814, RTX 4090; NVIDIA/nccl-tests#117, RTX 2080 Ti), data-centre and
+// workstation cards do; a user catalog may say either, and nothing else.
+TEST(GpuCatalogTest, PciePeerAccessByCard) {
+  for (const char* n : {"RTX 4090", "RTX 3090", "RTX 5090", "RTX 2080 Ti", "RTX 4060 Ti"}) {
+    EXPECT_FALSE(FindGpu(n)->pcie_peer_access) << n;
+  }
+  for (const char* n : {"RTX A6000", "RTX 6000 Ada", "RTX PRO 6000", "L40S", "L4", "A100", "H100 PCIe"}) {
+    EXPECT_TRUE(FindGpu(n)->pcie_peer_access) << n;
+  }
+  auto bad = ParseGpuCatalog(
+      R"({"gpus":[{"name":"A","memory_gib":8,"arch":"a","sm":89,"interconnect":"pcie","pcie_peer_access":"no"}]})", "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/gpus/0/pcie_peer_access"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace tpt::memory

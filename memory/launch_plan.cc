@@ -422,7 +422,8 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   if (!r.ok()) return r.status();
   if (r->startup_check_fails) {
     // On a card known only by its size the check may pass (launch_plan_vllm_uncertain.cc).
-    const double least_free = in.total_bytes - InitOverheadBytes("ampere", in.gpu_interconnect, in.tp);
+    const double least_free =
+        in.total_bytes - InitOverheadBytes("ampere", in.gpu_interconnect, in.tp, in.gpu_pcie_peer_access);
     auto q = internal::VllmStartupCheckOnUnknownFamily(in, kv, *r, least_free, p);
     if (!q.ok()) return q.status();
     if (*q) r = std::move(**q);
@@ -563,7 +564,8 @@ StatusOr<Plan> MakePlanCore(const PlanInput& in) {
   if (in.free_at_init_bytes) {
     p.free_at_init_bytes = *in.free_at_init_bytes;
   } else {
-    p.free_at_init_bytes = in.total_bytes - InitOverheadBytes(in.gpu_arch, in.gpu_interconnect, in.tp);
+    p.free_at_init_bytes =
+        in.total_bytes - InitOverheadBytes(in.gpu_arch, in.gpu_interconnect, in.tp, in.gpu_pcie_peer_access);
     p.assumptions.push_back("free at init " + FormatGiB(p.free_at_init_bytes) + " = total - " +
                             FormatGiB(in.total_bytes - p.free_at_init_bytes) +
                             " (CUDA context, NCCL and custom all-reduce for " +
@@ -658,7 +660,8 @@ StatusOr<Plan> Run(const PlanInput& user) {
   // The graphs captured after the pool (V0, V1 < 0.21): said, and "may fail" where the
   // capture of NCCL collectives may not fit (launch_plan_vllm_uncertain.cc).
   if (in->framework == "vllm") {
-    internal::SayVllmCaptureAfterPool(*in, user, CustomAllReduceOn(in->gpu_interconnect, in->tp), *p);
+    internal::SayVllmCaptureAfterPool(*in, user,
+                                      CustomAllReduceOn(in->gpu_interconnect, in->tp, in->gpu_pcie_peer_access), *p);
   }
   // Model Runner V2 (vllm_runner_v2.h): the point is the legacy runner's; the range is two-sided.
   if (VllmRunnerV2Default(*in) && in->max_num_seqs && !user.activation_peak_bytes) {

@@ -98,6 +98,7 @@ struct PlanInput {
   std::string gpu_arch, gpu_interconnect;         // from the catalog ("" when only the size is known)
   int gpu_sm = 0;                                 // compute capability x10, from the catalog (0: unknown)
   bool unified_memory = false;                    // the catalog's: a GB10 or Jetson (unified_memory.h)
+  bool gpu_pcie_peer_access = true;               // the catalog's: false on GeForce cards (CustomAllReduceOn)
   // --activation-peak came from a log (the CLI's flag), so on a unified-memory device it holds
   // the host's use as TensorRT-LLM measured it; carried into the sensitivity variants.
   bool peak_from_log = false;
@@ -207,11 +208,12 @@ StatusOr<Plan> MakePlan(const PlanInput& in);
 // Context/NCCL/custom all-reduce taken at init on an otherwise empty card, by GPU family,
 // interconnect and TP (sglang-source.md §3, anchors-allreduce.md §4.1; L4 and A100 from the
 // corpus's "Init torch distributed ends. mem usage=" and "Load weight begin. avail mem=").
-double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp);
+double InitOverheadBytes(std::string_view arch, std::string_view interconnect, int tp, bool pcie_peer_access = true);
 // One NCCL communicator's device memory on this card and link; whether vLLM/SGLang's
-// custom all-reduce is on at this TP size (off on more than two PCIe GPUs).
+// custom all-reduce is on at this TP size (off on more than two PCIe GPUs, and on PCIe
+// cards without CUDA peer access: GpuInfo::pcie_peer_access).
 double NcclCommBytes(std::string_view arch, std::string_view interconnect);
-bool CustomAllReduceOn(std::string_view interconnect, int tp);
+bool CustomAllReduceOn(std::string_view interconnect, int tp, bool pcie_peer_access = true);
 nlohmann::json PlanToJson(const Plan& plan);
 std::string PlanToText(const Plan& plan);
 

@@ -45,7 +45,7 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
     // 0.11.0 read). One communicator's measured size (anchors-allreduce.md §4.1).
     const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!v.ok() || CompareVersions(*v, {0, 8}) >= 0));
     bool gather_comm = in.tp > 1 && v1;
-    const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp) && !init_holds_comm;
+    const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp, in.gpu_pcie_peer_access) && !init_holds_comm;
     const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
     // Each communicator's ring and tree buffers where NCCL connects at creation (before 0.10.2,
     // vllm_nccl_connect.h), and MRV2's per-request state from 0.27 (vllm_runner_v2.h).
@@ -102,6 +102,12 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
                                       : std::string()) +
                             std::string(in.tp > 2 && !CustomAllReduceOn(in.gpu_interconnect, in.tp)
                                             ? "; no custom all-reduce on more than two PCIe GPUs"
+                                            : "") +
+                            std::string(in.tp == 2 &&
+                                                !CustomAllReduceOn(in.gpu_interconnect, in.tp, in.gpu_pcie_peer_access)
+                                            ? "; no custom all-reduce: this card has no CUDA peer access over PCIe "
+                                              "(vLLM's P2P check fails; an NVLink bridge, where the card takes one, "
+                                              "would give it)"
                                             : "") +
                             std::string(init_holds_comm && in.tp > 1
                                             ? "; PyNccl's communicator and the custom all-reduce are in the free "

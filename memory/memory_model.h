@@ -543,6 +543,7 @@ struct GpuInfo {
   int sm = 0;                       // 90, 80, 120...
   std::string interconnect;         // "nvlink" | "pcie"
   bool unified_memory = false;      // no memory of its own: the system's (GB10, Jetson; unified_memory.h)
+  bool pcie_peer_access = true;     // false: no CUDA peer access over PCIe (GeForce cards; init_overhead.cc)
 };
 // The embedded catalog, parsed once, with the user's catalog file merged over it
 // (LoadGpuCatalogFile). Never fails: a broken embedded file yields an empty catalog

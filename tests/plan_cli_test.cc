@@ -1592,3 +1592,36 @@ TEST(PlanCliTest, ASharedCardSaysHowMuchAnotherProcessMayHold) {
   EXPECT_FALSE(margin(js));
   EXPECT_NE(js["error"].get<std::string>().find("allocating the KV cache"), std::string::npos) << shared.out;
 }
+
+// GeForce cards have no CUDA peer access over PCIe, so vLLM's P2P check turns the custom
+// all-reduce off at TP 2 (custom_all_reduce.py `_can_p2p`; sglang#4814 on RTX 4090s): the
+// captured all-reduces are NCCL's, and the plan says so (and takes no all-reduce buffers at
+// init); an RTX A6000 pair keeps the custom all-reduce. holdout50 (launches24): a vLLM 0.8.1
+// TP 2 launch on two RTX 3090s failed after its pool.
+TEST(PlanCliTest, GeforcePairsHaveNoCustomAllReduce) {
+  const std::string base = std::string("--model '") + TPT_SOURCE_DIR +
+                           "/samples/models/qwen2.5-32b-instruct-awq' --framework vllm --server-version 0.8.1 --tp 2 "
+                           "--max-model-len 15000 --gpu-memory-utilization 0.78 --format json ";
+  auto says = [](const nlohmann::json& j, const std::string& key, const std::string& what) {
+    for (const auto& s : j[key]) {
+      if (s.get<std::string>().find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  PlanRun geforce = Plan(base + "--gpu rtx3090");
+  ASSERT_LE(geforce.rc, 1) << geforce.out;
+  auto g = nlohmann::json::parse(geforce.out);
+  EXPECT_TRUE(says(g, "unknowns", "without the custom all-reduce they capture")) << geforce.out;
+  EXPECT_TRUE(says(g, "assumptions", "no CUDA peer access over PCIe")) << geforce.out;
+  PlanRun workstation = Plan(base + "--gpu a6000");
+  ASSERT_LE(workstation.rc, 1) << workstation.out;
+  auto w = nlohmann::json::parse(workstation.out);
+  EXPECT_FALSE(says(w, "unknowns", "without the custom all-reduce they capture")) << workstation.out;
+  EXPECT_FALSE(says(w, "assumptions", "no CUDA peer access over PCIe")) << workstation.out;
+  // The 24 MiB of all-reduce buffers are not taken at init on the GeForce pair.
+  const double free_geforce = g["ledger"][0]["free_at_init_bytes"].get<double>();
+  PlanRun same_size = Plan(base + "--gpu a6000 --gpu-mem 23.69GiB");
+  ASSERT_LE(same_size.rc, 1) << same_size.out;
+  const double free_workstation = nlohmann::json::parse(same_size.out)["ledger"][0]["free_at_init_bytes"].get<double>();
+  EXPECT_NEAR(free_geforce - free_workstation, 24.0 * 1024 * 1024, 1.0);
+}
