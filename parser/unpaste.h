@@ -103,6 +103,11 @@ bool GluedRecords(std::string_view line, std::vector<size_t>* cuts);
 long GutterNumber(std::string_view line, size_t* text_start);
 // A rich/typer traceback box line rewritten as CPython prints the same part.
 bool UnboxRichLine(std::string* line);
+// A row or border of an ASCII table a program drew (Triton's model and
+// backend tables: `+----+----+`, `| name | 1 | READY |`): it opens and closes
+// with `|` or `+`. Its rows share one width by construction, so lines of one
+// length there are not a terminal's wrap, and a row is a line of its own.
+bool IsDrawnTableRow(std::string_view line);
 // A container runtime's json-file record (Docker's `{"log":"...\n","stream":
 // "stderr","time":"..."}`, as under /var/lib/docker/containers/ and a
 // docker-shim node's /var/log/containers/) replaced by the line it holds.

@@ -28,6 +28,8 @@ bool UnpasteSource::HasOwnStart(std::string_view line) const {
 // the host's tail (`98ff:1439:1439 [0] NCCL INFO`), which reads as a start on
 // its own and also with the cut line's last word before it.
 bool UnpasteSource::StartsOwnLine(std::string_view cut, std::string_view next) const {
+  // A drawn table's rows share one width: the next row is a row.
+  if (IsDrawnTableRow(cut) && IsDrawnTableRow(next)) return true;
   if (!HasOwnStart(next)) return false;
   if (cut.empty() || next.empty() || cut.back() == ' ' || next[0] == ' ') return true;
   const size_t space = cut.find_last_of(" \t");
@@ -44,6 +46,7 @@ bool UnpasteSource::ContinuesWrapped(std::string_view line) const {
   // One leading space: a terminal cut at a space. Two or a tab: indentation.
   if (!line.empty() && line[0] == ' ' && line.size() > 1 && line[1] != ' ' && line[1] != '\t') line.remove_prefix(1);
   if (line.empty() || line[0] == ' ' || line[0] == '\t') return false;
+  if ((line[0] == '|' || line[0] == '+') && IsDrawnTableRow(line)) return false;
   // (The headers and levels below start with one of `TFDIWE`: most lines, a
   // prefix's `[` or a date's digit, are not compared with them.)
   const char c0 = line[0];

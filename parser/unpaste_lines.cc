@@ -318,6 +318,16 @@ long GutterNumber(std::string_view line, size_t* text_start) {
   return n;
 }
 
+bool IsDrawnTableRow(std::string_view line) {
+  line = Trim(line);
+  if (line.size() < 3) return false;
+  const char a = line.front(), z = line.back();
+  if ((a != '|' && a != '+') || (z != '|' && z != '+')) return false;
+  // A border is dashes (and '+', '='); a row has a second bar inside.
+  if (a == '+') return line.find_first_not_of("+-=") == std::string_view::npos;
+  return line.find('|', 1) < line.size() - 1;
+}
+
 bool UnboxRichLine(std::string* line) {
   size_t top = line->find(kTopLeft), bot = line->find(kBotLeft), bar = line->find(kBar);
   size_t first = std::min({top, bot, bar});

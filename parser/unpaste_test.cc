@@ -435,6 +435,29 @@ TEST(Unpaste, AShortPasteWrappedAtOneWidthIsJoined) {
   EXPECT_EQ(ReadAll(two, Formats()), two);
 }
 
+// A table a program drew (Triton's model table) has rows of one width by
+// construction: they are rows, not a terminal's cuts, and none is joined to
+// the next (the table of a short paste read as one line).
+TEST(Unpaste, RowsOfADrawnTableAreNotAWrap) {
+  const std::string border = "+" + std::string(16, '-') + "+" + std::string(9, '-') + "+" + std::string(70, '-') + "+\n";
+  auto row = [](std::string a, std::string b, std::string c) {
+    a = " " + a, b = " " + b, c = " " + c;
+    a.resize(16, ' '), b.resize(9, ' '), c.resize(70, ' ');
+    return "|" + a + "|" + b + "|" + c + "|\n";
+  };
+  const std::string in = "I0921 14:07:32.611204 1 server.cc:676]\n" + border + row("Model", "Version", "Status") + border +
+                         row("preprocessing", "1", "READY") +
+                         row("tensorrt_llm", "1", "UNAVAILABLE: Internal: [TensorRT-LLM][ERROR] Assertion failed:") +
+                         row("", "", "mpiSize == tp * pp (/app/runtime/worldConfig.cpp:80)") + border;
+  EXPECT_EQ(ReadAll(in, Formats()), in);
+  EXPECT_TRUE(IsDrawnTableRow(border.substr(0, border.size() - 1)));
+  std::string abc = row("a", "b", "c");
+  abc.pop_back();
+  EXPECT_TRUE(IsDrawnTableRow(abc));
+  EXPECT_FALSE(IsDrawnTableRow("| a pipe at the front only"));
+  EXPECT_FALSE(IsDrawnTableRow("+ 3 lines changed +"));
+}
+
 // One line of an error cut at a width terminals and mailers cut at (80),
 // going on in a line with no start of its own: joined even alone in a short
 // paste. A line of another length is not taken for a cut.

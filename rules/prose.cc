@@ -154,11 +154,17 @@ std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>*
   for (const Event& e : *events)
     if (Marked(e)) marked_lines.insert({e.source, e.line});
   auto marked = [&](const Event& e) { return marked_lines.count({e.source, e.line}) > 0; };
+  // A bug report (a GitHub issue form's headings or checklist: parser/formats/
+  // generic.json bug_report_heading) quotes its author's own failure in its
+  // prose ('--tp 2 fails with `RuntimeError: ...`'): not a document.
+  std::set<int> reports;
+  for (const Event& e : *events)
+    if (e.kind == "bug_report") reports.insert(e.source);
   // Pass 1: the files that quote a message in prose.
   std::set<int> documents;
   std::vector<std::string> names;
   for (const Event& e : *events) {
-    if (documents.count(e.source) || marked(e)) continue;
+    if (documents.count(e.source) || reports.count(e.source) || marked(e)) continue;
     if (QuotedInProse(e.text, QuoteCheckedBegin(PatternOf(formats, e, &index), e))) {
       documents.insert(e.source);
       names.push_back(e.file);

@@ -8,7 +8,9 @@
 // document: its mentions and its other unmarked lines that do not start with
 // the message are not evidence; lines pasted into it with their marks (a
 // fenced log, a traceback) still are. A file without any mention is a log
-// and is left whole, however it was pasted (quoted, indented, wrapped).
+// and is left whole, however it was pasted (quoted, indented, wrapped). So is
+// a bug report (a GitHub issue form: its headings or checklist, the kind
+// bug_report): its prose is its author's account of their own failure.
 //
 //   size_t dropped = 0;
 //   std::vector<std::string> docs = DropProse(formats, &run->events, &run->totals, &dropped);

@@ -354,6 +354,15 @@ TEST(RulesLintTest, BareEnospcIsADiskOnlyBelowSure) {
   EXPECT_GE(placed->diagnoses[0].confidence, kSureEnough);
 }
 
+// Ray Serve's "Application 'X' is ready at URL." (serve/_private/client.py
+// deploy_applications, once the app is RUNNING and its proxies serve) is a start.
+TEST(RulesLintTest, RayServeApplicationReadyIsAStart) {
+  auto a = TheAnalyzer().Run({(SamplesDir() / "process_crashed" / "neg_ray_serve_llm_ready_then_teardown.log").string()});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->root_cause, "none");
+  EXPECT_EQ(a->verdict.find("before the server said it was ready"), std::string::npos) << a->verdict;
+}
+
 // Every outranks.unless_rule names a built-in rule of the surface's root cause
 // (a misspelt name would silently keep the cause ahead).
 TEST(RulesLintTest, OutranksUnlessRuleNamesARuleOfTheSurface) {
