@@ -16,6 +16,7 @@
 #include "rules/line_source.h"
 #include "base/strings.h"
 #include "rules/memory_calls.h"
+#include "rules/prose.h"
 #include "memory/server_flags.h"
 #include "rules/run_index.h"
 #include "rules/terminal.h"
@@ -443,6 +444,13 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
     }
     d.consequence = rule.tier == Tier::kConsequence;
     const Event& anchor = events[f.anchor];
+    // The error named inside a person's sentence (rules/prose.h), not a line
+    // the run printed: a report of it, at most a possibility.
+    if (anchor.Get(kProseMention).boolean()) {
+      d.confidence = std::min(d.confidence, kProseMentionConfidence);
+      d.explanation += " (named in the report's own words at " + anchor.file + ":" +
+                       std::to_string(anchor.line) + ", not in a line the run printed: the lines pasted with it do not show it)";
+    }
     // A rule that names a suspect (`suspect_rank`) blames it, or no rank when it
     // cannot tell; otherwise the rank that printed the anchor.
     d.rank = anchor.rank;
