@@ -327,6 +327,8 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   // A document quoting log lines (a README, a design note) is not a log.
   size_t prose = 0;
   std::vector<std::string> documents = DropProse(*formats_, &run->events, &run->totals, &prose);
+  // A message inside a sentence of a log has no place in its time.
+  MarkSentenceMentions(*formats_, &run->events);
   // Two runs are never merged into one verdict.
   if (std::string why = DifferentRuns(run->events); !why.empty()) {
     return InvalidArgumentError("these inputs are not one run (" + why +

@@ -10,6 +10,7 @@
 #include "base/strings.h"
 #include "memory/server_flags.h"
 #include "rules/evidence_read.h"
+#include "rules/prose.h"
 #include "rules/repro_params.h"
 #include "rules/rule_file.h"
 
@@ -136,6 +137,13 @@ Diagnosis Diagnose(const RunIndex& run, const Fired& f) {
   }
   d.consequence = rule.tier == Tier::kConsequence;
   const Event& anchor = events[f.anchor];
+  // The error named inside a person's sentence (rules/prose.h), not a line
+  // the run printed: a report of it, at most a possibility.
+  if (anchor.Get(kProseMention).boolean()) {
+    d.confidence = std::min(d.confidence, kProseMentionConfidence);
+    d.explanation += " (named in the report's own words at " + anchor.file + ":" +
+                     std::to_string(anchor.line) + ", not in a line the run printed: the lines pasted with it do not show it)";
+  }
   // A rule that names a suspect (`suspect_rank`) blames it, or no rank when it
   // cannot tell; otherwise the rank that printed the anchor.
   d.rank = anchor.rank;

@@ -145,6 +145,48 @@ size_t QuoteCheckedBegin(const PatternSpec* p, const Event& e) {
   return begin;
 }
 
+bool SentenceBefore(std::string_view pre) {
+  // A program's prefix: brackets, parentheses, braces, '=' or '|' (a level,
+  // a rank, a pid, key=value, a table) anywhere before the message.
+  if (pre.find_first_of("[](){}<>=|") != std::string_view::npos) return false;
+  // A person's sentence starts with words: the first four tokens are letters
+  // only (an apostrophe or hyphen inside, a comma after); "CUDA error:" later
+  // in it is the message's own start.
+  size_t words = 0, i = 0;
+  while (words < 4) {
+    while (i < pre.size() && (pre[i] == ' ' || pre[i] == '\t')) ++i;
+    if (i >= pre.size()) return false;
+    size_t start = i;
+    while (i < pre.size() && pre[i] != ' ' && pre[i] != '\t') ++i;
+    std::string_view w = pre.substr(start, i - start);
+    if (!w.empty() && w.back() == ',') w.remove_suffix(1);
+    if (w.empty()) return false;
+    for (char c : w) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (!std::isalpha(u) && c != '\'' && c != '-') return false;
+    }
+    ++words;
+  }
+  return true;
+}
+
+size_t MarkSentenceMentions(const FormatSet& formats, std::vector<Event>* events) {
+  std::map<std::pair<std::string, std::string>, const PatternSpec*> index;
+  std::set<std::pair<int, uint64_t>> marked_lines;
+  for (const Event& e : *events)
+    if (Marked(e)) marked_lines.insert({e.source, e.line});
+  size_t n = 0;
+  for (Event& e : *events) {
+    if (marked_lines.count({e.source, e.line})) continue;
+    size_t begin = QuoteCheckedBegin(PatternOf(formats, e, &index), e);
+    if (begin == std::string_view::npos || begin > e.text.size()) continue;
+    if (!SentenceBefore(std::string_view(e.text).substr(0, begin))) continue;
+    e.Set(kProseMention, true);
+    ++n;
+  }
+  return n;
+}
+
 std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>* events, RunTotals* totals,
                                    size_t* dropped) {
   std::map<std::pair<std::string, std::string>, const PatternSpec*> index;

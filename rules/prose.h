@@ -37,4 +37,21 @@ std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>*
 // inline code span or a prose quotation?
 bool QuotedInProse(std::string_view text, size_t match_begin);
 
+// A message written inside a sentence of a file that is a log (an issue body
+// that says "..., a CUDA error: an illegal memory access was encountered
+// appears" above the lines it pasted): a person's words, not a line a program
+// printed at a point of the run. Its place in the file is no time, so the
+// lines after it do not show its process went on after it. Sets the event
+// field kProseMention on such events (no mark, and in front of the message
+// words and no producer syntax: see SentenceBefore). Returns how many.
+inline constexpr const char* kProseMention = "prose_mention";
+// The most a diagnosis anchored on such a mention is sure of.
+inline constexpr double kProseMentionConfidence = 0.5;
+size_t MarkSentenceMentions(const FormatSet& formats, std::vector<Event>* events);
+
+// For tests: is `pre`, the text in front of a message, a person's sentence
+// (it starts with four plain words, and holds none of the brackets, '=' or
+// '|' a program's prefix is made of)?
+bool SentenceBefore(std::string_view pre);
+
 }  // namespace tpt

@@ -5,6 +5,7 @@
 
 #include <re2/re2.h>
 
+#include "rules/prose.h"
 #include "rules/vocabulary.h"
 
 namespace tpt {
@@ -156,6 +157,9 @@ bool Terminals::IsEnd(size_t i) const { return i < is_end_.size() && is_end_[i];
 // (requests and statistics after a request's error are health too).
 std::pair<int, int> Terminals::PhasesAround(size_t i) const {
   const Event& e = run_.events()[i];
+  // A message a person wrote inside a sentence (rules/prose.h) was not printed
+  // at a point of the run: nothing is before or after it.
+  if (e.Get(kProseMention).boolean()) return {-1, -1};
   std::vector<const Track*> tracks;
   auto add = [&](const auto& map, const auto& key) {
     auto it = map.find(key);

@@ -8,6 +8,7 @@
 
 #include "rules/engine.h"
 #include "rules/frame_stage.h"
+#include "rules/prose.h"
 #include "rules/test_rules.h"
 #include "rules/vocabulary.h"
 
@@ -86,6 +87,54 @@ TEST(Terminals, AnotherPidsProgressInTheFileIsNotThisProcesssProgress) {
   Terminals t(run);
   EXPECT_TRUE(t.Survived(0));
   EXPECT_FALSE(t.IsEnd(0));
+}
+
+// An issue body says what failed in a sentence above the lines it pasted
+// (fresh set holdout51, sglang#8336: "..., a CUDA error: an illegal memory
+// access was encountered appears", then two prefill lines of TP0): the
+// sentence is no point of the run, so the lines after it are no progress
+// after it. It stays a possibility (kProseMentionConfidence) that says where
+// it was read; without the mark the run was called healthy.
+TEST(Terminals, AnErrorNamedInASentenceHasNoPlaceInTheRunsTime) {
+  RuleSet set = Rules({{"i.json", R"({"id": "i", "title": "t", "root_cause": "illegal_memory_access", "confidence": 0.75,
+                                      "anchor": "illegal_memory_access", "explanation": "ima"})"}});
+  auto events = [](bool sentence) {
+    std::vector<Event> ev = {
+        Ev("illegal_memory_access", -1, {},
+           "When I use a single node to enable MTP, a CUDA error: an illegal memory access was encountered appears"),
+        Ev("batch_stats", 0), Ev("batch_stats", 0)};
+    if (sentence) ev[0].Set(kProseMention, true);
+    return ev;
+  };
+  std::vector<Event> plain = events(false);
+  Analysis before = Analyze(plain, set);
+  EXPECT_EQ(before.root_cause, "none") << before.verdict;  // the file order read as time
+  std::vector<Event> marked = events(true);
+  {
+    RunIndex run(marked);
+    Terminals t(run);
+    EXPECT_FALSE(t.Survived(0));
+    EXPECT_FALSE(t.ServedAfterStartup(0));
+  }
+  Analysis a = Analyze(marked, set);
+  ASSERT_EQ(a.root_cause, "illegal_memory_access") << a.verdict;
+  EXPECT_DOUBLE_EQ(a.diagnoses[0].confidence, kProseMentionConfidence);
+  EXPECT_NE(a.verdict.find("Possible: "), std::string::npos) << a.verdict;
+  EXPECT_NE(a.verdict.find("own words at run.log:"), std::string::npos) << a.verdict;
+}
+
+// What a sentence is: four plain words first, no producer syntax before the
+// message; program lines with words in front keep their marks.
+TEST(Terminals, ASentenceStartsWithWordsAndHasNoProducerSyntax) {
+  EXPECT_TRUE(SentenceBefore("When I use a single node to enable MTP, a CUDA error: "));
+  EXPECT_TRUE(SentenceBefore("After about two hours of serving the scheduler stops with "));
+  EXPECT_FALSE(SentenceBefore(""));
+  EXPECT_FALSE(SentenceBefore("RuntimeError: CUDA error: "));
+  EXPECT_FALSE(SentenceBefore("what():  [Rank 0] Watchdog caught "));
+  EXPECT_FALSE(SentenceBefore("ERROR 05-01 14:39:06 [core.py:1131] torch.OutOfMemoryError: "));
+  EXPECT_FALSE(SentenceBefore("Worker exit detail: Worker unexpectedly exits with a connection error code 2. (1) The process is "));
+  EXPECT_FALSE(SentenceBefore("The actor died unexpectedly key=value "));
+  EXPECT_FALSE(SentenceBefore("Loading safetensors checkpoint shards: "));  // three words, then a colon
 }
 
 // Issue class 1: a warning the run survived was the verdict of a later death

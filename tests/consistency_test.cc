@@ -988,3 +988,20 @@ TEST(ConsistencySamples, NcclTestsSummaryOkIsHealthyAndFailedIsNot) {
 }
 
 }  // namespace
+
+namespace {
+
+// vLLM V1's front end binds its sockets at --data-parallel-address when its
+// engines are not all local (vllm/v1/utils.py get_engine_client_zmq_addr):
+// an address this host does not have is that flag's value, not VLLM_HOST_IP
+// (fresh set holdout51, vllm#31884: the Fix named VLLM_HOST_IP).
+TEST(Consistency, VllmFrontendBindNotLocalNamesTheDataParallelAddress) {
+  json j = AnalyzeJson("rules/nccl_network_config/pos_vllm_dp_frontend_bind_not_local.log");
+  ASSERT_EQ(j["root_cause"], "nccl_network_config") << j.dump(1);
+  const json& remedy = j["diagnoses"][0]["remedy"];
+  ASSERT_FALSE(remedy.empty()) << j.dump(1);
+  EXPECT_EQ(remedy[0]["flag"], "--data-parallel-address") << remedy.dump(1);
+  for (const auto& r : remedy) EXPECT_NE(r["flag"], "VLLM_HOST_IP") << remedy.dump(1);
+}
+
+}  // namespace
