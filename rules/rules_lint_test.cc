@@ -275,6 +275,22 @@ Diagnosis PrimaryOf(const std::string& rule, const std::string& sample) {
   return a->diagnoses.front();
 }
 
+// A custom all-reduce failure in register_graph_buffers (after the capture,
+// each rank opening its peers' IPC handles of the buffers their graphs
+// captured) says that step and what the log cannot tell; the P2P platform is
+// blamed only when the line says peer access (fresh set holdout51: SGLang's
+// Llama-4 on 8 x H100 NVLink was told "this platform's P2P path does not
+// support it").
+TEST(RulesLintTest, CustomAllReduceGraphRegistrationIsNotBlamedOnP2p) {
+  Diagnosis g = PrimaryOf("custom_allreduce_failure", "pos_sglang_register_graph_buffers_invalid_argument.log");
+  EXPECT_NE(g.explanation.find("register_graph_buffers"), std::string::npos) << g.explanation;
+  EXPECT_EQ(g.explanation.find("P2P path does not support"), std::string::npos) << g.explanation;
+  Diagnosis p = PrimaryOf("custom_allreduce_failure", "pos_sglang_rtx4090_peer.log");
+  EXPECT_NE(p.explanation.find("P2P path does not support"), std::string::npos) << p.explanation;
+  Diagnosis k = PrimaryOf("custom_allreduce_failure", "pos_sgl_kernel_location_without_traceback.log");
+  EXPECT_EQ(k.explanation.find("P2P path does not support"), std::string::npos) << k.explanation;
+}
+
 // A quantized weight whose per-rank slice is not whole Marlin tiles (16 x 64:
 // vLLM gptq_marlin_repack.cu 'size_n = N is not divisible by tile_n_size = 64')
 // is the TP size cutting a dimension too finely, not memory: the Fix names the
