@@ -242,6 +242,22 @@ void NotHealthyWhenCaptureClosedEmpty(const std::vector<Event>& events, Analysis
                "log, or rerun with --disable-custom-all-reduce to see the error";
 }
 
+// An NCCL job's log (no server: torchrun, mpirun, nccl-tests) whose last NCCL
+// line is its communicator's set-up (bootstrap, network selection, version,
+// 'Init START') and in which no rank printed 'Init COMPLETE'
+// (init.cc ncclCommInitRankFunc) nor a result: whether the ranks connected is
+// not in the lines (a paste cut before the WARN that followed).
+bool NcclSetupUnfinished(const std::vector<Event>& events) {
+  const Event* last = nullptr;
+  for (const Event& e : events) {
+    if (e.kind == "nccl_tests_result") return false;
+    if (e.kind == "nccl_comm_init" && e.Get("state").string() == "COMPLETE") return false;
+    if (e.kind != "env_var" && e.kind != "gpu_info") last = &e;
+  }
+  return last != nullptr && (last->kind == "nccl_net" || last->kind == "nccl_version" || last->kind == "nccl_comm_init" ||
+                             last->kind == "nccl_transport");
+}
+
 // A healthy verdict on a log that stops while the server was still starting
 // (its last phase weights, KV pool or graphs; no ready or serving line): no
 // failure was read, but neither was a start. The verdict says where the log
@@ -257,6 +273,11 @@ void SayWhereAHealthyStartupStops(const std::vector<Event>& events, Analysis* a)
   for (const RankState& r : a->ranks) {
     for (const std::string& p : r.phases)
       if (p == "ready" || p == "serving") return;
+  }
+  if (!memory::IsKnownServer(a->run.framework) && NcclSetupUnfinished(events)) {
+    a->verdict += "; but the log stops while NCCL was setting up its communicator (bootstrap and network "
+                  "selection; no rank printed 'Init COMPLETE'): whether the ranks connected is not in these lines";
+    return;
   }
   const std::string last = FurthestPhase(a->ranks);
   // A server's log that stops before any rank loaded weights (its last lines

@@ -583,6 +583,27 @@ TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsWhileRanksAreSetUp) {
   EXPECT_NE(v.find("stops while setting up its ranks"), std::string::npos) << v;
 }
 
+// An NCCL job's log (no server) whose last lines are NCCL's bootstrap and
+// network selection, no rank's 'Init COMPLETE' nor a result, stays `none` but
+// says the communicator's set-up is where it stops (fresh set holdout54: a
+// two-node mpirun paste cut before its 'Connection closed by remote peer'
+// read plainly healthy); once a rank printed 'Init COMPLETE' it says nothing.
+TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsInNcclSetup) {
+  const std::string setup =
+      "node1:4100:4100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.11<0>\n"
+      "node1:4100:4100 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n"
+      "node1:4100:4100 [0] NCCL INFO cudaDriverVersion 12040\n"
+      "NCCL version 2.21.5+cuda12.4\n"
+      "node1:4100:4117 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.11<0>\n"
+      "node1:4100:4117 [0] NCCL INFO Using network Socket\n";
+  std::string v = HealthyVerdictOf("tpt_cut_in_nccl_setup.log", setup);
+  EXPECT_NE(v.find("stops while NCCL was setting up its communicator"), std::string::npos) << v;
+  std::string done = HealthyVerdictOf(
+      "tpt_nccl_setup_complete.log",
+      setup + "node1:4100:4117 [0] NCCL INFO comm 0x55d1c0 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n");
+  EXPECT_EQ(done.find("stops while"), std::string::npos) << done;
+}
+
 // A log cut after the capture's end line (SGLang's "Capture cuda graph end",
 // vLLM's "Graph capturing finished", events.json phase_completed: graphs) did not
 // stop while capturing: the verdict says "after"; one cut between the begin and
