@@ -76,11 +76,20 @@ bool FlashInferSamplerRuns(const PlanInput& in) {
 // 0.5.1:82; SchedulerConfig takes max(max_model_len, 2048) whatever the length, config.py
 // 0.5.1:771-785): a 65,536-token context profiles 65,536 tokens at 0.4.3 (holdout40 M1), and
 // DeepSeek-Coder-V2-Lite's 163,840 at 0.5.1 (holdout41, vllm#6156).
+// From 0.6.2 the switch leaves a multimodal model's chunked prefill off at any length
+// (`use_long_context and not model_config.is_multimodal_model`, arg_utils.py 0.6.2:917,
+// 0.6.3:944; 0.8.3:1553 `_set_default_args_v0`: "Chunked prefill not supported for
+// Multimodal or MLA in V0"; 0.5.3.post1-0.6.1 switch it on for every model): a
+// Llama-3.2-Vision launch at its 131,072 tokens profiles all of them (holdout53).
 int64_t VllmV0BatchedTokens(const PlanInput& in, std::string* why) {
   const int64_t len = in.context_length.value_or(2048);
-  if (len <= 32768 || VersionBefore(in.version, {0, 5, 3})) {
-    *why = len <= 32768 ? "V0 without chunked prefill: max(max_model_len, 2048)"
-                        : "V0 before 0.5.3 keeps chunked prefill off at any length: max(max_model_len, 2048)";
+  const bool multimodal_off = len > 32768 && in.model && in.model->vision_params > 0 &&
+                              !VersionBefore(in.version, {0, 6, 2});
+  if (len <= 32768 || VersionBefore(in.version, {0, 5, 3}) || multimodal_off) {
+    *why = len <= 32768     ? "V0 without chunked prefill: max(max_model_len, 2048)"
+           : multimodal_off ? "V0 from 0.6.2 keeps chunked prefill off for a multimodal model at any length: "
+                              "max(max_model_len, 2048)"
+                            : "V0 before 0.5.3 keeps chunked prefill off at any length: max(max_model_len, 2048)";
     return std::max<int64_t>(len, 2048);
   }
   auto v = ParseVersion(in.version);

@@ -74,5 +74,34 @@ TEST(VllmV0MllamaTest, PlanCallsTheProfilingOomOfTheDefaultSequences) {
   EXPECT_TRUE(few->fits);
 }
 
+// V0 from 0.6.2 leaves chunked prefill off for a multimodal model above 32,768 tokens
+// (arg_utils.py 0.6.2:917, 0.8.3:1553): Llama-3.2-Vision at its 131,072 tokens profiles all
+// of them; 0.6.1 still switched it on (2,048, raised to V0's multimodal 5,120).
+TEST(VllmV0MllamaTest, V0KeepsChunkedPrefillOffForAMultimodalModelFrom062) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.vllm_engine = "v0";
+  in.total_bytes = 21.99 * kGiB;
+  in.tp = 4;
+  in.max_num_seqs = 16;
+  in.enforce_eager = true;
+  in.model = Model();
+  auto said = [](const Plan& p, const std::string& what) {
+    for (const auto& a : p.assumptions) {
+      if (a.find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  in.version = "0.8.3";
+  auto p = MakePlan(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_TRUE(said(*p, "profiling run of 131072 tokens"));
+  EXPECT_TRUE(said(*p, "keeps chunked prefill off for a multimodal model"));
+  in.version = "0.6.1";
+  auto old = MakePlan(in);
+  ASSERT_TRUE(old.ok());
+  EXPECT_FALSE(said(*old, "profiling run of 131072 tokens"));
+}
+
 }  // namespace
 }  // namespace tpt::memory
