@@ -610,6 +610,7 @@ StatusOr<Plan> Run(const PlanInput& user) {
   p->input.quantize_fp8_at_load = in->quantize_fp8_at_load;  // the launch line's --quantization fp8
   p->input.encoder_modality = in->encoder_modality;
   p->input.encoder_peak_bytes = in->encoder_peak_bytes;
+  p->input.activation_floor_bytes = in->activation_floor_bytes;
   if (in->encoder_profile_unmodelled) {
     // vLLM's profiling run encodes dummy multimodal items first (V1 gpu_model_runner.py
     // profile_run: the largest item of the modality with the most tokens, as many as the

@@ -131,6 +131,9 @@ struct PlanInput {
   // (vllm_v0_internvl.h); without the flag the point takes the default (1) and this is the
   // most images a prompt of the context can carry, the range's worst case. 0 otherwise.
   int64_t mm_images_worst = 0;
+  // Set by the derivation: a floor under the profiling run's activation peak that the range
+  // never goes below (vLLM V0's mllama tower, vllm_v0_mllama.h). 0 otherwise.
+  double activation_floor_bytes = 0;
   // Set by the derivation: vLLM V1 0.8.x's profiling peak had FlashInfer (older than 0.2.3)
   // been installed (its images) and sampled instead of the sort the plan prices (a pip
   // install); the pool's range and `unknown:` say so. 0 when it does not apply.

@@ -12,7 +12,9 @@
 #include "memory/tgi_launcher.h"
 #include "memory/vllm_performance_mode.h"
 #include "memory/vllm_fused_moe.h"
+#include "memory/sglang_dp_attention.h"
 #include "memory/vllm_v0_internvl.h"
+#include "memory/vllm_v0_mllama.h"
 
 namespace tpt::memory {
 namespace {
@@ -74,11 +76,20 @@ bool FlashInferSamplerRuns(const PlanInput& in) {
 // 0.5.1:82; SchedulerConfig takes max(max_model_len, 2048) whatever the length, config.py
 // 0.5.1:771-785): a 65,536-token context profiles 65,536 tokens at 0.4.3 (holdout40 M1), and
 // DeepSeek-Coder-V2-Lite's 163,840 at 0.5.1 (holdout41, vllm#6156).
+// From 0.6.2 the switch leaves a multimodal model's chunked prefill off at any length
+// (`use_long_context and not model_config.is_multimodal_model`, arg_utils.py 0.6.2:917,
+// 0.6.3:944; 0.8.3:1553 `_set_default_args_v0`: "Chunked prefill not supported for
+// Multimodal or MLA in V0"; 0.5.3.post1-0.6.1 switch it on for every model): a
+// Llama-3.2-Vision launch at its 131,072 tokens profiles all of them (holdout53).
 int64_t VllmV0BatchedTokens(const PlanInput& in, std::string* why) {
   const int64_t len = in.context_length.value_or(2048);
-  if (len <= 32768 || VersionBefore(in.version, {0, 5, 3})) {
-    *why = len <= 32768 ? "V0 without chunked prefill: max(max_model_len, 2048)"
-                        : "V0 before 0.5.3 keeps chunked prefill off at any length: max(max_model_len, 2048)";
+  const bool multimodal_off = len > 32768 && in.model && in.model->vision_params > 0 &&
+                              !VersionBefore(in.version, {0, 6, 2});
+  if (len <= 32768 || VersionBefore(in.version, {0, 5, 3}) || multimodal_off) {
+    *why = len <= 32768     ? "V0 without chunked prefill: max(max_model_len, 2048)"
+           : multimodal_off ? "V0 from 0.6.2 keeps chunked prefill off for a multimodal model at any length: "
+                              "max(max_model_len, 2048)"
+                            : "V0 before 0.5.3 keeps chunked prefill off at any length: max(max_model_len, 2048)";
     return std::max<int64_t>(len, 2048);
   }
   auto v = ParseVersion(in.version);
@@ -169,6 +180,16 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                            std::optional<WeightEstimate>& west) {
   PlanInput in = user;
   const bool vllm = in.framework == "vllm";
+  // SGLang's --enable-dp-attention: the DP size the release runs (0.3.6-0.4.4 set it to the
+  // TP size; later ones need --dp > 1) and DeepSeek's vocabulary kept whole (sglang_dp_attention.h).
+  std::optional<SglangDpAttention> dp_attn;
+  if (in.framework == "sglang" && in.enable_dp_attention) {
+    auto r = ResolveSglangDpAttention(in.version, in.tp, in.dp, in.model ? &*in.model : nullptr);
+    if (!r.ok()) return r.status();
+    dp_attn = *r;
+    in.dp = r->dp;
+    if (!r->note.empty()) assumptions.push_back(r->note);
+  }
   bool weights_from_config = false;
   size_t weights_assumption = 0;  // where the weights' line is, to restate it with the buffers below
   if (in.model) {
@@ -199,6 +220,10 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       s.enable_dp_attention = in.enable_dp_attention;
       s.version = in.version;
       s.gpu_arch = in.gpu_arch;
+      if (dp_attn) {
+        s.embedding_whole = dp_attn->embedding_whole;
+        s.lm_head_whole = dp_attn->lm_head_whole;
+      }
       if (in.framework == "lmdeploy" && in.lmdeploy_backend == "pytorch") {
         const LmdeployWhole v = LmdeployPytorchWhole(m, in.version);
         s.embedding_whole = v.embedding;
@@ -386,6 +411,15 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         mm_note = "; " + ivl.arithmetic + (ivl.tiles > 0 ? ", beside the images' float32 pixels and embeddings (" +
                                                                FormatGiB(ivl.held) + ")"
                                                          : "");
+      } else if (const VllmV0MllamaFloor ml =
+                     v1 ? VllmV0MllamaFloor{}
+                        : VllmV0Mllama(*in.model, in.version, *in.max_num_seqs,
+                                       in.mm_limits && in.mm_limits->given ? in.mm_limits->image : 1);
+                 ml.modelled) {
+        // V0 mllama (vllm_v0_mllama.h): the tower over every dummy tile at once, a floor.
+        v0_encoder_phase = ml.floor;
+        in.activation_floor_bytes = ml.floor;
+        mm_note = "; " + ml.arithmetic;
       } else if (!v1 && in.model->mm_item_tokens > 0 && !in.model->vit_siglip) {  // V0: the Qwen processors read
         const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
         tokens = d.lm_tokens;

@@ -121,7 +121,7 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     // estimate prices: up to 2 GiB more (unknown: in PlanTrtllm).
     lo.activation_peak_bytes = std::max(a * up, 0.5 * kGiB) + (trtllm ? 2.0 * kGiB : 0.0);
     lo.encoder_profile_unmodelled = hi.encoder_profile_unmodelled = false;
-    hi.activation_peak_bytes = a * 0.5;
+    hi.activation_peak_bytes = std::max(a * 0.5, p.input.activation_floor_bytes);
     vary(encoder  ? "activation peak x0.5-x3 (profiling run estimate; encoder profiling not modelled)"
          : tgi    ? "activation peak x0.5-x2 (TGI's warm-up as its free-memory read sees it)"
          : trtllm ? "estimation-pass peak x0.5 to x1.5 + 2 GiB (its CUDA graphs, sampler and non-torch memory)"

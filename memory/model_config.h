@@ -165,6 +165,14 @@ struct ModelConfig {
     bool qk_norm = false;
     std::string defaults;      // the InternVLChatConfig defaults taken for fields config.json lacks ("" none)
   } intern_vit;
+  // Llama-3.2-Vision's tower (MllamaForConditionalGeneration) as vLLM V0 profiles it
+  // (vllm_v0_mllama.h): tiles = 0 for every other tower.
+  struct MllamaVit {
+    int tiles = 0;          // vision_config.max_num_tiles: the dummy image's tiles
+    int tile_rows = 0;      // (image_size / patch)^2 + the class token, padded to a multiple of 8
+    int width = 0;          // vision_config.hidden_size
+    int kept_layers = 0;    // intermediate_layers_indices' count: hidden states kept to the end
+  } mllama_vit;
   // The top level of config.json as TGI's launcher reads it (launcher/src/main.rs RawConfig
   // -> Config, v3.0.0-v3.3.6): no descent into text_config, so a VLM whose language model is
   // nested has none of these. 0 / false when absent.

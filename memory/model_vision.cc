@@ -251,6 +251,19 @@ Status ReadVisionTowers(const json& j, const json& t, const std::string& src, Mo
         }
       }
     }
+    if (p > 0 && m.architecture == "MllamaForConditionalGeneration" && std::string(k) == "vision_config") {
+      // vLLM's mllama.py (0.6.3, 0.8.3): tiles of image_size / 14 patches a side plus the
+      // class embedding, padded to a multiple of 8 rows (num_padding_patches); the encoder
+      // returns the hidden states of intermediate_layers_indices beside its output.
+      const json& v = *it;
+      const int side = Num<int>(v, {"image_size"}).value_or(560) / std::max(Num<int>(v, {"patch_size"}).value_or(14), 1);
+      const int rows = side * side + 1;
+      m.mllama_vit.tiles = Num<int>(v, {"max_num_tiles"}).value_or(4);
+      m.mllama_vit.tile_rows = (rows + 7) / 8 * 8;
+      m.mllama_vit.width = Num<int>(v, {"hidden_size"}).value_or(1280);
+      auto ix = v.find("intermediate_layers_indices");
+      m.mllama_vit.kept_layers = ix != v.end() && ix->is_array() ? static_cast<int>(ix->size()) : 5;
+    }
     if (p > 0 && m.architecture == "InternVLChatModel" && std::string(k) == "vision_config") {
       SetInternVlParts(j, *it, m.hidden, m, p);
     }
