@@ -147,8 +147,13 @@ size_t QuoteCheckedBegin(const PatternSpec* p, const Event& e) {
 
 bool SentenceBefore(std::string_view pre) {
   // A program's prefix: brackets, parentheses, braces, '=' or '|' (a level,
-  // a rank, a pid, key=value, a table) anywhere before the message.
-  if (pre.find_first_of("[](){}<>=|") != std::string_view::npos) return false;
+  // a rank, a pid, key=value, a table) anywhere before the message; unless the
+  // message is inside markdown's inline code opened before it (an odd number
+  // of backticks), which a person writes and a program does not: then an aside
+  // in parentheses ('(in my case 512 concurrent requests) leads to `CUDA error:
+  // uncorrectable ECC ...`') is the sentence's own.
+  const bool inline_code = std::count(pre.begin(), pre.end(), '`') % 2 == 1;
+  if (!inline_code && pre.find_first_of("[](){}<>=|") != std::string_view::npos) return false;
   // A person's sentence starts with words: the first four tokens are letters
   // only (an apostrophe or hyphen inside, a comma after); "CUDA error:" later
   // in it is the message's own start.

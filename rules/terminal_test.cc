@@ -134,6 +134,12 @@ TEST(Terminals, ASentenceStartsWithWordsAndHasNoProducerSyntax) {
   EXPECT_FALSE(SentenceBefore("ERROR 05-01 14:39:06 [core.py:1131] torch.OutOfMemoryError: "));
   EXPECT_FALSE(SentenceBefore("Worker exit detail: Worker unexpectedly exits with a connection error code 2. (1) The process is "));
   EXPECT_FALSE(SentenceBefore("The actor died unexpectedly key=value "));
+  // An aside in parentheses before markdown's inline code is a person's (holdout55, sglang-9151).
+  EXPECT_TRUE(SentenceBefore("When running PD-disaggregation with HiCache (in my case 512 concurrent requests) leads to `"));
+  EXPECT_FALSE(SentenceBefore("When running PD-disaggregation with HiCache (in my case 512 concurrent requests) leads to "));
+  EXPECT_TRUE(SentenceBefore("When running PD-disaggregation with HiCache (in my case 512 requests) leads to `CUDA error: "));
+  EXPECT_FALSE(SentenceBefore("[2025-08-14 10:02:11 TP3] Scheduler hit an exception: `"));
+  EXPECT_FALSE(SentenceBefore("ValueError: `max_model_len` (4096) is larger than "));
   EXPECT_FALSE(SentenceBefore("Loading safetensors checkpoint shards: "));  // three words, then a colon
 }
 
