@@ -45,17 +45,52 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "memory/memory_model.h"
+#include "memory/model_config.h"
 
 namespace tpt::memory {
 
+// From 0.25.0 the oracle is read in the sdists (task launches26): VllmConfig.use_v2_model_runner
+// (config/vllm.py 0.27.0:577-623, 0.28.0:615-673) takes MRV2 when _is_default_v2_model_runner_model
+// (0.25.0:559-575, 0.26.0:607-623, 0.27.0:637-658, 0.28.0:691-712) says so and no feature of
+// _get_v2_model_runner_unsupported_features is on (none a plan input: ngram speculation, dual
+// batch overlap, elastic EP, custom logits processors, prompt embeds, sequence parallelism, PP
+// under external_launcher). That predicate: a generate model, not attention-free, and
+// `is_default_v2_architecture or not is_moe`, a hybrid (linear/mamba layers) only where its
+// architecture is listed (0.27 on; 0.25-0.26 never). Quantization and pipeline parallelism do
+// not send a model back to the legacy runner. DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (MoE models
+// that default to MRV2) grows by version: 0.25.0 DeepseekV2, Qwen2Moe, GraniteMoe; 0.26.0 +
+// Inkling (both), LongcatFlashNgram; 0.27.0 + KimiK3; 0.28.0 + DeepseekV4 (CUDA).
+namespace {
+bool ListedArchitecture(const std::string& arch, const std::vector<int>& v) {
+  static const std::pair<const char*, std::vector<int>> kListed[] = {
+      {"DeepseekV2ForCausalLM", {0, 25}},         {"Qwen2MoeForCausalLM", {0, 25}},
+      {"GraniteMoeForCausalLM", {0, 25}},         {"InklingForCausalLM", {0, 26}},
+      {"InklingForConditionalGeneration", {0, 26}}, {"LongcatFlashNgramForCausalLM", {0, 26}},
+      {"KimiK3ForConditionalGeneration", {0, 27}}, {"DeepseekV4ForCausalLM", {0, 28}},
+  };
+  for (const auto& [name, from] : kListed) {
+    if (arch == name && CompareVersions(v, from) >= 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
 bool VllmRunnerV2Default(const PlanInput& in) {
-  if (in.framework != "vllm" || !in.model || in.model->IsMoe()) return false;
+  if (in.framework != "vllm" || !in.model) return false;
   auto ver = ParseVersion(in.version);
   if (!ver.ok()) return false;
-  return CompareVersions(*ver, {0, 25}) >= 0 ||
-         (CompareVersions(*ver, {0, 22}) >= 0 && in.model->model_type == "qwen3");
+  const ModelConfig& m = *in.model;
+  if (CompareVersions(*ver, {0, 25}) < 0) {
+    // 0.22-0.24: the release notes only ("oracle selection for Qwen3 dense by default").
+    return CompareVersions(*ver, {0, 22}) >= 0 && !m.IsMoe() && m.model_type == "qwen3";
+  }
+  const bool listed = ListedArchitecture(m.architecture, *ver);
+  if (m.LinearLayers() > 0 && (!listed || CompareVersions(*ver, {0, 27}) < 0)) return false;  // is_hybrid
+  return listed || !m.IsMoe();
 }
 
 VllmRunnerV2Spread VllmRunnerV2SpreadOf(const PlanInput& in, double activation_peak_bytes, double cuda_graph_bytes) {
@@ -63,7 +98,19 @@ VllmRunnerV2Spread VllmRunnerV2SpreadOf(const PlanInput& in, double activation_p
   s.smaller_bytes = std::max(activation_peak_bytes, 0.0);
   const double rows = static_cast<double>(in.max_num_seqs.value_or(0));
   const double vocab = in.model ? static_cast<double>(in.model->vocab) : 0.0;
-  s.larger_bytes = std::max(cuda_graph_bytes, 0.0) + 8.0 * rows * vocab;
+  double lighter = 8.0 * rows * vocab;
+  if (in.model && in.model->vision_params == 0 && in.max_num_seqs && in.max_num_batched_tokens) {
+    // MRV2's own profile (0.27.0, task launches26): profile_run -> _dummy_run(max_num_tokens,
+    // is_profile=True) runs the forward, then _dummy_sampler_run computes min(tokens, seqs) rows
+    // of logits and samples them; with no request added, apply_sampling_params returns the
+    // logits as they are (gpu/sample/sampler.py 0.27.0:155-156) and sample() leaves FlashInfer
+    // off for top_k and top_p None (0.27.0:237-248): the logits alone, in the model dtype,
+    // gathered at TP > 1 (kPerSequence). The pool is larger by the legacy peak less that one.
+    const double mrv2_peak = VllmActivationPeakBytes(*in.model, in.tp, *in.max_num_batched_tokens, *in.max_num_seqs,
+                                                     VllmLogitsProfile::kPerSequence);
+    lighter = std::max(activation_peak_bytes - mrv2_peak, 0.0);
+  }
+  s.larger_bytes = std::max(cuda_graph_bytes, 0.0) + lighter;
   return s;
 }
 
@@ -79,9 +126,11 @@ double VllmRunnerV2PersistentBytes(const PlanInput& in) {
 
 std::string VllmRunnerV2Unknown(const PlanInput& in, const VllmRunnerV2Spread& s) {
   return "vLLM " + in.version +
-         " runs this dense model on Model Runner V2 by default (for Qwen3 dense models from 0.22.0, for every dense "
-         "model from 0.25.0); the point above is the legacy runner's (set VLLM_USE_V2_MODEL_RUNNER=0 to get it). "
-         "Its profile runs the legacy runner's forward and a lighter sampler (v1/worker/gpu/model_runner.py 0.28.0), "
+         " runs this model on Model Runner V2 by default (Qwen3 dense from 0.22.0; from 0.25.0 every dense, "
+         "non-hybrid model, quantized or not, at any TP or PP, and the MoE architectures config/vllm.py lists); the "
+         "point above is the legacy runner's (set VLLM_USE_V2_MODEL_RUNNER=0 to get it). "
+         "Its profile runs the legacy runner's forward and a lighter sampler (v1/worker/gpu/model_runner.py 0.27.0, "
+         "0.28.0), "
          "yet two logged 0.26/0.28 launches of Qwen2.5-7B-AWQ measured twice the legacy estimate while three Qwen3-14B "
          "0.28 launches matched it: that peak is not explained, so it is a range, not a point; MRV2 leaves its CUDA graphs and top-k/top-p out of "
          "the budget (vllm#49224; vllm#50159 logged its pool 0.89 GiB larger than the legacy runner's): the KV pool "

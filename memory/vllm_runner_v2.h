@@ -13,9 +13,12 @@
 
 namespace tpt::memory {
 
-// True when vLLM picks Model Runner V2 for this (derived) input by default: its release
-// notes, 0.22.0 "oracle selection for Qwen3 dense by default", 0.25.0 "Model Runner V2 is now
-// the default for all dense models (#44443)"; a MoE model keeps the legacy runner.
+// True when vLLM picks Model Runner V2 for this (derived) input by default: 0.22.0-0.24.x by
+// the release notes ("oracle selection for Qwen3 dense by default"); from 0.25.0 as
+// config/vllm.py's use_v2_model_runner decides (read in the 0.25.0-0.28.0 sdists): every dense
+// model that is not a hybrid (linear/mamba layers), quantized or not, at any TP or PP, and the
+// MoE architectures its DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES lists by version; other MoE
+// models keep the legacy runner.
 bool VllmRunnerV2Default(const PlanInput& derived);
 
 // How far MRV2 moves the pool from the legacy runner's point, per rank.
@@ -24,10 +27,12 @@ struct VllmRunnerV2Spread {
   // estimate, which its source does not explain (read at 0.28.0: the same forward, a
   // lighter sampler; vllm_runner_v2.cc), while three Qwen3-14B 0.28.0 launches matched it.
   double smaller_bytes = 0;
-  // Larger: no CUDA graphs in its budget (its profile_cudagraph_memory returned 0,
-  // vllm#49224; the graphs are captured after the pool) and a sampler run without
-  // top-k/top-p (the logits and their float32 copy, 6 bytes a logit, against the legacy
-  // kernels' 14).
+  // Larger: no CUDA graphs in its budget (its profile_cudagraph_memory returns 0,
+  // gpu/model_runner.py 0.25.0:680, 0.26.0:705, 0.27.0:749, 0.28.0:843; vllm#49224; the
+  // graphs are captured after the pool) and MRV2's own profile instead of the legacy peak:
+  // the forward, or the logits of min(tokens, seqs) rows alone (no float32 copy, no
+  // top-k/top-p, no FlashInfer; kPerSequence), whichever is larger. A multimodal model keeps
+  // the rough 8 bytes a logit (its held encoder items are not re-priced here).
   double larger_bytes = 0;
 };
 VllmRunnerV2Spread VllmRunnerV2SpreadOf(const PlanInput& derived, double activation_peak_bytes,
