@@ -91,6 +91,25 @@ bool DocumentOnly(std::string_view text) {
 
 }  // namespace
 
+bool FirstPersonAccount(std::string_view text) {
+  // The words outside inline code: what the person wrote, not what they quote.
+  std::string words;
+  bool code = false;
+  for (char c : text) {
+    if (c == '`') {
+      code = !code;
+      words += ' ';
+    } else if (!code) {
+      words += c;
+    }
+  }
+  // "I", "I'm", "I've", "me", "my": the author telling their own run. A
+  // README or a design note speaks to the reader ("if you see `...`") or of
+  // the program, not of itself.
+  static const re2::RE2 kFirstPerson("(?:^|[^\\w'])(?:I|I'm|I've|I'd|[Mm]e|[Mm]y)(?:$|[^\\w'])");
+  return re2::RE2::PartialMatch(words, kFirstPerson);
+}
+
 bool QuotedInProse(std::string_view text, size_t match_begin) {
   if (match_begin == std::string_view::npos || match_begin > text.size()) return false;
   std::string_view pre = text.substr(0, match_begin);
@@ -207,11 +226,16 @@ std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>*
   std::set<int> reports;
   for (const Event& e : *events)
     if (e.kind == "bug_report") reports.insert(e.source);
-  // Pass 1: the files that quote a message in prose.
+  // Pass 1: the files that quote a message in prose. A sentence that tells
+  // its author's own run ('It almost worked except for the `Error while
+  // creating shared memory segment ...` when I tried it') is a person's
+  // report, as a bug report's prose is: it does not make its file a document
+  // (MarkSentenceMentions caps what it supports at kProseMentionConfidence).
+  // In a file that is a document for another line, it is dropped with the rest.
   std::set<int> documents;
   std::vector<std::string> names;
   for (const Event& e : *events) {
-    if (documents.count(e.source) || reports.count(e.source) || marked(e)) continue;
+    if (documents.count(e.source) || reports.count(e.source) || marked(e) || FirstPersonAccount(e.text)) continue;
     if (QuotedInProse(e.text, QuoteCheckedBegin(PatternOf(formats, e, &index), e))) {
       documents.insert(e.source);
       names.push_back(e.file);

@@ -33,6 +33,10 @@ class FormatSet;
 std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>* events, RunTotals* totals,
                                    size_t* dropped);
 
+// For tests: does the line tell its author's own run: a first-person word
+// ("I", "I'm", "me", "my") outside its inline code spans?
+bool FirstPersonAccount(std::string_view text);
+
 // For tests: is the matched message at `match_begin` of `text` inside an
 // inline code span or a prose quotation?
 bool QuotedInProse(std::string_view text, size_t match_begin);

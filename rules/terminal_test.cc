@@ -143,6 +143,21 @@ TEST(Terminals, ASentenceStartsWithWordsAndHasNoProducerSyntax) {
   EXPECT_FALSE(SentenceBefore("Loading safetensors checkpoint shards: "));  // three words, then a colon
 }
 
+// A person telling their own run in a sentence ('... when I tried it') is a
+// report, not a document quoting a message (holdout56 h56-02): first-person
+// words outside the inline code; a README speaking to the reader is not.
+TEST(Terminals, AFirstPersonSentenceIsItsAuthorsOwnRun) {
+  EXPECT_TRUE(FirstPersonAccount("It almost worked except for the `Error while creating shared memory segment "
+                                 "/dev/shm/nccl-ab (size 7340384)` when I tried it first time"));
+  EXPECT_TRUE(FirstPersonAccount("My job stops with `CUDA error: out of memory`"));
+  EXPECT_TRUE(FirstPersonAccount("the fix for me was `--shm-size=1g`"));
+  EXPECT_FALSE(FirstPersonAccount("If a run stops with `Error while creating shared memory segment`, raise --shm-size"));
+  EXPECT_FALSE(FirstPersonAccount("The server dies with \"Not enough memory\" at 0.55"));
+  // Inside the code span is the program's text, not the author's.
+  EXPECT_FALSE(FirstPersonAccount("A run prints `I0410 my_model loaded` on start"));
+  EXPECT_FALSE(FirstPersonAccount("Immediately, Items and Mesh are not pronouns"));
+}
+
 // Issue class 1: a warning the run survived was the verdict of a later death
 // (today's main: unsupported_gpu_arch at the warning's line).
 TEST(Terminals, AWarningTheRunWentOnAfterIsNotTheCauseOfALaterDeath) {
