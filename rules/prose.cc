@@ -106,7 +106,8 @@ bool FirstPersonAccount(std::string_view text) {
   // "I", "I'm", "I've", "me", "my": the author telling their own run. A
   // README or a design note speaks to the reader ("if you see `...`") or of
   // the program, not of itself.
-  static const re2::RE2 kFirstPerson("(?:^|[^\\w'])(?:I|I'm|I've|I'd|[Mm]e|[Mm]y)(?:$|[^\\w'])");
+  // "I/O" and "I-beam" are not the pronoun.
+  static const re2::RE2 kFirstPerson("(?:^|[^\\w'/-])(?:I|I'm|I've|I'd|[Mm]e|[Mm]y)(?:$|[^\\w'/-])");
   return re2::RE2::PartialMatch(words, kFirstPerson);
 }
 

@@ -156,6 +156,7 @@ TEST(Terminals, AFirstPersonSentenceIsItsAuthorsOwnRun) {
   // Inside the code span is the program's text, not the author's.
   EXPECT_FALSE(FirstPersonAccount("A run prints `I0410 my_model loaded` on start"));
   EXPECT_FALSE(FirstPersonAccount("Immediately, Items and Mesh are not pronouns"));
+  EXPECT_FALSE(FirstPersonAccount("On slow disk I/O the loader prints `Error while creating shared memory segment`"));
 }
 
 // Issue class 1: a warning the run survived was the verdict of a later death
