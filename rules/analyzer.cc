@@ -137,17 +137,24 @@ std::string FurthestPhase(const std::vector<RankState>& ranks) {
   return furthest;
 }
 
+// Any line of a ready or serving phase, ranked or not (SGLang's rank-less
+// "The server is fired up and ready to roll!"), is a server that got there;
+// so is a benchmark client's report of requests served (parser/events.json
+// bench_result: no phase of its own, the client being another process, and a
+// server that failed before it printed is no survivor of that failure).
+bool ReachedReadyOrServing(const std::vector<Event>& events) {
+  return std::any_of(events.begin(), events.end(), [](const Event& e) {
+    const EventKind* k = FindEventKind(e.kind);
+    return (k != nullptr && (k->phase == "ready" || k->phase == "serving")) || e.kind == "bench_result";
+  });
+}
+
 // A log that stops before the server was ready while its own memory ledger
 // is SHORT has not shown a healthy run: the failure the ledger predicts is
 // likely in the part not captured. `none` becomes `unknown`, naming both.
 void NotHealthyWhenShortBeforeServing(const std::vector<Event>& events, Analysis* a) {
   if (a->root_cause != "none") return;
-  // Any line of a ready or serving phase, ranked or not (SGLang's rank-less
-  // "The server is fired up and ready to roll!"), is a server that got there.
-  for (const Event& e : events) {
-    const EventKind* k = FindEventKind(e.kind);
-    if (k != nullptr && (k->phase == "ready" || k->phase == "serving")) return;
-  }
+  if (ReachedReadyOrServing(events)) return;
   const LedgerRow* shortest = nullptr;
   for (const LedgerRow& r : a->ledger) {
     if (IsShort(r) && (shortest == nullptr || r.left_bytes < shortest->left_bytes)) shortest = &r;
@@ -266,10 +273,7 @@ bool NcclSetupUnfinished(const std::vector<Event>& events) {
 // phase's end line came (PhaseFinished), "while" otherwise.
 void SayWhereAHealthyStartupStops(const std::vector<Event>& events, Analysis* a) {
   if (a->root_cause != "none") return;
-  for (const Event& e : events) {
-    const EventKind* k = FindEventKind(e.kind);
-    if (k != nullptr && (k->phase == "ready" || k->phase == "serving")) return;
-  }
+  if (ReachedReadyOrServing(events)) return;
   for (const RankState& r : a->ranks) {
     for (const std::string& p : r.phases)
       if (p == "ready" || p == "serving") return;

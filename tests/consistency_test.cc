@@ -583,6 +583,26 @@ TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsWhileRanksAreSetUp) {
   EXPECT_NE(v.find("stops while setting up its ranks"), std::string::npos) << v;
 }
 
+// A serving benchmark's client report (SGLang's bench_serving, vLLM's bench
+// serve: 'Successful requests: N', N > 0) is a server that answered requests:
+// healthy with no "stops while setting up" caveat (holdout58 h58-11: a pasted
+// report read as no evidence); a report of 0 successes is no evidence.
+TEST(ConsistencyEvidence, ABenchmarkReportOfRequestsServedIsAServerThatServed) {
+  const std::string block = "sglang: 0.4.6.post1\n"
+                            "============ Serving Benchmark Result ============\n"
+                            "Backend:                                 sglang\n"
+                            "Successful requests:                     %s\n"
+                            "Benchmark duration (s):                  192.44\n";
+  auto with = [&](const char* n) {
+    std::string t = block;
+    return t.replace(t.find("%s"), 2, n);
+  };
+  std::string v = HealthyVerdictOf("tpt_bench_report.log", with("500"));
+  EXPECT_EQ(v.find("stops"), std::string::npos) << v;
+  Result zero = Analyze("--format json '" + WriteTemp("tpt_bench_zero.log", with("0")) + "'");
+  EXPECT_EQ(json::parse(zero.out, nullptr, false)["root_cause"], "no_evidence") << zero.out;
+}
+
 // An NCCL job's log (no server) whose last lines are NCCL's bootstrap and
 // network selection, no rank's 'Init COMPLETE' nor a result, stays `none` but
 // says the communicator's set-up is where it stops (fresh set holdout54: a
