@@ -10,6 +10,7 @@
 
 #include "memory/launch_plan.h"
 #include "memory/model_config.h"
+#include "memory/vllm_nccl_connect.h"
 
 namespace tpt::memory {
 namespace {
@@ -60,6 +61,37 @@ TEST(VllmV0ReservedTest, UniformLayersKeepTheMeasuredFactorInThePlan) {
   }
   EXPECT_TRUE(factor);
   EXPECT_FALSE(replay);
+}
+
+TEST(VllmV0ReservedTest, TheProfileWindowHoldsTorchsTpGroupCommunicator) {
+  // V0 gathers the logits through torch.distributed on the TP device group (and before 0.6.5
+  // all-reduces there too, PyNccl being off outside capture): torch's communicator for that
+  // group is made inside the profiling window, beside PyNccl's; 0.4.3-0.5.0's distributed
+  // init also warms the world group up with an all-reduce, a third. Four PCIe Ampere cards:
+  // no custom all-reduce, so each TP 4 plan's non-torch memory over TP 1's is communicators.
+  PlanInput in;
+  in.framework = "vllm";
+  in.vllm_engine = "v0";
+  in.total_bytes = 22.19 * kGiB;
+  in.gpu_arch = "ampere";
+  in.gpu_interconnect = "pcie";
+  in.weights_bytes = 4 * kGiB;
+  in.activation_peak_bytes = 0.5 * kGiB;
+  in.cell_bytes = 24576;
+  auto communicators = [&](const char* version) {
+    PlanInput t = in;
+    t.version = version;
+    t.tp = 4;
+    auto four = MakePlan(t);
+    t.tp = 1;
+    auto one = MakePlan(t);
+    EXPECT_TRUE(four.ok() && one.ok());
+    const double each = NcclCommBytes("ampere", "pcie") + VllmNcclConnectBytes({version, 4, ""});
+    return (four->non_torch_bytes - one->non_torch_bytes) / each;
+  };
+  EXPECT_NEAR(communicators("0.4.3"), 3, 0.01);
+  EXPECT_NEAR(communicators("0.5.1"), 2, 0.01);
+  EXPECT_NEAR(communicators("0.7.0"), 2, 0.01);
 }
 
 TEST(VllmV0ReservedTest, FusedMoeChunkByVersion) {
