@@ -15,6 +15,7 @@
 #include "memory/sglang_dp_attention.h"
 #include "memory/vllm_v0_internvl.h"
 #include "memory/vllm_v0_mllama.h"
+#include "memory/vllm_v0_reserved.h"
 
 namespace tpt::memory {
 namespace {
@@ -533,9 +534,25 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       // emptying the cache (vllm-source.md §1.2 (a), (b)): the caching allocator's reserve
       // over the allocated peak counts too. 1.2x reproduces Qwen1.5-7B-GPTQ on an RTX 3090
       // with vLLM 0.3.0 (24,320 KV tokens logged); from 0.6.4 torch's allocated peak is used.
+      // Where the layers change shape along the forward (a dense first layer before MoE
+      // layers, DeepSeek's padded attention) the allocator reserves more than 1.2x: its
+      // replay over the forward's tensors (vllm_v0_reserved.h) is the point when larger.
       auto era = VllmEraForVersion(in.version, in.vllm_engine);
       const bool reserved = era.ok() && (*era == VllmEra::kV0PeakWholeGpu || *era == VllmEra::kV0InstancePeak);
-      if (reserved) peak *= 1.2;
+      bool replayed = false;
+      if (reserved) {
+        const VllmV0Reserve replay = VllmV0ReservedPeak(*lm, in.tp, tokens, in.version);
+        if (replay.modelled && replay.reserved_peak + held > 1.2 * peak) {
+          replayed = true;
+          mm_note += "; the caching allocator's replay of that forward reserves " + FormatGiB(replay.reserved_peak) +
+                     " over an allocated peak of " + FormatGiB(replay.allocated_peak) +
+                      " (freed blocks too small for the next layers' tensors), more than the 1.2x this version measures on "
+                     "uniform layers";
+          peak = replay.reserved_peak + held;
+        } else {
+          peak *= 1.2;
+        }
+      }
       // --vllm-flashinfer installed: the sampler the version takes with it is the point, not a range.
       const bool fi_point = in.vllm_flashinfer == true && fi_peak > 0;
       if (fi_point) {
@@ -554,7 +571,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                                                          : ": the version's default" +
                                                                (batched_why.empty() ? "" : ", " + batched_why)) +
                             ")" +
-                            (reserved ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
+                            (reserved && !replayed ? ", x1.2 for the allocator's reserve this version measures" : "") + mm_note +
                             (in.encoder_profile_unmodelled
                                  ? "; the vision encoder's profiling peak is a rough estimate (it can be twice as large)"
                                  : ""));

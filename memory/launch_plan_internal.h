@@ -70,6 +70,9 @@ void SayHostReliability(const PlanInput& user, double total_bytes, Plan& p);
 // under `assumed:`, figure co_tenant_margin_bytes; launch_plan_co_tenant.cc); nothing when
 // --free-at-init was measured.
 void SayCoTenantMargin(const PlanInput& in, Plan& p);
+// V1 before 0.9.1: a co-tenant the utilization leaves room for is charged to the budget;
+// where one could empty the pool the start is not vouched for (launch_plan_co_tenant.cc).
+void SayCoTenantChargedInsideTheRoomLeft(const PlanInput& in, double margin_bytes, Plan& p);
 
 // Each server's own flags for what the remedies change: memory/server_flags.h.
 using ::tpt::memory::FlagsOf;

@@ -44,7 +44,21 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
     // communicator there, inside the profiling window, beside PyNccl's (0.9.2 and
     // 0.11.0 read). One communicator's measured size (anchors-allreduce.md §4.1).
     const bool v1 = in.vllm_engine == "v1" || (in.vllm_engine.empty() && (!v.ok() || CompareVersions(*v, {0, 8}) >= 0));
-    bool gather_comm = in.tp > 1 && v1;
+    // V0 gathers them to the driver through the same group (logits_processor.py
+    // tensor_model_parallel_gather -> torch.distributed.gather(group=device group): 0.4.3
+    // communication_op.py L154-157, 0.7.0 parallel_state.py GroupCoordinator.gather L441-444),
+    // and from vllm#4591 (2024-05-09, 0.4.3) to vllm#10121 (2024-11-26, 0.6.5) its PyNccl
+    // communicator is off outside graph capture ("by default it is disabled, e.g. in profiling
+    // models and prefill phase", pynccl.py 0.4.3 L104-107, 0.5.1 L99, 0.6.0 L99), so the
+    // profile's all-reduces go to torch.distributed.all_reduce on that group too: the same
+    // communicator, inside the window in every era (V0 before 0.6.6 measures from
+    // init_gpu_memory, read before distributed init: worker.py 0.4.3 L109-116, 0.5.1 L121).
+    bool gather_comm = in.tp > 1;
+    // 0.4.3-0.5.0 also warm the default (world) group up with an all-reduce at distributed
+    // init (parallel_state.py 0.4.3 L118-122 "A small all_reduce for warmup", from vllm#4591,
+    // removed by vllm#5293, 2024-06-12): a third communicator, after init_gpu_memory.
+    const bool world_warmup = in.tp > 1 && !v1 && v.ok() && CompareVersions(*v, {0, 4, 3}) >= 0 &&
+                              CompareVersions(*v, {0, 5, 0, 1}) < 0 && !init_holds_comm;
     const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp, in.gpu_pcie_peer_access) && !init_holds_comm;
     const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
     // Each communicator's ring and tree buffers where NCCL connects at creation (before 0.10.2,
@@ -64,7 +78,7 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
     const double dp_conn = in.dp > 1 ? VllmNcclConnectBytes({in.version, in.dp, in.gpu_name}) : 0;
     const double dp_comm = (dp_pynccl ? comm + dp_conn : 0) + (dp_torch_comm ? comm + dp_conn : 0);
     p.non_torch_bytes = kCublasBytes + (car ? kCustomAllReduceBytes : 0) + (nccl_in_increase ? comm + conn : 0) +
-                        (gather_comm ? comm + conn : 0) + dp_comm + mrv2;
+                        (gather_comm ? comm + conn : 0) + (world_warmup ? comm + conn : 0) + dp_comm + mrv2;
     // 0.16 on: FlashInfer's all-reduce fusion workspace at TP > 1 (vllm_fi_allreduce.h).
     VllmFiArWorkspace fi_ar;
     if (in.model && v1) {
@@ -87,9 +101,14 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
     p.assumptions.push_back("non-torch memory " + FormatGiB(p.non_torch_bytes) + " (cuBLAS" +
                             std::string(car ? ", custom all-reduce" : "") +
                             std::string(nccl_in_increase ? ", PyNccl's communicator" : "") +
-                            std::string(gather_comm ? ", the NCCL communicator torch creates for V1's logits all-gather "
-                                                      "in the profiling run"
+                            std::string(gather_comm ? (v1 ? ", the NCCL communicator torch creates for V1's logits all-gather "
+                                                            "in the profiling run"
+                                                          : ", the NCCL communicator torch creates for the TP group in the "
+                                                            "profiling run (the logits' gather; before 0.6.5 its all-reduces "
+                                                            "too, PyNccl being off outside graph capture)")
                                                     : "") +
+                            std::string(world_warmup ? ", the world group's, made by distributed init's warm-up all-reduce"
+                                                     : "") +
                             (dp_comm > 0 ? ", the DP group's " + std::string(dp_pynccl ? "PyNccl communicator" : "") +
                                                (dp_pynccl && dp_torch_comm ? " and " : "") +
                                                (dp_torch_comm ? "torch communicator of the MoE dispatch's broadcasts" : "") +

@@ -8,6 +8,7 @@
 
 #include "memory/launch_plan.h"
 #include "memory/model_config.h"
+#include "memory/vllm_v0_reserved.h"
 
 namespace tpt::memory {
 namespace {
@@ -33,6 +34,18 @@ ModelConfig CoderV2Lite() {
   return *m;
 }
 
+// vllm#6156's launch: Coder-V2-Lite on 2 x L40 (44.39 GiB) under V0.
+PlanInput OnTwoL40s(const char* version) {
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = version;
+  in.vllm_engine = "v0";
+  in.total_bytes = 44.39 * kGiB;
+  in.tp = 2;
+  in.model = CoderV2Lite();
+  return in;
+}
+
 TEST(VllmDeepseekMhaTest, BeforeMlaTheCacheHoldsEveryHeadPaddedTo256) {
   ModelConfig m = CoderV2Lite();
   ASSERT_TRUE(m.IsMla());
@@ -55,13 +68,7 @@ TEST(VllmDeepseekMhaTest, BeforeMlaTheCacheHoldsEveryHeadPaddedTo256) {
 TEST(VllmDeepseekMhaTest, PlanPricesTheMhaCellAndTheMaxLengthCheckFails) {
   // vllm#6156's shape: Coder-V2-Lite on 2 x L40 under vLLM 0.5.1 (V0) with the config's
   // 163,840 positions. 2 x 8 heads x 256 x 2 bytes x 27 layers a token and rank.
-  PlanInput in;
-  in.framework = "vllm";
-  in.version = "0.5.1";
-  in.vllm_engine = "v0";
-  in.total_bytes = 44.39 * kGiB;
-  in.tp = 2;
-  in.model = CoderV2Lite();
+  PlanInput in = OnTwoL40s("0.5.1");
   auto p = MakePlan(in);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->cell_bytes, 27 * 2 * 8 * 256 * 2);
@@ -78,12 +85,7 @@ TEST(VllmDeepseekMhaTest, PlanPricesTheMhaCellAndTheMaxLengthCheckFails) {
 TEST(VllmDeepseekMhaTest, V0Before053ProfilesTheWholeContextWithoutChunkedPrefill) {
   // arg_utils.py 0.5.1:82 and 0.5.2 have no use_long_context: chunked prefill stays off above
   // 32,768 tokens and SchedulerConfig profiles max(max_model_len, 2048); 0.5.3 switches it on.
-  PlanInput in;
-  in.framework = "vllm";
-  in.vllm_engine = "v0";
-  in.total_bytes = 44.39 * kGiB;
-  in.tp = 2;
-  in.model = CoderV2Lite();
+  PlanInput in = OnTwoL40s("0.5.2");
   auto profiled = [&](const char* version) {
     in.version = version;
     auto p = MakePlan(in);
@@ -95,6 +97,32 @@ TEST(VllmDeepseekMhaTest, V0Before053ProfilesTheWholeContextWithoutChunkedPrefil
   };
   EXPECT_NE(profiled("0.5.2").find("profiling run of 163840 tokens"), std::string::npos) << profiled("0.5.2");
   EXPECT_EQ(profiled("0.5.3").find("profiling run of 163840 tokens"), std::string::npos) << profiled("0.5.3");
+}
+
+TEST(VllmDeepseekMhaTest, ADenseFirstLayerBeforeMoeLayersStrandsTheAllocatorsBlocks) {
+  // 0.5.1's whole-context profile (163,840 tokens) at TP 2 (vllm_v0_reserved.h): layer 0's
+  // MLP (gate_up 3.34 GiB, activation 1.67) is the allocated peak; the padded attention's
+  // and the experts' smaller tensors of the next 26 layers cannot all reuse its blocks, and
+  // new segments are cut beside them.
+  const VllmV0Reserve r = VllmV0ReservedPeak(CoderV2Lite(), 2, 163840, "0.5.1");
+  ASSERT_TRUE(r.modelled);
+  EXPECT_NEAR(r.allocated_peak / kGiB, 6.88, 0.01);
+  EXPECT_GT(r.reserved_peak, 1.5 * r.allocated_peak);
+  EXPECT_LT(r.reserved_peak / kGiB, 12.5);
+  // MLA from 0.7.1 is another attention path: not replayed.
+  EXPECT_FALSE(VllmV0ReservedPeak(CoderV2Lite(), 2, 163840, "0.7.1").modelled);
+}
+
+TEST(VllmDeepseekMhaTest, PlanChargesTheAllocatorsReserveOverTheFactor) {
+  // vLLM logged 63,040 tokens; 1.2x the allocated peak gave 81,504 (+29%).
+  auto p = MakePlan(OnTwoL40s("0.5.1"));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_FALSE(p->fits);
+  EXPECT_GT(p->kv_tokens, 60000);
+  EXPECT_LT(p->kv_tokens, 66200);
+  bool said = false;
+  for (const auto& a : p->assumptions) said |= a.find("caching allocator's replay") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 }  // namespace

@@ -32,7 +32,9 @@ VllmMoeCaches VllmMoeCachesFor(std::string_view version, const ModelConfig& m);
 // `lambda: int(os.getenv("VLLM_FUSED_MOE_CHUNK_SIZE", "32768"))` (read in the envs.py that
 // carries VLLM_ALL2ALL_BACKEND "naive" and VLLM_FLASHINFER_MOE_BACKEND, the 0.10 line, and in
 // older copies); newer envs.py copies read str(16 * 1024), from a release not read here, so the
-// plan keeps 32,768. It matters above 32,768 tokens: a --max-num-batched-tokens that large, or
+// plan keeps 32,768. Before 0.6.0 it was 65,536 (0.5.1-0.5.x) or no chunk at all (before
+// 0.5.1): VllmFusedMoeChunkTokens (vllm_v0_reserved.h) says which; only the V0 allocator replay
+// uses it, this estimate keeps 32,768. It matters above 32,768 tokens: a --max-num-batched-tokens that large, or
 // the tokens data parallelism gathers (VllmDpMoeTokens).
 constexpr int64_t kVllmFusedMoeChunkTokens = 32768;
 
