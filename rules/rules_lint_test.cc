@@ -806,5 +806,19 @@ TEST(RulesLintTest, NamedNetworkNotFoundIsTheNetPluginFailure) {
   EXPECT_EQ(d.remedy.front().flag, "NCCL_NET");
 }
 
+// gloo's 'Read error PEER: Connection timed out' (pair.cc) is ETIMEDOUT from
+// the kernel on a connected pair: the other host stopped acknowledging. Read
+// at 0.6 as the path between the nodes, with a next step on both nodes and no
+// GLOO_SOCKET_IFNAME (the pair had connected); 'Connection closed by peer' is
+// a peer process that went away, not this (neg sample).
+TEST(RulesLintTest, GlooReadTimedOutIsThePathBetweenTheNodes) {
+  Diagnosis d = PrimaryOf("nccl_network_config_gloo", "pos_sglang_two_nodes_broadcast_read_timed_out.log");
+  EXPECT_DOUBLE_EQ(d.confidence, 0.6);
+  EXPECT_NE(d.explanation.find("[10.20.0.11]:27814"), std::string::npos) << d.explanation;
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().kind, "next_step");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "GLOO_SOCKET_IFNAME") << r.why;
+}
+
 }  // namespace
 }  // namespace tpt
