@@ -294,8 +294,8 @@ StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
     p.fits = false;
     p.failure = "kv_pool_no_room";
     p.error = "CUDA out of memory creating the executor: the engine's activations and buffers (" +
-              FormatGiB(act + buffers) + ") do not fit beside the weights; lower --max_batch_size or --max_num_tokens "
-              "at trtllm-build";
+              FormatGiB(act + buffers) + ") do not fit beside the weights; lower --max_batch_size, --max_num_tokens or "
+              "--max_seq_len at trtllm-build";
     Ledger(in, p, act + buffers, 0);
     return p;
   }

@@ -690,6 +690,13 @@ TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave
   auto small = Json(Plan(base + "--max-batch-size 256"));
   EXPECT_NEAR(small["figures"]["runtime_buffers_bytes"].get<double>(), (5 * plane + seq) / 8, 1);
   EXPECT_GT(small["kv_tokens"].get<int64_t>(), j["kv_tokens"].get<int64_t>());
+  // The sequence buffers follow --max_seq_len: at 262,144 they alone are 20 GiB, and the
+  // executor cannot be made; the error names the build flag.
+  CmdResult longer = Plan(base.substr(0, base.find("--max_seq_len")) + "--max_seq_len 262144 --kv-cache-dtype fp8 " +
+                          "--max-batch-size 2048");
+  EXPECT_EQ(longer.rc, 1) << longer.out;
+  EXPECT_NEAR(Json(longer)["figures"]["engine_sequence_buffer_bytes"].get<double>(), 10 * 2048.0 * 262144 * 4, 1);
+  EXPECT_NE(Json(longer)["error"].get<std::string>().find("--max_seq_len at trtllm-build"), std::string::npos);
   // A log's runtime + decoder figure replaces the estimate and silences the unknown.
   auto logged = Json(Plan(base + "--max-batch-size 2048 --runtime-buffers 2GiB"));
   EXPECT_NEAR(logged["figures"]["available_bytes"].get<double>(), available + 5 * plane + seq - 2.0 * (1 << 30), 1);
