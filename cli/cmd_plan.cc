@@ -304,6 +304,7 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     in.unified_memory = g->unified_memory;
     in.gpu_pcie_peer_access = g->pcie_peer_access;
     if (auto alt = mem::GpuAmbiguity(f.gpu); !alt.empty()) in.gpu_name += " [assumed: " + alt + "]";
+    if (auto ff = mem::GpuFormFactorOpen(f.gpu); !ff.empty()) in.gpu_name += " [assumed: " + ff + "]";
     if (gpu_mem) in.gpu_name += " [total " + f.gpu_mem + " from --gpu-mem]";
   } else if (gpu_mem) {
     in.total_bytes = *gpu_mem;

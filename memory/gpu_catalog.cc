@@ -359,4 +359,21 @@ std::string GpuAmbiguity(std::string_view name) {
   return "";
 }
 
+std::string GpuFormFactorOpen(std::string_view name) {
+  std::string key;
+  for (char c : name) {
+    if (c == ' ' || c == '-' || c == '_') continue;
+    key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (key.rfind("nvidia", 0) == 0) key = key.substr(6);
+  if (key.rfind("a100", 0) != 0 || key.find("sxm") != std::string::npos || key.find("pcie") != std::string::npos) {
+    return "";
+  }
+  auto g = FindGpu(name);
+  if (!g.ok() || g->name.find("A100 SXM") != 0) return "";
+  return std::string(kGpuFormFactorOpen) + ": A100 " + (g->name.find("40GB") != std::string::npos ? "40" : "80") +
+         " GB also comes as a PCIe card; NCCL's channels on an NVSwitch board are not priced (--gpu A100-SXM4-" +
+         (g->name.find("40GB") != std::string::npos ? "40" : "80") + "GB prices them)";
+}
+
 }  // namespace tpt::memory

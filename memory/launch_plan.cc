@@ -663,6 +663,7 @@ StatusOr<Plan> Run(const PlanInput& user) {
   if (in->framework == "vllm") {
     internal::SayVllmCaptureAfterPool(*in, user,
                                       CustomAllReduceOn(in->gpu_interconnect, in->tp, in->gpu_pcie_peer_access), *p);
+    internal::SayVllmNoRoomOutsideTorchAfterPool(*in, *p);
   }
   // Model Runner V2 (vllm_runner_v2.h): the point is the legacy runner's; the range is two-sided.
   if (VllmRunnerV2Default(*in) && in->max_num_seqs && !user.activation_peak_bytes) {

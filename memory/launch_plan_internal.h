@@ -95,6 +95,9 @@ StatusOr<std::optional<VllmKvResult>> VllmStartupCheckOnUnknownFamily(const Plan
 // The graphs captured after the pool (V0, V1 < 0.21): the `unknown:` line where they capture
 // NCCL collectives, and "may fail" where the room holds the priced end but not the high end.
 void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool custom_all_reduce, Plan& p);
+// vLLM V0 before 0.3.1 at a utilization that leaves less than the kernels loaded on first use
+// outside torch's cache after the pool: the start is not vouched for (launch_plan_vllm_uncertain.cc).
+void SayVllmNoRoomOutsideTorchAfterPool(const PlanInput& in, Plan& p);
 // TGI's decode CUDA graphs after the KV cache (tgi_graph_capture.cc), from the room PlanTgi
 // records (figures tgi_graph_*): a capture whose NCCL collectives may not fit is "may fail".
 void SayTgiCaptureAfterPool(const PlanInput& in, Plan& p);

@@ -612,7 +612,7 @@ TEST(PlanModelTest, VllmNonTorchAtTpOnPcie) {
 TEST(PlanModelTest, VllmNcclBuffersConnectedAtCreationBefore0102) {
   EXPECT_NEAR(VllmNcclConnectBytes({"0.9.2", 4, "H100 SXM 80GB"}), 576.0 * kMiB, 1.0);
   EXPECT_NEAR(VllmNcclConnectBytes({"0.9.2", 2, "H200 141GB"}), 288.0 * kMiB, 1.0);
-  EXPECT_EQ(VllmNcclConnectBytes({"0.10.2", 4, "H100 SXM 80GB"}), 0.0);  // runtime connect (cuMem on)
+  EXPECT_EQ(VllmNcclConnectBytes({"0.10.2", 4, "H100 SXM 80GB"}), 0.0);  // runtime connect; NVLS possible
   EXPECT_EQ(VllmNcclConnectBytes({"0.9.2", 4, "H100 NVL 94GB"}), 0.0);   // bridges: not derived
   EXPECT_EQ(VllmNcclConnectBytes({"0.9.2", 1, "H100 SXM 80GB"}), 0.0);
   PlanInput in = VllmAtTp("0.9.2", 79.11, "hopper", "nvlink", 4, "qwen3-235b-a22b-fp8");

@@ -61,9 +61,12 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
                               CompareVersions(*v, {0, 5, 0, 1}) < 0 && !init_holds_comm;
     const bool car = CustomAllReduceOn(in.gpu_interconnect, in.tp, in.gpu_pcie_peer_access) && !init_holds_comm;
     const double comm = NcclCommBytes(in.gpu_arch, in.gpu_interconnect);
-    // Each communicator's ring and tree buffers where NCCL connects at creation (before 0.10.2,
-    // vllm_nccl_connect.h), and MRV2's per-request state from 0.27 (vllm_runner_v2.h).
+    // Each communicator's ring and tree buffers where NCCL connects at creation (before 0.10.2),
+    // its ring's from 0.10.2, connected at its first collective: PyNccl's at its warm-up
+    // all-reduce, so with it; torch's at the profile's logits all-gather, in the window
+    // (vllm_nccl_connect.h), and MRV2's per-request state from 0.27 (vllm_runner_v2.h).
     const double conn = VllmNcclConnectBytes({in.version, in.tp, in.gpu_name});
+    const bool runtime_conn = v.ok() && CompareVersions(*v, {0, 10, 2}) >= 0;
     const double mrv2 = VllmRunnerV2PersistentBytes(in);
     // V1 data parallelism: the DP group of dp ranks gets its own device communicator
     // (cuda_communicator.py CudaCommunicator: a PyNccl communicator for every group but the EP
@@ -115,8 +118,13 @@ void SetVllmNonTorch(const PlanInput& in, VllmEra era, Plan& p) {
                                                " over " + std::to_string(in.dp) + " ranks " + FormatGiB(dp_comm)
                                          : std::string()) +
                             std::string(in.tp > 1 || dp_comm > 0 ? ", " + FormatGiB(comm) + " a communicator on this link" : "") +
-                            (conn > 0 ? " + " + FormatGiB(conn) + " of NCCL ring and tree buffers connected at its creation (" +
-                                            std::to_string(VllmNcclChannels(in.gpu_name)) + " channels)" : std::string()) +
+                            (conn > 0 ? " + " + FormatGiB(conn) +
+                                            (runtime_conn ? " of NCCL ring buffers connected at its first collective (NCCL's "
+                                                            "runtime connect, cuMem on from 0.10.2; "
+                                                          : " of NCCL ring and tree buffers connected at its creation (") +
+                                            std::to_string(VllmNcclChannels(in.gpu_name)) + " channels" +
+                                            (in.gpu_arch == "ampere" ? " on an NVSwitch board" : "") + ")"
+                                      : std::string()) +
                             (mrv2 > 0 ? ", " + FormatGiB(mrv2) + " of Model Runner V2's sampling state (max_num_seqs x vocab)"
                                       : std::string()) +
                             std::string(in.tp > 2 && !CustomAllReduceOn(in.gpu_interconnect, in.tp)

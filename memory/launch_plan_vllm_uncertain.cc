@@ -1,7 +1,9 @@
 // launch_plan_vllm_uncertain.cc: the vLLM verdicts that rest on what no input sizes, said
 // as such (Plan::outcome_certain): the startup check on a card known only by its size, and
 // the CUDA graphs captured after the KV pool (V0, V1 < 0.21), whose NCCL collectives may
-// not fit (vllm_graph_capture.h).
+// not fit (vllm_graph_capture.h), and V0 before 0.3.1 at a utilization that leaves nothing
+// outside torch's cache after the pool.
+#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
@@ -87,4 +89,36 @@ void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool cu
   SayVllmCaptureMayFail(VllmNcclCaptureRisk(left, 0, 0), p);
 }
 
+// V0 before 0.3.1 sizes the pool from the free memory right after the profiling run
+// (worker.py profile_num_available_blocks at 937e7b7d, vllm-source.md §1.2(a): peak = total -
+// free; blocks = (util x total - peak) // block), then empties torch's cache. After the pool
+// the card holds (1 - util) x total free, plus the profiling run's activation blocks, which
+// the first batches' activations take back into torch's cache. The profiling run passes
+// kv_caches [(None, None)] per layer (model_runner.py profile_run), so the decode path's
+// kernels (reshape_and_cache, paged attention, copy_blocks) first run after the pool, and
+// under CUDA_MODULE_LOADING=LAZY (torch sets it) their modules load then, outside torch's
+// allocator, which cannot give its cached blocks to them. So the room outside torch's cache
+// that the source guarantees is (1 - util) x total; below what kernels loaded on first use
+// take (about 0.1 GiB, measured on SGLang's loads: model_weights.cc) the start is not certain.
+// vllm#2348: Llama-2-70B at TP 8 on V100 32GB, util 1.0, "RuntimeError: CUDA error: out of
+// memory" (a CUDA runtime error, not the caching allocator's OutOfMemoryError).
+void SayVllmNoRoomOutsideTorchAfterPool(const PlanInput& in, Plan& p) {
+  constexpr double kLazyKernelBytes = 0.1 * kGiB;
+  if (!p.fits || p.kv_tokens <= 0) return;
+  auto era = VllmEraForVersion(in.version, in.vllm_engine);
+  if (!era.ok() || *era != VllmEra::kV0PeakWholeGpu) return;
+  const double room = (1.0 - p.fraction) * in.total_bytes;
+  if (room >= kLazyKernelBytes) return;
+  p.outcome_certain = false;
+  p.figures["room_outside_torch_after_pool_bytes"] = room;
+  p.unknowns.push_back("vLLM " + in.version + " sizes the pool from the free memory right after the profiling run "
+                       "(peak = total - free): at --gpu-memory-utilization " + PyFloat(p.fraction) + " the room left "
+                       "outside torch's cache after it is " + FormatGiB(room) + " a rank, and the decode path's kernels, "
+                       "which the profiling run never ran, load on first use outside torch's allocator (about " +
+                       FormatGiB(kLazyKernelBytes) + " of kernels loaded lazily): the start is not certain; "
+                       "--gpu-memory-utilization " + PyFloat(std::floor((1.0 - kLazyKernelBytes / in.total_bytes) * 100.0) / 100.0) +
+                       " leaves room for them");
+}
+
 }  // namespace tpt::memory::internal
+

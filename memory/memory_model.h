@@ -580,6 +580,12 @@ StatusOr<GpuInfo> FindGpu(std::string_view name);
 // Non-empty when `name` covers parts with different memory (A100 40/80 GB, GB200...):
 // the part assumed and how to name the others.
 std::string GpuAmbiguity(std::string_view name);
+// Non-empty when `name` is an A100 (SXM4 in the catalog) that does not say SXM or PCIe: the
+// PCIe card has the same memory, and the NCCL channels of an NVSwitch board
+// (vllm_nccl_connect.h) are then not priced. The CLI appends it as "[assumed: ...]"; the text
+// starts with kGpuFormFactorOpen.
+std::string GpuFormFactorOpen(std::string_view name);
+inline constexpr std::string_view kGpuFormFactorOpen = "form factor not named";
 
 // ---------------------------------------------------------------------------
 // Weights and start-up overhead (for `tptriage plan` without a log).
