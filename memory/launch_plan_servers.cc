@@ -220,12 +220,10 @@ StatusOr<Plan> TrtllmPool(const PlanInput& in, Plan p, double available) {
   return p;
 }
 
-// A TensorRT engine (trtllm-build) under the C++ executor (trtllm_model.cc cites the
-// constructor's order): the free memory it reads for the KV cache is what the engine's
-// weights, its execution context (activations TensorRT sized at build time for
-// max_num_tokens tokens and max_batch_size rows of logits), the runtime buffers and the
-// decoder leave; the fraction is taken of that ("Memory usage when calculating max tokens in
-// paged kv cache: total: X GiB, available: Y GiB"); blocks of tokens_per_block (32).
+// A TensorRT engine (trtllm-build) under the C++ executor (trtllm_model.cc cites the constructor's
+// order): the KV cache gets the fraction of what the engine's weights, its execution context
+// (activations for max_num_tokens tokens and max_batch_size rows of logits), the runtime buffers and
+// the decoder leave ("Memory usage when calculating max tokens in paged kv cache"); 32-token blocks.
 StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
   p.era = "TensorRT engine (C++ executor: fraction of the free memory after the engine and its buffers)";
   const int64_t batch = in.max_num_seqs.value_or(2048);
@@ -237,11 +235,9 @@ StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
     Ledger(in, p, 0, 0);
     return p;
   }
-  // The execution context: TensorRT's activation memory "close to max number of input tokens
-  // x some constant factor" (docs/source/reference/memory.md), priced as the same forward
-  // estimate as the other servers', plus the lm_head's output for max_batch_size sequences in
-  // the model dtype before its cast to the float32 logits (the last-token logits' profile
-  // runs to max_batch_size rows).
+  // The execution context: TensorRT's activation memory "close to max number of input tokens x some
+  // constant factor" (docs/source/reference/memory.md), priced as the other servers' forward estimate,
+  // plus the lm_head's output for max_batch_size rows in the model dtype (before the float32 cast).
   double act = 0;
   if (in.activation_peak_bytes) {
     act = *in.activation_peak_bytes;
@@ -264,17 +260,21 @@ StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
     bi.max_batch_size = batch;
     bi.vocab = in.model->vocab;
     bi.tp = std::max(in.tp, 1);
+    bi.max_seq_len = in.context_length.value_or(0);
     auto b = TrtllmEngineBufferBytes(bi);
     if (!b.ok()) return b.status();
     buffers = b->total_bytes;
     p.figures["engine_buffer_plane_bytes"] = b->plane_bytes;
     p.figures["sampling_workspace_bytes"] = b->sampling_bytes;
     p.figures["sampling_workspace_rest_bytes"] = b->sampling_rest_bytes;
+    const double seq = p.figures["engine_sequence_buffer_bytes"] = b->runtime_sequence_bytes + b->decoder_sequence_bytes;
     p.assumptions.push_back(
         "runtime and decoder buffers " + FormatGiB(buffers) + ": " + std::to_string(batch) + " x vocab " +
         std::to_string(in.model->vocab) + " float32 planes of " + FormatGiB(b->plane_bytes) +
         ": the runtime's logits, the penalty layer's logits and occurrence counts, top-P's sorted probabilities "
-        "and ids; pass --runtime-buffers from a log ('Allocated X GPU memory for runtime buffers' + '... for decoder')");
+        "and ids" + (seq > 0 ? "; and " + FormatGiB(seq) + " of ten " + std::to_string(batch) + " x max_seq_len " +
+        std::to_string(bi.max_seq_len) + " four-byte buffers (cache indirections, output ids, log-probabilities)" : "") +
+        "; pass --runtime-buffers from a log ('Allocated X GPU memory for runtime buffers' + '... for decoder')");
     p.unknowns.push_back(
         "a TensorRT engine's activation memory (sized by TensorRT at build time; the log's 'Allocated X for execution "
         "context memory') and its decoder's sampling workspace (top-P's id values and cub's sort storage, up to " +
@@ -294,8 +294,8 @@ StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
     p.fits = false;
     p.failure = "kv_pool_no_room";
     p.error = "CUDA out of memory creating the executor: the engine's activations and buffers (" +
-              FormatGiB(act + buffers) + ") do not fit beside the weights; lower --max_batch_size or --max_num_tokens "
-              "at trtllm-build";
+              FormatGiB(act + buffers) + ") do not fit beside the weights; lower --max_batch_size, --max_num_tokens or "
+              "--max_seq_len at trtllm-build";
     Ledger(in, p, act + buffers, 0);
     return p;
   }

@@ -479,6 +479,8 @@ struct TrtllmEngineBuffersInput {
   int64_t vocab = 0;              // config.json vocab_size
   int tp = 1;                     // the vocabulary is padded to a multiple of it
   int logits_bytes = 4;           // PretrainedConfig logits_dtype 'float32'
+  int64_t max_seq_len = 0;        // trtllm-build --max_seq_len (0: none priced)
+  int64_t max_attention_window = 0;  // the executor's max_attention_window (0: max_seq_len)
 };
 struct TrtllmEngineBuffers {
   double plane_bytes = 0;           // max_batch_size x beam x vocab padded x logits bytes
@@ -486,7 +488,12 @@ struct TrtllmEngineBuffers {
   double penalty_bytes = 0;         // PenaltyLayer: its runtime logits + the occurrence-penalty counts
   double sampling_bytes = 0;        // the sampling workspace priced: top-P's sorted probabilities and ids
   double sampling_rest_bytes = 0;   // the rest of the top-P workspace (id values, cub's sort storage): unknown
-  double total_bytes = 0;           // runtime logits + penalty + sampling
+  // Buffers of max_batch_size x beam x max_seq_len (or the attention window) int32/float32
+  // elements: the runtime side's cache indirections and slot outputs, the decoder's ids,
+  // parent ids and log-probabilities (trtllm_model.cc).
+  double runtime_sequence_bytes = 0;
+  double decoder_sequence_bytes = 0;
+  double total_bytes = 0;  // runtime logits + penalty + sampling + both sequence parts
 };
 StatusOr<TrtllmEngineBuffers> TrtllmEngineBufferBytes(const TrtllmEngineBuffersInput& in);
 // TensorRT-LLM's backend when none is asked: the TensorRT engine before 1.0, the PyTorch

@@ -287,5 +287,32 @@ TEST(TrtllmModel, EngineBuffersArePlanesOfBatchByVocab) {
   EXPECT_EQ(TrtllmDefaultBackend("1.0.0"), "pytorch");
 }
 
+// The buffers sized by max_seq_len (trtllm_model.cc): the runtime side's three cache
+// indirections of the attention window and three slot outputs of the sequence, the decoder's
+// four. A 0.14 engine at trtllm-build's defaults (TensorRT-LLM#1188: Qwen2.5-Coder-0.5B, vocab
+// 151,936, max_batch_size 2048, max_seq_len 32,768) logged 2.66 GB for runtime buffers (one
+// plane and six of these) and 5.76 GB for the decoder: priced, 8.3 of the logged 8.42 GiB.
+TEST(TrtllmModel, EngineSequenceBuffersFollowMaxSeqLen) {
+  TrtllmEngineBuffersInput in;
+  in.max_batch_size = 2048;
+  in.vocab = 151936;
+  const double plane = 2048.0 * 151936 * 4;
+  auto none = TrtllmEngineBufferBytes(in);
+  ASSERT_TRUE(none.ok());
+  EXPECT_DOUBLE_EQ(none->total_bytes, 5 * plane);  // no max_seq_len given: the planes alone
+  in.max_seq_len = 32768;
+  auto b = TrtllmEngineBufferBytes(in);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_DOUBLE_EQ(b->runtime_sequence_bytes, 6 * 2048.0 * 32768 * 4);
+  EXPECT_DOUBLE_EQ(b->decoder_sequence_bytes, 4 * 2048.0 * 32768 * 4);
+  EXPECT_NEAR((b->runtime_logits_bytes + b->runtime_sequence_bytes) / kGiB, 2.66, 0.005);
+  EXPECT_NEAR(b->total_bytes / kGiB, 8.42, 0.2);
+  // A sliding window shortens the cache indirections only.
+  in.max_attention_window = 4096;
+  auto w = TrtllmEngineBufferBytes(in);
+  EXPECT_DOUBLE_EQ(w->runtime_sequence_bytes, 2048.0 * 4 * (3 * 4096 + 3 * 32768));
+  EXPECT_DOUBLE_EQ(w->decoder_sequence_bytes, b->decoder_sequence_bytes);
+}
+
 }  // namespace
 }  // namespace tpt::memory

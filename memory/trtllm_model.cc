@@ -51,6 +51,29 @@
 //     (getAirTopPWorkspaceSizes: four batch x bufLen buffers, a fraction of a plane); which one
 //     SamplingLayer builds in 0.19 by default was not read, so the two priced planes stand
 //     between the two and the range runs from none to the sort's five.
+//     - Beside the planes, buffers of max_batch_size x beam x max_seq_len (trtllm-build's
+//       default max_seq_len is max_position_embeddings, commands/build.py) of four-byte
+//       elements, allocated whatever the requests. The runtime side (createBuffers, logged
+//       as "runtime buffers"; TrtGptModelInflightBatching builds one RuntimeBuffers with
+//       context-generation fusion, mNumBuffers = (mCtxGenFusion ? 1 : 2) x micro-batches):
+//       TransformerBuffers' cacheIndirection [B, beam, window] int32 (batch_manager/
+//       transformerBuffers.cpp), DecoderBuffers' cacheIndirectionInput and Output [B, beam,
+//       window] int32 and logProbs [B, beam, seq] float (decoderBuffers.cpp), and one
+//       SlotDecoderBuffers a sequence slot, outputIds [beam, seq] int32 and logProbs [beam,
+//       seq] float: 3 x window + 3 x seq. The decoder (GptDecoderBatched::setup,
+//       cpp/tensorrt_llm/runtime/gptDecoderBatched.cpp at v0.14.0, b0880169, the commit
+//       tensorrtllm_backend v0.14.0 pins; DecoderState::setup later): ids, parentIds [B,
+//       beam, seq] int32, logProbs [B, beam, seq] and logProbsTiled [seq, B, beam] float,
+//       unconditional (gatheredIds aliases ids at beam 1): 4 x seq. Until the batch manager's
+//       source was published the runtime side shipped only as
+//       libtensorrt_llm_batch_manager_static.a; the files read are the first published ones
+//       (the constructor with GptDecoderBatched's 0.14 signature) and 2025's, which agree.
+//       The check: a 0.14 engine at its defaults (TensorRT-LLM#1188, Qwen2.5-Coder-0.5B, vocab
+//       151,936, max_batch_size 2048, max_seq_len 32,768) logged 2.66 GB for runtime buffers,
+//       one plane (1.159 GiB) and 6 x 2048 x 32768 x 4 B (1.5 GiB), and 5.76 GB for the
+//       decoder, 4 x 2048 x 32768 x 4 B (1.0 GiB) and 4.1 planes: the five planes above
+//       hold at 0.14 as at 0.19 once the sequence buffers are apart. At 0.19's launch
+//       (max_seq_len 2048) they are 160 MiB.
 #include <algorithm>
 #include <cmath>
 
@@ -120,7 +143,16 @@ StatusOr<TrtllmEngineBuffers> TrtllmEngineBufferBytes(const TrtllmEngineBuffersI
   b.sampling_bytes = static_cast<double>(in.max_batch_size) * static_cast<double>(padded) * (in.logits_bytes + 4);
   b.sampling_rest_bytes = static_cast<double>(in.max_batch_size) * static_cast<double>(padded) *
                           (4 + in.logits_bytes + 4);  // id values + cub's alternate keys and values
-  b.total_bytes = b.runtime_logits_bytes + b.penalty_bytes + b.sampling_bytes;
+  // The buffers sized by the sequence (int32 ids and cache indirections, float32
+  // log-probabilities: four bytes each), per sequence slot and beam.
+  const double window = static_cast<double>(in.max_attention_window > 0 ? in.max_attention_window : in.max_seq_len);
+  const double seq = static_cast<double>(std::max<int64_t>(in.max_seq_len, 0));
+  if (seq > 0) {
+    b.runtime_sequence_bytes = rows * 4 * (3 * window + 3 * seq);
+    b.decoder_sequence_bytes = rows * 4 * 4 * seq;
+  }
+  b.total_bytes = b.runtime_logits_bytes + b.penalty_bytes + b.sampling_bytes + b.runtime_sequence_bytes +
+                  b.decoder_sequence_bytes;
   return b;
 }
 

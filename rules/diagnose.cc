@@ -82,7 +82,13 @@ std::vector<Fired> FireRules(const RunIndex& run, const RuleSet& rules, const Te
       anchors.insert(anchors.end(), idx.begin(), idx.end());
     }
     std::sort(anchors.begin(), anchors.end());
-    if (anchors.size() > max_anchors) anchors.resize(max_anchors);
+    // Past the cap, the first ones and the last: a rule about how the run
+    // ended (the last batch line before a silence) still sees its anchor.
+    if (anchors.size() > max_anchors) {
+      size_t last = anchors.back();
+      anchors.resize(max_anchors > 1 ? max_anchors - 1 : max_anchors);
+      if (max_anchors > 1) anchors.push_back(last);
+    }
     // The first anchor that holds and is linked to what ended the run (a
     // warning the run went on after gives way to the same error that ended
     // it, later); else the first that holds.

@@ -33,7 +33,8 @@ struct Fired {
 };
 
 // Every rule that holds on `run`, most telling first (engine.h's order). At
-// most `max_anchors` anchors are tried a rule.
+// most `max_anchors` anchors are tried a rule: past that, the first ones and
+// the run's last.
 std::vector<Fired> FireRules(const RunIndex& run, const RuleSet& rules, const Terminals& term, size_t max_anchors);
 
 // The diagnosis rule `f` makes of `run`.

@@ -17,6 +17,7 @@
 #include "parser/values.h"
 #include "rules/frame_stage.h"
 #include "rules/functions_groups.h"
+#include "rules/functions_quiet.h"
 #include "rules/run_index.h"
 #include "rules/terminal.h"
 #include "rules/vocabulary.h"
@@ -723,6 +724,7 @@ const std::vector<FunctionDef>& Table() {
       {"innermost_file", 0, 0, Innermost<&Frame::file>}, {"seen_before", 1, 1, Seen<true>},
       {"seen_after", 1, 1, Seen<false>}, {"startup_after", 0, 0, StartupAfter}, {"count_before", 1, 1, CountBefore}, {"kind_before", 2, 2, KindBefore},
       {"rank_count_before", 1, 1, RankCountBefore}, {"rank_nth", 2, 3, RankNth}, {"phase", 0, 0, Phase},
+      {"quiet_for", 1, 1, QuietFor}, {"count_after", 3, 5, CountAfter},
       // Text and values.
       {"contains", 2, 2, Contains}, {"matches", 2, 2, Matches}, {"any_text", 1, 1, AnyText},
       {"find_text", 1, 1, FindText}, {"extract", 2, 2, ExtractFn}, {"lower", 1, 1, LowerFn}, {"num", 1, 1, Num},

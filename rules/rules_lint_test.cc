@@ -806,5 +806,44 @@ TEST(RulesLintTest, NamedNetworkNotFoundIsTheNetPluginFailure) {
   EXPECT_EQ(d.remedy.front().flag, "NCCL_NET");
 }
 
+// SGLang's scheduler logs every prefill batch it forms; with requests queued
+// (#queue-req 2) and the HTTP server printing for 390 s more with no batch
+// line, the scheduler stood in that batch past its own watchdog limit (300 s):
+// a hang at 0.5, blaming no rank, not a healthy run because /health answered
+// 200 (before 0.5 /health does not ask the scheduler). Idle after the last
+// decode, or a long quiet that ends in the next batch, is no stall; from 0.5 a
+// later /health 200 refutes it (its neg samples).
+TEST(RulesLintTest, SglangQueuedBatchThenOnlyAccessLinesIsAStall) {
+  Diagnosis d = PrimaryOf("sglang_scheduler_stall", "pos_sglang_chunked_prefill_then_only_health_checks.log");
+  EXPECT_EQ(d.id, "nccl_timeout_hang");
+  EXPECT_LT(d.confidence, 0.7);
+  EXPECT_EQ(d.rank, -1);
+  EXPECT_EQ(d.figures.value("silent_s", 0.0), 390.0) << d.figures.dump();
+  EXPECT_EQ(d.figures.value("watchdog_s", 0.0), 300.0) << d.figures.dump();
+  EXPECT_EQ(d.figures.value("queued_requests", 0.0), 2.0) << d.figures.dump();
+  EXPECT_NE(d.explanation.find("/health"), std::string::npos) << d.explanation;
+  Diagnosis v52 = PrimaryOf("sglang_scheduler_stall", "pos_sglang_052_health_503_after_queued_prefill.log");
+  EXPECT_NE(v52.explanation.find("503"), std::string::npos) << v52.explanation;
+  // After 301 batch lines (past the 256 anchors a rule is tried at, the last
+  // one is still tried) and with --watchdog-timeout 600 printed: its limit.
+  Diagnosis longer = PrimaryOf("sglang_scheduler_stall", "pos_sglang_long_serving_then_queued_prefill_silence.log");
+  EXPECT_EQ(longer.figures.value("watchdog_s", 0.0), 600.0) << longer.figures.dump();
+  EXPECT_EQ(longer.figures.value("silent_s", 0.0), 690.0) << longer.figures.dump();
+}
+
+// gloo's 'Read error PEER: Connection timed out' (pair.cc) is ETIMEDOUT from
+// the kernel on a connected pair: the other host stopped acknowledging. Read
+// at 0.6 as the path between the nodes, with a next step on both nodes and no
+// GLOO_SOCKET_IFNAME (the pair had connected); 'Connection closed by peer' is
+// a peer process that went away, not this (neg sample).
+TEST(RulesLintTest, GlooReadTimedOutIsThePathBetweenTheNodes) {
+  Diagnosis d = PrimaryOf("nccl_network_config_gloo", "pos_sglang_two_nodes_broadcast_read_timed_out.log");
+  EXPECT_DOUBLE_EQ(d.confidence, 0.6);
+  EXPECT_NE(d.explanation.find("[10.20.0.11]:27814"), std::string::npos) << d.explanation;
+  ASSERT_FALSE(d.remedy.empty());
+  EXPECT_EQ(d.remedy.front().kind, "next_step");
+  for (const auto& r : d.remedy) EXPECT_NE(r.flag, "GLOO_SOCKET_IFNAME") << r.why;
+}
+
 }  // namespace
 }  // namespace tpt

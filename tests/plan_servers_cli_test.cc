@@ -653,8 +653,10 @@ TEST(PlanServersCliTest, TensorRtLlmBackendDefaultsByVersion) {
 // max_batch_size 2048, max_num_tokens 1024, an RTX 5090): the fraction is taken of what the
 // engine's activations and its runtime and decoder buffers leave after the weights; those
 // buffers are float32 planes of max_batch_size x vocab (the runtime's logits, the penalty
-// layer's logits and counts, top-P's sorted probabilities and ids: five), so they follow
-// --max-batch-size, and a log's figure (--runtime-buffers) replaces them. The log's host
+// layer's logits and counts, top-P's sorted probabilities and ids: five) and ten four-byte
+// buffers of max_batch_size x max_seq_len (cache indirections, output ids, log-probabilities;
+// 160 MiB here), so they follow --max-batch-size, and a log's figure (--runtime-buffers)
+// replaces them. The log's host
 // reported the card's whole 31.84 GiB (Windows/WSL2; Linux reports 31.36): --gpu-mem.
 TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave) {
   const std::string base = "--server trtllm --server-version 0.19.0 --model " + Model("llama-3.1-8b-instruct-fp8") +
@@ -662,14 +664,14 @@ TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave
   CmdResult r = Plan(base + "--max-batch-size 2048");
   ASSERT_EQ(r.rc, 0) << r.out;
   auto j = Json(r);
-  const double plane = 2048.0 * 128256 * 4;
-  EXPECT_NEAR(j["figures"]["runtime_buffers_bytes"].get<double>(), 5 * plane, 1);
+  const double plane = 2048.0 * 128256 * 4, seq = 10 * 2048.0 * 2048 * 4;
+  EXPECT_NEAR(j["figures"]["runtime_buffers_bytes"].get<double>(), 5 * plane + seq, 1);
   const double free = j["ledger"][0]["free_at_init_bytes"].get<double>();
   const double weights = j["ledger"][0]["weights_bytes"].get<double>();
   const double act = j["figures"]["activation_peak_bytes"].get<double>();
   // The execution context holds the lm_head's 2048 rows of logits in the model dtype.
   EXPECT_GT(act, 2048.0 * 128256 * 2);
-  const double available = free - weights - act - 5 * plane;
+  const double available = free - weights - act - 5 * plane - seq;
   EXPECT_NEAR(j["figures"]["available_bytes"].get<double>(), available, 1);
   const int64_t cell = 32 * 8 * 128 * 2 * 1;
   EXPECT_EQ(j["kv_tokens"].get<int64_t>(), static_cast<int64_t>(std::floor(0.9 * available / (32.0 * cell))) * 32);
@@ -686,11 +688,18 @@ TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave
   EXPECT_NE(j["unknowns"][0].get<std::string>().find("sampling workspace"), std::string::npos);
   // An eighth of the batch, an eighth of the planes.
   auto small = Json(Plan(base + "--max-batch-size 256"));
-  EXPECT_NEAR(small["figures"]["runtime_buffers_bytes"].get<double>(), 5 * plane / 8, 1);
+  EXPECT_NEAR(small["figures"]["runtime_buffers_bytes"].get<double>(), (5 * plane + seq) / 8, 1);
   EXPECT_GT(small["kv_tokens"].get<int64_t>(), j["kv_tokens"].get<int64_t>());
+  // The sequence buffers follow --max_seq_len: at 262,144 they alone are 20 GiB, and the
+  // executor cannot be made; the error names the build flag.
+  CmdResult longer = Plan(base.substr(0, base.find("--max_seq_len")) + "--max_seq_len 262144 --kv-cache-dtype fp8 " +
+                          "--max-batch-size 2048");
+  EXPECT_EQ(longer.rc, 1) << longer.out;
+  EXPECT_NEAR(Json(longer)["figures"]["engine_sequence_buffer_bytes"].get<double>(), 10 * 2048.0 * 262144 * 4, 1);
+  EXPECT_NE(Json(longer)["error"].get<std::string>().find("--max_seq_len at trtllm-build"), std::string::npos);
   // A log's runtime + decoder figure replaces the estimate and silences the unknown.
   auto logged = Json(Plan(base + "--max-batch-size 2048 --runtime-buffers 2GiB"));
-  EXPECT_NEAR(logged["figures"]["available_bytes"].get<double>(), available + 5 * plane - 2.0 * (1 << 30), 1);
+  EXPECT_NEAR(logged["figures"]["available_bytes"].get<double>(), available + 5 * plane + seq - 2.0 * (1 << 30), 1);
   EXPECT_TRUE(logged["unknowns"].empty()) << logged["unknowns"].dump(1);
   // The engine's launch: its limits are trtllm-build's, the fraction trtllm-serve's, the FP8 KV
   // the checkpoint's.

@@ -741,10 +741,10 @@ TEST(AnswerFirst, FragmentedRuntimeOomLeadsWithExpandableSegments) {
 // gave the cache, and no "Also seen: runtime_oom" contradicts "before ready".
 // TGI's warm-up OOM: the value comes from the log's own figures (32,768 prefill
 // tokens asked 4.00 GiB with 2.91 GiB free: 32768 x 2.91 / 4.00 = 23,838, rounded
-// down to a multiple of 1024 = 23,552), with the arithmetic shown.
+// down to a multiple of 1024 = 23,552), with the arithmetic shown. The Fix names the value the Args line gave (now 32768).
 TEST(AnswerFirst, TgiWarmupOomFixCarriesAValueFromTheLog) {
   std::string text = Tpt("analyze '" + Sample("logs/tgi-warmup-oom-2shards.log") + "'").out;
-  EXPECT_NE(text.find("\nFix: --max-batch-prefill-tokens 23552: "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nFix: --max-batch-prefill-tokens 23552 (now 32768): "), std::string::npos) << text;
   EXPECT_NE(text.find("32768 x 2.91 / 4.00"), std::string::npos) << text;
 }
 
