@@ -252,12 +252,13 @@ void NotHealthyWhenCaptureClosedEmpty(const std::vector<Event>& events, Analysis
 // An NCCL job's log (no server: torchrun, mpirun, nccl-tests) whose last NCCL
 // line is its communicator's set-up (bootstrap, network selection, version,
 // 'Init START') and in which no rank printed 'Init COMPLETE'
-// (init.cc ncclCommInitRankFunc) nor a result: whether the ranks connected is
-// not in the lines (a paste cut before the WARN that followed).
+// (init.cc ncclCommInitRankFunc) nor a result (nccl-tests' closing line or a
+// result row: a collective that ran): whether the ranks connected is not in
+// the lines (a paste cut before the WARN that followed).
 bool NcclSetupUnfinished(const std::vector<Event>& events) {
   const Event* last = nullptr;
   for (const Event& e : events) {
-    if (e.kind == "nccl_tests_result") return false;
+    if (e.kind == "nccl_tests_result" || e.kind == "nccl_tests_row") return false;
     if (e.kind == "nccl_comm_init" && e.Get("state").string() == "COMPLETE") return false;
     if (e.kind != "env_var" && e.kind != "gpu_info") last = &e;
   }

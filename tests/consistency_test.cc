@@ -1028,6 +1028,25 @@ TEST(ConsistencySamples, NcclTestsSummaryOkIsHealthyAndFailedIsNot) {
   EXPECT_NE(bad.rc, 0);
 }
 
+// nccl-tests' result rows (src/common.cu BenchTime: one row per size, after
+// its collective ran and was checked) are a run that got somewhere even when
+// the paste was cut before the closing line, also under Hydra's -prepend-rank,
+// which tags every write and so glues '[0]' inside the rows (MPICH
+// src/pm/hydra/ui/utils/uiu.c stdoe_cb; holdout60 h60-12 read no_evidence). A
+// row whose #wrong is not 0 is corrupted results: never healthy.
+TEST(ConsistencySamples, NcclTestsRowsUnderHydraRankTagsAreARun) {
+  Result ok = Analyze("--format json " + Sample("logs/redteam/none--hydra-prepend-rank-nccl-tests.log"));
+  json j = json::parse(ok.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << ok.out;
+  EXPECT_EQ(j["root_cause"], "none") << j["verdict"];
+  EXPECT_EQ(std::string(j["verdict"]).find("setting up its communicator"), std::string::npos) << j["verdict"];
+  Result bad = Analyze("--format json " + Sample("logs/nccl-tests-hydra-rows-wrong-values-cut.log"));
+  json b = json::parse(bad.out, nullptr, false);
+  ASSERT_FALSE(b.is_discarded()) << bad.out;
+  EXPECT_EQ(b["root_cause"], "unknown") << b["verdict"];
+  EXPECT_NE(std::string(b["verdict"]).find("66.71    524"), std::string::npos) << b["verdict"];
+}
+
 }  // namespace
 
 namespace {
