@@ -11,6 +11,7 @@
 #include "memory/tgi_launcher.h"
 #include "memory/tgi_vlm_warmup.h"
 #include "memory/tgi_warmup_held.h"
+#include "memory/trtllm_engine_tokens.h"
 
 namespace tpt::memory::internal {
 namespace {
@@ -226,10 +227,9 @@ StatusOr<Plan> TrtllmPool(const PlanInput& in, Plan p, double available) {
 // the decoder leave ("Memory usage when calculating max tokens in paged kv cache"); 32-token blocks.
 StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
   p.era = "TensorRT engine (C++ executor: fraction of the free memory after the engine and its buffers)";
-  const int64_t batch = in.max_num_seqs.value_or(2048);
-  const int64_t tokens = in.max_num_batched_tokens.value_or(8192);
-  if (!in.max_num_seqs) p.assumptions.push_back("--max_batch_size 2048 (trtllm-build's default)");
-  if (!in.max_num_batched_tokens) p.assumptions.push_back("--max_num_tokens 8192 (trtllm-build's default)");
+  const auto lim = TrtllmEngineBuildLimits(in.version, in.max_num_seqs, in.max_num_batched_tokens, in.context_length);
+  const int64_t batch = lim.max_batch_size, tokens = lim.max_num_tokens;  // trtllm_engine_tokens.h cites build.py
+  for (const auto* a : {&lim.batch_assumption, &lim.tokens_assumption}) if (!a->empty()) p.assumptions.push_back(*a);
   p.assumptions.push_back("KV blocks of 32 tokens (trtllm-build's tokens_per_block)");
   if (WeightsOom(p)) {
     Ledger(in, p, 0, 0);
@@ -242,7 +242,8 @@ StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
   if (in.activation_peak_bytes) {
     act = *in.activation_peak_bytes;
   } else {
-    act = ForwardPeak(in, tokens, 1, "the engine's execution context", p);
+    act = ForwardPeak(in, tokens, 1, "the engine's execution context", p) -
+          TrtllmEngineFreedBeforeThePeak(in.model ? &*in.model : nullptr, tokens, p.assumptions);
     if (in.model && in.model->vocab > 0) {
       const double e = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
       const double head = static_cast<double>(batch) * static_cast<double>(in.model->vocab) * e;

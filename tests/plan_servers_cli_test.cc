@@ -715,6 +715,35 @@ TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave
   EXPECT_EQ(bad.rc, 2) << bad.out;
 }
 
+// Before 0.8.0 an engine came from the example's build.py (trtllm_engine_tokens.h cites it):
+// without --max_num_tokens its context profile runs to max_batch_size x max_input_len (build.py's
+// 2048) tokens, and TensorRT reserves the activations of that many, not of 8192; without
+// --max_batch_size the batch is build.py's 8. From 0.8.0 (trtllm-build) nothing changes.
+TEST(PlanServersCliTest, TensorRtLlmPerExampleBuildSizesTheContextForBatchTimesInput) {
+  const std::string rest = " --backend tensorrt --model " + Model("llama-3.1-8b-instruct") +
+                           " --gpu H100 --tp 1 --max_seq_len 6144";
+  auto Act = [](const nlohmann::json& j) { return j["figures"]["activation_peak_bytes"].get<double>(); };
+  auto old = Json(Plan("--server trtllm --server-version 0.5.0 --max-batch-size 25" + rest));
+  auto asked = Json(Plan("--server trtllm --server-version 0.5.0 --max-batch-size 25 --max_num_tokens 51200" + rest));
+  auto small = Json(Plan("--server trtllm --server-version 0.5.0 --max-batch-size 25 --max_num_tokens 8192" + rest));
+  ASSERT_TRUE(old.contains("figures")) << old.dump(1);
+  EXPECT_NEAR(Act(old), Act(asked), 1) << old["assumptions"].dump(1);
+  EXPECT_GT(Act(old), 4 * Act(small));
+  EXPECT_LT(old["kv_tokens"].get<int64_t>(), small["kv_tokens"].get<int64_t>());
+  bool said = false;
+  for (const auto& a : old["assumptions"]) said |= a.get<std::string>().find("25 x 2048 = 51200") != std::string::npos;
+  EXPECT_TRUE(said) << old["assumptions"].dump(1);
+  // No --max_batch_size: build.py's 8, so 8 x 2048 tokens.
+  auto dflt = Json(Plan("--server trtllm --server-version 0.5.0" + rest));
+  auto eight = Json(Plan("--server trtllm --server-version 0.5.0 --max-batch-size 8 --max_num_tokens 16384" + rest));
+  EXPECT_NEAR(Act(dflt), Act(eight), 1);
+  EXPECT_EQ(dflt["kv_tokens"], eight["kv_tokens"]);
+  // trtllm-build's engines keep 8192.
+  auto now = Json(Plan("--server trtllm --server-version 0.19.0 --max-batch-size 25" + rest));
+  auto now8k = Json(Plan("--server trtllm --server-version 0.19.0 --max-batch-size 25 --max_num_tokens 8192" + rest));
+  EXPECT_NEAR(Act(now), Act(now8k), 1);
+}
+
 // An engine's KV dtype is fixed when its checkpoint is converted: the 8-bit remedy is
 // quantize.py's --kv_cache_dtype fp8, not trtllm-serve's options file.
 TEST(PlanServersCliTest, TensorRtLlmEngineKvRemedyIsTheCheckpoints) {
