@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "memory/launch_plan_internal.h"
 #include "memory/vllm_deepseek_mha.h"
+#include "memory/vllm_eager_forward.h"
 #include "memory/lmdeploy_pytorch_weights.h"
 #include "memory/tgi_launcher.h"
 #include "memory/vllm_performance_mode.h"
@@ -393,6 +394,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
     if (!in.activation_peak_bytes && in.model) {
       int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);
       double held = 0;
+      double held_embeds = 0;  // V0's dummy items' embeddings (part of held)
       std::string mm_note;
       double v0_encoder_phase = 0;  // V0: the encoder's call inside the forward, with what is held
       // V0 InternVL (vllm_v0_internvl.h): the dummy images from --limit-mm-per-prompt (1 by
@@ -426,6 +428,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         tokens = d.lm_tokens;
         seqs = d.seqs;
         held = static_cast<double>(d.mm_tokens) * in.model->hidden * in.model->dtype_bytes;
+        held_embeds = held;
         mm_note = "; V0 profiles " + std::to_string(d.seqs) + " dummy sequence(s) holding the largest image (" +
                   std::to_string(in.model->mm_item_tokens) + " tokens)" + (in.model->mm_video ? " and one video" : "") +
                   ": the language model runs over " + std::to_string(d.lm_tokens) + " tokens";
@@ -478,7 +481,21 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       const VllmMoeCaches moe_caches = VllmMoeCachesFor(in.version, *lm);
       // V1 data parallelism gathers every DP rank's dummy batch into the MoE layers.
       const int64_t moe_tokens = v1 ? VllmDpMoeTokens(*lm, in.dp, tokens) : tokens;
-      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits, moe_caches, moe_tokens) + held;
+      const VllmEagerForward eager = VllmEagerForwardFor(*lm, in.version, v1, in.enforce_eager, in.tp);
+      // Where the eager forward is priced by its references (vllm_eager_forward.h), the
+      // language model's run holds the dummy items' pixel values (the runner's kwargs) but not
+      // their embeddings: image_embeds / video_embeds are locals of get_input_embeddings_v0
+      // (qwen2_5_vl.py 0.7.3 L985-1010), merged into the prompt's embeddings and freed at return.
+      if (eager.eager && held_embeds > 0) {
+        held -= held_embeds;
+        mm_note += "; the items' embeddings are merged into the prompt's and freed before the language model runs";
+      }
+      double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits, moe_caches, moe_tokens, eager) + held;
+      if (eager.eager) {
+        mm_note += std::string("; the eager forward keeps the model loop's layer input named beside the MLP's tensors") +
+                   (eager.mlp_keeps_gate_up ? " (this model's MLP keeps gate_up until down_proj returns)" : "") +
+                   (eager.out_of_place ? "; its all-reduces are out of place (0.6.5 on): a T x hidden copy more" : "");
+      }
       // V1 0.8.x samples with FlashInfer where an older FlashInfer is installed (its
       // images), with PyTorch's sort where it is not (a pip install): the plan prices the
       // sort and keeps FlashInfer's peak for the range (model_config.h kFlashInferProbs).
@@ -497,7 +514,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         fi_peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs,
                                           fi_new ? VllmLogitsProfile::kFlashInferSampler
                                                  : VllmLogitsProfile::kFlashInferProbs,
-                                          moe_caches, moe_tokens) +
+                                          moe_caches, moe_tokens, eager) +
                   held;
       }
       if (v0_encoder_phase > 0) {
@@ -546,8 +563,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
           replayed = true;
           mm_note += "; the caching allocator's replay of that forward reserves " + FormatGiB(replay.reserved_peak) +
                      " over an allocated peak of " + FormatGiB(replay.allocated_peak) +
-                      " (freed blocks too small for the next layers' tensors), more than the 1.2x this version measures on "
-                     "uniform layers";
+                      " (the layer input the model loop still names; freed blocks too small for the next layers' "
+                     "tensors), more than the 1.2x this version measures on uniform layers";
           peak = replay.reserved_peak + held;
         } else {
           peak *= 1.2;

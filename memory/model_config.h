@@ -297,11 +297,20 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1);
 // `moe_caches`: how vLLM's fused-MoE path lays out its caches, by version
 // (vllm_fused_moe.h VllmMoeCachesFor; kSeparate, the three caches, for callers outside vLLM).
 enum class VllmMoeCaches { kSeparate, kShared13 };
+// `eager`: what an eager forward holds by Python's references (vllm_eager_forward.h): the
+// model loop's stale layer input beside down_proj's output, gate_up where the model keeps it
+// named, and at TP > 1 the out-of-place all-reduce's copy.
+struct VllmEagerForward {
+  bool eager = false;              // an eager forward whose allocated peak is read (0.6.4 on)
+  bool out_of_place = false;       // its TP all-reduces return a new tensor (0.6.5 on, TP > 1)
+  bool mlp_keeps_gate_up = false;  // the model's MLP names gate_up until it returns
+};
 // `moe_tokens`: the tokens the MoE layers see when more than `tokens` (vLLM data parallelism
 // gathers every DP rank's batch into them, vllm_fused_moe.h VllmDpMoeTokens); 0 means `tokens`.
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
                                VllmLogitsProfile logits = VllmLogitsProfile::kSampler,
-                               VllmMoeCaches moe_caches = VllmMoeCaches::kSeparate, int64_t moe_tokens = 0);
+                               VllmMoeCaches moe_caches = VllmMoeCaches::kSeparate, int64_t moe_tokens = 0,
+                               VllmEagerForward eager = {});
 
 // One-line summary for reports: "Qwen3ForCausalLM: 64 layers, hidden 5120, GQA 64/8 x 128, vocab 151936, bf16".
 std::string DescribeModel(const ModelConfig& m);

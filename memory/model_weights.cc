@@ -489,7 +489,8 @@ VllmLogitsProfile VllmLogitsProfileFor(std::string_view version, bool v1) {
 }
 
 double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs,
-                               VllmLogitsProfile logits, VllmMoeCaches moe_caches, int64_t moe_tokens) {
+                               VllmLogitsProfile logits, VllmMoeCaches moe_caches, int64_t moe_tokens,
+                               VllmEagerForward eager) {
   const double T = static_cast<double>(tokens), h = m.hidden, e = m.dtype_bytes;
   tp = std::max(tp, 1);
   // Alive across a decoder layer (vLLM's Qwen2/Llama DecoderLayer: the fused
@@ -511,6 +512,16 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
                                : (static_cast<double>(m.heads) / tp + 2.0 * KvHeadsPerRank(m.kv_heads, tp)) * m.head_dim +
                                      static_cast<double>(m.heads) / tp * m.head_dim;
   double attn = T * attn_cols * e;
+  if (eager.eager && mlp > 0) {
+    // An eager forward (vllm_eager_forward.h): at the activation the 3 x T x h above are the
+    // model loop's input to the layer (still named by the caller), the residual and the
+    // normed tensor the MLP reads; at down_proj they stay, with the activation (and gate_up
+    // where the model keeps it), down_proj's output and at TP > 1 the all-reduce's copy.
+    const double th = T * h * e, inter = T * m.intermediate / tp * e;
+    const double reduced = eager.out_of_place && tp > 1 ? th : 0;
+    mlp = std::max(mlp, (eager.mlp_keeps_gate_up ? 3 * inter : inter) + th + reduced);
+    attn += reduced;  // o_proj's output and its reduced copy, qkv and the attention output held
+  }
   double forward = residual + std::max({mlp, moe, attn});
   if (m.vision_max_patches > 0 && m.vision_hidden > 0) {
     // The profiling run encodes the largest dummy image: one encoder layer's

@@ -172,7 +172,17 @@ VllmV0Reserve VllmV0ReservedPeak(const ModelConfig& m, int tp, int64_t tokens, s
       a.Free(qkv);
       a.Free(output);
     }
-    a.Free(hidden);  // the normed input, rebound to the attention's output
+    // The layer rebinds its `hidden_states` to the attention's output, but the model loop
+    // (`hidden_states, residual = layer(positions, hidden_states, ...)`, llama.py 0.4.3
+    // L286-294) still names the layer's input until the layer returns: from layer 1 on that
+    // input (the previous output, normed in place) stays through the MLP. Layer 0's caller
+    // names the embedding, which is the residual; its new normed tensor goes here.
+    int stale = 0;
+    if (l == 0) {
+      a.Free(hidden);
+    } else {
+      stale = hidden;
+    }
     hidden = out;
     const bool moe = m.IsMoe() && static_cast<size_t>(l) < m.moe_layer.size() && m.moe_layer[l];
     if (!moe) {
@@ -218,6 +228,7 @@ VllmV0Reserve VllmV0ReservedPeak(const ModelConfig& m, int tp, int64_t tokens, s
       }
     }
     if (out != hidden) a.Free(hidden);
+    if (stale != 0) a.Free(stale);
     hidden = out;
   }
   r.allocated_peak = a.allocated_peak();
