@@ -492,7 +492,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       }
       double peak = VllmActivationPeakBytes(*lm, in.tp, tokens, seqs, logits, moe_caches, moe_tokens, eager) + held;
       if (eager.eager) {
-        mm_note += std::string("; the eager forward keeps the model loop's layer input named beside the MLP's tensors") +
+        mm_note += std::string("; the eager forward keeps the model loop's layer input beside the MLP's tensors") +
                    (eager.mlp_keeps_gate_up ? " (this model's MLP keeps gate_up until down_proj returns)" : "") +
                    (eager.out_of_place ? "; its all-reduces are out of place (0.6.5 on): a T x hidden copy more" : "");
       }

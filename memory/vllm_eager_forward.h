@@ -6,7 +6,7 @@
 // lives while a Python name refers to it. Read in the vLLM 0.11 tree of the Yuran-7/vllm-0.11
 // fork, whose history is vLLM's (git log -S dates each line below):
 // - The model loop `for layer in ...: hidden_states, residual = layer(positions, hidden_states,
-//   residual)` (qwen2.py, seed_oss.py L144-148, llama.py) keeps naming the layer's input X while
+//   residual)` (qwen2.py, seed_oss.py L343-345, llama.py 0.4.3 L286-294) keeps naming the layer's input X while
 //   the layer runs. The decoder layer rebinds its own `hidden_states` to the attention's output
 //   Y, normed in place with the residual R (fused_add_rms_norm), and runs the MLP on Y. So at
 //   the MLP X, R and Y are alive: the plan's 3 x T x hidden. Up to the activation that is all
