@@ -6,6 +6,7 @@
 //   - an NCCL job's log that ends inside communicator set-up
 //   - CuPy's NcclError (cupy_backends/cuda/libs/nccl.pyx) and NCCL's
 //     'unknown result code' (src/init.cc ncclGetErrorString)
+//   - SGLang's /health_generate failures (entrypoints/http_server.py)
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -102,6 +103,25 @@ TEST(SourceReadings, CupyNcclErrorIsAnNcclResultAndUnknownResultCodeNamesTwoLibr
   bool names_lib = false;
   for (const Remedy& r : trt.diagnoses.front().remedy) names_lib = names_lib || r.flag == "libnccl.so.2";
   EXPECT_TRUE(names_lib);
+}
+
+TEST(SourceReadings, SglangHealthChecksWithOneLastHeartbeatAreAStandingServerLoop) {
+  const std::string rel = "rules/sglang_detokenizer_stall/pos_same_heartbeat_over_two_checks.log";
+  Analysis a = RunSample(rel);
+  ASSERT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;
+  EXPECT_DOUBLE_EQ(a.diagnoses.front().confidence, 0.6);  // moderate: where it waits is not in the log
+  EXPECT_EQ(a.diagnoses.front().figures["failed_checks"], 3);
+  // One failed check, then nothing: a slow moment for all the log shows.
+  std::string text = Read(rel);
+  size_t second = text.find("[2026-02-10 11:42:05] Health check failed");
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_EQ(AnalyzeText("one_check.log", text.substr(0, second)).root_cause, "none");
+  EXPECT_EQ(RunSample("rules/sglang_detokenizer_stall/pos_one_failure_then_sigterm_no_batch.log").root_cause,
+            "nccl_timeout_hang");
+  for (const char* neg : {"rules/sglang_detokenizer_stall/neg_same_heartbeat_twice_then_batches.log",
+                          "rules/sglang_detokenizer_stall/neg_one_failure_then_serving_goes_on.log",
+                          "logs/redteam/none--sglang-health-check-detokenizer-slow-then-recovers.log"})
+    EXPECT_EQ(RunSample(neg).root_cause, "none") << neg;
 }
 
 }  // namespace
