@@ -7,6 +7,7 @@
 //   - CuPy's NcclError (cupy_backends/cuda/libs/nccl.pyx) and NCCL's
 //     'unknown result code' (src/init.cc ncclGetErrorString)
 //   - SGLang's /health_generate failures (entrypoints/http_server.py)
+//   - LMDeploy 0.2.6's negative KV block count (pytorch/engine/model_agent.py)
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -122,6 +123,21 @@ TEST(SourceReadings, SglangHealthChecksWithOneLastHeartbeatAreAStandingServerLoo
                           "rules/sglang_detokenizer_stall/neg_one_failure_then_serving_goes_on.log",
                           "logs/redteam/none--sglang-health-check-detokenizer-slow-then-recovers.log"})
     EXPECT_EQ(RunSample(neg).root_cause, "none") << neg;
+}
+
+TEST(SourceReadings, LmdeployNegativeKvBlockCountIsNoRoomAfterTheWeights) {
+  Analysis a = RunSample("rules/kv_pool_no_room_lmdeploy/pos_pytorch_engine_tp2_negative_blocks.log");
+  ASSERT_EQ(a.root_cause, "kv_pool_no_room") << a.verdict;
+  const Diagnosis& d = a.diagnoses.front();
+  EXPECT_DOUBLE_EQ(d.confidence, 0.65);
+  EXPECT_EQ(d.figures["blocks"], -27);
+  EXPECT_EQ(d.figures["kv_heads_per_rank"], 20);
+  EXPECT_EQ(d.figures["block_kib_per_layer"], 640);  // 2 x 64 x 20 x 128 x 2 B
+  EXPECT_NE(d.explanation.find("another process"), std::string::npos);  // the other suspect
+  ASSERT_FALSE(d.ruled_out.empty());
+  EXPECT_EQ(d.ruled_out.front().id, "cache_max_entry_count");
+  // The same torch message from a program of its own says nothing of a KV pool.
+  EXPECT_EQ(RunSample("rules/kv_pool_no_room_lmdeploy/neg_user_script_negative_shape.log").root_cause, "unknown");
 }
 
 }  // namespace
