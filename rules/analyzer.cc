@@ -287,6 +287,7 @@ void NotHealthyWhenCutInNcclSetup(const std::vector<InputReport>& inputs, const 
   for (const auto& [source, e] : last) {
     if (source < 0 || static_cast<size_t>(source) >= inputs.size() || inputs[source].path != e->file) return;
     if (e->line + 1 < inputs[source].lines) return;  // lines after it: the job went on
+    if (e->family != "nccl") return;  // NCCL's own line, not torch's store (TCPStore's broken pipe at exit)
     if (end == nullptr || e->line > end->line) end = e;
   }
   if (end == nullptr) return;
