@@ -266,6 +266,39 @@ bool NcclSetupUnfinished(const std::vector<Event>& events) {
                              last->kind == "nccl_transport");
 }
 
+// An NCCL job's log (no server) that ends in its communicator's set-up
+// (NcclSetupUnfinished) with nothing after its last such line but, at most,
+// one line the parser did not read (the paste cut mid-line): not the job's own
+// output, nor an exit. NCCL prints the failures of set-up after these lines
+// (a WARN, then the error the caller raises: init.cc ncclCommInitRankFunc;
+// v2.25.1's kernel launch failure after its 'ncclMaxSharedMem ... exceeds'
+// INFO), so a run cut here has shown neither health nor failure (holdout62
+// h62-07: two GPUs cut in ncclCommInitRank read healthy). `none` becomes
+// `unknown`, quoting the line it ends on. A job that printed its own lines
+// after set-up (a training loop, a smoke test's result) keeps `none` and the
+// caveat of SayWhereAHealthyStartupStops.
+void NotHealthyWhenCutInNcclSetup(const std::vector<InputReport>& inputs, const std::vector<Event>& events, Analysis* a) {
+  if (a->root_cause != "none" || memory::IsKnownServer(a->run.framework) || ReachedReadyOrServing(events)) return;
+  if (!NcclSetupUnfinished(events)) return;
+  std::map<int, const Event*> last;  // input -> its last event
+  for (const Event& e : events)
+    if (e.kind != "env_var" && e.kind != "gpu_info") last[e.source] = &e;
+  const Event* end = nullptr;
+  for (const auto& [source, e] : last) {
+    if (source < 0 || static_cast<size_t>(source) >= inputs.size() || inputs[source].path != e->file) return;
+    if (e->line + 1 < inputs[source].lines) return;  // lines after it: the job went on
+    if (e->family != "nccl") return;  // NCCL's own line, not torch's store (TCPStore's broken pipe at exit)
+    if (end == nullptr || e->line > end->line) end = e;
+  }
+  if (end == nullptr) return;
+  a->root_cause = "unknown";
+  a->verdict = "unknown: no failure line was read, but the log ends while NCCL was setting up its communicator "
+               "(bootstrap, network and transport selection; no rank printed 'Init COMPLETE' nor anything after), on " +
+               BaseName(end->file) + ":" + std::to_string(end->line) + ": " + Shorten(end->text, 160) +
+               ": NCCL reports a failed set-up after such lines (a WARN, then the caller's error), so whether the "
+               "ranks connected is not in this log; get the whole log (NCCL_DEBUG=INFO, to the job's end)";
+}
+
 // A healthy verdict on a log that stops while the server was still starting
 // (its last phase weights, KV pool or graphs; no ready or serving line): no
 // failure was read, but neither was a start. The verdict says where the log
@@ -393,6 +426,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     NotHealthyWhenPartlyRead(run->inputs, &a);
     NotHealthyWhenShortBeforeServing(run->events, &a);
     NotHealthyWhenCaptureClosedEmpty(run->events, &a);
+    NotHealthyWhenCutInNcclSetup(run->inputs, run->events, &a);
     SayWhereAHealthyStartupStops(run->events, &a);
     return finish(std::move(a));
   }
@@ -413,6 +447,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
       NotHealthyWhenPartlyRead(run->inputs, &a);
       NotHealthyWhenShortBeforeServing(part, &a);
       NotHealthyWhenCaptureClosedEmpty(part, &a);
+      NotHealthyWhenCutInNcclSetup(run->inputs, part, &a);
       SayWhereAHealthyStartupStops(part, &a);
     }
     launches.push_back({static_cast<int>(k + 1), part.front().file, part.front().line, a.root_cause, a.verdict});

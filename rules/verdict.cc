@@ -35,9 +35,15 @@ std::string StoppedInOrder(const RunIndex& run) {
   const auto& stops = run.OfKind("server_stopped");
   if (stops.empty()) return "";
   const Event& e = run.events()[stops.front()];
+  // SGLang's own SIGTERM handler names the signal (tokenizer_manager.py
+  // SignalHandler: "SIGTERM received ... Draining requests and shutting down").
+  const bool sglang = e.Get("server").string() == "sglang";
   return "; the server stopped in order at " + e.file + ":" + std::to_string(e.line) +
-         " (uvicorn's shutdown: it was asked to stop by SIGTERM or SIGINT: an orchestrator, `docker stop`, "
-         "systemd, Ctrl-C, or its parent exiting). The log does not say who: if it was not you, look there "
+         (sglang ? " (SGLang's SIGTERM handler: it was asked to stop by SIGTERM: an orchestrator, `docker stop`, "
+                   "systemd, or its parent exiting)"
+                 : " (uvicorn's shutdown: it was asked to stop by SIGTERM or SIGINT: an orchestrator, `docker stop`, "
+                   "systemd, Ctrl-C, or its parent exiting)") +
+         ". The log does not say who: if it was not you, look there "
          "(kubectl describe pod: Killing, liveness probe failed, OOMKilled; docker inspect .State; journalctl)";
 }
 

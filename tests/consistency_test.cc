@@ -604,10 +604,13 @@ TEST(ConsistencyEvidence, ABenchmarkReportOfRequestsServedIsAServerThatServed) {
 }
 
 // An NCCL job's log (no server) whose last lines are NCCL's bootstrap and
-// network selection, no rank's 'Init COMPLETE' nor a result, stays `none` but
-// says the communicator's set-up is where it stops (fresh set holdout54: a
-// two-node mpirun paste cut before its 'Connection closed by remote peer'
-// read plainly healthy); once a rank printed 'Init COMPLETE' it says nothing.
+// network selection, no rank's 'Init COMPLETE' nor a result: when the job's
+// own lines follow (a script's output), it stays `none` but says the
+// communicator's set-up is where NCCL's lines stop (fresh set holdout54);
+// when the log ends there (at most a line cut mid-way after it), nothing says
+// the ranks connected and NCCL's failures come after such lines, so it is
+// `unknown`, quoting the line it ends on (holdout62 h62-07). Once a rank
+// printed 'Init COMPLETE' it says nothing.
 TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsInNcclSetup) {
   const std::string setup =
       "node1:4100:4100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.11<0>\n"
@@ -616,8 +619,18 @@ TEST(ConsistencyEvidence, HealthyVerdictSaysWhenTheLogStopsInNcclSetup) {
       "NCCL version 2.21.5+cuda12.4\n"
       "node1:4100:4117 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.11<0>\n"
       "node1:4100:4117 [0] NCCL INFO Using network Socket\n";
-  std::string v = HealthyVerdictOf("tpt_cut_in_nccl_setup.log", setup);
+  std::string v = HealthyVerdictOf("tpt_nccl_setup_then_job_output.log",
+                                   setup + "step 1: all_reduce of 16 MiB took 4.1 ms\nstep 2: all_reduce of 16 MiB took 4.0 ms\n");
   EXPECT_NE(v.find("stops while NCCL was setting up its communicator"), std::string::npos) << v;
+  for (const std::string& tail : {std::string(), std::string("node1:4100:4117 [0] NCCL INFO ncclCommInitRank comm 0x55d1c0 rank 0 nr")}) {
+    Result cut = Analyze("--format json '" + WriteTemp("tpt_cut_in_nccl_setup.log", setup + tail) + "'");
+    json j = json::parse(cut.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << cut.out;
+    EXPECT_EQ(j["root_cause"], "unknown") << cut.out;
+    EXPECT_NE(std::string(j["verdict"]).find("ends while NCCL was setting up its communicator"), std::string::npos) << j["verdict"];
+    EXPECT_NE(std::string(j["verdict"]).find(":6: node1:4100:4117 [0] NCCL INFO Using network Socket"), std::string::npos) << j["verdict"];
+    EXPECT_NE(cut.rc, 0);
+  }
   std::string done = HealthyVerdictOf(
       "tpt_nccl_setup_complete.log",
       setup + "node1:4100:4117 [0] NCCL INFO comm 0x55d1c0 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n");
