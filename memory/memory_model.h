@@ -392,10 +392,12 @@ enum class LmdeployEngine { kTurbomind, kPytorch };
 // of the card's total in v0.2.0..v0.2.1 and of the free memory after the weights
 // from v0.2.2 (docs/en/llm/pipeline.md); "" = newest.
 bool LmdeployFractionOfTotal(std::string_view version);
+// Before v0.1.0 TurboMind sizes no KV pool at start (sequences as requests come): an error.
+Status LmdeployVersionPlannable(std::string_view version);
 struct LmdeployKvInput {
   LmdeployEngine engine = LmdeployEngine::kTurbomind;
   std::string version;
-  double total_bytes = 0;                // the card (TurboMind v0.2.0-0.2.1 only)
+  double total_bytes = 0;                // the card (TurboMind v0.1.0-0.2.1 only)
   double free_after_weights_bytes = 0;   // min over ranks (GetSyncFreeMemSize / get_gpu_memory)
   double cache_max_entry_count = 0.8;
   double block_bytes = 0;                // "[BlockManager] block_size = X MB" or cache block size
@@ -414,6 +416,9 @@ struct LmdeployKv : ServerKv {
   int64_t max_prefill_token_num = 0;     // PyTorch: as halved until >= 16 blocks fit
   double left_after_cache_bytes = 0;     // free after the cache (TurboMind's run-time buffers go here)
   bool runtime_oom = false;              // failed on the run-time buffers after the cache
+  // TurboMind v0.1.x: the pool grows a block at a time as requests come (cache_chunk_size 1):
+  // what the free memory holds of it when that is less than its cap ("" otherwise).
+  std::string note;
 };
 StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in);
 // The cache_max_entry_count that serves after an out-of-memory right after the
