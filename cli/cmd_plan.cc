@@ -98,7 +98,8 @@ po::options_description Options(PlanFlags& f) {
       ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
       ("gpu-catalog", po::value(&f.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("gpu-mem", po::value(&f.gpu_mem),
-       "GPU memory total, e.g. 96GiB (a size needs a unit): instead of --gpu, or beside it for the total this host "
+       "GPU memory total as CUDA reports it (torch's total_memory, not nvidia-smi's MiB, which is a few hundred MiB "
+       "more on Linux), e.g. 96GiB (a size needs a unit): instead of --gpu, or beside it for the total this host "
        "reports (GeForce cards report all their memory on Windows and WSL2, a few hundred MiB less on Linux)")
       ("host", po::value(&f.host),
        "linux (default) | windows | wsl: the OS the server runs on; on Windows (WDDM) and WSL2 the OS and desktop "
@@ -183,8 +184,8 @@ po::options_description Options(PlanFlags& f) {
        "TensorRT-LLM: free_gpu_memory_fraction of the KV cache (default 0.9)")
       ("kv_cache_free_gpu_memory_fraction", po::value(&f.kv_cache_free_gpu_memory_fraction), "trtllm-serve's spelling")
       ("cache-max-entry-count", po::value(&f.cache_max_entry_count),
-       "LMDeploy: KV cache ratio of the free memory after the weights (default 0.8; in v0.2.0-0.2.1 of the "
-       "card's total, default 0.5)")
+       "LMDeploy: KV cache ratio of the free memory after the weights (default 0.8; in v0.1.0-0.2.1 of the "
+       "card's total, default 0.5; before v0.1.0 a count of sequences, not planned)")
       ("backend", po::value(&f.backend),
        "LMDeploy: turbomind (default) | pytorch; TensorRT-LLM: tensorrt (a trtllm-build engine; the default before "
        "1.0) | pytorch (the default from 1.0)")
@@ -713,6 +714,14 @@ int RunPlan(const Args& pasted) {
   if (!input.ok()) return UsageError(input.status().message());
   auto plan = memory::MakePlan(*input);
   if (!plan.ok()) return UsageError(plan.status().message());
+  if (vm.count("gpu-mem")) {
+    // The servers size from CUDA's total (cudaMemGetInfo, torch's total_memory); nvidia-smi's
+    // MiB figure is the card's, a few hundred MiB above it on Linux (memory/README.md, catalog).
+    plan->assumptions.push_back("--gpu-mem " + flags.gpu_mem + " is CUDA's total (torch's total_memory, cudaMemGetInfo's, "
+                                "what the servers size from), not nvidia-smi's: on Linux nvidia-smi shows 0.3-0.6 GiB "
+                                "more (RTX 5060 Ti 16,311 MiB, torch 15.48 GiB; H100 81,559 MiB, torch 79.11 GiB), a "
+                                "plan that much optimistic; --gpu NAME takes the catalog's CUDA total");
+  }
   if (!taken.empty()) {
     std::string said;
     for (const std::string& t : taken) said += (said.empty() ? "" : ", ") + t;

@@ -567,6 +567,26 @@ TEST(PlanCliTest, VllmV1ServeDefaultsByReleaseAndCard) {
   EXPECT_EQ(profiled("0.9.2", "A800"), "8192 tokens and 1024");
 }
 
+// --gpu-mem is CUDA's total, and the plan says so where it takes it (nvidia-smi's MiB figure
+// is a few hundred MiB above it on Linux); the catalog holds the RTX 5060 Ti at torch's
+// 15.48 GiB and the T4 at 14.56 (Kaggle's and GCP's torch total).
+TEST(PlanCliTest, GpuMemIsSaidToBeCudasTotal) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-8b-awq' ";
+  PlanRun r = Plan(model + "--framework vllm --server-version 0.20.0 --gpu-mem 16311MiB --format json");
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  bool said = false;
+  for (const auto& a : j["assumptions"]) said = said || a.get<std::string>().find("is CUDA's total") != std::string::npos;
+  EXPECT_TRUE(said) << j["assumptions"].dump();
+  auto card = [&](const std::string& gpu) {
+    PlanRun p = Plan(model + "--framework vllm --server-version 0.20.0 --gpu '" + gpu + "' --format json");
+    auto pj = nlohmann::json::parse(p.out, nullptr, false);
+    return pj.is_discarded() ? 0.0 : pj["gpu"]["total_bytes"].get<double>() / (1 << 30);
+  };
+  EXPECT_NEAR(card("NVIDIA GeForce RTX 5060 Ti"), 15.48, 1e-9);
+  EXPECT_NEAR(card("Tesla T4"), 14.56, 1e-9);
+}
+
 // V1 0.8.x samples with FlashInfer where FlashInfer older than 0.2.3 is installed (the
 // vllm/vllm-openai images) and sorts otherwise (topk_topp_sampler.py 0.8.2-0.8.5): the plan
 // prices the sort, says so under `unknown:` and carries FlashInfer's pool as a range.
