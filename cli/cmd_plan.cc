@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "memory/memory_model.h"
 #include "memory/launch_plan.h"
+#include "memory/vllm_entrypoint.h"
 #include "memory/vllm_performance_mode.h"
 #include "memory/server_flags.h"
 
@@ -35,7 +36,7 @@ namespace mem = tpt::memory;
 
 // Flags as typed on the command line (stage one); ValidatePlanFlags makes a PlanInput.
 struct PlanFlags {
-  std::string framework, version, vllm_engine, vllm_flashinfer, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
+  std::string framework, version, vllm_engine, vllm_entrypoint, vllm_flashinfer, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
   std::string host = "linux";
   int tp = 1, pp = 1, dp = 1;
   bool enable_dp_attention = false;
@@ -91,6 +92,9 @@ po::options_description Options(PlanFlags& f) {
        "model.safetensors.index.json's total size when present")
       ("speculative-draft-model-path", po::value(&f.draft_model), "draft model directory (its weights are added)")
       ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
+      ("vllm-entrypoint", po::value(&f.vllm_entrypoint),
+       "serve (default: vllm serve) | llm (the offline Python LLM(...) class): V1's default max_num_batched_tokens "
+       "by it (engine/arg_utils.py: the LLM class profiles 8192 where serve takes 2048, 16384 where it takes 8192)")
       ("vllm-flashinfer", po::value(&f.vllm_flashinfer),
        "installed | absent: whether FlashInfer is installed (the vllm/vllm-openai images ship it; pip's vllm "
        "without the flashinfer extra does not); V1 0.8.0-0.11.0 sample with it where it is, which moves the "
@@ -274,6 +278,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
   in.version = version;
   in.vllm_engine = f.vllm_engine;
   if (!f.vllm_engine.empty() && f.framework != "vllm") return InvalidArgumentError("--vllm-engine applies to vllm only");
+  if (vm.count("vllm-entrypoint")) {
+    TPT_RETURN_IF_ERROR(mem::VllmEntrypointOk(f.vllm_entrypoint, f.framework));
+    in.vllm_entrypoint = f.vllm_entrypoint;
+  }
   if (vm.count("vllm-flashinfer")) {
     if (f.framework != "vllm") return InvalidArgumentError("--vllm-flashinfer applies to vllm only");
     if (f.vllm_flashinfer != "installed" && f.vllm_flashinfer != "absent")
