@@ -325,6 +325,18 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     if (!host.ok()) return host.status();
     in.host = *host;
   }
+  // --gpu-mem that is exactly a card's nvidia-smi total (the catalog's, cited) on Linux: that
+  // card's CUDA total, which the servers size from (said in RunPlan).
+  if (gpu_mem && in.host == mem::HostPlatform::kLinux) {
+    const mem::GpuInfo* smi = mem::GpuByNvidiaSmiTotal(*gpu_mem);
+    if (smi != nullptr && (!vm.count("gpu") || in.gpu_name.rfind(smi->name, 0) == 0)) {
+      in.total_bytes = smi->memory_bytes;
+      const std::string said = " [total " + f.gpu_mem + " from --gpu-mem]";
+      if (auto at = in.gpu_name.find(said); at != std::string::npos) {
+        in.gpu_name.replace(at, said.size(), " [--gpu-mem " + f.gpu_mem + " is nvidia-smi's: CUDA's total taken]");
+      }
+    }
+  }
   if (vm.count("free-at-init")) {
     auto b = Size("free-at-init", f.free_at_init);
     if (!b.ok()) return b.status();
@@ -722,7 +734,13 @@ int RunPlan(const Args& pasted) {
   if (!input.ok()) return UsageError(input.status().message());
   auto plan = memory::MakePlan(*input);
   if (!plan.ok()) return UsageError(plan.status().message());
-  if (vm.count("gpu-mem")) {
+  if (auto given = Size("gpu-mem", flags.gpu_mem); vm.count("gpu-mem") && given.ok() && *given != input->total_bytes) {
+    const mem::GpuInfo* smi = memory::GpuByNvidiaSmiTotal(*given);
+    plan->assumptions.push_back("--gpu-mem " + flags.gpu_mem + " is the " + (smi ? smi->name : std::string("card")) +
+                                "'s nvidia-smi total: on Linux CUDA reports " + memory::FormatGiB(input->total_bytes) +
+                                " of it (the GPU catalog's, cited), the total the servers size from and the plan takes; "
+                                "on Windows or WSL2, which report it whole, pass --host");
+  } else if (vm.count("gpu-mem")) {
     // The servers size from CUDA's total (cudaMemGetInfo, torch's total_memory); nvidia-smi's
     // MiB figure is the card's, a few hundred MiB above it on Linux (memory/README.md, catalog).
     plan->assumptions.push_back("--gpu-mem " + flags.gpu_mem + " is CUDA's total (torch's total_memory, cudaMemGetInfo's, "

@@ -556,7 +556,14 @@ struct GpuInfo {
   std::string interconnect;         // "nvlink" | "pcie"
   bool unified_memory = false;      // no memory of its own: the system's (GB10, Jetson; unified_memory.h)
   bool pcie_peer_access = true;     // false: no CUDA peer access over PCIe (GeForce cards; init_overhead.cc)
+  // nvidia-smi's "MiB" total of the card where a public log cites it (0: not cited): above
+  // memory_bytes on Linux, where the driver keeps part of the card out of CUDA's total.
+  int64_t nvidia_smi_mib = 0;
 };
+// The catalog's CUDA total for a size that is exactly one card's nvidia-smi total on Linux
+// (`--gpu-mem 16311MiB` is an RTX 5060 Ti's nvidia-smi figure, CUDA's 15.48 GiB), with that card;
+// nullptr when no entry, or entries that disagree, have it.
+const GpuInfo* GpuByNvidiaSmiTotal(double bytes);
 // The embedded catalog, parsed once, with the user's catalog file merged over it
 // (LoadGpuCatalogFile). Never fails: a broken embedded file yields an empty catalog
 // here and fails gpu_catalog_test (which parses EmbeddedGpuCatalogJson()).

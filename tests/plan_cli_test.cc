@@ -610,23 +610,36 @@ TEST(PlanCliTest, VllmOfflineLlmClassTakesItsOwnDefaults) {
 }
 
 // --gpu-mem is CUDA's total, and the plan says so where it takes it (nvidia-smi's MiB figure
-// is a few hundred MiB above it on Linux); the catalog holds the RTX 5060 Ti at torch's
+// is a few hundred MiB above it on Linux); a --gpu-mem that is exactly a card's nvidia-smi
+// total in the catalog (cited) is that card's CUDA total on Linux, said, and stays as given on
+// Windows and WSL2, which report it whole. The catalog holds the RTX 5060 Ti at torch's
 // 15.48 GiB and the T4 at 14.56 (Kaggle's and GCP's torch total).
 TEST(PlanCliTest, GpuMemIsSaidToBeCudasTotal) {
   const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-8b-awq' ";
-  PlanRun r = Plan(model + "--framework vllm --server-version 0.20.0 --gpu-mem 16311MiB --format json");
-  auto j = nlohmann::json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << r.out;
-  bool said = false;
-  for (const auto& a : j["assumptions"]) said = said || a.get<std::string>().find("is CUDA's total") != std::string::npos;
-  EXPECT_TRUE(said) << j["assumptions"].dump();
-  auto card = [&](const std::string& gpu) {
-    PlanRun p = Plan(model + "--framework vllm --server-version 0.20.0 --gpu '" + gpu + "' --format json");
-    auto pj = nlohmann::json::parse(p.out, nullptr, false);
-    return pj.is_discarded() ? 0.0 : pj["gpu"]["total_bytes"].get<double>() / (1 << 30);
+  auto plan = [&](const std::string& args) {
+    PlanRun r = Plan(model + "--framework vllm --server-version 0.20.0 --format json " + args);
+    return nlohmann::json::parse(r.out, nullptr, false);
   };
-  EXPECT_NEAR(card("NVIDIA GeForce RTX 5060 Ti"), 15.48, 1e-9);
-  EXPECT_NEAR(card("Tesla T4"), 14.56, 1e-9);
+  auto said = [](const nlohmann::json& j, const std::string& what) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto total = [](const nlohmann::json& j) { return j["gpu"]["total_bytes"].get<double>() / (1 << 30); };
+  auto plain = plan("--gpu-mem 16000MiB");
+  ASSERT_FALSE(plain.is_discarded());
+  EXPECT_TRUE(said(plain, "is CUDA's total")) << plain["assumptions"].dump();
+  EXPECT_NEAR(total(plain), 16000.0 / 1024, 1e-9);
+  auto smi = plan("--gpu-mem 16311MiB");
+  ASSERT_FALSE(smi.is_discarded());
+  EXPECT_NEAR(total(smi), 15.48, 1e-9);
+  EXPECT_TRUE(said(smi, "RTX 5060 Ti 16GB's nvidia-smi total")) << smi["assumptions"].dump();
+  EXPECT_NEAR(total(plan("--gpu-mem 16311MiB --gpu 'RTX 5060 Ti'")), 15.48, 1e-9);
+  EXPECT_NEAR(total(plan("--gpu-mem 16311MiB --host wsl")), 16311.0 / 1024, 1e-9);
+  EXPECT_NEAR(total(plan("--gpu-mem 81559MiB")), 79.11, 1e-9);  // H100's nvidia-smi total
+  EXPECT_NEAR(total(plan("--gpu 'NVIDIA GeForce RTX 5060 Ti'")), 15.48, 1e-9);
+  EXPECT_NEAR(total(plan("--gpu 'Tesla T4'")), 14.56, 1e-9);
 }
 
 // V1 0.8.x samples with FlashInfer where FlashInfer older than 0.2.3 is installed (the
