@@ -11,7 +11,7 @@
 // by that context (engine/arg_utils.py, read in each release's sdist or wheel):
 //   0.6.6.post1 `_override_v1_engine_args` l.1258-1276: LLM_CLASS 8192, OPENAI_API_SERVER 2048 on
 //               every card.
-//   0.7.0 l.1268-1295, 0.7.3 l.1355-1382, 0.8.3 `_set_default_args_v1` l.1647-1658, 0.8.4
+//   0.7.0 l.1268-1300, 0.7.3 l.1355-1387, 0.8.3 `_set_default_args_v1` l.1647-1658, 0.8.4
 //               l.1669-1681: cards named H100/H200 16384 / 8192, others 8192 / 2048 (vllm#12369).
 //   0.8.5 l.1596-1608: by the card's memory, >= 70 GiB 16384 / 8192, below 8192 / 2048
 //               (vllm#17073); 0.9.0 on leaves cards named A100 out of the large row (vllm#17885):
