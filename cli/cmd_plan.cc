@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "memory/memory_model.h"
 #include "memory/launch_plan.h"
+#include "memory/vllm_entrypoint.h"
 #include "memory/vllm_performance_mode.h"
 #include "memory/server_flags.h"
 
@@ -35,7 +36,7 @@ namespace mem = tpt::memory;
 
 // Flags as typed on the command line (stage one); ValidatePlanFlags makes a PlanInput.
 struct PlanFlags {
-  std::string framework, version, vllm_engine, vllm_flashinfer, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
+  std::string framework, version, vllm_engine, vllm_entrypoint, vllm_flashinfer, gpu, gpu_catalog, gpu_mem, free_at_init, avail_after_weights;
   std::string host = "linux";
   int tp = 1, pp = 1, dp = 1;
   bool enable_dp_attention = false;
@@ -91,6 +92,9 @@ po::options_description Options(PlanFlags& f) {
        "model.safetensors.index.json's total size when present")
       ("speculative-draft-model-path", po::value(&f.draft_model), "draft model directory (its weights are added)")
       ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
+      ("vllm-entrypoint", po::value(&f.vllm_entrypoint),
+       "serve (default: vllm serve) | llm (the offline Python LLM(...) class): V1's default max_num_batched_tokens "
+       "by it (engine/arg_utils.py: the LLM class profiles 8192 where serve takes 2048, 16384 where it takes 8192)")
       ("vllm-flashinfer", po::value(&f.vllm_flashinfer),
        "installed | absent: whether FlashInfer is installed (the vllm/vllm-openai images ship it; pip's vllm "
        "without the flashinfer extra does not); V1 0.8.0-0.11.0 sample with it where it is, which moves the "
@@ -98,7 +102,8 @@ po::options_description Options(PlanFlags& f) {
       ("gpu", po::value(&f.gpu), "GPU name from the catalog: H100, H200, H20, A100-40G, L4, L40S, RTX 4090, ...")
       ("gpu-catalog", po::value(&f.gpu_catalog), "more GPUs (or corrected figures) in gpu_catalog.json's shape, merged over the built-in catalog; default $TPTRIAGE_GPU_CATALOG or ~/.config/tptriage/gpus.json when present")
       ("gpu-mem", po::value(&f.gpu_mem),
-       "GPU memory total, e.g. 96GiB (a size needs a unit): instead of --gpu, or beside it for the total this host "
+       "GPU memory total as CUDA reports it (torch's total_memory, not nvidia-smi's MiB, which is a few hundred MiB "
+       "more on Linux), e.g. 96GiB (a size needs a unit): instead of --gpu, or beside it for the total this host "
        "reports (GeForce cards report all their memory on Windows and WSL2, a few hundred MiB less on Linux)")
       ("host", po::value(&f.host),
        "linux (default) | windows | wsl: the OS the server runs on; on Windows (WDDM) and WSL2 the OS and desktop "
@@ -183,8 +188,8 @@ po::options_description Options(PlanFlags& f) {
        "TensorRT-LLM: free_gpu_memory_fraction of the KV cache (default 0.9)")
       ("kv_cache_free_gpu_memory_fraction", po::value(&f.kv_cache_free_gpu_memory_fraction), "trtllm-serve's spelling")
       ("cache-max-entry-count", po::value(&f.cache_max_entry_count),
-       "LMDeploy: KV cache ratio of the free memory after the weights (default 0.8; in v0.2.0-0.2.1 of the "
-       "card's total, default 0.5)")
+       "LMDeploy: KV cache ratio of the free memory after the weights (default 0.8; in v0.1.0-0.2.1 of the "
+       "card's total, default 0.5; before v0.1.0 a count of sequences, not planned)")
       ("backend", po::value(&f.backend),
        "LMDeploy: turbomind (default) | pytorch; TensorRT-LLM: tensorrt (a trtllm-build engine; the default before "
        "1.0) | pytorch (the default from 1.0)")
@@ -273,6 +278,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
   in.version = version;
   in.vllm_engine = f.vllm_engine;
   if (!f.vllm_engine.empty() && f.framework != "vllm") return InvalidArgumentError("--vllm-engine applies to vllm only");
+  if (vm.count("vllm-entrypoint")) {
+    TPT_RETURN_IF_ERROR(mem::VllmEntrypointOk(f.vllm_entrypoint, f.framework));
+    in.vllm_entrypoint = f.vllm_entrypoint;
+  }
   if (vm.count("vllm-flashinfer")) {
     if (f.framework != "vllm") return InvalidArgumentError("--vllm-flashinfer applies to vllm only");
     if (f.vllm_flashinfer != "installed" && f.vllm_flashinfer != "absent")
@@ -315,6 +324,18 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     auto host = mem::ParseHostPlatform(f.host);
     if (!host.ok()) return host.status();
     in.host = *host;
+  }
+  // --gpu-mem that is exactly a card's nvidia-smi total (the catalog's, cited) on Linux: that
+  // card's CUDA total, which the servers size from (said in RunPlan).
+  if (gpu_mem && in.host == mem::HostPlatform::kLinux) {
+    const mem::GpuInfo* smi = mem::GpuByNvidiaSmiTotal(*gpu_mem);
+    if (smi != nullptr && (!vm.count("gpu") || in.gpu_name.rfind(smi->name, 0) == 0)) {
+      in.total_bytes = smi->memory_bytes;
+      const std::string said = " [total " + f.gpu_mem + " from --gpu-mem]";
+      if (auto at = in.gpu_name.find(said); at != std::string::npos) {
+        in.gpu_name.replace(at, said.size(), " [--gpu-mem " + f.gpu_mem + " is nvidia-smi's: CUDA's total taken]");
+      }
+    }
   }
   if (vm.count("free-at-init")) {
     auto b = Size("free-at-init", f.free_at_init);
@@ -713,6 +734,20 @@ int RunPlan(const Args& pasted) {
   if (!input.ok()) return UsageError(input.status().message());
   auto plan = memory::MakePlan(*input);
   if (!plan.ok()) return UsageError(plan.status().message());
+  if (auto given = Size("gpu-mem", flags.gpu_mem); vm.count("gpu-mem") && given.ok() && *given != input->total_bytes) {
+    const mem::GpuInfo* smi = memory::GpuByNvidiaSmiTotal(*given);
+    plan->assumptions.push_back("--gpu-mem " + flags.gpu_mem + " is the " + (smi ? smi->name : std::string("card")) +
+                                "'s nvidia-smi total: on Linux CUDA reports " + memory::FormatGiB(input->total_bytes) +
+                                " of it (the GPU catalog's, cited), the total the servers size from and the plan takes; "
+                                "on Windows or WSL2, which report it whole, pass --host");
+  } else if (vm.count("gpu-mem")) {
+    // The servers size from CUDA's total (cudaMemGetInfo, torch's total_memory); nvidia-smi's
+    // MiB figure is the card's, a few hundred MiB above it on Linux (memory/README.md, catalog).
+    plan->assumptions.push_back("--gpu-mem " + flags.gpu_mem + " is CUDA's total (torch's total_memory, cudaMemGetInfo's, "
+                                "what the servers size from), not nvidia-smi's: on Linux nvidia-smi shows 0.3-0.6 GiB "
+                                "more (RTX 5060 Ti 16,311 MiB, torch 15.48 GiB; H100 81,559 MiB, torch 79.11 GiB), a "
+                                "plan that much optimistic; --gpu NAME takes the catalog's CUDA total");
+  }
   if (!taken.empty()) {
     std::string said;
     for (const std::string& t : taken) said += (said.empty() ? "" : ", ") + t;

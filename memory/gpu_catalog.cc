@@ -44,7 +44,7 @@ Status Bad(std::string_view source, const std::string& path, const std::string& 
   return InvalidArgumentError(std::string(source) + ": " + path + ": " + what +
                               " (each entry: {\"name\", \"aliases\": [..], \"memory_gib\": >0, \"arch\", \"sm\": >0, "
                               "\"interconnect\": \"nvlink\"|\"pcie\", optionally \"unified_memory\": true|false, "
-                              "\"pcie_peer_access\": true|false})");
+                              "\"pcie_peer_access\": true|false, \"nvidia_smi_mib\": N})");
 }
 
 }  // namespace
@@ -110,6 +110,13 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
       if (!g["pcie_peer_access"].is_boolean()) return Bad(source, path + "/pcie_peer_access", "not true or false");
       info.pcie_peer_access = g["pcie_peer_access"].get<bool>();
     }
+    if (g.contains("nvidia_smi_mib")) {
+      const auto& n = g["nvidia_smi_mib"];
+      if (!n.is_number_integer() || !(n.get<double>() * 1024 * 1024 > info.memory_bytes)) {
+        return Bad(source, path + "/nvidia_smi_mib", "not an integer MiB above memory_gib (nvidia-smi's total)");
+      }
+      info.nvidia_smi_mib = n.get<int64_t>();
+    }
     std::vector<std::string> names = info.aliases;
     names.push_back(info.name);
     for (const auto& n : names) {
@@ -125,6 +132,16 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
 }
 
 std::string_view EmbeddedGpuCatalogJson() { return BuiltinCatalogText(); }
+
+const GpuInfo* GpuByNvidiaSmiTotal(double bytes) {
+  const GpuInfo* found = nullptr;
+  for (const GpuInfo& g : GpuCatalog()) {
+    if (g.nvidia_smi_mib <= 0 || static_cast<double>(g.nvidia_smi_mib) * 1024 * 1024 != bytes) continue;
+    if (found != nullptr && found->memory_bytes != g.memory_bytes) return nullptr;
+    found = &g;
+  }
+  return found;
+}
 
 namespace {
 

@@ -201,5 +201,20 @@ TEST(GpuCatalogTest, PciePeerAccessByCard) {
   EXPECT_NE(bad.status().message().find("/gpus/0/pcie_peer_access"), std::string::npos) << bad.status().message();
 }
 
+// nvidia-smi's MiB total where a log cites it: a size that is exactly one card's maps to its
+// CUDA total; nvidia-smi's total below CUDA's is refused (Linux's is always above it).
+TEST(GpuCatalogTest, NvidiaSmiTotalsMapToCudasTotal) {
+  const GpuInfo* g = GpuByNvidiaSmiTotal(16311.0 * 1024 * 1024);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->name, "RTX 5060 Ti 16GB");
+  EXPECT_DOUBLE_EQ(g->memory_bytes, 15.48 * kGiB);
+  EXPECT_EQ(GpuByNvidiaSmiTotal(16312.0 * 1024 * 1024), nullptr);
+  EXPECT_EQ(GpuByNvidiaSmiTotal(15.48 * kGiB), nullptr);
+  auto bad = ParseGpuCatalog(
+      R"({"gpus":[{"name":"A","memory_gib":16,"arch":"a","sm":89,"interconnect":"pcie","nvidia_smi_mib":16000}]})", "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/gpus/0/nvidia_smi_mib"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace tpt::memory

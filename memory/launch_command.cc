@@ -46,6 +46,33 @@ LaunchLine SglangOrVllm(const LaunchSpec& s, const std::string& model) {
   return l;
 }
 
+// vLLM's offline class (--vllm-entrypoint llm): the same values as EngineArgs keywords of
+// `LLM(...)` (vllm/entrypoints/llm.py passes **kwargs to EngineArgs; the names are the
+// fields of engine/arg_utils.py EngineArgs), the multimodal limits as a dict.
+LaunchLine VllmLlmClass(const LaunchSpec& s, const std::string& model) {
+  LaunchLine l;
+  std::string& out = l.command;
+  out = "LLM(model=\"" + model + "\"";
+  auto kw = [&](const std::string& name, const std::string& value) { out += ", " + name + "=" + value; };
+  if (s.tp > 1) kw("tensor_parallel_size", std::to_string(s.tp));
+  if (s.pp > 1) kw("pipeline_parallel_size", std::to_string(s.pp));
+  if (s.dp > 1) kw("data_parallel_size", std::to_string(s.dp));
+  if (s.fraction) kw("gpu_memory_utilization", Two(*s.fraction));
+  if (s.context_length) kw("max_model_len", std::to_string(*s.context_length));
+  if (s.quantize_fp8) kw("quantization", "\"fp8\"");
+  if (!AutoKv(s.kv_cache_dtype)) kw("kv_cache_dtype", "\"" + s.kv_cache_dtype + "\"");
+  if (s.max_batch_tokens) kw("max_num_batched_tokens", std::to_string(*s.max_batch_tokens));
+  if (s.mm_limits_images >= 0) {
+    kw("limit_mm_per_prompt", "{\"image\": " + std::to_string(s.mm_limits_images) +
+                                  ", \"video\": " + std::to_string(s.mm_limits_videos) + "}");
+  }
+  if (!s.performance_mode.empty()) kw("performance_mode", "\"" + s.performance_mode + "\"");
+  out += ")";
+  l.defaults.push_back("LLM(...): vLLM's offline class (from vllm import LLM); what the call does not pass takes "
+                       "UsageContext.LLM_CLASS's defaults, not vllm serve's");
+  return l;
+}
+
 StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
   if (s.pp > 1 || s.dp > 1) {
     return InvalidArgumentError("TGI shards a model by tensor parallelism only (--num-shard); it has no pipeline or "
@@ -188,6 +215,7 @@ StatusOr<LaunchLine> Lmdeploy(const LaunchSpec& s, const std::string& model) {
 StatusOr<LaunchLine> RenderLaunch(const LaunchSpec& s) {
   const std::string model = s.model.empty() ? "MODEL" : s.model;
   if (s.tp < 1 || s.pp < 1 || s.dp < 1) return InvalidArgumentError("launch command: tp, pp and dp must be >= 1");
+  if (s.framework == "vllm" && s.vllm_llm_class) return VllmLlmClass(s, model);
   if (s.framework == "sglang" || s.framework == "vllm") return SglangOrVllm(s, model);
   if (s.framework == "tgi") return Tgi(s, model);
   if (s.framework == "trtllm" || s.framework == "tensorrt-llm") return Trtllm(s, model);

@@ -13,7 +13,8 @@
 //
 // Flag names and defaults, by server (the source read):
 //   SGLang   python -m sglang.launch_server (python/sglang/srt/server_args.py)
-//   vLLM     vllm serve (vllm/engine/arg_utils.py)
+//   vLLM     vllm serve (vllm/engine/arg_utils.py); the offline class LLM(model=..., EngineArgs'
+//            fields as keywords: vllm/entrypoints/llm.py) with --vllm-entrypoint llm
 //   TGI      text-generation-launcher (launcher/src/main.rs, huggingface/text-generation-inference
 //            @d957e326): --num-shard, --max-input-tokens, --max-total-tokens,
 //            --max-batch-prefill-tokens (default max-input-tokens + 50), --cuda-memory-fraction
@@ -64,6 +65,8 @@ struct LaunchSpec {
                                                // TensorRT-LLM: tensorrt (an engine) | pytorch
   std::string performance_mode;                // vLLM --performance-mode as given ("" when not)
   std::string mm_limits;                       // vLLM --limit-mm-per-prompt, shell-ready ("" when not given)
+  int mm_limits_images = -1, mm_limits_videos = -1;  // the same as numbers, for LLM(...) (-1 when not given)
+  bool vllm_llm_class = false;                 // vLLM's offline LLM(...) class, not vllm serve
   std::optional<int64_t> max_batch_total_tokens;  // TGI before v0.9.4: the KV cache's tokens
   bool tgi_input_length = false;               // TGI before v2.0: --max-input-length (not --max-input-tokens)
   std::optional<int64_t> max_input_tokens;     // TGI: the longest prompt planned (default: context - 1)

@@ -53,6 +53,29 @@ TEST(LaunchCommandTest, TgiShardsAndLimits) {
   EXPECT_NE(no.status().message().find("TGI"), std::string::npos);
 }
 
+// vLLM's offline class: the same values as LLM(...)'s keywords (EngineArgs' field names), the
+// multimodal limits as a dict, and the class said once among the defaults.
+TEST(LaunchCommandTest, VllmOfflineClassCall) {
+  LaunchSpec s = Spec("vllm");
+  s.vllm_llm_class = true;
+  s.max_batch_tokens = 8192;
+  s.kv_cache_dtype = "fp8";
+  s.mm_limits_images = 2;
+  s.mm_limits_videos = 0;
+  auto l = RenderLaunch(s);
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  EXPECT_EQ(l->command,
+            "LLM(model=\"/models/Llama-3.1-70B-Instruct\", tensor_parallel_size=4, gpu_memory_utilization=0.85, "
+            "max_model_len=32768, kv_cache_dtype=\"fp8\", max_num_batched_tokens=8192, "
+            "limit_mm_per_prompt={\"image\": 2, \"video\": 0})");
+  ASSERT_EQ(l->defaults.size(), 1u);
+  EXPECT_EQ(l->defaults[0].rfind("LLM(...):", 0), 0u);
+  s.vllm_llm_class = false;
+  l = RenderLaunch(s);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->command.rfind("vllm serve /models/Llama-3.1-70B-Instruct --tensor-parallel-size 4", 0), 0u) << l->command;
+}
+
 TEST(LaunchCommandTest, TensorRtLlmServe) {
   LaunchSpec s = Spec("trtllm");
   s.max_batch_size = 64;

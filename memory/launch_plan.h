@@ -35,6 +35,9 @@ struct PlanInput {
   std::string framework;            // "sglang" | "vllm" | "tgi" | "trtllm" | "lmdeploy"
   std::string version;              // server version, decides the era
   std::string vllm_engine;          // "", "v0", "v1"
+  // vLLM's entry point (--vllm-entrypoint): "" or "serve" (vllm serve), "llm" (the offline
+  // LLM(...) class): V1's default max_num_batched_tokens and the launch line (vllm_entrypoint.h).
+  std::string vllm_entrypoint;
   std::string gpu_name;             // catalog name ("" when only the size is known)
   double total_bytes = 0;           // card total (cudaMemGetInfo)
   std::optional<double> free_at_init_bytes;         // default DefaultFreeAtInit(total, tp)

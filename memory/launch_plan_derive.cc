@@ -11,6 +11,7 @@
 #include "memory/vllm_eager_forward.h"
 #include "memory/lmdeploy_pytorch_weights.h"
 #include "memory/tgi_launcher.h"
+#include "memory/vllm_entrypoint.h"
 #include "memory/vllm_performance_mode.h"
 #include "memory/vllm_fused_moe.h"
 #include "memory/sglang_dp_attention.h"
@@ -321,32 +322,14 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
   if (vllm) {
     const bool v1 = IsVllmV1(in);
     auto v = ParseVersion(in.version);
-    // V1's defaults for `vllm serve` (engine/arg_utils.py _set_default_args_v1, the
-    // OPENAI_API_SERVER usage context), read in each release's wheel or sdist: 2048
-    // tokens, 8192 on cards named H100/H200 (vllm#12369, in the 0.7.0 sdist);
-    // max_num_seqs 1024 on every card through 0.8.3; 0.8.4 keeps 1024 on cards named
-    // H100/H200 and gives others 256 (vllm#16158); 0.8.5 chooses both by the card's
-    // memory, 8192 tokens and 1024 sequences at >= 70 GiB, 2048 and 256 below (vllm#17073,
-    // `device_memory >= 70 * GiB_bytes`, an A100 80GB included); 0.9.0 keeps that and
-    // leaves cards named A100 out (`"a100" not in device_name`, vllm#17885). The offline
-    // LLM class (LLM_CLASS) profiles 16384 tokens where the server takes 8192, 8192 where
-    // it takes 2048 (the same tables, 0.7.0-0.11.0): said, not assumed.
-    const bool by_memory = v.ok() && CompareVersions(*v, {0, 8, 5}) >= 0;
-    const bool a100_out = v.ok() && CompareVersions(*v, {0, 9}) >= 0;
-    const std::string gpu = Lower(in.gpu_name);
-    const bool big_defaults = by_memory && in.total_bytes >= 70 * kGiB &&
-                              !(a100_out && gpu.find("a100") != std::string::npos);
+    // V1's defaults by entry point (`vllm serve` or the offline LLM class, --vllm-entrypoint),
+    // release and card: vllm_entrypoint.h has the tables read, 0.6.6.post1-0.28.0.
+    const VllmV1BatchDefaults v1d = VllmV1Defaults(in.version, in.total_bytes, in.gpu_name, in.vllm_entrypoint == "llm");
     std::string batched_why;
-    const bool h100_named = v.ok() && CompareVersions(*v, {0, 7, 0}) >= 0 && !by_memory &&
-                            (gpu.find("h100") != std::string::npos || gpu.find("h200") != std::string::npos);
     if (!in.max_num_batched_tokens) {
       if (v1) {
-        in.max_num_batched_tokens = big_defaults || h100_named ? 8192 : 2048;
-        batched_why = big_defaults  ? "V1 on a card of 70 GiB or more"
-                      : h100_named ? "V1 on a card named H100/H200 (vllm#12369)"
-                                   : "V1's serve default";
-        batched_why += std::string("; the offline LLM class profiles ") +
-                       (big_defaults || h100_named ? "16384" : "8192") + ": pass --max-num-batched-tokens";
+        in.max_num_batched_tokens = v1d.batched_tokens;
+        batched_why = v1d.why;
       } else {
         in.max_num_batched_tokens = VllmV0BatchedTokens(in, &batched_why);
       }
@@ -383,13 +366,9 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         assumptions[weights_assumption] += " + " + what + " = " + FormatGiB(*in.weights_bytes);
       }
     }
-    // V1's max_num_seqs (above; EngineArgs.__post_init__ "256 if not envs.VLLM_USE_V1 else
-    // 1024" in 0.7.0-0.7.3); V0 256.
+    // V1's max_num_seqs by the same rows (vllm_entrypoint.h); V0 256.
+    if (!in.max_num_seqs) in.max_num_seqs = v1 ? v1d.max_num_seqs : 256;
     const bool v1_early = v1 && v.ok() && CompareVersions(*v, {0, 8, 4}) < 0;
-    const bool v1_084 = v1 && v.ok() && !v1_early && !by_memory;
-    if (!in.max_num_seqs) {
-      in.max_num_seqs = v1 && (big_defaults || v1_early || (v1_084 && h100_named)) ? 1024 : 256;
-    }
     ApplyVllmPerformanceMode(user, in, assumptions);
     if (!in.activation_peak_bytes && in.model) {
       int64_t tokens = *in.max_num_batched_tokens, seqs = std::min(*in.max_num_seqs, tokens);

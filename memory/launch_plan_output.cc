@@ -26,6 +26,7 @@ LaunchSpec ServerSpecOf(const PlanInput& in) {
   s.dp = in.dp;
   s.kv_cache_dtype = in.kv_cache_dtype;
   s.quantize_fp8 = in.quantize_fp8_at_load;
+  s.vllm_llm_class = in.framework == "vllm" && in.vllm_entrypoint == "llm";
   s.backend = in.framework == "trtllm"
                   ? (in.trtllm_backend.empty() ? TrtllmDefaultBackend(in.version) : in.trtllm_backend)
                   : in.lmdeploy_backend;
@@ -57,7 +58,11 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
   } else if (in.max_num_batched_tokens) {
     s.max_batch_tokens = *in.max_num_batched_tokens;
   }
-  if (in.framework == "vllm" && in.mm_limits) s.mm_limits = VllmMmLimitsFlag(*in.mm_limits, in.version);
+  if (in.framework == "vllm" && in.mm_limits) {
+    s.mm_limits = VllmMmLimitsFlag(*in.mm_limits, in.version);
+    s.mm_limits_images = static_cast<int>(in.mm_limits->image);
+    s.mm_limits_videos = static_cast<int>(in.mm_limits->video);
+  }
   if (in.framework == "vllm") s.performance_mode = in.vllm_performance_mode;
   if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
   if (p.figures.contains("max_batch_total_tokens")) s.max_batch_total_tokens = p.figures["max_batch_total_tokens"].get<int64_t>();

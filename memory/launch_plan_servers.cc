@@ -699,16 +699,15 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   auto cell = KvBytesPerToken(in, p);
   if (!cell.ok()) return cell.status();
   p.cell_bytes = *cell;
-  p.era = tm ? (LmdeployFractionOfTotal(in.version) ? "TurboMind, ratio of the card's total (v0.2.0-0.2.1)"
+  p.era = tm ? (LmdeployFractionOfTotal(in.version) ? "TurboMind, ratio of the card's total (v0.1.0-0.2.1)"
                                                     : "TurboMind, ratio of the free memory after the weights")
              : "PyTorch engine, ratio after the runtime reserve";
   p.fraction_flag = "--cache-max-entry-count";
-  // TurbomindEngineConfig (lmdeploy/messages.py): v0.2.0-0.2.1 default cache_max_entry_count
-  // 0.5 of the card's TOTAL memory, later versions 0.8 of the free memory after the weights.
+  // cache_max_entry_count: 0.5 of the card's TOTAL in v0.1.0-0.2.1 (lmdeploy_model.cc), later 0.8 of the free.
   const bool of_total = tm && LmdeployFractionOfTotal(in.version);
   p.fraction = in.memory_fraction.value_or(of_total ? 0.5 : 0.8);
   p.fraction_source = in.memory_fraction ? "flag"
-                      : of_total         ? "default: 0.5 (of the card's total memory, v0.2.0-0.2.1)"
+                      : of_total         ? "default: 0.5 (of the card's total memory, v0.1.0-0.2.1)"
                                          : "default: 0.8 (of the free memory after the weights)";
   if (!(p.fraction < 1)) return InvalidArgumentError("--cache-max-entry-count of 1 or more is a block count; give a ratio below 1");
   // TurboMind's cache_block_seq_len: 128 tokens before v0.3.0 (deploy/target_model/base.py
@@ -757,6 +756,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   auto r = LmdeployKvBlocks(kv);
   if (!r.ok()) return r.status();
   p.kv_tokens = r->fails ? 0 : r->kv_tokens;
+  if (!r->note.empty()) p.warnings.push_back(r->note);
   p.figures["num_blocks"] = r->num_blocks;
   p.figures["runtime_reserve_bytes"] = r->runtime_reserve_bytes;
   Ledger(in, p, after_weights - r->kv_bytes, r->kv_bytes);

@@ -10,7 +10,14 @@
 //     to %d." (a warning); the run-time buffers are allocated after the cache, and an
 //     out-of-memory there is "CUDA runtime error: out of memory .../allocator.h".
 //     docs/en/llm/pipeline.md: v0.2.0 <= lmdeploy <= v0.2.1 take the ratio of the
-//     TOTAL memory (default 0.5), later versions of the FREE memory (default 0.8).
+//     TOTAL memory (default 0.5), later versions of the FREE memory (default 0.8). The
+//     total era starts at v0.1.0a0, not v0.2.0 (task launches32): BlockManager.cc
+//     GetBlockCount l.84-90 returns `total * ratio / block_size` from cudaMemGetInfo at
+//     v0.1.0a0, v0.1.0a1, v0.1.0a2, v0.1.0, v0.2.0 and v0.2.1, the ratio
+//     cache_max_entry_count 0.5 (deploy/target_model/base.py v0.1.0:53, v0.2.0:58);
+//     v0.2.2 reads the free memory (BlockManager.cc l.101-105). v0.0.x has no block pool:
+//     LlamaCacheManager allocates sequences as requests come, cache_max_entry_count = 48
+//     of them (base.py v0.0.14:50): refused (LmdeployVersionPlannable).
 //   PyTorch engine, lmdeploy/pytorch/engine/model_agent.py _update_cache_config (v0.6.0):
 //     runtime = max_prefill_token_num x vocab x 7, halving the prefill until
 //     (free - runtime) x cache_max_entry_count holds 16 blocks ("No enough memory.
@@ -28,7 +35,16 @@
 namespace tpt::memory {
 bool LmdeployFractionOfTotal(std::string_view version) {
   auto v = ParseVersion(version);
-  return v.ok() && CompareVersions(*v, {0, 2, 0}) >= 0 && CompareVersions(*v, {0, 2, 2}) < 0;
+  return v.ok() && CompareVersions(*v, {0, 1, 0}) >= 0 && CompareVersions(*v, {0, 2, 2}) < 0;
+}
+
+Status LmdeployVersionPlannable(std::string_view version) {
+  if (!VersionBefore(version, {0, 1, 0})) return OkStatus();
+  return InvalidArgumentError(
+      "LMDeploy " + std::string(version) +
+      ": before v0.1.0 TurboMind has no start-up KV pool: LlamaCacheManager allocates whole sequences of "
+      "session_len as requests arrive, up to cache_max_entry_count (48, a count; LlamaCacheManager.cc, "
+      "deploy/target_model/base.py v0.0.14), so there is nothing to plan at start; plan v0.1.0 or later");
 }
 
 StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in) {
@@ -37,13 +53,14 @@ StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in) {
   if (!(in.block_bytes > 0) || in.block_tokens < 1) return InvalidArgumentError("LMDeploy KV: the block size must be > 0");
   LmdeployKv r;
   const double f = in.cache_max_entry_count;
+  if (in.engine == LmdeployEngine::kTurbomind) TPT_RETURN_IF_ERROR(LmdeployVersionPlannable(in.version));
   if (in.engine == LmdeployEngine::kTurbomind) {
     if (f >= 1) {
       r.num_blocks = static_cast<int64_t>(f);
     } else {
       const bool of_total = LmdeployFractionOfTotal(in.version);
       if (of_total && !(in.total_bytes > 0)) {
-        return InvalidArgumentError("LMDeploy KV: v0.2.0-0.2.1 take the ratio of the card's total, which is unknown");
+        return InvalidArgumentError("LMDeploy KV: v0.1.0-0.2.1 take the ratio of the card's total, which is unknown");
       }
       r.usable_bytes = std::floor((of_total ? in.total_bytes : in.free_after_weights_bytes) * f);
       r.num_blocks = static_cast<int64_t>(r.usable_bytes / in.block_bytes);
@@ -76,9 +93,23 @@ StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in) {
   }
   r.kv_tokens = r.num_blocks * in.block_tokens;
   r.kv_bytes = static_cast<double>(r.num_blocks) * in.block_bytes;
-  r.left_after_cache_bytes = in.free_after_weights_bytes - r.kv_bytes;
+  // v0.1.0a0-v0.1.x: the converter writes cache_chunk_size 1 (deploy/target_model/base.py
+  // v0.1.0a0:55, v0.1.0:55; -1, all at once, from v0.2.0:60), so BlockManager's constructor
+  // allocates one block ("pre-allocate first chunk") and Allocate mallocs the rest a block at
+  // a time as sequences need them, throwing "out of memory" when one does not fit
+  // (BlockManager.cc v0.1.0 l.14-46, 55-80, 110-116): the logged max_block_count is a cap.
+  const bool grows = in.engine == LmdeployEngine::kTurbomind && !VersionBefore(in.version, {0, 1, 0}) &&
+                     VersionBefore(in.version, {0, 2, 0});
+  r.left_after_cache_bytes = in.free_after_weights_bytes - (grows ? std::min(r.kv_bytes, in.block_bytes) : r.kv_bytes);
+  if (grows && r.kv_bytes > in.free_after_weights_bytes) {
+    const int64_t fit = static_cast<int64_t>(std::max(0.0, in.free_after_weights_bytes) / in.block_bytes);
+    r.note = "TurboMind " + in.version + " caps its pool at " + std::to_string(r.num_blocks) + " blocks (" +
+             std::to_string(r.kv_tokens) + " tokens) but allocates them a block at a time as requests come " +
+             "(cache_chunk_size 1 before v0.2.0): the free memory after the weights holds " + std::to_string(fit) +
+             " (" + std::to_string(fit * in.block_tokens) + " tokens); a request past them fails with \"out of memory\"";
+  }
   if (!r.fails && in.engine == LmdeployEngine::kTurbomind && r.left_after_cache_bytes < 0) {
-    // A ratio of the card's TOTAL (v0.2.0-0.2.1) or a block count can ask for more than the
+    // A ratio of the card's TOTAL (v0.1.0-0.2.1) or a block count can ask for more than the
     // weights leave; the BlockManager allocates its first chunk in its constructor (all of it
     // with cache_chunk_size -1, v0.2.0 deploy/target_model/base.py), inside the engine's
     // creation, and TurboMind's allocator throws.

@@ -392,10 +392,12 @@ enum class LmdeployEngine { kTurbomind, kPytorch };
 // of the card's total in v0.2.0..v0.2.1 and of the free memory after the weights
 // from v0.2.2 (docs/en/llm/pipeline.md); "" = newest.
 bool LmdeployFractionOfTotal(std::string_view version);
+// Before v0.1.0 TurboMind sizes no KV pool at start (sequences as requests come): an error.
+Status LmdeployVersionPlannable(std::string_view version);
 struct LmdeployKvInput {
   LmdeployEngine engine = LmdeployEngine::kTurbomind;
   std::string version;
-  double total_bytes = 0;                // the card (TurboMind v0.2.0-0.2.1 only)
+  double total_bytes = 0;                // the card (TurboMind v0.1.0-0.2.1 only)
   double free_after_weights_bytes = 0;   // min over ranks (GetSyncFreeMemSize / get_gpu_memory)
   double cache_max_entry_count = 0.8;
   double block_bytes = 0;                // "[BlockManager] block_size = X MB" or cache block size
@@ -414,6 +416,9 @@ struct LmdeployKv : ServerKv {
   int64_t max_prefill_token_num = 0;     // PyTorch: as halved until >= 16 blocks fit
   double left_after_cache_bytes = 0;     // free after the cache (TurboMind's run-time buffers go here)
   bool runtime_oom = false;              // failed on the run-time buffers after the cache
+  // TurboMind v0.1.x: the pool grows a block at a time as requests come (cache_chunk_size 1):
+  // what the free memory holds of it when that is less than its cap ("" otherwise).
+  std::string note;
 };
 StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in);
 // The cache_max_entry_count that serves after an out-of-memory right after the
@@ -551,7 +556,14 @@ struct GpuInfo {
   std::string interconnect;         // "nvlink" | "pcie"
   bool unified_memory = false;      // no memory of its own: the system's (GB10, Jetson; unified_memory.h)
   bool pcie_peer_access = true;     // false: no CUDA peer access over PCIe (GeForce cards; init_overhead.cc)
+  // nvidia-smi's "MiB" total of the card where a public log cites it (0: not cited): above
+  // memory_bytes on Linux, where the driver keeps part of the card out of CUDA's total.
+  int64_t nvidia_smi_mib = 0;
 };
+// The catalog's CUDA total for a size that is exactly one card's nvidia-smi total on Linux
+// (`--gpu-mem 16311MiB` is an RTX 5060 Ti's nvidia-smi figure, CUDA's 15.48 GiB), with that card;
+// nullptr when no entry, or entries that disagree, have it.
+const GpuInfo* GpuByNvidiaSmiTotal(double bytes);
 // The embedded catalog, parsed once, with the user's catalog file merged over it
 // (LoadGpuCatalogFile). Never fails: a broken embedded file yields an empty catalog
 // here and fails gpu_catalog_test (which parses EmbeddedGpuCatalogJson()).

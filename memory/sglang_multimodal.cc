@@ -3,7 +3,10 @@
 //
 // Sources: sgl-project/sglang as released on PyPI (the wheels' python/sglang/srt), read at
 // 0.2.0, 0.2.7, 0.2.14, 0.3.0, 0.3.2, 0.3.4, 0.3.5, 0.3.6, 0.4.0, 0.4.4.post2, 0.4.4.post3,
-// 0.4.4.post4, 0.4.5, 0.4.6, 0.4.7, 0.4.8, 0.4.9, 0.5.1 and 0.5.23:
+// 0.4.4.post4, 0.4.5, 0.4.6, 0.4.7, 0.4.8, 0.4.9, 0.5.1 and 0.5.23; the architectures list also
+// at 0.5.2, 0.5.3, 0.5.3.post3, 0.5.4, 0.5.4.post1-post3, 0.5.5, 0.5.5.post3, 0.5.6,
+// 0.5.6.post1, 0.5.6.post2, 0.5.7, 0.5.8, 0.5.8.post1, 0.5.9, 0.5.10, 0.5.10.post1, 0.5.11 and
+// 0.5.13.post1 (task launches32: Qwen3-VL came with 0.5.3, not 0.5.23):
 //   0.2.x: no such step.
 //   0.3.0-0.3.4: model_executor/model_runner.py ModelRunner.__init__ `if
 //     self.is_multimodal_model: ... server_args.mem_fraction_static *= 0.95`, after the
@@ -50,6 +53,7 @@ struct Arch {
   const char* name;
   std::vector<int> since;  // first wheel read whose list has it
   std::vector<int> after;  // the wheel read before it, whose list lacks it ({} when none)
+  std::vector<int> until = {};  // the first wheel whose list no longer has it ({} when all do)
 };
 
 // is_multimodal_model's list (0.3.5-0.4.0: the or-chain; 0.4.4.post2 on: multimodal_model_archs).
@@ -76,26 +80,68 @@ const std::vector<Arch>& Archs() {
       {"KimiVLForConditionalGeneration", {0, 4, 7}, {0, 4, 6}},
       {"InternVLChatModel", {0, 4, 7}, {0, 4, 6}},
       {"Phi4MMForCausalLM", {0, 4, 7}, {0, 4, 6}},
-      {"VILAForConditionalGeneration", {0, 4, 8}, {0, 4, 7}},
+      {"VILAForConditionalGeneration", {0, 4, 8}, {0, 4, 7}, {0, 5, 4, 1}},  // NVILA's from 0.5.4.post1
       {"Gemma3nForConditionalGeneration", {0, 4, 9}, {0, 4, 8}},
       {"Qwen2AudioForConditionalGeneration", {0, 4, 9}, {0, 4, 8}},
       {"Glm4vForConditionalGeneration", {0, 5, 1}, {0, 4, 9}},
       {"Glm4vMoeForConditionalGeneration", {0, 5, 1}, {0, 4, 9}},
       {"InternS1ForConditionalGeneration", {0, 5, 1}, {0, 4, 9}},
       {"Step3VLForConditionalGeneration", {0, 5, 1}, {0, 4, 9}},
-      {"Qwen3VLForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"Qwen3VLMoeForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"Qwen3_5ForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"Qwen3_5MoeForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"Qwen3OmniMoeForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"PixtralForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"Ernie4_5_VLMoeForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"KimiK25ForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"NVILAForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"DotsVLMForCausalLM", {0, 5, 23}, {0, 5, 1}},
-      {"DeepseekOCRForCausalLM", {0, 5, 23}, {0, 5, 1}},
-      {"PaddleOCRVLForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
-      {"Gemma4ForConditionalGeneration", {0, 5, 23}, {0, 5, 1}},
+      // Read wheel by wheel (task launches32): 0.5.2 has none of these, 0.5.3 the first five
+      // (configs/model_config.py 0.5.3:803-811); 0.5.3.post3 nothing more.
+      {"Qwen3VLForConditionalGeneration", {0, 5, 3}, {0, 5, 2}},
+      {"Qwen3VLMoeForConditionalGeneration", {0, 5, 3}, {0, 5, 2}},
+      {"DotsVLMForCausalLM", {0, 5, 3}, {0, 5, 2}},
+      {"DotsOCRForCausalLM", {0, 5, 3}, {0, 5, 2}},
+      {"Sarashina2VisionForCausalLM", {0, 5, 3}, {0, 5, 2}},
+      {"Qwen3OmniMoeForConditionalGeneration", {0, 5, 4}, {0, 5, 3, 3}},  // 0.5.4:913
+      {"POINTSV15ChatModel", {0, 5, 4}, {0, 5, 3, 3}},
+      {"DeepseekOCRForCausalLM", {0, 5, 4}, {0, 5, 3, 3}},
+      {"NVILAForConditionalGeneration", {0, 5, 4, 1}, {0, 5, 4}},  // VILA (above) leaves the list here
+      {"NVILALiteForConditionalGeneration", {0, 5, 4, 1}, {0, 5, 4}},
+      {"NemotronH_Nano_VL_V2", {0, 5, 6}, {0, 5, 5, 3}},
+      {"JetVLMForConditionalGeneration", {0, 5, 6}, {0, 5, 5, 3}},
+      {"PixtralForConditionalGeneration", {0, 5, 6, 1}, {0, 5, 6}},
+      {"PaddleOCRVLForConditionalGeneration", {0, 5, 6, 2}, {0, 5, 6, 1}},
+      {"GlmAsrForConditionalGeneration", {0, 5, 7}, {0, 5, 6, 2}},
+      {"MiDashengLMModel", {0, 5, 7}, {0, 5, 6, 2}},
+      {"Qwen3_5ForConditionalGeneration", {0, 5, 9}, {0, 5, 8, 1}},  // 0.5.9 (0.5.8.post1 lacks them)
+      {"Qwen3_5MoeForConditionalGeneration", {0, 5, 9}, {0, 5, 8, 1}},
+      {"Ernie4_5_VLMoeForConditionalGeneration", {0, 5, 9}, {0, 5, 8, 1}},
+      {"KimiK25ForConditionalGeneration", {0, 5, 9}, {0, 5, 8, 1}},
+      {"GlmOcrForConditionalGeneration", {0, 5, 9}, {0, 5, 8, 1}},
+      {"LightOnOCRForConditionalGeneration", {0, 5, 9}, {0, 5, 8, 1}},
+      {"InternS1ProForConditionalGeneration", {0, 5, 9}, {0, 5, 8, 1}},
+      {"StepVLForConditionalGeneration", {0, 5, 9}, {0, 5, 8, 1}},
+      {"Lfm2VlForConditionalGeneration", {0, 5, 10}, {0, 5, 9}},
+      {"WhisperForConditionalGeneration", {0, 5, 10}, {0, 5, 9}},
+      {"Gemma4ForConditionalGeneration", {0, 5, 11}, {0, 5, 10, 1}},
+      {"MossVLForConditionalGeneration", {0, 5, 11}, {0, 5, 10, 1}},
+      {"NemotronH_Nano_Omni_Reasoning_V3", {0, 5, 11}, {0, 5, 10, 1}},
+      {"Qwen3ASRForConditionalGeneration", {0, 5, 11}, {0, 5, 10, 1}},
+      {"VoxtralForConditionalGeneration", {0, 5, 11}, {0, 5, 10, 1}},
+      {"Cohere2VisionForConditionalGeneration", {0, 5, 13, 1}, {0, 5, 11}},  // 0.5.12-0.5.13 not read
+      {"Gemma4UnifiedForConditionalGeneration", {0, 5, 13, 1}, {0, 5, 11}},
+      {"InternS2PreviewForConditionalGeneration", {0, 5, 13, 1}, {0, 5, 11}},
+      {"Step3p7ForConditionalGeneration", {0, 5, 13, 1}, {0, 5, 11}},
+      {"Cosmos3EdgeForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},  // 0.5.14-0.5.22 not read
+      {"MiniMaxM3SparseForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"EmbeddingGemma2Model", {0, 5, 23}, {0, 5, 13, 1}},
+      {"DiffusionGemmaForBlockDiffusion", {0, 5, 23}, {0, 5, 13, 1}},
+      {"Glm5NextForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"GlmImageForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"MiMoV2ASRForCausalLM", {0, 5, 23}, {0, 5, 13, 1}},
+      {"NemotronH_Omni_Reasoning_V3", {0, 5, 23}, {0, 5, 13, 1}},
+      {"MuseGlimmerForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"MuseSparkForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"Qwen4ExpForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"InternS2MobiusForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"LocateAnythingForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"Dots3NoteForCausalLM", {0, 5, 23}, {0, 5, 13, 1}},
+      {"UnlimitedOCRForCausalLM", {0, 5, 23}, {0, 5, 13, 1}},
+      {"BailingMMNativeForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"BailingMM2NativeForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
+      {"BailingMoeV3VLForConditionalGeneration", {0, 5, 23}, {0, 5, 13, 1}},
   };
   return kArchs;
 }
@@ -124,6 +170,7 @@ SglangMultimodalFraction SglangMultimodalFactor(std::string_view version, const 
   }
   if (arch == nullptr) return out;  // not in any list read: a text model to SGLang
   const std::string name = m.architecture;
+  if (!arch->until.empty() && !Before(v, arch->until)) return out;  // left the list: a text model again
   if (Before(v, arch->since)) {
     std::vector<int> after = arch->after;
     after.resize(4, 0);
@@ -137,8 +184,8 @@ SglangMultimodalFraction SglangMultimodalFactor(std::string_view version, const 
   }
   const bool off_by_default =
       !enable_multimodal &&
-      (!Before(v, {0, 4, 6}) && (name == "Gemma3ForConditionalGeneration" || name == "Llama4ForConditionalGeneration")) ||
-      (!Before(v, {0, 5, 1}) && name == "Step3VLForConditionalGeneration");
+      ((!Before(v, {0, 4, 6}) && (name == "Gemma3ForConditionalGeneration" || name == "Llama4ForConditionalGeneration")) ||
+       (!Before(v, {0, 5, 1}) && name == "Step3VLForConditionalGeneration"));
   if (off_by_default) {
     out.why = "SGLang " + std::string(version) + " runs " + name +
               " text-only unless --enable-multimodal is given (configs/model_config.py, from 0.4.6): "

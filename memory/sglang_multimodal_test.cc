@@ -57,6 +57,41 @@ TEST(SglangMultimodalTest, WhichArchitecturesCountByVersion) {
   EXPECT_EQ(SglangMultimodalFactor("0.3.6", Arch("Qwen2VLForConditionalGeneration"), true, 0.88, 0).factor, 0.95);
 }
 
+// The list read wheel by wheel (configs/model_config.py multimodal_model_archs): Qwen3-VL and
+// its MoE came with 0.5.3 (0.5.3:803-804; 0.5.2 lacks them), Qwen3-Omni with 0.5.4, Qwen3.5
+// with 0.5.9 (0.5.8.post1 lacks it), Pixtral with 0.5.6.post1, Gemma-4 with 0.5.11; VILA left
+// it at 0.5.4.post1 (NVILA replaced it). Qwen3-VL's vision config names its depth `depth`, so
+// adjust_mem_fraction_for_vlm counts 24 layers: 0.95 x (1 - 0.1 x (24 x 1152^2 / (24 x 1024^2) - 1)).
+TEST(SglangMultimodalTest, FirstWheelOfEachArchitecture) {
+  ModelConfig qwen3vl = Arch("Qwen3VLForConditionalGeneration");
+  qwen3vl.vision_layers_attr = 24;
+  qwen3vl.vision_hidden_attr = 1152;
+  const double lowered = 0.95 * (1 - 0.1 * (1152.0 * 1152 / (1024.0 * 1024) - 1));
+  EXPECT_NEAR(SglangMultimodalFactor("0.5.3", qwen3vl, false, 0.907, 0).factor, lowered, 1e-9);
+  EXPECT_NEAR(SglangMultimodalFactor("0.5.11", qwen3vl, false, 0.907, 0).factor, lowered, 1e-9);
+  EXPECT_EQ(SglangMultimodalFactor("0.5.2", qwen3vl, false, 0.907, 0).factor, 1.0);
+  EXPECT_TRUE(SglangMultimodalFactor("0.5.2", qwen3vl, false, 0.907, 0).unknown.empty());
+  EXPECT_LT(SglangMultimodalFactor("0.5.3", Arch("Qwen3VLMoeForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  EXPECT_EQ(SglangMultimodalFactor("0.5.3.post3", Arch("Qwen3OmniMoeForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  EXPECT_LT(SglangMultimodalFactor("0.5.4", Arch("Qwen3OmniMoeForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  EXPECT_EQ(SglangMultimodalFactor("0.5.8.post1", Arch("Qwen3_5ForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  EXPECT_LT(SglangMultimodalFactor("0.5.9", Arch("Qwen3_5MoeForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  EXPECT_EQ(SglangMultimodalFactor("0.5.6", Arch("PixtralForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  EXPECT_LT(SglangMultimodalFactor("0.5.6.post1", Arch("PixtralForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  EXPECT_LT(SglangMultimodalFactor("0.5.11", Arch("Gemma4ForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  EXPECT_EQ(SglangMultimodalFactor("0.5.10.post1", Arch("Gemma4ForConditionalGeneration"), false, 0.9, 0).factor, 1.0);
+  const ModelConfig vila = Arch("VILAForConditionalGeneration");
+  EXPECT_LT(SglangMultimodalFactor("0.5.4", vila, false, 0.9, 0).factor, 1.0);
+  EXPECT_EQ(SglangMultimodalFactor("0.5.4.post1", vila, false, 0.9, 0).factor, 1.0);
+  // Between two wheels read (0.5.12 lies between 0.5.11 and 0.5.13.post1): unknown, ranged.
+  EXPECT_FALSE(SglangMultimodalFactor("0.5.12", Arch("Cohere2VisionForConditionalGeneration"), false, 0.9, 0)
+                   .unknown.empty());
+  // Step-3-VL is text-only by default; --enable-multimodal turns it back on.
+  const ModelConfig step3 = Arch("Step3VLForConditionalGeneration");
+  EXPECT_EQ(SglangMultimodalFactor("0.5.1", step3, false, 0.9, 0).factor, 1.0);
+  EXPECT_LT(SglangMultimodalFactor("0.5.1", step3, false, 0.9, 0, /*enable_multimodal=*/true).factor, 1.0);
+}
+
 ModelConfig SampleModel(const std::string& name) {
   auto m = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/" + name);
   EXPECT_TRUE(m.ok()) << m.status().ToString();

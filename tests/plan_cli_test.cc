@@ -567,6 +567,81 @@ TEST(PlanCliTest, VllmV1ServeDefaultsByReleaseAndCard) {
   EXPECT_EQ(profiled("0.9.2", "A800"), "8192 tokens and 1024");
 }
 
+// vLLM's offline LLM class (--vllm-entrypoint llm) takes UsageContext.LLM_CLASS's row of
+// engine/arg_utils.py's table (0.20.0 get_batch_defaults l.2208-2227): 8192 batched tokens
+// below 70 GiB where `vllm serve` takes 2048, 16384 on an H100 where serve takes 8192, the same
+// max_num_seqs; 0.28.0 adds a row at 160 GiB (B200) with 16384 for both (absent at 0.27.0).
+// The launch line is the class's call, and the larger profile leaves a smaller pool.
+TEST(PlanCliTest, VllmOfflineLlmClassTakesItsOwnDefaults) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/llama-3.1-8b-instruct' ";
+  auto plan = [&](const std::string& args) {
+    PlanRun r = Plan(model + "--framework vllm --max-model-len 8192 --format json " + args);
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  auto profiled = [](const nlohmann::json& j) {
+    for (const auto& a : j["assumptions"]) {
+      const std::string s = a.get<std::string>();
+      const auto at = s.find("profiling run of ");
+      if (at != std::string::npos) return s.substr(at + 17, s.find(" sequences", at) - at - 17);
+    }
+    return std::string("none: ") + j.dump();
+  };
+  auto serve = plan("--server-version 0.20.0 --gpu L4");
+  auto llm = plan("--server-version 0.20.0 --gpu L4 --vllm-entrypoint llm");
+  ASSERT_FALSE(serve.is_discarded() || llm.is_discarded());
+  EXPECT_EQ(profiled(serve), "2048 tokens and 256");
+  EXPECT_EQ(profiled(llm), "8192 tokens and 256");
+  EXPECT_LT(llm["kv_tokens"].get<int64_t>(), serve["kv_tokens"].get<int64_t>());
+  EXPECT_EQ(llm["launch_command"].get<std::string>().rfind("LLM(model=", 0), 0u) << llm["launch_command"];
+  EXPECT_NE(llm["launch_command"].get<std::string>().find("max_model_len=8192"), std::string::npos);
+  EXPECT_EQ(serve["launch_command"].get<std::string>().rfind("vllm serve ", 0), 0u) << serve["launch_command"];
+  EXPECT_EQ(profiled(plan("--server-version 0.20.0 --gpu H100 --vllm-entrypoint llm")), "16384 tokens and 1024");
+  EXPECT_EQ(profiled(plan("--server-version 0.9.2 --gpu A100 --vllm-entrypoint llm")), "8192 tokens and 256");
+  EXPECT_EQ(profiled(plan("--server-version 0.8.4 --gpu H100 --vllm-entrypoint llm")), "16384 tokens and 1024");
+  EXPECT_EQ(profiled(plan("--server-version 0.28.0 --gpu B200")), "16384 tokens and 1024");
+  EXPECT_EQ(profiled(plan("--server-version 0.27.0 --gpu B200")), "8192 tokens and 1024");
+  // V0 keys nothing by the entry point.
+  EXPECT_EQ(profiled(plan("--server-version 0.6.3 --gpu L4 --vllm-entrypoint llm")),
+            profiled(plan("--server-version 0.6.3 --gpu L4")));
+  PlanRun bad = Plan(model + "--framework vllm --gpu L4 --vllm-entrypoint offline", true);
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  PlanRun other = Plan(model + "--framework sglang --gpu L4 --vllm-entrypoint llm", true);
+  EXPECT_EQ(other.rc, 2) << other.out;
+}
+
+// --gpu-mem is CUDA's total, and the plan says so where it takes it (nvidia-smi's MiB figure
+// is a few hundred MiB above it on Linux); a --gpu-mem that is exactly a card's nvidia-smi
+// total in the catalog (cited) is that card's CUDA total on Linux, said, and stays as given on
+// Windows and WSL2, which report it whole. The catalog holds the RTX 5060 Ti at torch's
+// 15.48 GiB and the T4 at 14.56 (Kaggle's and GCP's torch total).
+TEST(PlanCliTest, GpuMemIsSaidToBeCudasTotal) {
+  const std::string model = std::string("--model '") + TPT_SOURCE_DIR + "/samples/models/qwen3-8b-awq' ";
+  auto plan = [&](const std::string& args) {
+    PlanRun r = Plan(model + "--framework vllm --server-version 0.20.0 --format json " + args);
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  auto said = [](const nlohmann::json& j, const std::string& what) {
+    for (const auto& a : j["assumptions"]) {
+      if (a.get<std::string>().find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto total = [](const nlohmann::json& j) { return j["gpu"]["total_bytes"].get<double>() / (1 << 30); };
+  auto plain = plan("--gpu-mem 16000MiB");
+  ASSERT_FALSE(plain.is_discarded());
+  EXPECT_TRUE(said(plain, "is CUDA's total")) << plain["assumptions"].dump();
+  EXPECT_NEAR(total(plain), 16000.0 / 1024, 1e-9);
+  auto smi = plan("--gpu-mem 16311MiB");
+  ASSERT_FALSE(smi.is_discarded());
+  EXPECT_NEAR(total(smi), 15.48, 1e-9);
+  EXPECT_TRUE(said(smi, "RTX 5060 Ti 16GB's nvidia-smi total")) << smi["assumptions"].dump();
+  EXPECT_NEAR(total(plan("--gpu-mem 16311MiB --gpu 'RTX 5060 Ti'")), 15.48, 1e-9);
+  EXPECT_NEAR(total(plan("--gpu-mem 16311MiB --host wsl")), 16311.0 / 1024, 1e-9);
+  EXPECT_NEAR(total(plan("--gpu-mem 81559MiB")), 79.11, 1e-9);  // H100's nvidia-smi total
+  EXPECT_NEAR(total(plan("--gpu 'NVIDIA GeForce RTX 5060 Ti'")), 15.48, 1e-9);
+  EXPECT_NEAR(total(plan("--gpu 'Tesla T4'")), 14.56, 1e-9);
+}
+
 // V1 0.8.x samples with FlashInfer where FlashInfer older than 0.2.3 is installed (the
 // vllm/vllm-openai images) and sorts otherwise (topk_topp_sampler.py 0.8.2-0.8.5): the plan
 // prices the sort, says so under `unknown:` and carries FlashInfer's pool as a range.

@@ -964,6 +964,26 @@ TEST(PlanServersCliTest, LmdeployV020TakesHalfTheCardAndRunsOutOfMemory) {
   EXPECT_EQ(later.rc, 0) << later.out;
 }
 
+// LMDeploy v0.1.0a0-v0.1.x: the same ratio of the card's TOTAL, 0.5 by default
+// (BlockManager.cc GetBlockCount, deploy/target_model/base.py v0.1.0:53), but with
+// cache_chunk_size 1 (base.py v0.1.0:55) the blocks are allocated one at a time as requests
+// come: the server starts where v0.2.0 (all at once) runs out of memory, its logged pool is
+// the cap, and the plan warns how much of it the memory holds. v0.0.x counted sequences,
+// allocated as they came: refused.
+TEST(PlanServersCliTest, LmdeployV010TakesHalfTheCardAndGrowsItBlockByBlock) {
+  const std::string base = "--server lmdeploy --model " + Model("internlm2-chat-7b") + " --gpu RTX-3090 ";
+  CmdResult r = Plan(base + "--server-version 0.1.0");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = Json(r);
+  EXPECT_NEAR(j["figures"]["num_blocks"].get<double>(), std::floor(23.69 * 0.5 * (1 << 30) / (128.0 * 131072)), 1);
+  EXPECT_EQ(j["kv_tokens"].get<int64_t>(), j["figures"]["num_blocks"].get<int64_t>() * 128);
+  ASSERT_FALSE(j["warnings"].empty()) << r.out;
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("a block at a time"), std::string::npos) << j["warnings"];
+  CmdResult old = tpt::test::Tptriage("plan " + base + "--server-version 0.0.14", true);
+  EXPECT_EQ(old.rc, 2) << old.out;
+  EXPECT_NE(old.out.find("before v0.1.0"), std::string::npos) << old.out;
+}
+
 // A context nobody asked for (max_position_embeddings) that the pool does not hold:
 // LMDeploy truncates session_len and starts, so the plan warns and exits 0; asked, it fails.
 TEST(PlanServersCliTest, LmdeployShortensAContextNobodyAskedFor) {
