@@ -11,6 +11,7 @@
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
 #include "memory/tgi_warmup_held.h"
+#include "memory/trtllm_engine_build.h"
 #include "memory/unified_memory.h"
 
 namespace tpt::memory::internal {
@@ -211,6 +212,12 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     lo.runtime_buffers_bytes = buffers + p.figures["sampling_workspace_rest_bytes"].get<double>();
     hi.runtime_buffers_bytes = buffers - p.figures["sampling_workspace_bytes"].get<double>();
     vary("the engine decoder's top-P workspace, none to all of it", lo, hi);
+  }
+  if (PlanInput lo; in.framework == "trtllm") {
+    // The engine's build on these GPUs (unknown: in PlanTrtllmEngine, trtllm_engine_build.cc):
+    // nothing beyond the engine's weights (the point) to as much again.
+    if (std::string what; TrtllmEngineBuildVariant(in, p, lo, what)) vary(what, lo, in);
+    if (std::string what; TrtllmEngineBuildPathVariant(in, p, lo, what)) vary(what, in, lo);
   }
   if (in.framework == "lmdeploy" && in.lmdeploy_backend != "pytorch") {
     // TurboMind reads the free memory when its engine is created, after the weights and
