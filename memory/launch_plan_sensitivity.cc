@@ -39,8 +39,12 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
   if (weights_estimated) {
     const double spread = weights_spread;
     PlanInput lo = in, hi = in;
-    lo.weights_bytes = w * (1 + spread);
-    hi.weights_bytes = w * (1 - spread);
+    // A TensorRT engine trtllm-serve builds unquantized priced the checkpoint's weights at its
+    // torch_dtype (trtllm_engine_build.cc), which the variants' replan applies again.
+    const double unq =
+        p.figures.contains("engine_unquantized_ratio") ? p.figures["engine_unquantized_ratio"].get<double>() : 1.0;
+    lo.weights_bytes = w / unq * (1 + spread);
+    hi.weights_bytes = w / unq * (1 - spread);
     // The variants keep the model: what the plan derives from it besides the weights
     // (TGI's defaults before the warm-up, tgi_launcher.cc; SGLang's mamba state and
     // hybrid sliding-window pool; vLLM's hybrid KV cache groups) is the point's too, so

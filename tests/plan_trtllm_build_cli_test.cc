@@ -52,6 +52,23 @@ TEST(PlanTrtllmBuildCliTest, ServeBuildsAConfigFp8CheckpointUnquantized) {
   EXPECT_TRUE(elsewhere["outcome_certain"].get<bool>());
 }
 
+// Where the unquantized engine fits (8 x H200), the weights' range line is the unquantized
+// engine's +/-3% and holds the point (its replan does not take the checkpoint for bf16 twice).
+TEST(PlanTrtllmBuildCliTest, UnquantizedWeightsRangeHoldsThePoint) {
+  auto j = Plan("--framework trtllm --server-version 0.15.0 --backend tensorrt --gpu H200 --tp 8 --engine-build serve "
+                "--model " + Model("llama-3.1-405b-instruct-fp8"));
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_TRUE(j["fits"].get<bool>());
+  bool seen = false;
+  for (const auto& s : j["sensitivity"]) {
+    if (s["assumption"].get<std::string>().rfind("weights per rank", 0) != 0) continue;
+    seen = true;
+    EXPECT_LE(s["kv_tokens_low"].get<int64_t>(), j["kv_tokens"].get<int64_t>()) << s.dump();
+    EXPECT_GE(s["kv_tokens_high"].get<int64_t>(), j["kv_tokens"].get<int64_t>()) << s.dump();
+  }
+  EXPECT_TRUE(seen) << j["sensitivity"].dump(1);
+}
+
 // Mixtral-8x7B bf16 at TP 2 on A100 80GB (TensorRT-LLM#2043's shape, 0.11): 43.5 GiB a rank of
 // engine weights, and less than as much again free: whether TensorRT's build fits is closed
 // TensorRT's, so the start is not certain (before: "fits", certain; the logged build ran out of
