@@ -67,7 +67,7 @@ struct PlanFlags {
   // TGI, TensorRT-LLM, LMDeploy: their memory knob and their names of shared settings.
   std::string server;
   double cuda_memory_fraction = -1, kv_cache_free_gpu_memory_fraction = -1, cache_max_entry_count = -1;
-  std::string backend, runtime_buffers;
+  std::string backend, runtime_buffers, engine_build;
   std::string performance_mode;
   std::string cuda_graphs;
   int64_t max_batch_total_tokens = 0;
@@ -196,6 +196,10 @@ po::options_description Options(PlanFlags& f) {
       ("runtime-buffers", po::value(&f.runtime_buffers),
        "TensorRT engine: its runtime + decoder buffers from a log ('[MemUsageChange] Allocated X GPU memory for "
        "runtime buffers' + '... for decoder'), e.g. 4.9GiB")
+      ("engine-build", po::value(&f.engine_build),
+       "TensorRT engine: serve (trtllm-serve builds it from the checkpoint on these GPUs; the default) | "
+       "trtllm-build (trtllm-build on this host, from a converted checkpoint) | elsewhere (built before on other "
+       "cards)")
       ("max-batch-total-tokens", po::value(&f.max_batch_total_tokens),
        "TGI: before v0.9.4 the KV cache's tokens (default 16000), allocated before the warm-up prefill; from "
        "v0.9.4 ignored for flash models (inferred), still checked against --max-total-tokens")
@@ -559,6 +563,13 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     auto b = Size("runtime-buffers", f.runtime_buffers);
     if (!b.ok()) return b.status();
     in.runtime_buffers_bytes = *b;
+  }
+  if (vm.count("engine-build")) {
+    if (fw != "trtllm") return InvalidArgumentError("--engine-build is TensorRT-LLM's (a TensorRT engine's build)");
+    if (f.engine_build != "serve" && f.engine_build != "trtllm-build" && f.engine_build != "elsewhere") {
+      return InvalidArgumentError("--engine-build '" + f.engine_build + "': use serve, trtllm-build or elsewhere");
+    }
+    in.trtllm_engine_build = f.engine_build;
   }
   if (vm.count("max-batch-total-tokens")) {
     if (fw != "tgi") return InvalidArgumentError("--max-batch-total-tokens is TGI's");

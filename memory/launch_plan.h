@@ -64,6 +64,12 @@ struct PlanInput {
   // TensorRT engine: its runtime and decoder buffers as a log gives them ("[MemUsageChange]
   // Allocated X GPU memory for runtime buffers" + "... for decoder"), instead of the estimate.
   std::optional<double> runtime_buffers_bytes;
+  // TensorRT engine: how it is built (trtllm_engine_build.cc): "serve" (trtllm-serve or the LLM
+  // API from the checkpoint, on these GPUs before it serves), "trtllm-build" (trtllm-build on this
+  // host), "elsewhere" (an engine built before, on other cards); "" = serve, said.
+  std::string trtllm_engine_build;
+  // The build's device memory beyond the engine's weights (closed TensorRT): the ranges' knob.
+  std::optional<double> engine_build_extra_bytes;
   // TGI --max-batch-total-tokens: before v0.9.4 the warm-up allocates this many tokens of KV
   // and prefills beside them; from v0.9.4 flash models infer it (the asked value is ignored).
   std::optional<int64_t> max_batch_total_tokens;

@@ -11,6 +11,7 @@
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
 #include "memory/tgi_warmup_held.h"
+#include "memory/trtllm_engine_build.h"
 #include "memory/unified_memory.h"
 
 namespace tpt::memory::internal {
@@ -38,8 +39,12 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
   if (weights_estimated) {
     const double spread = weights_spread;
     PlanInput lo = in, hi = in;
-    lo.weights_bytes = w * (1 + spread);
-    hi.weights_bytes = w * (1 - spread);
+    // A TensorRT engine trtllm-serve builds unquantized priced the checkpoint's weights at its
+    // torch_dtype (trtllm_engine_build.cc), which the variants' replan applies again.
+    const double unq =
+        p.figures.contains("engine_unquantized_ratio") ? p.figures["engine_unquantized_ratio"].get<double>() : 1.0;
+    lo.weights_bytes = w / unq * (1 + spread);
+    hi.weights_bytes = w / unq * (1 - spread);
     // The variants keep the model: what the plan derives from it besides the weights
     // (TGI's defaults before the warm-up, tgi_launcher.cc; SGLang's mamba state and
     // hybrid sliding-window pool; vLLM's hybrid KV cache groups) is the point's too, so
@@ -211,6 +216,12 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     lo.runtime_buffers_bytes = buffers + p.figures["sampling_workspace_rest_bytes"].get<double>();
     hi.runtime_buffers_bytes = buffers - p.figures["sampling_workspace_bytes"].get<double>();
     vary("the engine decoder's top-P workspace, none to all of it", lo, hi);
+  }
+  if (PlanInput lo; in.framework == "trtllm") {
+    // The engine's build on these GPUs (unknown: in PlanTrtllmEngine, trtllm_engine_build.cc):
+    // nothing beyond the engine's weights (the point) to as much again.
+    if (std::string what; TrtllmEngineBuildVariant(in, p, lo, what)) vary(what, lo, in);
+    if (std::string what; TrtllmEngineBuildPathVariant(in, p, lo, what)) vary(what, in, lo);
   }
   if (in.framework == "lmdeploy" && in.lmdeploy_backend != "pytorch") {
     // TurboMind reads the free memory when its engine is created, after the weights and

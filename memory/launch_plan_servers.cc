@@ -11,6 +11,7 @@
 #include "memory/tgi_launcher.h"
 #include "memory/tgi_vlm_warmup.h"
 #include "memory/tgi_warmup_held.h"
+#include "memory/trtllm_engine_build.h"
 #include "memory/trtllm_engine_tokens.h"
 
 namespace tpt::memory::internal {
@@ -221,17 +222,16 @@ StatusOr<Plan> TrtllmPool(const PlanInput& in, Plan p, double available) {
   return p;
 }
 
-// A TensorRT engine (trtllm-build) under the C++ executor (trtllm_model.cc cites the constructor's
-// order): the KV cache gets the fraction of what the engine's weights, its execution context
-// (activations for max_num_tokens tokens and max_batch_size rows of logits), the runtime buffers and
-// the decoder leave ("Memory usage when calculating max tokens in paged kv cache"); 32-token blocks.
+// A TensorRT engine under the C++ executor (trtllm_model.cc cites the constructor's order): the KV cache gets the
+// fraction of what the engine's weights, its execution context (activations for max_num_tokens tokens and max_batch_size
+// rows of logits), the runtime buffers and the decoder leave; 32-token blocks. Its build first (trtllm_engine_build.cc).
 StatusOr<Plan> PlanTrtllmEngine(const PlanInput& in, Plan p) {
   p.era = "TensorRT engine (C++ executor: fraction of the free memory after the engine and its buffers)";
   const auto lim = TrtllmEngineBuildLimits(in.version, in.max_num_seqs, in.max_num_batched_tokens, in.context_length);
   const int64_t batch = lim.max_batch_size, tokens = lim.max_num_tokens;  // trtllm_engine_tokens.h cites build.py
   for (const auto* a : {&lim.batch_assumption, &lim.tokens_assumption}) if (!a->empty()) p.assumptions.push_back(*a);
   p.assumptions.push_back("KV blocks of 32 tokens (trtllm-build's tokens_per_block)");
-  if (WeightsOom(p)) {
+  if (TrtllmEngineBuildFails(in, p) || WeightsOom(p)) {  // the build before the runtime (trtllm_engine_build.cc)
     Ledger(in, p, 0, 0);
     return p;
   }
@@ -614,9 +614,9 @@ StatusOr<Plan> PlanTrtllm(const PlanInput& in, Plan p) {
   if (backend != "tensorrt" && backend != "pytorch") {
     return InvalidArgumentError("--backend '" + backend + "' is not TensorRT-LLM's; use tensorrt (an engine) or pytorch");
   }
-  if (in.runtime_buffers_bytes && backend != "tensorrt") {
-    return InvalidArgumentError("--runtime-buffers is a TensorRT engine's figure; the PyTorch backend measures its "
-                                "estimation pass (--activation-peak)");
+  if ((in.runtime_buffers_bytes || !in.trtllm_engine_build.empty()) && backend != "tensorrt") {
+    return InvalidArgumentError("--runtime-buffers and --engine-build are a TensorRT engine's; the PyTorch backend "
+                                "builds none and measures its estimation pass (--activation-peak)");
   }
   p.weights_bytes = *in.weights_bytes;
   auto cell = KvBytesPerToken(in, p);
