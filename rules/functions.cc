@@ -340,7 +340,8 @@ Value Stage(const RunScope& s, const Args&) {
 // The kind of another error on the anchor's own line that names what went
 // wrong (parser/events.json: a failure kind, not a warning, not generic, not
 // a consequence): the error a wrapper's message carries, SGLang's 'Capture
-// cuda graph failed: <e>' holding a gloo timeout, an OOM, an illegal address.
+// cuda graph failed: <e>' holding a gloo timeout, an OOM, an illegal address,
+// vLLM's 'Exception in worker ... while processing method X: NCCL error: ...'.
 // Null when the line holds none.
 // A Python traceback raised while handling another ("During handling of the
 // above exception, another exception occurred:" / "The above exception was
@@ -360,11 +361,8 @@ Value LineFailure(const RunScope& s, const Args&) {
     const EventKind* k = FindEventKind(e.kind);
     return k != nullptr && k->failure && !k->warning && !k->generic;
   };
-  auto on_line = [&](size_t at) -> Value {
-    const Event& x = evs[at];
-    size_t lo = at;
-    while (lo > 0 && evs[lo - 1].source == x.source && evs[lo - 1].line == x.line) --lo;
-    for (size_t i = lo; i < evs.size() && evs[i].source == x.source && evs[i].line == x.line; ++i)
+  auto on_line = [&](size_t at) -> Value {  // every event of that line (RunIndex::OnLine)
+    for (size_t i : s.run().OnLine(evs[at].source, evs[at].line))
       if (specific(evs[i])) return Value(evs[i].kind);
     return Value();
   };

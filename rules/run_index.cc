@@ -172,6 +172,14 @@ const std::vector<size_t>& RunIndex::OfSource(int source) const {
   return it == by_source_.end() ? kEmpty : it->second;
 }
 
+const std::vector<size_t>& RunIndex::OnLine(int source, uint64_t line) const {
+  if (by_line_.empty())
+    for (size_t i = 0; i < events_.size(); ++i) by_line_[{events_[i].source, events_[i].line}].push_back(i);
+  static const std::vector<size_t> kEmpty;
+  auto it = by_line_.find({source, line});
+  return it == by_line_.end() ? kEmpty : it->second;
+}
+
 uint64_t RunIndex::CountOf(const std::string& kind) const {
   auto it = dropped_of_kind_.find(kind);
   return OfKind(kind).size() + (it == dropped_of_kind_.end() ? 0 : it->second);

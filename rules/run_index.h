@@ -14,12 +14,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -64,6 +66,11 @@ class RunIndex {
   bool AnyText(const std::string& needle) const;
   // Indices into events() of one input stream (Event::source), in stream order.
   const std::vector<size_t>& OfSource(int source) const;
+  // Indices into events() printed on one line of one input stream, in index
+  // order (empty when none). A record closed later (a cut traceback, emitted
+  // when its producer moved on) is not next to the other events of its first
+  // line in events(), so neighbours in events() do not find them all.
+  const std::vector<size_t>& OnLine(int source, uint64_t line) const;
 
   // What a rule function computes over the whole run, built on first ask and
   // kept (a function asked at each of thousands of anchors stays O(events)).
@@ -90,6 +97,7 @@ class RunIndex {
   mutable std::map<std::string, bool> any_text_cache_;  // one run is analysed by one thread
   mutable std::map<std::string, std::shared_ptr<void>> cache_;
   mutable std::map<int, std::vector<size_t>> by_source_;  // built on first OfSource
+  mutable std::map<std::pair<int, uint64_t>, std::vector<size_t>> by_line_;  // built on first OnLine
 };
 
 // What rule and finding expressions are evaluated in: the run, one anchor

@@ -8,53 +8,19 @@
 //     'unknown result code' (src/init.cc ncclGetErrorString)
 //   - SGLang's /health_generate failures (entrypoints/http_server.py)
 //   - LMDeploy 0.2.6's negative KV block count (pytorch/engine/model_agent.py)
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include "rules/analyzer.h"
+#include "tests/readings_util.h"
 
 namespace tpt {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string Read(const std::string& rel) {
-  std::ifstream in(fs::path(TPT_SOURCE_DIR) / "samples" / rel);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_FALSE(ss.str().empty()) << rel;
-  return ss.str();
-}
-
-// One analyzer for the file: the built-in formats, rules and findings.
-Analysis AnalyzeText(const std::string& name, const std::string& text) {
-  static auto an = Analyzer::Create({});
-  if (!an.ok()) {
-    ADD_FAILURE() << an.status().message();
-    return Analysis{};
-  }
-  fs::path p = fs::temp_directory_path() / ("tpt_readings_" + std::to_string(::getpid()) + "_" + name);
-  std::ofstream(p) << text;
-  auto a = an->Run({p.string()});
-  fs::remove(p);
-  EXPECT_TRUE(a.ok()) << name;
-  return a.ok() ? *a : Analysis{};
-}
-
-Analysis RunSample(const std::string& rel) { return AnalyzeText(fs::path(rel).filename().string(), Read(rel)); }
-
-std::string Without(std::string text, const std::string& needle) {
-  std::string out, line;
-  std::istringstream in(text);
-  while (std::getline(in, line))
-    if (line.find(needle) == std::string::npos) out += line + "\n";
-  return out;
-}
+using readings::AnalyzeText;
+using readings::Read;
+using readings::RunSample;
+using readings::Without;
 
 TEST(SourceReadings, Nccl225SharedMemoryAboveTheDeviceIsTooOldAnNcclForTheGpu) {
   Analysis a = RunSample("rules/unsupported_gpu_arch_nccl/pos_nccl_2_25_rtx5090_cut_in_init.log");
