@@ -94,7 +94,8 @@ po::options_description Options(PlanFlags& f) {
       ("vllm-engine", po::value(&f.vllm_engine), "v0 | v1 (default: v1 from vLLM 0.8.0)")
       ("vllm-entrypoint", po::value(&f.vllm_entrypoint),
        "serve (default: vllm serve) | llm (the offline Python LLM(...) class): V1's default max_num_batched_tokens "
-       "by it (engine/arg_utils.py: the LLM class profiles 8192 where serve takes 2048, 16384 where it takes 8192)")
+       "by it (engine/arg_utils.py: the LLM class profiles 8192 where serve takes 2048, 16384 where it takes 8192); "
+       "with llm the launch line and the remedies are the class's keywords (gpu_memory_utilization=...)")
       ("vllm-flashinfer", po::value(&f.vllm_flashinfer),
        "installed | absent: whether FlashInfer is installed (the vllm/vllm-openai images ship it; pip's vllm "
        "without the flashinfer extra does not); V1 0.8.0-0.11.0 sample with it where it is, which moves the "
@@ -199,7 +200,7 @@ po::options_description Options(PlanFlags& f) {
       ("engine-build", po::value(&f.engine_build),
        "TensorRT engine: serve (trtllm-serve builds it from the checkpoint on these GPUs; the default) | "
        "trtllm-build (trtllm-build on this host, from a converted checkpoint) | elsewhere (built before on other "
-       "cards)")
+       "cards); the launch line is that path's")
       ("max-batch-total-tokens", po::value(&f.max_batch_total_tokens),
        "TGI: before v0.9.4 the KV cache's tokens (default 16000), allocated before the warm-up prefill; from "
        "v0.9.4 ignored for flash models (inferred), still checked against --max-total-tokens")

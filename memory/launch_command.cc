@@ -33,7 +33,9 @@ LaunchLine SglangOrVllm(const LaunchSpec& s, const std::string& model) {
   if (s.context_length) flag("--context-length", "--max-model-len", std::to_string(*s.context_length));
   if (s.quantize_fp8) flag("--quantization", "--quantization", "fp8");  // online FP8 of a 16-bit checkpoint
   if (!AutoKv(s.kv_cache_dtype)) flag("--kv-cache-dtype", "--kv-cache-dtype", s.kv_cache_dtype);
-  if (s.max_batch_size && sglang) flag("--cuda-graph-max-bs", "", std::to_string(*s.max_batch_size));
+  if (!s.quantization.empty()) flag("--quantization", "--quantization", s.quantization);  // a method as given
+  if (s.max_batch_size) flag("--cuda-graph-max-bs", "--max-num-seqs", std::to_string(*s.max_batch_size));
+  if (s.enforce_eager && !sglang) out += " --enforce-eager";
   if (s.max_batch_tokens) flag("--chunked-prefill-size", "--max-num-batched-tokens", std::to_string(*s.max_batch_tokens));
   if (!s.mm_limits.empty() && !sglang) out += " --limit-mm-per-prompt " + s.mm_limits;
   if (!s.performance_mode.empty() && !sglang) out += " --performance-mode " + s.performance_mode;
@@ -60,8 +62,11 @@ LaunchLine VllmLlmClass(const LaunchSpec& s, const std::string& model) {
   if (s.fraction) kw("gpu_memory_utilization", Two(*s.fraction));
   if (s.context_length) kw("max_model_len", std::to_string(*s.context_length));
   if (s.quantize_fp8) kw("quantization", "\"fp8\"");
+  else if (!s.quantization.empty()) kw("quantization", "\"" + s.quantization + "\"");
   if (!AutoKv(s.kv_cache_dtype)) kw("kv_cache_dtype", "\"" + s.kv_cache_dtype + "\"");
   if (s.max_batch_tokens) kw("max_num_batched_tokens", std::to_string(*s.max_batch_tokens));
+  if (s.max_batch_size) kw("max_num_seqs", std::to_string(*s.max_batch_size));
+  if (s.enforce_eager) kw("enforce_eager", "True");
   if (s.mm_limits_images >= 0) {
     kw("limit_mm_per_prompt", "{\"image\": " + std::to_string(s.mm_limits_images) +
                                   ", \"video\": " + std::to_string(s.mm_limits_videos) + "}");
@@ -113,22 +118,87 @@ StatusOr<LaunchLine> Tgi(const LaunchSpec& s, const std::string& model) {
   return l;
 }
 
+// An engine's build limits as trtllm-build's or trtllm-serve's flags (the same names and
+// BuildConfig defaults), each default left in place said once.
+void BuildLimits(const LaunchSpec& s, const std::string& whose, LaunchLine& l) {
+  if (s.max_batch_size) l.command += " --max_batch_size " + std::to_string(*s.max_batch_size);
+  else l.defaults.push_back("--max_batch_size: 2048 (" + whose + " default; it sizes the engine's logits and decoder buffers)");
+  if (s.max_batch_tokens) l.command += " --max_num_tokens " + std::to_string(*s.max_batch_tokens);
+  else l.defaults.push_back("--max_num_tokens: 8192 (" + whose + " default; it sizes the engine's activations)");
+  if (s.context_length) l.command += " --max_seq_len " + std::to_string(*s.context_length);
+  else l.defaults.push_back("--max_seq_len: " + whose + " default from the model's context length");
+}
+
+// A TensorRT engine that trtllm-serve builds from the checkpoint (--engine-build serve, the
+// default): serve.py passes --max_batch_size, --max_num_tokens and --max_seq_len to the
+// engine's BuildConfig (tensorrt_llm/commands/serve.py: the 0.1x copy, "MODEL: model name | HF
+// checkpoint path | TensorRT engine path", search-index file 5947430652, and from 1.0, where
+// pytorch is the default, under `backend == 'tensorrt'`, file 60100631092).
+StatusOr<LaunchLine> TrtllmServeBuilds(const LaunchSpec& s, const std::string& model) {
+  LaunchLine l;
+  std::string& out = l.command;
+  out = "trtllm-serve " + model;
+  if (s.explicit_tensorrt_backend) out += " --backend tensorrt";
+  if (s.tp > 1) out += " --tp_size " + std::to_string(s.tp);
+  if (s.pp > 1) out += " --pp_size " + std::to_string(s.pp);
+  BuildLimits(s, "BuildConfig's", l);
+  if (s.fraction) out += " --kv_cache_free_gpu_memory_fraction " + Two(*s.fraction);
+  // The engine's KV dtype is its QuantConfig's kv_cache_quant_algo (the LLM API's; a ModelOpt
+  // checkpoint's hf_quant_config.json sets it): no trtllm-serve flag.
+  if (Fp8(s.kv_cache_dtype)) {
+    l.defaults.push_back("the engine's fp8 KV cache: QuantConfig kv_cache_quant_algo FP8 (a ModelOpt checkpoint's "
+                         "hf_quant_config.json, or `quant_config: {kv_cache_quant_algo: FP8}` in "
+                         "--extra_llm_api_options); trtllm-serve has no KV dtype flag");
+  } else if (!AutoKv(s.kv_cache_dtype)) {
+    return InvalidArgumentError("a TensorRT-LLM engine's KV cache is the model's, fp8 or int8, not " + s.kv_cache_dtype);
+  }
+  return l;
+}
+
+// An engine built elsewhere (--engine-build elsewhere): trtllm-serve on the engine directory; its
+// limits are the engine's own, fixed when it was built (serve.py's build flags are ignored there).
+StatusOr<LaunchLine> TrtllmServeEngine(const LaunchSpec& s, const std::string& model) {
+  std::string base = model;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  const std::string engine = base + "-trtllm-engine";
+  LaunchLine l;
+  l.command = "trtllm-serve " + engine + " --tokenizer " + model;
+  if (s.explicit_tensorrt_backend) l.command += " --backend tensorrt";
+  if (s.tp > 1) l.command += " --tp_size " + std::to_string(s.tp);
+  if (s.pp > 1) l.command += " --pp_size " + std::to_string(s.pp);
+  if (s.fraction) l.command += " --kv_cache_free_gpu_memory_fraction " + Two(*s.fraction);
+  std::string limits;
+  auto add = [&](const std::string& x) { limits += (limits.empty() ? "" : ", ") + x; };
+  add("--max_batch_size " + (s.max_batch_size ? std::to_string(*s.max_batch_size) : std::string("2048")));
+  add("--max_num_tokens " + (s.max_batch_tokens ? std::to_string(*s.max_batch_tokens) : std::string("8192")));
+  add("--max_seq_len " + (s.context_length ? std::to_string(*s.context_length) : std::string("the model's")));
+  std::string d = engine + ": built elsewhere, as the plan assumed: trtllm-build " + limits;
+  if (s.tp > 1) d += ", TP " + std::to_string(s.tp);
+  if (Fp8(s.kv_cache_dtype)) d += ", an fp8 KV cache";
+  else if (!AutoKv(s.kv_cache_dtype)) {
+    return InvalidArgumentError("a TensorRT-LLM engine's KV cache is the model's, fp8 or int8, not " + s.kv_cache_dtype);
+  }
+  l.defaults.push_back(d + " (an engine's limits are fixed at its build)");
+  return l;
+}
+
 // A TensorRT engine: trtllm-build over a TensorRT-LLM checkpoint, then trtllm-serve on the
 // engine; the engine's limits are build-time flags, the KV fraction a serve-time one.
 StatusOr<LaunchLine> TrtllmEngine(const LaunchSpec& s, const std::string& model) {
+  if (s.trtllm_engine_build.empty() || s.trtllm_engine_build == "serve") return TrtllmServeBuilds(s, model);
+  if (s.trtllm_engine_build == "elsewhere") return TrtllmServeEngine(s, model);
+  if (s.trtllm_engine_build != "trtllm-build") {
+    return InvalidArgumentError("--engine-build is serve, trtllm-build or elsewhere, not " + s.trtllm_engine_build);
+  }
   std::string base = model;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   const std::string ckpt = base + "-trtllm-ckpt", engine = base + "-trtllm-engine";
   LaunchLine l;
   std::string& out = l.command;
   out = "trtllm-build --checkpoint_dir " + ckpt + " --output_dir " + engine;
-  if (s.max_batch_size) out += " --max_batch_size " + std::to_string(*s.max_batch_size);
-  else l.defaults.push_back("--max_batch_size: 2048 (trtllm-build's default; it sizes the engine's logits and decoder buffers)");
-  if (s.max_batch_tokens) out += " --max_num_tokens " + std::to_string(*s.max_batch_tokens);
-  else l.defaults.push_back("--max_num_tokens: 8192 (trtllm-build's default; it sizes the engine's activations)");
-  if (s.context_length) out += " --max_seq_len " + std::to_string(*s.context_length);
-  else l.defaults.push_back("--max_seq_len: trtllm-build's default from the model's context length");
+  BuildLimits(s, "trtllm-build's", l);
   out += " && trtllm-serve " + engine + " --tokenizer " + model;
+  if (s.explicit_tensorrt_backend) out += " --backend tensorrt";
   if (s.tp > 1) out += " --tp_size " + std::to_string(s.tp);
   if (s.pp > 1) out += " --pp_size " + std::to_string(s.pp);
   if (s.fraction) out += " --kv_cache_free_gpu_memory_fraction " + Two(*s.fraction);

@@ -23,10 +23,14 @@
 //            --backend pytorch, --tp_size, --pp_size, --max_seq_len, --max_num_tokens,
 //            --max_batch_size, --kv_cache_free_gpu_memory_fraction (default 0.9); the KV
 //            dtype only through --extra_llm_api_options (kv_cache_config.dtype).
-//            A TensorRT engine: trtllm-build --checkpoint_dir --output_dir --max_batch_size
+//            A TensorRT engine, by where it is built (--engine-build): serve (the default)
+//            trtllm-serve CHECKPOINT (--backend tensorrt from 1.0, where pytorch is the default)
+//            with the build limits as trtllm-serve's flags (serve.py passes them to BuildConfig);
+//            trtllm-build: trtllm-build --checkpoint_dir --output_dir --max_batch_size
 //            (default 2048) --max_num_tokens (8192) --max_seq_len (the model's), over a
 //            checkpoint from the examples' convert_checkpoint.py / quantize.py (--tp_size and
-//            the KV dtype are fixed there), then trtllm-serve ENGINE --tokenizer MODEL
+//            the KV dtype are fixed there), then trtllm-serve ENGINE --tokenizer MODEL;
+//            elsewhere: trtllm-serve ENGINE --tokenizer MODEL alone (the limits are the engine's)
 //   TGI < v0.9.4: --max-batch-total-tokens (default 16000) is the KV cache; < v2.0 the
 //            input flag is --max-input-length
 //   LMDeploy lmdeploy serve api_server (lmdeploy/cli/serve.py, utils.py, InternLM/lmdeploy@47fd6a89):
@@ -73,6 +77,13 @@ struct LaunchSpec {
   bool tgi_prefill_logprobs = false;           // TGI v3: --enable-prefill-logprobs
   std::string tgi_cuda_graphs;                 // TGI --cuda-graphs as planned ("1,2,4", "0"; "" when not given)
   bool quantize_fp8 = false;                   // a 16-bit checkpoint's weights quantized to FP8 at load
+  std::string quantization;                    // SGLang/vLLM --quantization other than online fp8, as given
+  bool enforce_eager = false;                  // vLLM --enforce-eager (enforce_eager=True)
+  // TensorRT-LLM's TensorRT backend: where the engine is built (PlanInput::trtllm_engine_build):
+  // "" or "serve" (trtllm-serve CHECKPOINT builds it), "trtllm-build", "elsewhere" (an engine
+  // directory is given; its limits were fixed when it was built).
+  std::string trtllm_engine_build;
+  bool explicit_tensorrt_backend = false;      // trtllm-serve 1.0 on: --backend tensorrt (pytorch is the default)
 };
 
 struct LaunchLine {

@@ -9,6 +9,7 @@
 #include "memory/launch_plan.h"
 #include "memory/launch_plan_internal.h"
 #include "memory/tgi_graph_capture.h"
+#include "memory/vllm_entrypoint.h"
 
 namespace tpt::memory {
 
@@ -31,6 +32,12 @@ LaunchSpec ServerSpecOf(const PlanInput& in) {
                   ? (in.trtllm_backend.empty() ? TrtllmDefaultBackend(in.version) : in.trtllm_backend)
                   : in.lmdeploy_backend;
   s.tgi_input_length = in.framework == "tgi" && VersionBefore(in.version, {2, 0, 0});
+  if (in.framework == "sglang" || in.framework == "vllm") s.quantization = in.quantization_method;
+  s.enforce_eager = in.framework == "vllm" && in.enforce_eager;
+  if (in.framework == "trtllm" && s.backend == "tensorrt") {
+    s.trtllm_engine_build = in.trtllm_engine_build;
+    s.explicit_tensorrt_backend = TrtllmDefaultBackend(in.version) != "tensorrt";
+  }
   return s;
 }
 
@@ -64,7 +71,7 @@ StatusOr<LaunchLine> LaunchLineOf(const Plan& p) {
     s.mm_limits_videos = static_cast<int>(in.mm_limits->video);
   }
   if (in.framework == "vllm") s.performance_mode = in.vllm_performance_mode;
-  if (!sglang && in.framework != "vllm" && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
+  if (!sglang && in.max_num_seqs) s.max_batch_size = static_cast<int>(*in.max_num_seqs);
   if (p.figures.contains("max_batch_total_tokens")) s.max_batch_total_tokens = p.figures["max_batch_total_tokens"].get<int64_t>();
   s.tgi_prefill_logprobs = in.framework == "tgi" && in.tgi_prefill_logprobs;
   if (in.framework == "tgi" && in.tgi_cuda_graphs) s.tgi_cuda_graphs = TgiCudaGraphsFlag(*in.tgi_cuda_graphs);
@@ -107,6 +114,7 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
     if (in.framework == "sglang") p->error += " (SGLang starts, but caps running requests at the pool: the rest wait)";
   }
   internal::AddRemedies(in, *p);
+  if (in.framework == "vllm" && in.vllm_entrypoint == "llm") SpellRemediesForLlmClass(p->remedies);
   if (p->fits) {
     if (auto l = LaunchLineOf(*p); l.ok()) {
       p->launch_command = l->command;
@@ -206,10 +214,18 @@ std::string PlanToText(const Plan& p) {
   // tokens instead (kv_tokens), which for hybrid KV groups is far more (vllm_model.cc).
   const int64_t pool_tokens =
       p.figures.contains("pool_tokens") ? p.figures["pool_tokens"].get<int64_t>() : p.kv_tokens;
-  line("  KV pool            " + gib(p.row.kv_pool_bytes) + "   " + WithCommas(pool_tokens) + " tokens x " +
-       WithCommas(p.cell_bytes) + " B");
+  // LMDeploy TurboMind v0.1.x: the pool is a cap its BlockManager allocates a block at a time as
+  // requests come (lmdeploy_model.cc), so a cap past the free memory is no start-up shortfall.
+  const bool cap = p.figures.contains("kv_pool_is_cap") && p.figures["kv_pool_is_cap"].get<bool>();
+  line(std::string(cap ? "  KV pool (cap)      " : "  KV pool            ") + gib(p.row.kv_pool_bytes) + "   " +
+       WithCommas(pool_tokens) + " tokens x " + WithCommas(p.cell_bytes) + " B");
   if (p.row.graphs_bytes > 0) line("  CUDA graphs        " + gib(p.row.graphs_bytes));
-  line("  left               " + gib(p.row.left_bytes) + (p.row.left_bytes < 0 ? "   (shortfall)" : ""));
+  if (cap && p.row.left_bytes < 0) {
+    line("  left               " + gib(p.row.left_bytes) + "   (under the pool's cap: allocated as requests come, "
+         "not at start)");
+  } else {
+    line("  left               " + gib(p.row.left_bytes) + (p.row.left_bytes < 0 ? "   (shortfall)" : ""));
+  }
   line("");
   if (p.fits) {
     std::string conc;
@@ -241,7 +257,7 @@ std::string PlanToText(const Plan& p) {
     line("not reliable: the KV figure above assumes a Linux host; on this " + HostPlatformName(p.input.host) +
          " host the OS holds memory no input sizes (unknown: below)");
   }
-  for (const auto& r : p.remedies) line("remedy: " + r.flag + (r.value.empty() ? "" : " " + r.value) + ": " + r.why);
+  for (const auto& r : p.remedies) line("remedy: " + RemedySetting(r) + ": " + r.why);
   for (const auto& u : p.unknowns) line("unknown: " + u);
   for (const auto& a : p.assumptions) line("assumed: " + a);
   if (p.weights) {

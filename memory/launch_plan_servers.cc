@@ -570,8 +570,7 @@ StatusOr<Plan> PlanTgi(const PlanInput& in, Plan p) {
     return p;
   }
   TgiKvInput kv;
-  kv.version = in.version;
-  kv.total_bytes = in.total_bytes;
+  kv.version = in.version, kv.total_bytes = in.total_bytes;
   kv.free_after_warmup_bytes = free_after_warmup;
   kv.cuda_memory_fraction = p.fraction;
   kv.bytes_per_token = p.cell_bytes;
@@ -741,8 +740,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   }
   LmdeployKvInput kv;
   kv.engine = tm ? LmdeployEngine::kTurbomind : LmdeployEngine::kPytorch;
-  kv.version = in.version;
-  kv.total_bytes = in.total_bytes;
+  kv.version = in.version, kv.total_bytes = in.total_bytes;
   const double after_weights = p.free_at_init_bytes - p.weights_bytes;
   kv.free_after_weights_bytes = std::max(0.0, after_weights - held);
   kv.cache_max_entry_count = p.fraction;
@@ -758,6 +756,7 @@ StatusOr<Plan> PlanLmdeploy(const PlanInput& in, Plan p) {
   p.kv_tokens = r->fails ? 0 : r->kv_tokens;
   if (!r->note.empty()) p.warnings.push_back(r->note);
   p.figures["num_blocks"] = r->num_blocks;
+  if (r->pool_is_cap) p.figures["kv_pool_is_cap"] = true;  // the ledger's pool is a cap (lmdeploy_model.cc)
   p.figures["runtime_reserve_bytes"] = r->runtime_reserve_bytes;
   Ledger(in, p, after_weights - r->kv_bytes, r->kv_bytes);
   if (r->runtime_oom) {

@@ -100,6 +100,7 @@ StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in) {
   // (BlockManager.cc v0.1.0 l.14-46, 55-80, 110-116): the logged max_block_count is a cap.
   const bool grows = in.engine == LmdeployEngine::kTurbomind && !VersionBefore(in.version, {0, 1, 0}) &&
                      VersionBefore(in.version, {0, 2, 0});
+  r.pool_is_cap = grows;
   r.left_after_cache_bytes = in.free_after_weights_bytes - (grows ? std::min(r.kv_bytes, in.block_bytes) : r.kv_bytes);
   if (grows && r.kv_bytes > in.free_after_weights_bytes) {
     const int64_t fit = static_cast<int64_t>(std::max(0.0, in.free_after_weights_bytes) / in.block_bytes);

@@ -419,6 +419,7 @@ struct LmdeployKv : ServerKv {
   // TurboMind v0.1.x: the pool grows a block at a time as requests come (cache_chunk_size 1):
   // what the free memory holds of it when that is less than its cap ("" otherwise).
   std::string note;
+  bool pool_is_cap = false;              // v0.1.x TurboMind: kv_bytes is a cap, not allocated at start
 };
 StatusOr<LmdeployKv> LmdeployKvBlocks(const LmdeployKvInput& in);
 // The cache_max_entry_count that serves after an out-of-memory right after the

@@ -30,6 +30,14 @@ inline const char* RemedyLabel(const Remedy& r) {
   return "Fix";
 }
 
+// A flag remedy as one setting: `--flag value` for a command line, `name=value` for a Python
+// keyword (a plan of vLLM's LLM(...) class names EngineArgs' fields, no leading dash).
+inline std::string RemedySetting(const Remedy& r) {
+  if (r.value.empty()) return r.flag;
+  const bool keyword = !r.flag.empty() && r.flag[0] != '-';
+  return r.flag + (keyword ? "=" : " ") + r.value;
+}
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Remedy, flag, value, direction, why, command, kind)
 
 }  // namespace tpt

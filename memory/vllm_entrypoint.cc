@@ -56,4 +56,86 @@ VllmV1BatchDefaults VllmV1Defaults(const std::string& version, double total_byte
   return d;
 }
 
+namespace {
+// vllm serve's flags a plan's remedies name that are EngineArgs fields.
+constexpr const char* kEngineArgFlags[] = {
+    "gpu-memory-utilization", "tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size",
+    "max-model-len", "kv-cache-dtype", "quantization", "enforce-eager", "max-num-seqs", "max-num-batched-tokens",
+    "limit-mm-per-prompt", "cpu-offload-gb", "swap-space", "block-size", "enable-prefix-caching",
+    "enable-chunked-prefill", "compilation-config", "performance-mode", "enable-expert-parallel",
+    "max-seq-len-to-capture", "cuda-graph-sizes"};
+
+bool EngineArgFlag(const std::string& name) {
+  for (const char* f : kEngineArgFlags) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
+std::string Field(std::string name) {
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+// Each `--flag` of kEngineArgFlags in a sentence as the keyword.
+std::string SpellSentence(const std::string& s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t at = s.find("--", i);
+    if (at == std::string::npos) break;
+    size_t end = at + 2;
+    while (end < s.size() && (std::islower(static_cast<unsigned char>(s[end])) ||
+                              std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == '-')) {
+      ++end;
+    }
+    const std::string name = s.substr(at + 2, end - at - 2);
+    const bool before_ok = at == 0 || !std::isalnum(static_cast<unsigned char>(s[at - 1]));
+    out += s.substr(i, at - i);
+    out += before_ok && EngineArgFlag(name) ? Field(name) : s.substr(at, end - at);
+    i = end;
+  }
+  return out + s.substr(std::min(i, s.size()));
+}
+
+bool Number(const std::string& v) {
+  if (v.empty()) return false;
+  for (char c : v) {
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.' && c != '-') return false;
+  }
+  return true;
+}
+
+// `image=0,video=0` or a shell-quoted JSON dict: a Python dict.
+std::string MmDict(std::string v) {
+  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') v = v.substr(1, v.size() - 2);
+  if (!v.empty() && v.front() == '{') return v;
+  std::string out = "{";
+  size_t i = 0;
+  while (i <= v.size()) {
+    size_t comma = v.find(',', i);
+    if (comma == std::string::npos) comma = v.size();
+    const std::string item = v.substr(i, comma - i);
+    const size_t eq = item.find('=');
+    if (eq != std::string::npos) {
+      out += (out.size() > 1 ? ", \"" : "\"") + item.substr(0, eq) + "\": " + item.substr(eq + 1);
+    }
+    i = comma + 1;
+  }
+  return out + "}";
+}
+}  // namespace
+
+void SpellRemediesForLlmClass(std::vector<Remedy>& remedies) {
+  for (Remedy& r : remedies) {
+    r.why = SpellSentence(r.why);
+    if (r.flag.rfind("--", 0) != 0 || !EngineArgFlag(r.flag.substr(2))) continue;
+    const std::string name = r.flag.substr(2);
+    r.flag = Field(name);
+    if (name == "limit-mm-per-prompt") r.value = MmDict(r.value);
+    else if (r.value.empty() && r.direction == "set") r.value = "True";
+    else if (!r.value.empty() && !Number(r.value)) r.value = "\"" + r.value + "\"";
+  }
+}
+
 }  // namespace tpt::memory

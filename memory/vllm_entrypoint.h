@@ -30,8 +30,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
+#include "memory/remedy.h"
 
 namespace tpt::memory {
 
@@ -48,5 +50,13 @@ struct VllmV1BatchDefaults {
 // for the LLM class (`llm_class`) or vllm serve. An unparsed version takes the newest rows.
 VllmV1BatchDefaults VllmV1Defaults(const std::string& version, double total_bytes, const std::string& gpu_name,
                                    bool llm_class);
+
+// The remedies of a plan for `LLM(...)` (--vllm-entrypoint llm) as the class takes them: a serve
+// flag `--foo-bar` is EngineArgs' field `foo_bar` (vllm serve's parser adds each field as
+// `--` + the name with '-' for '_': engine/arg_utils.py EngineArgs.add_cli_args; the class passes
+// its keywords to EngineArgs, entrypoints/llm.py), the value a Python literal (a string quoted, a
+// switch True, the multimodal limits a dict), and the flags named in each remedy's reason the
+// same. The text prints such a remedy as `name=value`.
+void SpellRemediesForLlmClass(std::vector<Remedy>& remedies);
 
 }  // namespace tpt::memory

@@ -625,16 +625,17 @@ TEST(PlanServersCliTest, TensorRtLlmEstimationPassRunsRequestsOfMaxSeqLen) {
 
 // Before 1.0 TensorRT-LLM's default backend is a TensorRT engine (release notes 1.0: "Change
 // default backend to PyTorch in trtllm-serve"): 0.19.0 without --backend is planned as the
-// engine under the C++ executor and launched with trtllm-build + trtllm-serve; 1.0.0 is the
-// PyTorch backend with its own launch line.
+// engine under the C++ executor, which trtllm-serve builds from the checkpoint (--engine-build
+// serve unsaid: its line is trtllm-serve CHECKPOINT); 1.0.0 is the PyTorch backend with its own
+// launch line.
 TEST(PlanServersCliTest, TensorRtLlmBackendDefaultsByVersion) {
   const std::string rest = " --model " + Model("llama-3.1-8b-instruct-fp8") + " --gpu H100 --max_seq_len 4096";
   auto engine = Json(Plan("--server trtllm --server-version 0.19.0" + rest));
   ASSERT_FALSE(engine.is_discarded());
   EXPECT_NE(engine["era"].get<std::string>().find("TensorRT engine"), std::string::npos) << engine["era"];
   const std::string line = engine["launch_command"];
-  EXPECT_EQ(line.rfind("trtllm-build --checkpoint_dir ", 0), 0u) << line;
-  EXPECT_NE(line.find(" && trtllm-serve "), std::string::npos) << line;
+  EXPECT_EQ(line.rfind("trtllm-serve " + std::string(TPT_SOURCE_DIR), 0), 0u) << line;
+  EXPECT_EQ(line.find("trtllm-build"), std::string::npos) << line;
   EXPECT_EQ(line.find("--backend"), std::string::npos) << line;
   SaidOnce(engine, "backend: a TensorRT engine");
   auto torch = Json(Plan("--server trtllm --server-version 1.0.0" + rest));
@@ -706,15 +707,22 @@ TEST(PlanServersCliTest, TensorRtLlmEnginePoolIsTheFractionOfWhatItsBuffersLeave
   auto logged = Json(Plan(base + "--max-batch-size 2048 --runtime-buffers 2GiB --engine-build elsewhere"));
   EXPECT_NEAR(logged["figures"]["available_bytes"].get<double>(), available + 5 * plane + seq - 2.0 * (1 << 30), 1);
   EXPECT_TRUE(logged["unknowns"].empty()) << logged["unknowns"].dump(1);
-  // The engine's launch: its limits are trtllm-build's, the fraction trtllm-serve's, the FP8 KV
-  // the checkpoint's.
+  // The engine's launch (trtllm-serve builds it, the default): its limits are the build's, given
+  // to trtllm-serve, with the fraction; the FP8 KV the checkpoint's QuantConfig.
   const std::string line = j["launch_command"];
-  EXPECT_NE(line.find(" --max_batch_size 2048 --max_num_tokens 1024 --max_seq_len 2048 && trtllm-serve "),
+  EXPECT_NE(line.find(" --max_batch_size 2048 --max_num_tokens 1024 --max_seq_len 2048 "
+                      "--kv_cache_free_gpu_memory_fraction 0.90"),
             std::string::npos)
       << line;
-  EXPECT_NE(line.find(" --kv_cache_free_gpu_memory_fraction 0.90"), std::string::npos) << line;
   EXPECT_EQ(line.find("--backend"), std::string::npos) << line;
-  SaidOnce(j, "--kv_cache_dtype fp8");
+  SaidOnce(j, "kv_cache_quant_algo FP8");
+  // Built by trtllm-build, the limits are its flags and the KV dtype the conversion's.
+  auto built = Json(Plan(base + "--max-batch-size 2048 --engine-build trtllm-build"));
+  const std::string two = built["launch_command"];
+  EXPECT_NE(two.find(" --max_batch_size 2048 --max_num_tokens 1024 --max_seq_len 2048 && trtllm-serve "),
+            std::string::npos)
+      << two;
+  SaidOnce(built, "--kv_cache_dtype fp8");
   // The PyTorch backend's figure is not the engine's.
   CmdResult bad = tpt::test::Tptriage("plan " + base + "--backend pytorch --runtime-buffers 2GiB", true);
   EXPECT_EQ(bad.rc, 2) << bad.out;
