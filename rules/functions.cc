@@ -715,6 +715,7 @@ const std::vector<FunctionDef>& Table() {
       {"argmax_rank", 2, 2, ArgRank<false>}, {"count_where", 3, 5, Where<false>}, {"ranks_where", 3, 5, Where<true>},
       {"meanof", 2, 2, Aggregate<Agg::kMean>}, {"meanof_nonzero", 2, 2, Aggregate<Agg::kMeanNonzero>},
       {"sumof", 2, 2, Aggregate<Agg::kSum>}, {"group_duplicate", 4, 5, GroupDuplicate},
+      {"oom_card_shared", 0, 1, OomCardShared},
       // Relative to the anchor.
       {"near_text", 1, 1, NearText}, {"frames", 0, 0, Frames}, {"stage", 0, 0, Stage}, {"terminal", 0, 0, Terminal},
       {"line_failure", 0, 0, LineFailure},

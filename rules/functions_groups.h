@@ -13,4 +13,7 @@ class RunScope;
 // group_duplicate(kind, group_field, member_field, value_field[, 'members']).
 Value GroupDuplicate(const RunScope& s, const std::vector<Value>& args);
 
+// oom_card_shared(['pids']).
+Value OomCardShared(const RunScope& s, const std::vector<Value>& args);
+
 }  // namespace tpt

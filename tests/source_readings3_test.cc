@@ -1,0 +1,145 @@
+// source_readings3_test.cc: log lines whose meaning was read in the
+// frameworks' source (holdout66's misses), and that each reading holds only
+// where the source says it does.
+//   - torch's OOM message names the allocating process's device and lists every
+//     process on that card (c10/cuda/CUDACachingAllocator.cpp, torch >= 2.1):
+//     two ranks' messages with the same device and the same processes are one
+//     card shared by the run's ranks (duplicate_gpu), not a shard too big
+//   - SGLang's scheduler watchdog dump ('Scheduler debug info:', utils/watchdog.py
+//     ProcessWatchdog) is printed only after no forward step for the timeout
+//   - vLLM V1's get_response waiting out mq.dequeue(timeout=...) / 'RPC call to
+//     execute_model timed out' (v1/executor/multiproc_executor.py collective_rpc)
+//   - vLLM V1's 'Worker failed with error '<msg>'' is a worker's own error
+//     answered back (get_response), not a process that died
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/readings_util.h"
+
+namespace tpt {
+namespace {
+
+using namespace readings;  // Read, AnalyzeText, RunSample, Without
+
+// The root cause a bundled sample reads as, its verdict after a colon.
+std::string CauseOf(const std::string& rel) {
+  Analysis a = RunSample(rel);
+  return a.root_cause + ": " + a.verdict;
+}
+
+// The same, for the sample without the lines that hold `needle`.
+std::string CauseWithout(const std::string& rel, const std::string& needle) {
+  Analysis a = AnalyzeText("without_" + std::filesystem::path(rel).filename().string(), Without(Read(rel), needle));
+  return a.root_cause + ": " + a.verdict;
+}
+
+bool Is(const std::string& cause_verdict, const std::string& cause) {
+  return cause_verdict.rfind(cause + ":", 0) == 0;
+}
+
+bool HasRemedyFlag(const Diagnosis& d, const std::string& flag) {
+  for (const Remedy& r : d.remedy)
+    if (r.flag.find(flag) != std::string::npos) return true;
+  return false;
+}
+
+TEST(SourceReadings3, TwoRanksOomOnOneCardAreDuplicateGpuNotWeights) {
+  Analysis a = RunSample("rules/duplicate_gpu_oom_same_card/pos_trtllm_pytorch_four_ranks_on_gpu0.log");
+  ASSERT_EQ(a.root_cause, "duplicate_gpu") << a.verdict;
+  const Diagnosis& d = a.diagnoses.front();
+  EXPECT_EQ(d.rule, "duplicate_gpu_oom_same_card");
+  EXPECT_NE(d.explanation.find("GPU 0"), std::string::npos) << d.explanation;
+  EXPECT_TRUE(HasRemedyFlag(d, "CUDA_VISIBLE_DEVICES"));
+  // Never the advice that piles more ranks on the card.
+  for (const Diagnosis& o : a.diagnoses) {
+    EXPECT_NE(o.id, "weights_oom") << o.explanation;
+    for (const Remedy& r : o.remedy)
+      EXPECT_FALSE((r.flag.find("tp_size") != std::string::npos || r.flag.find("tensor-parallel") != std::string::npos) &&
+                   r.direction == "increase")
+          << r.flag;
+  }
+}
+
+TEST(SourceReadings3, OneRankMessageWithoutTheOtherIsNotTheSharedCard) {
+  // One OOM message alone does not show two ranks on the card.
+  const std::string c =
+      CauseWithout("rules/duplicate_gpu_oom_same_card/pos_trtllm_pytorch_four_ranks_on_gpu0.log", "[RANK 1] [E]");
+  EXPECT_FALSE(Is(c, "duplicate_gpu")) << c;
+}
+
+TEST(SourceReadings3, EachRankOnItsOwnCardStaysWeightsOom) {
+  // Both ranks say 'GPU 0' (each sees its own card as device 0) but the cards'
+  // process lists differ: not one card.
+  const std::string c = CauseOf("rules/duplicate_gpu_oom_same_card/neg_trtllm_pytorch_each_rank_own_card.log");
+  EXPECT_TRUE(Is(c, "weights_oom")) << c;
+}
+
+TEST(SourceReadings3, OneRankTwiceOnACardAnotherJobHoldsIsNotDuplicateGpu) {
+  const std::string c = CauseOf("rules/duplicate_gpu_oom_same_card/neg_one_rank_twice_card_shared_with_another_job.log");
+  EXPECT_TRUE(Is(c, "startup_free_memory_short")) << c;
+}
+
+TEST(SourceReadings3, ContainerPidsAndARankTagBehindAProgressBarStillReadAsOneCard) {
+  // In a container one rank's message lists itself as 'Process <pid>'; the
+  // other names itself: two processes. The first rank's prefix follows a tqdm
+  // bar on the same line.
+  const std::string text =
+      "Loading weights:  90%|#########| 90/100 [00:01<00:00]"
+      "[05/02/2025-14:00:01] [TRT-LLM] [RANK 5] [E] Error executing load_single_module with args "
+      "('model.layers.3.mlp.down_proj', Linear()): CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a "
+      "total capacity of 23.57 GiB of which 8.00 MiB is free. Process 700 has 6.10 GiB memory in use. Process 701 "
+      "has 2.02 GiB memory in use. Process 702 has 2.05 GiB memory in use. Process 703 has 2.11 GiB memory in use.\n"
+      "[05/02/2025-14:00:01] [TRT-LLM] [RANK 1] [E] Error executing load_single_module with args "
+      "('model.layers.3.mlp.down_proj', Linear()): CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a "
+      "total capacity of 23.57 GiB of which 8.00 MiB is free. Process 700 has 6.10 GiB memory in use. Including "
+      "non-PyTorch memory, this process has 2.02 GiB memory in use. Process 702 has 2.05 GiB memory in use. "
+      "Process 703 has 2.11 GiB memory in use. Of the allocated memory 1.80 GiB is allocated by PyTorch.\n";
+  Analysis a = AnalyzeText("container.log", text);
+  EXPECT_EQ(a.root_cause, "duplicate_gpu") << a.verdict;
+}
+
+TEST(SourceReadings3, SglangWatchdogDumpAfterDecodeLinesIsAHangNotHealthy) {
+  Analysis a = RunSample("rules/nccl_timeout_hang/pos_sglang_watchdog_dump_after_decode.log");
+  ASSERT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;
+  EXPECT_NE(a.diagnoses.front().explanation.find("Scheduler debug info"), std::string::npos)
+      << a.diagnoses.front().explanation;
+  // Without the dump the same decode lines are a serving server.
+  const std::string healthy = CauseWithout("rules/nccl_timeout_hang/pos_sglang_watchdog_dump_after_decode.log", "debug info");
+  EXPECT_FALSE(Is(healthy, "nccl_timeout_hang")) << healthy;
+}
+
+TEST(SourceReadings3, SglangSoftWatchdogDumpFollowedByProgressIsNotAHang) {
+  const std::string c = CauseOf("rules/nccl_timeout_hang/neg_sglang_soft_watchdog_dump_then_progress.log");
+  EXPECT_FALSE(Is(c, "nccl_timeout_hang")) << c;
+}
+
+TEST(SourceReadings3, VllmExecuteModelRpcTimeoutIsAHang) {
+  Analysis a = RunSample("rules/vllm_execute_rpc_timeout/pos_vllm_v1_rpc_execute_model_timed_out.log");
+  ASSERT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;
+  EXPECT_EQ(a.diagnoses.front().rule, "vllm_execute_rpc_timeout");
+  EXPECT_DOUBLE_EQ(a.diagnoses.front().confidence, 0.8);
+}
+
+TEST(SourceReadings3, VllmGetResponseDequeueCutIsAHangAtModerateConfidence) {
+  Analysis a = RunSample("rules/vllm_execute_rpc_timeout/pos_vllm_v1_get_response_dequeue_cut.log");
+  ASSERT_EQ(a.root_cause, "nccl_timeout_hang") << a.verdict;
+  EXPECT_LT(a.diagnoses.front().confidence, 0.7);
+}
+
+TEST(SourceReadings3, VllmWorkerFailedThroughGetResponseIsTheWorkersError) {
+  const std::string c = CauseOf("rules/vllm_execute_rpc_timeout/neg_vllm_v1_worker_failed_through_get_response.log");
+  EXPECT_FALSE(Is(c, "nccl_timeout_hang")) << c;
+  EXPECT_TRUE(Is(c, "illegal_memory_access")) << c;  // the worker's own error
+}
+
+TEST(SourceReadings3, VllmWorkerFailedWithMessageIsNotACrash) {
+  const std::string c = CauseOf("rules/process_crashed/neg_vllm_worker_failed_with_message.log");
+  EXPECT_FALSE(Is(c, "process_crashed")) << c;
+  // Whatever it is read as, the verdict carries the worker's own message.
+  EXPECT_NE(c.find("same dtype"), std::string::npos) << c;
+}
+
+}  // namespace
+}  // namespace tpt
