@@ -49,3 +49,16 @@ function(tpt_discover_tests target)
        "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
 endfunction()
+
+# tpt_cli_test(<name> LABELS <label>...): a test of the built `tptriage` from <name>.cc
+# (tests/cli_run.h runs TPTRIAGE_BIN; samples are read under TPT_SOURCE_DIR), registered
+# with tpt_discover_tests and rebuilt after tptriage.
+function(tpt_cli_test name)
+  add_executable(${name} ${name}.cc)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PRIVATE GTest::gtest_main nlohmann_json::nlohmann_json tpt_warnings)
+  target_compile_definitions(${name} PRIVATE TPTRIAGE_BIN="$<TARGET_FILE:tptriage>"
+                             TPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  add_dependencies(${name} tptriage)
+  tpt_discover_tests(${name} ${ARGN})
+endfunction()
