@@ -41,4 +41,11 @@ inline CmdResult Tptriage(const std::string& args, bool merge_stderr) {
 }
 #endif
 
+#ifdef TPT_SOURCE_DIR
+// A model folder of samples/models, quoted for the shell.
+inline std::string SampleModel(const std::string& name) {
+  return Quote(std::string(TPT_SOURCE_DIR) + "/samples/models/" + name);
+}
+#endif
+
 }  // namespace tpt::test

@@ -25,7 +25,7 @@ using tpt::test::Quote;
 constexpr double kTgiUnexplainedV22 = 1.9 * 1024.0 * 1024.0 * 1024.0;
 constexpr double kTgiUnexplained = 1.05 * 1024.0 * 1024.0 * 1024.0;
 
-std::string Model(const std::string& name) { return Quote(std::string(TPT_SOURCE_DIR) + "/samples/models/" + name); }
+std::string Model(const std::string& name) { return tpt::test::SampleModel(name); }
 
 CmdResult Plan(const std::string& args) { return tpt::test::Tptriage("plan " + args + " --format json", false); }
 

@@ -15,7 +15,7 @@ namespace {
 using tpt::test::CmdResult;
 using tpt::test::Quote;
 
-std::string Model(const std::string& name) { return Quote(std::string(TPT_SOURCE_DIR) + "/samples/models/" + name); }
+std::string Model(const std::string& name) { return tpt::test::SampleModel(name); }
 
 nlohmann::json Plan(const std::string& args) {
   CmdResult r = tpt::test::Tptriage("plan " + args + " --format json", false);
