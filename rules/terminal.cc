@@ -67,6 +67,19 @@ bool WarningLine(const std::vector<Event>& events, size_t i) {
     if (goes_on(events[j])) return true;
   for (size_t j = i; j-- > 0 && events[j].source == e.source && events[j].line == e.line;)
     if (goes_on(events[j])) return true;
+  // A watchdog's state dump whose own next watchdog line on that producer is a
+  // soft one: SGLang's ProcessWatchdog prints 'Scheduler debug info:' and the
+  // dump, then 'Scheduler watchdog timeout (..., soft=True)' and goes on (only
+  // soft=False kills the server; python/sglang/srt/utils/watchdog.py
+  // _watchdog_once): the dump is that warning's, not a timeout.
+  if (e.Get("dump").boolean()) {
+    for (size_t j = i + 1; j < events.size(); ++j) {
+      const Event& x = events[j];
+      if (x.source != e.source || x.rank != e.rank) continue;
+      if (x.kind == "hang_warning" && x.Get("soft").boolean()) return true;
+      if (x.kind == e.kind || x.kind == "hang_warning") break;  // the next watchdog line is not a soft one
+    }
+  }
   return false;
 }
 

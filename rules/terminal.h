@@ -99,7 +99,8 @@ class Terminals {
 bool IsOwnFailure(const Event& e);
 
 // A line printed as a warning: a warning kind, a WARNING/WARN level in its
-// prefix, or a component falling back on the same line.
+// prefix, a component falling back on the same line, or a watchdog's state
+// dump (field dump) whose producer's next watchdog line is a soft one.
 bool WarningLine(const std::vector<Event>& events, size_t i);
 
 // A line that says it is an error (an error level in its prefix or first

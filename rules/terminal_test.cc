@@ -176,6 +176,22 @@ TEST(Terminals, AWarningTheRunWentOnAfterIsNotTheCauseOfALaterDeath) {
   EXPECT_TRUE(finding) << "the warning is kept as a finding";
 }
 
+// SGLang's soft watchdog prints the same state dump as the hard one, then its
+// soft=True line, and the scheduler goes on: the dump is that warning's. A
+// dump followed by the hard line (or by nothing) stays a timeout.
+TEST(Terminals, AWatchdogDumpIsAWarningWhenItsNextWatchdogLineIsSoft) {
+  std::vector<Event> soft = {Ev("batch_stats", 0), Ev("watchdog_timeout", 0, {{"dump", true}}),
+                             Ev("watchdog_timeout", 1, {{"dump", true}}), Ev("hang_warning", 0, {{"soft", true}}),
+                             Ev("batch_stats", 0)};
+  EXPECT_TRUE(WarningLine(soft, 1));
+  EXPECT_FALSE(WarningLine(soft, 2));  // rank 1's own next watchdog line is not there
+  std::vector<Event> hard = {Ev("batch_stats", 0), Ev("watchdog_timeout", 0, {{"dump", true}}),
+                             Ev("watchdog_timeout", 0), Ev("hang_warning", 0, {{"soft", true}})};
+  EXPECT_FALSE(WarningLine(hard, 1));  // its next watchdog line is the hard one
+  std::vector<Event> not_dump = {Ev("watchdog_timeout", 0), Ev("hang_warning", 0, {{"soft", true}})};
+  EXPECT_FALSE(WarningLine(not_dump, 0));
+}
+
 // Not only warnings: an error its process went on after (a request's OOM,
 // then more serving) is no cause of a later death of another kind.
 TEST(Terminals, AnErrorItsProcessWentOnAfterIsNotTheCauseOfALaterHang) {

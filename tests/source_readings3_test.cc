@@ -112,7 +112,9 @@ TEST(SourceReadings3, SglangWatchdogDumpAfterDecodeLinesIsAHangNotHealthy) {
 
 TEST(SourceReadings3, SglangSoftWatchdogDumpFollowedByProgressIsNotAHang) {
   const std::string c = CauseOf("rules/nccl_timeout_hang/neg_sglang_soft_watchdog_dump_then_progress.log");
-  EXPECT_FALSE(Is(c, "nccl_timeout_hang")) << c;
+  // The dump is the soft line's (rules/terminal.cc WarningLine) and decode went
+  // on after it: a serving server, neither a hang nor an unexplained failure.
+  EXPECT_TRUE(Is(c, "none")) << c;
 }
 
 TEST(SourceReadings3, VllmExecuteModelRpcTimeoutIsAHang) {
