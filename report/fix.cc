@@ -147,6 +147,17 @@ FixEffect VllmUtilEffect(const Analysis& a, const Diagnosis& d, double u) {
   return e;
 }
 
+// "max_model_len" -> "--max-model-len" where the run is vLLM's LLM class (its config's
+// vllm_entrypoint, rules/entrypoint.h); any other flag as it is.
+std::string ServeFlagOf(const Analysis& a, const std::string& flag) {
+  if (a.run.framework != "vllm" || flag.empty() || flag[0] == '-' || !a.run.config.is_object()) return flag;
+  auto it = a.run.config.find("vllm_entrypoint");
+  if (it == a.run.config.end() || *it != "llm") return flag;
+  std::string out = "--" + flag;
+  for (char& c : out) c = c == '_' ? '-' : c;
+  return out;
+}
+
 FixEffect EffectOf(const Analysis& a, const Diagnosis& d, const std::string& flag, const std::string& value) {
   auto v = Parse(value);
   if (!v) return {};
@@ -207,9 +218,12 @@ FixView DescribeFix(const Analysis& a, const Diagnosis& d) {
     v.kind = FixView::kAdvice;  // no line to paste ("NCCL >= 2.19.3")
     v.line = Advice(r);
   }
-  if (v.now.empty() && r.flag.size() > 2 && r.flag.compare(0, 2, "--") == 0) {
+  // A fix for vLLM's LLM(...) class names EngineArgs' field (rules/entrypoint.h):
+  // its effect and the value in use are those of the serve flag of that field.
+  const std::string flag = ServeFlagOf(a, r.flag);
+  if (v.now.empty() && flag.size() > 2 && flag.compare(0, 2, "--") == 0) {
     // The value in use from the run's configuration when the figures lack it.
-    std::string key = r.flag.substr(2);
+    std::string key = flag.substr(2);
     for (char& c : key) c = c == '-' ? '_' : c;
     if (auto now = Number(a.run.config, key.c_str())) {
       char buf[32];
@@ -218,7 +232,7 @@ FixView DescribeFix(const Analysis& a, const Diagnosis& d) {
     }
   }
   v.why = r.why;
-  v.effect = EffectOf(a, d, r.flag, r.value);
+  v.effect = EffectOf(a, d, flag, r.value);
   if (fix.floor != nullptr) {
     v.floor = fix.floor->value;
     v.floor_why = fix.floor->why;
@@ -231,7 +245,7 @@ FixView DescribeFix(const Analysis& a, const Diagnosis& d) {
       if (f > 0 && f <= 1) v.floor = Fraction(f);
     }
   }
-  if (!v.floor.empty()) v.floor_effect = v.floor == v.value ? v.effect : EffectOf(a, d, r.flag, v.floor);
+  if (!v.floor.empty()) v.floor_effect = v.floor == v.value ? v.effect : EffectOf(a, d, flag, v.floor);
   return v;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "rules/diagnose.h"
+#include "rules/entrypoint.h"
 #include "rules/ledger_from_events.h"
 #include "rules/rank_marks.h"
 #include "rules/run_index.h"
@@ -44,6 +45,7 @@ Analysis Analyze(const RunIndex& run, const RuleSet& rules, const AnalyzeOptions
   SetAsideSurvived(run, term, anchor_of, &a);
   OrderCauseBeforeSurface(&a.diagnoses);
   DropRefutedByPrimary(&a.diagnoses);
+  SpellForEntrypoint(run, &a);  // LLM(...) keywords where the log shows vLLM's class
   WriteVerdict(run, term, &a);
   return a;
 }
