@@ -229,8 +229,8 @@ TEST(GpuCatalogTest, CitedTotalsArePinned) {
            {"GH200 144GB", 142.50, 142.0},           // cuDeviceTotalMem 153,008,209,920 B
            {"NVIDIA RTX 6000 Ada Generation", 44.43, 47.5},  // ECC on (MTVCrafter#21), the lower
            {"NVIDIA L20", 44.53, 44.52},             // torch on an L20, driver 535.161.08
-           {"NVIDIA GeForce RTX 3060", 11.65, 11.76},     // total_memory=11931MB
-           {"NVIDIA GeForce RTX 3080 Ti", 11.65, 11.76},  // the 3060's 12,288 MiB
+           {"NVIDIA GeForce RTX 3060", 11.62, 11.76},     // current drivers' GSP reserve
+           {"NVIDIA GeForce RTX 3080 Ti", 11.62, 11.76},  // the 3060's 12,288 MiB
            {"NVIDIA GeForce RTX 4060 Ti", 15.55, 15.7},   // higgs-audio#48
            {"NVIDIA GeForce RTX 3050", 7.75, 7.77},       // an 8,192 MiB card's 2025 total
            {"AMD Instinct MI325X", 255.69, 255.98},       // the lower of 255.69 / 255.98
