@@ -235,6 +235,7 @@ TEST(GpuCatalogTest, CitedTotalsArePinned) {
            {"NVIDIA GeForce RTX 3050", 7.75, 7.77},       // an 8,192 MiB card's 2025 total
            {"AMD Instinct MI325X", 255.69, 255.98},       // the lower of 255.69 / 255.98
            {"NVIDIA A100-PCIE-40GB", 39.38, 39.39},       // total_memory=40326MB
+           {"NVIDIA A100-SXM4-40GB", 39.38, 39.39},       // Perlmutter's, the lower of 39.38 / 39.39
            {"NVIDIA GeForce RTX 4080", 15.67, 15.7},      // total_memory=16049MB
            {"NVIDIA GeForce RTX 4070 SUPER", 11.73, 11.99},  // Linux, not Windows' whole card
        }) {
