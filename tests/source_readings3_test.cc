@@ -11,6 +11,10 @@
 //     execute_model timed out' (v1/executor/multiproc_executor.py collective_rpc)
 //   - vLLM V1's 'Worker failed with error '<msg>'' is a worker's own error
 //     answered back (get_response), not a process that died
+// and holdout68's:
+//   - vLLM V1 warms the sampler up after capture_model (v1/worker/gpu_worker.py
+//     compile_or_warm_up_model): an OOM after 'Graph capturing finished' with
+//     no ready, request or statistics line is start-up, not serving
 #include <filesystem>
 #include <string>
 
@@ -141,6 +145,34 @@ TEST(SourceReadings3, VllmWorkerFailedWithMessageIsNotACrash) {
   EXPECT_FALSE(Is(c, "process_crashed")) << c;
   // Whatever it is read as, the verdict carries the worker's own message.
   EXPECT_NE(c.find("same dtype"), std::string::npos) << c;
+}
+
+// `a` reads as `cause` by `rule` at 0.7 or more; `bare`, the same log with the
+// line that says why taken out, as the same cause below 0.7.
+void ExpectSureThenBareUnsure(const Analysis& a, const Analysis& bare, const std::string& cause, const std::string& rule) {
+  ASSERT_EQ(a.root_cause, cause) << a.verdict;
+  EXPECT_EQ(a.diagnoses.front().rule, rule);
+  EXPECT_GE(a.diagnoses.front().confidence, 0.7);
+  ASSERT_EQ(bare.root_cause, cause) << bare.verdict;
+  EXPECT_LT(bare.diagnoses.front().confidence, 0.7);
+}
+
+TEST(SourceReadings3, VllmV1OomAfterGraphCaptureWithoutReadyIsTheSamplerWarmup) {
+  const std::string rel = "rules/oom_warmup/pos_vllm_v1_oom_after_graph_capture_no_ready.log";
+  Analysis a = RunSample(rel);
+  // Without its sampler frames the reading stays, less sure.
+  ExpectSureThenBareUnsure(a, AnalyzeText("bare.log", Without(Without(Read(rel), "sampling"), "sampler")), "warmup_oom",
+                           "oom_warmup");
+  const Diagnosis& d = a.diagnoses.front();
+  EXPECT_NE(d.explanation.find("_dummy_sampler_run"), std::string::npos) << d.explanation;
+  EXPECT_TRUE(HasRemedyFlag(d, "--gpu-memory-utilization"));
+  EXPECT_TRUE(HasRemedyFlag(d, "--max-num-seqs"));
+  // The same lines cut before the engine's 'failed to start' are still start-up.
+  const std::string cut = CauseOf("rules/oom_runtime/neg_vllm_v1_oom_after_graph_capture_no_ready.log");
+  EXPECT_TRUE(Is(cut, "warmup_oom")) << cut;
+  // The same sampler OOM after the server said it was ready and served is runtime.
+  const std::string served = CauseOf("rules/oom_runtime/pos_vllm_v1_sampler_oom_after_ready.log");
+  EXPECT_TRUE(Is(served, "runtime_oom")) << served;
 }
 
 }  // namespace
