@@ -15,6 +15,9 @@
 //   - vLLM V1 warms the sampler up after capture_model (v1/worker/gpu_worker.py
 //     compile_or_warm_up_model): an OOM after 'Graph capturing finished' with
 //     no ready, request or statistics line is start-up, not serving
+//   - NVML's InvalidArgument from nvmlDeviceGetHandleByIndex is an index NVML
+//     does not have: vLLM maps CUDA_VISIBLE_DEVICES to NVML indices
+//     (platforms/cuda.py), which a container numbers from 0
 #include <filesystem>
 #include <string>
 
@@ -173,6 +176,18 @@ TEST(SourceReadings3, VllmV1OomAfterGraphCaptureWithoutReadyIsTheSamplerWarmup) 
   // The same sampler OOM after the server said it was ready and served is runtime.
   const std::string served = CauseOf("rules/oom_runtime/pos_vllm_v1_sampler_oom_after_ready.log");
   EXPECT_TRUE(Is(served, "runtime_oom")) << served;
+}
+
+TEST(SourceReadings3, NvmlInvalidArgumentInAContainerGivenHostIdsIsConfig) {
+  Analysis a = RunSample("rules/config_error_nvml_index/pos_vllm_docker_host_gpu_ids.log");
+  // The exception alone does not say which variable is wrong.
+  ExpectSureThenBareUnsure(a, RunSample("rules/config_error_nvml_index/pos_traceback_only.log"), "config_error",
+                           "config_error_nvml_index");
+  const Diagnosis& d = a.diagnoses.front();
+  EXPECT_NE(d.explanation.find("NVIDIA_VISIBLE_DEVICES"), std::string::npos) << d.explanation;
+  EXPECT_TRUE(HasRemedyFlag(d, "CUDA_VISIBLE_DEVICES"));
+  // Another NVML error is not an index.
+  EXPECT_FALSE(Is(CauseOf("rules/config_error_nvml_index/neg_nvml_driver_not_loaded.log"), "config_error"));
 }
 
 }  // namespace
