@@ -18,6 +18,8 @@
 //   - NVML's InvalidArgument from nvmlDeviceGetHandleByIndex is an index NVML
 //     does not have: vLLM maps CUDA_VISIBLE_DEVICES to NVML indices
 //     (platforms/cuda.py), which a container numbers from 0
+//   - TurboMind's 'No decoding kernel found' is its per-SM registry without a
+//     kernel for the shape (kernels/attention/registry.cu)
 #include <filesystem>
 #include <string>
 
@@ -188,6 +190,18 @@ TEST(SourceReadings3, NvmlInvalidArgumentInAContainerGivenHostIdsIsConfig) {
   EXPECT_TRUE(HasRemedyFlag(d, "CUDA_VISIBLE_DEVICES"));
   // Another NVML error is not an index.
   EXPECT_FALSE(Is(CauseOf("rules/config_error_nvml_index/neg_nvml_driver_not_loaded.log"), "config_error"));
+}
+
+TEST(SourceReadings3, TurboMindNoDecodingKernelOnAPreAmpereGpuIsTheArch) {
+  const std::string rel = "rules/unsupported_gpu_arch_turbomind/pos_t4_decode_head_dim_192.log";
+  Analysis a = RunSample(rel);
+  // Without the GPU (its check_env line) the message names no architecture.
+  ExpectSureThenBareUnsure(a, AnalyzeText("tm.log", Without(Read(rel), "Tesla")), "unsupported_gpu_arch",
+                           "unsupported_gpu_arch_turbomind");
+  EXPECT_NE(a.diagnoses.front().explanation.find("decode_d192_f16_gs4"), std::string::npos);
+  // On an A100 the sm80 set is the widest: not the architecture.
+  const std::string a100 = CauseOf("rules/unsupported_gpu_arch_turbomind/neg_a100_decode_kernel_missing.log");
+  EXPECT_FALSE(Is(a100, "unsupported_gpu_arch")) << a100;
 }
 
 }  // namespace
