@@ -20,6 +20,9 @@
 //     (platforms/cuda.py), which a container numbers from 0
 //   - TurboMind's 'No decoding kernel found' is its per-SM registry without a
 //     kernel for the shape (kernels/attention/registry.cu)
+//   - Triton's 'mma -> mma layout conversion is only supported on Ampere'
+//     (lib/Analysis/Allocation.cpp) and the divisibility assertion's source
+//     line (distributed/utils.py ensure_divisibility) quoted without its message
 #include <filesystem>
 #include <string>
 
@@ -202,6 +205,12 @@ TEST(SourceReadings3, TurboMindNoDecodingKernelOnAPreAmpereGpuIsTheArch) {
   // On an A100 the sm80 set is the widest: not the architecture.
   const std::string a100 = CauseOf("rules/unsupported_gpu_arch_turbomind/neg_a100_decode_kernel_missing.log");
   EXPECT_FALSE(Is(a100, "unsupported_gpu_arch")) << a100;
+}
+
+TEST(SourceReadings3, TritonMmaLayoutAssertionIsTheArch) {
+  Analysis a = RunSample("rules/unsupported_gpu_arch/pos_triton_mma_cvt_v100_vllm.log");
+  ASSERT_EQ(a.root_cause, "unsupported_gpu_arch") << a.verdict;
+  EXPECT_TRUE(HasRemedyFlag(a.diagnoses.front(), "--enable-chunked-prefill"));
 }
 
 }  // namespace
