@@ -213,5 +213,12 @@ TEST(SourceReadings3, TritonMmaLayoutAssertionIsTheArch) {
   EXPECT_TRUE(HasRemedyFlag(a.diagnoses.front(), "--enable-chunked-prefill"));
 }
 
+TEST(SourceReadings3, DivisibilityAssertionInACutLoadTracebackIsConfigNotWeightsOom) {
+  Analysis a = RunSample("rules/config_error/pos_sglang_divisibility_assert_cut.log");
+  ASSERT_EQ(a.root_cause, "config_error") << a.verdict;
+  EXPECT_TRUE(HasRemedyFlag(a.diagnoses.front(), "--tp-size"));
+  for (const Diagnosis& d : a.diagnoses) EXPECT_NE(d.id, "weights_oom") << d.explanation;
+}
+
 }  // namespace
 }  // namespace tpt
