@@ -420,6 +420,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
   std::vector<size_t> starts = SplitLaunches(run->events);
   if (starts.size() <= 1) {
     RunIndex index(run->events, opts.totals);
+    index.set_host_gpu(host.gpu);
     Analysis a = Analyze(index, *rules_, opts);
     // Findings beyond the crash (rules/findings.h): never change root_cause.
     AddFindings(index, *findings_, &a);
@@ -442,6 +443,7 @@ StatusOr<Analysis> Analyzer::Run(const std::vector<std::string>& inputs_in) cons
     size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : run->events.size();
     part.assign(run->events.begin() + begin, run->events.begin() + end);
     RunIndex index(part, part_opts.totals);
+    index.set_host_gpu(host.gpu);
     Analysis a = Analyze(index, *rules_, part_opts);
     if (k + 1 == starts.size()) {  // the cut is in the last
       NotHealthyWhenPartlyRead(run->inputs, &a);

@@ -634,8 +634,9 @@ Value LargestDivisorAtMost(const RunScope&, const Args& a) {
 
 template <bool kSm>
 Value GpuInfo(const RunScope& s, const Args&) {
-  if (s.run().gpu().empty()) return Value();
-  auto g = memory::FindGpu(s.run().gpu());
+  const std::string& name = kSm && s.run().gpu().empty() ? s.run().host_gpu() : s.run().gpu();
+  if (name.empty()) return Value();
+  auto g = memory::FindGpu(name);
   if (!g.ok()) return Value();
   if (kSm) return g->sm > 0 ? Value(g->sm) : Value();
   return g->interconnect.empty() ? Value() : Value(g->interconnect);

@@ -57,6 +57,11 @@ class RunIndex {
   const std::string& version() const { return version_; }
   const std::string& gpu() const { return gpu_; }
   double gpu_total_bytes() const { return gpu_total_bytes_; }
+  // The GPU model an environment dump beside the log names (rules/environment.h:
+  // the dump's events are not in events()); only gpu_sm() reads it, and only
+  // when the log itself names no GPU.
+  const std::string& host_gpu() const { return host_gpu_; }
+  void set_host_gpu(std::string gpu) { host_gpu_ = std::move(gpu); }
   int ConfigInt(const char* key) const;  // 0 when not printed
   // How many ranks the run has: the largest NCCL communicator, tp x pp, or the
   // highest rank seen + 1, whichever is largest; 0 when no rank is known.
@@ -93,6 +98,7 @@ class RunIndex {
   std::map<std::string, std::string> env_;
   std::string framework_, version_, gpu_;
   double gpu_total_bytes_ = 0;
+  std::string host_gpu_;
   int world_size_ = 0;
   mutable std::map<std::string, bool> any_text_cache_;  // one run is analysed by one thread
   mutable std::map<std::string, std::shared_ptr<void>> cache_;

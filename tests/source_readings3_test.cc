@@ -11,6 +11,18 @@
 //     execute_model timed out' (v1/executor/multiproc_executor.py collective_rpc)
 //   - vLLM V1's 'Worker failed with error '<msg>'' is a worker's own error
 //     answered back (get_response), not a process that died
+// and holdout68's:
+//   - vLLM V1 warms the sampler up after capture_model (v1/worker/gpu_worker.py
+//     compile_or_warm_up_model): an OOM after 'Graph capturing finished' with
+//     no ready, request or statistics line is start-up, not serving
+//   - NVML's InvalidArgument from nvmlDeviceGetHandleByIndex is an index NVML
+//     does not have: vLLM maps CUDA_VISIBLE_DEVICES to NVML indices
+//     (platforms/cuda.py), which a container numbers from 0
+//   - TurboMind's 'No decoding kernel found' is its per-SM registry without a
+//     kernel for the shape (kernels/attention/registry.cu)
+//   - Triton's 'mma -> mma layout conversion is only supported on Ampere'
+//     (lib/Analysis/Allocation.cpp) and the divisibility assertion's source
+//     line (distributed/utils.py ensure_divisibility) quoted without its message
 #include <filesystem>
 #include <string>
 
@@ -141,6 +153,71 @@ TEST(SourceReadings3, VllmWorkerFailedWithMessageIsNotACrash) {
   EXPECT_FALSE(Is(c, "process_crashed")) << c;
   // Whatever it is read as, the verdict carries the worker's own message.
   EXPECT_NE(c.find("same dtype"), std::string::npos) << c;
+}
+
+// `a` reads as `cause` by `rule` at 0.7 or more; `bare`, the same log with the
+// line that says why taken out, as the same cause below 0.7.
+void ExpectSureThenBareUnsure(const Analysis& a, const Analysis& bare, const std::string& cause, const std::string& rule) {
+  ASSERT_EQ(a.root_cause, cause) << a.verdict;
+  EXPECT_EQ(a.diagnoses.front().rule, rule);
+  EXPECT_GE(a.diagnoses.front().confidence, 0.7);
+  ASSERT_EQ(bare.root_cause, cause) << bare.verdict;
+  EXPECT_LT(bare.diagnoses.front().confidence, 0.7);
+}
+
+TEST(SourceReadings3, VllmV1OomAfterGraphCaptureWithoutReadyIsTheSamplerWarmup) {
+  const std::string rel = "rules/oom_warmup/pos_vllm_v1_oom_after_graph_capture_no_ready.log";
+  Analysis a = RunSample(rel);
+  // Without its sampler frames the reading stays, less sure.
+  ExpectSureThenBareUnsure(a, AnalyzeText("bare.log", Without(Without(Read(rel), "sampling"), "sampler")), "warmup_oom",
+                           "oom_warmup");
+  const Diagnosis& d = a.diagnoses.front();
+  EXPECT_NE(d.explanation.find("_dummy_sampler_run"), std::string::npos) << d.explanation;
+  EXPECT_TRUE(HasRemedyFlag(d, "--gpu-memory-utilization"));
+  EXPECT_TRUE(HasRemedyFlag(d, "--max-num-seqs"));
+  // The same lines cut before the engine's 'failed to start' are still start-up.
+  const std::string cut = CauseOf("rules/oom_runtime/neg_vllm_v1_oom_after_graph_capture_no_ready.log");
+  EXPECT_TRUE(Is(cut, "warmup_oom")) << cut;
+  // The same sampler OOM after the server said it was ready and served is runtime.
+  const std::string served = CauseOf("rules/oom_runtime/pos_vllm_v1_sampler_oom_after_ready.log");
+  EXPECT_TRUE(Is(served, "runtime_oom")) << served;
+}
+
+TEST(SourceReadings3, NvmlInvalidArgumentInAContainerGivenHostIdsIsConfig) {
+  Analysis a = RunSample("rules/config_error_nvml_index/pos_vllm_docker_host_gpu_ids.log");
+  // The exception alone does not say which variable is wrong.
+  ExpectSureThenBareUnsure(a, RunSample("rules/config_error_nvml_index/pos_traceback_only.log"), "config_error",
+                           "config_error_nvml_index");
+  const Diagnosis& d = a.diagnoses.front();
+  EXPECT_NE(d.explanation.find("NVIDIA_VISIBLE_DEVICES"), std::string::npos) << d.explanation;
+  EXPECT_TRUE(HasRemedyFlag(d, "CUDA_VISIBLE_DEVICES"));
+  // Another NVML error is not an index.
+  EXPECT_FALSE(Is(CauseOf("rules/config_error_nvml_index/neg_nvml_driver_not_loaded.log"), "config_error"));
+}
+
+TEST(SourceReadings3, TurboMindNoDecodingKernelOnAPreAmpereGpuIsTheArch) {
+  const std::string rel = "rules/unsupported_gpu_arch_turbomind/pos_t4_decode_head_dim_192.log";
+  Analysis a = RunSample(rel);
+  // Without the GPU (its check_env line) the message names no architecture.
+  ExpectSureThenBareUnsure(a, AnalyzeText("tm.log", Without(Read(rel), "Tesla")), "unsupported_gpu_arch",
+                           "unsupported_gpu_arch_turbomind");
+  EXPECT_NE(a.diagnoses.front().explanation.find("decode_d192_f16_gs4"), std::string::npos);
+  // On an A100 the sm80 set is the widest: not the architecture.
+  const std::string a100 = CauseOf("rules/unsupported_gpu_arch_turbomind/neg_a100_decode_kernel_missing.log");
+  EXPECT_FALSE(Is(a100, "unsupported_gpu_arch")) << a100;
+}
+
+TEST(SourceReadings3, TritonMmaLayoutAssertionIsTheArch) {
+  Analysis a = RunSample("rules/unsupported_gpu_arch/pos_triton_mma_cvt_v100_vllm.log");
+  ASSERT_EQ(a.root_cause, "unsupported_gpu_arch") << a.verdict;
+  EXPECT_TRUE(HasRemedyFlag(a.diagnoses.front(), "--enable-chunked-prefill"));
+}
+
+TEST(SourceReadings3, DivisibilityAssertionInACutLoadTracebackIsConfigNotWeightsOom) {
+  Analysis a = RunSample("rules/config_error/pos_sglang_divisibility_assert_cut.log");
+  ASSERT_EQ(a.root_cause, "config_error") << a.verdict;
+  EXPECT_TRUE(HasRemedyFlag(a.diagnoses.front(), "--tp-size"));
+  for (const Diagnosis& d : a.diagnoses) EXPECT_NE(d.id, "weights_oom") << d.explanation;
 }
 
 }  // namespace
