@@ -312,6 +312,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     if (!g.ok()) return InvalidArgumentError("--gpu: " + g.status().message());
     in.gpu_name = g->name;
     in.total_bytes = gpu_mem.value_or(g->memory_bytes);
+    if (!gpu_mem && g->memory_bytes_low > 0) {
+      in.total_bytes_low = g->memory_bytes_low;
+      in.total_low_when = g->memory_low_when;
+    }
     in.gpu_arch = g->arch;
     in.gpu_interconnect = g->interconnect;
     in.gpu_sm = g->sm;

@@ -44,7 +44,8 @@ Status Bad(std::string_view source, const std::string& path, const std::string& 
   return InvalidArgumentError(std::string(source) + ": " + path + ": " + what +
                               " (each entry: {\"name\", \"aliases\": [..], \"memory_gib\": >0, \"arch\", \"sm\": >0, "
                               "\"interconnect\": \"nvlink\"|\"pcie\", optionally \"unified_memory\": true|false, "
-                              "\"pcie_peer_access\": true|false, \"nvidia_smi_mib\": N})");
+                              "\"pcie_peer_access\": true|false, \"nvidia_smi_mib\": N, \"memory_gib_low\": GiB with "
+                              "\"memory_low_when\": \"...\"})");
 }
 
 }  // namespace
@@ -116,6 +117,18 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
         return Bad(source, path + "/nvidia_smi_mib", "not an integer MiB above memory_gib (nvidia-smi's total)");
       }
       info.nvidia_smi_mib = n.get<int64_t>();
+    }
+    if (g.contains("memory_gib_low") || g.contains("memory_low_when")) {
+      const auto& lo = g.value("memory_gib_low", nlohmann::json());
+      if (!lo.is_number() || !(lo.get<double>() > 0) || !(lo.get<double>() * kGiB < info.memory_bytes)) {
+        return Bad(source, path + "/memory_gib_low", "not a number of GiB below memory_gib (the lower total some hosts report)");
+      }
+      if (!g.contains("memory_low_when") || !g["memory_low_when"].is_string() ||
+          g["memory_low_when"].get<std::string>().empty()) {
+        return Bad(source, path + "/memory_low_when", "missing: say on which hosts the card reports memory_gib_low");
+      }
+      info.memory_bytes_low = lo.get<double>() * kGiB;
+      info.memory_low_when = g["memory_low_when"].get<std::string>();
     }
     std::vector<std::string> names = info.aliases;
     names.push_back(info.name);

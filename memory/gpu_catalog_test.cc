@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memory/launch_plan.h"
 #include "memory/memory_model.h"
+#include "memory/model_config.h"
 
 namespace tpt::memory {
 namespace {
@@ -281,6 +283,61 @@ TEST(GpuCatalogTest, NvidiaSmiTotalsMapToCudasTotal) {
       R"({"gpus":[{"name":"A","memory_gib":16,"arch":"a","sm":89,"interconnect":"pcie","nvidia_smi_mib":16000}]})", "x");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("/gpus/0/nvidia_smi_mib"), std::string::npos) << bad.status().message();
+}
+
+}  // namespace
+}  // namespace tpt::memory
+
+namespace tpt::memory {
+namespace {
+
+// A card whose CUDA total differs by host (ECC on, a newer driver's reserve) carries the
+// lower total and when; the plan's range runs down to it, and an outcome that turns on it
+// is not vouched for.
+TEST(GpuCatalogTest, ALowerTotalSomeHostsReportIsARangeOfThePlan) {
+  auto a6000 = FindGpu("NVIDIA RTX A6000");
+  ASSERT_TRUE(a6000.ok());
+  EXPECT_NEAR(a6000->memory_bytes_low, 44.35 * kGiB, 0.01 * kGiB);
+  EXPECT_NE(a6000->memory_low_when.find("ECC"), std::string::npos);
+  EXPECT_GT(FindGpu("A10G")->memory_bytes_low, 0.0);
+  EXPECT_EQ(FindGpu("H100")->memory_bytes_low, 0.0);
+  for (const char* bad : {R"({"gpus":[{"name":"A","memory_gib":16,"arch":"a","sm":89,"interconnect":"pcie","memory_gib_low":17,"memory_low_when":"x"}]})",
+                          R"({"gpus":[{"name":"A","memory_gib":16,"arch":"a","sm":89,"interconnect":"pcie","memory_gib_low":15}]})"}) {
+    auto parsed = ParseGpuCatalog(bad, "x");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find("/gpus/0/memory_"), std::string::npos) << parsed.status().message();
+  }
+
+  auto m = LoadModel(std::string(TPT_SOURCE_DIR) + "/samples/models/llama-3.1-8b-instruct");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  PlanInput in;
+  in.framework = "vllm";
+  in.version = "0.6.3";  // V0: no compile inside the profile, whose own range would turn it too
+  in.model = *m;
+  in.gpu_name = a6000->name;
+  in.total_bytes = a6000->memory_bytes;
+  in.gpu_arch = a6000->arch;
+  in.gpu_interconnect = a6000->interconnect;
+  in.gpu_memory_utilization = 0.70;  // one 131,072-token request: held at 47.53 GiB, not at 44.35 GiB
+  auto one_total = MakePlan(in);
+  ASSERT_TRUE(one_total.ok()) << one_total.status().ToString();
+  EXPECT_TRUE(one_total->fits);
+  EXPECT_TRUE(one_total->outcome_certain);
+  in.total_bytes_low = a6000->memory_bytes_low;
+  in.total_low_when = a6000->memory_low_when;
+  auto ranged = MakePlan(in);
+  ASSERT_TRUE(ranged.ok());
+  EXPECT_TRUE(ranged->fits);
+  EXPECT_EQ(ranged->kv_tokens, one_total->kv_tokens) << "the point keeps the catalog's total";
+  EXPECT_FALSE(ranged->outcome_certain) << "ECC on turns the outcome";
+  bool line = false;
+  for (const auto& s : ranged->sensitivity) {
+    if (s.assumption.find("card total: 44.35 GiB") == std::string::npos) continue;
+    line = true;
+    EXPECT_LT(s.kv_tokens_low, 131072);
+    EXPECT_FALSE(s.fits_low);
+  }
+  EXPECT_TRUE(line);
 }
 
 }  // namespace

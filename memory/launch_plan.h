@@ -40,6 +40,10 @@ struct PlanInput {
   std::string vllm_entrypoint;
   std::string gpu_name;             // catalog name ("" when only the size is known)
   double total_bytes = 0;           // card total (cudaMemGetInfo)
+  // The catalog's lower total for this card on some hosts (GpuInfo::memory_bytes_low) and
+  // when; 0 when --gpu-mem gave the total or the card has one: the range runs down to it.
+  double total_bytes_low = 0;
+  std::string total_low_when;
   std::optional<double> free_at_init_bytes;         // default DefaultFreeAtInit(total, tp)
   std::optional<double> avail_after_weights_bytes;  // SGLang: measured after weights
   int tp = 1, pp = 1, dp = 1;

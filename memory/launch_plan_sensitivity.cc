@@ -86,6 +86,17 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     hi.free_at_init_bytes = std::min(in.total_bytes, p.free_at_init_bytes + 0.25 * kGiB);
     vary("free memory at init -0.5/+0.25 GiB (context, NCCL by GPU and driver)", lo, hi);
   }
+  if (in.total_bytes_low > 0 && in.total_bytes_low < in.total_bytes && !in.free_at_init_bytes &&
+      !in.avail_after_weights_bytes) {
+    // The card's total differs by host (gpu_catalog.json memory_gib_low: ECC on, a newer
+    // driver's reserve): the point takes the catalog's, the range runs down to the lower.
+    PlanInput lo = in;
+    lo.total_bytes = in.total_bytes_low;
+    lo.total_bytes_low = 0;
+    vary("card total: " + FormatGiB(in.total_bytes_low) + " where " + in.total_low_when + " to the catalog's " +
+             FormatGiB(in.total_bytes) + " (pass --gpu-mem with the host's)",
+         lo, in);
+  }
   if (in.framework == "tgi" && !in.activation_peak_bytes && p.figures.contains("tgi_least_held_bytes")) {
     // TGI's warm-up at its free-memory read (tgi_warmup_held.cc): the point holds both phases
     // and what no source sizes at this version; the most the read can see is both phases and

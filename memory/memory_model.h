@@ -560,6 +560,10 @@ struct GpuInfo {
   // nvidia-smi's "MiB" total of the card where a public log cites it (0: not cited): above
   // memory_bytes on Linux, where the driver keeps part of the card out of CUDA's total.
   int64_t nvidia_smi_mib = 0;
+  // A lower CUDA total the same card reports on some hosts (ECC on, a newer driver's
+  // reserve), and when (0 / "": one total): the plan's range runs down to it.
+  double memory_bytes_low = 0;
+  std::string memory_low_when;
 };
 // The catalog's CUDA total for a size that is exactly one card's nvidia-smi total on Linux
 // (`--gpu-mem 16311MiB` is an RTX 5060 Ti's nvidia-smi figure, CUDA's 15.48 GiB), with that card;
