@@ -225,28 +225,34 @@ double SglangTableBudget(const PlanInput& in, const Plan& q, bool* serves) {
 // --mem-fraction-static (a larger slice) whose table fits beside SGLang's own headroom, each
 // planned again. More TP or FP8 weights leave the table and the slice as they are.
 void AddSglangRequestTableRemedies(const PlanInput& in, Plan& p) {
-  std::vector<Remedy> out;
-  // What a re-planned launch gives, or "" when it does not start or the table eats the headroom.
-  auto checked = [&](const PlanInput& t, const StatusOr<Plan>& q) -> std::string {
+  // What a re-planned launch gives, or "" when it does not start, or when `serve` asks for
+  // SGLang's own headroom beside the table and the slice does not leave it.
+  auto checked = [&](const PlanInput& t, bool serve) -> std::string {
+    auto q = Run(t);
     if (!q.ok() || !q->fits || !q->figures.contains("request_table_bytes")) return "";
     bool serves = false;
     const double budget = SglangTableBudget(t, *q, &serves);
     const double table = q->figures["request_table_bytes"].get<double>();
-    if (table > budget) return "";
+    if (table > budget || (serve && !serves)) return "";
     return "the request table is then " + WithCommas(q->figures["request_table_rows"].get<int64_t>()) + " x " +
            WithCommas(q->figures["request_table_columns"].get<int64_t>()) + " int32 = " + FormatGiB(table) +
            " of the " + FormatGiB(q->row.reserved_bytes) + " slice, leaving " +
            FormatGiB(q->row.reserved_bytes - table) +
            (serves ? " for activations and CUDA graphs (SGLang's own headroom)"
-                   : " (less than SGLang's own headroom for activations and CUDA graphs: the server starts)") +
+                   : " (less than SGLang's own headroom for activations and CUDA graphs: the server only starts)") +
            "; a pool of " + WithCommas(q->kv_tokens) + " tokens (checked with this plan)";
   };
+  // The slice at this fraction leaves SGLang's headroom: the table's own remedies serve.
+  // Where it does not, a lower fraction is what serves, and they only start the server.
+  bool serves = false;
+  const double budget = SglangTableBudget(in, p, &serves);
+  std::vector<Remedy> table_remedies;
   const int64_t ctx = p.input.context_length.value_or(0);
   auto with_context = [&](int64_t c) {
     PlanInput t = in;
     t.context_length = c;
     t.context_from_model = false;  // asked: the pool must hold a request of it
-    return checked(t, Run(t));
+    return checked(t, false);
   };
   // The table grows with the context and the pool must hold one request of it: the longest
   // multiple of 1024 that passes, by bisection.
@@ -256,9 +262,9 @@ void AddSglangRequestTableRemedies(const PlanInput& in, Plan& p) {
       const int64_t mid = lo + (hi - lo) / 2;
       (with_context(mid * 1024).empty() ? hi : lo) = mid;
     }
-    out.push_back(MakeRemedy("--context-length", std::to_string(lo * 1024), "decrease",
-                             "the table's columns are the context length (" + WithCommas(ctx) +
-                                 " now): " + with_context(lo * 1024)));
+    table_remedies.push_back(MakeRemedy("--context-length", std::to_string(lo * 1024), "decrease",
+                                        "the table's columns are the context length (" + WithCommas(ctx) +
+                                            " now): " + with_context(lo * 1024)));
   }
   SglangRequestTableInput ti;
   ti.version = in.version;
@@ -266,30 +272,41 @@ void AddSglangRequestTableRemedies(const PlanInput& in, Plan& p) {
   ti.profiled_tokens = p.figures.value("profiled_tokens", int64_t{0});
   ti.capacity_tokens = p.figures.value("max_total_num_tokens", int64_t{0});
   ti.dp_attention_size = in.enable_dp_attention ? in.dp : 1;
-  bool serves = false;
-  const double budget = SglangTableBudget(in, p, &serves);
   if (auto n = SglangLargestRunningRequests(ti, budget)) {
     for (int64_t k = *n; k >= std::max<int64_t>(1, *n - 8); --k) {  // the re-plan may move the slice a little
       PlanInput t = in;
       t.max_running_requests = k;
-      const std::string why = checked(t, Run(t));
+      const std::string why = checked(t, false);
       if (why.empty()) continue;
-      out.push_back(MakeRemedy("--max-running-requests", std::to_string(k), "decrease",
-                               "the table's rows are the request slots (" +
-                                   WithCommas(p.figures["request_table_rows"].get<int64_t>()) + " now): " + why));
+      table_remedies.push_back(MakeRemedy("--max-running-requests", std::to_string(k), "decrease",
+                                          "the table's rows are the request slots (" +
+                                              WithCommas(p.figures["request_table_rows"].get<int64_t>()) +
+                                              " now): " + why));
       break;
     }
   }
-  for (int k = static_cast<int>(std::floor(p.fraction * 100 + 1e-9)) - 1; k >= 1; --k) {
-    PlanInput t = in;
-    SetFraction(t, k / 100.0);
-    const std::string why = checked(t, Run(t));
-    if (why.empty()) continue;
-    out.push_back(MakeRemedy("--mem-fraction-static", Fixed2(k / 100.0), "decrease",
-                             "a larger slice kept back, a smaller KV pool: " + why));
-    break;
+  // The largest lower fraction whose slice holds the table beside SGLang's headroom, else
+  // (a side note) the largest that starts.
+  std::optional<Remedy> fraction;
+  for (bool serve : {true, false}) {
+    for (int k = static_cast<int>(std::floor(p.fraction * 100 + 1e-9)) - 1; k >= 1 && !fraction; --k) {
+      PlanInput t = in;
+      SetFraction(t, k / 100.0);
+      const std::string why = checked(t, serve);
+      if (!why.empty()) {
+        fraction = MakeRemedy("--mem-fraction-static", Fixed2(k / 100.0), "decrease",
+                              "a larger slice kept back, a smaller KV pool: " + why);
+      }
+    }
+    if (fraction && serve && !serves) {
+      p.remedies = {*fraction};
+      p.remedies.insert(p.remedies.end(), table_remedies.begin(), table_remedies.end());
+      return;
+    }
+    if (fraction) break;
   }
-  p.remedies = out;
+  p.remedies = table_remedies;
+  if (fraction) p.remedies.push_back(*fraction);
 }
 }  // namespace
 

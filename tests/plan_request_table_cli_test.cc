@@ -106,4 +106,26 @@ TEST_F(PlanRequestTableCliTest, A128kContextFitsWithTheTableInsideReserved) {
   EXPECT_NEAR(j["ledger"][0]["left_bytes"].get<double>(), 0, 0.01 * (1 << 30));
 }
 
+// Llama-3.1-8B at its 131,072 positions on an L4 with --mem-fraction-static 0.97: the 0.65 GiB
+// slice cannot hold the 1.00 GiB table (2,049 x 131,076 int32), and a shorter context or fewer
+// slots would only start the server inside no headroom: the fraction that keeps SGLang's own
+// headroom beside the table comes first.
+TEST_F(PlanRequestTableCliTest, AFractionWithoutHeadroomIsRemediedByTheFractionFirst) {
+  const std::string base =
+      "--framework sglang --server-version 0.4.6 --gpu L4 --model " + tpt::test::SampleModel("llama-3.1-8b-instruct");
+  auto j = Json(base + " --mem-fraction-static 0.97");
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_FALSE(j["fits"].get<bool>());
+  EXPECT_NE(j["error"].get<std::string>().find("of 1.00 GiB a rank"), std::string::npos) << j["error"];
+  ASSERT_GE(j["remedy"].size(), 2u) << j["remedy"].dump(1);
+  EXPECT_EQ(j["remedy"][0]["flag"], "--mem-fraction-static");
+  EXPECT_NE(j["remedy"][0]["why"].get<std::string>().find("(SGLang's own headroom)"), std::string::npos)
+      << j["remedy"][0]["why"];
+  EXPECT_NE(j["remedy"][1]["why"].get<std::string>().find("the server only starts"), std::string::npos)
+      << j["remedy"][1]["why"];
+  auto fixed = Json(base + " --mem-fraction-static " + j["remedy"][0]["value"].get<std::string>());
+  ASSERT_FALSE(fixed.is_discarded());
+  EXPECT_TRUE(fixed["fits"].get<bool>()) << fixed["error"];
+}
+
 }  // namespace
