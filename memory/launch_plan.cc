@@ -18,6 +18,7 @@
 #include "memory/numeric.h"
 #include "memory/sglang_mamba_states.h"
 #include "memory/sglang_multimodal.h"
+#include "memory/sglang_request_table.h"
 #include "memory/unified_memory.h"
 
 namespace tpt::memory {
@@ -262,6 +263,23 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     if (r->mem_fraction_for_context) r->mem_fraction_for_context = flag_value(*r->mem_fraction_for_context);
   }
 
+  // The request table, allocated after the pool is sized and paid from the reserved slice
+  // (sglang_request_table.h); the context SGLang runs at sizes it, asked or the model's.
+  SglangRequestTable table;
+  if (in.context_length && !r->fails) {
+    SglangRequestTableInput ti;
+    ti.version = in.version;
+    ti.context_len = *in.context_length;
+    ti.profiled_tokens = r->profiled_tokens;
+    ti.capacity_tokens = r->max_total_num_tokens;
+    ti.max_running_requests = in.max_running_requests;
+    ti.dp_attention_size = in.enable_dp_attention ? in.dp : 1;
+    if (kv.mamba_bytes_per_request > 0) ti.mamba_states = r->max_mamba_cache_size;
+    ti.radix_cache_off = mamba_radix_off;
+    table = SglangRequestTableOf(ti);
+    p.assumptions.push_back(table.rule + ", paid from the " + FormatGiB(r->reserved_bytes) + " reserved slice");
+  }
+
   RankMemory m;
   m.total_bytes = in.total_bytes;
   m.free_at_init_bytes = p.free_at_init_bytes;
@@ -269,6 +287,7 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   m.reserved_bytes = r->reserved_bytes;
   m.kv_pool_bytes = r->kv_pool_bytes;
   m.graphs_bytes = in.cuda_graph_bytes.value_or(0);
+  m.reserved_use_bytes = table.bytes;
   p.row = BuildLedgerRow(m);
   p.kv_tokens = std::max<int64_t>(r->max_total_num_tokens, 0);
   if (!in.mem_fraction_static && r->max_total_num_tokens > 0 && !in.max_total_tokens) {
@@ -295,6 +314,11 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
   if (r->mem_fraction_for_context) p.figures["mem_fraction_for_context"] = *r->mem_fraction_for_context;
   if (mm.factor != 1.0) p.figures["sglang_multimodal_factor"] = mm.factor;
   p.figures["sglang_fraction_in_force"] = effective;  // what the pool is sized at (launch_plan_remedies.cc)
+  if (table.bytes > 0) {
+    p.figures["request_table_bytes"] = table.bytes;
+    p.figures["request_table_rows"] = table.rows;
+    p.figures["request_table_columns"] = table.columns;
+  }
   if (kv.full_layers > 0) {
     p.figures["full_layer_tokens"] = r->full_tokens;
     p.figures["swa_layer_tokens"] = r->swa_tokens;
@@ -336,6 +360,12 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
                                       "the weights leave no room at any --mem-fraction-static (needs >= " +
                                           Fixed2(min_f) + "); shard them over more GPUs or quantize"));
     }
+  } else if (table.bytes > r->reserved_bytes) {
+    // Allocated at start-up whatever the requests will be: before the one-request check.
+    p.fits = false;
+    p.failure = "kv_pool_no_room";
+    p.error = SglangRequestTableShort(table, r->reserved_bytes, avail, effective);
+    p.figures["request_table_short"] = true;  // launch_plan_remedies.cc: the table's remedies
   } else if (!r->holds_one_context) {
     p.fits = false;
     p.failure = "kv_pool_too_small";
@@ -348,14 +378,17 @@ StatusOr<Plan> PlanSglang(const PlanInput& in, Plan p) {
     }
     p.remedies.push_back(MakeRemedy("--context-length", std::to_string(p.kv_tokens), "decrease",
                                     "the longest request the predicted pool can hold"));
-  } else if (in.cuda_graph_bytes && *in.cuda_graph_bytes > r->reserved_bytes) {
-    // SGLang captures graphs from the (1 - f) slice, which also holds activations.
+  } else if (in.cuda_graph_bytes && *in.cuda_graph_bytes > r->reserved_bytes - table.bytes) {
+    // SGLang captures graphs from the (1 - f) slice, which also holds activations and, from
+    // before the capture, the request table.
     p.fits = false;
     p.failure = "cuda_graph_capture_oom";
     p.error = "CUDA graphs (" + FormatGiB(*in.cuda_graph_bytes) + ") exceed the reserved slice (" +
-              FormatGiB(r->reserved_bytes) + ") they are captured from";
-    AddGraphRemedy(in, r->reserved_bytes, p);
-    double f_lower = FloorHundredths((1.0 - *in.cuda_graph_bytes / p.free_at_init_bytes) / runner_factor);
+              FormatGiB(r->reserved_bytes) + ") they are captured from" +
+              (table.bytes > 0 ? " less the request table (" + FormatGiB(table.bytes) + ")" : "");
+    AddGraphRemedy(in, r->reserved_bytes - table.bytes, p);
+    double f_lower =
+        FloorHundredths((1.0 - (*in.cuda_graph_bytes + table.bytes) / p.free_at_init_bytes) / runner_factor);
     if (f_lower > min_f) {
       p.remedies.push_back(MakeRemedy("--mem-fraction-static", Fixed2(f_lower), "decrease",
                                       "keeps back enough of the free memory for the graphs"));

@@ -210,6 +210,11 @@ std::string PlanToText(const Plan& p) {
   line("  weights            " + gib(p.row.weights_bytes));
   if (p.non_torch_bytes > 0) line("  non-torch          " + gib(p.non_torch_bytes));
   line("  reserved           " + gib(p.row.reserved_bytes));
+  if (p.figures.contains("request_table_bytes")) {  // SGLang's, paid from reserved (sglang_request_table.h)
+    line("  request table      " + gib(p.figures["request_table_bytes"].get<double>()) + "   " +
+         WithCommas(p.figures["request_table_rows"].get<int64_t>()) + " x " +
+         WithCommas(p.figures["request_table_columns"].get<int64_t>()) + " int32, inside reserved");
+  }
   // The pool's bytes as tokens of the cell; vLLM from 0.20.1 logs its concurrency in
   // tokens instead (kv_tokens), which for hybrid KV groups is far more (vllm_model.cc).
   const int64_t pool_tokens =

@@ -8,6 +8,7 @@
 
 #include "memory/launch_plan_internal.h"
 #include "memory/numeric.h"
+#include "memory/sglang_request_table.h"
 #include "memory/tgi_graph_capture.h"
 
 namespace tpt::memory::internal {
@@ -201,7 +202,116 @@ void AddTgiCaptureRemedies(const PlanInput& in, Plan& p) {
   }
 }
 
+namespace {
+// The request table's share of a plan's reserved slice that still leaves SGLang's own
+// headroom for activations and CUDA graphs (SglangServingFraction's reserve) or the graphs
+// given, whichever is more; `serves` false: the slice has no such room, and only the start
+// is asked of the table.
+double SglangTableBudget(const PlanInput& in, const Plan& q, bool* serves) {
+  double headroom = 0;
+  if (q.figures.contains("avail_after_weights_bytes")) {
+    auto s = SglangServingFraction(q.free_at_init_bytes, q.figures["avail_after_weights_bytes"].get<double>(),
+                                   SglangDefaultsOf(in), q.cell_bytes, 0);
+    if (s.ok()) headroom = s->headroom_bytes;
+  }
+  const double keep = std::max(headroom, q.row.graphs_bytes);
+  *serves = q.row.reserved_bytes - keep > 0;
+  return q.row.reserved_bytes - (*serves ? keep : q.row.graphs_bytes);
+}
+
+// SGLang's request table outgrew the slice its fraction keeps back (sglang_request_table.h):
+// the longest --context-length (a multiple of 1024: the table's columns; the pool then holds a
+// request of it), the most --max-running-requests (its rows) and the largest lower
+// --mem-fraction-static (a larger slice) whose table fits beside SGLang's own headroom, each
+// planned again. More TP or FP8 weights leave the table and the slice as they are.
+void AddSglangRequestTableRemedies(const PlanInput& in, Plan& p) {
+  // What a re-planned launch gives, or "" when it does not start, or when `serve` asks for
+  // SGLang's own headroom beside the table and the slice does not leave it.
+  auto checked = [&](const PlanInput& t, bool serve) -> std::string {
+    auto q = Run(t);
+    if (!q.ok() || !q->fits || !q->figures.contains("request_table_bytes")) return "";
+    bool serves = false;
+    const double budget = SglangTableBudget(t, *q, &serves);
+    const double table = q->figures["request_table_bytes"].get<double>();
+    if (table > budget || (serve && !serves)) return "";
+    return "the request table is then " + WithCommas(q->figures["request_table_rows"].get<int64_t>()) + " x " +
+           WithCommas(q->figures["request_table_columns"].get<int64_t>()) + " int32 = " + FormatGiB(table) +
+           " of the " + FormatGiB(q->row.reserved_bytes) + " slice, leaving " +
+           FormatGiB(q->row.reserved_bytes - table) +
+           (serves ? " for activations and CUDA graphs (SGLang's own headroom)"
+                   : " (less than SGLang's own headroom for activations and CUDA graphs: the server only starts)") +
+           "; a pool of " + WithCommas(q->kv_tokens) + " tokens (checked with this plan)";
+  };
+  // The slice at this fraction leaves SGLang's headroom: the table's own remedies serve.
+  // Where it does not, a lower fraction is what serves, and they only start the server.
+  bool serves = false;
+  const double budget = SglangTableBudget(in, p, &serves);
+  std::vector<Remedy> table_remedies;
+  const int64_t ctx = p.input.context_length.value_or(0);
+  auto with_context = [&](int64_t c) {
+    PlanInput t = in;
+    t.context_length = c;
+    t.context_from_model = false;  // asked: the pool must hold a request of it
+    return checked(t, false);
+  };
+  // The table grows with the context and the pool must hold one request of it: the longest
+  // multiple of 1024 that passes, by bisection.
+  if (ctx > 1024 && !with_context(1024).empty()) {
+    int64_t lo = 1, hi = (ctx - 1) / 1024 + 1;  // in units of 1024: lo passes
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      (with_context(mid * 1024).empty() ? hi : lo) = mid;
+    }
+    table_remedies.push_back(MakeRemedy("--context-length", std::to_string(lo * 1024), "decrease",
+                                        "the table's columns are the context length (" + WithCommas(ctx) +
+                                            " now): " + with_context(lo * 1024)));
+  }
+  SglangRequestTableInput ti;
+  ti.version = in.version;
+  ti.context_len = ctx;
+  ti.profiled_tokens = p.figures.value("profiled_tokens", int64_t{0});
+  ti.capacity_tokens = p.figures.value("max_total_num_tokens", int64_t{0});
+  ti.dp_attention_size = in.enable_dp_attention ? in.dp : 1;
+  if (auto n = SglangLargestRunningRequests(ti, budget)) {
+    for (int64_t k = *n; k >= std::max<int64_t>(1, *n - 8); --k) {  // the re-plan may move the slice a little
+      PlanInput t = in;
+      t.max_running_requests = k;
+      const std::string why = checked(t, false);
+      if (why.empty()) continue;
+      table_remedies.push_back(MakeRemedy("--max-running-requests", std::to_string(k), "decrease",
+                                          "the table's rows are the request slots (" +
+                                              WithCommas(p.figures["request_table_rows"].get<int64_t>()) +
+                                              " now): " + why));
+      break;
+    }
+  }
+  // The largest lower fraction whose slice holds the table beside SGLang's headroom, else
+  // (a side note) the largest that starts.
+  std::optional<Remedy> fraction;
+  for (bool serve : {true, false}) {
+    for (int k = static_cast<int>(std::floor(p.fraction * 100 + 1e-9)) - 1; k >= 1 && !fraction; --k) {
+      PlanInput t = in;
+      SetFraction(t, k / 100.0);
+      const std::string why = checked(t, serve);
+      if (!why.empty()) {
+        fraction = MakeRemedy("--mem-fraction-static", Fixed2(k / 100.0), "decrease",
+                              "a larger slice kept back, a smaller KV pool: " + why);
+      }
+    }
+    if (fraction && serve && !serves) {
+      p.remedies = {*fraction};
+      p.remedies.insert(p.remedies.end(), table_remedies.begin(), table_remedies.end());
+      return;
+    }
+    if (fraction) break;
+  }
+  p.remedies = table_remedies;
+  if (fraction) p.remedies.push_back(*fraction);
+}
+}  // namespace
+
 void AddRemedies(const PlanInput& in, Plan& p) {
+  if (!p.fits && p.figures.contains("request_table_short")) return AddSglangRequestTableRemedies(in, p);
   if (!p.fits && p.failure == "cuda_graph_capture_oom" && in.framework == "vllm") AddVllmCaptureRemedies(in, p);
   if (!p.fits && p.failure == "cuda_graph_capture_oom" && in.framework == "tgi") AddTgiCaptureRemedies(in, p);
   if (p.fits || p.failure == "cuda_graph_capture_oom") return;

@@ -18,8 +18,9 @@ LedgerRow BuildLedgerRow(const RankMemory& m) {
   row.graphs_bytes = m.graphs_bytes;
   // SGLang captures graphs inside the (1 - f) slice it kept back (sglang-source.md §1.1):
   // they only cost extra where they outgrow it.
-  double held_back = m.graphs_inside_reserved ? std::max(m.reserved_bytes, m.graphs_bytes)
-                                              : m.reserved_bytes + m.graphs_bytes;
+  // Its request table is paid from the same slice, before the graphs (sglang_request_table.h).
+  const double inside = m.graphs_bytes + m.reserved_use_bytes;
+  double held_back = m.graphs_inside_reserved ? std::max(m.reserved_bytes, inside) : m.reserved_bytes + inside;
   row.left_bytes = m.free_at_init_bytes - m.weights_bytes - m.other_bytes - m.kv_pool_bytes - held_back;
   return row;
 }

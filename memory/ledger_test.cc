@@ -33,6 +33,14 @@ TEST(LedgerTest, GraphsInsideReservedCountOnlyPastIt) {
   EXPECT_NEAR(BuildLedgerRow(m).left_bytes / kGiB, -1, 1e-9);  // 3 GiB past the slice, 2 free
   m.graphs_inside_reserved = false;
   EXPECT_NEAR(BuildLedgerRow(m).left_bytes / kGiB, -9, 1e-9);
+  // SGLang's request table is paid from the slice before the graphs: the two together count
+  // only past it (sglang_request_table.h).
+  m.graphs_inside_reserved = true;
+  m.graphs_bytes = 3 * kGiB;
+  m.reserved_use_bytes = 4 * kGiB;
+  EXPECT_NEAR(BuildLedgerRow(m).left_bytes / kGiB, 2, 1e-9);  // 7 of the 8 GiB slice
+  m.reserved_use_bytes = 7 * kGiB;
+  EXPECT_NEAR(BuildLedgerRow(m).left_bytes / kGiB, 0, 1e-9);  // 2 GiB past the slice, 2 free
 }
 
 TEST(LedgerTest, RowsSortedTargetThenDraftByRank) {

@@ -522,9 +522,12 @@ struct RankMemory {
   // inside the margin outside its budget): graphs then only count where they
   // exceed `reserved`. false: graphs are a separate consumer.
   bool graphs_inside_reserved = true;
+  // Allocated from that slice before the graphs (SGLang's request table,
+  // sglang_request_table.h): with the graphs, only what outgrows `reserved` counts.
+  double reserved_use_bytes = 0;
 };
-// left = free_at_init - weights - other - kv_pool - (inside ? max(reserved, graphs)
-//                                                          : reserved + graphs)
+// left = free_at_init - weights - other - kv_pool - (inside ? max(reserved, graphs + use)
+//                                                          : reserved + graphs + use)
 // Negative left = shortfall (SGLang: left == rest when the pool is 0).
 LedgerRow BuildLedgerRow(const RankMemory& m);
 std::vector<LedgerRow> BuildLedger(const std::vector<RankMemory>& ranks);
