@@ -2,7 +2,6 @@
 #include "rules/entrypoint.h"
 
 #include <cctype>
-#include <string_view>
 #include <vector>
 
 #include "memory/vllm_entrypoint.h"
@@ -13,18 +12,14 @@ namespace tpt {
 
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // "llm", "serve" or "" for one frame. The class's module is
 // vllm/entrypoints/llm.py in every release (0.2 to 0.28); the OpenAI server's
 // vllm/entrypoints/openai/api_server.py, `vllm serve`'s vllm/entrypoints/cli/serve.py
 // (0.8 on; vllm/scripts.py before), the old demo server vllm/entrypoints/api_server.py.
 std::string EntryOfFrame(const Frame& f) {
-  if (EndsWith(f.file, "vllm/entrypoints/llm.py")) return "llm";
-  if (EndsWith(f.file, "vllm/entrypoints/openai/api_server.py") || EndsWith(f.file, "vllm/entrypoints/cli/serve.py") ||
-      EndsWith(f.file, "vllm/entrypoints/api_server.py") || EndsWith(f.file, "vllm/scripts.py"))
+  if (f.file.ends_with("vllm/entrypoints/llm.py")) return "llm";
+  if (f.file.ends_with("vllm/entrypoints/openai/api_server.py") || f.file.ends_with("vllm/entrypoints/cli/serve.py") ||
+      f.file.ends_with("vllm/entrypoints/api_server.py") || f.file.ends_with("vllm/scripts.py"))
     return "serve";
   // The user's own script calling the class: `llm = LLM(model=...)`, outside vLLM's package.
   if (f.file.find("/vllm/") == std::string::npos && f.file.find("site-packages") == std::string::npos) {
