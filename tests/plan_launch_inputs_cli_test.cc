@@ -9,18 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_run.h"
+#include "tests/plan_cli_run.h"
 
 namespace {
 
-using tpt::test::CmdResult;
 using tpt::test::Quote;
 
 std::string Model(const std::string& name) { return tpt::test::SampleModel(name); }
 
-nlohmann::json Json(const std::string& args) {
-  CmdResult r = tpt::test::Tptriage("plan " + args + " --format json", false);
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
+nlohmann::json Json(const std::string& args) { return tpt::test::PlanJson(args); }
 
 std::string Text(const std::string& args) { return tpt::test::Tptriage("plan " + args, false).out; }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_run.h"
+#include "tests/plan_cli_run.h"
 
 namespace {
 
@@ -17,10 +18,7 @@ using tpt::test::Quote;
 
 std::string Model(const std::string& name) { return tpt::test::SampleModel(name); }
 
-nlohmann::json Plan(const std::string& args) {
-  CmdResult r = tpt::test::Tptriage("plan " + args + " --format json", false);
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
+nlohmann::json Plan(const std::string& args) { return tpt::test::PlanJson(args); }
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
