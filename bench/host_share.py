@@ -3,15 +3,16 @@
 
 python3 bench/host_share.py BIN SET_DIR [--model DIR]
 
-SET_DIR holds one JSON per public log (see /work/holdout29/host/README.md for the fields and
-the rules): host, catalog_gpu, free_gib and free_kind, or a share derived in an earlier session
-(host_share_gib_derived / host_share_pct_derived), or "excluded" with its reason.
+SET_DIR holds one JSON per public log: host, catalog_gpu, total_gib (the total the host reports:
+Windows and WSL2 count the whole card, memory/gpu_catalog.json wddm_mib), free_gib and free_kind
+(after_context: a server's or torch's read after the CUDA context; nvidia_smi_idle), or a share
+derived in an earlier session (host_share_pct_derived), or "excluded" with its reason; "half"
+(fit | aside) where assigned, else the logs sorted by id alternate (fit at even positions).
 
-For each usable log the share is (the plan's Linux free at init for the card, read from
-`BIN plan --gpu CARD`, - the logged free at init) / the catalog total. An idle nvidia-smi
-reading carries no CUDA context, so there the plan's overhead is added back. The logs sorted by
-id alternate between the fit half (even positions) and the aside half (odd); the script prints
-both and the fit half's 80th percentile (linear), the point memory/host_platform.cc uses.
+For each usable log the share is (the reported total - the CUDA context the plan charges for the
+card, read from `BIN plan --gpu CARD` on Linux - the logged free) / the reported total; an idle
+nvidia-smi reading carries no CUDA context, so none is charged there. The script prints both
+halves and the fit half's 80th percentile (linear), the point memory/host_platform.cc uses.
 """
 import json
 import os
@@ -58,18 +59,19 @@ def main():
         if l.get("excluded"):
             print(f"{l['id']:32} excluded: {l['excluded'][:90]}")
             continue
-        total, linux_free = plan_linux(binary, model, l["catalog_gpu"])
+        linux_total, linux_free = plan_linux(binary, model, l["catalog_gpu"])
+        context = linux_total - linux_free  # the CUDA context, NCCL and libraries the plan charges
+        total = l.get("total_gib", linux_total)
         if "host_share_pct_derived" in l:
             share = l["host_share_pct_derived"] / 100
-        elif "host_share_gib_derived" in l:
-            share = l["host_share_gib_derived"] / total
         elif l["free_kind"] == "nvidia_smi_idle":
             share = (total - l["free_gib"]) / total
         else:
-            share = (linux_free - l["free_gib"]) / total
+            share = (total - context - l["free_gib"]) / total
         usable.append((l["id"], l["host"], share))
-    fit = [u for i, u in enumerate(usable) if i % 2 == 0]
-    aside = [u for i, u in enumerate(usable) if i % 2 == 1]
+    halves = {l["id"]: l.get("half") for l in logs}
+    fit = [u for i, u in enumerate(usable) if (halves[u[0]] or ("fit" if i % 2 == 0 else "aside")) == "fit"]
+    aside = [u for u in usable if u not in fit]
     for title, rows in (("fit", fit), ("aside", aside)):
         print(f"\n{title} (n={len(rows)}):")
         for i, h, s in rows:

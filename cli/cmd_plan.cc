@@ -108,7 +108,8 @@ po::options_description Options(PlanFlags& f) {
        "reports (GeForce cards report all their memory on Windows and WSL2, a few hundred MiB less on Linux)")
       ("host", po::value(&f.host),
        "linux (default) | windows | wsl: the OS the server runs on; on Windows (WDDM) and WSL2 the OS and desktop "
-       "hold memory no input sizes, so the range widens and the KV figure is said not to be reliable")
+       "hold memory no input sizes, so the range widens and the KV figure is said not to be reliable; a GeForce "
+       "card's total there is the whole card where the catalog cites it")
       ("free-at-init", po::value(&f.free_at_init),
        "free memory per rank after distributed init (SGLang \"Load weight begin. avail mem=\"); default: total - "
        "context - NCCL - custom all-reduce")
@@ -307,12 +308,21 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     }
     gpu_mem = *b;
   }
+  {
+    auto host = mem::ParseHostPlatform(f.host);
+    if (!host.ok()) return host.status();
+    in.host = *host;
+  }
   if (vm.count("gpu")) {
     auto g = mem::FindGpu(f.gpu);
     if (!g.ok()) return InvalidArgumentError("--gpu: " + g.status().message());
     in.gpu_name = g->name;
     in.total_bytes = gpu_mem.value_or(g->memory_bytes);
-    if (!gpu_mem && g->memory_bytes_low > 0) {
+    // Windows and WSL2 (WDDM) report the whole card where Linux keeps part of it out of the
+    // total: the catalog's cited WDDM total there (gpu_catalog.json wddm_mib).
+    const bool wddm = in.host != mem::HostPlatform::kLinux && !gpu_mem;
+    if (wddm && g->wddm_mib > 0) in.total_bytes = static_cast<double>(g->wddm_mib) * 1024 * 1024;
+    if (!gpu_mem && !wddm && g->memory_bytes_low > 0) {
       in.total_bytes_low = g->memory_bytes_low;
       in.total_low_when = g->memory_low_when;
     }
@@ -324,15 +334,17 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     if (auto alt = mem::GpuAmbiguity(f.gpu); !alt.empty()) in.gpu_name += " [assumed: " + alt + "]";
     if (auto ff = mem::GpuFormFactorOpen(f.gpu); !ff.empty()) in.gpu_name += " [assumed: " + ff + "]";
     if (gpu_mem) in.gpu_name += " [total " + f.gpu_mem + " from --gpu-mem]";
+    if (wddm && g->wddm_mib > 0) {
+      in.gpu_name += " [total " + std::to_string(g->wddm_mib) + " MiB: " + mem::HostPlatformName(in.host) +
+                     " reports the whole card]";
+    } else if (wddm && !g->pcie_peer_access) {
+      in.gpu_name += " [assumed: the native Linux total; " + mem::HostPlatformName(in.host) +
+                     " reports a GeForce card whole: pass --gpu-mem with the total this host reports]";
+    }
   } else if (gpu_mem) {
     in.total_bytes = *gpu_mem;
   } else {
     return InvalidArgumentError("the GPU is unknown: give --gpu NAME (e.g. H100) or --gpu-mem SIZE (e.g. 80GiB)");
-  }
-  {
-    auto host = mem::ParseHostPlatform(f.host);
-    if (!host.ok()) return host.status();
-    in.host = *host;
   }
   // --gpu-mem that is exactly a card's nvidia-smi total (the catalog's, cited) on Linux: that
   // card's CUDA total, which the servers size from (said in RunPlan).

@@ -44,7 +44,7 @@ Status Bad(std::string_view source, const std::string& path, const std::string& 
   return InvalidArgumentError(std::string(source) + ": " + path + ": " + what +
                               " (each entry: {\"name\", \"aliases\": [..], \"memory_gib\": >0, \"arch\", \"sm\": >0, "
                               "\"interconnect\": \"nvlink\"|\"pcie\", optionally \"unified_memory\": true|false, "
-                              "\"pcie_peer_access\": true|false, \"nvidia_smi_mib\": N, \"memory_gib_low\": GiB with "
+                              "\"pcie_peer_access\": true|false, \"nvidia_smi_mib\": N, \"wddm_mib\": N, \"memory_gib_low\": GiB with "
                               "\"memory_low_when\": \"...\"})");
 }
 
@@ -117,6 +117,13 @@ StatusOr<std::vector<GpuInfo>> ParseGpuCatalog(std::string_view json_text, std::
         return Bad(source, path + "/nvidia_smi_mib", "not an integer MiB above memory_gib (nvidia-smi's total)");
       }
       info.nvidia_smi_mib = n.get<int64_t>();
+    }
+    if (g.contains("wddm_mib")) {
+      const auto& n = g["wddm_mib"];
+      if (!n.is_number_integer() || !(n.get<double>() * 1024 * 1024 >= info.memory_bytes)) {
+        return Bad(source, path + "/wddm_mib", "not an integer MiB at or above memory_gib (the total Windows and WSL2 report)");
+      }
+      info.wddm_mib = n.get<int64_t>();
     }
     if (g.contains("memory_gib_low") || g.contains("memory_low_when")) {
       const auto& lo = g.value("memory_gib_low", nlohmann::json());

@@ -285,6 +285,26 @@ TEST(GpuCatalogTest, NvidiaSmiTotalsMapToCudasTotal) {
   EXPECT_NE(bad.status().message().find("/gpus/0/nvidia_smi_mib"), std::string::npos) << bad.status().message();
 }
 
+// The WDDM total (Windows, WSL2) is the whole card: read where cited, and never below the Linux total.
+TEST(GpuCatalogTest, WddmTotalIsReadAndCheckedAgainstTheLinuxTotal) {
+  auto g = FindGpu("RTX 3060");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->wddm_mib, 12288);
+  auto h = FindGpu("H100 SXM");
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->wddm_mib, 0);
+  for (const char* v : {"16000", "16384.5", "\"16384\""}) {
+    auto bad = ParseGpuCatalog(std::string(R"({"gpus":[{"name":"A","memory_gib":16,"arch":"a","sm":89,)"
+                                           R"("interconnect":"pcie","wddm_mib":)") + v + "}]}", "x");
+    ASSERT_FALSE(bad.ok()) << v;
+    EXPECT_NE(bad.status().message().find("/gpus/0/wddm_mib"), std::string::npos) << bad.status().message();
+  }
+  auto ok = ParseGpuCatalog(
+      R"({"gpus":[{"name":"A","memory_gib":16,"arch":"a","sm":89,"interconnect":"pcie","wddm_mib":16384}]})", "x");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)[0].wddm_mib, 16384);
+}
+
 }  // namespace
 }  // namespace tpt::memory
 

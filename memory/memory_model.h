@@ -563,6 +563,9 @@ struct GpuInfo {
   // nvidia-smi's "MiB" total of the card where a public log cites it (0: not cited): above
   // memory_bytes on Linux, where the driver keeps part of the card out of CUDA's total.
   int64_t nvidia_smi_mib = 0;
+  // The total CUDA reports for the card on Windows and WSL2, in MiB, where a public log cites
+  // it (0: not cited): WDDM counts the whole card, the Linux driver keeps part out.
+  int64_t wddm_mib = 0;
   // A lower CUDA total the same card reports on some hosts (ECC on, a newer driver's
   // reserve), and when (0 / "": one total): the plan's range runs down to it.
   double memory_bytes_low = 0;

@@ -214,6 +214,35 @@ TEST(PlanCliTest, GpuMemBesideGpuOverridesTheTotalOnly) {
   EXPECT_EQ(bad.rc, 2) << bad.out;  // a size needs a unit, beside --gpu too
 }
 
+// Windows and WSL2 (WDDM) report a GeForce card whole: with --host the catalog's cited WDDM total
+// (gpu_catalog.json wddm_mib) is the card's total, and the name says so; a GeForce card without a
+// cited one keeps Linux's and says to pass --gpu-mem; --gpu-mem still wins, and Linux is unchanged.
+TEST(PlanCliTest, WindowsAndWslTakeTheWholeGeForceCard) {
+  const std::string args = "--framework vllm --server-version 0.11.0 --params 8B --dtype bf16 --layers 32 "
+                           "--kv-heads 8 --head-dim 128 --max-model-len 8192 --format json ";
+  auto run = [&](const std::string& more) {
+    PlanRun r = Plan(args + more);
+    EXPECT_LE(r.rc, 1) << r.out;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  auto total = [](const nlohmann::json& j) { return j["gpu"]["total_bytes"].get<double>() / kGiB; };
+  auto name = [](const nlohmann::json& j) { return j["gpu"]["name"].get<std::string>(); };
+  EXPECT_NEAR(total(run("--gpu RTX-3060")), 11.62, 1e-9);
+  auto wsl = run("--gpu RTX-3060 --host wsl");
+  EXPECT_NEAR(total(wsl), 12.0, 1e-9);
+  EXPECT_NE(name(wsl).find("12288 MiB: wsl reports the whole card"), std::string::npos) << name(wsl);
+  EXPECT_NEAR(total(run("--gpu RTX-3090 --host windows")), 24.0, 1e-9);
+  EXPECT_NEAR(total(run("--gpu RTX-5090 --host wsl")), 32607.0 / 1024, 1e-9);
+  EXPECT_NEAR(total(run("--gpu RTX-3060 --host wsl --gpu-mem 11GiB")), 11.0, 1e-9);
+  auto uncited = run("--gpu RTX-4090 --host wsl");
+  EXPECT_NEAR(total(uncited), 23.65, 1e-9);
+  EXPECT_NE(name(uncited).find("reports a GeForce card whole: pass --gpu-mem"), std::string::npos) << name(uncited);
+  // A data-centre card keeps its total and says nothing of it.
+  auto t4 = run("--gpu T4 --host windows");
+  EXPECT_NEAR(total(t4), 14.56, 1e-9);
+  EXPECT_EQ(name(t4).find("GeForce"), std::string::npos) << name(t4);
+}
+
 // vLLM V0 profiles a multimodal model on a dummy prompt holding its largest image and a
 // video (Qwen2.5-VL: 16,384 + 16,384 tokens) however short max_model_len is, so the
 // language model's activation peak is that of 32,768 tokens: 4.92 GiB logged on a
