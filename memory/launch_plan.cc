@@ -15,6 +15,7 @@
 #include "memory/vllm_graph_capture.h"
 #include "memory/vllm_nccl_connect.h"
 #include "memory/vllm_runner_v2.h"
+#include "memory/vllm_sampler_warmup.h"
 #include "memory/numeric.h"
 #include "memory/sglang_mamba_states.h"
 #include "memory/sglang_multimodal.h"
@@ -442,12 +443,11 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   if (in.model && !in.cell_bytes && in.pp == 1 && IsV1Era(*era) && ver.ok() && CompareVersions(*ver, {0, 10}) >= 0) {
     internal::SetVllmHybridGroups(in, *in.model, kv, p);  // launch_plan_vllm_hybrid.cc
   }
-  const bool v1 = internal::IsVllmV1(in);
-  if (in.model && v1 && ver.ok() && CompareVersions(*ver, {0, 8}) >= 0 && in.max_num_seqs && in.max_num_batched_tokens) {
-    // The sampler warm-up after the cache (vllm_model.cc; gpu_worker.py compile_or_warm_up_model).
-    kv.sampler_warmup_requests = std::min(*in.max_num_seqs, *in.max_num_batched_tokens);
-    kv.sampler_warmup_bytes = VllmActivationPeakBytes(*in.model, in.tp, kv.sampler_warmup_requests,
-                                                      kv.sampler_warmup_requests, internal::VllmSamplerProfile(in, true));
+  if (auto w = VllmSamplerWarmupOf(in)) {
+    // The sampler warm-up after the cache, the profile's sampler (vllm_sampler_warmup.h).
+    kv.sampler_warmup_requests = w->requests;
+    kv.sampler_warmup_bytes = w->need_bytes;
+    kv.sampler_warmup_high_bytes = w->high_bytes;
     p.figures["sampler_warmup_bytes"] = kv.sampler_warmup_bytes;
     p.figures["sampler_warmup_requests"] = kv.sampler_warmup_requests;
   }
@@ -573,6 +573,9 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
     // launch_plan_remedies.cc.
     p.fits = false;
     p.failure = "warmup_oom";
+  } else if (r->sampler_warmup_may_fail) {
+    SayVllmSamplerWarmupMayFail(kv.sampler_warmup_bytes, kv.sampler_warmup_high_bytes, r->left_for_sampler_bytes,
+                                kv.sampler_warmup_requests, p);
   }
   if (kv.sampler_warmup_bytes > 0) p.figures["left_for_sampler_bytes"] = r->left_for_sampler_bytes;
   if (!p.fits && p.error.empty()) p.error = r->error;
@@ -688,8 +691,8 @@ StatusOr<Plan> Run(const PlanInput& user) {
                 : "older than 0.2.3 is installed (the vllm/vllm-openai images)") +
         " and sorts where it is not (a pip install): the plan prices the sort (" +
         FormatGiB(*in->activation_peak_bytes) + "); with FlashInfer the peak is " +
-        FormatGiB(in->flashinfer_probs_peak_bytes) + " and the pool larger (the range below); pass --activation-peak "
-        "from a launch's log");
+        FormatGiB(in->flashinfer_probs_peak_bytes) + " and the pool larger (the range below)" +
+        VllmFlashInferFallbackNote(*in) + "; pass --activation-peak from a launch's log");
   }
   // The graphs captured after the pool (V0, V1 < 0.21): said, and "may fail" where the
   // capture of NCCL collectives may not fit (launch_plan_vllm_uncertain.cc).

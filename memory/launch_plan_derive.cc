@@ -54,17 +54,6 @@ MmDummy VllmV0MultimodalDummy(const ModelConfig& m, int64_t tokens, int64_t max_
   return d;
 }
 
-// flashinfer_sampler_supported (v1/sample/ops/topk_topp_sampler.py, the 2026 form): CUDA
-// only, FlashInferBackend.supports_compute_capability (7.5 to 12.x) and more than 16 SMs
-// ("top-k masking requires more than 16 SMs"); otherwise vLLM falls back to the native
-// path. Jetson AGX Orin has 16 SMs (2,048 CUDA cores; 14 on the 32 GB module).
-// --vllm-flashinfer absent: the package is not there, so the sampler cannot take it.
-bool FlashInferSamplerRuns(const PlanInput& in) {
-  if (in.vllm_flashinfer == false) return false;
-  if (in.gpu_arch == "cdna3" || in.gpu_arch == "volta") return false;
-  return Lower(in.gpu_name).find("orin") == std::string::npos;
-}
-
 // V0's profiling run size when --max-num-batched-tokens is not given (vllm/config.py
 // SchedulerConfig, vllm/engine/arg_utils.py): without chunked prefill
 // max(max_model_len, 2048), so the activation peak grows with the context; chunked
@@ -168,6 +157,17 @@ int64_t VllmInterleavedWindowCap(const PlanInput& in, const ModelConfig& m) {
 }  // namespace
 
 namespace internal {
+
+// flashinfer_sampler_supported (v1/sample/ops/topk_topp_sampler.py, the 2026 form): CUDA
+// only, FlashInferBackend.supports_compute_capability (7.5 to 12.x) and more than 16 SMs
+// ("top-k masking requires more than 16 SMs"); otherwise vLLM falls back to the native
+// path. Jetson AGX Orin has 16 SMs (2,048 CUDA cores; 14 on the 32 GB module).
+// --vllm-flashinfer absent: the package is not there, so the sampler cannot take it.
+bool FlashInferSamplerRuns(const PlanInput& in) {
+  if (in.vllm_flashinfer == false) return false;
+  if (in.gpu_arch == "cdna3" || in.gpu_arch == "volta") return false;
+  return Lower(in.gpu_name).find("orin") == std::string::npos;
+}
 
 // The engine: --vllm-engine, else V1 from 0.8.0 (its default) and V0 before. The era
 // alone does not say it: 0.6.4-0.6.5 V0 and V1 before 0.9.1 share one budget formula.

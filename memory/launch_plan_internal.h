@@ -47,6 +47,9 @@ StatusOr<Plan> Run(const PlanInput& user);
 // sampler (the default from 0.22) only where vLLM would take it (not on ROCm, below
 // compute capability 7.5 or on a card of 16 SMs or fewer).
 VllmLogitsProfile VllmSamplerProfile(const PlanInput& in, bool v1);
+// Whether vLLM's FlashInfer top-k/top-p sampler can run on this card and install
+// (launch_plan_derive.cc: flashinfer_sampler_supported; --vllm-flashinfer absent says no).
+bool FlashInferSamplerRuns(const PlanInput& in);
 
 // TGI, TensorRT-LLM and LMDeploy (launch_plan_servers.cc): the plan core of each, on the
 // derived input; and the warning when the server shortens a context nobody asked for

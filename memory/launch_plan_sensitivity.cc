@@ -207,6 +207,9 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     // in Run; model_config.h kFlashInferProbs).
     PlanInput hi = in;
     hi.activation_peak_bytes = p.input.flashinfer_probs_peak_bytes;
+    // The warm-up after the pool samples with it too (vllm_sampler_warmup.h), 0.8.x's
+    // fallback included.
+    hi.vllm_flashinfer = true;
     const size_t before = p.sensitivity.size();
     vary(VersionBefore(in.version, {0, 9}) ? "sampler: FlashInfer's (installed, older than 0.2.3) instead of the sort"
                                            : "sampler: FlashInfer's (installed) instead of the sort",

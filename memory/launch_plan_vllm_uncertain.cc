@@ -3,6 +3,7 @@
 // the CUDA graphs captured after the KV pool (V0, V1 < 0.21), whose NCCL collectives may
 // not fit (vllm_graph_capture.h), and V0 before 0.3.1 at a utilization that leaves nothing
 // outside torch's cache after the pool.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -70,9 +71,15 @@ void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool cu
     auto era = VllmEraForVersion(in.version, in.vllm_engine);
     const bool outside = era.ok() && (*era == VllmEra::kV1StartupCheck || *era == VllmEra::kV0NonTorchWholeGpu);
     if (!outside || !in.cuda_graph_bytes || !in.max_num_batched_tokens) return;
-    const std::string u = VllmV1CaptureUnknown(in.version, *in.max_num_batched_tokens, in.model->layers, in.tp,
-                                               custom_all_reduce, left, *in.cuda_graph_bytes);
+    std::string u = VllmV1CaptureUnknown(in.version, *in.max_num_batched_tokens, in.model->layers, in.tp,
+                                         custom_all_reduce, left, *in.cuda_graph_bytes);
     if (u.empty()) return;
+    // The sampler's warm-up comes after the capture, from the same room (vllm_sampler_warmup.h).
+    if (const double warm = p.figures.value("sampler_warmup_bytes", 0.0); warm > 0) {
+      u += "; the sampler's warm-up after the capture needs " + FormatGiB(warm) + " of that room: a capture that takes "
+           "more than " + FormatGiB(std::max(left - warm, 0.0)) + " leaves it too little (\"CUDA out of memory occurred "
+           "when warming up sampler\")";
+    }
     p.unknowns.push_back(u);
     p.figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
     // The sampler's warm-up runs after the capture (gpu_worker.py compile_or_warm_up_model).

@@ -263,6 +263,9 @@ struct VllmKvInput {
   // fragmentation"), from what is left. Its peak (0 = not checked) and its requests.
   double sampler_warmup_bytes = 0;
   int64_t sampler_warmup_requests = 0;
+  // More than sampler_warmup_bytes where the warm-up may take what the profile did not hold
+  // (0.8.x FlashInfer's fallback, vllm_sampler_warmup.h); 0 or equal otherwise.
+  double sampler_warmup_high_bytes = 0;
   double mamba_bytes_per_request = 0;   // all mamba layers of this rank, one request
 };
 
@@ -288,6 +291,7 @@ struct VllmKvResult {
   bool graphs_overflow = false;      // graphs outside budget exceed the margin (capture OOM risk)
   double left_for_graphs_bytes = 0;  // what the KV cache leaves the graphs outside the budget
   bool sampler_warmup_fails = false; // the sampler warm-up after the cache and graphs does not fit
+  bool sampler_warmup_may_fail = false;  // it fits, but not at sampler_warmup_high_bytes
   double left_for_sampler_bytes = 0; // what the cache and graphs leave it
   bool fails = false;
   std::string error;                 // first error the era raises

@@ -564,7 +564,10 @@ double VllmActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int
   // float32, then top_k_top_p_sampling_from_probs by rejection over 32 rounds of uniform
   // samples: model-dtype logits (2) + float32 logits (4) + probabilities (4) = 10 bytes.
   // When a row's rejection fails, top_k_renorm_prob and top_p_renorm_prob each return a
-  // new float32 tensor (up to 8 more; not priced, the dummy rows are not known to fail).
+  // new float32 tensor: the profile is priced without them; the warm-up after the pool may
+  // take them where the profile did not (vllm_sampler_warmup.h: its "may fail"). FlashInfer
+  // 0.2.0-0.2.2's top_k_first renormalises into one copy even when the sample succeeds (14
+  // bytes by that source): not priced here (memory/README.md, task fix22a).
   //
   // The Triton top-k/top-p kernel (kTritonTopKTopP, vllm#33538, 0.16.0 on; read at
   // c656ba3b4 and b92ef9ec5~1, vllm/v1/sample/ops/topk_topp_triton.py

@@ -323,6 +323,8 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
                 std::to_string(in.sampler_warmup_requests) +
                 " dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing "
                 "the engine.";
+    } else if (!r.graphs_overflow && in.sampler_warmup_high_bytes > r.left_for_sampler_bytes) {
+      r.sampler_warmup_may_fail = true;  // the launch is not vouched for (launch_plan.cc)
     }
   }
   return r;
