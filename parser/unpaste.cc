@@ -172,7 +172,7 @@ Status UnpasteSource::Pull() {
     size_t start = 0;
     bool cri_ends = true;
     if (quote_ == 0 && indent_ == 0 && !viewer_lines_ && !glued_ && record_head_.empty() && record_pieces_ == 0 &&
-        (view.empty() || view[0] != '{') && !CriRecord(view, &start, &cri_ends)) {
+        (view.empty() || (view[0] != '{' && view[0] != '|')) && !CriRecord(view, &start, &cri_ends)) {
       if (clean) {
         b.high = unread.high;  // (a line of all-ASCII bytes: none of them high)
       } else {
@@ -241,6 +241,7 @@ Status UnpasteSource::Pull() {
     last_gutter_ = g;
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
+    if (!text.empty() && text[0] == '|') UnwrapTableErrorCell(&text);  // '| x | `RuntimeError: boom` |'
     if (b.fence) StripCodeSpan(&text);
     if (viewer_lines_ && IsViewerRecordLine(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
@@ -307,6 +308,7 @@ void UnpasteSource::Learn() {
         text.erase(0, bars);
       }
       if (IsFenceOrElision(text)) text.clear();  // '> ```' fenced the quoted block
+      if (!text.empty() && text[0] == '|') UnwrapTableErrorCell(&text);  // '> | x | `RuntimeError: ...` |'
       StripCodeSpan(&text);                      // '> `RuntimeError: ...`'
       lines_[i].continues = -1;
     }

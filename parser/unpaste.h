@@ -108,6 +108,15 @@ bool UnboxRichLine(std::string* line);
 // with `|` or `+`. Its rows share one width by construction, so lines of one
 // length there are not a terminal's wrap, and a row is a line of its own.
 bool IsDrawnTableRow(std::string_view line);
+// A Markdown table row an author wrote around an exception line, one cell
+// holding it (`| auto | `RuntimeError: boom` (raised in x) |`, the span's
+// backticks optional): the row replaced by that exception line, as printed, so
+// that it is read. Only a cell that opens with Python's `Type: message` (a
+// dotted type whose last name ends in Error or Exception) counts; the first
+// such cell wins, the text after its closing backtick (the author's comment)
+// goes, and an escaped `\|` is a `|` again. Other rows (a drawn table's, a
+// table of flags or results) stay as they are.
+bool UnwrapTableErrorCell(std::string* line);
 // A container runtime's json-file record (Docker's `{"log":"...\n","stream":
 // "stderr","time":"..."}`, as under /var/lib/docker/containers/ and a
 // docker-shim node's /var/log/containers/) replaced by the line it holds.
