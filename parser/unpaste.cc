@@ -681,6 +681,9 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
       }
     }
   }
+  // A table row the joins made whole again (a terminal cut it at its width):
+  // its exception cell, as Pull does for a row read whole.
+  if (took > 0 && !Trim(Text(first)).empty() && Trim(Text(first))[0] == '|') UnwrapTableErrorCell(&Own(first));
   // The input's last line: cut by the log's end, or by whoever pasted the
   // excerpt (a newline after the cut is no sign it is whole).
   // (Lines after it that hold nothing, once a block quote or indent is taken

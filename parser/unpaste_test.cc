@@ -859,5 +859,20 @@ TEST(UnpasteTable, TheRowIsReadAsItsException) {
   }
   EXPECT_EQ(ReadAll("> | x | `ValueError: quoted` |\n> next\n", Formats()), "ValueError: quoted\nnext\n");
 }
+
+// The row cut at 100 columns (two pieces of the width, then the rest): the
+// terminal-width join makes it whole, and its exception cell is the line.
+TEST(UnpasteTable, ARowCutAtAWidthIsJoinedThenUnwrapped) {
+  const std::string row =
+      "| default (`prefill=trtllm, decode=trtllm`) | `RuntimeError: Error in function 'TllmGenFmhaRunner' at "
+      ".../include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: Unsupported architecture` (from "
+      "`trtllm_batch_decode_with_kv_cache_mla`) |";
+  std::string in;
+  for (size_t p = 0; p < row.size(); p += 100) in += row.substr(p, 100) + "\n";
+  ASSERT_EQ(Lines(in), 3u);
+  EXPECT_EQ(ReadAll(in, Formats()),
+            "RuntimeError: Error in function 'TllmGenFmhaRunner' at .../include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: "
+            "Unsupported architecture\n\n\n");
+}
 }  // namespace
 }  // namespace tpt
