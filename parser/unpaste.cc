@@ -241,8 +241,8 @@ Status UnpasteSource::Pull() {
     last_gutter_ = g;
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
-    if (!text.empty() && text[0] == '|') UnwrapTableErrorCell(&text);  // '| x | `RuntimeError: boom` |'
     if (b.fence) StripCodeSpan(&text);
+    if (!text.empty() && text[0] == '|') UnwrapTableErrorCell(&text);  // '| x | `RuntimeError: boom` |'
     if (viewer_lines_ && IsViewerRecordLine(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
     if (glued_ && GluedRecords(text, &cuts_)) {
@@ -308,8 +308,8 @@ void UnpasteSource::Learn() {
         text.erase(0, bars);
       }
       if (IsFenceOrElision(text)) text.clear();  // '> ```' fenced the quoted block
-      if (!text.empty() && text[0] == '|') UnwrapTableErrorCell(&text);  // '> | x | `RuntimeError: ...` |'
       StripCodeSpan(&text);                      // '> `RuntimeError: ...`'
+      if (!text.empty() && text[0] == '|') UnwrapTableErrorCell(&text);  // '> | x | `RuntimeError: ...` |'
       lines_[i].continues = -1;
     }
   };

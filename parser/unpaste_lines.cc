@@ -359,17 +359,16 @@ bool UnwrapTableErrorCell(std::string* line) {
     if (end >= row.size()) break;
     std::string_view cell = Trim(row.substr(at, end - at));
     at = end + 1;
-    const bool span = !cell.empty() && cell[0] == '`';
-    std::string_view text = span ? cell.substr(1) : cell;
-    if (span) text = text.substr(0, text.find('`'));  // to the span's close (or the cell's end)
-    if (ExceptionTypeLength(text) == 0) continue;
+    if (ExceptionTypeLength(!cell.empty() && cell[0] == '`' ? cell.substr(1) : cell) == 0) continue;
+    // The cell as written: a span and the author's words after it stay, so that
+    // a quotation reads as one (rules/prose.cc: a message in a span closed on
+    // its line is quoted, evidence only in a bug report).
     std::string out;
-    out.reserve(text.size());
-    for (size_t k = 0; k < text.size(); ++k) {
-      if (text[k] == '\\' && k + 1 < text.size() && text[k + 1] == '|') continue;
-      out += text[k];
+    out.reserve(cell.size());
+    for (size_t k = 0; k < cell.size(); ++k) {
+      if (cell[k] == '\\' && k + 1 < cell.size() && cell[k + 1] == '|') continue;
+      out += cell[k];
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
     *line = std::move(out);
     return true;
   }

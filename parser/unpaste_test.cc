@@ -815,18 +815,18 @@ std::string Unwrapped(std::string line) {
 }
 
 TEST(UnpasteTable, TheCellThatHoldsAnExceptionLineIsTheLine) {
-  // A results table in an issue: the second cell quotes the error in a code span
-  // and comments after it.
+  // A results table in an issue: the second cell quotes the error in a code
+  // span and comments after it; the cell stays as written (a quotation).
   EXPECT_EQ(Unwrapped("| trtllm (`prefill=trtllm, decode=trtllm`) | `tvm.error.InternalError: Error in function "
                       "'TllmGenFmhaRunner' at .../fmhaRunner.cuh:37: Unsupported architecture` (raised from "
                       "`_forward_trtllm`) |"),
-            "tvm.error.InternalError: Error in function 'TllmGenFmhaRunner' at .../fmhaRunner.cuh:37: Unsupported "
-            "architecture");
+            "`tvm.error.InternalError: Error in function 'TllmGenFmhaRunner' at .../fmhaRunner.cuh:37: Unsupported "
+            "architecture` (raised from `_forward_trtllm`)");
   // Without backticks, indented, and an escaped bar inside the message.
   EXPECT_EQ(Unwrapped("  | fp8 KV | RuntimeError: shapes a \\| b differ |"), "RuntimeError: shapes a | b differ");
   // The first cell that holds one wins.
-  EXPECT_EQ(Unwrapped("| x | `ValueError: one` | `KeyError: 'two'` |"), "ValueError: one");
-  EXPECT_EQ(Unwrapped("| `torch.OutOfMemoryError: CUDA out of memory.` |"), "torch.OutOfMemoryError: CUDA out of memory.");
+  EXPECT_EQ(Unwrapped("| x | `ValueError: one` | `KeyError: 'two'` |"), "`ValueError: one`");
+  EXPECT_EQ(Unwrapped("| torch.OutOfMemoryError: CUDA out of memory. |"), "torch.OutOfMemoryError: CUDA out of memory.");
 }
 
 TEST(UnpasteTable, OtherRowsStay) {
@@ -843,36 +843,39 @@ TEST(UnpasteTable, OtherRowsStay) {
               "| ValueError: a row that is not closed"});
 }
 
-// Through the paste layer: the row becomes its exception line, as an
-// exception line is read; the lines around it stay, one for one.
+// Through the paste layer: the row becomes its exception cell, on the row's
+// line; the lines around it stay, one for one. A cell without a span is the
+// bare exception line; a span is kept (StripCodeSpan does not take it: it is a
+// quotation in a table, rules/prose.cc decides), in a '> ' quote too.
 TEST(UnpasteTable, TheRowIsReadAsItsException) {
   const std::string in =
       "| backend | result |\n"
       "|---|---|\n"
-      "| fa3 | `RuntimeError: CUDA error: no kernel image is available for execution on the device` (at warm-up) |\n"
+      "| fa3 | RuntimeError: CUDA error: no kernel image is available for execution on the device |\n"
+      "| fa2 | `ValueError: head_size 576 not supported` (at warm-up) |\n"
       "next line\n";
   const std::string out =
       "| backend | result |\n|---|---|\nRuntimeError: CUDA error: no kernel image is available for execution on the "
-      "device\nnext line\n";
+      "device\n`ValueError: head_size 576 not supported` (at warm-up)\nnext line\n";
   for (const FormatSet* formats : {static_cast<const FormatSet*>(nullptr), Formats()}) {
     EXPECT_EQ(ReadAll(in, formats), out) << (formats ? "with" : "without") << " the formats";
   }
-  EXPECT_EQ(ReadAll("> | x | `ValueError: quoted` |\n> next\n", Formats()), "ValueError: quoted\nnext\n");
+  EXPECT_EQ(ReadAll("> | x | `ValueError: quoted` |\n> next\n", Formats()), "`ValueError: quoted`\nnext\n");
 }
 
 // The row cut at 100 columns (two pieces of the width, then the rest): the
 // terminal-width join makes it whole, and its exception cell is the line.
 TEST(UnpasteTable, ARowCutAtAWidthIsJoinedThenUnwrapped) {
   const std::string row =
-      "| default (`prefill=trtllm, decode=trtllm`) | `RuntimeError: Error in function 'TllmGenFmhaRunner' at "
-      ".../include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: Unsupported architecture` (from "
-      "`trtllm_batch_decode_with_kv_cache_mla`) |";
+      "| default (`prefill=trtllm, decode=trtllm`) | RuntimeError: Error in function 'TllmGenFmhaRunner' at "
+      ".../include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: Unsupported architecture, from "
+      "trtllm_batch_decode_with_kv_cache_mla |";
   std::string in;
   for (size_t p = 0; p < row.size(); p += 100) in += row.substr(p, 100) + "\n";
   ASSERT_EQ(Lines(in), 3u);
   EXPECT_EQ(ReadAll(in, Formats()),
             "RuntimeError: Error in function 'TllmGenFmhaRunner' at .../include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: "
-            "Unsupported architecture\n\n\n");
+            "Unsupported architecture, from trtllm_batch_decode_with_kv_cache_mla\n\n\n");
 }
 }  // namespace
 }  // namespace tpt
