@@ -172,7 +172,7 @@ Status UnpasteSource::Pull() {
     size_t start = 0;
     bool cri_ends = true;
     if (quote_ == 0 && indent_ == 0 && !viewer_lines_ && !glued_ && record_head_.empty() && record_pieces_ == 0 &&
-        (view.empty() || view[0] != '{') && !CriRecord(view, &start, &cri_ends)) {
+        (view.empty() || (view[0] != '{' && view[0] != '|')) && !CriRecord(view, &start, &cri_ends)) {
       if (clean) {
         b.high = unread.high;  // (a line of all-ASCII bytes: none of them high)
       } else {
@@ -242,6 +242,7 @@ Status UnpasteSource::Pull() {
     if (gutter_ && g >= 0) text.erase(0, start);
     if ((b.fence || text.size() <= 8) && IsFenceOrElision(text)) text.clear();
     if (b.fence) StripCodeSpan(&text);
+    if (!text.empty() && text[0] == '|') UnwrapTableErrorCell(&text);  // '| x | `RuntimeError: boom` |'
     if (viewer_lines_ && IsViewerRecordLine(text)) text.clear();
     if (b.box) UnboxRichLine(&text);
     if (glued_ && GluedRecords(text, &cuts_)) {
@@ -308,6 +309,7 @@ void UnpasteSource::Learn() {
       }
       if (IsFenceOrElision(text)) text.clear();  // '> ```' fenced the quoted block
       StripCodeSpan(&text);                      // '> `RuntimeError: ...`'
+      if (!text.empty() && text[0] == '|') UnwrapTableErrorCell(&text);  // '> | x | `RuntimeError: ...` |'
       lines_[i].continues = -1;
     }
   };
@@ -679,6 +681,9 @@ void UnpasteSource::EmitFront(char* buf, size_t cap, size_t* filled) {
       }
     }
   }
+  // A table row the joins made whole again (a terminal cut it at its width):
+  // its exception cell, as Pull does for a row read whole.
+  if (took > 0 && !Trim(Text(first)).empty() && Trim(Text(first))[0] == '|') UnwrapTableErrorCell(&Own(first));
   // The input's last line: cut by the log's end, or by whoever pasted the
   // excerpt (a newline after the cut is no sign it is whole).
   // (Lines after it that hold nothing, once a block quote or indent is taken

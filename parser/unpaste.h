@@ -108,6 +108,17 @@ bool UnboxRichLine(std::string* line);
 // with `|` or `+`. Its rows share one width by construction, so lines of one
 // length there are not a terminal's wrap, and a row is a line of its own.
 bool IsDrawnTableRow(std::string_view line);
+// A Markdown table row an author wrote around an exception line, one cell
+// holding it (`| auto | `RuntimeError: boom` (raised in x) |`, the span's
+// backticks optional): the row replaced by that cell, so that the exception
+// line is read on its own line. Only a cell that opens (after its span's
+// backtick) with Python's `Type: message` (a dotted type whose last name ends in
+// Error or Exception) counts; the first such cell wins. The cell is kept as
+// written, its span and the words after it included (an escaped `\|` is a `|`
+// again): a message quoted in a span stays a quotation, which the rules take as
+// evidence only in a bug report (rules/prose.cc), as they do a quotation in a
+// sentence. Other rows (a drawn table's, nvidia-smi's, a table of flags) stay.
+bool UnwrapTableErrorCell(std::string* line);
 // A container runtime's json-file record (Docker's `{"log":"...\n","stream":
 // "stderr","time":"..."}`, as under /var/lib/docker/containers/ and a
 // docker-shim node's /var/log/containers/) replaced by the line it holds.

@@ -328,6 +328,53 @@ bool IsDrawnTableRow(std::string_view line) {
   return line.find('|', 1) < line.size() - 1;
 }
 
+namespace {
+// `Type: ` (or `Type:` at the end) at the start of `s`: a dotted Python type
+// name whose last part ends in Error or Exception (tvm.error.InternalError,
+// torch.OutOfMemoryError, RuntimeError). Its length to the colon, else 0.
+size_t ExceptionTypeLength(std::string_view s) {
+  size_t i = 0, part = 0;
+  while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '.')) {
+    if (s[i] == '.') part = i + 1;
+    ++i;
+  }
+  if (i == 0 || i >= s.size() || s[i] != ':' || (i + 1 < s.size() && s[i + 1] != ' ')) return 0;
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) return 0;
+  std::string_view last = s.substr(part, i - part);
+  auto ends = [&](std::string_view suffix) {
+    return last.size() > suffix.size() && last.substr(last.size() - suffix.size()) == suffix;
+  };
+  return ends("Error") || ends("Exception") ? i : 0;
+}
+}  // namespace
+
+bool UnwrapTableErrorCell(std::string* line) {
+  std::string_view row = Trim(*line);
+  if (row.size() < 5 || row.front() != '|' || row.back() != '|') return false;
+  size_t at = 1;
+  while (at < row.size()) {
+    // The cell runs to the next bar that is not escaped (GitHub's tables: `\|`).
+    size_t end = at;
+    while (end < row.size() && !(row[end] == '|' && row[end - 1] != '\\')) ++end;
+    if (end >= row.size()) break;
+    std::string_view cell = Trim(row.substr(at, end - at));
+    at = end + 1;
+    if (ExceptionTypeLength(!cell.empty() && cell[0] == '`' ? cell.substr(1) : cell) == 0) continue;
+    // The cell as written: a span and the author's words after it stay, so that
+    // a quotation reads as one (rules/prose.cc: a message in a span closed on
+    // its line is quoted, evidence only in a bug report).
+    std::string out;
+    out.reserve(cell.size());
+    for (size_t k = 0; k < cell.size(); ++k) {
+      if (cell[k] == '\\' && k + 1 < cell.size() && cell[k + 1] == '|') continue;
+      out += cell[k];
+    }
+    *line = std::move(out);
+    return true;
+  }
+  return false;
+}
+
 bool UnboxRichLine(std::string* line) {
   size_t top = line->find(kTopLeft), bot = line->find(kBotLeft), bar = line->find(kBar);
   size_t first = std::min({top, bot, bar});

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,15 @@ const FormatSet* Formats() {
 }
 
 size_t Lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+// Lines a transform must leave alone: it says it changed nothing, and it did not.
+void ExpectKept(bool (*transform)(std::string*), std::initializer_list<const char*> lines) {
+  for (const char* keep : lines) {
+    std::string l = keep;
+    EXPECT_FALSE(transform(&l)) << keep;
+    EXPECT_EQ(l, keep);
+  }
+}
 
 // Lines no transform touches are handed on from where they were read (no
 // copy), rewritten ones from a copy: side by side, over many reads of the
@@ -124,12 +134,8 @@ TEST(Unpaste, CodeSpans) {
   EXPECT_EQ(strip("`RuntimeError: set a smaller `--max-running-requests`. n=2,"),
             "RuntimeError: set a smaller `--max-running-requests`. n=2,");
   // A program's own quoting, and text that is not a span.
-  for (const char* keep : {"`torch_dtype` is deprecated! Use `dtype` instead!", "`torch_dtype` is deprecated!",
-                           "ERROR x `y` z", "` not a span`", "```", "use ``x``", "plain line"}) {
-    std::string l = keep;
-    EXPECT_FALSE(StripCodeSpan(&l)) << keep;
-    EXPECT_EQ(l, keep);
-  }
+  ExpectKept(StripCodeSpan, {"`torch_dtype` is deprecated! Use `dtype` instead!", "`torch_dtype` is deprecated!",
+                             "ERROR x `y` z", "` not a span`", "```", "use ``x``", "plain line"});
 }
 
 TEST(Unpaste, CodeSpanLinesThroughTheSource) {
@@ -800,6 +806,76 @@ TEST(Unpaste, FenceAndElisionLinesComeOutBlank) {
   const std::string in = "```text\n[2025-06-10 10:01:11 TP0] Loading...\n....\n[...]\n  ```\n`a` and ```b```\nend\n";
   EXPECT_EQ(ReadAll(in, nullptr), "\n[2025-06-10 10:01:11 TP0] Loading...\n\n\n\n`a` and ```b```\nend\n");
   EXPECT_EQ(ReadAll(in, Formats()), "\n[2025-06-10 10:01:11 TP0] Loading...\n\n\n\n`a` and ```b```\nend\n");
+}
+
+// A Markdown table row around an exception line (UnwrapTableErrorCell).
+std::string Unwrapped(std::string line) {
+  UnwrapTableErrorCell(&line);
+  return line;
+}
+
+TEST(UnpasteTable, TheCellThatHoldsAnExceptionLineIsTheLine) {
+  // A results table in an issue: the second cell quotes the error in a code
+  // span and comments after it; the cell stays as written (a quotation).
+  EXPECT_EQ(Unwrapped("| trtllm (`prefill=trtllm, decode=trtllm`) | `tvm.error.InternalError: Error in function "
+                      "'TllmGenFmhaRunner' at .../fmhaRunner.cuh:37: Unsupported architecture` (raised from "
+                      "`_forward_trtllm`) |"),
+            "`tvm.error.InternalError: Error in function 'TllmGenFmhaRunner' at .../fmhaRunner.cuh:37: Unsupported "
+            "architecture` (raised from `_forward_trtllm`)");
+  // Without backticks, indented, and an escaped bar inside the message.
+  EXPECT_EQ(Unwrapped("  | fp8 KV | RuntimeError: shapes a \\| b differ |"), "RuntimeError: shapes a | b differ");
+  // The first cell that holds one wins.
+  EXPECT_EQ(Unwrapped("| x | `ValueError: one` | `KeyError: 'two'` |"), "`ValueError: one`");
+  EXPECT_EQ(Unwrapped("| torch.OutOfMemoryError: CUDA out of memory. |"), "torch.OutOfMemoryError: CUDA out of memory.");
+}
+
+TEST(UnpasteTable, OtherRowsStay) {
+  ExpectKept(UnwrapTableErrorCell,
+             {"| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
+              "| backend | result on SM121 |",
+              "|---|---|",
+              "| `--tp 8` | works |",
+              "| `ErrorCode: 3` | a field, not an exception |",
+              "| RuntimeErrors seen: 3 | none |",
+              "| 0  NVIDIA H100 80GB HBM3   On | 00000000:18:00.0 Off |   0 |",
+              "| x | Error: no type before the colon |",
+              "RuntimeError: not a row",
+              "| ValueError: a row that is not closed"});
+}
+
+// Through the paste layer: the row becomes its exception cell, on the row's
+// line; the lines around it stay, one for one. A cell without a span is the
+// bare exception line; a span is kept (StripCodeSpan does not take it: it is a
+// quotation in a table, rules/prose.cc decides), in a '> ' quote too.
+TEST(UnpasteTable, TheRowIsReadAsItsException) {
+  const std::string in =
+      "| backend | result |\n"
+      "|---|---|\n"
+      "| fa3 | RuntimeError: CUDA error: no kernel image is available for execution on the device |\n"
+      "| fa2 | `ValueError: head_size 576 not supported` (at warm-up) |\n"
+      "next line\n";
+  const std::string out =
+      "| backend | result |\n|---|---|\nRuntimeError: CUDA error: no kernel image is available for execution on the "
+      "device\n`ValueError: head_size 576 not supported` (at warm-up)\nnext line\n";
+  for (const FormatSet* formats : {static_cast<const FormatSet*>(nullptr), Formats()}) {
+    EXPECT_EQ(ReadAll(in, formats), out) << (formats ? "with" : "without") << " the formats";
+  }
+  EXPECT_EQ(ReadAll("> | x | `ValueError: quoted` |\n> next\n", Formats()), "`ValueError: quoted`\nnext\n");
+}
+
+// The row cut at 100 columns (two pieces of the width, then the rest): the
+// terminal-width join makes it whole, and its exception cell is the line.
+TEST(UnpasteTable, ARowCutAtAWidthIsJoinedThenUnwrapped) {
+  const std::string row =
+      "| default (`prefill=trtllm, decode=trtllm`) | RuntimeError: Error in function 'TllmGenFmhaRunner' at "
+      ".../include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: Unsupported architecture, from "
+      "trtllm_batch_decode_with_kv_cache_mla |";
+  std::string in;
+  for (size_t p = 0; p < row.size(); p += 100) in += row.substr(p, 100) + "\n";
+  ASSERT_EQ(Lines(in), 3u);
+  EXPECT_EQ(ReadAll(in, Formats()),
+            "RuntimeError: Error in function 'TllmGenFmhaRunner' at .../include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: "
+            "Unsupported architecture, from trtllm_batch_decode_with_kv_cache_mla\n\n\n");
 }
 }  // namespace
 }  // namespace tpt
