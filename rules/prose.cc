@@ -165,6 +165,28 @@ size_t QuoteCheckedBegin(const PatternSpec* p, const Event& e) {
   return begin;
 }
 
+namespace {
+
+// Where the message of `e` begins: its pattern's (QuoteCheckedBegin), else, for a
+// multi-line record whose start line is a message (vllm.json attn_backend_none_valid, not a
+// traceback's header), the first literal of its start line; npos when neither tells.
+size_t MessageBegin(const FormatSet& formats, const Event& e,
+                    std::map<std::pair<std::string, std::string>, const PatternSpec*>* index) {
+  if (const PatternSpec* p = PatternOf(formats, e, index)) return QuoteCheckedBegin(p, e);
+  for (const BlockSpec& b : formats.blocks()) {
+    if (b.family != e.family || b.id != e.pattern_id) continue;
+    size_t best = std::string_view::npos;
+    for (const std::string& lit : b.literals) {
+      size_t at = lit.empty() ? std::string_view::npos : e.text.find(lit);
+      best = std::min(best, at);
+    }
+    return best;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 bool SentenceBefore(std::string_view pre) {
   // A program's prefix: brackets, parentheses, braces, '=' or '|' (a level,
   // a rank, a pid, key=value, a table) anywhere before the message; unless the
@@ -203,7 +225,7 @@ size_t MarkSentenceMentions(const FormatSet& formats, std::vector<Event>* events
   size_t n = 0;
   for (Event& e : *events) {
     if (marked_lines.count({e.source, e.line})) continue;
-    size_t begin = QuoteCheckedBegin(PatternOf(formats, e, &index), e);
+    size_t begin = MessageBegin(formats, e, &index);
     if (begin == std::string_view::npos || begin > e.text.size()) continue;
     if (!SentenceBefore(std::string_view(e.text).substr(0, begin))) continue;
     e.Set(kProseMention, true);
@@ -237,7 +259,7 @@ std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>*
   std::vector<std::string> names;
   for (const Event& e : *events) {
     if (documents.count(e.source) || reports.count(e.source) || marked(e) || FirstPersonAccount(e.text)) continue;
-    if (QuotedInProse(e.text, QuoteCheckedBegin(PatternOf(formats, e, &index), e))) {
+    if (QuotedInProse(e.text, MessageBegin(formats, e, &index))) {
       documents.insert(e.source);
       names.push_back(e.file);
     }
@@ -252,7 +274,7 @@ std::vector<std::string> DropProse(const FormatSet& formats, std::vector<Event>*
     Event& e = (*events)[i];
     bool keep = true;
     if (documents.count(e.source)) {
-      size_t begin = QuoteCheckedBegin(PatternOf(formats, e, &index), e);
+      size_t begin = MessageBegin(formats, e, &index);
       bool quoted = QuotedInProse(e.text, begin);
       keep = !quoted && !DocumentOnly(e.text) && (marked(e) || begin == std::string_view::npos || LogStart(std::string_view(e.text).substr(0, begin)));
     }

@@ -508,6 +508,16 @@ TEST(ConsistencyEvidence, DocumentsQuotingLogLinesAreNoEvidence) {
   EXPECT_EQ(both.out.find("reads as a document"), std::string::npos) << both.out;
   Result s = Analyze("--format json '" + served + "'");
   EXPECT_EQ(json::parse(s.out, nullptr, false)["root_cause"], "none") << s.out;
+  // In a document, a multi-line record whose start line is a message (vLLM's attention
+  // selector, read as one record even hard-wrapped) quoted in a code span is prose like a
+  // one-line message.
+  std::string record_note = WriteTemp(
+      "tpt_record_note.md",
+      "Notes\n\n- the selector (see cuda.py): `No valid attention backend found for cuda with\n"
+      "  AttentionSelectorConfig(...). Reasons: {BACKEND: [...], ...}` ends the start-up.\n"
+      "- SGLang dies with \"Not enough memory. Please try to increase --mem-fraction-static\" at 0.5.\n");
+  Result rn = Analyze("--format json '" + record_note + "'");
+  EXPECT_EQ(json::parse(rn.out, nullptr, false)["root_cause"], "no_evidence") << rn.out;
 }
 
 // `none` needs a run that got somewhere; a training job's NCCL set-up is one
