@@ -15,6 +15,8 @@
 #include "memory/vllm_performance_mode.h"
 #include "memory/vllm_fused_moe.h"
 #include "memory/sglang_dp_attention.h"
+#include "memory/vllm_v0_gemma3.h"
+#include "memory/vllm_v0_graphs.h"
 #include "memory/vllm_v0_internvl.h"
 #include "memory/vllm_v0_mllama.h"
 #include "memory/vllm_v0_reserved.h"
@@ -378,6 +380,10 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       double v0_encoder_phase = 0;  // V0: the encoder's call inside the forward, with what is held
       // V0 InternVL (vllm_v0_internvl.h): the dummy images from --limit-mm-per-prompt (1 by
       // default), InternViT over all their tiles before the language model's run.
+      const VllmV0Gemma3Profile g3 =
+          v1 ? VllmV0Gemma3Profile{}
+             : VllmV0Gemma3(*in.model, in.version, in.tp, tokens, *in.max_num_seqs,
+                            in.mm_limits && in.mm_limits->given ? in.mm_limits->image : 1);
       const VllmV0InternVlProfile ivl =
           v1 ? VllmV0InternVlProfile{}
              : VllmV0InternVl(*in.model, in.version, in.tp, tokens, *in.max_num_seqs,
@@ -402,6 +408,14 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
         v0_encoder_phase = ml.floor;
         in.activation_floor_bytes = ml.floor;
         mm_note = "; " + ml.arithmetic;
+      } else if (g3.modelled) {
+        // V0 Gemma-3 (vllm_v0_gemma3.h): sequences capped by its images' tokens, SigLIP over
+        // all their images at once, the language model's run beside their pixels and embeddings.
+        tokens = g3.lm_tokens;
+        seqs = g3.seqs;
+        held = g3.held;
+        v0_encoder_phase = g3.encoder_phase;
+        mm_note = "; " + g3.arithmetic;
       } else if (!v1 && in.model->mm_item_tokens > 0 && !in.model->vit_siglip) {  // V0: the Qwen processors read
         const MmDummy d = VllmV0MultimodalDummy(*in.model, tokens, *in.max_num_seqs, in.context_length.value_or(tokens));
         tokens = d.lm_tokens;
@@ -451,7 +465,7 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       }
       ModelConfig text_only;
       const ModelConfig* lm = &*in.model;
-      if (enc.modelled || v0_encoder_phase > 0 || ivl.modelled) {
+      if (enc.modelled || v0_encoder_phase > 0 || ivl.modelled || g3.modelled) {
         text_only = *in.model;
         text_only.vision_max_patches = 0;  // the encoder is priced above, not by the rough term
         lm = &text_only;
@@ -559,7 +573,8 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
       in.flashinfer_probs_peak_bytes = !fi_point && fi_peak < peak ? fi_peak : 0;
       in.encoder_profile_unmodelled =
           in.model->vision_params > 0 &&
-          (v1 ? !enc.modelled : !ivl.modelled && (in.model->mm_item_tokens == 0 || in.model->vit_siglip));
+          (v1 ? !enc.modelled
+              : !ivl.modelled && !g3.modelled && (in.model->mm_item_tokens == 0 || in.model->vit_siglip));
       assumptions.push_back("activation peak " + FormatGiB(*in.activation_peak_bytes) + " estimated for a profiling run of " +
                             std::to_string(*in.max_num_batched_tokens) + " tokens and " +
                             std::to_string(*in.max_num_seqs) + " sequences (max_num_batched_tokens, max_num_seqs" +
@@ -587,6 +602,13 @@ StatusOr<PlanInput> Derive(const PlanInput& user, std::vector<std::string>& assu
                             " (estimate; logged 0.06-0.36 GiB) captured after the KV cache, outside the "
                             "--gpu-memory-utilization budget (V1 before 0.21); pass --cuda-graph-mem, or "
                             "--enforce-eager for none");
+    } else if (era.ok() && !v1 && !in.cuda_graph_bytes && !in.enforce_eager && in.model && in.max_num_seqs) {
+      // V0 captures a whole-model graph a batch size after the KV cache (vllm_v0_graphs.h).
+      const VllmV0Graphs g = VllmV0GraphsFor(*in.model, in.version, *in.max_num_seqs, in.pp);
+      if (g.captured) {
+        in.cuda_graph_bytes = g.point_bytes;
+        assumptions.push_back(g.why);
+      }
     }
   }
   return in;

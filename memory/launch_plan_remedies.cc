@@ -162,6 +162,20 @@ void AddVllmCaptureRemedies(const PlanInput& in, Plan& p) {
                                  WithCommas(lower->second.kv_tokens) + " tokens, holding " + useful_what +
                                  " (checked with this plan)"));
   }
+  if (!IsVllmV1(in) && !in.cuda_graph_bytes) {
+    // V0 captures a graph a batch size up to max_num_seqs padded (vllm_v0_graphs.h), as
+    // capture_model's message advises: the largest halving whose graphs fit.
+    for (int64_t n = in.max_num_seqs.value_or(256) / 2; n >= 1; n /= 2) {
+      PlanInput t = in;
+      t.max_num_seqs = n;
+      auto q = Run(t);
+      if (!q.ok() || !q->fits || q->usable_tokens < useful) continue;
+      out.push_back(MakeRemedy("--max-num-seqs", std::to_string(n), "decrease",
+                               "V0 captures one graph a batch size up to max_num_seqs: fewer graphs fit after the "
+                               "cache, with a pool of " + WithCommas(q->kv_tokens) + " tokens (checked with this plan)"));
+      break;
+    }
+  }
   PlanInput eager = in;
   eager.enforce_eager = true;
   eager.cuda_graph_bytes.reset();

@@ -172,6 +172,17 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
          "pool leaves (not sized by vLLM's source)",
          lo, hi);
   }
+  if (p.figures.contains("v0_graph_high_bytes") && !in.cuda_graph_bytes && !in.enforce_eager) {
+    // vLLM V0's graphs after the KV cache (vllm_v0_graphs.h): what a graph takes a layer is
+    // measured, not sized by vLLM's source; the pool is the same at both ends of the logged
+    // range, the outcome may not be.
+    PlanInput lo = in, hi = in;
+    lo.cuda_graph_bytes = p.figures["v0_graph_high_bytes"].get<double>();
+    hi.cuda_graph_bytes = p.figures["v0_graph_low_bytes"].get<double>();
+    vary("CUDA graphs (V0) captured after the KV cache: " + FormatGiB(*hi.cuda_graph_bytes) + "-" +
+             FormatGiB(*lo.cuda_graph_bytes) + " (0.16-2.0 MiB a graph and layer on the logged launches)",
+         lo, hi);
+  }
   if (p.figures.contains("mrv2_smaller_bytes") && p.figures.contains("activation_peak_bytes")) {
     // vLLM's Model Runner V2, the default runner here (unknown: in Run, vllm_runner_v2.h):
     // its profile up to twice the legacy estimate, which its source does not explain, so

@@ -1,7 +1,8 @@
 // launch_plan_vllm_uncertain.cc: the vLLM verdicts that rest on what no input sizes, said
 // as such (Plan::outcome_certain): the startup check on a card known only by its size, and
 // the CUDA graphs captured after the KV pool (V0, V1 < 0.21), whose NCCL collectives may
-// not fit (vllm_graph_capture.h), and V0 before 0.3.1 at a utilization that leaves nothing
+// not fit (vllm_graph_capture.h), V0's measured up to its logged high end (vllm_v0_graphs.h),
+// and V0 before 0.3.1 at a utilization that leaves nothing
 // outside torch's cache after the pool.
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "memory/memory_model.h"
 #include "memory/numeric.h"
 #include "memory/vllm_graph_capture.h"
+#include "memory/vllm_v0_graphs.h"
 
 namespace tpt::memory::internal {
 
@@ -87,13 +89,20 @@ void SayVllmCaptureAfterPool(const PlanInput& in, const PlanInput& user, bool cu
                       p);
     return;
   }
-  // V0 captures its graphs after the pool too (vllm_graph_capture.h), priced at none.
+  // V0 captures a whole-model graph a batch size after the pool (vllm_v0_graphs.h): priced,
+  // its logged range said, and at TP > 1 without the custom all-reduce with NCCL collectives.
+  const VllmV0Graphs g = VllmV0GraphsFor(*in.model, in.version, in.max_num_seqs.value_or(256), in.pp);
+  if (!g.captured) return;
   const std::string u = VllmV0CaptureUnknown(in.version, in.max_num_seqs.value_or(256), in.model->layers, in.tp,
-                                             custom_all_reduce, left);
-  if (u.empty()) return;
-  p.unknowns.push_back(u);
-  p.figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
-  SayVllmCaptureMayFail(VllmNcclCaptureRisk(left, 0, 0), p);
+                                             custom_all_reduce, left, g.point_bytes);
+  if (!u.empty()) {
+    p.unknowns.push_back(u);
+    p.figures["nccl_graph_room_bytes"] = left;  // AddSensitivity's range
+  } else if (in.tp <= 1) {  // the per graph and layer range, logged at TP 1
+    p.figures["v0_graph_low_bytes"] = g.low_bytes;  // AddSensitivity's range
+    p.figures["v0_graph_high_bytes"] = g.high_bytes;
+  }
+  SayVllmCaptureMayFail(VllmV0CaptureRisk(left, g, in.tp, in.tp > 1 && !custom_all_reduce), p);
 }
 
 // V0 before 0.3.1 sizes the pool from the free memory right after the profiling run

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "memory/memory_model.h"
+#include "memory/vllm_v0_graphs.h"
 
 namespace tpt::memory {
 
@@ -42,27 +43,19 @@ std::string VllmV1CaptureUnknown(const std::string& version, int64_t max_num_bat
 }
 
 std::string VllmV0CaptureUnknown(const std::string& version, int64_t max_num_seqs, int layers, int tp,
-                                 bool custom_all_reduce, double left_bytes) {
+                                 bool custom_all_reduce, double left_bytes, double priced_bytes) {
   if (tp <= 1 || custom_all_reduce || layers <= 0 || max_num_seqs <= 0) return "";
-  // model_runner.py _get_graph_batch_size: max_num_seqs padded to 1, 2, 4 or a multiple of 8.
-  const int64_t padded = max_num_seqs <= 2 ? max_num_seqs : max_num_seqs <= 4 ? 4 : (max_num_seqs + 7) / 8 * 8;
-  int sizes = 0;
-  int64_t largest = 0;
-  for (int64_t b : {1, 2, 4}) {
-    if (b <= padded) ++sizes, largest = b;
-  }
-  // 0.5.x lists 8..256; later V0 lists 8..8192, both cut at the padded max_num_seqs.
-  for (int64_t b = 8; b <= 8192 && b <= padded; b += 8) ++sizes, largest = b;
-  const int64_t collectives = static_cast<int64_t>(sizes) * layers * 2;
+  const VllmCaptureSizes s = VllmV0CaptureSizes(version, max_num_seqs);
+  if (s.count == 0) return "";
+  const int64_t collectives = static_cast<int64_t>(s.count) * layers * 2;
   return "vLLM " + version + " (V0) captures CUDA graphs after the KV cache, outside the budget: " +
-         std::to_string(sizes) + " batch sizes (1-" + std::to_string(largest) + ")" +
-         (largest > 256 ? " (releases that list sizes only to 256, 0.5.x, stop there)" : "") +
-         ", one graph each, from the " +
+         std::to_string(s.count) + " batch sizes (1-" + std::to_string(s.largest) + "), one graph each, from the " +
          FormatGiB(std::max(left_bytes, 0.0)) + " a rank the pool leaves (\"CUDA graphs can take additional 1~3 GiB "
          "memory per GPU\", model_runner.py); at TP " + std::to_string(tp) + " without the custom all-reduce they capture " +
          std::to_string(collectives) + " NCCL all-reduces, whose memory in CUDA graphs is not sized from vLLM's source "
-         "(NVIDIA/nccl#1234): the plan prices none; a capture that runs out of memory is served by --enforce-eager or a "
-         "lower --gpu-memory-utilization; pass --cuda-graph-mem from a launch's log";
+         "(NVIDIA/nccl#1234): the plan prices " + FormatGiB(priced_bytes) + " (V0's estimate, vllm_v0_graphs.h); a "
+         "capture that runs out of memory is served by --enforce-eager, a lower --gpu-memory-utilization or a smaller "
+         "--max-num-seqs; pass --cuda-graph-mem from a launch's log";
 }
 
 VllmCaptureRisk VllmNcclCaptureRisk(double room_bytes, double priced_bytes, double after_bytes) {

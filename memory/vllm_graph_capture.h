@@ -33,14 +33,13 @@ VllmCaptureSizes VllmV1CaptureSizes(int64_t max_num_batched_tokens);
 std::string VllmV1CaptureUnknown(const std::string& version, int64_t max_num_batched_tokens, int layers, int tp,
                                  bool custom_all_reduce, double left_bytes, double priced_bytes);
 
-// V0's capture (worker/model_runner.py capture_model: _BATCH_SIZES_TO_CAPTURE = [1, 2, 4] +
-// [8 * i for i in range(1, 33)] in 0.5.x, range(1, 1025) later, those up to max_num_seqs
-// padded by _get_graph_batch_size; one whole graph a size, after
-// the KV cache, outside the budget: "CUDA graphs can take additional 1~3 GiB memory per
-// GPU"). The plan prices none for V0; at TP > 1 without the custom all-reduce the same
-// NCCL all-reduces are captured, and the `unknown:` line says so. Empty otherwise.
+// V0's capture (worker/model_runner.py capture_model: one whole graph a batch size, the sizes
+// of VllmV0CaptureSizes, vllm_v0_graphs.h, after the KV cache, outside the budget: "CUDA
+// graphs can take additional 1~3 GiB memory per GPU"), priced at `priced_bytes`
+// (VllmV0GraphsFor); at TP > 1 without the custom all-reduce the same NCCL all-reduces are
+// captured, and the `unknown:` line says so. Empty otherwise.
 std::string VllmV0CaptureUnknown(const std::string& version, int64_t max_num_seqs, int layers, int tp,
-                                 bool custom_all_reduce, double left_bytes);
+                                 bool custom_all_reduce, double left_bytes, double priced_bytes);
 
 // The capture's risk once the KV cache is allocated: `room_bytes` is what the pool leaves
 // (free at init - weights - non-torch - KV), `priced_bytes` the graphs the plan prices,
