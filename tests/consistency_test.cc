@@ -520,6 +520,27 @@ TEST(ConsistencyEvidence, DocumentsQuotingLogLinesAreNoEvidence) {
   EXPECT_EQ(json::parse(rn.out, nullptr, false)["root_cause"], "no_evidence") << rn.out;
 }
 
+// vLLM's attention selector lists every backend's reasons; cut before the list closes, a
+// reason for the GPU may be among the missing ones, so a list that shows only configuration
+// reasons is config_error at 0.5, not the 0.75 of a whole list.
+TEST(ConsistencyEvidence, AttentionSelectorListCutBeforeItClosesIsOnlyPossible) {
+  const std::string head =
+      "(EngineCore_DP0 pid=1044) INFO 06-30 09:13:02 [core.py:93] Initializing a V1 LLM engine (v0.22.0) with config: "
+      "model='/m', tensor_parallel_size=1\n"
+      "ValueError: No valid attention backend found for cuda with\n"
+      "AttentionSelectorConfig(head_size=128, dtype=torch.bfloat16, kv_cache_dtype=fp8,\n"
+      "block_size=None, use_mla=False, use_sparse=False).\n"
+      "Reasons: {\n"
+      "  FLASH_ATTN: [kv_cache_dtype not supported],\n";
+  auto top = [&](const std::string& name, const std::string& text) {
+    json j = json::parse(Analyze("--format json '" + WriteTemp(name, text) + "'").out, nullptr, false);
+    EXPECT_EQ(j["root_cause"], "config_error") << j.dump(1);
+    return j["diagnoses"][0]["confidence"].get<double>();
+  };
+  EXPECT_NEAR(top("tpt_selector_cut.log", head), 0.5, 1e-9);
+  EXPECT_NEAR(top("tpt_selector_whole.log", head + "  FLASHINFER: [non-causal attention not supported]\n}.\n"), 0.75, 1e-9);
+}
+
 // `none` needs a run that got somewhere; a training job's NCCL set-up is one
 // (no serving phases needed).
 TEST(ConsistencyEvidence, TrainingLogWithNcclInitIsHealthy) {
