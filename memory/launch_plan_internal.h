@@ -76,6 +76,9 @@ void SayCoTenantMargin(const PlanInput& in, Plan& p);
 // V1 before 0.9.1: a co-tenant the utilization leaves room for is charged to the budget;
 // where one could empty the pool the start is not vouched for (launch_plan_co_tenant.cc).
 void SayCoTenantChargedInsideTheRoomLeft(const PlanInput& in, double margin_bytes, Plan& p);
+// A GeForce card with more memory than it was sold with (--gpu-mem over the catalog's total):
+// a start that needs the added memory is not vouched for (launch_plan_card_mod.cc).
+void SayModifiedCardUnvouched(const PlanInput& in, Plan& p);
 
 // Each server's own flags for what the remedies change: memory/server_flags.h.
 using ::tpt::memory::FlagsOf;

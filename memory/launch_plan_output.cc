@@ -129,6 +129,7 @@ StatusOr<Plan> MakePlan(const PlanInput& in) {
   }
   internal::AddSensitivity(in, *p);
   internal::SayCoTenantMargin(in, *p);
+  internal::SayModifiedCardUnvouched(in, *p);
   return p;
 }
 
