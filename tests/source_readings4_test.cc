@@ -1,0 +1,49 @@
+// source_readings4_test.cc: log lines whose meaning was read in the
+// frameworks' source (holdout74's misses), and that each reading holds only
+// where the source says it does.
+//   - PyTorch's numbered NCCL result 'NCCL Error <n>: <ncclGetErrorString>'
+//     (torch/csrc/cuda/nccl.cpp throw_nccl_error): n is NCCL's ncclResult_t,
+//     the same result vLLM's pynccl prints as 'NCCL error: <reason>'
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/readings_util.h"
+
+namespace tpt {
+namespace {
+
+using namespace readings;  // Read, AnalyzeText, RunSample, Without
+
+TEST(SourceReadings4, TorchNumberedNcclResultIsTheNcclResultItNumbers) {
+  Analysis a = RunSample("rules/nccl_error/pos_torch_numbered_result_dataparallel.log");
+  ASSERT_EQ(a.root_cause, "nccl_error") << a.verdict;
+  ASSERT_FALSE(a.diagnoses.empty());
+  // 2 is ncclSystemError: the system-error reading, with its usual suspects.
+  EXPECT_NE(a.diagnoses.front().explanation.find("ncclSystemError"), std::string::npos) << a.verdict;
+  // Each result reads as the string form of the same result does
+  // (ncclGetErrorString's text, NVIDIA/nccl src/init.cc).
+  const char* reasons[] = {"unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+                           "unhandled system error (run with NCCL_DEBUG=INFO for details)",
+                           "internal error - please report this issue to the NCCL developers",
+                           "invalid argument (run with NCCL_DEBUG=WARN for details)",
+                           "invalid usage (run with NCCL_DEBUG=WARN for details)",
+                           "remote process exited or there was a network error"};
+  for (int n = 1; n <= 6; ++n) {
+    const std::string reason = reasons[n - 1];
+    Analysis numbered = AnalyzeText("numbered.log", "RuntimeError: NCCL Error " + std::to_string(n) + ": " + reason + "\n");
+    Analysis named = AnalyzeText("named.log", "RuntimeError: NCCL error: " + reason + "\n");
+    EXPECT_EQ(numbered.root_cause, named.root_cause) << n << ": " << numbered.verdict << " | " << named.verdict;
+    EXPECT_NE(numbered.root_cause, "unknown") << n << ": " << numbered.verdict;
+  }
+  // The number decides where the paste cut the text after it.
+  Analysis cut = AnalyzeText("cut.log", "RuntimeError: NCCL Error 2:\n");
+  ASSERT_EQ(cut.root_cause, "nccl_error") << cut.verdict;
+  EXPECT_NE(cut.diagnoses.front().explanation.find("ncclSystemError"), std::string::npos) << cut.verdict;
+  // Not a result: another number, or the words without one.
+  EXPECT_NE(AnalyzeText("other.log", "RuntimeError: NCCL Error 35: whatever\n").root_cause, "nccl_error");
+  EXPECT_NE(RunSample("rules/nccl_error/neg_torch_nccl_error_number_in_prose.log").root_cause, "nccl_error");
+}
+
+}  // namespace
+}  // namespace tpt
