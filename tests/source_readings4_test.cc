@@ -4,6 +4,8 @@
 //   - PyTorch's numbered NCCL result 'NCCL Error <n>: <ncclGetErrorString>'
 //     (torch/csrc/cuda/nccl.cpp throw_nccl_error): n is NCCL's ncclResult_t,
 //     the same result vLLM's pynccl prints as 'NCCL error: <reason>'
+//   - GPUStack's refusal of a vLLM multi-node TP size that does not divide a
+//     worker's GPUs (gpustack/utils/vllm_topology.py, v2.2.0-v2.2.1)
 #include <string>
 
 #include <gtest/gtest.h>
@@ -14,6 +16,12 @@ namespace tpt {
 namespace {
 
 using namespace readings;  // Read, AnalyzeText, RunSample, Without
+
+bool HasRemedy(const Diagnosis& d, const std::string& flag) {
+  for (const Remedy& r : d.remedy)
+    if (r.flag == flag) return true;
+  return false;
+}
 
 TEST(SourceReadings4, TorchNumberedNcclResultIsTheNcclResultItNumbers) {
   Analysis a = RunSample("rules/nccl_error/pos_torch_numbered_result_dataparallel.log");
@@ -43,6 +51,20 @@ TEST(SourceReadings4, TorchNumberedNcclResultIsTheNcclResultItNumbers) {
   // Not a result: another number, or the words without one.
   EXPECT_NE(AnalyzeText("other.log", "RuntimeError: NCCL Error 35: whatever\n").root_cause, "nccl_error");
   EXPECT_NE(RunSample("rules/nccl_error/neg_torch_nccl_error_number_in_prose.log").root_cause, "nccl_error");
+}
+
+TEST(SourceReadings4, GpustackMultinodeTpThatDoesNotDivideAWorkerIsConfiguration) {
+  Analysis a = RunSample("rules/config_error/pos_gpustack_multinode_tp_issue_form.log");
+  ASSERT_EQ(a.root_cause, "config_error") << a.verdict;
+  const Diagnosis& d = a.diagnoses.front();
+  EXPECT_EQ(d.rule, "config_error");
+  // GPUStack's own check, with the worker and its GPU count it names.
+  for (const char* said : {"GPUStack", "worker[1] has 2", "No engine started"})
+    EXPECT_NE(d.explanation.find(said), std::string::npos) << said << ": " << d.explanation;
+  // A TP size that divides every worker, or the GPUStack without the check.
+  for (const char* flag : {"--tensor-parallel-size", "GPUStack version"}) EXPECT_TRUE(HasRemedy(d, flag)) << flag;
+  // Narrow: the file's other refusals are not read as this one.
+  EXPECT_NE(RunSample("rules/config_error/neg_gpustack_multinode_other_refusal.log").root_cause, "config_error");
 }
 
 }  // namespace
