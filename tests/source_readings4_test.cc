@@ -6,6 +6,10 @@
 //     the same result vLLM's pynccl prints as 'NCCL error: <reason>'
 //   - GPUStack's refusal of a vLLM multi-node TP size that does not divide a
 //     worker's GPUs (gpustack/utils/vllm_topology.py, v2.2.0-v2.2.1)
+//   - TensorRT-LLM's 'Engine version ... found in the config file'
+//     (cpp/tensorrt_llm/runtime/gptJsonConfig.cpp parseJson): a run that read
+//     its engine's configuration, as vLLM's 'Initializing an LLM engine ...
+//     with config' is
 #include <string>
 
 #include <gtest/gtest.h>
@@ -65,6 +69,27 @@ TEST(SourceReadings4, GpustackMultinodeTpThatDoesNotDivideAWorkerIsConfiguration
   for (const char* flag : {"--tensor-parallel-size", "GPUStack version"}) EXPECT_TRUE(HasRemedy(d, flag)) << flag;
   // Narrow: the file's other refusals are not read as this one.
   EXPECT_NE(RunSample("rules/config_error/neg_gpustack_multinode_other_refusal.log").root_cause, "config_error");
+}
+
+TEST(SourceReadings4, TrtllmEngineConfigReadIsAStartAsVllmsEngineConfigIs) {
+  const std::string banners = "[TensorRT-LLM] TensorRT-LLM version: 0.16.0\n"
+                              "[TensorRT-LLM] TensorRT-LLM version: 0.16.0\n";
+  // The banners alone: TensorRT-LLM was imported, nothing more.
+  EXPECT_EQ(AnalyzeText("banners.log", banners).root_cause, "no_evidence");
+  for (const char* line : {"[TensorRT-LLM][INFO] Engine version 0.16.0 found in the config file, assuming engine(s) "
+                           "built by new builder API.",
+                           "[TensorRT-LLM][INFO] No engine version found in the config file, assuming engine(s) built "
+                           "by old builder API."}) {
+    Analysis trt = AnalyzeText("trt_cut.log", banners + line + "\n[01/05/2025-10:00:00] [TRT-LLM] [I] Using C++ session\n");
+    EXPECT_EQ(trt.root_cause, "none") << trt.verdict;
+    EXPECT_NE(trt.verdict.find("stops while setting up its ranks"), std::string::npos) << trt.verdict;
+  }
+  // vLLM's engine configuration line, cut at the same stage: the same answer.
+  Analysis vllm = AnalyzeText("vllm_cut.log",
+                              "INFO 01-05 10:00:00 llm_engine.py:232] Initializing an LLM engine (v0.7.3) with config: "
+                              "model='/models/m', tensor_parallel_size=2, pipeline_parallel_size=1\n");
+  EXPECT_EQ(vllm.root_cause, "none") << vllm.verdict;
+  EXPECT_NE(vllm.verdict.find("stops while setting up its ranks"), std::string::npos) << vllm.verdict;
 }
 
 }  // namespace
