@@ -5,7 +5,7 @@
 //     (torch/csrc/cuda/nccl.cpp throw_nccl_error): n is NCCL's ncclResult_t,
 //     the same result vLLM's pynccl prints as 'NCCL error: <reason>'
 //   - GPUStack's refusal of a vLLM multi-node TP size that does not divide a
-//     worker's GPUs (gpustack/utils/vllm_topology.py, v2.2.0-v2.2.1)
+//     worker's GPUs (gpustack/utils/vllm_topology.py, read at v2.2.0; removed in v2.2.2)
 //   - TensorRT-LLM's 'Engine version ... found in the config file'
 //     (cpp/tensorrt_llm/runtime/gptJsonConfig.cpp parseJson): a run that read
 //     its engine's configuration, as vLLM's 'Initializing an LLM engine ...
