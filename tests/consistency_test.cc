@@ -541,6 +541,34 @@ TEST(ConsistencyEvidence, AttentionSelectorListCutBeforeItClosesIsOnlyPossible) 
   EXPECT_NEAR(top("tpt_selector_whole.log", head + "  FLASHINFER: [non-causal attention not supported]\n}.\n"), 0.75, 1e-9);
 }
 
+// vLLM's V0 engine whose store waited out its timeout for clients: a V0 engine given
+// --data-parallel-size waits so for ranks nothing starts (config_error_vllm_v0_data_parallel),
+// so a paste cut before the command line is not the network at 0.8; with the flag, the config.
+TEST(ConsistencyEvidence, V0StoreTimeoutWithoutTheCommandLineIsNotSurelyTheNetwork) {
+  const std::string tail =
+      "ERROR 07-21 10:12:35 [engine.py:458] Timed out after 601 seconds waiting for clients. 2/8 clients joined.\n"
+      "ERROR 07-21 10:12:35 [engine.py:458] Traceback (most recent call last):\n"
+      "ERROR 07-21 10:12:35 [engine.py:458]   File \"/x/vllm/engine/multiprocessing/engine.py\", line 446, in "
+      "run_mp_engine\n"
+      "ERROR 07-21 10:12:35 [engine.py:458]     engine = MQLLMEngine.from_vllm_config(\n"
+      "ERROR 07-21 10:12:35 [engine.py:458]   File \"/x/torch/distributed/rendezvous.py\", line 189, in "
+      "_create_c10d_store\n"
+      "ERROR 07-21 10:12:35 [engine.py:458]     return TCPStore(\n"
+      "ERROR 07-21 10:12:35 [engine.py:458] torch.distributed.DistStoreError: Timed out after 601 seconds waiting "
+      "for clients. 2/8 clients joined.\n";
+  json cut = json::parse(Analyze("--format json '" + WriteTemp("tpt_v0_store_cut.log", tail) + "'").out, nullptr, false);
+  ASSERT_FALSE(cut["diagnoses"].empty()) << cut.dump(1);
+  EXPECT_LT(cut["diagnoses"][0]["confidence"].get<double>(), 0.7) << cut.dump(1);
+  const std::string head =
+      "INFO 07-21 10:02:20 [api_server.py:1395] vLLM API server version 0.9.2\n"
+      "INFO 07-21 10:02:20 [cli_args.py:325] non-default args: {'model': '/m', 'tensor_parallel_size': 2, "
+      "'data_parallel_size': 4}\n"
+      "INFO 07-21 10:02:27 [llm_engine.py:230] Initializing a V0 LLM engine (v0.9.2) with config: model='/m'\n";
+  json whole =
+      json::parse(Analyze("--format json '" + WriteTemp("tpt_v0_store_whole.log", head + tail) + "'").out, nullptr, false);
+  EXPECT_EQ(whole["root_cause"], "config_error") << whole.dump(1);
+}
+
 // `none` needs a run that got somewhere; a training job's NCCL set-up is one
 // (no serving phases needed).
 TEST(ConsistencyEvidence, TrainingLogWithNcclInitIsHealthy) {
