@@ -67,13 +67,13 @@ struct PlanFlags {
   // TGI, TensorRT-LLM, LMDeploy: their memory knob and their names of shared settings.
   std::string server;
   double cuda_memory_fraction = -1, kv_cache_free_gpu_memory_fraction = -1, cache_max_entry_count = -1;
-  std::string backend, runtime_buffers, engine_build;
+  std::string backend, runtime_buffers, engine_build, context_fmha;
   std::string performance_mode;
   std::string cuda_graphs;
   int64_t max_batch_total_tokens = 0;
   int64_t max_input_tokens = 0, max_input_length = 0;
   int64_t session_len = 0, max_seq_len = 0, max_batch_prefill_tokens = 0, max_num_tokens = 0,
-          max_prefill_token_num = 0, max_batch_size = 0;
+          max_prefill_token_num = 0, max_batch_size = 0, max_input_len = 0;
   int num_shard = 0;
 };
 
@@ -202,6 +202,8 @@ po::options_description Options(PlanFlags& f) {
        "TensorRT engine: serve (trtllm-serve builds it from the checkpoint on these GPUs; the default) | "
        "trtllm-build (trtllm-build on this host, from a converted checkpoint) | elsewhere (built before on other "
        "cards); the launch line is that path's")
+      ("context_fmha", po::value(&f.context_fmha), "trtllm-build: enable (default) | disable (unfused, L^2 scratch)")
+      ("max_input_len", po::value(&f.max_input_len), "trtllm-build: longest input (with --context_fmha disable)")
       ("max-batch-total-tokens", po::value(&f.max_batch_total_tokens),
        "TGI: before v0.9.4 the KV cache's tokens (default 16000), allocated before the warm-up prefill; from "
        "v0.9.4 ignored for flash models (inferred), still checked against --max-total-tokens")
@@ -386,11 +388,10 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
     }
     *target = value;
   }
-  TPT_RETURN_IF_ERROR(Positive("tp", tp));
-  TPT_RETURN_IF_ERROR(Positive("pp", pp));
-  TPT_RETURN_IF_ERROR(Positive("dp", dp));
-  TPT_RETURN_IF_ERROR(Positive("ep", f.ep));
-  TPT_RETURN_IF_ERROR(Positive("concurrency", f.concurrency));
+  for (auto [n, v] : {std::pair<const char*, int64_t>{"tp", tp}, {"pp", pp}, {"dp", dp}, {"ep", f.ep},
+                      {"concurrency", f.concurrency}, {"max_input_len", vm.count("max_input_len") ? f.max_input_len : 1}}) {
+    TPT_RETURN_IF_ERROR(Positive(n, v));
+  }
   if (tp > 1024) return InvalidArgumentError("--tp " + std::to_string(tp) + " is beyond any deployment (at most 1024)");
   if (pp > 256) return InvalidArgumentError("--pp " + std::to_string(pp) + " is beyond any deployment (at most 256)");
   if (dp > 4096 || f.ep > 4096) return InvalidArgumentError("--dp/--ep beyond any deployment (at most 4096)");
@@ -587,6 +588,12 @@ StatusOr<mem::PlanInput> ValidatePlanFlags(const PlanFlags& given, const po::var
       return InvalidArgumentError("--engine-build '" + f.engine_build + "': use serve, trtllm-build or elsewhere");
     }
     in.trtllm_engine_build = f.engine_build;
+  }
+  if (vm.count("context_fmha") || vm.count("max_input_len")) {
+    if (fw != "trtllm") return InvalidArgumentError("--context_fmha and --max_input_len are trtllm-build's");
+    if (vm.count("context_fmha")) in.trtllm_context_fmha = f.context_fmha == "enable";
+    if (vm.count("context_fmha") && f.context_fmha != "enable" && f.context_fmha != "disable") return InvalidArgumentError("--context_fmha: enable or disable");
+    if (vm.count("max_input_len")) in.trtllm_max_input_len = f.max_input_len;
   }
   if (vm.count("max-batch-total-tokens")) {
     if (fw != "tgi") return InvalidArgumentError("--max-batch-total-tokens is TGI's");

@@ -436,6 +436,15 @@ StatusOr<Plan> PlanVllm(const PlanInput& in, Plan p) {
   kv.pp = in.pp;
   kv.max_model_len = in.context_length;
   auto ver = ParseVersion(in.version);
+  // Before vllm PR #2031 ("Fix peak memory profiling", first released in 0.2.5): worker.py's
+  // profile_num_available_blocks took peak_memory = torch.cuda.max_memory_allocated() against
+  // total_gpu_memory = get_gpu_memory() (the device's total), so non-torch memory (NCCL, the CUDA
+  // context) and other tenants were not charged (vllm#2136: 1464 blocks on 0.2.3/0.2.4, 112 on 0.2.5).
+  kv.torch_peak_only = *era == VllmEra::kV0PeakWholeGpu && ver.ok() && CompareVersions(*ver, {0, 2, 5}) < 0;
+  if (kv.torch_peak_only) {
+    p.assumptions.push_back("vLLM before 0.2.5 (before PR #2031): the KV budget is util x the device's total less "
+                            "torch's allocated peak (weights + activations); non-torch memory is not charged");
+  }
   // One request's worth of blocks times the requests the pool holds, from 0.20.1
   // (vllm_model.cc VllmKvSizeFromConcurrency); the same as blocks x block for one group
   // unless max_model_len ends inside a block.

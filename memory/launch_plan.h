@@ -74,6 +74,10 @@ struct PlanInput {
   std::string trtllm_engine_build;
   // The build's device memory beyond the engine's weights (closed TensorRT): the ranges' knob.
   std::optional<double> engine_build_extra_bytes;
+  // trtllm-build --context_fmha (unset: not said, on by default) and --max_input_len: with it off the
+  // attention plugin's build scratch grows with max_input_len squared (trtllm_engine_build.cc).
+  std::optional<bool> trtllm_context_fmha;
+  std::optional<int64_t> trtllm_max_input_len;
   // TGI --max-batch-total-tokens: before v0.9.4 the warm-up allocates this many tokens of KV
   // and prefills beside them; from v0.9.4 flash models infer it (the asked value is ignored).
   std::optional<int64_t> max_batch_total_tokens;

@@ -344,6 +344,25 @@ void AddSensitivity(const PlanInput& in, Plan& p) {
     p.sensitivity.push_back({"server version unknown (" + others.front() + " - " + others.back() + ")", lo_t, hi_t,
                              lo_fit, hi_fit});
   }
+  // vLLM 0.2.5 to 0.3.0 at TP > 1 (era kV0PeakWholeGpu after vllm PR #2031): peak = total - free
+  // right after the profiling run, and the logged launches show several GiB a rank more than the
+  // plan prices there (vllm#2136: CodeLlama-13B TP 2 on 2 x RTX 4090, 1464 blocks on 0.2.4, 112 on
+  // 0.2.5, ~7.6 GiB a rank; #2031's Llama-2-70B TP 4 on A100 80GB, 31615 -> 20865 blocks, ~13 GiB),
+  // while at TP 1 the change is the CUDA context alone (7449 -> 7351). What holds it (memory the
+  // TP forward leaves outside torch's allocated peak, not freed before mem_get_info) is not read
+  // in vLLM's or torch's source here, so it is not priced: the pool runs from the point down to none.
+  if (in.framework == "vllm" && in.tp > 1 && !in.non_torch_bytes && p.kv_tokens > 0) {
+    auto era = VllmEraForVersion(in.version, in.vllm_engine);
+    if (era.ok() && *era == VllmEra::kV0PeakWholeGpu && !VersionBefore(in.version, {0, 2, 5})) {
+      PlanInput lo = in;
+      lo.non_torch_bytes = p.non_torch_bytes + static_cast<double>(p.kv_tokens + 1) * static_cast<double>(p.cell_bytes);
+      p.unknowns.push_back("vLLM " + in.version + " at TP " + std::to_string(in.tp) + " (0.2.5-0.3.0, peak = total - "
+                           "free after the profiling run): launches logged several GiB a rank of non-KV memory more "
+                           "than the plan prices (vllm#2136: 7.6 GiB at TP 2; vllm PR #2031: ~13 GiB at TP 4), which "
+                           "no source read here sizes: the pool may be far smaller than the point (the range below)");
+      vary("vLLM 0.2.5-0.3.0 at TP > 1: memory the profile sees beyond the plan's, none to all the pool's", lo, in);
+    }
+  }
   // A start (or a failure) that the plan's own stated range does not keep is not vouched for:
   // the estimates' error bars reach the other outcome.
   if (p.outcome_certain) {

@@ -38,12 +38,19 @@ TEST(VllmUncertainTest, V0BeforePeakFromInitLeavesNoRoomAtUtilizationOne) {
   bool said = false;
   for (const auto& u : full->unknowns) said = said || u.find("outside torch's allocator") != std::string::npos;
   EXPECT_TRUE(said);
-  // 0.99 leaves 0.32 GiB outside torch's cache: vouched for as before.
+  // 0.99 leaves 0.32 GiB outside torch's cache: this rule is silent. (The start is still not
+  // vouched for at TP 8 on 0.2.7: the 0.2.5-0.3.0 TP > 1 range, launch_plan_sensitivity.cc.)
   auto most = MakePlan(V027OnV100(0.99));
   ASSERT_TRUE(most.ok()) << most.status().ToString();
   EXPECT_TRUE(most->fits);
-  EXPECT_TRUE(most->outcome_certain);
   EXPECT_FALSE(most->figures.contains("room_outside_torch_after_pool_bytes"));
+  bool lazy = false, tp_gap = false;
+  for (const auto& u : most->unknowns) {
+    lazy = lazy || u.find("outside torch's allocator") != std::string::npos;
+    tp_gap = tp_gap || u.find("0.2.5-0.3.0") != std::string::npos;
+  }
+  EXPECT_FALSE(lazy);
+  EXPECT_TRUE(tp_gap);
   // From 0.3.1 the budget is measured from init (another era): not this rule.
   PlanInput later = V027OnV100(1.0);
   later.version = "0.4.0";

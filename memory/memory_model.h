@@ -242,6 +242,9 @@ struct VllmKvInput {
   double activation_peak_bytes = 0;  // torch peak increase during profile_run
   double non_torch_bytes = 0;      // NCCL, cuBLAS, custom-AR buffers, context growth
   double cuda_graph_bytes = 0;     // captured graph pool (estimate or "took X GiB")
+  // V0 before 0.2.5 (vllm PR #2031): the profile charged torch's allocated peak alone against
+  // the device's total (VllmTorchPeakOnly), neither non-torch memory nor what was in use at init.
+  bool torch_peak_only = false;
   int64_t bytes_per_token = 0;     // VllmBytesPerToken
   int block_size = 16;
   int pp = 1;

@@ -51,11 +51,30 @@
 //     is told by the source, so it calls no outcome certain that turns on it: the range runs
 //     from nothing beyond the weights to as much again as the weights (a stated bound that
 //     holds the failed build, not a fit).
+//   - With context FMHA off (trtllm-build --context_fmha disable; on by default), the GPT attention
+//     plugin's unfused context path: GPTAttentionPlugin::getWorkspaceSize
+//     (cpp/tensorrt_llm/plugins/gptAttentionPlugin/gptAttentionPlugin.cpp) passes max_num_seq (the
+//     context_lengths input's profile maximum, max_batch_size) and mMaxContextLength (max_input_len)
+//     to GPTAttentionPluginCommon::getWorkspaceSizeForContext (gptAttentionCommon/
+//     gptAttentionCommon.cpp), which sizes, when !mEnableContextFMHA, qk_buf_size = sizeof(T) x
+//     batch x mNumHeads x input_seq_length x kv_length and qk_buf_float_size = sizeof(float) x the
+//     same (mNumHeads is the rank's heads, num_heads / tp; kv_length = input_seq_length without
+//     cross attention), beside q/k/v/qkv buffers linear in the length. The terms are the same in
+//     every stored version of the file, 0.7-era to 0.2x (search-index file ids 4677202398,
+//     441861056, 3351357547, 76655944; the plugin's getWorkspaceSize 2480216603, 980302831); the
+//     v0.10.0 tag's copy itself was not read (the repository's snapshot is over the fetch limit).
+//     TensorRT reserves a plugin's workspace as the engine's scratch at build (TensorRT-LLM#2688:
+//     "requires 210571452800 bytes of scratch space"), so weights + that do not fit -> the build
+//     fails at the attention plugin (TensorRT-LLM#2122, 0.10.0, 4 x 2080 Ti, max_input_len 32256).
 #include "memory/trtllm_engine_build.h"
+
+#include <algorithm>
+#include <optional>
 
 #include "memory/launch_plan_internal.h"
 #include "memory/memory_model.h"
 #include "memory/model_config.h"
+#include "memory/trtllm_engine_tokens.h"
 
 namespace tpt::memory::internal {
 
@@ -82,6 +101,33 @@ double ServeUnquantizedRatio(const PlanInput& in) {
   return b->per_rank_bytes / a->per_rank_bytes;
 }
 
+// The unfused context attention's quadratic scratch (above): batch x heads / tp x L^2 x (sizeof(T) + 4),
+// L = --max_input_len, else the engine's whole sequence (an upper bound: not certain); 0 with FMHA on.
+double ContextWorkspaceBytes(const PlanInput& in, Plan& p, bool& certain) {
+  certain = true;
+  if (!in.trtllm_context_fmha.has_value() || *in.trtllm_context_fmha || !in.model || in.model->heads <= 0) return 0;
+  const std::optional<int64_t> len = in.trtllm_max_input_len ? in.trtllm_max_input_len : in.context_length;
+  if (!len) {
+    p.unknowns.push_back("context FMHA off: the attention plugin's context workspace grows with max_input_len "
+                         "squared; pass --max_input_len to price it");
+    return 0;
+  }
+  // Certain only where the build line's own lengths are known (the batch default is taken, not read).
+  certain = in.trtllm_max_input_len.has_value() && in.max_num_seqs.has_value();
+  const int64_t batch = TrtllmEngineBuildLimits(in.version, in.max_num_seqs, std::nullopt, std::nullopt).max_batch_size;
+  const double heads = static_cast<double>(in.model->heads / std::max(1, in.tp));
+  const double l = static_cast<double>(*len), t = in.model->dtype_bytes > 0 ? in.model->dtype_bytes : 2;
+  const double bytes = static_cast<double>(batch) * heads * l * l * (t + 4);
+  p.figures["context_fmha_off_workspace_bytes"] = bytes;
+  p.assumptions.push_back("context FMHA off (--context_fmha disable): the GPT attention plugin's unfused context "
+                          "workspace, batch x heads/tp x max_input_len^2 x (dtype + fp32) = " + std::to_string(batch) +
+                          " x " + std::to_string(static_cast<int64_t>(heads)) + " x " + std::to_string(*len) + "^2 x " +
+                          "(" + std::to_string(static_cast<int>(t)) + " + 4) B = " + FormatGiB(bytes) +
+                          (certain ? "" : " (max_input_len or max_batch_size not given: max_seq_len or the default batch taken)") +
+                          ", held as the build's scratch (gptAttentionCommon.cpp getWorkspaceSizeForContext)");
+  return bytes;
+}
+
 }  // namespace
 
 bool TrtllmEngineBuildFails(const PlanInput& in, Plan& p) {
@@ -106,7 +152,9 @@ bool TrtllmEngineBuildFails(const PlanInput& in, Plan& p) {
     p.weights_bytes *= r;
   }
   const double extra = in.engine_build_extra_bytes.value_or(0.0);
-  const double need = p.weights_bytes + extra;
+  bool ws_certain = true;
+  const double ws = ContextWorkspaceBytes(in, p, ws_certain);
+  const double need = p.weights_bytes + extra + ws;
   p.figures["engine_build_weights_bytes"] = p.weights_bytes;
   p.figures["engine_build_bytes"] = need;
   if (!in.engine_build_extra_bytes) {
@@ -118,6 +166,15 @@ bool TrtllmEngineBuildFails(const PlanInput& in, Plan& p) {
   }
   if (need <= p.free_at_init_bytes) return false;
   p.fits = false;
+  if (ws > 0 && p.weights_bytes + extra <= p.free_at_init_bytes) {
+    p.failure = "warmup_oom";
+    if (!ws_certain) p.outcome_certain = false;
+    p.error = "out of memory while TensorRT builds the engine: the attention plugin's context workspace with "
+              "context FMHA off (" + FormatGiB(ws) + ") beside the engine's weights (" + FormatGiB(p.weights_bytes) +
+              " a rank) does not fit in the free memory (" + FormatGiB(p.free_at_init_bytes) +
+              "); build with --context_fmha enable, or a shorter --max_input_len or --max_batch_size";
+    return true;
+  }
   p.failure = "weights_oom";
   p.error = "out of memory while TensorRT builds the engine: the engine's weights (" + FormatGiB(p.weights_bytes) +
             " a rank)" + (extra > 0 ? " and the builder's " + FormatGiB(extra) : std::string()) +

@@ -133,6 +133,7 @@ StatusOr<VllmKvResult> VllmKvPool(const VllmKvInput& in) {
       r.non_kv_bytes = own;
       break;
   }
+  if (in.torch_peak_only) r.non_kv_bytes = in.weights_bytes + in.activation_peak_bytes;
   if (in.era == VllmEra::kV1GraphsInBudget) r.graphs_in_budget_bytes = in.cuda_graph_bytes;
   r.kv_bytes = r.requested_bytes - r.non_kv_bytes - r.graphs_in_budget_bytes;
   r.num_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / block_bytes)) : 0;

@@ -99,6 +99,39 @@ TEST(PlanTrtllmBuildCliTest, RoomyBuildStaysCertain) {
   EXPECT_TRUE(j["outcome_certain"].get<bool>()) << j["unknowns"].dump(1);
 }
 
+// A Qwen2-7B-shaped engine (28 heads) at TP 4 on 4 x RTX 2080 Ti, trtllm-build 0.10.0 with context FMHA
+// off, max_batch_size 1 and max_input_len 32256 (written by us in TensorRT-LLM#2122's shape): the GPT
+// attention plugin's unfused context workspace, 1 x 7 x 32256^2 x (2 + 4) B = 40.7 GiB, is far over
+// the card, and the build fails at the plugin. Before, the plan had no such flag and said "fits",
+// certain. With FMHA on (the default) the same build has no such term; the reporter's smaller build
+// (batch 6, max_input_len 4096: 3.9 GiB) fits.
+TEST(PlanTrtllmBuildCliTest, ContextFmhaOffPricesTheQuadraticWorkspace) {
+  const std::string base = "--framework trtllm --server-version 0.10.0 --backend tensorrt --engine-build trtllm-build "
+                           "--gpu 'RTX 2080 Ti' --tp 4 --dtype fp16 --max_seq_len 32768 --model " +
+                           Model("deepseek-r1-distill-qwen-7b");
+  auto off = Plan(base + " --max-batch-size 1 --context_fmha disable --max_input_len 32256");
+  ASSERT_FALSE(off.is_discarded());
+  EXPECT_FALSE(off["fits"].get<bool>());
+  EXPECT_EQ(off["failure"], "warmup_oom");
+  EXPECT_TRUE(off["outcome_certain"].get<bool>()) << off["unknowns"].dump(1);
+  EXPECT_NEAR(off["figures"]["context_fmha_off_workspace_bytes"].get<double>(), 7.0 * 32256 * 32256 * 6, 1.0);
+  EXPECT_NE(off["error"].get<std::string>().find("context FMHA off"), std::string::npos);
+  auto on = Plan(base + " --max-batch-size 1 --context_fmha enable --max_input_len 32256");
+  EXPECT_TRUE(on["fits"].get<bool>()) << on["error"];
+  EXPECT_FALSE(on["figures"].contains("context_fmha_off_workspace_bytes"));
+  auto small = Plan(base + " --max-batch-size 6 --context_fmha disable --max_input_len 4096");
+  EXPECT_TRUE(small["fits"].get<bool>()) << small["error"];
+  EXPECT_NEAR(small["figures"]["context_fmha_off_workspace_bytes"].get<double>(), 6.0 * 7 * 4096 * 4096 * 6, 1.0);
+  // Without --max_input_len the engine's whole sequence stands for it: a bound, not certain.
+  auto unsaid = Plan(base + " --max-batch-size 1 --context_fmha disable");
+  EXPECT_FALSE(unsaid["fits"].get<bool>());
+  EXPECT_FALSE(unsaid["outcome_certain"].get<bool>());
+  // The flags are trtllm-build's.
+  EXPECT_EQ(tpt::test::Tptriage("plan --framework vllm --gpu H100 --context_fmha disable --model " +
+                                    Model("qwen3-8b"), false).rc, 2);
+  EXPECT_EQ(tpt::test::Tptriage("plan " + base + " --context_fmha off", false).rc, 2);
+}
+
 // The PyTorch backend builds no engine: --engine-build is refused there.
 TEST(PlanTrtllmBuildCliTest, PytorchBackendBuildsNoEngine) {
   CmdResult r = tpt::test::Tptriage("plan --framework trtllm --server-version 1.0.0 --gpu H100 --model " +
