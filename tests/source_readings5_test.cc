@@ -5,6 +5,10 @@
 //     v2.18.3-1 l.107-114; master's INFO_LOC form 'file.cc:NNN (fn) -> N'):
 //     N is the ncclResult_t of a failed NCCL call (src/nccl.h.in), so a run
 //     that printed it is not healthy; the WARN before it says why.
+//   - Ray's advice after a memory-monitor kill ('Refer to the documentation on
+//     how to address the out of memory issue: ...ray-oom-prevention',
+//     src/ray/raylet/node_manager.cc CreateOomKillMessageSuggestions, built
+//     only on the kill path and the N > 0 kill summary): host memory ran out.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -63,6 +67,18 @@ TEST(SourceReadings5, TheWarnThatNamesTheCauseKeepsItsRule) {
   Analysis a = RunSample("rules/nccl_return_trace/neg_cuda_failure_warn_is_the_cause.log");
   ASSERT_FALSE(a.diagnoses.empty()) << a.verdict;
   EXPECT_NE(a.diagnoses.front().rule, "nccl_return_trace") << a.verdict;
+}
+
+TEST(SourceReadings5, RayOomAdviceIsTheMemoryMonitorsKill) {
+  const std::string rel = "rules/host_oom/pos_ray_oom_advice_after_cut_kill.log";
+  Analysis a = RunSample(rel);
+  ASSERT_EQ(a.root_cause, "host_oom") << a.verdict;
+  EXPECT_NE(a.diagnoses.front().explanation.find("Ray's memory monitor"), std::string::npos) << a.verdict;
+  // The top-memory rows and the job's exit alone say nothing of memory.
+  EXPECT_NE(AnalyzeText("no_advice.log", Without(Read(rel), "how to address the out of memory issue")).root_cause,
+            "host_oom");
+  // The documentation's address in another sentence is no kill.
+  EXPECT_NE(RunSample("rules/host_oom/neg_ray_oom_docs_link_in_startup.log").root_cause, "host_oom");
 }
 
 }  // namespace
