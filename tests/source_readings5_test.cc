@@ -67,6 +67,9 @@ TEST(SourceReadings5, TheWarnThatNamesTheCauseKeepsItsRule) {
   Analysis a = RunSample("rules/nccl_return_trace/neg_cuda_failure_warn_is_the_cause.log");
   ASSERT_FALSE(a.diagnoses.empty()) << a.verdict;
   EXPECT_NE(a.diagnoses.front().rule, "nccl_return_trace") << a.verdict;
+  // The proxy service thread's WARN at teardown (src/proxy.cc: a peer closed after a run that
+  // finished) and the back-trace under it do not make a finished run a failure.
+  EXPECT_EQ(RunSample("logs/redteam/none--nccl-proxy-close-teardown-after-test.log").root_cause, "none");
 }
 
 TEST(SourceReadings5, RayOomAdviceIsTheMemoryMonitorsKill) {
