@@ -208,7 +208,7 @@ Diagnosis Diagnose(const RunIndex& run, const Fired& f) {
   if (d.rank >= 0 && d.rank != anchor.rank && !suspect_quoted) {
     std::optional<size_t> last;
     for (size_t i = 0; i < events.size() && (i < f.anchor || !last); ++i)
-      if (events[i].rank == d.rank) last = i;
+      if (events[i].rank == d.rank && events[i].kind != "nccl_return_trace") last = i;  // the WARN, not its back-trace
     if (last && quoted.insert(*last).second) d.evidence.insert(d.evidence.begin() + 1, ToEvidence(events[*last]));
   }
   NoteFieldsRead(rule, events, &d);

@@ -35,7 +35,9 @@ std::string MarkType(const Event& e) {
 // the rank-less lines keep a phase's first line per source (each TGI shard's
 // "Shard ready"), a rank its first line of each phase.
 void AddMark(const Event& e, RankState* st, const LineSource* source) {
-  st->last_evidence = ToEvidence(e);
+  // NCCL's back-trace ('file.cc:NNN -> N', src/include/checks.h) repeats the
+  // result of the WARN before it: that WARN stays the rank's last line.
+  if (e.kind != "nccl_return_trace") st->last_evidence = ToEvidence(e);
   if (e.ts) {
     st->last_line_ts = *e.ts;
     st->last_line_time_of_day = e.ts_is_time_of_day;

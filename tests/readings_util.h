@@ -1,6 +1,7 @@
 // readings_util.h: what the source-readings tests share: a bundled sample's
 // text, the analysis of a text (written to a temporary file, the built-in
-// formats, rules and findings), and a text without the lines that hold a needle.
+// formats, rules and findings), whether a diagnosis proposes a flag, and a text
+// without the lines that hold a needle.
 #pragma once
 
 #include <filesystem>
@@ -41,6 +42,13 @@ inline Analysis AnalyzeText(const std::string& name, const std::string& text) {
 
 inline Analysis RunSample(const std::string& rel) {
   return AnalyzeText(std::filesystem::path(rel).filename().string(), Read(rel));
+}
+
+// The diagnosis proposes a remedy for flag (of that kind, when one is given).
+inline bool HasRemedy(const Diagnosis& d, const std::string& flag, const std::string& kind = "") {
+  for (const Remedy& r : d.remedy)
+    if (r.flag == flag && (kind.empty() || r.kind == kind)) return true;
+  return false;
 }
 
 inline std::string Without(const std::string& text, const std::string& needle) {

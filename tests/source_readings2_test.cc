@@ -20,13 +20,7 @@
 namespace tpt {
 namespace {
 
-using namespace readings;  // Read, AnalyzeText, RunSample, Without
-
-bool HasRemedy(const Diagnosis& d, const std::string& flag, const std::string& kind = "") {
-  for (const Remedy& r : d.remedy)
-    if (r.flag == flag && (kind.empty() || r.kind == kind)) return true;
-  return false;
-}
+using namespace readings;  // Read, AnalyzeText, RunSample, Without, HasRemedy
 
 TEST(SourceReadings2, NcclCaptureRefusedIsAnNcclBuildOrDriverBelowCuda113) {
   const std::string rel = "rules/cuda_driver_mismatch/pos_vllm_v0_nccl_capture_old_cuda_runtime.log";

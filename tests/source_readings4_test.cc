@@ -19,13 +19,7 @@
 namespace tpt {
 namespace {
 
-using namespace readings;  // Read, AnalyzeText, RunSample, Without
-
-bool HasRemedy(const Diagnosis& d, const std::string& flag) {
-  for (const Remedy& r : d.remedy)
-    if (r.flag == flag) return true;
-  return false;
-}
+using namespace readings;  // Read, AnalyzeText, RunSample, Without, HasRemedy
 
 TEST(SourceReadings4, TorchNumberedNcclResultIsTheNcclResultItNumbers) {
   Analysis a = RunSample("rules/nccl_error/pos_torch_numbered_result_dataparallel.log");
